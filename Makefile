@@ -1,0 +1,133 @@
+# tabletrack - build, test, install.
+#
+#   make                 build the daemon, tools and tests into build/
+#   make run             install missing packages, build, run on camera or demo
+#   make test            install missing packages, build, run every test
+#   make SAN=address,undefined test    the same under sanitizers (also SAN=thread)
+#   make CUDA=0|1|auto   build the GPU stage never / always / when nvcc exists
+#   make install PREFIX=/usr/local DESTDIR=
+#   make fuzz            build the libFuzzer targets (clang)
+#   make format          clang-format every source file
+#
+# Every room's .c files are picked up by wildcard: a new file needs no edit here.
+
+CC       ?= gcc
+CXX      ?= g++
+NVCC     ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+BUILD    := build
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+SAN      ?=
+CUDA     ?= auto
+VERSION  := 0.1.0
+
+PKGS     := liblo libpng inih libsystemd libv4l2 libturbojpeg sdl2
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+WARN     := -Wall -Wextra -Wshadow -Wmissing-prototypes -Werror
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=c11 $(WARN) -D_GNU_SOURCE -DTT_VERSION=\"$(VERSION)\" -MMD -MP $(PKG_CFLAGS)
+LDLIBS   += $(PKG_LIBS) -lpthread -lm
+
+ifneq ($(SAN),)
+CFLAGS   += -fsanitize=$(SAN) -fno-omit-frame-pointer -O1
+LDFLAGS  += -fsanitize=$(SAN)
+endif
+
+# --- CUDA seam: cuda/*.cu when nvcc is there (CUDA=auto) or demanded (CUDA=1),
+# else cuda/none.c, which reports the GPU path as not built.
+ifeq ($(CUDA),auto)
+  ifneq ($(NVCC),)
+    CUDA := 1
+  else
+    CUDA := 0
+  endif
+endif
+CUDA_ARCH ?= -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 \
+             -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 \
+             -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+ifeq ($(CUDA),1)
+  CUDA_HOME := $(patsubst %/bin/nvcc,%,$(NVCC))
+  CUDA_SRC  := $(wildcard cuda/*.cu)
+  CUDA_OBJ  := $(CUDA_SRC:%.cu=$(BUILD)/obj/%.o)
+  LDLIBS    += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt
+  CFLAGS    += -DTT_HAVE_CUDA=1
+else
+  CUDA_OBJ  := $(BUILD)/obj/cuda/none.o
+endif
+
+LIB_SRC  := $(wildcard src/*/*.c)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(CUDA_OBJ)
+LIB      := $(BUILD)/libtabletrack.a
+
+TOOL_COMMON := $(wildcard tools/common/*.c)
+TOOL_SRC := $(wildcard tools/*.c)
+TOOLS    := $(TOOL_SRC:tools/%.c=$(BUILD)/tabletrack-%)
+
+TEST_SRC := $(wildcard tests/test_*.c)
+TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TEST_CXX := $(wildcard tests/*.cpp)
+TEST_CXX_BIN := $(TEST_CXX:tests/%.cpp=$(BUILD)/tests/%)
+
+all: $(BUILD)/tabletrack $(TOOLS) $(TESTS) $(TEST_CXX_BIN)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/cuda/%.o: cuda/%.cu cuda/*.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra -Werror all-warnings -DTT_HAVE_CUDA=1 -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/tabletrack: $(BUILD)/obj/src/main.o $(LIB)
+	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS) $(if $(filter 1,$(CUDA)),-lstdc++)
+
+$(BUILD)/tabletrack-%: $(BUILD)/obj/tools/%.o $(TOOL_COMMON:%.c=$(BUILD)/obj/%.o) $(LIB)
+	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS) $(if $(filter 1,$(CUDA)),-lstdc++)
+
+$(BUILD)/tests/test_%: $(BUILD)/obj/tests/test_%.o $(BUILD)/obj/tests/common/testutil.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lcmocka $(if $(filter 1,$(CUDA)),-lstdc++)
+
+# Independent TUIO decoder for end-to-end tests, built on Debian's oscpack.
+$(BUILD)/tests/%: tests/%.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O1 -g -Wall -Wextra -Werror $(if $(SAN),-fsanitize=$(SAN)) -I/usr/include/oscpack $< -o $@ -loscpack
+
+deps:
+	@sh tools/deps.sh
+
+run: deps
+	@$(MAKE) --no-print-directory $(BUILD)/tabletrack
+	$(BUILD)/tabletrack --headless
+
+test: deps
+	@$(MAKE) --no-print-directory all
+	@sh tests/run.sh $(BUILD)
+
+fuzz:
+	@$(MAKE) --no-print-directory -C tests/fuzz BUILD=$(abspath $(BUILD))/fuzz
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)/etc/tabletrack $(DESTDIR)$(PREFIX)/share/tabletrack/fiducials \
+		$(DESTDIR)$(PREFIX)/lib/systemd/system
+	install -m 755 $(BUILD)/tabletrack $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 config/tabletrack.conf $(DESTDIR)/etc/tabletrack/tabletrack.conf
+	install -m 644 fiducials/* $(DESTDIR)$(PREFIX)/share/tabletrack/fiducials/ 2>/dev/null || true
+	install -m 644 config/tabletrack.service config/tabletrack@.service $(DESTDIR)$(PREFIX)/lib/systemd/system/
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu' '*.cpp')
+
+clean:
+	rm -rf $(BUILD)
+
+.PHONY: all deps run test fuzz install format clean
+.SECONDARY:
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

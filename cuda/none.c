@@ -1,0 +1,45 @@
+/* Built when nvcc is absent (CUDA=0): the GPU path reports itself as not built. */
+#include "bernsen_cuda.h"
+
+#include "../src/core/err.h"
+
+int cuda_threshold_probe(char *why, size_t cap)
+{
+	if (cap)
+		snprintf(why, cap, "built without CUDA (no nvcc at build time)");
+	return ERR_UNSUPPORTED;
+}
+
+struct cuda_threshold *cuda_threshold_create(const struct cuda_threshold_config *cfg, int *err)
+{
+	(void)cfg;
+	*err = ERR_UNSUPPORTED;
+	return NULL;
+}
+
+void cuda_threshold_destroy(struct cuda_threshold *t) { (void)t; }
+
+int cuda_threshold_set_config(struct cuda_threshold *t, const struct cuda_threshold_config *cfg)
+{
+	(void)t;
+	(void)cfg;
+	return ERR_UNSUPPORTED;
+}
+
+int cuda_threshold_submit(struct cuda_threshold *t, const uint8_t *grey, int width, int height, int stride)
+{
+	(void)t;
+	(void)grey;
+	(void)width;
+	(void)height;
+	(void)stride;
+	return ERR_UNSUPPORTED;
+}
+
+int cuda_threshold_collect(struct cuda_threshold *t, uint64_t *bits, int stride_words)
+{
+	(void)t;
+	(void)bits;
+	(void)stride_words;
+	return ERR_UNSUPPORTED;
+}

@@ -1,0 +1,51 @@
+#include "clock.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int64_t clock_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+void clock_sleep_ns(int64_t ns)
+{
+	if (ns <= 0)
+		return;
+	struct timespec ts = {.tv_sec = ns / 1000000000LL, .tv_nsec = ns % 1000000000LL};
+	/* A signal ends the sleep early on purpose: the caller re-checks its stop flag. */
+	nanosleep(&ts, NULL);
+}
+
+void timing_add(struct timing *t, int64_t ns)
+{
+	t->samples[t->n_total % TIMING_SAMPLES] = ns;
+	t->n_total++;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+void timing_summary(const struct timing *t, int64_t *median_ns, int64_t *p99_ns)
+{
+	size_t n = t->n_total < TIMING_SAMPLES ? (size_t)t->n_total : TIMING_SAMPLES;
+	*median_ns = *p99_ns = 0;
+	if (n == 0)
+		return;
+	int64_t *tmp = malloc(n * sizeof *tmp);
+	if (!tmp)
+		return;
+	memcpy(tmp, t->samples, n * sizeof *tmp);
+	qsort(tmp, n, sizeof *tmp, cmp_i64);
+	*median_ns = tmp[n / 2];
+	size_t k = (size_t)((double)(n - 1) * 0.99 + 0.5);
+	*p99_ns = tmp[k];
+	free(tmp);
+}

@@ -1,0 +1,28 @@
+/*
+ * clock.h - monotonic time and per-stage timing statistics.
+ *
+ * struct timing keeps a fixed ring of the last TIMING_SAMPLES samples (ns) so
+ * a long run never grows memory; timing_summary() gives median and p99 over
+ * what is kept.
+ */
+#ifndef TT_CORE_CLOCK_H
+#define TT_CORE_CLOCK_H
+
+#include <stdint.h>
+
+#define TIMING_SAMPLES 8192
+
+int64_t clock_now_ns(void);               /* CLOCK_MONOTONIC */
+void clock_sleep_ns(int64_t ns);          /* restarts on EINTR until slept or a signal flag is irrelevant */
+
+struct timing {
+	int64_t samples[TIMING_SAMPLES];
+	uint64_t n_total;                     /* samples ever added */
+};
+
+void timing_add(struct timing *t, int64_t ns);
+/* Median and 99th percentile (ns) of the kept samples; 0 when empty.
+ * Sorts a copy; call at exit or from the UI, not per frame. */
+void timing_summary(const struct timing *t, int64_t *median_ns, int64_t *p99_ns);
+
+#endif

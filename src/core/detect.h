@@ -1,0 +1,68 @@
+/*
+ * detect.h - what the matcher finds in one frame, in pixel coordinates.
+ *
+ * Plain arrays with a capacity, owned by whoever created the struct
+ * detections (detections_alloc / detections_free); the matcher fills them,
+ * the tracker reads them. When a list is full, further items are dropped and
+ * `overflow` is set: never a crash.
+ */
+#ifndef TT_CORE_DETECT_H
+#define TT_CORE_DETECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct fiducial_det {
+	int32_t id;         /* symbol ID (position in the .trees file); -1 for fuzzy */
+	float x, y;         /* centre, px (amoeba.md §7) */
+	float angle;        /* rad, [0, 2pi), clockwise on screen, 0 = black leaves above */
+	float size_px;      /* root region's bounding-box side (max of w, h) */
+	int32_t root;       /* root region index in this frame's region tree */
+	int32_t n_nodes;    /* regions in the candidate sub-tree (root included) */
+};
+
+/* A region that could carry a known object when its tree is destroyed
+ * (motion blur): white, not border, roughly square (amoeba.md §8). */
+struct root_det {
+	float x, y;         /* bounding-box centre, px */
+	float size_px;      /* max of bounding-box w, h */
+	int32_t region;
+};
+
+struct finger_det {
+	float x, y;         /* centroid, px */
+	float diameter_px;  /* max of bounding-box w, h */
+	float roundness;    /* 0..1, 1 = perfect ellipse fit of a circle */
+	float contrast;     /* grey levels between region and surround */
+	int32_t region;
+};
+
+struct blob_det {
+	float x, y;         /* centroid, px */
+	float angle;        /* rad, of the long side, clockwise on screen, [0, pi) */
+	float w, h;         /* oriented box sides, px; w >= h */
+	float area_px;      /* pixel count */
+	int32_t region;
+};
+
+struct detections {
+	int width, height;  /* frame size the coordinates refer to */
+	int32_t n_fids, cap_fids;
+	struct fiducial_det *fids;
+	int32_t n_fuzzy, cap_fuzzy;
+	struct fiducial_det *fuzzy;   /* damaged symbols (id = -1): track only, never create */
+	int32_t n_roots, cap_roots;
+	struct root_det *roots;
+	int32_t n_fingers, cap_fingers;
+	struct finger_det *fingers;
+	int32_t n_blobs, cap_blobs;
+	struct blob_det *blobs;
+	bool overflow;
+};
+
+/* Allocates every list with the given capacity. Returns 0 or ERR_NOMEM. */
+int detections_alloc(struct detections *d, int32_t cap);
+void detections_free(struct detections *d);   /* NULL-safe */
+void detections_clear(struct detections *d);  /* counts to 0, keeps buffers */
+
+#endif

@@ -1,0 +1,18 @@
+/*
+ * frame.h - a captured frame: grey pixels plus where it came from.
+ */
+#ifndef TT_CORE_FRAME_H
+#define TT_CORE_FRAME_H
+
+#include <stdint.h>
+
+#include "image.h"
+
+struct frame {
+	struct image_u8 img;    /* grey pixels; owner stated where the frame is made */
+	uint64_t seq;           /* source's frame counter, from 0, +1 a delivered frame */
+	int64_t t_capture_ns;   /* CLOCK_MONOTONIC time the sensor/driver stamped (or read time) */
+	char name[64];          /* file name or device, for logs and dumps ("" if none) */
+};
+
+#endif

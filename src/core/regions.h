@@ -1,0 +1,68 @@
+/*
+ * regions.h - the segmenter's output: row runs and the region adjacency tree.
+ *
+ * Regions are 4-connected sets of pixels of one colour. Two regions are
+ * adjacent when they touch (4-neighbourhood); for nested clean shapes the
+ * adjacency graph is the containment tree (see ../shared/spec/amoeba.md §2).
+ *
+ * Everything is addressed by int32_t index into flat arrays owned by the
+ * segmenter and sized at create time for the configured maximum frame; a
+ * struct region_tree handed out by segment_process() is borrowed and valid
+ * until the next segment_process() or segment_destroy().
+ *
+ * Adjacency is stored in fixed slots: region i's neighbours are
+ * adj[i * adj_cap .. i * adj_cap + n_adj - 1]. A region whose neighbour count
+ * would exceed adj_cap is SATURATED (n_adj = 0, its list dropped) and every
+ * region it touches is FRAGMENTED; neither can be part of a symbol. Big
+ * background regions saturate at once, which keeps the search small.
+ */
+#ifndef TT_CORE_REGIONS_H
+#define TT_CORE_REGIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A horizontal run of one colour in one row: pixels [x, x + len). */
+struct run {
+	int32_t x, len;
+	int32_t region;   /* index of the region the run belongs to */
+	uint8_t colour;   /* 0 black, 255 white */
+};
+
+enum region_flags {
+	REGION_BORDER = 1u << 0,     /* touches the image border */
+	REGION_SATURATED = 1u << 1,  /* more neighbours than adj_cap */
+	REGION_FRAGMENTED = 1u << 2, /* touches a saturated region */
+};
+
+struct region {
+	uint8_t colour;          /* 0 or 255 */
+	uint8_t flags;           /* enum region_flags */
+	int32_t n_adj;           /* neighbours stored in adj slots */
+	int32_t x0, y0, x1, y1;  /* bounding box, inclusive */
+	int32_t area;            /* pixel count */
+	int64_t sum_x, sum_y;    /* pixel coordinate sums (centroid = sum / area) */
+	int64_t sum_xx, sum_yy, sum_xy; /* second moments, for ellipse and oriented box fits */
+};
+
+struct region_tree {
+	int width, height;
+
+	int32_t n_regions;
+	struct region *regions;
+	int32_t adj_cap;         /* slots a region */
+	int32_t *adj;            /* n_regions * adj_cap */
+
+	int32_t n_runs;
+	struct run *runs;        /* all runs, row by row, left to right */
+	int32_t *row_first_run;  /* height + 1 entries: runs of row y are [row_first_run[y], row_first_run[y+1]) */
+
+	bool overflow;           /* capacity reached: the tree is incomplete this frame */
+};
+
+static inline const int32_t *region_adj(const struct region_tree *t, int32_t r)
+{
+	return t->adj + (int64_t)r * t->adj_cap;
+}
+
+#endif

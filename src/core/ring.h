@@ -1,0 +1,37 @@
+/*
+ * ring.h - frames from the capture thread to the pipeline: latest wins.
+ *
+ * A fixed set of preallocated frame slots (sized at create time for the
+ * largest frame). The producer writes into a free slot and publishes it; if
+ * the consumer has not taken the previous one yet, that one is dropped and
+ * counted, so latency never grows when the pipeline is slower than the
+ * camera. In "lossless" mode (--once on finite sources) the producer waits
+ * instead of dropping.
+ */
+#ifndef TT_CORE_RING_H
+#define TT_CORE_RING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "frame.h"
+
+struct ring;
+
+struct ring *ring_create(int max_width, int max_height, bool lossless, int *err);
+void ring_destroy(struct ring *r);  /* NULL-safe */
+
+/* Producer: a slot to fill (never NULL unless the ring is closed). */
+struct frame *ring_acquire_write(struct ring *r);
+/* Producer: publishes the slot filled since acquire_write. Blocks in lossless mode until taken. */
+void ring_publish(struct ring *r);
+/* Consumer: waits up to timeout_ms for a new frame; NULL on timeout or when closed and drained. */
+struct frame *ring_take(struct ring *r, int timeout_ms);
+/* Consumer: done with the frame from ring_take. */
+void ring_release(struct ring *r);
+/* Either side: no more frames (end of source or shutdown); wakes waiters. */
+void ring_close(struct ring *r);
+bool ring_is_closed(struct ring *r);
+uint64_t ring_dropped(const struct ring *r);
+
+#endif

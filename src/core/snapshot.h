@@ -1,0 +1,59 @@
+/*
+ * snapshot.h - what the pipeline shows the window, and what the window asks.
+ *
+ * The pipeline thread fills a snapshot after each frame (copying into
+ * buffers the snapshot owns, sized at create time) and swaps it under a
+ * mutex; the UI reads the newest one and never makes the pipeline wait.
+ * Commands go the other way through a small bounded queue.
+ */
+#ifndef TT_CORE_SNAPSHOT_H
+#define TT_CORE_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "detect.h"
+#include "image.h"
+#include "tracked.h"
+
+#define SNAPSHOT_MAX_ITEMS 256
+
+struct snapshot {
+	uint64_t frame;
+	struct image_u8 grey;      /* camera frame (owned by the snapshot) */
+	struct image_u8 binary;    /* thresholded frame, 0/255 (owned) */
+	int32_t n_objects, n_cursors, n_blobs;
+	struct tracked_object objects[SNAPSHOT_MAX_ITEMS];
+	struct tracked_cursor cursors[SNAPSHOT_MAX_ITEMS];
+	struct tracked_blob blobs[SNAPSHOT_MAX_ITEMS];
+	int32_t n_fids;            /* raw detections of this frame, px */
+	struct fiducial_det fids[SNAPSHOT_MAX_ITEMS];
+	float fps;
+	float stage_ms[8];         /* threshold, segment, match, track, tuio, total, -, - */
+	uint64_t dropped_frames, bad_frames;
+	char backend[16];          /* "cpu" or "cuda" */
+	char status[128];          /* source state ("camera lost, retrying", ...) */
+	/* Current tunables, so the window can show them. */
+	int radius, gate, threshold_mode, median;
+	float finger_size, finger_sensitivity, blob_min, blob_max;
+	bool invert_x, invert_y, invert_angle, paused;
+};
+
+enum ui_command_kind {
+	UI_CMD_QUIT = 1,
+	UI_CMD_SET,             /* key/value: any live-tunable config key */
+	UI_CMD_RESET_TRACKING,  /* SPACE */
+	UI_CMD_EQUALIZE,        /* capture background reference */
+	UI_CMD_EQUALIZE_RESET,
+	UI_CMD_PAUSE,
+	UI_CMD_SAVE_CONFIG,
+	UI_CMD_GRID_CHANGED,    /* calibration grid edited: reload from the shared map */
+};
+
+struct ui_command {
+	enum ui_command_kind kind;
+	char key[32];
+	char value[96];
+};
+
+#endif

@@ -1,0 +1,40 @@
+#!/bin/sh
+# Runs every unit test binary (cmocka) and every end-to-end script, then
+# prints one summary line CI can read: "N passed, N failed, N skipped".
+# Scripts exit 0 (pass), 77 (skip, e.g. ../shared absent) or else (fail).
+BUILD=${1:-build}
+passed=0; failed=0; skipped=0; failures=""
+log=$(mktemp)
+for t in "$BUILD"/tests/test_*; do
+	[ -x "$t" ] || continue
+	name=$(basename "$t")
+	"$t" >"$log" 2>&1
+	rc=$?
+	cat "$log"
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
+	s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
+	p=${p:-0}; f=${f:-0}; s=${s:-0}
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1; echo "$name: exited with status $rc (crash or abort)"
+	fi
+	[ "$f" -gt 0 ] && failures="$failures $name"
+	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+done
+for t in tests/e2e_*.sh; do
+	[ -f "$t" ] || continue
+	name=$(basename "$t" .sh)
+	echo "[ RUN      ] $name"
+	BUILD="$BUILD" sh "$t" >"$log" 2>&1
+	rc=$?
+	sed 's/^/    /' "$log"
+	case $rc in
+	0) passed=$((passed + 1)); echo "[       OK ] $name" ;;
+	77) skipped=$((skipped + 1)); echo "[  SKIPPED ] $name" ;;
+	*) failed=$((failed + 1)); failures="$failures $name"; echo "[  FAILED  ] $name (exit $rc)" ;;
+	esac
+done
+rm -f "$log"
+[ -n "$failures" ] && echo "failing:$failures"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
