@@ -58,7 +58,8 @@ else
 endif
 
 LIB_SRC  := $(wildcard src/*/*.c)
-LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(CUDA_OBJ)
+GEN_SRC  := $(BUILD)/gen/default_trees.c
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(CUDA_OBJ) $(BUILD)/obj/gen/default_trees.o
 LIB      := $(BUILD)/libtabletrack.a
 
 TOOL_COMMON := $(wildcard tools/common/*.c)
@@ -79,6 +80,18 @@ $(BUILD)/obj/%.o: %.c
 $(BUILD)/obj/cuda/%.o: cuda/%.cu cuda/*.h
 	@mkdir -p $(dir $@)
 	$(NVCC) -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra -Werror all-warnings -DTT_HAVE_CUDA=1 -c $< -o $@
+
+# The default symbol set is compiled into the daemon so it runs from anywhere.
+$(GEN_SRC): $(wildcard fiducials/tabletrack.trees)
+	@mkdir -p $(dir $@)
+	@{ echo '/* Generated from fiducials/tabletrack.trees by the Makefile. */'; \
+	   echo 'const char tree_set_builtin_text[] ='; \
+	   if [ -f fiducials/tabletrack.trees ]; then sed 's/[^wb0-9 ]//g; s/.*/"&\\n"/' fiducials/tabletrack.trees; fi; \
+	   echo '"";'; } > $@
+
+$(BUILD)/obj/gen/default_trees.o: $(GEN_SRC)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Wno-missing-variable-declarations -include src/fiducial/trees.h -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@

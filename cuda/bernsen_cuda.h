@@ -14,6 +14,7 @@
 #ifndef TT_CUDA_BERNSEN_H
 #define TT_CUDA_BERNSEN_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,9 +29,43 @@ struct cuda_threshold_config {
 	int radius, gate, tile;
 	int median;         /* 0, 3, 5 */
 	float gauss_sigma;  /* 0 = off */
+	int profile;        /* 1: time each frame's stages with events (cuda_threshold_stage_times) */
 };
 
 struct cuda_threshold;
+
+#define CUDA_GAUSS_MAX_RADIUS 12
+
+/* The integer Gaussian both the CPU reference and the GPU use, so that they
+ * agree bit for bit: taps w[0] (centre) .. w[R], w[0] + 2 * (w[1] + .. + w[R])
+ * = 256. Returns R (0 and w[0] = 256 when sigma <= 0). A row pass sums
+ * w[|i|] * p[x+i] (edges clamped) into 16 bits; the column pass sums w[|j|]
+ * times those and rounds: out = (sum + 32768) >> 16. */
+static inline int cuda_gauss_kernel(float sigma, int w[CUDA_GAUSS_MAX_RADIUS + 1])
+{
+	double f[CUDA_GAUSS_MAX_RADIUS + 1], total = 0.0;
+	int r, i, side = 0;
+	for (i = 0; i <= CUDA_GAUSS_MAX_RADIUS; i++)
+		w[i] = 0;
+	w[0] = 256;
+	if (!(sigma > 0.0f))
+		return 0;
+	r = (int)ceil(3.0 * (double)sigma);
+	if (r > CUDA_GAUSS_MAX_RADIUS)
+		r = CUDA_GAUSS_MAX_RADIUS;
+	for (i = 0; i <= r; i++) {
+		f[i] = exp(-(double)(i * i) / (2.0 * (double)sigma * (double)sigma));
+		total += i ? 2.0 * f[i] : f[i];
+	}
+	for (i = 1; i <= r; i++) {
+		w[i] = (int)floor(f[i] / total * 256.0 + 0.5);
+		side += w[i];
+	}
+	w[0] = 256 - 2 * side;
+	while (r > 0 && w[r] == 0)
+		r--;
+	return r;
+}
 
 /* 0 when a usable GPU is present; else a negative ERR_* and why (a sentence). */
 int cuda_threshold_probe(char *why, size_t cap);
@@ -39,8 +74,22 @@ void cuda_threshold_destroy(struct cuda_threshold *t);
 int cuda_threshold_set_config(struct cuda_threshold *t, const struct cuda_threshold_config *cfg);
 /* grey is borrowed until collect() returns. */
 int cuda_threshold_submit(struct cuda_threshold *t, const uint8_t *grey, int width, int height, int stride);
-/* Writes height rows of stride_words 64-bit words (bit x%64 of word x/64 = pixel x, 1 = white). */
+/* Waits for the frame and writes height rows of stride_words 64-bit words
+ * (bit x%64 of word x/64 = pixel x, 1 = white; bits past width zero).
+ * ERR_AGAIN without a submit, ERR_SIZE when stride_words is too small,
+ * ERR_DEVICE when the GPU failed (the caller falls back to the CPU). */
 int cuda_threshold_collect(struct cuda_threshold *t, uint64_t *bits, int stride_words);
+/* The same without the copy: *bits points into pinned memory, rows of
+ * *stride_words = (width + 63) / 64 words, valid until the next submit. */
+int cuda_threshold_collect_view(struct cuda_threshold *t, const uint64_t **bits, int *stride_words);
+/* Page-locks a long-lived host buffer (a capture ring slot) so that frames
+ * inside it are copied to the GPU by DMA with no staging memcpy. At most 16;
+ * the buffer must stay allocated until unregistered or t is destroyed. */
+int cuda_threshold_register(struct cuda_threshold *t, void *data, size_t bytes);
+int cuda_threshold_unregister(struct cuda_threshold *t, void *data);
+/* With cfg.profile set: GPU time (us) of the last collected frame's upload,
+ * kernels and download. ERR_AGAIN when not profiling or nothing collected. */
+int cuda_threshold_stage_times(struct cuda_threshold *t, float *upload_us, float *kernels_us, float *download_us);
 
 #ifdef __cplusplus
 }

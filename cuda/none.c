@@ -43,3 +43,33 @@ int cuda_threshold_collect(struct cuda_threshold *t, uint64_t *bits, int stride_
 	(void)stride_words;
 	return ERR_UNSUPPORTED;
 }
+
+int cuda_threshold_collect_view(struct cuda_threshold *t, const uint64_t **bits, int *stride_words)
+{
+	(void)t;
+	(void)bits;
+	(void)stride_words;
+	return ERR_UNSUPPORTED;
+}
+
+int cuda_threshold_register(struct cuda_threshold *t, void *data, size_t bytes)
+{
+	(void)t;
+	(void)data;
+	(void)bytes;
+	return ERR_UNSUPPORTED;
+}
+
+int cuda_threshold_unregister(struct cuda_threshold *t, void *data)
+{
+	(void)t;
+	(void)data;
+	return ERR_UNSUPPORTED;
+}
+
+int cuda_threshold_stage_times(struct cuda_threshold *t, float *upload_us, float *kernels_us, float *download_us)
+{
+	(void)t;
+	*upload_us = *kernels_us = *download_us = 0.0f;
+	return ERR_UNSUPPORTED;
+}

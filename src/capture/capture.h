@@ -8,17 +8,35 @@
  *     raw:WxH[:FPS]  raw GRAY8 frames on standard input (or raw:WxH@PATH for a FIFO)
  *     demo           a built-in moving synthetic scene (symbols given as sprites)
  *     v4l2:DEV       a V4L2 camera through libv4l2 (v4l2:N = /dev/videoN)
- *     faulty:SPEC    a test source that injects faults (for tests only)
+ *     faulty:SPEC    a test source that injects faults (for tests only):
+ *                    faulty:KEY=N[:KEY=N...]:INNER wraps the source INNER, e.g.
+ *                    faulty:every=5:demo. Keys: every=N (every Nth frame is
+ *                    ERR_FORMAT), again=N (every Nth read is ERR_AGAIN),
+ *                    lose=N (from the Nth read of each open on: ERR_DEVICE
+ *                    until reopened), openfail=N (the first N opens in this
+ *                    process fail with ERR_DEVICE), eof=N (ERR_EOF after N
+ *                    frames), delay=MS (sleep before each read), noise=N
+ *                    (every Nth frame is delivered as deterministic noise).
+ *
+ * Pacing: sources deliver frames as fast as they are read (the demo's motion
+ * advances 1/fps seconds a frame); the camera paces itself, and the caller
+ * paces the others (capture_fps() says the source's own rate, if any).
  *
  * capture_read() returns a frame borrowed from the source, valid until the
  * next read or close. Errors: ERR_EOF (finite source done), ERR_AGAIN
  * (nothing yet), ERR_FORMAT (this frame is bad: skip it and go on),
  * ERR_DEVICE (lost device: close, back off, reopen).
+ *
+ * Memory: each source allocates its buffers at open (the folder and file
+ * sources hold the current image, decoded by libpng per frame); a read
+ * allocates nothing else. Not thread-safe: one thread reads a source.
  */
 #ifndef TT_CAPTURE_H
 #define TT_CAPTURE_H
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "../core/frame.h"
 #include "../core/image.h"
@@ -33,6 +51,30 @@ struct capture_config {
 	const struct image_u8 *sprites; /* demo: symbol images to move around (borrowed) */
 	int n_sprites;
 	const int *sprite_ids;     /* demo: the ID each sprite shows, for its truth */
+	char controls[256];        /* V4L2 controls, "key=value,key=value": exposure=auto|N
+	                            * (N in 100 us units), gain, brightness, contrast, gamma,
+	                            * sharpness, focus=auto|N, power_line=off|50|60,
+	                            * white_balance=auto|N (kelvin); "" = leave as is */
+};
+
+/* Per-source counters since open. */
+struct capture_stats {
+	uint64_t n_frames;         /* frames delivered */
+	uint64_t n_bad;            /* frames skipped with ERR_FORMAT/ERR_SIZE (bad file, bad buffer) */
+	uint64_t n_again;          /* reads that returned ERR_AGAIN */
+};
+
+/* Where the demo put things in the last delivered frame (pixel units,
+ * pixel i centred at i; angle radians clockwise on screen, amoeba.md §7).
+ * For a symbol, (x, y, angle) is the sprite's centre and rotation: the
+ * sprite drawn upright counts as angle 0. */
+enum capture_truth_kind { CAPTURE_TRUTH_SYMBOL = 0, CAPTURE_TRUTH_FINGER = 1 };
+struct capture_truth {
+	int kind;                  /* enum capture_truth_kind */
+	int id;                    /* sprite_ids[i] (or i when sprite_ids is NULL); finger number */
+	double x_px, y_px;
+	double angle_rad;          /* 0 for fingers */
+	double radius_px;          /* half the drawn sprite side, or the finger's radius */
 };
 
 struct capture;
@@ -44,5 +86,18 @@ int capture_read(struct capture *c, struct frame **out);
 /* True when the source is finite (folder, file without loop, raw pipe). */
 bool capture_is_finite(const struct capture *c);
 const char *capture_describe(const struct capture *c);
+/* The source's own frame rate (camera's negotiated rate, raw:WxH:FPS, demo
+ * fps); 0 when it has none. */
+int capture_fps(const struct capture *c);
+void capture_get_stats(const struct capture *c, struct capture_stats *out);
+/* Truth of the last delivered frame into out[0..cap); returns how many
+ * (0 for sources without truth: everything but demo, and faulty:...:demo). */
+int capture_truth(const struct capture *c, struct capture_truth *out, int cap);
+
+/* Prints every /dev/video* device: driver, card, bus, pixel formats with
+ * their sizes and frame rates, and controls with ranges and current values;
+ * a clear message when there is none. Returns the number of capture devices
+ * found (>= 0). */
+int capture_list_cameras(FILE *out);
 
 #endif

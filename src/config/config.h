@@ -1,21 +1,59 @@
 /*
  * config.h - every setting of tabletrack, from one option table.
  *
- * One table (config.c) lists each option: name, type, default, min, max,
- * whether it can change while running, and its help text. That table drives
- * the config file parser (INI, parsed with inih), the command line
- * (getopt_long: --name VALUE, plus short aliases), --help and
- * --print-config, so the four never disagree.
+ * One table (config.c) lists each option: name, type, section, default,
+ * min, max, whether it can change while running, short option and help
+ * text. That table drives the config file parser (INI, parsed with inih),
+ * the command line (getopt_long: --name VALUE, plus short aliases),
+ * --help and --print-config, so the four never disagree. Defaults are
+ * written in the table as text and applied with config_set(), so a default
+ * goes through the same validation as a user's value.
  *
  * Precedence: defaults < config file (--config FILE, else
  * $TABLETRACK_CONFIG, else none) < command line.
  * Errors name the key, the file and line (or the option) and the bad value;
  * callers exit with 78 (EX_CONFIG).
+ *
+ * Names: file keys use underscores (finger_size) and may also be written
+ * with dashes; command-line options use dashes (--finger-size). Keys may
+ * stand before any [section] line; under a section they must be in their
+ * own one. Booleans take true/false/yes/no/on/off/1/0; on the command line
+ * a boolean is a flag (--once) that also accepts --once=no.
+ *
+ * Lists (tuio): in a file, a value may hold several targets separated by
+ * spaces, and the key may be repeated; the first occurrence in a file (or on
+ * the command line) replaces the list it had, later ones append. An empty
+ * value ("tuio =") empties the list, which the pipeline reads as the
+ * default target udp:127.0.0.1:3333. config_set() always replaces.
+ *
+ * File lines are limited to CONFIG_MAX_LINE characters (inih's fixed line
+ * buffer); a longer line is an error, never silently cut.
+ *
+ * Reload (SIGHUP): config_defaults() then config_parse_args() with the same
+ * argv again: the file is reread and the command line still wins (argv is
+ * not permuted).
+ *
+ * Errors: every function that fails logs one line per problem (log_error)
+ * and leaves the first message in config_last_error(), e.g.
+ *     "tabletrack.conf:12: radius: 99 is out of range 1..32"
+ * Loading and parsing are atomic: on error the config is left unchanged.
+ *
+ * Threads: the functions may run on any thread but not concurrently on the
+ * same struct; config_last_error() is per thread. config_parse_args() uses
+ * getopt's globals: call it from one thread at a time.
+ *
+ * Memory: nothing is allocated; struct tt_config is plain data (about 5 KB),
+ * copied freely (the pipeline keeps a live copy). Rows returned by
+ * config_find()/config_option_at() are static.
+ *
+ * Cost: config_set() is a scan of the ~45 rows and one strtol/strtof,
+ * about a microsecond: fine for live tuning, not meant for the frame loop.
  */
 #ifndef TT_CONFIG_H
 #define TT_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #define CONFIG_EX_CONFIG 78
@@ -24,28 +62,28 @@
 
 struct tt_config {
 	/* [source] */
-	char source[CONFIG_PATH_LEN];   /* "" = v4l2:/dev/video0 when it exists, else demo */
+	char source[CONFIG_PATH_LEN]; /* "" = v4l2:/dev/video0 when it exists, else demo */
 	bool once;
 	int fps;
 	bool loop;
-	int width, height;              /* camera size; 0 = auto */
-	char format[16];                /* camera pixel format, "auto" */
+	int width, height; /* camera size; 0 = auto */
+	char format[16];   /* camera pixel format, "auto" */
 	/* [threshold] */
-	char gpu[8];                    /* auto | on | off */
-	char threshold_mode[8];         /* bernsen | tiled */
+	char gpu[8];            /* auto | on | off */
+	char threshold_mode[8]; /* bernsen | tiled */
 	int radius, gate, tile, median;
 	float gauss_sigma;
 	/* [fiducials] */
-	char trees[CONFIG_PATH_LEN];    /* "" = the built-in default set */
-	float finger_size;              /* px; 0 = off */
+	char trees[CONFIG_PATH_LEN]; /* "" = the built-in default set */
+	float finger_size;           /* px; 0 = off */
 	float finger_sensitivity;
 	int finger_contrast;
-	float blob_min, blob_max;       /* px; blob_max 0 = off */
+	float blob_min, blob_max; /* px; blob_max 0 = off */
 	/* [tracking] */
 	int linger_frames;
 	float dead_band_px, dead_band_deg;
 	bool invert_x, invert_y, invert_angle;
-	char grid[CONFIG_PATH_LEN];     /* calibration grid file; "" = identity */
+	char grid[CONFIG_PATH_LEN]; /* calibration grid file; "" = identity */
 	bool euro_enabled;
 	float euro_min_cutoff, euro_beta;
 	/* [tuio] */
@@ -59,7 +97,36 @@ struct tt_config {
 	char dump[CONFIG_PATH_LEN];
 	char config_path[CONFIG_PATH_LEN];
 	bool list_cameras;
+
+	/* Added by the config room (additive). */
+	int n_buffers;       /* [source] buffers: V4L2 mmap buffers, 3..32 */
+	float euro_d_cutoff; /* [tracking] One Euro cutoff of the speed estimate, Hz */
+	bool fullscreen;     /* [daemon] open the window full screen */
 };
+
+enum config_type { CONFIG_BOOL, CONFIG_INT, CONFIG_FLOAT, CONFIG_STRING, CONFIG_ENUM, CONFIG_LIST };
+
+/* One row of the option table, read-only, for the window's live tuning and
+ * tools. Strings are static. */
+struct config_option {
+	const char *name;    /* file key, with underscores: "finger_size" */
+	const char *section; /* "source", "threshold", ... */
+	enum config_type type;
+	const char *def;     /* default as text ("" for an empty string) */
+	double min, max;     /* int and float: the allowed range */
+	const char *values;  /* enum: "auto|on|off"; int: allowed set "0|3|5" or NULL */
+	bool live;           /* may change while running */
+	char short_opt;      /* 0 = none */
+	const char *metavar; /* "N", "FILE", ... for --help */
+	const char *help;
+	/* Where the value lives in struct tt_config (config.c only). */
+	size_t offset, size; /* list: size of one element */
+	size_t count_offset; /* list: offset of the int count */
+	int max_count;       /* list: capacity */
+};
+
+#define CONFIG_MAX_LINE 197
+#define CONFIG_ERROR_LEN 512
 
 /* Fills every field with its default. */
 void config_defaults(struct tt_config *c);
@@ -74,5 +141,21 @@ void config_print(const struct tt_config *c, FILE *out);
 void config_print_help(FILE *out, const char *prog);
 /* Sets one key from text (the file, the command line and live tuning share it). */
 int config_set(struct tt_config *c, const char *key, const char *value);
+
+/* Loads INI text over c; `name` stands for the file name in messages.
+ * Same rules and errors as config_load_file (also the fuzzer's entry). */
+int config_load_string(struct tt_config *c, const char *text, const char *name);
+/* Checks rules between keys (blob_max vs blob_min, headless vs window).
+ * config_load_file and config_parse_args call it; returns 0 or ERR_CONFIG. */
+int config_check(const struct tt_config *c);
+/* Formats one key's value as config_set() accepts it (lists: space
+ * separated). Returns 0, ERR_CONFIG (unknown key) or ERR_RANGE (buf small). */
+int config_get(const struct tt_config *c, const char *key, char *buf, size_t cap);
+/* The table: row i, or NULL past the end. */
+const struct config_option *config_option_at(int i);
+/* The row of a key (dashes or underscores, any case), or NULL. */
+const struct config_option *config_find(const char *key);
+/* The first error message of the last failing call on this thread ("" if none). */
+const char *config_last_error(void);
 
 #endif

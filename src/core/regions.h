@@ -60,6 +60,20 @@ struct region_tree {
 	bool overflow;           /* capacity reached: the tree is incomplete this frame */
 };
 
+/* Capacities the segmenter allocates for a max_width x max_height frame, so
+ * that later stages can size their per-region scratch arrays to match. A
+ * frame needing more sets tree->overflow. (Added by the segment room.) */
+static inline int32_t regions_run_capacity(int max_width, int max_height)
+{
+	int64_t n = (int64_t)max_width * max_height / 4 + 2 * (int64_t)max_height + 4096;
+	return n > INT32_MAX / 2 ? INT32_MAX / 2 : (int32_t)n;
+}
+
+static inline int32_t regions_region_capacity(int max_width, int max_height)
+{
+	return regions_run_capacity(max_width, max_height) / 2;
+}
+
 static inline const int32_t *region_adj(const struct region_tree *t, int32_t r)
 {
 	return t->adj + (int64_t)r * t->adj_cap;

@@ -21,11 +21,18 @@ struct ring;
 struct ring *ring_create(int max_width, int max_height, bool lossless, int *err);
 void ring_destroy(struct ring *r);  /* NULL-safe */
 
-/* Producer: a slot to fill (never NULL unless the ring is closed). */
+/* Producer: a slot to fill (never NULL unless the ring is closed). The slot's
+ * img is allocated for max_width x max_height and comes back with
+ * width/height/stride set for that maximum: set width/height to the frame's
+ * size (<= max; stride may be lowered to width), copy rows with
+ * image_u8_copy, fill seq/t_capture_ns/name. The slot belongs to the ring;
+ * the producer may use it until ring_publish. */
 struct frame *ring_acquire_write(struct ring *r);
 /* Producer: publishes the slot filled since acquire_write. Blocks in lossless mode until taken. */
 void ring_publish(struct ring *r);
-/* Consumer: waits up to timeout_ms for a new frame; NULL on timeout or when closed and drained. */
+/* Consumer: waits up to timeout_ms (0 = poll, < 0 = forever) for a new frame;
+ * NULL on timeout or when closed and drained. Borrowed until ring_release or
+ * the next ring_take (which releases the previous one). */
 struct frame *ring_take(struct ring *r, int timeout_ms);
 /* Consumer: done with the frame from ring_take. */
 void ring_release(struct ring *r);

@@ -37,6 +37,9 @@ struct track_config {
 	float dead_band_rad;
 	bool invert_x, invert_y, invert_angle;
 	struct one_euro_config euro_objects, euro_fingers, euro_blobs;
+	/* A new finger needs finger_det.roundness >= this; a tracked one keeps
+	 * any roundness the classifier let through (0 = no extra demand). */
+	float finger_new_roundness;
 	const struct calib_map *calib;  /* borrowed; NULL = identity */
 };
 

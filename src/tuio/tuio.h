@@ -53,21 +53,50 @@ int tuio_target_parse(const char *spec, struct tuio_target *out);
 struct tuio;
 
 /* Resolves and opens every target; an unresolvable host is ERR_NET with the
- * host named. */
+ * host named (logged); a port already in use is ERR_NET. Connections to
+ * tcp:HOST:PORT are made (and remade, with back-off from 250 ms to 8 s)
+ * by tuio_send_frame/tuio_service, so a client that is not up yet is not an
+ * error. Owned by the caller; tuio_destroy frees. */
 struct tuio *tuio_create(const struct tuio_config *cfg, int *err);
-/* Sends empty bundles (for the shutdown) and closes. NULL-safe. */
+/* Sends empty bundles (for the shutdown; fseq = last sent + 1), sends
+ * WebSocket clients a close frame, waits at most ~300 ms for the queues to
+ * drain, and closes. NULL-safe. */
 void tuio_destroy(struct tuio *t);
 
-/* Sends one frame of every profile. fseq = state->frame. */
+/* Sends one frame of every profile. fseq = state->frame; UINT64_MAX means
+ * fseq -1 (a redundant bundle that only repeats state, tuio.md §2).
+ * Returns 0, or ERR_FORMAT for a bad state; a failing target is logged once
+ * and counted, never an error here. state is borrowed for the call. */
 int tuio_send_frame(struct tuio *t, const struct tracked_state *state);
-/* Sends every profile with an empty alive (start-up, shutdown). */
+/* Sends every profile with an empty alive (start-up, shutdown). Same
+ * returns as tuio_send_frame. */
 int tuio_send_empty(struct tuio *t, uint64_t fseq);
 
-/* Counters for --stats and the window. */
+/* Counters for --stats and the window. packets/bytes: handed to the kernel
+ * (per target and client); dropped: packets a full queue or socket threw
+ * away; send_errors: failed sends (unreachable host, broken connection);
+ * truncated: frames whose sets did not all fit the encoder's buffer;
+ * oversize: packets larger than max_datagram (too many alive IDs). */
 struct tuio_stats {
 	uint64_t packets, bytes, dropped, send_errors;
 	int clients;
+	uint64_t truncated, oversize;
 };
+/* Safe to call from another thread (relaxed atomic counters). */
 void tuio_get_stats(const struct tuio *t, struct tuio_stats *out);
+
+/* Accepts new TCP/WS clients, completes WebSocket handshakes, answers
+ * ping/close, progresses TCP reconnects and flushes queued packets, without
+ * sending a frame. tuio_send_frame does this itself; call it when the
+ * pipeline is idle (no camera frame) so clients are still served. Never
+ * blocks. Same thread as tuio_send_frame. Returns 0. */
+int tuio_service(struct tuio *t);
+/* The local port of listening target i (useful with port 0, which binds an
+ * ephemeral port), else the target's configured port; -1 when i is out of
+ * range. */
+int tuio_get_port(const struct tuio *t, int i);
+
+/* The default source name "tabletrack@<hostname>" into buf. */
+void tuio_default_source(char *buf, size_t cap);
 
 #endif

@@ -1,0 +1,589 @@
+/* The GPU threshold stage: see bernsen_cuda.h for the contract. */
+#include "bernsen_cuda.h"
+
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern "C" {
+#include "../src/core/err.h"
+#include "../src/core/log.h"
+}
+
+/* The one error check: logs the failing call and jumps to the caller's fail label. */
+#define CUDA_CHECK(call)                                                                             \
+	do {                                                                                         \
+		cudaError_t e_ = (call);                                                             \
+		if (e_ != cudaSuccess) {                                                             \
+			log_error("cuda: %s failed: %s (%s:%d)", #call, cudaGetErrorString(e_), __FILE__, \
+				  __LINE__);                                                         \
+			goto fail;                                                                   \
+		}                                                                                    \
+	} while (0)
+
+#define MAX_RADIUS 32
+#define TILE_W 64 /* one 64-bit mask word a tile row */
+#define TILE_H 64
+#define THREADS 256
+#define MAX_REGISTERED 16
+
+struct registered {
+	const uint8_t *p;
+	size_t n;
+};
+
+struct cuda_threshold {
+	struct cuda_threshold_config cfg;
+	cudaStream_t stream;
+	uint8_t *d_grey, *d_pre_a, *d_pre_b;
+	uint16_t *d_gauss_tmp;
+	uint8_t *d_tile_lo, *d_tile_hi, *d_tile_t;
+	uint32_t *d_mask;
+	uint8_t *h_grey;  /* pinned staging for frames not registered */
+	uint64_t *h_mask; /* pinned */
+	int width, height, words; /* the frame in flight; words = 64-bit words a mask row */
+	bool pending, timed;
+	cudaEvent_t ev[4]; /* profile: before upload, after upload, after kernels, after download */
+	struct registered reg[MAX_REGISTERED];
+	int n_reg;
+};
+
+/* ---- kernels ---- */
+
+static __device__ __forceinline__ int clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+static __device__ __forceinline__ bool bernsen_white(int lo, int hi, int v, int gate)
+{
+	int t = (lo + hi) >> 1;
+	if (hi - lo < gate)
+		t = t < 128 ? 255 : 0;
+	return v > t;
+}
+
+/* Shared-memory row pitch whose 4-byte word count is odd, so that a warp
+ * walking down 32 different rows of one column hits 32 different banks. */
+static __host__ __device__ __forceinline__ int odd_word_pitch(int n)
+{
+	int p = (n + 3) & ~3;
+	return ((p >> 2) & 1) ? p : p + 4;
+}
+
+static size_t bernsen_smem_bytes(int r)
+{
+	int iw = TILE_W + 2 * r, ih = TILE_H + 2 * r, pi = odd_word_pitch(iw), po = odd_word_pitch(TILE_W);
+	return (size_t)ih * pi + 2 * (size_t)TILE_H * pi + 2 * (size_t)TILE_H * po;
+}
+
+/*
+ * Per-pixel Bernsen, fused: one block makes a 64 x 64 tile of the mask. It
+ * loads the tile and its r-pixel apron (edges clamped, which equals cropping
+ * the window), runs van Herk / Gil-Werman min and max down the columns then
+ * along the rows in shared memory (each thread scans one block of 2r+1
+ * pixels: suffix pass, barrier, prefix pass), and each warp turns 32 pixels
+ * of the §1 rule into one 32-bit ballot.
+ */
+__global__ void __launch_bounds__(THREADS) bernsen_kernel(const uint8_t *__restrict__ d_in, int pitch, int w, int h,
+							   int r, int gate, uint32_t *__restrict__ d_mask,
+							   int mask_words32)
+{
+	extern __shared__ uint8_t smem[];
+	const int k = 2 * r + 1, iw = TILE_W + 2 * r, ih = TILE_H + 2 * r;
+	const int pi = odd_word_pitch(iw), po = odd_word_pitch(TILE_W);
+	uint8_t *s_in = smem;
+	uint8_t *s_vmin = s_in + ih * pi, *s_vmax = s_vmin + TILE_H * pi;
+	uint8_t *s_hmin = s_vmax + TILE_H * pi, *s_hmax = s_hmin + TILE_H * po;
+	const int x0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TILE_H, tid = threadIdx.x;
+
+	for (int row = tid / iw, col = tid % iw; row < ih;) {
+		int gy = clampi(y0 - r + row, 0, h - 1), gx = clampi(x0 - r + col, 0, w - 1);
+		s_in[row * pi + col] = d_in[(size_t)gy * pitch + gx];
+		col += THREADS;
+		while (col >= iw) {
+			col -= iw;
+			row++;
+		}
+	}
+	__syncthreads();
+
+	/* columns, suffix of each block of k rows (only rows < TILE_H are outputs) */
+	const int nbv = (TILE_H + k - 1) / k;
+	for (int task = tid; task < iw * nbv; task += THREADS) {
+		int col = task % iw, start = (task / iw) * k, end = min(start + k, ih);
+		int mn = 255, mx = 0;
+		for (int y = end - 1; y >= start; y--) {
+			int v = s_in[y * pi + col];
+			mn = min(mn, v);
+			mx = max(mx, v);
+			if (y < TILE_H) {
+				s_vmin[y * pi + col] = (uint8_t)mn;
+				s_vmax[y * pi + col] = (uint8_t)mx;
+			}
+		}
+	}
+	__syncthreads();
+	/* columns, prefix of blocks 1.. joined to the outputs one window back */
+	const int nbf = (TILE_H - 1 + k - 1) / k + 1; /* blocks 0..nbf-1; block b reaches outputs ((b-1)k, bk] */
+	for (int task = tid; task < iw * (nbf - 1); task += THREADS) {
+		int col = task % iw, start = (task / iw + 1) * k, end = min(start + k, ih);
+		int mn = 255, mx = 0;
+		for (int y = start; y < end; y++) {
+			int v = s_in[y * pi + col];
+			mn = min(mn, v);
+			mx = max(mx, v);
+			int yo = y - k + 1;
+			if (yo < TILE_H) {
+				s_vmin[yo * pi + col] = (uint8_t)min((int)s_vmin[yo * pi + col], mn);
+				s_vmax[yo * pi + col] = (uint8_t)max((int)s_vmax[yo * pi + col], mx);
+			}
+		}
+	}
+	__syncthreads();
+
+	/* rows: the same on the column result; a warp's lanes take different rows */
+	const int nbh = (TILE_W + k - 1) / k;
+	for (int task = tid; task < TILE_H * nbh; task += THREADS) {
+		int row = task % TILE_H, start = (task / TILE_H) * k, end = min(start + k, iw);
+		const uint8_t *vmin = s_vmin + row * pi, *vmax = s_vmax + row * pi;
+		int mn = 255, mx = 0;
+		for (int x = end - 1; x >= start; x--) {
+			mn = min(mn, (int)vmin[x]);
+			mx = max(mx, (int)vmax[x]);
+			if (x < TILE_W) {
+				s_hmin[row * po + x] = (uint8_t)mn;
+				s_hmax[row * po + x] = (uint8_t)mx;
+			}
+		}
+	}
+	__syncthreads();
+	const int nbhf = (TILE_W - 1 + k - 1) / k + 1;
+	for (int task = tid; task < TILE_H * (nbhf - 1); task += THREADS) {
+		int row = task % TILE_H, start = (task / TILE_H + 1) * k, end = min(start + k, iw);
+		const uint8_t *vmin = s_vmin + row * pi, *vmax = s_vmax + row * pi;
+		int mn = 255, mx = 0;
+		for (int x = start; x < end; x++) {
+			mn = min(mn, (int)vmin[x]);
+			mx = max(mx, (int)vmax[x]);
+			int xo = x - k + 1;
+			if (xo < TILE_W) {
+				s_hmin[row * po + xo] = (uint8_t)min((int)s_hmin[row * po + xo], mn);
+				s_hmax[row * po + xo] = (uint8_t)max((int)s_hmax[row * po + xo], mx);
+			}
+		}
+	}
+	__syncthreads();
+
+	const int lane = tid & 31, warp = tid >> 5;
+	for (int seg = warp; seg < TILE_H * (TILE_W / 32); seg += THREADS / 32) {
+		int y = seg / (TILE_W / 32), xs = (seg % (TILE_W / 32)) * 32, x = xs + lane;
+		int gy = y0 + y;
+		bool white = x0 + x < w && gy < h &&
+			     bernsen_white(s_hmin[y * po + x], s_hmax[y * po + x], s_in[(y + r) * pi + x + r], gate);
+		unsigned bits = __ballot_sync(0xffffffffu, white);
+		if (lane == 0 && gy < h)
+			d_mask[(size_t)gy * mask_words32 + (x0 + xs) / 32] = bits;
+	}
+}
+
+/* Forgetful selection with compile-time indices, so v stays in registers. */
+template <int N> static __device__ __forceinline__ int median_select(int *v)
+{
+	const int n = N * N;
+#pragma unroll
+	for (int i = 0; i < n / 2; i++) {
+		const int m = n / 2 + 2 - i;
+#pragma unroll
+		for (int j = 1; j < m; j++) {
+			int a = v[i], b = v[i + j];
+			v[i] = min(a, b);
+			v[i + j] = max(a, b);
+		}
+#pragma unroll
+		for (int j = 1; j < m - 1; j++) {
+			int a = v[i + j], b = v[i + m - 1];
+			v[i + j] = min(a, b);
+			v[i + m - 1] = max(a, b);
+		}
+		if (i < n / 2 - 1)
+			v[i + m - 1] = v[n / 2 + 2 + i];
+	}
+	return v[n / 2];
+}
+
+template <int N>
+__global__ void median_kernel(const uint8_t *__restrict__ d_in, uint8_t *__restrict__ d_out, int pitch, int w, int h)
+{
+	int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+	if (x >= w || y >= h)
+		return;
+	int v[N * N];
+#pragma unroll
+	for (int j = 0; j < N; j++) {
+		const uint8_t *row = d_in + (size_t)clampi(y + j - N / 2, 0, h - 1) * pitch;
+#pragma unroll
+		for (int i = 0; i < N; i++)
+			v[j * N + i] = row[clampi(x + i - N / 2, 0, w - 1)];
+	}
+	d_out[(size_t)y * pitch + x] = (uint8_t)median_select<N>(v);
+}
+
+struct gauss_taps {
+	int w[CUDA_GAUSS_MAX_RADIUS + 1];
+	int r;
+};
+
+__global__ void gauss_rows_kernel(const uint8_t *__restrict__ d_in, uint16_t *__restrict__ d_tmp, int pitch, int w,
+				  int h, gauss_taps taps)
+{
+	int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+	if (x >= w || y >= h)
+		return;
+	const uint8_t *row = d_in + (size_t)y * pitch;
+	unsigned acc = (unsigned)taps.w[0] * row[x];
+	for (int i = 1; i <= taps.r; i++)
+		acc += (unsigned)taps.w[i] * ((unsigned)row[clampi(x + i, 0, w - 1)] + row[clampi(x - i, 0, w - 1)]);
+	d_tmp[(size_t)y * pitch + x] = (uint16_t)acc;
+}
+
+__global__ void gauss_cols_kernel(const uint16_t *__restrict__ d_tmp, uint8_t *__restrict__ d_out, int pitch, int w,
+				  int h, gauss_taps taps)
+{
+	int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+	if (x >= w || y >= h)
+		return;
+	unsigned acc = (unsigned)taps.w[0] * d_tmp[(size_t)y * pitch + x];
+	for (int j = 1; j <= taps.r; j++)
+		acc += (unsigned)taps.w[j] * ((unsigned)d_tmp[(size_t)clampi(y + j, 0, h - 1) * pitch + x] +
+					      d_tmp[(size_t)clampi(y - j, 0, h - 1) * pitch + x]);
+	d_out[(size_t)y * pitch + x] = (uint8_t)((acc + 32768u) >> 16);
+}
+
+__global__ void tile_minmax_kernel(const uint8_t *__restrict__ d_in, int pitch, int w, int h, int s, int ntx, int nty,
+				   uint8_t *__restrict__ d_lo, uint8_t *__restrict__ d_hi)
+{
+	int tx = blockIdx.x * blockDim.x + threadIdx.x, ty = blockIdx.y * blockDim.y + threadIdx.y;
+	if (tx >= ntx || ty >= nty)
+		return;
+	int lo = 255, hi = 0, x1 = min((tx + 1) * s, w), y1 = min((ty + 1) * s, h);
+	for (int y = ty * s; y < y1; y++)
+		for (int x = tx * s; x < x1; x++) {
+			int v = d_in[(size_t)y * pitch + x];
+			lo = min(lo, v);
+			hi = max(hi, v);
+		}
+	d_lo[ty * ntx + tx] = (uint8_t)lo;
+	d_hi[ty * ntx + tx] = (uint8_t)hi;
+}
+
+__global__ void tile_threshold_kernel(const uint8_t *__restrict__ d_lo, const uint8_t *__restrict__ d_hi, int ntx,
+				      int nty, int gate, uint8_t *__restrict__ d_t)
+{
+	int tx = blockIdx.x * blockDim.x + threadIdx.x, ty = blockIdx.y * blockDim.y + threadIdx.y;
+	if (tx >= ntx || ty >= nty)
+		return;
+	int lo = 255, hi = 0;
+	for (int j = max(ty - 1, 0); j <= min(ty + 1, nty - 1); j++)
+		for (int i = max(tx - 1, 0); i <= min(tx + 1, ntx - 1); i++) {
+			lo = min(lo, (int)d_lo[j * ntx + i]);
+			hi = max(hi, (int)d_hi[j * ntx + i]);
+		}
+	int t = (lo + hi) >> 1;
+	if (hi - lo < gate)
+		t = t < 128 ? 255 : 0;
+	d_t[ty * ntx + tx] = (uint8_t)t;
+}
+
+/* One warp a 32-pixel run of a row; grid covers every 32-bit mask word so the padding is written too. */
+__global__ void tile_compare_kernel(const uint8_t *__restrict__ d_in, int pitch, int w, int h, int s, int ntx,
+				    const uint8_t *__restrict__ d_t, uint32_t *__restrict__ d_mask, int mask_words32)
+{
+	int word = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, lane = threadIdx.x & 31, y = blockIdx.y;
+	if (word >= mask_words32)
+		return;
+	int x = word * 32 + lane;
+	bool white = x < w && d_in[(size_t)y * pitch + x] > d_t[(y / s) * ntx + x / s];
+	unsigned bits = __ballot_sync(0xffffffffu, white);
+	if (lane == 0)
+		d_mask[(size_t)y * mask_words32 + word] = bits;
+	(void)h;
+}
+
+__global__ void probe_kernel(int *d_out) { *d_out = 42; }
+
+/* ---- host side ---- */
+
+static int config_ok(const struct cuda_threshold_config *c)
+{
+	return c->max_width >= 1 && c->max_height >= 1 && c->max_width <= 8192 && c->max_height <= 8192 &&
+	       (c->mode == 0 || c->mode == 1) && c->radius >= 1 && c->radius <= MAX_RADIUS && c->gate >= 0 &&
+	       c->gate <= 255 && c->tile >= 2 && c->tile <= 64 && (c->median == 0 || c->median == 3 || c->median == 5) &&
+	       c->gauss_sigma >= 0.0f && c->gauss_sigma <= 4.0f;
+}
+
+int cuda_threshold_probe(char *why, size_t cap)
+{
+	int n = 0, dev = 0, h_out = 0, *d_out = NULL;
+	cudaDeviceProp prop;
+	cudaError_t e = cudaGetDeviceCount(&n);
+	if (e != cudaSuccess || n == 0) {
+		if (cap)
+			snprintf(why, cap, "no usable CUDA device (%s)",
+				 e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+		return ERR_UNSUPPORTED;
+	}
+	/* A real launch catches a driver too old or a GPU this binary has no code for. */
+	if ((e = cudaGetDevice(&dev)) != cudaSuccess || (e = cudaGetDeviceProperties(&prop, dev)) != cudaSuccess ||
+	    (e = cudaMalloc(&d_out, sizeof *d_out)) != cudaSuccess)
+		goto fail;
+	probe_kernel<<<1, 1>>>(d_out);
+	if ((e = cudaGetLastError()) != cudaSuccess ||
+	    (e = cudaMemcpy(&h_out, d_out, sizeof h_out, cudaMemcpyDeviceToHost)) != cudaSuccess)
+		goto fail;
+	cudaFree(d_out);
+	if (h_out != 42) {
+		if (cap)
+			snprintf(why, cap, "CUDA device %s returned a wrong probe value", prop.name);
+		return ERR_DEVICE;
+	}
+	if (cap)
+		snprintf(why, cap, "%s, sm_%d%d, %d SMs", prop.name, prop.major, prop.minor, prop.multiProcessorCount);
+	return 0;
+fail:
+	if (d_out)
+		cudaFree(d_out);
+	if (cap)
+		snprintf(why, cap, "CUDA device present but unusable: %s", cudaGetErrorString(e));
+	return ERR_DEVICE;
+}
+
+struct cuda_threshold *cuda_threshold_create(const struct cuda_threshold_config *cfg, int *err)
+{
+	struct cuda_threshold *t = NULL;
+	size_t px, tiles, words;
+	if (!config_ok(cfg)) {
+		*err = ERR_RANGE;
+		return NULL;
+	}
+	t = (struct cuda_threshold *)calloc(1, sizeof *t);
+	if (!t) {
+		*err = ERR_NOMEM;
+		return NULL;
+	}
+	t->cfg = *cfg;
+	px = (size_t)cfg->max_width * cfg->max_height;
+	tiles = ((size_t)cfg->max_width / 2 + 1) * ((size_t)cfg->max_height / 2 + 1);
+	words = (size_t)(cfg->max_width + 63) / 64 * cfg->max_height;
+	CUDA_CHECK(cudaStreamCreateWithFlags(&t->stream, cudaStreamNonBlocking));
+	CUDA_CHECK(cudaMalloc(&t->d_grey, px));
+	CUDA_CHECK(cudaMalloc(&t->d_pre_a, px));
+	CUDA_CHECK(cudaMalloc(&t->d_pre_b, px));
+	CUDA_CHECK(cudaMalloc(&t->d_gauss_tmp, px * sizeof(uint16_t)));
+	CUDA_CHECK(cudaMalloc(&t->d_tile_lo, tiles));
+	CUDA_CHECK(cudaMalloc(&t->d_tile_hi, tiles));
+	CUDA_CHECK(cudaMalloc(&t->d_tile_t, tiles));
+	CUDA_CHECK(cudaMalloc(&t->d_mask, words * sizeof(uint64_t)));
+	CUDA_CHECK(cudaHostAlloc(&t->h_grey, px, cudaHostAllocDefault));
+	CUDA_CHECK(cudaHostAlloc(&t->h_mask, words * sizeof(uint64_t), cudaHostAllocDefault));
+	for (int i = 0; i < 4; i++)
+		CUDA_CHECK(cudaEventCreate(&t->ev[i]));
+	/* r = 32 needs about 43 KB: under the 48 KB default, but say so explicitly. */
+	CUDA_CHECK(cudaFuncSetAttribute(bernsen_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+					(int)bernsen_smem_bytes(MAX_RADIUS)));
+	*err = 0;
+	return t;
+fail:
+	cuda_threshold_destroy(t);
+	*err = ERR_DEVICE;
+	return NULL;
+}
+
+void cuda_threshold_destroy(struct cuda_threshold *t)
+{
+	if (!t)
+		return;
+	if (t->stream)
+		cudaStreamSynchronize(t->stream);
+	for (int i = 0; i < t->n_reg; i++)
+		cudaHostUnregister((void *)t->reg[i].p);
+	cudaFree(t->d_grey);
+	cudaFree(t->d_pre_a);
+	cudaFree(t->d_pre_b);
+	cudaFree(t->d_gauss_tmp);
+	cudaFree(t->d_tile_lo);
+	cudaFree(t->d_tile_hi);
+	cudaFree(t->d_tile_t);
+	cudaFree(t->d_mask);
+	cudaFreeHost(t->h_grey);
+	cudaFreeHost(t->h_mask);
+	for (int i = 0; i < 4; i++)
+		if (t->ev[i])
+			cudaEventDestroy(t->ev[i]);
+	if (t->stream)
+		cudaStreamDestroy(t->stream);
+	free(t);
+}
+
+int cuda_threshold_set_config(struct cuda_threshold *t, const struct cuda_threshold_config *cfg)
+{
+	if (!config_ok(cfg) || cfg->max_width > t->cfg.max_width || cfg->max_height > t->cfg.max_height)
+		return ERR_RANGE;
+	int mw = t->cfg.max_width, mh = t->cfg.max_height;
+	t->cfg = *cfg;
+	t->cfg.max_width = mw;
+	t->cfg.max_height = mh;
+	return 0;
+}
+
+int cuda_threshold_register(struct cuda_threshold *t, void *data, size_t bytes)
+{
+	if (t->n_reg == MAX_REGISTERED)
+		return ERR_NOMEM;
+	CUDA_CHECK(cudaHostRegister(data, bytes, cudaHostRegisterDefault));
+	t->reg[t->n_reg].p = (const uint8_t *)data;
+	t->reg[t->n_reg].n = bytes;
+	t->n_reg++;
+	return 0;
+fail:
+	return ERR_DEVICE;
+}
+
+int cuda_threshold_unregister(struct cuda_threshold *t, void *data)
+{
+	for (int i = 0; i < t->n_reg; i++) {
+		if (t->reg[i].p != data)
+			continue;
+		if (t->pending)
+			cudaStreamSynchronize(t->stream);
+		cudaHostUnregister(data);
+		t->reg[i] = t->reg[--t->n_reg];
+		return 0;
+	}
+	return ERR_RANGE;
+}
+
+static bool is_registered(const struct cuda_threshold *t, const uint8_t *p, size_t n)
+{
+	for (int i = 0; i < t->n_reg; i++)
+		if (p >= t->reg[i].p && p + n <= t->reg[i].p + t->reg[i].n)
+			return true;
+	return false;
+}
+
+int cuda_threshold_submit(struct cuda_threshold *t, const uint8_t *grey, int width, int height, int stride)
+{
+	const struct cuda_threshold_config *c = &t->cfg;
+	const uint8_t *src = grey, *d_src;
+	size_t span;
+	int words32;
+	dim3 b2(32, 8), g2((width + 31) / 32, (height + 7) / 8);
+	if (width < 1 || height < 1 || width > c->max_width || height > c->max_height || stride < width)
+		return ERR_SIZE;
+	if (t->pending)
+		CUDA_CHECK(cudaStreamSynchronize(t->stream)); /* a submit without collect: the old frame is dropped */
+	t->pending = false;
+	span = (size_t)stride * (height - 1) + width;
+	if (!is_registered(t, grey, span)) {
+		/* pageable memory: the DMA engine needs a pinned copy */
+		for (int y = 0; y < height; y++)
+			memcpy(t->h_grey + (size_t)y * width, grey + (size_t)y * stride, (size_t)width);
+		src = t->h_grey;
+		stride = width;
+	}
+	if (c->profile)
+		CUDA_CHECK(cudaEventRecord(t->ev[0], t->stream));
+	CUDA_CHECK(cudaMemcpy2DAsync(t->d_grey, width, src, stride, width, height, cudaMemcpyHostToDevice, t->stream));
+	if (c->profile)
+		CUDA_CHECK(cudaEventRecord(t->ev[1], t->stream));
+	d_src = t->d_grey;
+	if (c->median) {
+		if (c->median == 3)
+			median_kernel<3><<<g2, b2, 0, t->stream>>>(d_src, t->d_pre_a, width, width, height);
+		else
+			median_kernel<5><<<g2, b2, 0, t->stream>>>(d_src, t->d_pre_a, width, width, height);
+		d_src = t->d_pre_a;
+	}
+	if (c->gauss_sigma > 0.0f) {
+		gauss_taps taps;
+		taps.r = cuda_gauss_kernel(c->gauss_sigma, taps.w);
+		uint8_t *d_dst = d_src == t->d_pre_a ? t->d_pre_b : t->d_pre_a;
+		gauss_rows_kernel<<<g2, b2, 0, t->stream>>>(d_src, t->d_gauss_tmp, width, width, height, taps);
+		gauss_cols_kernel<<<g2, b2, 0, t->stream>>>(t->d_gauss_tmp, d_dst, width, width, height, taps);
+		d_src = d_dst;
+	}
+	t->words = (width + 63) / 64;
+	words32 = 2 * t->words;
+	if (c->mode == 1) {
+		int s = c->tile, ntx = (width + s - 1) / s, nty = (height + s - 1) / s;
+		dim3 bt(16, 16), gt((ntx + 15) / 16, (nty + 15) / 16);
+		tile_minmax_kernel<<<gt, bt, 0, t->stream>>>(d_src, width, width, height, s, ntx, nty, t->d_tile_lo,
+							     t->d_tile_hi);
+		tile_threshold_kernel<<<gt, bt, 0, t->stream>>>(t->d_tile_lo, t->d_tile_hi, ntx, nty, c->gate,
+								t->d_tile_t);
+		dim3 bc(256), gc((words32 + 7) / 8, height);
+		tile_compare_kernel<<<gc, bc, 0, t->stream>>>(d_src, width, width, height, s, ntx, t->d_tile_t,
+							      t->d_mask, words32);
+	} else {
+		dim3 gb((width + TILE_W - 1) / TILE_W, (height + TILE_H - 1) / TILE_H);
+		bernsen_kernel<<<gb, THREADS, bernsen_smem_bytes(c->radius), t->stream>>>(
+			d_src, width, width, height, c->radius, c->gate, t->d_mask, words32);
+	}
+	CUDA_CHECK(cudaGetLastError());
+	if (c->profile)
+		CUDA_CHECK(cudaEventRecord(t->ev[2], t->stream));
+	CUDA_CHECK(cudaMemcpyAsync(t->h_mask, t->d_mask, (size_t)t->words * height * sizeof(uint64_t),
+				   cudaMemcpyDeviceToHost, t->stream));
+	if (c->profile)
+		CUDA_CHECK(cudaEventRecord(t->ev[3], t->stream));
+	t->timed = c->profile != 0;
+	t->width = width;
+	t->height = height;
+	t->pending = true;
+	return 0;
+fail:
+	return ERR_DEVICE;
+}
+
+int cuda_threshold_collect_view(struct cuda_threshold *t, const uint64_t **bits, int *stride_words)
+{
+	if (!t->pending)
+		return ERR_AGAIN;
+	t->pending = false;
+	CUDA_CHECK(cudaStreamSynchronize(t->stream));
+	*bits = t->h_mask;
+	*stride_words = t->words;
+	return 0;
+fail:
+	return ERR_DEVICE;
+}
+
+int cuda_threshold_collect(struct cuda_threshold *t, uint64_t *bits, int stride_words)
+{
+	const uint64_t *src;
+	int sw, e;
+	if (stride_words < t->words)
+		return ERR_SIZE;
+	if ((e = cuda_threshold_collect_view(t, &src, &sw)) < 0)
+		return e;
+	if (stride_words == sw) {
+		memcpy(bits, src, (size_t)sw * t->height * sizeof(uint64_t));
+	} else {
+		for (int y = 0; y < t->height; y++)
+			memcpy(bits + (size_t)y * stride_words, src + (size_t)y * sw, (size_t)sw * sizeof(uint64_t));
+	}
+	return 0;
+}
+
+int cuda_threshold_stage_times(struct cuda_threshold *t, float *upload_us, float *kernels_us, float *download_us)
+{
+	float ms[3];
+	*upload_us = *kernels_us = *download_us = 0.0f;
+	if (!t->timed || t->pending)
+		return ERR_AGAIN;
+	for (int i = 0; i < 3; i++)
+		CUDA_CHECK(cudaEventElapsedTime(&ms[i], t->ev[i], t->ev[i + 1]));
+	*upload_us = ms[0] * 1000.0f;
+	*kernels_us = ms[1] * 1000.0f;
+	*download_us = ms[2] * 1000.0f;
+	return 0;
+fail:
+	return ERR_DEVICE;
+}

@@ -1,0 +1,113 @@
+#include "capture.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/clock.h"
+#include "../core/err.h"
+#include "../core/log.h"
+#include "capture_backend.h"
+
+static const struct capture_backend *const backends[] = {
+	&capture_backend_folder, &capture_backend_file, &capture_backend_raw,
+	&capture_backend_demo,   &capture_backend_v4l2, &capture_backend_faulty,
+};
+
+static const struct capture_backend *backend_for(const char *source, const char **arg)
+{
+	for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++) {
+		size_t n = strlen(backends[i]->name);
+		if (strncmp(source, backends[i]->name, n) != 0)
+			continue;
+		if (source[n] == ':' || source[n] == '\0') {
+			*arg = source[n] ? source + n + 1 : "";
+			return backends[i];
+		}
+	}
+	return NULL;
+}
+
+struct capture *capture_open(const struct capture_config *cfg, int *err)
+{
+	int e = 0;
+	struct capture *c = NULL;
+	const char *arg = "";
+	const struct capture_backend *be = backend_for(cfg->source, &arg);
+	if (!be) {
+		log_error("capture: unknown source '%s' (want folder:DIR, file:IMG, raw:WxH, demo, "
+			  "v4l2:DEV or faulty:SPEC)",
+			  cfg->source);
+		e = ERR_CONFIG;
+		goto fail;
+	}
+	c = calloc(1, sizeof *c);
+	if (!c) {
+		e = ERR_NOMEM;
+		goto fail;
+	}
+	c->be = be;
+	c->cfg = *cfg;
+	snprintf(c->desc, sizeof c->desc, "%s", cfg->source);
+	e = be->open(c, arg);
+	if (e)
+		goto fail;
+	if (err)
+		*err = 0;
+	return c;
+fail:
+	free(c);
+	if (err)
+		*err = e;
+	return NULL;
+}
+
+void capture_close(struct capture *c)
+{
+	if (!c)
+		return;
+	c->be->close(c);
+	free(c);
+}
+
+int capture_read(struct capture *c, struct frame **out)
+{
+	*out = NULL;
+	struct frame *f = NULL;
+	int e = c->be->read(c, &f);
+	if (e == ERR_FORMAT || e == ERR_SIZE)
+		c->stats.n_bad++;
+	else if (e == ERR_AGAIN)
+		c->stats.n_again++;
+	if (e)
+		return e;
+	f->seq = c->stats.n_frames++;
+	if (!f->t_capture_ns)
+		f->t_capture_ns = clock_now_ns();
+	*out = f;
+	return 0;
+}
+
+bool capture_is_finite(const struct capture *c)
+{
+	return c->finite;
+}
+
+const char *capture_describe(const struct capture *c)
+{
+	return c->desc;
+}
+
+int capture_fps(const struct capture *c)
+{
+	return c->fps;
+}
+
+void capture_get_stats(const struct capture *c, struct capture_stats *out)
+{
+	*out = c->stats;
+}
+
+int capture_truth(const struct capture *c, struct capture_truth *out, int cap)
+{
+	return c->be->truth ? c->be->truth(c, out, cap) : 0;
+}

@@ -1,0 +1,46 @@
+/*
+ * capture_backend.h - the inside of the capture room: the ops every source
+ * implements and the state capture.c keeps for it. Not for other rooms.
+ *
+ * capture_open() finds the backend whose name prefixes the source string
+ * ("name" alone or "name:ARG"), allocates a struct capture and calls
+ * open(c, ARG). capture_read() calls read() and then stamps what every source
+ * shares: seq (+1 a delivered frame), a read-time timestamp when the backend
+ * gave none, and the counters.
+ */
+#ifndef TT_CAPTURE_BACKEND_H
+#define TT_CAPTURE_BACKEND_H
+
+#include "capture.h"
+
+struct capture;
+
+struct capture_backend {
+	const char *name;  /* the prefix, without the colon */
+	/* Sets c->priv, c->finite, c->fps, c->desc. Logs its own failure. */
+	int (*open)(struct capture *c, const char *arg);
+	/* Returns 0 and a frame borrowed until the next read/close, or ERR_*. */
+	int (*read)(struct capture *c, struct frame **out);
+	void (*close)(struct capture *c);
+	/* Optional: truth of the last frame (see capture_truth). */
+	int (*truth)(const struct capture *c, struct capture_truth *out, int cap);
+};
+
+struct capture {
+	const struct capture_backend *be;
+	struct capture_config cfg;   /* a copy; sprites stay borrowed */
+	void *priv;                  /* the backend's state */
+	bool finite;
+	int fps;
+	struct capture_stats stats;
+	char desc[640];
+};
+
+extern const struct capture_backend capture_backend_folder;
+extern const struct capture_backend capture_backend_file;
+extern const struct capture_backend capture_backend_raw;
+extern const struct capture_backend capture_backend_demo;
+extern const struct capture_backend capture_backend_v4l2;
+extern const struct capture_backend capture_backend_faulty;
+
+#endif

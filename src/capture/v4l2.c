@@ -1,0 +1,702 @@
+/* v4l2:DEV - a V4L2 camera through libv4l2, mmap streaming. */
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <libv4l2.h>
+#include <linux/videodev2.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+
+#include "../core/err.h"
+#include "../core/log.h"
+#include "capture_backend.h"
+#include "pixfmt.h"
+#include "v4l2_sys.h"
+
+#define V4L2_MAX_BUFFERS 32
+#define V4L2_MAX_FORMATS 64
+#define EINTR_RETRIES 100
+
+/* ------------------------------------------------------ the system calls -- */
+
+static int sys_open(const char *path, int flags) { return v4l2_open(path, flags); }
+static int sys_close(int fd) { return v4l2_close(fd); }
+static int sys_ioctl(int fd, unsigned long req, void *arg) { return v4l2_ioctl(fd, req, arg); }
+static void *sys_mmap(void *addr, size_t len, int prot, int flags, int fd, int64_t off)
+{
+	return v4l2_mmap(addr, len, prot, flags, fd, off);
+}
+static int sys_munmap(void *addr, size_t len) { return v4l2_munmap(addr, len); }
+static int sys_poll(struct pollfd *fds, nfds_t n, int timeout_ms) { return poll(fds, n, timeout_ms); }
+
+static const struct v4l2_sys sys_libv4l2 = {
+	.open = sys_open, .close = sys_close, .ioctl = sys_ioctl,
+	.mmap = sys_mmap, .munmap = sys_munmap, .poll = sys_poll,
+};
+static const struct v4l2_sys *_Atomic g_sys = &sys_libv4l2;
+
+void capture_v4l2_set_sys(const struct v4l2_sys *sys)
+{
+	atomic_store(&g_sys, sys ? sys : &sys_libv4l2);
+}
+
+static int xioctl(const struct v4l2_sys *sys, int fd, unsigned long req, void *arg)
+{
+	int r, tries = 0;
+	do
+		r = sys->ioctl(fd, req, arg);
+	while (r < 0 && errno == EINTR && ++tries < EINTR_RETRIES);
+	return r;
+}
+
+/* -------------------------------------------------------------- source -- */
+
+struct v4l2_buf {
+	void *start;
+	size_t len;
+};
+
+struct v4l2_src {
+	const struct v4l2_sys *sys; /* fixed at open: a source never mixes fakes and libv4l2 */
+	int fd;
+	char path[256];
+	struct v4l2_buf bufs[V4L2_MAX_BUFFERS];
+	int n_bufs;
+	bool streaming;
+	uint32_t fourcc;
+	int width, height, bytesperline;
+	struct pixfmt_conv *conv;
+	struct frame frame;
+	int bad_run; /* consecutive EIO from DQBUF */
+	bool timeout_logged, errflag_logged, short_logged, eio_logged;
+};
+
+/* Loss and open failures repeat at every back-off; say them once until the
+ * camera is back. */
+static bool g_open_failed_logged;
+
+static int lost(struct v4l2_src *s, const char *what, int errnum)
+{
+	log_error("capture: %s: %s failed: %s", s->path, what, strerror(errnum));
+	return ERR_DEVICE;
+}
+
+static void device_path(const char *arg, char *out, size_t cap)
+{
+	if (!arg[0])
+		arg = "0";
+	if (strspn(arg, "0123456789") == strlen(arg))
+		snprintf(out, cap, "/dev/video%s", arg);
+	else
+		snprintf(out, cap, "%s", arg);
+}
+
+static bool format_reaches(struct v4l2_src *s, uint32_t pf, int w, int h, int fps)
+{
+	struct v4l2_frmivalenum iv = {.pixel_format = pf, .width = (uint32_t)w, .height = (uint32_t)h};
+	if (xioctl(s->sys, s->fd, VIDIOC_ENUM_FRAMEINTERVALS, &iv) < 0)
+		return true; /* the driver does not say: assume it can */
+	if (iv.type != V4L2_FRMIVAL_TYPE_DISCRETE)
+		return iv.stepwise.min.numerator == 0 ||
+		       (uint64_t)iv.stepwise.min.denominator >= (uint64_t)fps * iv.stepwise.min.numerator;
+	for (uint32_t i = 0; i < 256; i++) {
+		iv.index = i;
+		if (xioctl(s->sys, s->fd, VIDIOC_ENUM_FRAMEINTERVALS, &iv) < 0)
+			break;
+		if (iv.discrete.numerator &&
+		    (uint64_t)iv.discrete.denominator >= (uint64_t)fps * iv.discrete.numerator)
+			return true;
+	}
+	return false;
+}
+
+/* Picks the camera's pixel format: the configured one, or in "auto" the
+ * cheapest luma source the camera offers natively (libv4l2's emulated
+ * formats cost a conversion), preferring one that reaches the wanted rate. */
+static int choose_format(struct v4l2_src *s, const struct capture_config *cfg, uint32_t *out)
+{
+	uint32_t want = pixfmt_parse(cfg->format);
+	if (!want && cfg->format[0] && strcasecmp(cfg->format, "auto") != 0) {
+		log_error("capture: unknown pixel format '%s' (GREY, Y16, YUYV, UYVY, NV12, YU12, "
+			  "MJPG or auto)",
+			  cfg->format);
+		return ERR_CONFIG;
+	}
+	char offered[V4L2_MAX_FORMATS * 5 + 1] = "";
+	size_t off = 0;
+	int best_key = 1 << 30;
+	uint32_t best = 0;
+	for (uint32_t i = 0; i < V4L2_MAX_FORMATS; i++) {
+		struct v4l2_fmtdesc fd = {.index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE};
+		if (xioctl(s->sys, s->fd, VIDIOC_ENUM_FMT, &fd) < 0)
+			break;
+		char nm[5];
+		off += (size_t)snprintf(offered + off, sizeof offered - off, "%s%s", off ? " " : "",
+					pixfmt_name(fd.pixelformat, nm));
+		if (want) {
+			if (fd.pixelformat == want)
+				best = want;
+			continue;
+		}
+		int rank = pixfmt_rank(fd.pixelformat);
+		if (rank < 0)
+			continue;
+		int key = rank + ((fd.flags & V4L2_FMT_FLAG_EMULATED) ? 1000 : 0);
+		if (cfg->fps > 0 && cfg->width > 0 && cfg->height > 0 &&
+		    !format_reaches(s, fd.pixelformat, cfg->width, cfg->height, cfg->fps))
+			key += 100;
+		if (key < best_key) {
+			best_key = key;
+			best = fd.pixelformat;
+		}
+	}
+	if (!best) {
+		if (want)
+			log_error("capture: %s does not offer %s (it offers: %s)", s->path, cfg->format,
+				  offered[0] ? offered : "nothing");
+		else
+			log_error("capture: %s offers no pixel format tabletrack reads (it offers: %s)",
+				  s->path, offered[0] ? offered : "nothing");
+		return ERR_CONFIG;
+	}
+	*out = best;
+	return 0;
+}
+
+static int set_format(struct v4l2_src *s, const struct capture_config *cfg, uint32_t fourcc)
+{
+	struct v4l2_format f = {.type = V4L2_BUF_TYPE_VIDEO_CAPTURE};
+	if (xioctl(s->sys, s->fd, VIDIOC_G_FMT, &f) < 0)
+		return lost(s, "VIDIOC_G_FMT", errno);
+	if (cfg->width > 0 && cfg->height > 0) {
+		f.fmt.pix.width = (uint32_t)cfg->width;
+		f.fmt.pix.height = (uint32_t)cfg->height;
+	}
+	f.fmt.pix.pixelformat = fourcc;
+	f.fmt.pix.field = V4L2_FIELD_NONE;
+	f.fmt.pix.bytesperline = 0;
+	if (xioctl(s->sys, s->fd, VIDIOC_S_FMT, &f) < 0) {
+		if (errno == EBUSY)
+			log_error("capture: %s is busy (another program streams from it)", s->path);
+		return errno == EBUSY ? ERR_DEVICE : lost(s, "VIDIOC_S_FMT", errno);
+	}
+	char a[5], b[5];
+	if (!pixfmt_supported(f.fmt.pix.pixelformat)) {
+		log_error("capture: %s: asked for %s, the driver chose %s, which tabletrack cannot read",
+			  s->path, pixfmt_name(fourcc, a), pixfmt_name(f.fmt.pix.pixelformat, b));
+		return ERR_CONFIG;
+	}
+	if (f.fmt.pix.width < 1 || f.fmt.pix.height < 1 || f.fmt.pix.width > IMAGE_MAX_SIDE ||
+	    f.fmt.pix.height > IMAGE_MAX_SIDE) {
+		log_error("capture: %s: frame size %ux%u outside 1..%d", s->path, f.fmt.pix.width,
+			  f.fmt.pix.height, IMAGE_MAX_SIDE);
+		return ERR_CONFIG;
+	}
+	if (cfg->width > 0 && ((int)f.fmt.pix.width != cfg->width ||
+			       (int)f.fmt.pix.height != cfg->height))
+		log_warn("capture: %s: asked for %dx%d, the camera gives %ux%u", s->path, cfg->width,
+			 cfg->height, f.fmt.pix.width, f.fmt.pix.height);
+	s->fourcc = f.fmt.pix.pixelformat;
+	s->width = (int)f.fmt.pix.width;
+	s->height = (int)f.fmt.pix.height;
+	s->bytesperline = (int)f.fmt.pix.bytesperline;
+	return 0;
+}
+
+static int set_rate(struct v4l2_src *s, int fps)
+{
+	struct v4l2_streamparm p = {.type = V4L2_BUF_TYPE_VIDEO_CAPTURE};
+	if (xioctl(s->sys, s->fd, VIDIOC_G_PARM, &p) < 0)
+		return 0; /* many drivers have no rate control: fine */
+	if (fps > 0 && (p.parm.capture.capability & V4L2_CAP_TIMEPERFRAME)) {
+		p.parm.capture.timeperframe.numerator = 1;
+		p.parm.capture.timeperframe.denominator = (uint32_t)fps;
+		if (xioctl(s->sys, s->fd, VIDIOC_S_PARM, &p) < 0)
+			log_warn("capture: %s: cannot set %d fps: %s", s->path, fps, strerror(errno));
+	}
+	const struct v4l2_fract *t = &p.parm.capture.timeperframe;
+	if (t->numerator && t->denominator) {
+		int got = (int)((t->denominator + t->numerator / 2) / t->numerator);
+		if (fps > 0 && got != fps)
+			log_warn("capture: %s: asked for %d fps, the camera gives %d", s->path, fps, got);
+		return got;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ controls -- */
+
+struct ctl_key {
+	const char *key;
+	uint32_t cid;      /* the value control */
+	uint32_t auto_cid; /* its automatic switch, 0 if none */
+	int auto_on, auto_off;
+};
+
+static const struct ctl_key ctl_keys[] = {
+	{"exposure", V4L2_CID_EXPOSURE_ABSOLUTE, V4L2_CID_EXPOSURE_AUTO,
+	 V4L2_EXPOSURE_APERTURE_PRIORITY, V4L2_EXPOSURE_MANUAL},
+	{"gain", V4L2_CID_GAIN, V4L2_CID_AUTOGAIN, 1, 0},
+	{"brightness", V4L2_CID_BRIGHTNESS, 0, 0, 0},
+	{"contrast", V4L2_CID_CONTRAST, 0, 0, 0},
+	{"gamma", V4L2_CID_GAMMA, 0, 0, 0},
+	{"sharpness", V4L2_CID_SHARPNESS, 0, 0, 0},
+	{"focus", V4L2_CID_FOCUS_ABSOLUTE, V4L2_CID_FOCUS_AUTO, 1, 0},
+	{"power_line", V4L2_CID_POWER_LINE_FREQUENCY, 0, 0, 0},
+	{"white_balance", V4L2_CID_WHITE_BALANCE_TEMPERATURE, V4L2_CID_AUTO_WHITE_BALANCE, 1, 0},
+};
+#define N_CTL_KEYS (sizeof ctl_keys / sizeof ctl_keys[0])
+
+/* Reported once per process: a reopened camera does not repeat them. */
+static bool g_ctl_reported[N_CTL_KEYS + 1];
+
+static int set_ctrl(struct v4l2_src *s, uint32_t cid, long value, size_t k, bool quiet)
+{
+	struct v4l2_queryctrl q = {.id = cid};
+	if (xioctl(s->sys, s->fd, VIDIOC_QUERYCTRL, &q) < 0 || (q.flags & V4L2_CTRL_FLAG_DISABLED)) {
+		if (!quiet)
+			log_once(&g_ctl_reported[k], LOG_WARN, "capture: %s has no %s control: ignored",
+				 s->path, ctl_keys[k].key);
+		return ERR_UNSUPPORTED;
+	}
+	if (q.type != V4L2_CTRL_TYPE_MENU && q.type != V4L2_CTRL_TYPE_BOOLEAN &&
+	    q.type != V4L2_CTRL_TYPE_INTEGER_MENU && (value < q.minimum || value > q.maximum)) {
+		long v = value < q.minimum ? q.minimum : q.maximum;
+		log_warn("capture: %s: %s=%ld outside %d..%d: using %ld", s->path, ctl_keys[k].key,
+			 value, q.minimum, q.maximum, v);
+		value = v;
+	}
+	struct v4l2_control c = {.id = cid, .value = (int32_t)value};
+	if (xioctl(s->sys, s->fd, VIDIOC_S_CTRL, &c) < 0) {
+		if (!quiet)
+			log_once(&g_ctl_reported[k], LOG_WARN, "capture: %s: cannot set %s=%ld: %s",
+				 s->path, ctl_keys[k].key, value, strerror(errno));
+		return ERR_UNSUPPORTED;
+	}
+	return 0;
+}
+
+static void apply_control(struct v4l2_src *s, const char *key, const char *val)
+{
+	size_t k = 0;
+	while (k < N_CTL_KEYS && strcmp(ctl_keys[k].key, key) != 0)
+		k++;
+	if (k == N_CTL_KEYS) {
+		log_once(&g_ctl_reported[N_CTL_KEYS], LOG_WARN,
+			 "capture: unknown camera control '%s' (exposure gain brightness contrast "
+			 "gamma sharpness focus power_line white_balance)",
+			 key);
+		return;
+	}
+	const struct ctl_key *ck = &ctl_keys[k];
+	if (strcasecmp(val, "auto") == 0) {
+		if (!ck->auto_cid && ck->cid != V4L2_CID_POWER_LINE_FREQUENCY) {
+			log_once(&g_ctl_reported[k], LOG_WARN, "capture: %s has no automatic mode", key);
+			return;
+		}
+		if (ck->cid == V4L2_CID_POWER_LINE_FREQUENCY) {
+			set_ctrl(s, ck->cid, V4L2_CID_POWER_LINE_FREQUENCY_AUTO, k, false);
+			return;
+		}
+		/* UVC cameras know aperture priority as their "auto"; others know auto. */
+		if (set_ctrl(s, ck->auto_cid, ck->auto_on, k, ck->cid == V4L2_CID_EXPOSURE_ABSOLUTE) &&
+		    ck->cid == V4L2_CID_EXPOSURE_ABSOLUTE)
+			set_ctrl(s, ck->auto_cid, V4L2_EXPOSURE_AUTO, k, false);
+		return;
+	}
+	long v;
+	char *end;
+	if (ck->cid == V4L2_CID_POWER_LINE_FREQUENCY && strcasecmp(val, "off") == 0)
+		v = V4L2_CID_POWER_LINE_FREQUENCY_DISABLED;
+	else if (ck->cid == V4L2_CID_POWER_LINE_FREQUENCY && strcmp(val, "50") == 0)
+		v = V4L2_CID_POWER_LINE_FREQUENCY_50HZ;
+	else if (ck->cid == V4L2_CID_POWER_LINE_FREQUENCY && strcmp(val, "60") == 0)
+		v = V4L2_CID_POWER_LINE_FREQUENCY_60HZ;
+	else if (ck->cid == V4L2_CID_POWER_LINE_FREQUENCY)
+		v = -1;
+	else
+		v = strtol(val, &end, 10);
+	if (v < 0 && ck->cid == V4L2_CID_POWER_LINE_FREQUENCY) {
+		log_once(&g_ctl_reported[k], LOG_WARN, "capture: power_line=%s: want off, 50, 60 or auto",
+			 val);
+		return;
+	}
+	if (ck->cid != V4L2_CID_POWER_LINE_FREQUENCY && (end == val || *end)) {
+		log_once(&g_ctl_reported[k], LOG_WARN, "capture: %s=%s: want a number or auto", key, val);
+		return;
+	}
+	if (ck->auto_cid)
+		set_ctrl(s, ck->auto_cid, ck->auto_off, k, true);
+	set_ctrl(s, ck->cid, v, k, false);
+}
+
+static void apply_controls(struct v4l2_src *s, const char *list)
+{
+	char buf[sizeof ((struct capture_config *)0)->controls];
+	snprintf(buf, sizeof buf, "%s", list);
+	char *save = NULL;
+	for (char *tok = strtok_r(buf, ", ;", &save); tok; tok = strtok_r(NULL, ", ;", &save)) {
+		char *eq = strchr(tok, '=');
+		if (!eq || eq == tok || !eq[1]) {
+			log_once(&g_ctl_reported[N_CTL_KEYS], LOG_WARN,
+				 "capture: camera control '%s': want key=value", tok);
+			continue;
+		}
+		*eq = 0;
+		apply_control(s, tok, eq + 1);
+	}
+}
+
+/* ----------------------------------------------------------- streaming -- */
+
+static int start_streaming(struct v4l2_src *s, int n_wanted)
+{
+	struct v4l2_requestbuffers rb = {.count = (uint32_t)n_wanted,
+					 .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					 .memory = V4L2_MEMORY_MMAP};
+	if (xioctl(s->sys, s->fd, VIDIOC_REQBUFS, &rb) < 0)
+		return errno == EBUSY ? (log_error("capture: %s is busy", s->path), ERR_DEVICE)
+				      : lost(s, "VIDIOC_REQBUFS", errno);
+	if (rb.count < 2) {
+		log_error("capture: %s: only %u buffer(s) granted", s->path, rb.count);
+		return ERR_DEVICE;
+	}
+	if (rb.count > V4L2_MAX_BUFFERS)
+		rb.count = V4L2_MAX_BUFFERS;
+	for (uint32_t i = 0; i < rb.count; i++) {
+		struct v4l2_buffer b = {.index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					.memory = V4L2_MEMORY_MMAP};
+		if (xioctl(s->sys, s->fd, VIDIOC_QUERYBUF, &b) < 0)
+			return lost(s, "VIDIOC_QUERYBUF", errno);
+		void *p = s->sys->mmap(NULL, b.length, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd,
+				       b.m.offset);
+		if (p == MAP_FAILED)
+			return lost(s, "mmap", errno);
+		s->bufs[i] = (struct v4l2_buf){p, b.length};
+		s->n_bufs = (int)i + 1;
+		if (xioctl(s->sys, s->fd, VIDIOC_QBUF, &b) < 0)
+			return lost(s, "VIDIOC_QBUF", errno);
+	}
+	enum v4l2_buf_type type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	if (xioctl(s->sys, s->fd, VIDIOC_STREAMON, &type) < 0)
+		return lost(s, "VIDIOC_STREAMON", errno);
+	s->streaming = true;
+	return 0;
+}
+
+static void v4l2_close_src(struct capture *c)
+{
+	struct v4l2_src *s = c->priv;
+	if (!s)
+		return;
+	if (s->streaming) {
+		enum v4l2_buf_type type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+		xioctl(s->sys, s->fd, VIDIOC_STREAMOFF, &type);
+	}
+	for (int i = 0; i < s->n_bufs; i++)
+		s->sys->munmap(s->bufs[i].start, s->bufs[i].len);
+	if (s->fd >= 0) {
+		/* Free the driver's buffers so a quick reopen is not EBUSY. */
+		struct v4l2_requestbuffers rb = {.count = 0, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+						 .memory = V4L2_MEMORY_MMAP};
+		if (s->n_bufs)
+			xioctl(s->sys, s->fd, VIDIOC_REQBUFS, &rb);
+		s->sys->close(s->fd);
+	}
+	pixfmt_destroy(s->conv);
+	image_u8_free(&s->frame.img);
+	free(s);
+	c->priv = NULL;
+}
+
+static int v4l2_open_src(struct capture *c, const char *arg)
+{
+	const struct capture_config *cfg = &c->cfg;
+	int e = 0;
+	struct v4l2_src *s = calloc(1, sizeof *s);
+	if (!s)
+		return ERR_NOMEM;
+	c->priv = s;
+	s->sys = atomic_load(&g_sys);
+	s->fd = -1;
+	device_path(arg, s->path, sizeof s->path);
+	s->fd = s->sys->open(s->path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (s->fd < 0) {
+		int en = errno;
+		log_once(&g_open_failed_logged, LOG_ERROR, "capture: %s: %s%s", s->path, strerror(en),
+			 en == EACCES ? " (is the user in the 'video' group?)" : "");
+		e = ERR_DEVICE;
+		goto fail;
+	}
+	struct v4l2_capability cap = {0};
+	if (xioctl(s->sys, s->fd, VIDIOC_QUERYCAP, &cap) < 0) {
+		log_error("capture: %s is not a V4L2 device: %s", s->path, strerror(errno));
+		e = errno == ENOTTY ? ERR_CONFIG : ERR_DEVICE;
+		goto fail;
+	}
+	uint32_t caps = (cap.capabilities & V4L2_CAP_DEVICE_CAPS) ? cap.device_caps : cap.capabilities;
+	if (!(caps & V4L2_CAP_VIDEO_CAPTURE) || !(caps & V4L2_CAP_STREAMING)) {
+		log_error("capture: %s (%.32s) cannot stream video frames (a metadata or output node? "
+			  "see --list-cameras)",
+			  s->path, (const char *)cap.card);
+		e = ERR_CONFIG;
+		goto fail;
+	}
+	uint32_t fourcc = 0;
+	e = choose_format(s, cfg, &fourcc);
+	if (!e)
+		e = set_format(s, cfg, fourcc);
+	if (e)
+		goto fail;
+	c->fps = set_rate(s, cfg->fps);
+	if (cfg->controls[0])
+		apply_controls(s, cfg->controls);
+	e = image_u8_alloc(&s->frame.img, s->width, s->height);
+	if (e)
+		goto fail;
+	s->conv = pixfmt_create(s->fourcc, s->width, s->height, s->bytesperline, &e);
+	if (!s->conv)
+		goto fail;
+	int n = cfg->n_buffers < 3 ? 3 : cfg->n_buffers > V4L2_MAX_BUFFERS ? V4L2_MAX_BUFFERS : cfg->n_buffers;
+	e = start_streaming(s, n);
+	if (e)
+		goto fail;
+	snprintf(s->frame.name, sizeof s->frame.name, "%.63s", s->path);
+	char nm[5];
+	snprintf(c->desc, sizeof c->desc, "%s (%.32s, %s %dx%d at %d fps, %d buffers)", s->path,
+		 (const char *)cap.card, pixfmt_name(s->fourcc, nm), s->width, s->height, c->fps,
+		 s->n_bufs);
+	c->finite = false;
+	log_once_reset(&g_open_failed_logged, "capture: %s opened", s->path);
+	return 0;
+fail:
+	v4l2_close_src(c);
+	return e;
+}
+
+static int v4l2_read_src(struct capture *c, struct frame **out)
+{
+	struct v4l2_src *s = c->priv;
+	struct pollfd p = {.fd = s->fd, .events = POLLIN};
+	int r = s->sys->poll(&p, 1, CAPTURE_V4L2_POLL_MS);
+	if (r < 0)
+		return errno == EINTR ? ERR_AGAIN : lost(s, "poll", errno);
+	if (r == 0) {
+		log_once(&s->timeout_logged, LOG_WARN, "capture: %s: no frame for %d ms", s->path,
+			 CAPTURE_V4L2_POLL_MS);
+		return ERR_AGAIN;
+	}
+	if ((p.revents & (POLLERR | POLLHUP | POLLNVAL)) && !(p.revents & POLLIN)) {
+		log_error("capture: %s: the device reports an error (unplugged?)", s->path);
+		return ERR_DEVICE;
+	}
+	struct v4l2_buffer b = {.type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP};
+	if (xioctl(s->sys, s->fd, VIDIOC_DQBUF, &b) < 0) {
+		if (errno == EAGAIN || errno == EINTR)
+			return ERR_AGAIN;
+		if (errno == EIO) {
+			/* The spec calls EIO temporary (signal loss); only a long run of
+			 * them means the camera is gone. */
+			if (++s->bad_run >= CAPTURE_V4L2_MAX_BAD)
+				return lost(s, "VIDIOC_DQBUF (repeatedly)", EIO);
+			log_once(&s->eio_logged, LOG_WARN, "capture: %s: I/O error on a frame: skipped",
+				 s->path);
+			return ERR_FORMAT;
+		}
+		return lost(s, "VIDIOC_DQBUF", errno);
+	}
+	if (b.index >= (uint32_t)s->n_bufs) {
+		log_error("capture: %s: driver returned buffer %u of %d", s->path, b.index, s->n_bufs);
+		return ERR_DEVICE;
+	}
+	s->bad_run = 0;
+	log_once_reset(&s->timeout_logged, "capture: %s: frames flow again", s->path);
+	int e = 0;
+	if (b.flags & V4L2_BUF_FLAG_ERROR) {
+		log_once(&s->errflag_logged, LOG_WARN, "capture: %s: driver flagged a damaged frame: "
+			 "skipped (and later ones, silently)", s->path);
+		e = ERR_FORMAT;
+	} else {
+		size_t used = b.bytesused <= s->bufs[b.index].len ? b.bytesused : s->bufs[b.index].len;
+		e = pixfmt_convert(s->conv, s->bufs[b.index].start, used, &s->frame.img);
+		if (e) {
+			log_once(&s->short_logged, LOG_WARN, "capture: %s: short or undecodable frame "
+				 "(%u bytes): skipped (and later ones, silently)", s->path, b.bytesused);
+			e = ERR_FORMAT;
+		}
+	}
+	int64_t ts = 0;
+	if ((b.flags & V4L2_BUF_FLAG_TIMESTAMP_MASK) == V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC)
+		ts = (int64_t)b.timestamp.tv_sec * 1000000000LL + (int64_t)b.timestamp.tv_usec * 1000LL;
+	/* The pixels are copied out: hand the buffer back at once. */
+	if (xioctl(s->sys, s->fd, VIDIOC_QBUF, &b) < 0)
+		return lost(s, "VIDIOC_QBUF", errno);
+	if (e)
+		return e;
+	s->frame.t_capture_ns = ts;
+	*out = &s->frame;
+	return 0;
+}
+
+const struct capture_backend capture_backend_v4l2 = {
+	.name = "v4l2", .open = v4l2_open_src, .read = v4l2_read_src, .close = v4l2_close_src,
+};
+
+/* --------------------------------------------------------------- listing -- */
+
+static void list_intervals(const struct v4l2_sys *sys, int fd, FILE *out, uint32_t pf,
+			   uint32_t w, uint32_t h)
+{
+	struct v4l2_frmivalenum iv = {.pixel_format = pf, .width = w, .height = h};
+	if (xioctl(sys, fd, VIDIOC_ENUM_FRAMEINTERVALS, &iv) < 0) {
+		fprintf(out, "\n");
+		return;
+	}
+	if (iv.type != V4L2_FRMIVAL_TYPE_DISCRETE) {
+		const struct v4l2_fract *a = &iv.stepwise.min, *b = &iv.stepwise.max;
+		fprintf(out, " %.3g..%.3g fps\n", b->numerator ? (double)b->denominator / b->numerator : 0,
+			a->numerator ? (double)a->denominator / a->numerator : 0);
+		return;
+	}
+	fprintf(out, " fps:");
+	for (uint32_t i = 0; i < 64; i++) {
+		iv.index = i;
+		if (xioctl(sys, fd, VIDIOC_ENUM_FRAMEINTERVALS, &iv) < 0)
+			break;
+		if (iv.discrete.numerator)
+			fprintf(out, " %.4g", (double)iv.discrete.denominator / iv.discrete.numerator);
+	}
+	fprintf(out, "\n");
+}
+
+static void list_formats(const struct v4l2_sys *sys, int fd, FILE *out)
+{
+	for (uint32_t i = 0; i < V4L2_MAX_FORMATS; i++) {
+		struct v4l2_fmtdesc fd_ = {.index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE};
+		if (xioctl(sys, fd, VIDIOC_ENUM_FMT, &fd_) < 0) {
+			if (i == 0)
+				fprintf(out, "  no pixel formats\n");
+			break;
+		}
+		char nm[5];
+		fprintf(out, "  format %s (%.32s)%s%s\n", pixfmt_name(fd_.pixelformat, nm),
+			(const char *)fd_.description,
+			(fd_.flags & V4L2_FMT_FLAG_EMULATED) ? " [converted by libv4l2]" : "",
+			pixfmt_supported(fd_.pixelformat) ? "" : " [not read by tabletrack]");
+		for (uint32_t j = 0; j < 256; j++) {
+			struct v4l2_frmsizeenum fs = {.index = j, .pixel_format = fd_.pixelformat};
+			if (xioctl(sys, fd, VIDIOC_ENUM_FRAMESIZES, &fs) < 0)
+				break;
+			if (fs.type == V4L2_FRMSIZE_TYPE_DISCRETE) {
+				fprintf(out, "    %ux%u", fs.discrete.width, fs.discrete.height);
+				list_intervals(sys, fd, out, fd_.pixelformat, fs.discrete.width,
+					       fs.discrete.height);
+			} else {
+				fprintf(out, "    %ux%u..%ux%u step %ux%u", fs.stepwise.min_width,
+					fs.stepwise.min_height, fs.stepwise.max_width,
+					fs.stepwise.max_height, fs.stepwise.step_width,
+					fs.stepwise.step_height);
+				list_intervals(sys, fd, out, fd_.pixelformat, fs.stepwise.max_width,
+					       fs.stepwise.max_height);
+				break;
+			}
+		}
+	}
+}
+
+static void list_controls(const struct v4l2_sys *sys, int fd, FILE *out)
+{
+	struct v4l2_queryctrl q = {.id = V4L2_CTRL_FLAG_NEXT_CTRL};
+	int n = 0;
+	while (xioctl(sys, fd, VIDIOC_QUERYCTRL, &q) == 0 && n < 512) {
+		n++;
+		if (q.type != V4L2_CTRL_TYPE_CTRL_CLASS && !(q.flags & V4L2_CTRL_FLAG_DISABLED)) {
+			struct v4l2_control c = {.id = q.id};
+			bool have = xioctl(sys, fd, VIDIOC_G_CTRL, &c) == 0;
+			fprintf(out, "  control %-32.32s %d..%d step %d default %d", (const char *)q.name,
+				q.minimum, q.maximum, q.step, q.default_value);
+			if (have)
+				fprintf(out, " now %d", c.value);
+			if (q.flags & V4L2_CTRL_FLAG_INACTIVE)
+				fprintf(out, " [inactive]");
+			fprintf(out, "\n");
+			if (q.type == V4L2_CTRL_TYPE_MENU || q.type == V4L2_CTRL_TYPE_INTEGER_MENU) {
+				for (int m = q.minimum; m <= q.maximum && m - q.minimum < 64; m++) {
+					struct v4l2_querymenu qm = {.id = q.id, .index = (uint32_t)m};
+					if (xioctl(sys, fd, VIDIOC_QUERYMENU, &qm) < 0)
+						continue;
+					if (q.type == V4L2_CTRL_TYPE_MENU)
+						fprintf(out, "      %d: %.32s\n", m, (const char *)qm.name);
+					else
+						fprintf(out, "      %d: %lld\n", m, (long long)qm.value);
+				}
+			}
+		}
+		q.id |= V4L2_CTRL_FLAG_NEXT_CTRL;
+	}
+}
+
+int capture_v4l2_list_paths(FILE *out, const char *const *paths, int n_paths)
+{
+	const struct v4l2_sys *sys = atomic_load(&g_sys);
+	int n_capture = 0;
+	for (int i = 0; i < n_paths; i++) {
+		int fd = sys->open(paths[i], O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0) {
+			int en = errno;
+			fprintf(out, "%s: cannot open: %s%s\n", paths[i], strerror(en),
+				en == EACCES ? " (is the user in the 'video' group?)" : "");
+			continue;
+		}
+		struct v4l2_capability cap = {0};
+		if (xioctl(sys, fd, VIDIOC_QUERYCAP, &cap) < 0) {
+			fprintf(out, "%s: not a V4L2 device\n", paths[i]);
+			sys->close(fd);
+			continue;
+		}
+		uint32_t caps = (cap.capabilities & V4L2_CAP_DEVICE_CAPS) ? cap.device_caps
+									   : cap.capabilities;
+		fprintf(out, "%s: %.32s (driver %.16s, bus %.32s)\n", paths[i], (const char *)cap.card,
+			(const char *)cap.driver, (const char *)cap.bus_info);
+		if (!(caps & V4L2_CAP_VIDEO_CAPTURE)) {
+			fprintf(out, "  not a video capture node (metadata or output): not usable\n");
+			sys->close(fd);
+			continue;
+		}
+		n_capture++;
+		fprintf(out, "  use it with: source = v4l2:%s\n", paths[i]);
+		list_formats(sys, fd, out);
+		list_controls(sys, fd, out);
+		sys->close(fd);
+	}
+	return n_capture;
+}
+
+int capture_list_cameras(FILE *out)
+{
+	glob_t g;
+	int r = glob("/dev/video*", 0, NULL, &g);
+	if (r != 0 || g.gl_pathc == 0) {
+		fprintf(out, "no V4L2 cameras: there is no /dev/video* device. Plug a camera in "
+			     "(a UVC webcam needs the uvcvideo module), or use source = demo.\n");
+		if (r == 0)
+			globfree(&g);
+		return 0;
+	}
+	/* /dev/video10 after /dev/video9. */
+	for (size_t i = 1; i < g.gl_pathc; i++)
+		for (size_t j = i; j > 0 && strverscmp(g.gl_pathv[j - 1], g.gl_pathv[j]) > 0; j--) {
+			char *t = g.gl_pathv[j];
+			g.gl_pathv[j] = g.gl_pathv[j - 1];
+			g.gl_pathv[j - 1] = t;
+		}
+	int n = capture_v4l2_list_paths(out, (const char *const *)g.gl_pathv, (int)g.gl_pathc);
+	if (n == 0)
+		fprintf(out, "no V4L2 capture devices among the %zu /dev/video* nodes above\n",
+			g.gl_pathc);
+	globfree(&g);
+	return n;
+}

@@ -1,0 +1,1080 @@
+/* The option table and everything generated from it: see config.h. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <ini.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../core/err.h"
+#include "../core/log.h"
+
+#ifndef TT_VERSION
+#define TT_VERSION "unknown"
+#endif
+
+#define FIELD_SIZE(field) sizeof(((struct tt_config *)0)->field)
+
+#define OPT_BOOL(sec, nm, field, dflt, lv, sh, hlp)                                                          \
+	{                                                                                                    \
+		.name = nm, .section = sec, .type = CONFIG_BOOL, .def = dflt, .live = lv, .short_opt = sh,   \
+		.help = hlp, .offset = offsetof(struct tt_config, field), .size = FIELD_SIZE(field)          \
+	}
+#define OPT_INT(sec, nm, field, dflt, lo, hi, lv, sh, mv, hlp)                                               \
+	{                                                                                                    \
+		.name = nm, .section = sec, .type = CONFIG_INT, .def = dflt, .min = lo, .max = hi,           \
+		.live = lv, .short_opt = sh, .metavar = mv, .help = hlp,                                     \
+		.offset = offsetof(struct tt_config, field), .size = FIELD_SIZE(field)                       \
+	}
+#define OPT_FLOAT(sec, nm, field, dflt, lo, hi, lv, sh, mv, hlp)                                             \
+	{                                                                                                    \
+		.name = nm, .section = sec, .type = CONFIG_FLOAT, .def = dflt, .min = lo, .max = hi,         \
+		.live = lv, .short_opt = sh, .metavar = mv, .help = hlp,                                     \
+		.offset = offsetof(struct tt_config, field), .size = FIELD_SIZE(field)                       \
+	}
+#define OPT_STRING(sec, nm, field, dflt, lv, sh, mv, hlp)                                                    \
+	{                                                                                                    \
+		.name = nm, .section = sec, .type = CONFIG_STRING, .def = dflt, .live = lv, .short_opt = sh, \
+		.metavar = mv, .help = hlp, .offset = offsetof(struct tt_config, field),                     \
+		.size = FIELD_SIZE(field)                                                                    \
+	}
+#define OPT_ENUM(sec, nm, field, dflt, vals, lv, sh, hlp)                                                    \
+	{                                                                                                    \
+		.name = nm, .section = sec, .type = CONFIG_ENUM, .def = dflt, .values = vals, .live = lv,    \
+		.short_opt = sh, .metavar = vals, .help = hlp, .offset = offsetof(struct tt_config, field),  \
+		.size = FIELD_SIZE(field)                                                                    \
+	}
+
+/* The one table (architecture.md, convention 10). Order is the order of
+ * --help and of the config file. */
+static const struct config_option options[] = {
+    OPT_STRING("source", "source", source, "", false, 's', "SOURCE",
+               "where frames come from: v4l2:/dev/videoN (or v4l2:N), folder:DIR, file:IMAGE, "
+               "raw:WxH[:FPS] (grey frames on standard input), demo; empty = the first camera, "
+               "else the demo"),
+    OPT_BOOL("source", "once", once, "false", false, 'o',
+             "process every frame of a finite source once, then exit"),
+    OPT_INT("source", "fps", fps, "30", 0, 1000, false, 'f', "N",
+            "frames per second asked of the camera, and the replay rate of file sources; "
+            "0 = as fast as possible"),
+    OPT_BOOL("source", "loop", loop, "false", false, 'l', "start a folder or file source again when it ends"),
+    OPT_INT("source", "width", width, "0", 0, 16384, false, 0, "N",
+            "camera frame width in pixels; 0 = the driver's default"),
+    OPT_INT("source", "height", height, "0", 0, 16384, false, 0, "N",
+            "camera frame height in pixels; 0 = the driver's default"),
+    OPT_STRING("source", "format", format, "auto", false, 0, "FOURCC",
+               "camera pixel format, a V4L2 fourcc such as GREY, YUYV or MJPG; auto = the "
+               "best the camera offers"),
+    OPT_INT("source", "buffers", n_buffers, "4", 3, 32, false, 0, "N", "number of V4L2 capture buffers"),
+
+    OPT_ENUM("threshold", "gpu", gpu, "auto", "auto|on|off", false, 'G',
+             "threshold on the GPU: auto (when one works, else the CPU), on (fail without "
+             "one), off"),
+    OPT_ENUM("threshold", "threshold", threshold_mode, "bernsen", "bernsen|tiled", true, 0,
+             "thresholding method: bernsen (per pixel) or tiled (one threshold per tile, "
+             "cheaper, blockier)"),
+    OPT_INT("threshold", "radius", radius, "6", 1, 32, true, 'r', "N",
+            "Bernsen window radius in pixels (the window side is 2r+1)"),
+    OPT_INT("threshold", "gate", gate, "32", 0, 255, true, 'g', "N",
+            "minimum contrast (max - min) in the window; flatter areas become black when "
+            "dark, white when bright"),
+    OPT_INT("threshold", "tile", tile, "10", 2, 64, true, 0, "N", "tile side in pixels for the tiled method"),
+    {.name = "median",
+     .section = "threshold",
+     .type = CONFIG_INT,
+     .def = "0",
+     .min = 0,
+     .max = 5,
+     .values = "0|3|5",
+     .live = true,
+     .metavar = "N",
+     .help = "median pre-filter size against sensor noise: 0 (off), 3 or 5",
+     .offset = offsetof(struct tt_config, median),
+     .size = FIELD_SIZE(median)},
+    OPT_FLOAT("threshold", "gauss", gauss_sigma, "0", 0, 4, true, 0, "SIGMA",
+              "Gaussian pre-filter sigma in pixels; 0 = off, else 0.3..4"),
+
+    OPT_STRING("fiducials", "trees", trees, "", false, 'T', "FILE",
+               "amoeba symbol set (a .trees file, one tree a line, ID = line); empty = the "
+               "built-in set"),
+    OPT_FLOAT("fiducials", "finger_size", finger_size, "0", 0, 500, true, 'F', "PX",
+              "expected finger diameter in pixels; 0 = no finger tracking"),
+    OPT_FLOAT("fiducials", "finger_sensitivity", finger_sensitivity, "0.5", 0, 1, true, 0, "X",
+              "0..1: higher accepts less round fingers"),
+    OPT_INT("fiducials", "finger_contrast", finger_contrast, "16", 0, 255, true, 0, "N",
+            "minimum grey-level difference between a finger and its surround"),
+    OPT_FLOAT("fiducials", "blob_min", blob_min, "0", 0, 16384, true, 0, "PX",
+              "smallest blob reported, in pixels (the larger of width and height)"),
+    OPT_FLOAT("fiducials", "blob_max", blob_max, "0", 0, 16384, true, 0, "PX",
+              "largest blob reported, in pixels; 0 = no blob tracking"),
+
+    OPT_INT("tracking", "linger_frames", linger_frames, "2", 0, 10, true, 0, "N",
+            "frames a lost object is kept at its predicted place before it is removed"),
+    OPT_FLOAT("tracking", "dead_band_px", dead_band_px, "0.5", 0, 50, true, 0, "PX",
+              "resting objects: moves shorter than this are not reported"),
+    OPT_FLOAT("tracking", "dead_band_deg", dead_band_deg, "0.5", 0, 45, true, 0, "DEG",
+              "resting objects: turns smaller than this are not reported"),
+    OPT_BOOL("tracking", "invert_x", invert_x, "false", true, 0, "mirror x positions"),
+    OPT_BOOL("tracking", "invert_y", invert_y, "false", true, 0, "mirror y positions"),
+    OPT_BOOL("tracking", "invert_angle", invert_angle, "false", true, 0, "reverse the direction of angles"),
+    OPT_STRING("tracking", "grid", grid, "", false, 0, "FILE",
+               "calibration grid file (the window writes it); empty = no correction"),
+    OPT_BOOL("tracking", "euro", euro_enabled, "false", true, 0,
+             "smooth positions and angles with a One Euro filter"),
+    OPT_FLOAT("tracking", "euro_min_cutoff", euro_min_cutoff, "1", 0.01, 100, true, 0, "HZ",
+              "One Euro minimum cutoff frequency: lower is smoother at rest"),
+    OPT_FLOAT("tracking", "euro_beta", euro_beta, "0.007", 0, 10, true, 0, "X",
+              "One Euro speed coefficient: higher lags less when moving"),
+    OPT_FLOAT("tracking", "euro_d_cutoff", euro_d_cutoff, "1", 0.01, 100, true, 0, "HZ",
+              "One Euro cutoff frequency of the speed estimate"),
+
+    {.name = "tuio",
+     .section = "tuio",
+     .type = CONFIG_LIST,
+     .def = "udp:127.0.0.1:3333",
+     .short_opt = 't',
+     .metavar = "TARGET",
+     .help = "where TUIO goes: udp:HOST:PORT, tcp:HOST:PORT, tcp:listen:ADDR:PORT or "
+             "ws:listen:ADDR:PORT, each optionally followed by ,tuio2; repeat for more "
+             "targets (at most 8); empty = udp:127.0.0.1:3333",
+     .offset = offsetof(struct tt_config, tuio),
+     .size = FIELD_SIZE(tuio[0]),
+     .count_offset = offsetof(struct tt_config, n_tuio),
+     .max_count = CONFIG_MAX_TUIO},
+    OPT_STRING("tuio", "source_name", source_name, "", false, 0, "NAME",
+               "TUIO source name; empty = tabletrack@HOSTNAME"),
+    OPT_INT("tuio", "refresh_ms", refresh_ms, "1000", 0, 60000, true, 0, "MS",
+            "period of full-state resends in milliseconds; 0 = never"),
+    OPT_INT("tuio", "max_datagram", max_datagram, "1472", 256, 65507, false, 0, "BYTES",
+            "largest UDP datagram; bigger frames are split into several bundles"),
+
+    OPT_BOOL("daemon", "headless", headless, "false", false, 'H', "run without a window"),
+    OPT_BOOL("daemon", "window", window, "false", false, 'w',
+             "open the calibration window (an error when no display is available)"),
+    OPT_BOOL("daemon", "fullscreen", fullscreen, "false", false, 0, "open the window full screen"),
+    OPT_BOOL("daemon", "stats", stats, "false", true, 'S',
+             "log per-stage timing (median, p99) now and then and at exit"),
+    OPT_BOOL("daemon", "verbose", verbose, "false", true, 'v', "log debug messages too"),
+    OPT_BOOL("daemon", "quiet", quiet, "false", true, 'q', "log warnings and errors only"),
+    OPT_STRING("daemon", "dump", dump, "", false, 'd', "DIR",
+               "write every stage's image and data for each frame into DIR; empty = off"),
+    OPT_BOOL("daemon", "list_cameras", list_cameras, "false", false, 'L',
+             "list the V4L2 cameras and their formats, then exit"),
+};
+
+#define N_OPTIONS ((int)(sizeof(options) / sizeof(options[0])))
+
+static const char *const sections[] = {"source", "threshold", "fiducials", "tracking", "tuio", "daemon"};
+#define N_SECTIONS ((int)(sizeof(sections) / sizeof(sections[0])))
+
+static _Thread_local char last_error[CONFIG_ERROR_LEN];
+
+const char *config_last_error(void)
+{
+	return last_error;
+}
+
+const struct config_option *config_option_at(int i)
+{
+	return i >= 0 && i < N_OPTIONS ? &options[i] : NULL;
+}
+
+/* Keys compare with dashes and underscores alike and in any case, so that
+ * "finger-size", "FINGER_SIZE" and "finger_size" are one key. */
+static bool key_equal(const char *a, const char *b)
+{
+	for (;; a++, b++) {
+		char x = *a == '-' ? '_' : (char)tolower((unsigned char)*a);
+		char y = *b == '-' ? '_' : (char)tolower((unsigned char)*b);
+		if (x != y)
+			return false;
+		if (!x)
+			return true;
+	}
+}
+
+const struct config_option *config_find(const char *key)
+{
+	if (!key)
+		return NULL;
+	for (int i = 0; i < N_OPTIONS; i++)
+		if (key_equal(options[i].name, key))
+			return &options[i];
+	return NULL;
+}
+
+static void *field_of(struct tt_config *c, const struct config_option *o)
+{
+	return (char *)c + o->offset;
+}
+
+static const void *cfield_of(const struct tt_config *c, const struct config_option *o)
+{
+	return (const char *)c + o->offset;
+}
+
+/* --- parsing one value ------------------------------------------------- */
+
+static void trim_copy(const char *in, char *out, size_t cap)
+{
+	while (isspace((unsigned char)*in))
+		in++;
+	size_t n = strlen(in);
+	while (n && isspace((unsigned char)in[n - 1]))
+		n--;
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(out, in, n);
+	out[n] = 0;
+}
+
+static int parse_bool(const char *s, bool *out)
+{
+	static const char *const yes[] = {"1", "true", "yes", "on"};
+	static const char *const no[] = {"0", "false", "no", "off"};
+	for (int i = 0; i < 4; i++) {
+		if (!strcasecmp(s, yes[i])) {
+			*out = true;
+			return 0;
+		}
+		if (!strcasecmp(s, no[i])) {
+			*out = false;
+			return 0;
+		}
+	}
+	return ERR_CONFIG;
+}
+
+/* True when s is one of the '|'-separated words of set. */
+static bool in_set(const char *set, const char *s)
+{
+	size_t n = strlen(s);
+	for (const char *p = set; *p;) {
+		const char *bar = strchr(p, '|');
+		size_t len = bar ? (size_t)(bar - p) : strlen(p);
+		if (len == n && !strncmp(p, s, n))
+			return true;
+		if (!bar)
+			break;
+		p = bar + 1;
+	}
+	return false;
+}
+
+static bool has_control_chars(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
+/* Extra rules that a type and range cannot say. */
+static int check_special(const struct config_option *o, const char *v, char *msg, size_t cap)
+{
+	if (!strcmp(o->name, "gauss")) {
+		double s = strtod(v, NULL);
+		if (s != 0 && s < 0.3) {
+			snprintf(msg, cap, "%.100s must be 0 (off) or 0.3..4", v);
+			return ERR_CONFIG;
+		}
+	} else if (!strcmp(o->name, "format")) {
+		size_t n = strlen(v);
+		if (strcmp(v, "auto") && (n < 1 || n > 4)) {
+			snprintf(msg, cap, "'%.100s' is not auto or a fourcc of 1 to 4 characters", v);
+			return ERR_CONFIG;
+		}
+	}
+	return 0;
+}
+
+static int check_tuio_target(const char *t, size_t cap, char *msg, size_t msg_cap)
+{
+	if (strlen(t) >= cap) {
+		snprintf(msg, msg_cap, "target '%.40s...' is too long (at most %zu characters)", t, cap - 1);
+		return ERR_CONFIG;
+	}
+	if (strncmp(t, "udp:", 4) && strncmp(t, "tcp:", 4) && strncmp(t, "ws:", 3)) {
+		snprintf(msg, msg_cap,
+		         "'%.200s' is not a target (udp:HOST:PORT, tcp:HOST:PORT, "
+		         "tcp:listen:ADDR:PORT or ws:listen:ADDR:PORT)",
+		         t);
+		return ERR_CONFIG;
+	}
+	return 0;
+}
+
+/* Sets a list from space-separated targets; appends when `append`. */
+static int apply_list(struct tt_config *c, const struct config_option *o, const char *value, bool append,
+                      char *msg, size_t cap)
+{
+	char *items = field_of(c, o);
+	int *count = (int *)((char *)c + o->count_offset);
+	int n = append ? *count : 0;
+	const char *p = value;
+	char word[CONFIG_ERROR_LEN];
+	for (;;) {
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break;
+		size_t len = 0;
+		while (p[len] && !isspace((unsigned char)p[len]))
+			len++;
+		if (len >= sizeof(word))
+			len = sizeof(word) - 1;
+		memcpy(word, p, len);
+		word[len] = 0;
+		while (*p && !isspace((unsigned char)*p))
+			p++;
+		int rc = check_tuio_target(word, o->size, msg, cap);
+		if (rc)
+			return rc;
+		if (n >= o->max_count) {
+			snprintf(msg, cap, "more than %d targets", o->max_count);
+			return ERR_CONFIG;
+		}
+		memcpy(items + (size_t)n * o->size, word, strlen(word) + 1);
+		n++;
+	}
+	*count = n;
+	return 0;
+}
+
+static int apply(struct tt_config *c, const struct config_option *o, const char *raw, bool append, char *msg,
+                 size_t cap)
+{
+	char v[2 * CONFIG_PATH_LEN];
+	if (!raw)
+		raw = "";
+	if (strlen(raw) >= sizeof(v)) {
+		snprintf(msg, cap, "the value is too long (%zu characters)", strlen(raw));
+		return ERR_CONFIG;
+	}
+	if (has_control_chars(raw)) {
+		snprintf(msg, cap, "the value contains control characters");
+		return ERR_CONFIG;
+	}
+	trim_copy(raw, v, sizeof(v));
+	void *dst = field_of(c, o);
+	switch (o->type) {
+	case CONFIG_BOOL: {
+		bool b;
+		if (parse_bool(v, &b)) {
+			snprintf(msg, cap, "'%.100s' is not a boolean (true|false|yes|no|on|off|1|0)", v);
+			return ERR_CONFIG;
+		}
+		*(bool *)dst = b;
+		return 0;
+	}
+	case CONFIG_INT: {
+		char *end;
+		errno = 0;
+		long x = strtol(v, &end, 10);
+		if (!*v || *end || errno) {
+			snprintf(msg, cap, "'%.100s' is not an integer", v);
+			return ERR_CONFIG;
+		}
+		if (x < o->min || x > o->max) {
+			snprintf(msg, cap, "%.100s is out of range %g..%g", v, o->min, o->max);
+			return ERR_CONFIG;
+		}
+		if (o->values && !in_set(o->values, v)) {
+			snprintf(msg, cap, "%.100s is not one of %s", v, o->values);
+			return ERR_CONFIG;
+		}
+		int rc = check_special(o, v, msg, cap);
+		if (rc)
+			return rc;
+		*(int *)dst = (int)x;
+		return 0;
+	}
+	case CONFIG_FLOAT: {
+		char *end;
+		errno = 0;
+		float x = strtof(v, &end);
+		if (!*v || *end || errno || !isfinite(x)) {
+			snprintf(msg, cap, "'%.100s' is not a number", v);
+			return ERR_CONFIG;
+		}
+		if (x < o->min || x > o->max) {
+			snprintf(msg, cap, "%.100s is out of range %g..%g", v, o->min, o->max);
+			return ERR_CONFIG;
+		}
+		int rc = check_special(o, v, msg, cap);
+		if (rc)
+			return rc;
+		*(float *)dst = x;
+		return 0;
+	}
+	case CONFIG_STRING: {
+		if (strlen(v) >= o->size) {
+			snprintf(msg, cap, "the value is too long (%zu characters, at most %zu)", strlen(v),
+			         o->size - 1);
+			return ERR_CONFIG;
+		}
+		int rc = check_special(o, v, msg, cap);
+		if (rc)
+			return rc;
+		memcpy(dst, v, strlen(v) + 1);
+		return 0;
+	}
+	case CONFIG_ENUM:
+		if (!in_set(o->values, v) || strlen(v) >= o->size) {
+			snprintf(msg, cap, "'%.100s' is not one of %s", v, o->values);
+			return ERR_CONFIG;
+		}
+		memcpy(dst, v, strlen(v) + 1);
+		return 0;
+	case CONFIG_LIST:
+		return apply_list(c, o, v, append, msg, cap);
+	}
+	snprintf(msg, cap, "internal error: unknown type");
+	return ERR_CONFIG;
+}
+
+static void set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Logs one problem; keeps the first one of a call in last_error. */
+static _Thread_local bool have_error;
+
+static void set_error(const char *fmt, ...)
+{
+	char buf[CONFIG_ERROR_LEN];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	log_error("%s", buf);
+	if (!have_error) {
+		memcpy(last_error, buf, sizeof(buf));
+		have_error = true;
+	}
+}
+
+/* Each public entry starts a new error report. */
+static void begin_call(void)
+{
+	have_error = false;
+	last_error[0] = 0;
+}
+
+int config_set(struct tt_config *c, const char *key, const char *value)
+{
+	begin_call();
+	const struct config_option *o = config_find(key);
+	if (!o) {
+		set_error("%s: unknown key", key ? key : "(null)");
+		return ERR_CONFIG;
+	}
+	char msg[CONFIG_ERROR_LEN];
+	int rc = apply(c, o, value, false, msg, sizeof(msg));
+	if (rc)
+		set_error("%s: %s", o->name, msg);
+	return rc;
+}
+
+void config_defaults(struct tt_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	for (int i = 0; i < N_OPTIONS; i++) {
+		char msg[CONFIG_ERROR_LEN];
+		if (apply(c, &options[i], options[i].def, false, msg, sizeof(msg)))
+			log_error("config: bad default for %s: %s", options[i].name, msg);
+	}
+}
+
+int config_check(const struct tt_config *c)
+{
+	begin_call();
+	int rc = 0;
+	if (c->blob_max > 0 && c->blob_max < c->blob_min) {
+		set_error("blob_max: %g is smaller than blob_min %g (0 turns blobs off)", (double)c->blob_max,
+		          (double)c->blob_min);
+		rc = ERR_CONFIG;
+	}
+	if (c->headless && c->window) {
+		set_error("headless: headless and window exclude each other");
+		rc = ERR_CONFIG;
+	}
+	return rc;
+}
+
+/* --- formatting -------------------------------------------------------- */
+
+/* Shortest text that reads back as the same float. */
+static void format_float(float x, char *buf, size_t cap)
+{
+	for (int prec = 1; prec <= 9; prec++) {
+		snprintf(buf, cap, "%.*g", prec, (double)x);
+		if (strtof(buf, NULL) == x)
+			return;
+	}
+}
+
+static int format_value(const struct tt_config *c, const struct config_option *o, char *buf, size_t cap)
+{
+	const void *src = cfield_of(c, o);
+	int n = 0;
+	switch (o->type) {
+	case CONFIG_BOOL:
+		n = snprintf(buf, cap, "%s", *(const bool *)src ? "true" : "false");
+		break;
+	case CONFIG_INT:
+		n = snprintf(buf, cap, "%d", *(const int *)src);
+		break;
+	case CONFIG_FLOAT: {
+		char tmp[64];
+		format_float(*(const float *)src, tmp, sizeof(tmp));
+		n = snprintf(buf, cap, "%s", tmp);
+		break;
+	}
+	case CONFIG_STRING:
+	case CONFIG_ENUM:
+		n = snprintf(buf, cap, "%s", (const char *)src);
+		break;
+	case CONFIG_LIST: {
+		const char *items = src;
+		int count = *(const int *)((const char *)c + o->count_offset);
+		size_t used = 0;
+		if (cap)
+			buf[0] = 0;
+		for (int i = 0; i < count; i++) {
+			int m = snprintf(buf + (used < cap ? used : cap), used < cap ? cap - used : 0, "%s%s",
+			                 i ? " " : "", items + (size_t)i * o->size);
+			used += (size_t)m;
+		}
+		n = (int)used;
+		break;
+	}
+	}
+	return n >= 0 && (size_t)n < cap ? 0 : ERR_RANGE;
+}
+
+int config_get(const struct tt_config *c, const char *key, char *buf, size_t cap)
+{
+	const struct config_option *o = config_find(key);
+	if (!o)
+		return ERR_CONFIG;
+	return format_value(c, o, buf, cap);
+}
+
+/* Writes text as comment lines ("# ...") wrapped at `width` columns, each
+ * line starting with `indent` spaces (or "# " when comment). */
+static void write_wrapped(FILE *out, const char *text, int first_col, int indent, int width, bool comment)
+{
+	int col = first_col;
+	const char *p = text;
+	bool line_empty = true;
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		int len = 0;
+		while (p[len] && p[len] != ' ')
+			len++;
+		if (!line_empty && col + 1 + len > width) {
+			fputc('\n', out);
+			if (comment)
+				col = fprintf(out, "#");
+			else
+				col = fprintf(out, "%*s", indent, "");
+			line_empty = true;
+		}
+		if (!line_empty || comment) {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(p, 1, (size_t)len, out);
+		col += len;
+		line_empty = false;
+		p += len;
+	}
+	fputc('\n', out);
+}
+
+static void describe_default(const struct config_option *o, char *buf, size_t cap)
+{
+	const char *def = o->def;
+	switch (o->type) {
+	case CONFIG_BOOL:
+		snprintf(buf, cap, "boolean, default %s", def);
+		break;
+	case CONFIG_INT:
+		if (o->values)
+			snprintf(buf, cap, "%s, default %s", o->values, def);
+		else
+			snprintf(buf, cap, "integer %g..%g, default %s", o->min, o->max, def);
+		break;
+	case CONFIG_FLOAT:
+		snprintf(buf, cap, "number %g..%g, default %s", o->min, o->max, def);
+		break;
+	case CONFIG_ENUM:
+		snprintf(buf, cap, "%s, default %s", o->values, def);
+		break;
+	case CONFIG_STRING:
+	case CONFIG_LIST:
+		snprintf(buf, cap, "default %s", *def ? def : "empty");
+		break;
+	}
+	if (o->live)
+		snprintf(buf + strlen(buf), cap - strlen(buf), "; live");
+}
+
+void config_print(const struct tt_config *c, FILE *out)
+{
+	fprintf(out,
+	        "# tabletrack configuration.\n"
+	        "#\n"
+	        "# Written by tabletrack --print-config: every key, with its help, its range\n"
+	        "# and its default. Keys may use dashes or underscores; the command line\n"
+	        "# (--finger-size 12) overrides this file. \"live\" keys can be changed while\n"
+	        "# running, from the window. A line may hold at most %d characters.\n",
+	        CONFIG_MAX_LINE);
+	const char *section = NULL;
+	for (int i = 0; i < N_OPTIONS; i++) {
+		const struct config_option *o = &options[i];
+		if (!section || strcmp(section, o->section)) {
+			section = o->section;
+			fprintf(out, "\n[%s]\n", section);
+		}
+		char desc[256];
+		fprintf(out, "\n#");
+		write_wrapped(out, o->help, 1, 0, 78, true);
+		describe_default(o, desc, sizeof(desc));
+		fprintf(out, "# (%s)\n", desc);
+		if (o->type == CONFIG_LIST) {
+			const char *items = cfield_of(c, o);
+			int count = *(const int *)((const char *)c + o->count_offset);
+			if (!count)
+				fprintf(out, "%s =\n", o->name);
+			for (int k = 0; k < count; k++)
+				fprintf(out, "%s = %s\n", o->name, items + (size_t)k * o->size);
+			continue;
+		}
+		char value[CONFIG_PATH_LEN + 16];
+		format_value(c, o, value, sizeof(value));
+		fprintf(out, "%s =%s%s\n", o->name, *value ? " " : "", value);
+	}
+}
+
+static void dashed(const char *name, char *out, size_t cap)
+{
+	size_t i = 0;
+	for (; name[i] && i + 1 < cap; i++)
+		out[i] = name[i] == '_' ? '-' : name[i];
+	out[i] = 0;
+}
+
+static void help_line(FILE *out, char sh, const char *lng, const char *metavar, const char *text)
+{
+	char head[96];
+	int n;
+	if (sh)
+		n = snprintf(head, sizeof(head), "  -%c, --%s", sh, lng);
+	else
+		n = snprintf(head, sizeof(head), "      --%s", lng);
+	if (metavar)
+		snprintf(head + n, sizeof(head) - (size_t)n, " %s", metavar);
+	fputs(head, out);
+	int col = (int)strlen(head);
+	if (col >= 31) {
+		fputc('\n', out);
+		col = 0;
+	}
+	fprintf(out, "%*s", 31 - col, "");
+	write_wrapped(out, text, 31, 31, 79, false);
+}
+
+void config_print_help(FILE *out, const char *prog)
+{
+	fprintf(out,
+	        "Usage: %s [OPTION]...\n"
+	        "Tracks amoeba fiducials, fingers and blobs on a tabletop camera and sends them\n"
+	        "as TUIO.\n\n"
+	        "Every option can also be set in the config file (--config FILE, else\n"
+	        "$TABLETRACK_CONFIG) under its [section], with underscores or dashes. The\n"
+	        "command line overrides the file. Options marked \"live\" can be changed while\n"
+	        "running. Exit status: 0 done, 78 bad configuration, 1 other failure.\n\n"
+	        "General:\n",
+	        prog ? prog : "tabletrack");
+	help_line(out, 'h', "help", NULL, "show this help and exit");
+	help_line(out, 'V', "version", NULL, "show the version and exit");
+	help_line(out, 'c', "config", "FILE",
+	          "load FILE before the other options, wherever it stands (default: "
+	          "$TABLETRACK_CONFIG, else none)");
+	help_line(out, 0, "print-config", NULL,
+	          "write the effective configuration as a commented config file to standard "
+	          "output, and exit");
+	const char *section = NULL;
+	for (int i = 0; i < N_OPTIONS; i++) {
+		const struct config_option *o = &options[i];
+		if (!section || strcmp(section, o->section)) {
+			section = o->section;
+			fprintf(out, "\n[%s]\n", section);
+		}
+		char lng[64], text[1024], desc[256];
+		dashed(o->name, lng, sizeof(lng));
+		describe_default(o, desc, sizeof(desc));
+		snprintf(text, sizeof(text), "%s (%s)", o->help, desc);
+		const char *mv = o->type == CONFIG_BOOL ? NULL : o->metavar;
+		if (o->type == CONFIG_BOOL) {
+			char flag[80];
+			snprintf(flag, sizeof(flag), "%s[=no]", lng);
+			help_line(out, o->short_opt, flag, NULL, text);
+		} else {
+			help_line(out, o->short_opt, lng, mv ? mv : "VALUE", text);
+		}
+	}
+}
+
+/* --- the config file ---------------------------------------------------- */
+
+struct loader {
+	struct tt_config *c;
+	const char *name; /* file name in messages */
+	FILE *f;          /* file source, or */
+	const char *s;    /* string source */
+	int line;         /* of the line inih parses now */
+	int n_errors;
+	int first_error_line;
+	bool seen[N_OPTIONS]; /* lists: the first occurrence replaces */
+};
+
+static void loader_error(struct loader *l, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void loader_error(struct loader *l, int line, const char *fmt, ...)
+{
+	char buf[CONFIG_ERROR_LEN];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	set_error("%s:%d: %s", l->name, line, buf);
+	if (!l->n_errors++)
+		l->first_error_line = line;
+}
+
+/* fgets-style reader over a file or a string. It reads whole lines itself,
+ * because inih would silently treat the rest of an over-long line as a new
+ * line; here an over-long line is reported and skipped. */
+static char *loader_read(char *str, int num, void *stream)
+{
+	struct loader *l = stream;
+	if (num < 3)
+		return NULL;
+	size_t cap = (size_t)num - 2, n = 0;
+	bool any = false, too_long = false, nul = false;
+	for (;;) {
+		int ch;
+		if (l->f) {
+			ch = getc(l->f);
+			if (ch == EOF)
+				break;
+		} else {
+			if (!*l->s)
+				break;
+			ch = (unsigned char)*l->s++;
+		}
+		any = true;
+		if (ch == '\n')
+			break;
+		if (ch == 0) {
+			nul = true;
+			continue;
+		}
+		if (n < cap)
+			str[n++] = (char)ch;
+		else
+			too_long = true;
+	}
+	if (!any)
+		return NULL;
+	l->line++;
+	if (too_long || nul) {
+		if (too_long)
+			loader_error(l, l->line, "line longer than %d characters", num - 3);
+		else
+			loader_error(l, l->line, "line contains a NUL byte");
+		n = 0;
+	}
+	str[n++] = '\n';
+	str[n] = 0;
+	return str;
+}
+
+static bool known_section(const char *s)
+{
+	for (int i = 0; i < N_SECTIONS; i++)
+		if (key_equal(sections[i], s))
+			return true;
+	return false;
+}
+
+#if INI_HANDLER_LINENO
+static int loader_handle(void *user, const char *section, const char *name, const char *value, int lineno)
+#else
+static int loader_handle(void *user, const char *section, const char *name, const char *value)
+#endif
+{
+	struct loader *l = user;
+	int line = l->line;
+	const struct config_option *o = config_find(name);
+	if (*section && !known_section(section)) {
+		loader_error(l, line, "%s: unknown section [%s]", name, section);
+		return 1;
+	}
+	if (!o) {
+		loader_error(l, line, "%s: unknown key", name);
+		return 1;
+	}
+	if (*section && !key_equal(section, o->section)) {
+		loader_error(l, line, "%s: belongs in [%s], not [%s]", o->name, o->section, section);
+		return 1;
+	}
+	int idx = (int)(o - options);
+	bool append = o->type == CONFIG_LIST && l->seen[idx];
+	if (append && (!value || !*value))
+		return 1;
+	l->seen[idx] = true;
+	char msg[CONFIG_ERROR_LEN];
+	if (apply(l->c, o, value, append, msg, sizeof(msg)))
+		loader_error(l, line, "%s: %s", o->name, msg);
+	/* Errors are counted here, not returned to inih, whose line number
+	 * would only name the first one. */
+	return 1;
+}
+
+static int load(struct tt_config *c, struct loader *l)
+{
+	struct tt_config tmp = *c;
+	l->c = &tmp;
+	int rc = ini_parse_stream(loader_read, l, loader_handle, l);
+	if (rc > 0 && (!l->n_errors || rc < l->first_error_line))
+		loader_error(l, rc, "syntax error: expected [section], key = value or a comment");
+	else if (rc > 0)
+		l->n_errors++;
+	if (rc < 0) {
+		set_error("%s: cannot parse (out of memory)", l->name);
+		return ERR_NOMEM;
+	}
+	if (l->n_errors)
+		return ERR_CONFIG;
+	if (config_check(&tmp)) {
+		char first[CONFIG_ERROR_LEN];
+		memcpy(first, last_error, sizeof(first));
+		begin_call();
+		set_error("%s: %s", l->name, first);
+		return ERR_CONFIG;
+	}
+	*c = tmp;
+	return 0;
+}
+
+int config_load_string(struct tt_config *c, const char *text, const char *name)
+{
+	begin_call();
+	struct loader l = {.name = name ? name : "(string)", .s = text ? text : ""};
+	return load(c, &l);
+}
+
+int config_load_file(struct tt_config *c, const char *path)
+{
+	begin_call();
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		set_error("%s: cannot open: %s", path, strerror(errno));
+		return ERR_IO;
+	}
+	struct loader l = {.name = path, .f = f};
+	int rc = load(c, &l);
+	if (!rc && ferror(f)) {
+		set_error("%s: read error", path);
+		rc = ERR_IO;
+	}
+	fclose(f);
+	return rc;
+}
+
+/* --- the command line --------------------------------------------------- */
+
+enum { ID_HELP = 1000, ID_VERSION, ID_CONFIG, ID_PRINT, ID_FIRST_OPTION };
+
+struct cli {
+	struct option longopts[N_OPTIONS + 5];
+	char names[N_OPTIONS][64];
+	char shorts[3 * N_OPTIONS + 16];
+};
+
+static void cli_build(struct cli *cli)
+{
+	int k = 0;
+	char *s = cli->shorts;
+	*s++ = '+'; /* no permutation: argv stays as given, for a reload */
+	*s++ = ':'; /* a missing value returns ':' */
+	cli->longopts[k++] = (struct option){"help", no_argument, NULL, ID_HELP};
+	cli->longopts[k++] = (struct option){"version", no_argument, NULL, ID_VERSION};
+	cli->longopts[k++] = (struct option){"config", required_argument, NULL, ID_CONFIG};
+	cli->longopts[k++] = (struct option){"print-config", no_argument, NULL, ID_PRINT};
+	strcpy(s, "hVc:");
+	s += 4;
+	for (int i = 0; i < N_OPTIONS; i++) {
+		const struct config_option *o = &options[i];
+		dashed(o->name, cli->names[i], sizeof(cli->names[i]));
+		bool flag = o->type == CONFIG_BOOL;
+		cli->longopts[k++] = (struct option){
+		    cli->names[i], flag ? optional_argument : required_argument, NULL, ID_FIRST_OPTION + i};
+		if (o->short_opt) {
+			*s++ = o->short_opt;
+			if (!flag)
+				*s++ = ':';
+		}
+	}
+	*s = 0;
+	cli->longopts[k] = (struct option){0, 0, 0, 0};
+}
+
+/* Maps getopt's return value to a table index, or -1. */
+static int cli_index(int id)
+{
+	if (id >= ID_FIRST_OPTION && id < ID_FIRST_OPTION + N_OPTIONS)
+		return id - ID_FIRST_OPTION;
+	for (int i = 0; i < N_OPTIONS; i++)
+		if (options[i].short_opt && options[i].short_opt == id)
+			return i;
+	return -1;
+}
+
+static int cli_map_builtin(int id)
+{
+	switch (id) {
+	case 'h':
+		return ID_HELP;
+	case 'V':
+		return ID_VERSION;
+	case 'c':
+		return ID_CONFIG;
+	default:
+		return id;
+	}
+}
+
+int config_parse_args(struct tt_config *c, int argc, char **argv)
+{
+	begin_call();
+	struct cli cli;
+	cli_build(&cli);
+	const char *prog = argc > 0 && argv[0] ? argv[0] : "tabletrack";
+	const char *slash = strrchr(prog, '/');
+	if (slash)
+		prog = slash + 1;
+
+	/* Pass 1: --help, --version and --config, wherever they stand. */
+	const char *config_path = NULL;
+	opterr = 0;
+	optind = 0;
+	for (;;) {
+		int id = getopt_long(argc, argv, cli.shorts, cli.longopts, NULL);
+		if (id == -1)
+			break;
+		id = cli_map_builtin(id);
+		if (id == ID_HELP) {
+			config_print_help(stdout, prog);
+			return 1;
+		}
+		if (id == ID_VERSION) {
+			printf("tabletrack " TT_VERSION "\n");
+			return 1;
+		}
+		if (id == ID_CONFIG)
+			config_path = optarg;
+	}
+
+	struct tt_config tmp = *c;
+	if (!config_path) {
+		const char *env = getenv("TABLETRACK_CONFIG");
+		if (env && *env)
+			config_path = env;
+	}
+	if (config_path) {
+		if (strlen(config_path) >= sizeof(tmp.config_path)) {
+			set_error("--config: the path is too long");
+			return ERR_CONFIG;
+		}
+		if (config_load_file(&tmp, config_path))
+			return ERR_CONFIG;
+		memcpy(tmp.config_path, config_path, strlen(config_path) + 1);
+	}
+
+	/* Pass 2: everything else, in order. */
+	bool print = false;
+	bool seen[N_OPTIONS] = {false};
+	int n_errors = 0;
+	optind = 0;
+	for (;;) {
+		int id = getopt_long(argc, argv, cli.shorts, cli.longopts, NULL);
+		if (id == -1)
+			break;
+		const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+		id = cli_map_builtin(id);
+		if (id == ID_CONFIG)
+			continue;
+		if (id == ID_PRINT) {
+			print = true;
+			continue;
+		}
+		if (id == '?') {
+			if (optopt > 0 && optopt < 256)
+				set_error("unknown option '-%c' (see --help)", optopt);
+			else
+				set_error("unknown or ambiguous option '%s' (see --help)", arg);
+			n_errors++;
+			continue;
+		}
+		if (id == ':') {
+			set_error("option '%s' needs a value", arg);
+			n_errors++;
+			continue;
+		}
+		int i = cli_index(id);
+		if (i < 0) {
+			set_error("unknown option '%s' (see --help)", arg);
+			n_errors++;
+			continue;
+		}
+		const struct config_option *o = &options[i];
+		const char *value = optarg;
+		if (o->type == CONFIG_BOOL && !value)
+			value = "true";
+		bool append = o->type == CONFIG_LIST && seen[i];
+		seen[i] = true;
+		char msg[CONFIG_ERROR_LEN];
+		if (apply(&tmp, o, value, append, msg, sizeof(msg))) {
+			set_error("option --%s: %s", cli.names[i], msg);
+			n_errors++;
+		}
+	}
+	if (optind < argc) {
+		set_error("unexpected argument '%s' (options start with --; see --help)", argv[optind]);
+		n_errors++;
+	}
+	if (n_errors)
+		return ERR_CONFIG;
+	if (config_check(&tmp))
+		return ERR_CONFIG;
+	*c = tmp;
+	if (print) {
+		config_print(c, stdout);
+		fflush(stdout);
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,492 @@
+#include "match.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/err.h"
+#include "../core/log.h"
+#include "classify.h"
+
+#define BAD_FLAGS (REGION_BORDER | REGION_SATURATED | REGION_FRAGMENTED)
+#define CANON_CAP (TREES_MAX_NODES + 2)
+
+/* A leaf this small or smaller (pixels) is taken for sensor noise inside the
+ * region around it, not for a node of the tree. */
+#ifndef SPECK_MAX_AREA
+#define SPECK_MAX_AREA 2
+#endif
+/* Leaves of at most this bounding-box width + height are left out of the
+ * leaf-size filter (amoeba.md §6). */
+#define LEAF_FILTER_MIN_SIZE 2
+
+enum node_state {
+	ST_RESOLVED = 1u << 0, /* its sub-tree is complete; parent[] is set */
+	ST_DEAD = 1u << 1,     /* too deep or too big to be inside a symbol */
+	ST_SPECK = 1u << 2,    /* noise leaf: ignored by the tree */
+};
+
+struct match {
+	struct match_config cfg;
+	int32_t cap_regions;
+	uint8_t *state;
+	uint8_t *n_done;  /* resolved children (specks included) */
+	uint8_t *height;
+	int32_t *dc;      /* descendants, specks excluded */
+	int32_t *parent;
+	int32_t *queue;
+	int32_t *cands;   /* candidate roots, full and fuzzy */
+	uint8_t *claimed;
+	/* valid[d] bit n-1: some tree of depth d has n nodes. */
+	uint64_t valid[10];
+	uint64_t fuzzy_ok[10];
+	int max_depth, max_nodes;
+};
+
+static int config_apply(struct match *m, const struct match_config *cfg)
+{
+	if (!cfg->trees || tree_set_count(cfg->trees) < 1) {
+		log_error("match: no tree set");
+		return ERR_CONFIG;
+	}
+	memset(m->valid, 0, sizeof m->valid);
+	memset(m->fuzzy_ok, 0, sizeof m->fuzzy_ok);
+	for (int i = 0; i < tree_set_count(cfg->trees); i++) {
+		int d = 0, n = 0;
+		if (tree_token_info(tree_set_token(cfg->trees, i), &d, &n) < 0 || d > 9 || n > 64 || n < 1)
+			continue;
+		m->valid[d] |= 1ull << (n - 1);
+		/* Fuzzy: 1 or 2 descendants missing, at least 3 left. */
+		for (int k = 1; k <= 2; k++)
+			if (n - k >= 4)
+				m->fuzzy_ok[d] |= 1ull << (n - k - 1);
+	}
+	m->max_depth = tree_set_max_depth(cfg->trees);
+	m->max_nodes = tree_set_max_nodes(cfg->trees);
+	m->cfg = *cfg;
+	return 0;
+}
+
+struct match *match_create(const struct match_config *cfg, int *err)
+{
+	struct match *m = NULL;
+	int e = ERR_RANGE;
+	if (!cfg || cfg->max_width < 1 || cfg->max_height < 1 || cfg->max_width > IMAGE_MAX_SIDE ||
+	    cfg->max_height > IMAGE_MAX_SIDE) {
+		log_error("match: bad frame size");
+		goto fail;
+	}
+	e = ERR_NOMEM;
+	m = calloc(1, sizeof *m);
+	if (!m)
+		goto fail;
+	m->cap_regions = regions_region_capacity(cfg->max_width, cfg->max_height);
+	size_t n = (size_t)m->cap_regions;
+	m->state = malloc(n);
+	m->n_done = malloc(n);
+	m->height = malloc(n);
+	m->claimed = malloc(n);
+	m->dc = malloc(n * sizeof *m->dc);
+	m->parent = malloc(n * sizeof *m->parent);
+	m->queue = malloc(n * sizeof *m->queue);
+	m->cands = malloc(n * sizeof *m->cands);
+	if (!m->state || !m->n_done || !m->height || !m->claimed || !m->dc || !m->parent || !m->queue ||
+	    !m->cands)
+		goto fail;
+	e = config_apply(m, cfg);
+	if (e < 0)
+		goto fail;
+	if (err)
+		*err = 0;
+	return m;
+fail:
+	match_destroy(m);
+	if (err)
+		*err = e;
+	return NULL;
+}
+
+void match_destroy(struct match *m)
+{
+	if (!m)
+		return;
+	free(m->state);
+	free(m->n_done);
+	free(m->height);
+	free(m->claimed);
+	free(m->dc);
+	free(m->parent);
+	free(m->queue);
+	free(m->cands);
+	free(m);
+}
+
+int match_set_config(struct match *m, const struct match_config *cfg)
+{
+	if (!m || !cfg)
+		return ERR_RANGE;
+	if (regions_region_capacity(cfg->max_width, cfg->max_height) > m->cap_regions) {
+		log_error("match: new frame size %dx%d exceeds the one created for", cfg->max_width, cfg->max_height);
+		return ERR_RANGE;
+	}
+	struct match_config keep_max = *cfg;
+	keep_max.max_width = m->cfg.max_width;
+	keep_max.max_height = m->cfg.max_height;
+	return config_apply(m, &keep_max);
+}
+
+/* ---- canonical strings ------------------------------------------------ */
+
+struct canon_ctx {
+	const struct region_tree *tree;
+	const uint8_t *state;   /* NULL: children are all neighbours but the parent */
+	const int32_t *parent;
+	int nodes;
+};
+
+static int is_child(const struct canon_ctx *c, int32_t n, int32_t from, int32_t k)
+{
+	if (k == from)
+		return 0;
+	if (!c->state)
+		return 1;
+	return (c->state[k] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && c->parent[k] == n;
+}
+
+static int seg_greater(const char *a, int la, const char *b, int lb)
+{
+	int r = memcmp(a, b, (size_t)(la < lb ? la : lb));
+	return r > 0 || (r == 0 && la > lb);
+}
+
+/* Writes the string of the sub-tree at n into out; returns its length or
+ * ERR_RANGE. Children's strings are written in place, then their slices are
+ * put in descending order. */
+static int canon_node(struct canon_ctx *c, int32_t n, int32_t from, int depth, char *out, int cap)
+{
+	if (depth > 9 || cap < 1 || ++c->nodes > TREES_MAX_NODES)
+		return ERR_RANGE;
+	const struct region *r = &c->tree->regions[n];
+	const int32_t *l = region_adj(c->tree, n);
+	int off[TREES_MAX_NODES], len[TREES_MAX_NODES], n_child = 0;
+	int pos = 1;
+	out[0] = (char)('0' + depth);
+	for (int i = 0; i < r->n_adj; i++) {
+		if (!is_child(c, n, from, l[i]))
+			continue;
+		if (n_child >= TREES_MAX_NODES)
+			return ERR_RANGE;
+		int k = canon_node(c, l[i], n, depth + 1, out + pos, cap - pos);
+		if (k < 0)
+			return k;
+		off[n_child] = pos;
+		len[n_child++] = k;
+		pos += k;
+	}
+	if (n_child > 1) {
+		int order[TREES_MAX_NODES];
+		for (int i = 0; i < n_child; i++) {
+			int v = i, j = i;
+			while (j > 0 && seg_greater(out + off[v], len[v], out + off[order[j - 1]], len[order[j - 1]])) {
+				order[j] = order[j - 1];
+				j--;
+			}
+			order[j] = v;
+		}
+		char tmp[CANON_CAP];
+		int t = 0;
+		for (int i = 0; i < n_child; i++) {
+			memcpy(tmp + t, out + off[order[i]], (size_t)len[order[i]]);
+			t += len[order[i]];
+		}
+		memcpy(out + 1, tmp, (size_t)t);
+	}
+	return pos;
+}
+
+static int canon_string(struct canon_ctx *c, int32_t root, int32_t from, char *buf, size_t cap)
+{
+	char tmp[CANON_CAP];
+	c->nodes = 0;
+	int n = canon_node(c, root, from, 0, tmp, (int)sizeof tmp - 1);
+	if (n < 0)
+		return n;
+	if ((size_t)n + 2 > cap)
+		return ERR_RANGE;
+	buf[0] = c->tree->regions[root].colour ? 'w' : 'b';
+	memcpy(buf + 1, tmp, (size_t)n);
+	buf[n + 1] = 0;
+	return n + 1;
+}
+
+int match_canonical_string(const struct region_tree *tree, int32_t root, int32_t parent, char *buf, size_t cap)
+{
+	if (!tree || !buf || root < 0 || root >= tree->n_regions || parent >= tree->n_regions)
+		return ERR_RANGE;
+	if (parent < 0) {
+		/* The parent is the neighbour that encloses the root. */
+		const struct region *r = &tree->regions[root];
+		const int32_t *l = region_adj(tree, root);
+		for (int i = 0; i < r->n_adj; i++) {
+			const struct region *q = &tree->regions[l[i]];
+			if (q->x0 <= r->x0 && q->y0 <= r->y0 && q->x1 >= r->x1 && q->y1 >= r->y1 &&
+			    q->area > r->area) {
+				parent = l[i];
+				break;
+			}
+		}
+	}
+	struct canon_ctx c = {.tree = tree};
+	return canon_string(&c, root, parent, buf, cap);
+}
+
+/* ---- candidates --------------------------------------------------------- */
+
+struct leaf_acc {
+	double cx, cy, cw;  /* weighted midpoints, all leaves */
+	double bx, by, bw;  /* black leaves */
+	int n[2];           /* leaves per colour that enter the size filter */
+	int sum_size[2], min_size[2], max_size[2];
+};
+
+static void leaves_walk(const struct match *m, const struct region_tree *t, int32_t n, int depth, struct leaf_acc *a)
+{
+	const struct region *r = &t->regions[n];
+	const int32_t *l = region_adj(t, n);
+	int n_child = 0;
+	m->claimed[n] = 1;
+	for (int i = 0; i < r->n_adj; i++) {
+		int32_t k = l[i];
+		if ((m->state[k] & ST_RESOLVED) && m->parent[k] == n) {
+			if (m->state[k] & ST_SPECK) {
+				m->claimed[k] = 1;
+				continue;
+			}
+			n_child++;
+			leaves_walk(m, t, k, depth + 1, a);
+		}
+	}
+	if (n_child || depth == 0)
+		return;
+	const double w = M_PI * (depth + 0.5) * (depth + 0.5);
+	const double mx = 0.5 * (r->x0 + r->x1), my = 0.5 * (r->y0 + r->y1);
+	a->cx += w * mx;
+	a->cy += w * my;
+	a->cw += w;
+	int c = r->colour ? 1 : 0;
+	if (!c) {
+		a->bx += w * mx;
+		a->by += w * my;
+		a->bw += w;
+	}
+	int size = (r->x1 - r->x0 + 1) + (r->y1 - r->y0 + 1);
+	if (size <= LEAF_FILTER_MIN_SIZE)
+		return;
+	if (a->n[c] == 0 || size < a->min_size[c])
+		a->min_size[c] = size;
+	if (a->n[c] == 0 || size > a->max_size[c])
+		a->max_size[c] = size;
+	a->n[c]++;
+	a->sum_size[c] += size;
+}
+
+static int leaves_uniform(const struct leaf_acc *a)
+{
+	for (int c = 0; c < 2; c++) {
+		if (!a->n[c])
+			continue;
+		/* min < avg / 2 or max > 2 avg, in integers: avg = sum / n. */
+		if (2 * a->min_size[c] * a->n[c] < a->sum_size[c] || a->max_size[c] * a->n[c] > 2 * a->sum_size[c])
+			return 0;
+	}
+	return 1;
+}
+
+static void emit(struct fiducial_det *list, int32_t *n, int32_t cap, bool *overflow, const struct region_tree *t,
+		 int32_t root, int32_t id, int32_t nodes, const struct leaf_acc *a)
+{
+	if (*n >= cap) {
+		*overflow = true;
+		return;
+	}
+	const struct region *r = &t->regions[root];
+	struct fiducial_det *d = &list[(*n)++];
+	d->id = id;
+	d->root = root;
+	d->n_nodes = nodes;
+	int w = r->x1 - r->x0 + 1, h = r->y1 - r->y0 + 1;
+	d->size_px = (float)(w > h ? w : h);
+	if (a->cw > 0) {
+		double x = a->cx / a->cw, y = a->cy / a->cw;
+		d->x = (float)x;
+		d->y = (float)y;
+		double ang = 0;
+		if (a->bw > 0) {
+			ang = atan2(y - a->by / a->bw, x - a->bx / a->bw) - M_PI / 2;
+			ang = fmod(ang, 2 * M_PI);
+			if (ang < 0)
+				ang += 2 * M_PI;
+			if (ang >= 2 * M_PI)
+				ang = 0;
+		}
+		d->angle = (float)ang;
+		if (d->angle >= (float)(2 * M_PI))
+			d->angle = 0;
+	} else {
+		d->x = 0.5f * (float)(r->x0 + r->x1);
+		d->y = 0.5f * (float)(r->y0 + r->y1);
+		d->angle = 0;
+	}
+}
+
+static void candidate_decode(struct match *m, const struct region_tree *t, int32_t root, struct detections *out)
+{
+	struct leaf_acc a;
+	memset(&a, 0, sizeof a);
+	leaves_walk(m, t, root, 0, &a);
+	const int nodes = m->dc[root] + 1;
+	int32_t id = -1;
+	if ((m->valid[m->height[root]] >> (nodes - 1)) & 1u) {
+		char buf[CANON_CAP];
+		struct canon_ctx c = {.tree = t, .state = m->state, .parent = m->parent};
+		if (canon_string(&c, root, -1, buf, sizeof buf) > 0 && leaves_uniform(&a))
+			id = tree_set_lookup(m->cfg.trees, buf);
+	}
+	if (id >= 0)
+		emit(out->fids, &out->n_fids, out->cap_fids, &out->overflow, t, root, id, nodes, &a);
+	else
+		emit(out->fuzzy, &out->n_fuzzy, out->cap_fuzzy, &out->overflow, t, root, -1, nodes, &a);
+}
+
+/* Bottom-up from the leaves (amoeba.md §5): a region whose neighbours but
+ * one are finished sub-trees is finished too, and the remaining neighbour is
+ * its parent. Returns the number of candidate roots put in m->cands. */
+static int32_t candidates_find(struct match *m, const struct region_tree *t)
+{
+	const struct region *regs = t->regions;
+	int32_t qt = 0, n_cands = 0;
+	for (int32_t r = 0; r < t->n_regions; r++) {
+		m->n_done[r] = 0;
+		m->height[r] = 0;
+		m->dc[r] = 0;
+		m->claimed[r] = 0;
+		m->state[r] = 0;
+		if (regs[r].n_adj == 1 && !(regs[r].flags & BAD_FLAGS)) {
+			m->state[r] = ST_RESOLVED | (regs[r].area <= SPECK_MAX_AREA ? ST_SPECK : 0);
+			m->parent[r] = region_adj(t, r)[0];
+			m->queue[qt++] = r;
+		}
+	}
+	for (int32_t qh = 0; qh < qt; qh++) {
+		const int32_t r = m->queue[qh];
+		const int32_t p = m->parent[r];
+		if ((regs[p].flags & BAD_FLAGS) || (m->state[p] & (ST_RESOLVED | ST_DEAD)))
+			continue;
+		m->n_done[p]++;
+		if (!(m->state[r] & ST_SPECK)) {
+			if (m->height[r] + 1 > m->height[p])
+				m->height[p] = (uint8_t)(m->height[r] + 1);
+			m->dc[p] += m->dc[r] + 1;
+		}
+		if (m->height[p] > m->max_depth || m->dc[p] + 1 > m->max_nodes) {
+			m->state[p] |= ST_DEAD;
+			continue;
+		}
+		if (m->n_done[p] != regs[p].n_adj - 1)
+			continue;
+		m->state[p] |= ST_RESOLVED;
+		m->parent[p] = -1;
+		const int h = m->height[p], n = m->dc[p] + 1;
+		if (((m->valid[h] >> (n - 1)) & 1u) || (m->dc[p] >= 3 && ((m->fuzzy_ok[h] >> (n - 1)) & 1u))) {
+			/* Candidates do not nest: do not climb past one. */
+			m->cands[n_cands++] = p;
+			continue;
+		}
+		const int32_t *l = region_adj(t, p);
+		for (int i = 0; i < regs[p].n_adj; i++) {
+			int32_t k = l[i];
+			if (!((m->state[k] & ST_RESOLVED) && m->parent[k] == p)) {
+				m->parent[p] = k;
+				break;
+			}
+		}
+		if (m->parent[p] >= 0)
+			m->queue[qt++] = p;
+	}
+	return n_cands;
+}
+
+static void roots_find(const struct match *m, const struct region_tree *t, struct detections *out)
+{
+	const float lo = m->cfg.root_min_px, hi = m->cfg.root_max_px;
+	if (hi <= 0)
+		return;
+	for (int32_t r = 0; r < t->n_regions; r++) {
+		const struct region *g = &t->regions[r];
+		if (!g->colour || (g->flags & REGION_BORDER))
+			continue;
+		int w = g->x1 - g->x0 + 1, h = g->y1 - g->y0 + 1;
+		int big = w > h ? w : h, small = w > h ? h : w;
+		if (big < lo || big > hi || 3 * small < 2 * big || 4 * (int64_t)g->area < (int64_t)w * h)
+			continue;
+		if (out->n_roots >= out->cap_roots) {
+			out->overflow = true;
+			return;
+		}
+		struct root_det *d = &out->roots[out->n_roots++];
+		d->x = 0.5f * (float)(g->x0 + g->x1);
+		d->y = 0.5f * (float)(g->y0 + g->y1);
+		d->size_px = (float)big;
+		d->region = r;
+	}
+}
+
+/* Regions inside a symbol's root box are part of the symbol for the
+ * classifiers, even when the tree did not take them (specks, damage). */
+static void claim_boxes(struct match *m, const struct region_tree *t, const struct detections *out)
+{
+	const int32_t n_boxes = out->n_fids + out->n_fuzzy;
+	if (!n_boxes)
+		return;
+	for (int32_t r = 0; r < t->n_regions; r++) {
+		if (m->claimed[r])
+			continue;
+		const struct region *g = &t->regions[r];
+		for (int32_t i = 0; i < n_boxes; i++) {
+			const struct fiducial_det *d = i < out->n_fids ? &out->fids[i] : &out->fuzzy[i - out->n_fids];
+			const struct region *q = &t->regions[d->root];
+			if (g->x0 >= q->x0 && g->x1 <= q->x1 && g->y0 >= q->y0 && g->y1 <= q->y1) {
+				m->claimed[r] = 1;
+				break;
+			}
+		}
+	}
+}
+
+int match_process(struct match *m, const struct region_tree *tree, const struct image_u8 *grey,
+		  struct detections *out)
+{
+	if (!m || !tree || !out)
+		return ERR_RANGE;
+	if (tree->n_regions > m->cap_regions) {
+		log_error("match: %d regions exceed the capacity %d", tree->n_regions, m->cap_regions);
+		return ERR_SIZE;
+	}
+	detections_clear(out);
+	out->width = tree->width;
+	out->height = tree->height;
+	int32_t n_cands = candidates_find(m, tree);
+	for (int32_t i = 0; i < n_cands; i++)
+		candidate_decode(m, tree, m->cands[i], out);
+	roots_find(m, tree, out);
+	const bool want_fingers = m->cfg.finger_size_px > 0 && grey;
+	const bool want_blobs = m->cfg.blob_max_px > 0;
+	if (want_fingers || want_blobs) {
+		claim_boxes(m, tree, out);
+		if (want_fingers)
+			fingers_find(&m->cfg, tree, grey, m->claimed, out);
+		if (want_blobs)
+			blobs_find(&m->cfg, tree, m->claimed, out);
+	}
+	return 0;
+}

@@ -1,0 +1,970 @@
+#include "pipeline.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../capture/capture.h"
+#include "../core/clock.h"
+#include "../core/detect.h"
+#include "../core/err.h"
+#include "../core/image_io.h"
+#include "../core/log.h"
+#include "../core/ring.h"
+#include "../core/snapshot.h"
+#include "../fiducial/match.h"
+#include "../fiducial/trees.h"
+#include "../segment/segment.h"
+#include "../threshold/threshold.h"
+#include "../track/calib.h"
+#include "../track/track.h"
+#include "../tuio/tuio.h"
+#include "../ui/ui.h"
+#include "demo.h"
+#include "service.h"
+
+enum stage { ST_THRESHOLD, ST_SEGMENT, ST_MATCH, ST_TRACK, ST_TUIO, ST_TOTAL, ST_LATENCY, N_STAGES };
+static const char *const stage_names[N_STAGES] = {"threshold", "segment", "match", "track",
+						  "tuio", "frame total", "capture to TUIO"};
+
+#define MAX_COMMANDS 32
+#define DETECTIONS_CAP 1024
+
+struct pipeline {
+	struct tt_config cfg;       /* live copy: window and SIGHUP change it */
+	struct tree_set *trees;
+	struct calib_map calib;
+	struct demo_scene demo;
+	struct capture_config cap_cfg;
+	struct capture *cap;
+	struct tuio *tuio;
+	struct track *trk;
+
+	/* Size-dependent stages, rebuilt only when the frame size changes. */
+	int width, height;
+	struct threshold *thr;
+	struct segment *seg;
+	struct match *mat;
+	struct bitmask mask;
+	struct detections det;
+
+	uint64_t fseq;              /* last processed frame number (TUIO fseq) */
+	uint64_t bad_frames;
+	struct timing timing[N_STAGES];
+	bool dump_failed;
+	bool ready_sent;
+	bool paused;
+	struct tracked_state last_state;
+	int32_t last_n_fingers;
+
+	/* Live mode. */
+	struct ring *ring;
+	pthread_t capture_thread;
+	bool capture_thread_started;
+	atomic_bool stop;
+	atomic_bool source_done;
+	atomic_bool reload_requested; /* set by the main thread on SIGHUP, served by the pipeline thread */
+	char source_status[128];
+	pthread_mutex_t status_lock;
+
+	/* Window: triple-buffered snapshots (pipeline writes back, swaps into
+	 * ready; the UI swaps ready into front), commands the other way. */
+	struct ui *ui;
+	struct snapshot *snaps[3];
+	int snap_back, snap_ready, snap_front;
+	bool snap_new;
+	pthread_mutex_t snap_lock;
+	struct ui_command cmds[MAX_COMMANDS];
+	int n_cmds;
+	pthread_mutex_t cmd_lock;
+	float fps;
+	int64_t fps_t0;
+	uint64_t fps_n0;
+};
+
+/* ---- configuration -> stage configs ---------------------------------------------------- */
+
+static void threshold_config_from(const struct tt_config *c, int w, int h, struct threshold_config *t)
+{
+	memset(t, 0, sizeof *t);
+	t->max_width = w;
+	t->max_height = h;
+	t->mode = strcmp(c->threshold_mode, "tiled") == 0 ? THRESHOLD_TILED : THRESHOLD_BERNSEN;
+	t->radius = c->radius;
+	t->gate = c->gate;
+	t->tile = c->tile;
+	t->median = c->median;
+	t->gauss_sigma = c->gauss_sigma;
+}
+
+static void match_config_from(const struct pipeline *p, int w, int h, struct match_config *m)
+{
+	const struct tt_config *c = &p->cfg;
+	memset(m, 0, sizeof *m);
+	m->trees = p->trees;
+	m->max_width = w;
+	m->max_height = h;
+	m->finger_size_px = c->finger_size;
+	m->finger_sensitivity = c->finger_sensitivity;
+	m->finger_min_contrast = c->finger_contrast;
+	m->blob_min_px = c->blob_min;
+	m->blob_max_px = c->blob_max;
+	/* Root regions worth following through blur: from a small symbol to a
+	 * third of the frame. */
+	m->root_min_px = 12.0f;
+	m->root_max_px = (float)(w < h ? w : h) / 2.0f;
+}
+
+static void track_config_from(const struct pipeline *p, struct track_config *t)
+{
+	const struct tt_config *c = &p->cfg;
+	memset(t, 0, sizeof *t);
+	t->max_items = DETECTIONS_CAP;
+	t->linger_frames = c->linger_frames;
+	t->dead_band_px = c->dead_band_px;
+	t->dead_band_rad = c->dead_band_deg * 3.14159265f / 180.0f;
+	t->invert_x = c->invert_x;
+	t->invert_y = c->invert_y;
+	t->invert_angle = c->invert_angle;
+	t->euro_objects.enabled = t->euro_fingers.enabled = t->euro_blobs.enabled = c->euro_enabled;
+	t->euro_objects.min_cutoff_hz = t->euro_fingers.min_cutoff_hz = t->euro_blobs.min_cutoff_hz =
+		c->euro_min_cutoff;
+	t->euro_objects.beta = t->euro_fingers.beta = t->euro_blobs.beta = c->euro_beta;
+	t->euro_objects.d_cutoff_hz = t->euro_fingers.d_cutoff_hz = t->euro_blobs.d_cutoff_hz = 1.0f;
+	t->calib = c->grid[0] ? &p->calib : NULL;
+}
+
+static const char *threshold_backend_for(const char *gpu)
+{
+	if (strcmp(gpu, "on") == 0)
+		return "cuda";
+	if (strcmp(gpu, "off") == 0)
+		return "cpu";
+	return "auto";
+}
+
+/* ---- size-dependent stages ------------------------------------------------------------- */
+
+static void stages_free(struct pipeline *p)
+{
+	threshold_destroy(p->thr);
+	segment_destroy(p->seg);
+	match_destroy(p->mat);
+	bitmask_free(&p->mask);
+	p->thr = NULL;
+	p->seg = NULL;
+	p->mat = NULL;
+	p->width = p->height = 0;
+}
+
+/* Sizes the window's snapshot images (only when a window is up). */
+static int snapshots_size(struct pipeline *p, int w, int h)
+{
+	for (int i = 0; i < 3; i++) {
+		if (!p->snaps[i])
+			continue;
+		image_u8_free(&p->snaps[i]->grey);
+		image_u8_free(&p->snaps[i]->binary);
+		if (image_u8_alloc(&p->snaps[i]->grey, w, h) || image_u8_alloc(&p->snaps[i]->binary, w, h))
+			return ERR_NOMEM;
+	}
+	return 0;
+}
+
+static int stages_ensure_size(struct pipeline *p, int w, int h)
+{
+	if (w == p->width && h == p->height)
+		return 0;
+	if (p->width)
+		log_info("frame size changed from %dx%d to %dx%d: resizing the stages", p->width,
+			 p->height, w, h);
+	stages_free(p);
+
+	int err = 0;
+	struct threshold_config tc;
+	threshold_config_from(&p->cfg, w, h, &tc);
+	p->thr = threshold_create(&tc, threshold_backend_for(p->cfg.gpu), &err);
+	if (!p->thr) {
+		if (err == ERR_UNSUPPORTED)
+			log_error("--gpu on: no usable GPU path (see the line above); use --gpu auto or off");
+		goto fail;
+	}
+	struct segment_config sc = {.max_width = w, .max_height = h,
+				    .adj_cap = tree_set_max_nodes(p->trees)};
+	if (sc.adj_cap < 8)
+		sc.adj_cap = 8;
+	p->seg = segment_create(&sc, &err);
+	if (!p->seg)
+		goto fail;
+	struct match_config mc;
+	match_config_from(p, w, h, &mc);
+	p->mat = match_create(&mc, &err);
+	if (!p->mat)
+		goto fail;
+	err = bitmask_alloc(&p->mask, w, h);
+	if (err)
+		goto fail;
+	p->width = w;
+	p->height = h;
+	err = snapshots_size(p, w, h);
+	if (err)
+		goto fail;
+	return 0;
+fail:
+	log_error("cannot set up the stages for %dx%d frames: %s", w, h, err_str(err));
+	stages_free(p);
+	return err ? err : ERR_NOMEM;
+}
+
+/* ---- per-frame script ------------------------------------------------------------------ */
+
+static void dump_frame(struct pipeline *p, const struct frame *f, const struct tracked_state *st)
+{
+	char path[CONFIG_PATH_LEN + 64];
+	struct image_u8 bin;
+	if (image_u8_alloc(&bin, p->width, p->height))
+		return;
+	bitmask_to_image(&p->mask, &bin);
+	snprintf(path, sizeof path, "%s/%06llu-binary.png", p->cfg.dump, (unsigned long long)p->fseq);
+	int err = image_write(path, &bin);
+	image_u8_free(&bin);
+	FILE *out = NULL;
+	if (!err) {
+		snprintf(path, sizeof path, "%s/%06llu-detections.txt", p->cfg.dump,
+			 (unsigned long long)p->fseq);
+		out = fopen(path, "w");
+		err = out ? 0 : ERR_IO;
+	}
+	if (out) {
+		const struct detections *d = &p->det;
+		fprintf(out, "# frame %llu source %s size %dx%d\n", (unsigned long long)p->fseq, f->name,
+			p->width, p->height);
+		for (int i = 0; i < d->n_fids; i++)
+			fprintf(out, "fiducial id=%d x=%.3f y=%.3f angle=%.5f size=%.1f\n", d->fids[i].id,
+				d->fids[i].x, d->fids[i].y, d->fids[i].angle, d->fids[i].size_px);
+		for (int i = 0; i < d->n_fuzzy; i++)
+			fprintf(out, "fuzzy x=%.3f y=%.3f size=%.1f\n", d->fuzzy[i].x, d->fuzzy[i].y,
+				d->fuzzy[i].size_px);
+		for (int i = 0; i < d->n_fingers; i++)
+			fprintf(out, "finger x=%.3f y=%.3f d=%.1f round=%.2f contrast=%.0f\n",
+				d->fingers[i].x, d->fingers[i].y, d->fingers[i].diameter_px,
+				d->fingers[i].roundness, d->fingers[i].contrast);
+		for (int i = 0; i < d->n_blobs; i++)
+			fprintf(out, "blob x=%.3f y=%.3f w=%.1f h=%.1f angle=%.4f area=%.0f\n", d->blobs[i].x,
+				d->blobs[i].y, d->blobs[i].w, d->blobs[i].h, d->blobs[i].angle,
+				d->blobs[i].area_px);
+		for (int i = 0; i < st->n_objects; i++)
+			fprintf(out, "object session=%u id=%d x=%.5f y=%.5f angle=%.5f how=%d\n",
+				st->objects[i].session_id, st->objects[i].class_id, st->objects[i].x,
+				st->objects[i].y, st->objects[i].angle, st->objects[i].how);
+		if (fclose(out) != 0)
+			err = ERR_IO;
+	}
+	if (err) {
+		/* Disk full or a vanished folder must not stop tracking. */
+		log_once(&p->dump_failed, LOG_WARN, "--dump %s: cannot write (%s): dumping stops, tracking goes on",
+			 p->cfg.dump, strerror(errno));
+	}
+}
+
+static void snapshot_publish(struct pipeline *p, const struct frame *f, const struct tracked_state *st)
+{
+	struct snapshot *s = p->snaps[p->snap_back];
+	s->frame = p->fseq;
+	image_u8_copy(&s->grey, &f->img);
+	bitmask_to_image(&p->mask, &s->binary);
+	s->n_objects = st->n_objects < SNAPSHOT_MAX_ITEMS ? st->n_objects : SNAPSHOT_MAX_ITEMS;
+	s->n_cursors = st->n_cursors < SNAPSHOT_MAX_ITEMS ? st->n_cursors : SNAPSHOT_MAX_ITEMS;
+	s->n_blobs = st->n_blobs < SNAPSHOT_MAX_ITEMS ? st->n_blobs : SNAPSHOT_MAX_ITEMS;
+	memcpy(s->objects, st->objects, (size_t)s->n_objects * sizeof *s->objects);
+	memcpy(s->cursors, st->cursors, (size_t)s->n_cursors * sizeof *s->cursors);
+	memcpy(s->blobs, st->blobs, (size_t)s->n_blobs * sizeof *s->blobs);
+	s->n_fids = p->det.n_fids < SNAPSHOT_MAX_ITEMS ? p->det.n_fids : SNAPSHOT_MAX_ITEMS;
+	memcpy(s->fids, p->det.fids, (size_t)s->n_fids * sizeof *s->fids);
+	s->fps = p->fps;
+	for (int i = 0; i < 6; i++)
+		s->stage_ms[i] = (float)p->timing[i].samples[(p->timing[i].n_total + TIMING_SAMPLES - 1) %
+							       TIMING_SAMPLES] / 1e6f;
+	s->dropped_frames = p->ring ? ring_dropped(p->ring) : 0;
+	s->bad_frames = p->bad_frames;
+	snprintf(s->backend, sizeof s->backend, "%s", threshold_backend_name(p->thr));
+	pthread_mutex_lock(&p->status_lock);
+	snprintf(s->status, sizeof s->status, "%s", p->source_status);
+	pthread_mutex_unlock(&p->status_lock);
+	s->radius = p->cfg.radius;
+	s->gate = p->cfg.gate;
+	s->threshold_mode = strcmp(p->cfg.threshold_mode, "tiled") == 0;
+	s->median = p->cfg.median;
+	s->finger_size = p->cfg.finger_size;
+	s->finger_sensitivity = p->cfg.finger_sensitivity;
+	s->blob_min = p->cfg.blob_min;
+	s->blob_max = p->cfg.blob_max;
+	s->invert_x = p->cfg.invert_x;
+	s->invert_y = p->cfg.invert_y;
+	s->invert_angle = p->cfg.invert_angle;
+	s->paused = p->paused;
+
+	pthread_mutex_lock(&p->snap_lock);
+	int t = p->snap_ready;
+	p->snap_ready = p->snap_back;
+	p->snap_back = t;
+	p->snap_new = true;
+	pthread_mutex_unlock(&p->snap_lock);
+}
+
+static void update_fps(struct pipeline *p, int64_t now)
+{
+	if (!p->fps_t0) {
+		p->fps_t0 = now;
+		p->fps_n0 = p->fseq;
+		return;
+	}
+	int64_t dt = now - p->fps_t0;
+	if (dt >= 1000000000LL) {
+		p->fps = (float)((double)(p->fseq - p->fps_n0) * 1e9 / (double)dt);
+		p->fps_t0 = now;
+		p->fps_n0 = p->fseq;
+	}
+}
+
+/* The numbered script of one frame. Returns 0, or an error for a frame that
+ * could not be processed (it is counted and skipped). */
+static int pipeline_process_frame(struct pipeline *p, const struct frame *f)
+{
+	int err = stages_ensure_size(p, f->img.width, f->img.height);
+	if (err)
+		return err;
+	int64_t t0 = clock_now_ns();
+
+	/* 1. threshold */
+	err = threshold_process(p->thr, &f->img, &p->mask);
+	if (err)
+		return err;
+	int64_t t1 = clock_now_ns();
+
+	/* 2. segment */
+	const struct region_tree *tree = NULL;
+	err = segment_process(p->seg, &p->mask, &tree);
+	if (err)
+		return err;
+	int64_t t2 = clock_now_ns();
+
+	/* 3. match */
+	detections_clear(&p->det);
+	p->det.width = p->width;
+	p->det.height = p->height;
+	err = match_process(p->mat, tree, &f->img, &p->det);
+	if (err)
+		return err;
+	int64_t t3 = clock_now_ns();
+
+	/* 4. track */
+	p->fseq++;
+	struct tracked_state st;
+	err = track_process(p->trk, &p->det, p->fseq, f->t_capture_ns, &st);
+	if (err)
+		return err;
+	int64_t t4 = clock_now_ns();
+
+	/* 5. tuio: a send failure is the network's problem, logged once by the sender. */
+	tuio_send_frame(p->tuio, &st);
+	int64_t t5 = clock_now_ns();
+
+	/* 6. show */
+	timing_add(&p->timing[ST_THRESHOLD], t1 - t0);
+	timing_add(&p->timing[ST_SEGMENT], t2 - t1);
+	timing_add(&p->timing[ST_MATCH], t3 - t2);
+	timing_add(&p->timing[ST_TRACK], t4 - t3);
+	timing_add(&p->timing[ST_TUIO], t5 - t4);
+	timing_add(&p->timing[ST_TOTAL], t5 - t0);
+	if (f->t_capture_ns > 0 && t5 > f->t_capture_ns)
+		timing_add(&p->timing[ST_LATENCY], t5 - f->t_capture_ns);
+	p->last_state = st;
+	p->last_n_fingers = p->det.n_fingers;
+	if (p->cfg.dump[0] && !p->dump_failed)
+		dump_frame(p, f, &st);
+	if (p->ui)
+		snapshot_publish(p, f, &st);
+	update_fps(p, t5);
+	if (!p->ready_sent) {
+		service_notify_ready();
+		p->ready_sent = true;
+	}
+	service_notify_watchdog(t5);
+	return 0;
+}
+
+static void count_bad_frame(struct pipeline *p, const struct frame *f, int err)
+{
+	p->bad_frames++;
+	log_warn("frame %s skipped: %s", f && f->name[0] ? f->name : "?", err_str(err));
+}
+
+/* ---- live tuning ----------------------------------------------------------------------- */
+
+static void apply_live_config(struct pipeline *p)
+{
+	if (p->thr) {
+		struct threshold_config tc;
+		threshold_config_from(&p->cfg, p->width, p->height, &tc);
+		if (threshold_set_config(p->thr, &tc))
+			log_warn("threshold settings not applied");
+	}
+	if (p->mat) {
+		struct match_config mc;
+		match_config_from(p, p->width, p->height, &mc);
+		match_set_config(p->mat, &mc);
+	}
+	struct track_config tk;
+	track_config_from(p, &tk);
+	track_set_config(p->trk, &tk);
+}
+
+static void apply_command(struct pipeline *p, const struct ui_command *c)
+{
+	switch (c->kind) {
+	case UI_CMD_QUIT:
+		atomic_store(&p->stop, true);
+		break;
+	case UI_CMD_SET: {
+		struct tt_config next = p->cfg;
+		if (config_set(&next, c->key, c->value) == 0) {
+			p->cfg = next;
+			apply_live_config(p);
+			log_info("%s = %s", c->key, c->value);
+		}
+		break;
+	}
+	case UI_CMD_RESET_TRACKING:
+		track_reset(p->trk);
+		break;
+	case UI_CMD_PAUSE:
+		p->paused = !p->paused;
+		break;
+	case UI_CMD_GRID_CHANGED:
+		apply_live_config(p);
+		break;
+	case UI_CMD_SAVE_CONFIG: {
+		const char *path = p->cfg.config_path[0] ? p->cfg.config_path : "tabletrack.conf";
+		FILE *out = fopen(path, "w");
+		if (out) {
+			config_print(&p->cfg, out);
+			fclose(out);
+			log_info("configuration saved to %s", path);
+		} else {
+			log_error("cannot save the configuration to %s: %s", path, strerror(errno));
+		}
+		break;
+	}
+	case UI_CMD_EQUALIZE:
+	case UI_CMD_EQUALIZE_RESET:
+		log_info("the equaliser is not part of this build; use per-pixel Bernsen (default)");
+		break;
+	}
+}
+
+static void queue_command(struct pipeline *p, const struct ui_command *c)
+{
+	pthread_mutex_lock(&p->cmd_lock);
+	if (p->n_cmds < MAX_COMMANDS)
+		p->cmds[p->n_cmds++] = *c;
+	pthread_mutex_unlock(&p->cmd_lock);
+}
+
+static void drain_commands(struct pipeline *p)
+{
+	struct ui_command local[MAX_COMMANDS];
+	pthread_mutex_lock(&p->cmd_lock);
+	int n = p->n_cmds;
+	memcpy(local, p->cmds, (size_t)n * sizeof *local);
+	p->n_cmds = 0;
+	pthread_mutex_unlock(&p->cmd_lock);
+	for (int i = 0; i < n; i++)
+		apply_command(p, &local[i]);
+}
+
+/* SIGHUP: re-read the config file; apply what can change live, name the rest. */
+static void reload_config(struct pipeline *p)
+{
+	struct tt_config next = p->cfg;
+	if (!p->cfg.config_path[0]) {
+		log_info("SIGHUP: no config file to reload (start with --config FILE)");
+		return;
+	}
+	if (config_load_file(&next, p->cfg.config_path) != 0) {
+		log_error("SIGHUP: %s has errors (above); keeping the running configuration",
+			  p->cfg.config_path);
+		return;
+	}
+	if (strcmp(next.source, p->cfg.source) || strcmp(next.trees, p->cfg.trees) ||
+	    strcmp(next.gpu, p->cfg.gpu) || next.n_tuio != p->cfg.n_tuio)
+		log_warn("SIGHUP: source, trees, gpu and tuio targets change only after a restart");
+	memcpy(next.source, p->cfg.source, sizeof next.source);
+	memcpy(next.trees, p->cfg.trees, sizeof next.trees);
+	memcpy(next.gpu, p->cfg.gpu, sizeof next.gpu);
+	memcpy(next.tuio, p->cfg.tuio, sizeof next.tuio);
+	next.n_tuio = p->cfg.n_tuio;
+	p->cfg = next;
+	apply_live_config(p);
+	log_info("SIGHUP: configuration reloaded from %s", p->cfg.config_path);
+}
+
+/* ---- capture thread -------------------------------------------------------------------- */
+
+static void set_status(struct pipeline *p, const char *text)
+{
+	pthread_mutex_lock(&p->status_lock);
+	snprintf(p->source_status, sizeof p->source_status, "%s", text);
+	pthread_mutex_unlock(&p->status_lock);
+}
+
+static void *capture_main(void *arg)
+{
+	struct pipeline *p = arg;
+	bool lost_logged = false;
+	int64_t backoff_ns = 250000000LL;
+	int64_t period_ns = p->cfg.fps > 0 ? 1000000000LL / p->cfg.fps : 0;
+	int64_t next_ns = clock_now_ns();
+	bool paced = !p->cap || strncmp(p->cfg.source, "v4l2:", 5) != 0;
+
+	while (!atomic_load(&p->stop)) {
+		if (!p->cap) {
+			int err = 0;
+			p->cap = capture_open(&p->cap_cfg, &err);
+			if (!p->cap) {
+				clock_sleep_ns(backoff_ns);
+				if (backoff_ns < 4000000000LL)
+					backoff_ns *= 2;
+				continue;
+			}
+			log_once_reset(&lost_logged, "source %s is back", p->cfg.source);
+			set_status(p, "");
+			backoff_ns = 250000000LL;
+		}
+		struct frame *f = NULL;
+		int err = capture_read(p->cap, &f);
+		if (err == ERR_EOF) {
+			atomic_store(&p->source_done, true);
+			break;
+		}
+		if (err == ERR_AGAIN)
+			continue;
+		if (err == ERR_DEVICE) {
+			log_once(&lost_logged, LOG_WARN, "source %s lost: retrying with back-off",
+				 p->cfg.source);
+			set_status(p, "camera lost, retrying");
+			capture_close(p->cap);
+			p->cap = NULL;
+			continue;
+		}
+		if (err) {
+			p->bad_frames++;
+			continue;
+		}
+		struct frame *slot = ring_acquire_write(p->ring);
+		if (!slot)
+			break;
+		if (slot->img.width != f->img.width || slot->img.height != f->img.height) {
+			/* Slots are sized for the first frame; a camera that comes back
+			 * larger gets new slots only through a restart. */
+			if (f->img.width * f->img.height > slot->img.stride * slot->img.height) {
+				p->bad_frames++;
+				continue;
+			}
+			slot->img.width = f->img.width;
+			slot->img.height = f->img.height;
+			slot->img.stride = f->img.width;
+		}
+		image_u8_copy(&slot->img, &f->img);
+		slot->seq = f->seq;
+		slot->t_capture_ns = f->t_capture_ns ? f->t_capture_ns : clock_now_ns();
+		memcpy(slot->name, f->name, sizeof slot->name);
+		ring_publish(p->ring);
+		if (paced && period_ns) {
+			next_ns += period_ns;
+			int64_t now = clock_now_ns();
+			if (next_ns < now)
+				next_ns = now;
+			clock_sleep_ns(next_ns - now);
+		}
+	}
+	ring_close(p->ring);
+	return NULL;
+}
+
+/* ---- pipeline thread ------------------------------------------------------------------- */
+
+static void *pipeline_main(void *arg)
+{
+	struct pipeline *p = arg;
+	int64_t last_frame_ns = clock_now_ns(), last_keepalive_ns = 0;
+	while (!atomic_load(&p->stop)) {
+		drain_commands(p);
+		if (atomic_exchange(&p->reload_requested, false))
+			reload_config(p);
+		struct frame *f = ring_take(p->ring, 100);
+		if (!f) {
+			if (ring_is_closed(p->ring))
+				break;
+			int64_t now = clock_now_ns();
+			/* No frames: keep clients' state fresh with redundant bundles. */
+			if (now - last_frame_ns > 1000000000LL && now - last_keepalive_ns > 1000000000LL) {
+				struct tracked_state st = p->last_state;
+				st.frame = UINT64_MAX; /* fseq -1: a redundant bundle */
+				if (p->width)
+					tuio_send_frame(p->tuio, &st);
+				last_keepalive_ns = now;
+			}
+			continue;
+		}
+		if (!p->paused) {
+			int err = pipeline_process_frame(p, f);
+			if (err)
+				count_bad_frame(p, f, err);
+		}
+		ring_release(p->ring);
+		last_frame_ns = clock_now_ns();
+	}
+	atomic_store(&p->stop, true);
+	return NULL;
+}
+
+/* ---- run ------------------------------------------------------------------------------- */
+
+static int run_once(struct pipeline *p)
+{
+	for (;;) {
+		if (service_should_stop())
+			break;
+		struct frame *f = NULL;
+		int err = capture_read(p->cap, &f);
+		if (err == ERR_EOF)
+			break;
+		if (err == ERR_AGAIN)
+			continue;
+		if (err == ERR_DEVICE) {
+			log_error("source %s failed: %s", p->cfg.source, err_str(err));
+			return 1;
+		}
+		if (err) {
+			p->bad_frames++;
+			continue;
+		}
+		err = pipeline_process_frame(p, f);
+		if (err)
+			count_bad_frame(p, f, err);
+	}
+	return 0;
+}
+
+static void print_summary(struct pipeline *p)
+{
+	const struct tracked_state *st = &p->last_state;
+	char ids[160];
+	int n = 0;
+	ids[0] = 0;
+	for (int i = 0; i < st->n_objects && n < (int)sizeof ids - 12; i++)
+		n += snprintf(ids + n, sizeof ids - (size_t)n, "%s%d", i ? "," : "", st->objects[i].class_id);
+	int64_t med = 0, p99 = 0;
+	timing_summary(&p->timing[ST_TOTAL], &med, &p99);
+	printf("tabletrack: frame %llu  %.1f fps  %d objects [%s]  %d fingers  %d blobs  %.2f ms/frame (%s)%s%s\n",
+	       (unsigned long long)p->fseq, p->fps, st->n_objects, ids, st->n_cursors, st->n_blobs,
+	       (double)med / 1e6, p->thr ? threshold_backend_name(p->thr) : "-",
+	       p->source_status[0] ? "  " : "", p->source_status);
+	fflush(stdout);
+	service_notify_status("%.1f fps, %d objects, %d fingers, %s path%s%s", p->fps, st->n_objects,
+			      st->n_cursors, p->thr ? threshold_backend_name(p->thr) : "-",
+			      p->source_status[0] ? ", " : "", p->source_status);
+}
+
+static int run_live(struct pipeline *p)
+{
+	int err = 0;
+	struct ui_config uc = {.backend = p->cfg.window && !p->cfg.headless ? "sdl" : "none",
+			       .width = p->width, .height = p->height, .grid = &p->calib,
+			       .grid_path = p->cfg.grid, .config_path = p->cfg.config_path};
+	p->ui = ui_create(&uc, &err);
+	if (!p->ui && strcmp(uc.backend, "sdl") == 0) {
+		log_warn("no window (no display?): running headless");
+		uc.backend = "none";
+		p->ui = ui_create(&uc, &err);
+	}
+	if (p->ui) {
+		for (int i = 0; i < 3; i++) {
+			p->snaps[i] = calloc(1, sizeof *p->snaps[i]);
+			if (!p->snaps[i])
+				return 1;
+		}
+		p->snap_back = 0;
+		p->snap_ready = 1;
+		p->snap_front = 2;
+		if (snapshots_size(p, p->width, p->height))
+			return 1;
+	}
+
+	pthread_t pipe_thread;
+	if (pthread_create(&p->capture_thread, NULL, capture_main, p) != 0)
+		return 1;
+	p->capture_thread_started = true;
+	if (pthread_create(&pipe_thread, NULL, pipeline_main, p) != 0) {
+		atomic_store(&p->stop, true);
+		return 1;
+	}
+
+	int64_t last_summary = clock_now_ns();
+	while (!atomic_load(&p->stop)) {
+		if (service_should_stop())
+			atomic_store(&p->stop, true);
+		if (service_take_reload())
+			atomic_store(&p->reload_requested, true);
+		struct ui_command cmds[16];
+		const struct snapshot *snap = NULL;
+		if (p->ui) {
+			pthread_mutex_lock(&p->snap_lock);
+			if (p->snap_new) {
+				int t = p->snap_front;
+				p->snap_front = p->snap_ready;
+				p->snap_ready = t;
+				p->snap_new = false;
+			}
+			pthread_mutex_unlock(&p->snap_lock);
+			snap = p->snaps[p->snap_front];
+		}
+		int n = p->ui ? ui_poll(p->ui, snap, cmds, 16, 50) : 0;
+		if (!p->ui)
+			clock_sleep_ns(50000000LL);
+		for (int i = 0; i < n; i++)
+			queue_command(p, &cmds[i]);
+		int64_t now = clock_now_ns();
+		if (!p->cfg.quiet && now - last_summary >= 1000000000LL) {
+			print_summary(p);
+			last_summary = now;
+		}
+	}
+	atomic_store(&p->stop, true);
+	ring_close(p->ring);
+	pthread_join(pipe_thread, NULL);
+	pthread_join(p->capture_thread, NULL);
+	p->capture_thread_started = false;
+	return 0;
+}
+
+int pipeline_run(struct pipeline *p)
+{
+	if (p->cfg.once)
+		return run_once(p);
+	return run_live(p);
+}
+
+/* ---- create / destroy ------------------------------------------------------------------ */
+
+static int load_trees(struct pipeline *p)
+{
+	if (p->cfg.trees[0])
+		return tree_set_load(p->cfg.trees, &p->trees);
+	return tree_set_parse(tree_set_builtin_text, strlen(tree_set_builtin_text),
+			      "built-in set (fiducials/tabletrack.trees)", &p->trees);
+}
+
+static int tuio_config_from(const struct tt_config *c, struct tuio_config *t)
+{
+	memset(t, 0, sizeof *t);
+	for (int i = 0; i < c->n_tuio && i < TUIO_MAX_TARGETS; i++) {
+		if (tuio_target_parse(c->tuio[i], &t->targets[i]) != 0) {
+			log_error("tuio: bad target '%s' (udp:HOST:PORT, tcp:HOST:PORT, tcp:listen:ADDR:PORT, ws:listen:ADDR:PORT)",
+				  c->tuio[i]);
+			return ERR_CONFIG;
+		}
+		t->n_targets++;
+	}
+	if (t->n_targets == 0)
+		tuio_target_parse("udp:127.0.0.1:3333", &t->targets[t->n_targets++]);
+	snprintf(t->source_name, sizeof t->source_name, "%s", c->source_name);
+	t->max_datagram = c->max_datagram;
+	t->refresh_ms = c->refresh_ms;
+	t->send_cursors = true;
+	t->send_blobs = true;
+	return 0;
+}
+
+static void choose_source(struct pipeline *p)
+{
+	if (p->cfg.source[0])
+		return;
+	if (access("/dev/video0", R_OK | W_OK) == 0) {
+		snprintf(p->cfg.source, sizeof p->cfg.source, "v4l2:/dev/video0");
+		log_info("source: camera /dev/video0 (use --source demo for the built-in scene)");
+	} else {
+		snprintf(p->cfg.source, sizeof p->cfg.source, "demo");
+		log_info("source: built-in demo scene (no camera at /dev/video0)");
+	}
+}
+
+struct pipeline *pipeline_create(const struct tt_config *cfg, int *err)
+{
+	struct pipeline *p = calloc(1, sizeof *p);
+	if (!p) {
+		*err = ERR_NOMEM;
+		return NULL;
+	}
+	p->cfg = *cfg;
+	pthread_mutex_init(&p->snap_lock, NULL);
+	pthread_mutex_init(&p->cmd_lock, NULL);
+	pthread_mutex_init(&p->status_lock, NULL);
+	atomic_init(&p->stop, false);
+	atomic_init(&p->source_done, false);
+	atomic_init(&p->reload_requested, false);
+
+	*err = load_trees(p);
+	if (*err)
+		goto fail;
+	log_info("%d symbols from %s", tree_set_count(p->trees), p->cfg.trees[0] ? p->cfg.trees : "the built-in set");
+
+	calib_map_identity(&p->calib, 9, 7);
+	if (p->cfg.grid[0] && access(p->cfg.grid, R_OK) == 0) {
+		*err = calib_map_load(&p->calib, p->cfg.grid);
+		if (*err)
+			goto fail;
+	}
+
+	struct tuio_config tc;
+	*err = tuio_config_from(&p->cfg, &tc);
+	if (*err)
+		goto fail;
+	p->tuio = tuio_create(&tc, err);
+	if (!p->tuio)
+		goto fail;
+
+	struct track_config tk;
+	track_config_from(p, &tk);
+	p->trk = track_create(&tk, err);
+	if (!p->trk)
+		goto fail;
+	*err = detections_alloc(&p->det, DETECTIONS_CAP);
+	if (*err)
+		goto fail;
+
+	choose_source(p);
+	memset(&p->cap_cfg, 0, sizeof p->cap_cfg);
+	snprintf(p->cap_cfg.source, sizeof p->cap_cfg.source, "%s", p->cfg.source);
+	p->cap_cfg.loop = !p->cfg.once && p->cfg.loop;
+	p->cap_cfg.width = p->cfg.width;
+	p->cap_cfg.height = p->cfg.height;
+	p->cap_cfg.fps = p->cfg.fps;
+	p->cap_cfg.n_buffers = 4;
+	snprintf(p->cap_cfg.format, sizeof p->cap_cfg.format, "%s", p->cfg.format);
+	if (strncmp(p->cfg.source, "demo", 4) == 0) {
+		*err = demo_scene_make(p->trees, &p->demo);
+		if (*err)
+			goto fail;
+		p->cap_cfg.sprites = p->demo.sprites;
+		p->cap_cfg.sprite_ids = p->demo.ids;
+		p->cap_cfg.n_sprites = p->demo.n;
+	}
+	p->cap = capture_open(&p->cap_cfg, err);
+	if (!p->cap) {
+		if (*err == ERR_CONFIG || strncmp(p->cfg.source, "v4l2:", 5) != 0 || p->cfg.once)
+			goto fail;
+		/* A camera that is busy or absent at start is retried by the capture thread. */
+		log_warn("source %s not available yet: retrying in the background", p->cfg.source);
+		*err = 0;
+	}
+
+	if (!p->cfg.once) {
+		int w = p->cfg.width > 0 ? p->cfg.width : 640, h = p->cfg.height > 0 ? p->cfg.height : 480;
+		struct frame *first = NULL;
+		if (p->cap) {
+			/* Size everything by the first real frame. */
+			for (int tries = 0; tries < 50; tries++) {
+				int e = capture_read(p->cap, &first);
+				if (e == 0)
+					break;
+				first = NULL;
+				if (e == ERR_EOF || e == ERR_DEVICE)
+					break;
+			}
+		}
+		if (first) {
+			w = first->img.width;
+			h = first->img.height;
+		}
+		p->ring = ring_create(w, h, false, err);
+		if (!p->ring)
+			goto fail;
+		*err = stages_ensure_size(p, w, h);
+		if (*err)
+			goto fail;
+		if (first) {
+			struct frame *slot = ring_acquire_write(p->ring);
+			if (slot) {
+				image_u8_copy(&slot->img, &first->img);
+				slot->seq = first->seq;
+				slot->t_capture_ns = first->t_capture_ns ? first->t_capture_ns : clock_now_ns();
+				memcpy(slot->name, first->name, sizeof slot->name);
+				ring_publish(p->ring);
+			}
+		}
+	}
+	/* Clients clear any state left from an earlier run. */
+	tuio_send_empty(p->tuio, UINT64_MAX);
+	return p;
+fail:
+	pipeline_destroy(p);
+	return NULL;
+}
+
+static void print_stats(struct pipeline *p)
+{
+	printf("tabletrack --stats: %llu frames, %llu skipped, %llu dropped, %s path, %dx%d\n",
+	       (unsigned long long)p->fseq, (unsigned long long)p->bad_frames,
+	       (unsigned long long)(p->ring ? ring_dropped(p->ring) : 0),
+	       p->thr ? threshold_backend_name(p->thr) : "-", p->width, p->height);
+	printf("  %-16s %10s %10s\n", "stage", "median ms", "p99 ms");
+	for (int i = 0; i < N_STAGES; i++) {
+		int64_t med, p99;
+		timing_summary(&p->timing[i], &med, &p99);
+		if (p->timing[i].n_total)
+			printf("  %-16s %10.3f %10.3f\n", stage_names[i], (double)med / 1e6, (double)p99 / 1e6);
+	}
+	fflush(stdout);
+}
+
+void pipeline_destroy(struct pipeline *p)
+{
+	if (!p)
+		return;
+	if (p->capture_thread_started) {
+		atomic_store(&p->stop, true);
+		ring_close(p->ring);
+		pthread_join(p->capture_thread, NULL);
+	}
+	service_notify_stopping();
+	if (p->cfg.stats && p->fseq)
+		print_stats(p);
+	/* tuio_destroy sends the empty bundles that clear clients' state. */
+	tuio_destroy(p->tuio);
+	ui_destroy(p->ui);
+	capture_close(p->cap);
+	ring_destroy(p->ring);
+	stages_free(p);
+	track_destroy(p->trk);
+	detections_free(&p->det);
+	tree_set_free(p->trees);
+	demo_scene_free(&p->demo);
+	for (int i = 0; i < 3; i++) {
+		if (p->snaps[i]) {
+			image_u8_free(&p->snaps[i]->grey);
+			image_u8_free(&p->snaps[i]->binary);
+			free(p->snaps[i]);
+		}
+	}
+	pthread_mutex_destroy(&p->snap_lock);
+	pthread_mutex_destroy(&p->cmd_lock);
+	pthread_mutex_destroy(&p->status_lock);
+	free(p);
+}

@@ -1,0 +1,43 @@
+/*
+ * pipeline.h - owns every stage and thread; the per-frame script lives here.
+ *
+ * Per frame, in this order (pipeline.c, pipeline_process_frame):
+ *   1. threshold   grey -> bitmask         (CUDA or CPU Bernsen)
+ *   2. segment     bitmask -> region tree
+ *   3. match       tree -> fiducials, fuzzy symbols, root regions, fingers, blobs
+ *   4. track       detections -> sessions (prediction, smoothing, calibration)
+ *   5. tuio        tracked state -> bundles on every target
+ *   6. show        --dump files, --stats timings, snapshot for the window
+ *
+ * Two ways to run:
+ *   - synchronous (--once): frames are read inline, every frame exactly once
+ *     and in order; deterministic, for tests, replays and scoring;
+ *   - live: a capture thread feeds a latest-frame-wins ring, a pipeline
+ *     thread processes, and the main thread runs the window (or a headless
+ *     status loop), signals, reload and the systemd watchdog.
+ *
+ * Stages are sized for the frame size of the source; when a camera comes
+ * back with another size, the size-dependent stages are rebuilt once (never
+ * per frame). A lost camera is reopened with back-off while TUIO keeps
+ * sending the last state as redundant bundles (fseq -1).
+ */
+#ifndef TT_PIPELINE_H
+#define TT_PIPELINE_H
+
+#include "../config/config.h"
+
+struct pipeline;
+
+/* Loads trees and the calibration grid, opens the TUIO targets and the
+ * source, and creates the stages. *err is ERR_CONFIG for a bad setting
+ * (exit 78), another ERR_* otherwise; the reason is logged. `cfg` is copied. */
+struct pipeline *pipeline_create(const struct tt_config *cfg, int *err);
+
+/* Runs until the source ends (--once), ESC/window close, or SIGTERM/SIGINT.
+ * Returns the process exit code (0 on a clean end). */
+int pipeline_run(struct pipeline *p);
+
+/* Sends the shutdown bundles, prints --stats, frees everything. NULL-safe. */
+void pipeline_destroy(struct pipeline *p);
+
+#endif

@@ -1,0 +1,42 @@
+/*
+ * threshold_cpu.h - the CPU backend's workspace, private to src/threshold.
+ *
+ * One struct threshold_cpu holds every scratch buffer the CPU reference
+ * needs for frames up to max_width x max_height, so the object API
+ * (threshold.c) runs with no allocation a frame. The public one-shot
+ * functions in threshold.h (bernsen_cpu, ...) create a workspace sized to the
+ * image, run, and free it.
+ *
+ * Each run function writes either a 0/255 image (img != NULL) or a bit-packed
+ * mask (mask != NULL, same size as `in`); the bit path is fused: no byte
+ * image is made on the way.
+ */
+#ifndef TT_THRESHOLD_CPU_H
+#define TT_THRESHOLD_CPU_H
+
+#include <stdint.h>
+
+#include "../core/image.h"
+
+#define THRESHOLD_MAX_RADIUS 32
+#define THRESHOLD_MAX_TILE 64
+#define THRESHOLD_MIN_TILE 2
+
+struct threshold_cpu;
+
+/* Returns NULL with *err = ERR_RANGE or ERR_NOMEM. Free with threshold_cpu_destroy. */
+struct threshold_cpu *threshold_cpu_create(int max_width, int max_height, int *err);
+void threshold_cpu_destroy(struct threshold_cpu *c); /* NULL-safe */
+
+/* in must fit the workspace; radius 1..THRESHOLD_MAX_RADIUS, gate 0..255. */
+void threshold_cpu_bernsen(struct threshold_cpu *c, const struct image_u8 *in, int radius, int gate,
+			   struct image_u8 *img, struct bitmask *mask);
+/* tile THRESHOLD_MIN_TILE..THRESHOLD_MAX_TILE. */
+void threshold_cpu_tiled(struct threshold_cpu *c, const struct image_u8 *in, int tile, int gate,
+			 struct image_u8 *img, struct bitmask *mask);
+/* size 3 or 5; out is a grey image the size of in (not in itself). */
+void threshold_cpu_median(struct threshold_cpu *c, const struct image_u8 *in, int size, struct image_u8 *out);
+/* Separable fixed-point Gaussian with the weights of cuda_gauss_kernel(). */
+void threshold_cpu_gauss(struct threshold_cpu *c, const struct image_u8 *in, float sigma, struct image_u8 *out);
+
+#endif

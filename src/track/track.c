@@ -1,0 +1,770 @@
+#include "track.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/err.h"
+#include "../core/log.h"
+
+#define TWO_PI 6.28318530717958647692f
+#define PI_F 3.14159265358979323846f
+/* When capture times are missing or out of order, assume a usual camera rate
+ * rather than divide by zero. */
+#define FALLBACK_DT_S (1.0 / 30.0)
+/* Candidate pairs kept a frame per item: more than enough for any sane gate. */
+#define PAIRS_PER_ITEM 16
+#define CONFLICT_MAX_FRAMES 9
+
+enum kind { KIND_OBJECT, KIND_FINGER, KIND_BLOB };
+
+struct euro1 {
+	float prev, dprev;
+	bool init;
+};
+
+struct item {
+	uint32_t session_id;  /* 0: finger/blob candidate, not yet reported */
+	int32_t class_id;
+	int age;              /* frames with a measurement (history) */
+	int lost;             /* consecutive frames without one */
+	bool matched;
+	bool dead;
+	uint8_t how;
+	float mx, my, ma;     /* last raw measurement, px/rad */
+	float x, y, a;        /* filtered estimate, px/rad */
+	float vx, vy, va;     /* px/s, rad/s, for prediction */
+	float px, py, pa;     /* this frame's prediction */
+	int64_t t_seen;
+	float size;           /* px: root side, finger diameter, blob long side */
+	float w, h, area;     /* blobs */
+	float roundness;
+	int32_t conflict_id;
+	int conflict_n;
+	bool conflict_seen;   /* a conflicting ID was decoded at its place this frame */
+	struct euro1 fx, fy, fa;
+	/* what was last reported */
+	bool has_rep, moving, changed;
+	float rx, ry, ra;     /* px/rad */
+	int64_t t_rep;
+	float X, Y, A, speed, m, r; /* normalised units/s, turns/s, per s */
+};
+
+struct pair {
+	float d;
+	int32_t det, item;
+};
+
+struct list {
+	int32_t n;
+	struct item *items;
+};
+
+struct track {
+	struct track_config cfg;
+	int32_t cap;
+	uint32_t next_session;
+	bool have_prev;
+	int64_t t_prev_ns;
+	bool overflow_logged;
+
+	struct list objects, fingers, blobs;
+
+	int32_t cap_pairs, n_pairs;
+	struct pair *pairs;
+	uint8_t *det_used;            /* cap entries */
+	uint8_t *det_used2;           /* cap entries */
+
+	struct tracked_object *out_objects;
+	struct tracked_cursor *out_cursors;
+	struct tracked_blob *out_blobs;
+};
+
+static float wrap_period(float a, float period)
+{
+	a = fmodf(a, period);
+	if (a < 0)
+		a += period;
+	if (a >= period)
+		a -= period;
+	return a;
+}
+
+/* Signed difference a - b folded into [-period/2, period/2). */
+static float diff_period(float a, float b, float period)
+{
+	float d = wrap_period(a - b + 0.5f * period, period) - 0.5f * period;
+	return d;
+}
+
+static float euro_alpha(float cutoff_hz, float dt)
+{
+	float tau = 1.0f / (TWO_PI * cutoff_hz);
+	return 1.0f / (1.0f + tau / dt);
+}
+
+static float euro_step(struct euro1 *e, const struct one_euro_config *c, float v, float dt)
+{
+	if (!e->init) {
+		e->prev = v;
+		e->dprev = 0;
+		e->init = true;
+		return v;
+	}
+	float d = (v - e->prev) / dt;
+	float dcut = c->d_cutoff_hz > 0 ? c->d_cutoff_hz : 1.0f;
+	float ed = e->dprev + euro_alpha(dcut, dt) * (d - e->dprev);
+	float mc = c->min_cutoff_hz > 0 ? c->min_cutoff_hz : 1.0f;
+	float cutoff = mc + c->beta * fabsf(ed);
+	float out = e->prev + euro_alpha(cutoff, dt) * (v - e->prev);
+	e->prev = out;
+	e->dprev = ed;
+	return out;
+}
+
+static int pair_cmp(const void *pa, const void *pb)
+{
+	const struct pair *a = pa, *b = pb;
+	if (a->d != b->d)
+		return a->d < b->d ? -1 : 1;
+	if (a->item != b->item)
+		return a->item < b->item ? -1 : 1;
+	return a->det < b->det ? -1 : a->det > b->det;
+}
+
+static void pairs_add(struct track *t, int32_t det, int32_t item, float d)
+{
+	if (t->n_pairs >= t->cap_pairs) {
+		log_once(&t->overflow_logged, LOG_WARN, "track: too many association candidates, some dropped");
+		return;
+	}
+	t->pairs[t->n_pairs++] = (struct pair){ d, det, item };
+}
+
+/* Greedy global nearest-first assignment of the collected pairs. Calls back
+ * through the returned order: pairs whose det and item are both free. */
+static int32_t pairs_assign(struct track *t, struct list *l, uint8_t *det_used)
+{
+	qsort(t->pairs, (size_t)t->n_pairs, sizeof(*t->pairs), pair_cmp);
+	int32_t kept = 0;
+	for (int32_t k = 0; k < t->n_pairs; k++) {
+		struct pair p = t->pairs[k];
+		if (det_used[p.det] || l->items[p.item].matched)
+			continue;
+		det_used[p.det] = 1;
+		l->items[p.item].matched = true;
+		t->pairs[kept++] = p;
+	}
+	t->n_pairs = kept;
+	return kept;
+}
+
+/* Prediction from the last measurement over the time since it: a lost item
+ * keeps flying along its last velocity. */
+static void list_predict(struct list *l, int64_t t_ns)
+{
+	for (int32_t i = 0; i < l->n; i++) {
+		struct item *it = &l->items[i];
+		float since = it->t_seen < t_ns ? (float)((double)(t_ns - it->t_seen) * 1e-9) : 0.0f;
+		it->matched = false;
+		it->px = it->mx + it->vx * since;
+		it->py = it->my + it->vy * since;
+		it->pa = it->ma + it->va * since;
+	}
+}
+
+static const struct one_euro_config *kind_euro(const struct track *t, enum kind k)
+{
+	return k == KIND_OBJECT ? &t->cfg.euro_objects
+	       : k == KIND_FINGER ? &t->cfg.euro_fingers
+				   : &t->cfg.euro_blobs;
+}
+
+static float kind_period(enum kind k)
+{
+	return k == KIND_BLOB ? PI_F : TWO_PI;
+}
+
+/* A measurement of item `it` this frame. */
+static void item_measure(struct track *t, struct item *it, enum kind k, float mx, float my, float ma,
+			 int64_t t_ns, float dt)
+{
+	float period = kind_period(k);
+	if (it->age > 0) {
+		double dts = (double)(t_ns - it->t_seen) * 1e-9;
+		if (!(dts > 0))
+			dts = FALLBACK_DT_S;
+		it->vx = (float)((mx - it->mx) / dts);
+		it->vy = (float)((my - it->my) / dts);
+		it->va = (float)(diff_period(ma, it->ma, period) / dts);
+	}
+	it->t_seen = t_ns;
+	it->mx = mx;
+	it->my = my;
+	it->ma = wrap_period(ma, period);
+	const struct one_euro_config *e = kind_euro(t, k);
+	if (e->enabled) {
+		/* The filter runs on an unwrapped angle near its last output. */
+		float ua = it->fa.init ? it->fa.prev + diff_period(ma, it->fa.prev, period) : ma;
+		it->x = euro_step(&it->fx, e, mx, dt);
+		it->y = euro_step(&it->fy, e, my, dt);
+		it->a = wrap_period(euro_step(&it->fa, e, ua, dt), period);
+	} else {
+		it->x = mx;
+		it->y = my;
+		it->a = it->ma;
+	}
+	it->age++;
+	it->lost = 0;
+}
+
+static void item_init(struct item *it, int32_t class_id, float size)
+{
+	memset(it, 0, sizeof(*it));
+	it->class_id = class_id;
+	it->size = size;
+	it->conflict_id = -1;
+}
+
+static struct item *list_add(struct track *t, struct list *l)
+{
+	if (l->n >= t->cap) {
+		log_once(&t->overflow_logged, LOG_WARN, "track: more than %d items, new ones dropped", t->cap);
+		return NULL;
+	}
+	return &l->items[l->n++];
+}
+
+static void list_compact(struct list *l)
+{
+	int32_t k = 0;
+	for (int32_t i = 0; i < l->n; i++)
+		if (!l->items[i].dead)
+			l->items[k++] = l->items[i];
+	l->n = k;
+}
+
+/* Dead band, "one last set when it stops", velocities and accelerations. */
+static void item_report(const struct track *t, struct item *it, enum kind k, int64_t t_ns, float dt,
+			int width, int height)
+{
+	float period = kind_period(k);
+	if (!it->has_rep) {
+		it->rx = it->x;
+		it->ry = it->y;
+		it->ra = it->a;
+		it->t_rep = t_ns;
+		it->X = it->Y = it->A = it->speed = it->m = it->r = 0;
+		it->has_rep = true;
+		it->moving = false;
+		it->changed = true;
+		return;
+	}
+	float dx = it->x - it->rx, dy = it->y - it->ry;
+	float da = k == KIND_FINGER ? 0 : diff_period(it->a, it->ra, period);
+	bool move_pos = hypotf(dx, dy) >= t->cfg.dead_band_px;
+	bool move_ang = k != KIND_FINGER && fabsf(da) >= t->cfg.dead_band_rad;
+	if (move_pos || move_ang) {
+		double dtr = (double)(t_ns - it->t_rep) * 1e-9;
+		if (!(dtr > 0))
+			dtr = dt;
+		float nX = move_pos ? (float)(dx / width / dtr) : 0;
+		float nY = move_pos ? (float)(dy / height / dtr) : 0;
+		float nA = move_ang ? (float)(da / TWO_PI / dtr) : 0;
+		float speed = hypotf(nX, nY);
+		it->m = (float)((speed - it->speed) / dtr);
+		it->r = (float)((nA - it->A) / dtr);
+		it->X = nX;
+		it->Y = nY;
+		it->A = nA;
+		it->speed = speed;
+		if (move_pos) {
+			it->rx = it->x;
+			it->ry = it->y;
+		}
+		if (move_ang)
+			it->ra = it->a;
+		it->t_rep = t_ns;
+		it->moving = true;
+		it->changed = true;
+	} else if (it->moving) {
+		it->m = -it->speed / dt;
+		it->r = -it->A / dt;
+		it->X = it->Y = it->A = it->speed = 0;
+		it->t_rep = t_ns;
+		it->moving = false;
+		it->changed = true;
+	} else {
+		it->m = it->r = 0;
+		it->changed = false;
+	}
+}
+
+/* Pixel position to reported (normalised, inverted, calibrated) position. */
+static void report_position(const struct track *t, float px, float py, int width, int height,
+			    float *ox, float *oy)
+{
+	float x = px / (float)width, y = py / (float)height;
+	if (t->cfg.invert_x)
+		x = ((float)width - 1.0f - px) / (float)width;
+	if (t->cfg.invert_y)
+		y = ((float)height - 1.0f - py) / (float)height;
+	calib_map_apply(t->cfg.calib, &x, &y);
+	const float top = 0.99999994f;
+	*ox = x < 0 ? 0 : x > top ? top : x;
+	*oy = y < 0 ? 0 : y > top ? top : y;
+}
+
+static float report_angle(const struct track *t, float a, float x, float y, float period)
+{
+	if (period == TWO_PI)
+		a = calib_map_angle(t->cfg.calib, x, y, a);
+	if (t->cfg.invert_angle)
+		a = period - a;
+	return wrap_period(a, period);
+}
+
+static void config_sanitise(struct track_config *c)
+{
+	if (c->linger_frames < 0)
+		c->linger_frames = 0;
+	if (c->linger_frames > 10)
+		c->linger_frames = 10;
+	if (!(c->dead_band_px >= 0))
+		c->dead_band_px = 0;
+	if (!(c->dead_band_rad >= 0))
+		c->dead_band_rad = 0;
+}
+
+struct track *track_create(const struct track_config *cfg, int *err)
+{
+	int rc = ERR_NOMEM;
+	struct track *t = NULL;
+	if (!cfg || cfg->max_items < 1 || cfg->max_items > 65536) {
+		log_error("track: max_items must be 1..65536");
+		rc = ERR_RANGE;
+		goto fail;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		goto fail;
+	t->cfg = *cfg;
+	config_sanitise(&t->cfg);
+	t->cap = cfg->max_items;
+	t->next_session = 1;
+	size_t n = (size_t)t->cap;
+	t->objects.items = calloc(n, sizeof(struct item));
+	t->fingers.items = calloc(n, sizeof(struct item));
+	t->blobs.items = calloc(n, sizeof(struct item));
+	t->cap_pairs = t->cap * PAIRS_PER_ITEM;
+	t->pairs = calloc((size_t)t->cap_pairs, sizeof(struct pair));
+	t->det_used = calloc(n, 1);
+	t->det_used2 = calloc(n, 1);
+	t->out_objects = calloc(n, sizeof(*t->out_objects));
+	t->out_cursors = calloc(n, sizeof(*t->out_cursors));
+	t->out_blobs = calloc(n, sizeof(*t->out_blobs));
+	if (!t->objects.items || !t->fingers.items || !t->blobs.items || !t->pairs || !t->det_used ||
+	    !t->det_used2 || !t->out_objects || !t->out_cursors || !t->out_blobs)
+		goto fail;
+	if (err)
+		*err = 0;
+	return t;
+fail:
+	track_destroy(t);
+	if (err)
+		*err = rc;
+	return NULL;
+}
+
+void track_destroy(struct track *t)
+{
+	if (!t)
+		return;
+	free(t->objects.items);
+	free(t->fingers.items);
+	free(t->blobs.items);
+	free(t->pairs);
+	free(t->det_used);
+	free(t->det_used2);
+	free(t->out_objects);
+	free(t->out_cursors);
+	free(t->out_blobs);
+	free(t);
+}
+
+int track_set_config(struct track *t, const struct track_config *cfg)
+{
+	if (cfg->max_items != t->cap) {
+		log_error("track: max_items cannot change while running (%d -> %d)", t->cap,
+			  cfg->max_items);
+		return ERR_RANGE;
+	}
+	t->cfg = *cfg;
+	config_sanitise(&t->cfg);
+	return 0;
+}
+
+void track_reset(struct track *t)
+{
+	t->objects.n = t->fingers.n = t->blobs.n = 0;
+	t->have_prev = false;
+}
+
+static uint32_t session_new(struct track *t)
+{
+	uint32_t s = t->next_session++;
+	if (t->next_session == 0)
+		t->next_session = 1;
+	return s;
+}
+
+static void object_from_fid(struct track *t, struct item *it, const struct fiducial_det *f,
+			    int64_t t_ns, float dt)
+{
+	item_init(it, f->id, f->size_px);
+	it->session_id = session_new(t);
+	it->how = TRACKED_DECODED;
+	item_measure(t, it, KIND_OBJECT, f->x, f->y, f->angle, t_ns, dt);
+}
+
+/* ID-conflict threshold: a young object is corrected quickly, an old one
+ * needs more evidence. */
+static int conflict_frames(int age)
+{
+	int n = 3 + age / 10;
+	return n > CONFLICT_MAX_FRAMES ? CONFLICT_MAX_FRAMES : n;
+}
+
+static void track_objects(struct track *t, const struct detections *det, int64_t t_ns, float dt)
+{
+	struct list *l = &t->objects;
+	int32_t n_fids = det->n_fids < t->cap ? det->n_fids : t->cap;
+	int32_t n_fuzzy = det->n_fuzzy < t->cap ? det->n_fuzzy : t->cap;
+	int32_t n_roots = det->n_roots < t->cap ? det->n_roots : t->cap;
+
+	list_predict(l, t_ns);
+	for (int32_t i = 0; i < l->n; i++)
+		l->items[i].conflict_seen = false;
+
+	/* 1. decoded symbols, same ID, near the prediction */
+	memset(t->det_used, 0, (size_t)t->cap);
+	t->n_pairs = 0;
+	for (int32_t d = 0; d < n_fids; d++) {
+		const struct fiducial_det *f = &det->fids[d];
+		for (int32_t i = 0; i < l->n; i++) {
+			struct item *it = &l->items[i];
+			if (it->class_id != f->id)
+				continue;
+			float gate = fmaxf(it->size, f->size_px);
+			float dist = hypotf(f->x - it->px, f->y - it->py);
+			if (dist <= gate)
+				pairs_add(t, d, i, dist);
+		}
+	}
+	int32_t n = pairs_assign(t, l, t->det_used);
+	for (int32_t k = 0; k < n; k++) {
+		struct item *it = &l->items[t->pairs[k].item];
+		const struct fiducial_det *f = &det->fids[t->pairs[k].det];
+		it->how = TRACKED_DECODED;
+		it->size = f->size_px;
+		item_measure(t, it, KIND_OBJECT, f->x, f->y, f->angle, t_ns, dt);
+	}
+
+	/* 2. another ID decoded at an unmatched object's place: a misread, or a
+	 * new symbol put down where the old one was */
+	t->n_pairs = 0;
+	for (int32_t d = 0; d < n_fids; d++) {
+		if (t->det_used[d])
+			continue;
+		const struct fiducial_det *f = &det->fids[d];
+		for (int32_t i = 0; i < l->n; i++) {
+			struct item *it = &l->items[i];
+			if (it->matched)
+				continue;
+			float dist = hypotf(f->x - it->px, f->y - it->py);
+			if (dist <= 0.5f * fmaxf(it->size, f->size_px))
+				pairs_add(t, d, i, dist);
+		}
+	}
+	n = pairs_assign(t, l, t->det_used);
+	for (int32_t k = 0; k < n; k++) {
+		struct item *it = &l->items[t->pairs[k].item];
+		const struct fiducial_det *f = &det->fids[t->pairs[k].det];
+		if (it->conflict_id == f->id)
+			it->conflict_n++;
+		else {
+			it->conflict_id = f->id;
+			it->conflict_n = 1;
+		}
+		it->conflict_seen = true;
+		if (it->conflict_n >= conflict_frames(it->age)) {
+			object_from_fid(t, it, f, t_ns, dt);
+			it->matched = true;
+			continue;
+		}
+		it->how = TRACKED_FUZZY;
+		it->size = f->size_px;
+		item_measure(t, it, KIND_OBJECT, f->x, f->y, it->ma, t_ns, dt);
+	}
+
+	/* 3. fuzzy symbols keep known objects (never create one) */
+	memset(t->det_used2, 0, (size_t)t->cap);
+	t->n_pairs = 0;
+	for (int32_t d = 0; d < n_fuzzy; d++) {
+		const struct fiducial_det *f = &det->fuzzy[d];
+		for (int32_t i = 0; i < l->n; i++) {
+			struct item *it = &l->items[i];
+			if (it->matched)
+				continue;
+			float dist = hypotf(f->x - it->px, f->y - it->py);
+			if (dist <= it->size)
+				pairs_add(t, d, i, dist);
+		}
+	}
+	n = pairs_assign(t, l, t->det_used2);
+	for (int32_t k = 0; k < n; k++) {
+		struct item *it = &l->items[t->pairs[k].item];
+		const struct fiducial_det *f = &det->fuzzy[t->pairs[k].det];
+		/* A damaged tree's angle is only trusted when it agrees with the
+		 * prediction. */
+		float a = fabsf(diff_period(f->angle, it->pa, TWO_PI)) < 0.35f ? f->angle : it->ma;
+		it->how = TRACKED_FUZZY;
+		item_measure(t, it, KIND_OBJECT, f->x, f->y, a, t_ns, dt);
+	}
+
+	/* 4. a root region of about the object's size carries it, angle kept */
+	memset(t->det_used2, 0, (size_t)t->cap);
+	t->n_pairs = 0;
+	for (int32_t d = 0; d < n_roots; d++) {
+		const struct root_det *r = &det->roots[d];
+		bool taken = false;
+		for (int32_t k = 0; k < det->n_fids && !taken; k++)
+			taken = det->fids[k].root == r->region;
+		for (int32_t k = 0; k < det->n_fuzzy && !taken; k++)
+			taken = det->fuzzy[k].root == r->region;
+		if (taken)
+			continue;
+		for (int32_t i = 0; i < l->n; i++) {
+			struct item *it = &l->items[i];
+			if (it->matched)
+				continue;
+			float ratio = r->size_px / fmaxf(it->size, 1.0f);
+			if (ratio < 0.67f || ratio > 1.5f)
+				continue;
+			float dist = hypotf(r->x - it->px, r->y - it->py);
+			if (dist <= 0.75f * it->size)
+				pairs_add(t, d, i, dist);
+		}
+	}
+	n = pairs_assign(t, l, t->det_used2);
+	for (int32_t k = 0; k < n; k++) {
+		struct item *it = &l->items[t->pairs[k].item];
+		const struct root_det *r = &det->roots[t->pairs[k].det];
+		it->how = TRACKED_ROOT;
+		item_measure(t, it, KIND_OBJECT, r->x, r->y, it->ma, t_ns, dt);
+	}
+
+	for (int32_t i = 0; i < l->n; i++) {
+		struct item *it = &l->items[i];
+		if (!it->conflict_seen) {
+			it->conflict_id = -1;
+			it->conflict_n = 0;
+		}
+		if (it->matched)
+			continue;
+		/* 5. lost: linger at the prediction, then go */
+		it->lost++;
+		if (it->lost > t->cfg.linger_frames) {
+			it->dead = true;
+			continue;
+		}
+		it->how = TRACKED_PREDICTED;
+		it->x = it->px;
+		it->y = it->py;
+		it->a = wrap_period(it->pa, TWO_PI);
+	}
+	list_compact(l);
+
+	/* 6. new objects from the decoded symbols nobody claimed */
+	for (int32_t d = 0; d < n_fids; d++) {
+		if (t->det_used[d])
+			continue;
+		struct item *it = list_add(t, l);
+		if (!it)
+			break;
+		object_from_fid(t, it, &det->fids[d], t_ns, dt);
+	}
+}
+
+/* Fingers and blobs: nearest neighbour, one-frame debounce, gone at once. */
+static void track_simple(struct track *t, enum kind k, const struct detections *det, int64_t t_ns,
+			 float dt)
+{
+	struct list *l = k == KIND_FINGER ? &t->fingers : &t->blobs;
+	int32_t n_det = k == KIND_FINGER ? det->n_fingers : det->n_blobs;
+	if (n_det > t->cap)
+		n_det = t->cap;
+
+	list_predict(l, t_ns);
+	memset(t->det_used, 0, (size_t)t->cap);
+	t->n_pairs = 0;
+	for (int32_t d = 0; d < n_det; d++) {
+		float x, y, size;
+		if (k == KIND_FINGER) {
+			x = det->fingers[d].x;
+			y = det->fingers[d].y;
+			size = det->fingers[d].diameter_px;
+		} else {
+			x = det->blobs[d].x;
+			y = det->blobs[d].y;
+			size = det->blobs[d].w;
+		}
+		for (int32_t i = 0; i < l->n; i++) {
+			struct item *it = &l->items[i];
+			float gate = 2.0f * fmaxf(size, it->size);
+			float dist = hypotf(x - it->px, y - it->py);
+			if (dist <= gate)
+				pairs_add(t, d, i, dist);
+		}
+	}
+	int32_t n = pairs_assign(t, l, t->det_used);
+	for (int32_t p = 0; p < n; p++) {
+		struct item *it = &l->items[t->pairs[p].item];
+		int32_t d = t->pairs[p].det;
+		if (k == KIND_FINGER) {
+			const struct finger_det *f = &det->fingers[d];
+			it->size = f->diameter_px;
+			it->roundness = f->roundness;
+			item_measure(t, it, k, f->x, f->y, 0, t_ns, dt);
+		} else {
+			const struct blob_det *b = &det->blobs[d];
+			it->size = b->w;
+			it->w = b->w;
+			it->h = b->h;
+			it->area = b->area_px;
+			item_measure(t, it, k, b->x, b->y, b->angle, t_ns, dt);
+		}
+		if (it->session_id == 0 && it->age >= 2)
+			it->session_id = session_new(t);
+	}
+	for (int32_t i = 0; i < l->n; i++)
+		if (!l->items[i].matched)
+			l->items[i].dead = true;
+	list_compact(l);
+
+	for (int32_t d = 0; d < n_det; d++) {
+		if (t->det_used[d])
+			continue;
+		if (k == KIND_FINGER && det->fingers[d].roundness < t->cfg.finger_new_roundness)
+			continue;
+		struct item *it = list_add(t, l);
+		if (!it)
+			break;
+		if (k == KIND_FINGER) {
+			const struct finger_det *f = &det->fingers[d];
+			item_init(it, -1, f->diameter_px);
+			it->roundness = f->roundness;
+			item_measure(t, it, k, f->x, f->y, 0, t_ns, dt);
+		} else {
+			const struct blob_det *b = &det->blobs[d];
+			item_init(it, -1, b->w);
+			it->w = b->w;
+			it->h = b->h;
+			it->area = b->area_px;
+			item_measure(t, it, k, b->x, b->y, b->angle, t_ns, dt);
+		}
+	}
+}
+
+int track_process(struct track *t, const struct detections *det, uint64_t frame, int64_t t_ns,
+		  struct tracked_state *out)
+{
+	if (!t || !det || !out)
+		return ERR_RANGE;
+	if (det->width <= 0 || det->height <= 0) {
+		log_error("track: detections without a frame size");
+		return ERR_RANGE;
+	}
+	int width = det->width, height = det->height;
+	double dtd = t->have_prev ? (double)(t_ns - t->t_prev_ns) * 1e-9 : FALLBACK_DT_S;
+	if (!(dtd > 0))
+		dtd = FALLBACK_DT_S;
+	float dt = (float)dtd;
+	t->have_prev = true;
+	t->t_prev_ns = t_ns;
+
+	track_objects(t, det, t_ns, dt);
+	track_simple(t, KIND_FINGER, det, t_ns, dt);
+	track_simple(t, KIND_BLOB, det, t_ns, dt);
+
+	int32_t n_out = 0;
+	for (int32_t i = 0; i < t->objects.n; i++) {
+		struct item *it = &t->objects.items[i];
+		item_report(t, it, KIND_OBJECT, t_ns, dt, width, height);
+		struct tracked_object *o = &t->out_objects[n_out++];
+		o->session_id = it->session_id;
+		o->class_id = it->class_id;
+		report_position(t, it->rx, it->ry, width, height, &o->x, &o->y);
+		o->angle = report_angle(t, it->ra, it->rx / (float)width, it->ry / (float)height, TWO_PI);
+		float sx = t->cfg.invert_x ? -1.0f : 1.0f, sy = t->cfg.invert_y ? -1.0f : 1.0f;
+		float sa = t->cfg.invert_angle ? -1.0f : 1.0f;
+		o->X = sx * it->X;
+		o->Y = sy * it->Y;
+		o->A = sa * it->A;
+		o->m = it->m;
+		o->r = sa * it->r;
+		o->changed = it->changed;
+		o->how = it->how;
+		o->size = it->size / (float)width;
+	}
+	out->n_objects = n_out;
+
+	n_out = 0;
+	for (int32_t i = 0; i < t->fingers.n; i++) {
+		struct item *it = &t->fingers.items[i];
+		if (it->session_id == 0)
+			continue;
+		item_report(t, it, KIND_FINGER, t_ns, dt, width, height);
+		struct tracked_cursor *c = &t->out_cursors[n_out++];
+		c->session_id = it->session_id;
+		report_position(t, it->rx, it->ry, width, height, &c->x, &c->y);
+		c->X = (t->cfg.invert_x ? -1.0f : 1.0f) * it->X;
+		c->Y = (t->cfg.invert_y ? -1.0f : 1.0f) * it->Y;
+		c->m = it->m;
+		c->changed = it->changed;
+		c->diameter = it->size / (float)width;
+	}
+	out->n_cursors = n_out;
+
+	n_out = 0;
+	for (int32_t i = 0; i < t->blobs.n; i++) {
+		struct item *it = &t->blobs.items[i];
+		if (it->session_id == 0)
+			continue;
+		item_report(t, it, KIND_BLOB, t_ns, dt, width, height);
+		struct tracked_blob *b = &t->out_blobs[n_out++];
+		b->session_id = it->session_id;
+		report_position(t, it->rx, it->ry, width, height, &b->x, &b->y);
+		b->angle = report_angle(t, it->ra, it->rx / (float)width, it->ry / (float)height, PI_F);
+		float sa = t->cfg.invert_angle ? -1.0f : 1.0f;
+		b->w = it->w / (float)width;
+		b->h = it->h / (float)height;
+		b->area = it->area / ((float)width * (float)height);
+		b->X = (t->cfg.invert_x ? -1.0f : 1.0f) * it->X;
+		b->Y = (t->cfg.invert_y ? -1.0f : 1.0f) * it->Y;
+		b->A = sa * it->A;
+		b->m = it->m;
+		b->r = sa * it->r;
+		b->changed = it->changed;
+	}
+	out->n_blobs = n_out;
+
+	out->frame = frame;
+	out->t_capture_ns = t_ns;
+	out->width = width;
+	out->height = height;
+	out->objects = t->out_objects;
+	out->cursors = t->out_cursors;
+	out->blobs = t->out_blobs;
+	return 0;
+}

@@ -1,0 +1,47 @@
+#include "ui.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "../core/err.h"
+#include "../core/log.h"
+#include "ui_backend.h"
+
+static const struct ui_backend *const backends[] = {&ui_backend_none, &ui_backend_sdl};
+
+struct ui *ui_create(const struct ui_config *cfg, int *err)
+{
+	int dummy;
+	if (!err)
+		err = &dummy;
+	*err = 0;
+	const char *name = cfg && cfg->backend && *cfg->backend ? cfg->backend : "none";
+	for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++) {
+		if (strcmp(backends[i]->name, name) != 0)
+			continue;
+		struct ui *ui = backends[i]->create(cfg, err);
+		if (ui)
+			ui->ops = backends[i];
+		return ui;
+	}
+	log_error("ui: unknown front end \"%s\" (use sdl or none)", name);
+	*err = ERR_CONFIG;
+	return NULL;
+}
+
+void ui_destroy(struct ui *ui)
+{
+	if (ui)
+		ui->ops->destroy(ui);
+}
+
+int ui_poll(struct ui *ui, const struct snapshot *snap, struct ui_command *cmds, int cap, int timeout_ms)
+{
+	if (!ui)
+		return 0;
+	if (timeout_ms < 0)
+		timeout_ms = 0;
+	if (cap < 0 || !cmds)
+		cap = 0;
+	return ui->ops->poll(ui, snap, cmds, cap, timeout_ms);
+}

@@ -1,0 +1,42 @@
+#!/bin/sh
+# End to end on data the project makes itself: build/tabletrack-scenes draws
+# scenes of our own symbol set with known truth; tabletrack --once processes
+# them (each scene three times, then two blank frames, as
+# ../shared/tools/score.py does); oscdump (liblo-tools, a client nobody here
+# wrote) decodes the UDP stream; tests/tuio_check.py scores it.
+B=${BUILD:-build}
+command -v oscdump >/dev/null || { echo "oscdump missing (liblo-tools)"; exit 77; }
+T=$(mktemp -d); trap 'kill $dump 2>/dev/null; rm -rf "$T"' EXIT
+fail=0
+
+# scene NAME SCENE-OPTIONS -- TRACKER-OPTIONS -- CHECK-OPTIONS
+run_set() {
+	name=$1; shift
+	sopts=""; while [ "$1" != "--" ]; do sopts="$sopts $1"; shift; done; shift
+	topts=""; while [ "$1" != "--" ]; do topts="$topts $1"; shift; done; shift
+	"$B/tabletrack-scenes" -o "$T/$name" --frames 10 $sopts >/dev/null || { echo "FAIL: scenes $name"; fail=1; return; }
+	mkdir -p "$T/$name-seq"
+	w=$(python3 -c "import json;print(json.load(open('$T/$name/truth.json'))['w'])")
+	h=$(python3 -c "import json;print(json.load(open('$T/$name/truth.json'))['h'])")
+	python3 -c "import sys; sys.stdout.buffer.write(b'P5\n%d %d\n255\n' % ($w, $h) + bytes([128]) * ($w * $h))" >"$T/blank.pgm"
+	k=0
+	for f in "$T/$name"/frame_*.png; do
+		for r in 1 2 3; do ln -s "$f" "$T/$name-seq/$(printf 'seq_%06d' $k).png"; k=$((k + 1)); done
+		for r in 1 2; do ln -s "$T/blank.pgm" "$T/$name-seq/$(printf 'seq_%06d' $k).pgm"; k=$((k + 1)); done
+	done
+	port=$(python3 -c "import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])")
+	oscdump -L "$port" >"$T/$name.osc" 2>&1 & dump=$!
+	sleep 0.3
+	"$B/tabletrack" --once --quiet --source "folder:$T/$name-seq" --tuio "udp:127.0.0.1:$port" $topts || { echo "FAIL: tracker exit $? on $name"; fail=1; }
+	sleep 0.5; kill $dump; wait $dump 2>/dev/null
+	printf '%-10s ' "$name"
+	python3 tests/tuio_check.py score "$T/$name.osc" "$T/$name/truth.json" 3 2 $* || fail=1
+}
+
+run_set std --seed 11 --fingers 4 -- --finger-size 18 -- \
+	--min-recall 0.99 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2 --min-finger-recall 0.9
+run_set small --seed 12 --fids 10 --fid-size 40:56 --fingers 0 -- -- --min-recall 0.95 --max-fp 0
+run_set blur --seed 13 --blur 1.6 --fingers 0 -- -- --min-recall 0.8 --max-fp 0
+run_set hd --seed 14 --size 1280x720 --fids 14 --fid-size 80:130 --fingers 0 -- -- --min-recall 0.99 --max-fp 0
+run_set clutter --seed 15 --clutter 30 --fingers 0 -- -- --min-recall 0.99 --max-fp 0
+exit $fail

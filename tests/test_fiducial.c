@@ -1,0 +1,514 @@
+/* test_fiducial.c - tree sets, canonical strings and the amoeba matcher on
+ * hand-drawn symbols; with ../shared present also every printed symbol of
+ * the reacTIVision default set and a few synthetic camera frames. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/core/detect.h"
+#include "../src/core/err.h"
+#include "../src/core/image.h"
+#include "../src/core/image_io.h"
+#include "../src/core/log.h"
+#include "../src/fiducial/match.h"
+#include "../src/fiducial/trees.h"
+#include "../src/segment/segment.h"
+#include "../src/threshold/threshold.h"
+#include "common/testutil.h"
+
+static struct tree_set *set_parse(const char *text)
+{
+	struct tree_set *s = NULL;
+	assert_int_equal(tree_set_parse(text, strlen(text), "test", &s), 0);
+	assert_non_null(s);
+	return s;
+}
+
+static int set_parse_err(const char *text)
+{
+	struct tree_set *s = (struct tree_set *)1;
+	int rc = tree_set_parse(text, strlen(text), "test", &s);
+	assert_null(s);
+	return rc;
+}
+
+static void test_canonicalize(void **state)
+{
+	(void)state;
+	char buf[80];
+	assert_int_equal(tree_canonicalize("011212", buf, sizeof buf), 0);
+	assert_string_equal(buf, "w012121");
+	assert_int_equal(tree_canonicalize("b0", buf, sizeof buf), 0);
+	assert_string_equal(buf, "b0");
+	assert_int_equal(tree_canonicalize("w0112232", buf, sizeof buf), 0);
+	assert_string_equal(buf, "w0123221");
+	/* The spec's example is canonical already. */
+	assert_int_equal(tree_canonicalize("w0122222212212121111", buf, sizeof buf), 0);
+	assert_string_equal(buf, "w0122222212212121111");
+	assert_int_equal(tree_canonicalize("w", buf, sizeof buf), ERR_FORMAT);
+	assert_int_equal(tree_canonicalize("w1", buf, sizeof buf), ERR_FORMAT);
+	assert_int_equal(tree_canonicalize("w02", buf, sizeof buf), ERR_FORMAT);
+	assert_int_equal(tree_canonicalize("w010", buf, sizeof buf), ERR_FORMAT);
+	assert_int_equal(tree_canonicalize("w0a", buf, sizeof buf), ERR_FORMAT);
+	assert_int_equal(tree_canonicalize("x01", buf, sizeof buf), ERR_FORMAT);
+	assert_int_equal(tree_canonicalize("w0122", buf, 4), ERR_RANGE);
+	char big[80] = "w0";
+	memset(big + 2, '1', 64);
+	big[66] = 0;
+	assert_int_equal(tree_canonicalize(big, buf, sizeof buf), ERR_RANGE);
+	int d = 0, n = 0;
+	assert_int_equal(tree_token_info("w0122222212212121111", &d, &n), 0);
+	assert_int_equal(d, 2);
+	assert_int_equal(n, 19);
+}
+
+static void test_set_parse(void **state)
+{
+	(void)state;
+	struct tree_set *s = set_parse("w0122\n0121\r\n  b0122\tw01\n\n");
+	assert_int_equal(tree_set_count(s), 4);
+	assert_int_equal(tree_set_lookup(s, "w0122"), 0);
+	assert_int_equal(tree_set_lookup(s, "w0121"), 1);
+	assert_int_equal(tree_set_lookup(s, "b0122"), 2);
+	assert_int_equal(tree_set_lookup(s, "b0121"), -1);
+	assert_int_equal(tree_set_lookup(s, "w01"), 3);
+	assert_string_equal(tree_set_token(s, 1), "w0121");
+	assert_null(tree_set_token(s, 4));
+	assert_null(tree_set_token(s, -1));
+	assert_int_equal(tree_set_max_nodes(s), 4);
+	assert_int_equal(tree_set_min_nodes(s), 2);
+	assert_int_equal(tree_set_max_depth(s), 2);
+	tree_set_free(s);
+
+	log_set_level(LOG_ERROR - 1);
+	/* A duplicate still uses up its ID; lookups give the first. */
+	s = set_parse("w01\nw01\nw011\n");
+	assert_int_equal(tree_set_count(s), 3);
+	assert_int_equal(tree_set_lookup(s, "w01"), 0);
+	assert_string_equal(tree_set_token(s, 1), "w01");
+	assert_int_equal(tree_set_lookup(s, "w011"), 2);
+	tree_set_free(s);
+
+	assert_int_equal(set_parse_err(""), ERR_FORMAT);
+	assert_int_equal(set_parse_err(" \n\t "), ERR_FORMAT);
+	assert_int_equal(set_parse_err("w01\nw0x1\n"), ERR_FORMAT);
+	assert_int_equal(set_parse_err("w01\nw0112\n"), ERR_FORMAT); /* not canonical */
+	assert_int_equal(set_parse_err("w01\n1\n"), ERR_FORMAT);
+	char big[200];
+	snprintf(big, sizeof big, "w01\nw0%0100d\n", 0);
+	assert_int_equal(set_parse_err(big), ERR_RANGE);
+	tree_set_free(NULL);
+
+	struct tree_set *t = NULL;
+	assert_int_equal(tree_set_load("/nonexistent/x.trees", &t), ERR_IO);
+	assert_null(t);
+	char path[600];
+	snprintf(path, sizeof path, "%s/bad.trees", test_tmpdir());
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("w01\nw011\nw0z\n", f);
+	fclose(f);
+	assert_int_equal(tree_set_load(path, &t), ERR_FORMAT);
+	f = fopen(path, "w");
+	fputs("w01\nw011\n", f);
+	fclose(f);
+	assert_int_equal(tree_set_load(path, &t), 0);
+	assert_int_equal(tree_set_count(t), 2);
+	tree_set_free(t);
+	remove(path);
+	log_set_level(LOG_INFO);
+}
+
+/* ---- hand-drawn symbols ---- */
+
+static void rect(struct image_u8 *img, int x0, int y0, int x1, int y1, uint8_t v)
+{
+	for (int y = y0; y <= y1; y++)
+		memset(image_u8_row(img, y) + x0, v, (size_t)(x1 - x0 + 1));
+}
+
+enum { DRAW_SPECKS = 1, DRAW_NO_DOT = 2, DRAW_BIG_DOT = 4, DRAW_INVERT = 8 };
+
+/* A symbol of tree w012211 on an 80x80 white table: black ring, white root,
+ * a black blob with two white holes and two black dots. */
+static void draw_symbol(struct image_u8 *img, int flags)
+{
+	assert_int_equal(image_u8_alloc(img, 80, 80), 0);
+	rect(img, 0, 0, 79, 79, 255);
+	rect(img, 5, 5, 74, 74, 0);
+	rect(img, 12, 12, 67, 67, 255);
+	rect(img, 20, 20, 44, 44, 0);
+	rect(img, 24, 24, 29, 29, 255);
+	rect(img, 35, 35, 40, 40, 255);
+	rect(img, 52, 20, 57, 25, 0);
+	if (flags & DRAW_BIG_DOT)
+		rect(img, 48, 46, 65, 65, 0);
+	else if (!(flags & DRAW_NO_DOT))
+		rect(img, 52, 52, 57, 57, 0);
+	if (flags & DRAW_SPECKS) {
+		rect(img, 48, 62, 48, 62, 0);     /* in the root */
+		rect(img, 54, 22, 54, 22, 255);   /* in a dot */
+	}
+	if (flags & DRAW_INVERT)
+		for (int y = 0; y < 80; y++)
+			for (int x = 0; x < 80; x++)
+				image_u8_row(img, y)[x] = (uint8_t)(255 - image_u8_row(img, y)[x]);
+}
+
+struct rig {
+	struct segment *seg;
+	struct match *mat;
+	struct detections det;
+	struct bitmask mask;
+	const struct region_tree *tree;
+};
+
+static void rig_run(struct rig *r, const struct tree_set *set, const struct image_u8 *grey, float root_max)
+{
+	int err;
+	struct segment_config sc = {grey->width, grey->height, tree_set_max_nodes(set)};
+	struct match_config mc = {.trees = set, .max_width = grey->width, .max_height = grey->height,
+				  .root_min_px = 20, .root_max_px = root_max};
+	r->seg = segment_create(&sc, &err);
+	r->mat = match_create(&mc, &err);
+	assert_non_null(r->seg);
+	assert_non_null(r->mat);
+	assert_int_equal(detections_alloc(&r->det, 64), 0);
+	assert_int_equal(bitmask_alloc(&r->mask, grey->width, grey->height), 0);
+	bitmask_from_image(&r->mask, grey);
+	assert_int_equal(segment_process(r->seg, &r->mask, &r->tree), 0);
+	assert_int_equal(match_process(r->mat, r->tree, grey, &r->det), 0);
+}
+
+static void rig_free(struct rig *r)
+{
+	detections_free(&r->det);
+	bitmask_free(&r->mask);
+	match_destroy(r->mat);
+	segment_destroy(r->seg);
+}
+
+static void test_match_drawn(void **state)
+{
+	(void)state;
+	struct tree_set *set = set_parse("w0122\nw012211\nb012211\n");
+	struct image_u8 img;
+	struct rig r;
+
+	draw_symbol(&img, 0);
+	rig_run(&r, set, &img, 100);
+	assert_int_equal(r.det.n_fids, 1);
+	assert_int_equal(r.det.n_fuzzy, 0);
+	const struct fiducial_det *d = &r.det.fids[0];
+	assert_int_equal(d->id, 1);
+	assert_int_equal(d->n_nodes, 6);
+	assert_float_equal(d->size_px, 56, 1e-6);
+	/* §7: leaf bbox midpoints weighted pi (d + 1/2)^2. */
+	const double w1 = M_PI * 2.25, w2 = M_PI * 6.25;
+	const double cx = (w2 * (26.5 + 37.5) + w1 * (54.5 + 54.5)) / (2 * w1 + 2 * w2);
+	const double cy = (w2 * (26.5 + 37.5) + w1 * (22.5 + 54.5)) / (2 * w1 + 2 * w2);
+	double a = atan2(cy - 38.5, cx - 54.5) - M_PI / 2;
+	while (a < 0)
+		a += 2 * M_PI;
+	assert_float_equal(d->x, cx, 1e-3);
+	assert_float_equal(d->y, cy, 1e-3);
+	assert_float_equal(d->angle, a, 1e-4);
+	/* The root region is offered for tracking. */
+	int found_root = 0;
+	for (int i = 0; i < r.det.n_roots; i++)
+		found_root |= r.det.roots[i].region == d->root;
+	assert_true(found_root);
+	char buf[80];
+	assert_int_equal(match_canonical_string(r.tree, d->root, -1, buf, sizeof buf), 7);
+	assert_string_equal(buf, "w012211");
+	int32_t ring = -1;
+	for (int i = 0; i < r.tree->regions[d->root].n_adj; i++)
+		if (r.tree->regions[region_adj(r.tree, d->root)[i]].colour == 0 &&
+		    r.tree->regions[region_adj(r.tree, d->root)[i]].x0 == 5)
+			ring = region_adj(r.tree, d->root)[i];
+	assert_true(ring >= 0);
+	assert_int_equal(match_canonical_string(r.tree, d->root, ring, buf, sizeof buf), 7);
+	assert_string_equal(buf, "w012211");
+	int32_t bg = region_adj(r.tree, ring)[0] == d->root ? region_adj(r.tree, ring)[1] : region_adj(r.tree, ring)[0];
+	assert_int_equal(match_canonical_string(r.tree, ring, bg, buf, sizeof buf), 8);
+	assert_string_equal(buf, "b0123322");
+	assert_int_equal(match_canonical_string(r.tree, ring, bg, buf, 5), ERR_RANGE);
+	rig_free(&r);
+
+	/* Noise specks inside the root and inside a leaf change nothing. */
+	image_u8_free(&img);
+	draw_symbol(&img, DRAW_SPECKS);
+	rig_run(&r, set, &img, 100);
+	assert_int_equal(r.det.n_fids, 1);
+	assert_int_equal(r.det.fids[0].id, 1);
+	assert_float_equal(r.det.fids[0].x, cx, 1e-3);
+	assert_float_equal(r.det.fids[0].y, cy, 1e-3);
+	rig_free(&r);
+
+	/* Inverted print: the b-variant's ID, angle turned by pi. */
+	image_u8_free(&img);
+	draw_symbol(&img, DRAW_INVERT);
+	rig_run(&r, set, &img, 100);
+	assert_int_equal(r.det.n_fids, 1);
+	assert_int_equal(r.det.fids[0].id, 2);
+	for (int i = 0; i < r.det.n_roots; i++) /* the root is black */
+		assert_int_not_equal(r.det.roots[i].region, r.det.fids[0].root);
+	rig_free(&r);
+
+	/* A lost dot leaves a damaged symbol: fuzzy, never an ID. */
+	image_u8_free(&img);
+	draw_symbol(&img, DRAW_NO_DOT);
+	rig_run(&r, set, &img, 100);
+	assert_int_equal(r.det.n_fids, 0);
+	assert_int_equal(r.det.n_fuzzy, 1);
+	assert_int_equal(r.det.fuzzy[0].id, -1);
+	assert_int_equal(r.det.fuzzy[0].n_nodes, 5);
+	rig_free(&r);
+
+	/* One dot far bigger than the other: the leaf filter refuses it. */
+	image_u8_free(&img);
+	draw_symbol(&img, DRAW_BIG_DOT);
+	rig_run(&r, set, &img, 0);
+	assert_int_equal(r.det.n_fids, 0);
+	assert_int_equal(r.det.n_fuzzy, 1);
+	assert_int_equal(r.det.n_roots, 0);
+	rig_free(&r);
+
+	image_u8_free(&img);
+	tree_set_free(set);
+}
+
+static void test_match_errors(void **state)
+{
+	(void)state;
+	log_set_level(LOG_ERROR - 1);
+	int err = 0;
+	struct match_config mc = {.trees = NULL, .max_width = 64, .max_height = 64};
+	assert_null(match_create(&mc, &err));
+	assert_int_equal(err, ERR_CONFIG);
+	struct tree_set *set = set_parse("w01\n");
+	mc.trees = set;
+	mc.max_width = 0;
+	assert_null(match_create(&mc, &err));
+	mc.max_width = 64;
+	struct match *m = match_create(&mc, &err);
+	assert_non_null(m);
+	mc.max_width = 4096;
+	assert_int_equal(match_set_config(m, &mc), ERR_RANGE);
+	mc.max_width = 32;
+	assert_int_equal(match_set_config(m, &mc), 0);
+	match_destroy(m);
+	match_destroy(NULL);
+	tree_set_free(set);
+	log_set_level(LOG_INFO);
+}
+
+/* ---- the reacTIVision default set (../shared) ---- */
+
+static struct tree_set *shared_default(void)
+{
+	const char *p = test_shared_path("fiducials/reactivision/default.trees");
+	if (!p)
+		return NULL;
+	struct tree_set *s = NULL;
+	assert_int_equal(tree_set_load(p, &s), 0);
+	return s;
+}
+
+static void test_shared_symbols(void **state)
+{
+	(void)state;
+	struct tree_set *set = shared_default();
+	if (!set)
+		skip();
+	assert_int_equal(tree_set_count(set), 216);
+	assert_int_equal(tree_set_max_nodes(set), 19);
+	assert_int_equal(tree_set_max_depth(set), 2);
+	assert_int_equal(tree_set_lookup(set, "w0122222212212121111"), 0);
+	for (int id = 0; id < 216; id++) {
+		char rel[128];
+		snprintf(rel, sizeof rel, "fiducials/reactivision/symbols/default/fid_%03d.png", id);
+		const char *p = test_shared_path(rel);
+		assert_non_null(p);
+		struct image_u8 img;
+		assert_int_equal(image_read(p, &img), 0);
+		struct rig r;
+		rig_run(&r, set, &img, 0);
+		if (r.det.n_fids != 1 || r.det.fids[0].id != id)
+			fail_msg("fid_%03d.png: %d symbols, first ID %d", id, r.det.n_fids,
+				 r.det.n_fids ? r.det.fids[0].id : -1);
+		char buf[80];
+		assert_true(match_canonical_string(r.tree, r.det.fids[0].root, -1, buf, sizeof buf) > 0);
+		assert_string_equal(buf, tree_set_token(set, id));
+		rig_free(&r);
+		image_u8_free(&img);
+	}
+	tree_set_free(set);
+}
+
+struct truth {
+	int id;
+	double x, y, angle, size;
+};
+
+static double key_num(const char *obj, const char *end, const char *key)
+{
+	const char *k = strstr(obj, key);
+	if (!k || k > end)
+		return NAN;
+	k = strchr(k + strlen(key), ':');
+	return k ? strtod(k + 1, NULL) : NAN;
+}
+
+/* The fiducials of frame `frame` in a scene's truth.json (a plain scan:
+ * the files are machine-written, one object per symbol). */
+static int truth_frame(const char *text, int frame, struct truth *out, int cap)
+{
+	char pat[32];
+	const char *p = text;
+	for (;;) {
+		p = strstr(p, "\"frame\"");
+		if (!p)
+			return -1;
+		const char *c = strchr(p, ':');
+		if (c && atoi(c + 1) == frame)
+			break;
+		p++;
+	}
+	snprintf(pat, sizeof pat, "\"fingers\"");
+	const char *stop = strstr(p, pat);
+	const char *fids = strstr(p, "\"fiducials\"");
+	if (!stop || !fids || fids > stop)
+		return 0;
+	int n = 0;
+	for (const char *o = strchr(fids, '{'); o && o < stop && n < cap; o = strchr(o + 1, '{')) {
+		const char *e = strchr(o, '}');
+		out[n].id = (int)key_num(o, e, "\"id\"");
+		out[n].x = key_num(o, e, "\"x\"");
+		out[n].y = key_num(o, e, "\"y\"");
+		out[n].angle = key_num(o, e, "\"angle\"");
+		out[n].size = key_num(o, e, "\"size\"");
+		n++;
+	}
+	return n;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static void scene_check(const char *scene, int n_frames, int radius, int gate)
+{
+	struct tree_set *set = shared_default();
+	char rel[256];
+	snprintf(rel, sizeof rel, "scenes/%s/truth.json", scene);
+	const char *tp = set ? test_shared_path(rel) : NULL;
+	if (!tp) {
+		tree_set_free(set);
+		skip();
+	}
+	FILE *f = fopen(tp, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	long len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *text = malloc((size_t)len + 1);
+	assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
+	text[len] = 0;
+	fclose(f);
+	int n_t = 0, n_found = 0, n_bad = 0, n_err = 0;
+	double pos[512], ang[512];
+	for (int fr = 0; fr < n_frames; fr++) {
+		struct truth t[64];
+		int n = truth_frame(text, fr, t, 64);
+		assert_true(n > 0);
+		snprintf(rel, sizeof rel, "scenes/%s/frame_%05d.png", scene, fr);
+		struct image_u8 grey, bin;
+		assert_int_equal(image_read(test_shared_path(rel), &grey), 0);
+		assert_int_equal(image_u8_alloc(&bin, grey.width, grey.height), 0);
+		bernsen_cpu(&grey, radius, gate, &bin);
+		struct rig r;
+		rig_run(&r, set, &bin, 0);
+		char used[64] = {0};
+		for (int i = 0; i < n; i++) {
+			n_t++;
+			int best = -1;
+			double bd = 1e9;
+			for (int j = 0; j < r.det.n_fids && j < 64; j++) {
+				double dd = hypot(r.det.fids[j].x - t[i].x, r.det.fids[j].y - t[i].y);
+				if (!used[j] && dd < bd) {
+					bd = dd;
+					best = j;
+				}
+			}
+			if (best < 0 || bd >= 0.3 * t[i].size)
+				continue;
+			used[best] = 1;
+			if (r.det.fids[best].id != t[i].id) {
+				n_bad++;
+				continue;
+			}
+			n_found++;
+			double da = fmod(r.det.fids[best].angle - t[i].angle + 3 * M_PI, 2 * M_PI) - M_PI;
+			pos[n_err] = bd;
+			ang[n_err++] = fabs(da) * 180 / M_PI;
+		}
+		for (int j = 0; j < r.det.n_fids && j < 64; j++)
+			n_bad += !used[j];
+		rig_free(&r);
+		image_u8_free(&grey);
+		image_u8_free(&bin);
+	}
+	qsort(pos, (size_t)n_err, sizeof *pos, cmp_d);
+	qsort(ang, (size_t)n_err, sizeof *ang, cmp_d);
+	print_message("%s: %d/%d found, %d wrong or false, position p95 %.2f px, angle p95 %.2f deg\n", scene,
+		      n_found, n_t, n_bad, pos[(int)(0.95 * n_err)], ang[(int)(0.95 * n_err)]);
+	assert_true(n_found >= 0.99 * n_t);
+	assert_int_equal(n_bad, 0);
+	assert_true(n_err > 0 && pos[(int)(0.95 * n_err)] < 1.0);
+	assert_true(ang[(int)(0.95 * n_err)] < 2.0);
+	free(text);
+	tree_set_free(set);
+}
+
+static void test_shared_std640(void **state)
+{
+	(void)state;
+	scene_check("std-640", 6, 4, 48);
+}
+
+static void test_shared_std1080(void **state)
+{
+	(void)state;
+	scene_check("std-1080", 2, 4, 48);
+}
+
+static void test_shared_clutter(void **state)
+{
+	(void)state;
+	scene_check("clutter-640", 4, 4, 48);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_canonicalize),
+		cmocka_unit_test(test_set_parse),
+		cmocka_unit_test(test_match_drawn),
+		cmocka_unit_test(test_match_errors),
+		cmocka_unit_test(test_shared_symbols),
+		cmocka_unit_test(test_shared_std640),
+		cmocka_unit_test(test_shared_std1080),
+		cmocka_unit_test(test_shared_clutter),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,501 @@
+/* Threshold room: the fast CPU paths against brute-force references, the bit
+ * packing, the object API, and (where a GPU works) CUDA against the CPU. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cuda/bernsen_cuda.h"
+#include "../src/core/err.h"
+#include "../src/threshold/threshold.h"
+#include "../src/threshold/threshold_cpu.h"
+#include "common/testutil.h"
+
+static const int sizes[][2] = {{1, 1}, {1, 37}, {37, 1}, {65, 3}, {3, 70}, {64, 64}, {97, 41}, {130, 20}, {200, 7}};
+#define N_SIZES ((int)(sizeof sizes / sizeof sizes[0]))
+
+/* Random content of several kinds: full-range noise, low-contrast noise
+ * around a random level (where the gate decides), and a gradient with noise. */
+static void fill_frame(struct image_u8 *img, uint32_t *rng, int kind)
+{
+	if (kind == 0) {
+		test_fill_random(img, rng, 0, 255);
+	} else if (kind == 1) {
+		int base = (int)(test_rand(rng) % 256), span = 1 + (int)(test_rand(rng) % 48);
+		int lo = base - span / 2 < 0 ? 0 : base - span / 2, hi = lo + span > 255 ? 255 : lo + span;
+		test_fill_random(img, rng, lo, hi);
+	} else {
+		for (int y = 0; y < img->height; y++)
+			for (int x = 0; x < img->width; x++) {
+				int v = (x * 255) / (img->width + 1) + (int)(test_rand(rng) % 9) - 4;
+				image_u8_row(img, y)[x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+			}
+	}
+}
+
+/* Window lo/hi the slow, obvious way. */
+static void ref_window(const struct image_u8 *in, int r, uint8_t *lo, uint8_t *hi)
+{
+	int w = in->width, h = in->height;
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			int a = 255, b = 0;
+			for (int j = y - r; j <= y + r; j++)
+				for (int i = x - r; i <= x + r; i++) {
+					if (j < 0 || j >= h || i < 0 || i >= w)
+						continue;
+					int v = image_u8_row(in, j)[i];
+					a = v < a ? v : a;
+					b = v > b ? v : b;
+				}
+			lo[y * w + x] = (uint8_t)a;
+			hi[y * w + x] = (uint8_t)b;
+		}
+}
+
+static int ref_pixel(int lo, int hi, int v, int gate)
+{
+	int t = (lo + hi) / 2;
+	if (hi - lo < gate)
+		t = t < 128 ? 255 : 0;
+	return v > t ? 255 : 0;
+}
+
+/* Compares out with the reference from lo/hi; returns the first bad index or -1. */
+static int check_bernsen(const struct image_u8 *in, const uint8_t *lo, const uint8_t *hi, int gate,
+			 const struct image_u8 *out)
+{
+	for (int y = 0; y < in->height; y++)
+		for (int x = 0; x < in->width; x++) {
+			int i = y * in->width + x;
+			if (image_u8_row(out, y)[x] != ref_pixel(lo[i], hi[i], image_u8_row(in, y)[x], gate))
+				return i;
+		}
+	return -1;
+}
+
+static void check_mask_equals_image(const struct bitmask *m, const struct image_u8 *img)
+{
+	for (int y = 0; y < img->height; y++) {
+		for (int x = 0; x < img->width; x++)
+			assert_int_equal(bitmask_get(m, x, y), image_u8_row(img, y)[x] ? 1 : 0);
+		int used = img->width & 63;
+		if (used)
+			assert_int_equal(bitmask_row(m, y)[img->width / 64] >> used, 0);
+	}
+}
+
+static void test_bernsen_matches_brute_force(void **state)
+{
+	(void)state;
+	static const int gates[] = {0, 1, 2, 31, 32, 33, 64, 127, 128, 200, 254, 255};
+	uint32_t rng = 12345;
+	for (int s = 0; s < N_SIZES; s++) {
+		int w = sizes[s][0], h = sizes[s][1];
+		struct image_u8 in, out;
+		struct bitmask m;
+		assert_int_equal(image_u8_alloc(&in, w, h), 0);
+		assert_int_equal(image_u8_alloc(&out, w, h), 0);
+		assert_int_equal(bitmask_alloc(&m, w, h), 0);
+		int err = 0;
+		struct threshold_cpu *c = threshold_cpu_create(w, h, &err);
+		assert_non_null(c);
+		uint8_t *lo = malloc((size_t)w * h), *hi = malloc((size_t)w * h);
+		assert_non_null(lo);
+		assert_non_null(hi);
+		for (int r = 1; r <= THRESHOLD_MAX_RADIUS; r++) {
+			fill_frame(&in, &rng, (r + s) % 3);
+			ref_window(&in, r, lo, hi);
+			bool all_gates = r == 1 || r == 6 || r == 32 || (r == 13 && s == N_SIZES - 1);
+			int n_g = all_gates ? 256 : (int)(sizeof gates / sizeof gates[0]);
+			for (int gi = 0; gi < n_g; gi++) {
+				int gate = all_gates ? gi : gates[gi];
+				threshold_cpu_bernsen(c, &in, r, gate, &out, NULL);
+				int bad = check_bernsen(&in, lo, hi, gate, &out);
+				if (bad >= 0)
+					fail_msg("%dx%d r=%d gate=%d: pixel (%d,%d) differs", w, h, r, gate, bad % w, bad / w);
+				if (gi % 5 == 0) {
+					memset(m.bits, 0xa5, (size_t)m.stride_words * (size_t)h * 8);
+					threshold_cpu_bernsen(c, &in, r, gate, NULL, &m);
+					check_mask_equals_image(&m, &out);
+				}
+			}
+		}
+		bernsen_cpu(&in, 32, 32, &out); /* the one-shot wrapper */
+		assert_int_equal(check_bernsen(&in, lo, hi, 32, &out), -1);
+		free(lo);
+		free(hi);
+		threshold_cpu_destroy(c);
+		bitmask_free(&m);
+		image_u8_free(&out);
+		image_u8_free(&in);
+	}
+}
+
+/* The input may be a view into a larger buffer with a stride past its width. */
+static void test_bernsen_on_view(void **state)
+{
+	(void)state;
+	uint32_t rng = 99;
+	struct image_u8 big, out, ref;
+	assert_int_equal(image_u8_alloc(&big, 300, 90), 0);
+	test_fill_random(&big, &rng, 0, 255);
+	struct image_u8 view = {.width = 171, .height = 77, .stride = big.stride, .data = big.data + 3 * big.stride + 50};
+	struct image_u8 copy;
+	assert_int_equal(image_u8_alloc(&copy, 171, 77), 0);
+	image_u8_copy(&copy, &view);
+	assert_int_equal(image_u8_alloc(&out, 171, 77), 0);
+	assert_int_equal(image_u8_alloc(&ref, 171, 77), 0);
+	bernsen_cpu(&view, 9, 20, &out);
+	bernsen_cpu(&copy, 9, 20, &ref);
+	for (int y = 0; y < 77; y++)
+		assert_memory_equal(image_u8_row(&out, y), image_u8_row(&ref, y), 171);
+	image_u8_free(&big);
+	image_u8_free(&copy);
+	image_u8_free(&out);
+	image_u8_free(&ref);
+}
+
+static void test_tiled_matches_brute_force(void **state)
+{
+	(void)state;
+	static const int tiles[] = {2, 3, 7, 10, 12, 16, 33, 64};
+	static const int gates[] = {0, 1, 32, 128, 255};
+	uint32_t rng = 777;
+	for (int s = 0; s < N_SIZES; s++) {
+		int w = sizes[s][0], h = sizes[s][1];
+		struct image_u8 in, out;
+		struct bitmask m;
+		assert_int_equal(image_u8_alloc(&in, w, h), 0);
+		assert_int_equal(image_u8_alloc(&out, w, h), 0);
+		assert_int_equal(bitmask_alloc(&m, w, h), 0);
+		int err;
+		struct threshold_cpu *c = threshold_cpu_create(w, h, &err);
+		assert_non_null(c);
+		for (size_t ti = 0; ti < sizeof tiles / sizeof tiles[0]; ti++) {
+			int s_ = tiles[ti];
+			fill_frame(&in, &rng, (int)ti % 3);
+			for (size_t gi = 0; gi < sizeof gates / sizeof gates[0]; gi++) {
+				int gate = gates[gi];
+				threshold_cpu_tiled(c, &in, s_, gate, &out, NULL);
+				for (int y = 0; y < h; y++)
+					for (int x = 0; x < w; x++) {
+						int tx = x / s_, ty = y / s_, lo = 255, hi = 0;
+						for (int yy = (ty - 1) * s_; yy < (ty + 2) * s_; yy++)
+							for (int xx = (tx - 1) * s_; xx < (tx + 2) * s_; xx++) {
+								if (yy < 0 || yy >= h || xx < 0 || xx >= w)
+									continue;
+								int v = image_u8_row(&in, yy)[xx];
+								lo = v < lo ? v : lo;
+								hi = v > hi ? v : hi;
+							}
+						int want = ref_pixel(lo, hi, image_u8_row(&in, y)[x], gate);
+						if (image_u8_row(&out, y)[x] != want)
+							fail_msg("tiled %dx%d s=%d gate=%d (%d,%d)", w, h, s_, gate, x, y);
+					}
+				threshold_cpu_tiled(c, &in, s_, gate, NULL, &m);
+				check_mask_equals_image(&m, &out);
+			}
+		}
+		bernsen_tiled_cpu(&in, 10, 32, &out);
+		threshold_cpu_tiled(c, &in, 10, 32, NULL, &m);
+		check_mask_equals_image(&m, &out);
+		threshold_cpu_destroy(c);
+		bitmask_free(&m);
+		image_u8_free(&out);
+		image_u8_free(&in);
+	}
+}
+
+static int cmp_u8(const void *a, const void *b) { return *(const uint8_t *)a - *(const uint8_t *)b; }
+
+static void test_median_matches_sort(void **state)
+{
+	(void)state;
+	uint32_t rng = 4242;
+	for (int s = 0; s < N_SIZES; s++) {
+		int w = sizes[s][0], h = sizes[s][1];
+		struct image_u8 in, out;
+		assert_int_equal(image_u8_alloc(&in, w, h), 0);
+		assert_int_equal(image_u8_alloc(&out, w, h), 0);
+		for (int size = 3; size <= 5; size += 2) {
+			for (int kind = 0; kind < 3; kind++) {
+				fill_frame(&in, &rng, kind);
+				median_cpu(&in, size, &out);
+				int r = size / 2;
+				for (int y = 0; y < h; y++)
+					for (int x = 0; x < w; x++) {
+						uint8_t v[25];
+						int n = 0;
+						for (int j = -r; j <= r; j++)
+							for (int i = -r; i <= r; i++) {
+								int yy = y + j < 0 ? 0 : y + j >= h ? h - 1 : y + j;
+								int xx = x + i < 0 ? 0 : x + i >= w ? w - 1 : x + i;
+								v[n++] = image_u8_row(&in, yy)[xx];
+							}
+						qsort(v, (size_t)n, 1, cmp_u8);
+						if (image_u8_row(&out, y)[x] != v[n / 2])
+							fail_msg("median%d %dx%d (%d,%d): %d want %d", size, w, h, x, y,
+								 image_u8_row(&out, y)[x], v[n / 2]);
+					}
+			}
+		}
+		image_u8_free(&out);
+		image_u8_free(&in);
+	}
+}
+
+static void test_gauss_matches_direct_sum(void **state)
+{
+	(void)state;
+	static const float sigmas[] = {0.3f, 0.7f, 1.0f, 1.4f, 2.5f, 4.0f};
+	uint32_t rng = 31337;
+	for (size_t si = 0; si < sizeof sigmas / sizeof sigmas[0]; si++) {
+		int wk[CUDA_GAUSS_MAX_RADIUS + 1];
+		int R = cuda_gauss_kernel(sigmas[si], wk);
+		assert_true(R >= 1 && R <= CUDA_GAUSS_MAX_RADIUS);
+		int sum = wk[0];
+		assert_true(wk[0] > 0);
+		for (int i = 1; i <= R; i++) {
+			sum += 2 * wk[i];
+			/* the centre takes the rounding slack and may dip one below its neighbour */
+			assert_true(wk[i] <= wk[i - 1] + (i == 1));
+		}
+		assert_int_equal(sum, 256);
+		assert_true(wk[R] > 0);
+		for (int s = 0; s < N_SIZES; s++) {
+			int w = sizes[s][0], h = sizes[s][1];
+			struct image_u8 in, out;
+			assert_int_equal(image_u8_alloc(&in, w, h), 0);
+			assert_int_equal(image_u8_alloc(&out, w, h), 0);
+			fill_frame(&in, &rng, s % 3);
+			gauss_cpu(&in, sigmas[si], &out);
+			for (int y = 0; y < h; y++)
+				for (int x = 0; x < w; x++) {
+					uint32_t acc = 0;
+					for (int j = -R; j <= R; j++)
+						for (int i = -R; i <= R; i++) {
+							int yy = y + j < 0 ? 0 : y + j >= h ? h - 1 : y + j;
+							int xx = x + i < 0 ? 0 : x + i >= w ? w - 1 : x + i;
+							acc += (uint32_t)(wk[abs(j)] * wk[abs(i)]) * image_u8_row(&in, yy)[xx];
+						}
+					assert_int_equal(image_u8_row(&out, y)[x], (acc + 32768u) >> 16);
+				}
+			image_u8_free(&out);
+			image_u8_free(&in);
+		}
+	}
+	int wk[CUDA_GAUSS_MAX_RADIUS + 1];
+	assert_int_equal(cuda_gauss_kernel(0.0f, wk), 0);
+	assert_int_equal(wk[0], 256);
+}
+
+static void test_bitmask_packing(void **state)
+{
+	(void)state;
+	/* a known pattern: white where (x * 7 + y) % 5 == 0, against a flat gate-0 threshold */
+	int w = 131, h = 5;
+	struct image_u8 in;
+	struct bitmask m;
+	assert_int_equal(image_u8_alloc(&in, w, h), 0);
+	assert_int_equal(bitmask_alloc(&m, w, h), 0);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			image_u8_row(&in, y)[x] = (x * 7 + y) % 5 == 0 ? 200 : 10;
+	int err;
+	struct threshold_cpu *c = threshold_cpu_create(w, h, &err);
+	assert_non_null(c);
+	threshold_cpu_bernsen(c, &in, 1, 0, NULL, &m);
+	for (int y = 0; y < h; y++) {
+		uint64_t word[3] = {0, 0, 0};
+		for (int x = 0; x < w; x++)
+			if (image_u8_row(&in, y)[x] == 200)
+				word[x / 64] |= (uint64_t)1 << (x % 64);
+		for (int k = 0; k < 3; k++)
+			assert_true(bitmask_row(&m, y)[k] == word[k]);
+	}
+	threshold_cpu_destroy(c);
+	bitmask_free(&m);
+	image_u8_free(&in);
+}
+
+static struct threshold_config default_config(int w, int h)
+{
+	struct threshold_config cfg = {.max_width = w, .max_height = h, .mode = THRESHOLD_BERNSEN,
+				       .radius = 6, .gate = 32, .tile = 10, .median = 0, .gauss_sigma = 0.0f};
+	return cfg;
+}
+
+/* The whole CPU chain from the one-shot reference functions. */
+static void reference_chain(const struct threshold_config *cfg, const struct image_u8 *in, struct image_u8 *out)
+{
+	struct image_u8 a, b;
+	assert_int_equal(image_u8_alloc(&a, in->width, in->height), 0);
+	assert_int_equal(image_u8_alloc(&b, in->width, in->height), 0);
+	const struct image_u8 *src = in;
+	if (cfg->median) {
+		median_cpu(src, cfg->median, &a);
+		src = &a;
+	}
+	if (cfg->gauss_sigma > 0) {
+		gauss_cpu(src, cfg->gauss_sigma, &b);
+		src = &b;
+	}
+	if (cfg->mode == THRESHOLD_TILED)
+		bernsen_tiled_cpu(src, cfg->tile, cfg->gate, out);
+	else
+		bernsen_cpu(src, cfg->radius, cfg->gate, out);
+	image_u8_free(&a);
+	image_u8_free(&b);
+}
+
+static void check_object(struct threshold *t, const struct threshold_config *cfg, uint32_t *rng, int w, int h)
+{
+	struct image_u8 in, ref;
+	struct bitmask m;
+	assert_int_equal(image_u8_alloc(&in, w, h), 0);
+	assert_int_equal(image_u8_alloc(&ref, w, h), 0);
+	assert_int_equal(bitmask_alloc(&m, w, h), 0);
+	fill_frame(&in, rng, (int)(test_rand(rng) % 3));
+	assert_int_equal(threshold_set_config(t, cfg), 0);
+	assert_int_equal(threshold_process(t, &in, &m), 0);
+	reference_chain(cfg, &in, &ref);
+	check_mask_equals_image(&m, &ref);
+	/* split submit / collect gives the same */
+	memset(m.bits, 0, (size_t)m.stride_words * (size_t)h * 8);
+	assert_int_equal(threshold_submit(t, &in), 0);
+	assert_int_equal(threshold_collect(t, &m), 0);
+	check_mask_equals_image(&m, &ref);
+	bitmask_free(&m);
+	image_u8_free(&ref);
+	image_u8_free(&in);
+}
+
+static void run_object_api(const char *backend)
+{
+	struct threshold_config cfg = default_config(320, 240);
+	int err = 1;
+	struct threshold *t = threshold_create(&cfg, backend, &err);
+	assert_non_null(t);
+	assert_int_equal(err, 0);
+	uint32_t rng = 5;
+	check_object(t, &cfg, &rng, 320, 240);
+	check_object(t, &cfg, &rng, 97, 1); /* smaller frames fit the same object */
+	check_object(t, &cfg, &rng, 1, 33);
+	for (int r = 1; r <= 32; r += 31) {
+		cfg.radius = r;
+		check_object(t, &cfg, &rng, 201, 77);
+	}
+	cfg.median = 3;
+	check_object(t, &cfg, &rng, 131, 67);
+	cfg.median = 5;
+	cfg.gauss_sigma = 1.2f;
+	check_object(t, &cfg, &rng, 131, 67);
+	cfg.median = 0;
+	cfg.mode = THRESHOLD_TILED;
+	cfg.tile = 12;
+	check_object(t, &cfg, &rng, 319, 239);
+	threshold_destroy(t);
+}
+
+static void test_object_api_cpu(void **state)
+{
+	(void)state;
+	run_object_api("cpu");
+	run_object_api("auto");
+}
+
+static void test_object_api_errors(void **state)
+{
+	(void)state;
+	struct threshold_config cfg = default_config(64, 48);
+	int err = 0;
+	cfg.radius = 33;
+	assert_null(threshold_create(&cfg, "cpu", &err));
+	assert_int_equal(err, ERR_RANGE);
+	cfg = default_config(64, 48);
+	cfg.median = 4;
+	assert_null(threshold_create(&cfg, "cpu", &err));
+	assert_int_equal(err, ERR_RANGE);
+	cfg = default_config(0, 48);
+	assert_null(threshold_create(&cfg, "cpu", &err));
+	assert_int_equal(err, ERR_RANGE);
+	cfg = default_config(64, 48);
+	assert_null(threshold_create(&cfg, "opencl", &err));
+	assert_int_equal(err, ERR_CONFIG);
+	char why[128];
+	if (cuda_threshold_probe(why, sizeof why) < 0) {
+		assert_null(threshold_create(&cfg, "cuda", &err));
+		assert_int_equal(err, ERR_UNSUPPORTED);
+	}
+	struct threshold *t = threshold_create(&cfg, "cpu", &err);
+	assert_non_null(t);
+	assert_string_equal(threshold_backend_name(t), "cpu");
+	struct image_u8 big, in;
+	struct bitmask m, small;
+	assert_int_equal(image_u8_alloc(&big, 65, 48), 0);
+	assert_int_equal(image_u8_alloc(&in, 64, 48), 0);
+	assert_int_equal(bitmask_alloc(&m, 64, 48), 0);
+	assert_int_equal(bitmask_alloc(&small, 64, 10), 0);
+	assert_int_equal(threshold_collect(t, &m), ERR_AGAIN);
+	assert_int_equal(threshold_submit(t, &big), ERR_SIZE);
+	assert_int_equal(threshold_process(t, &in, &small), ERR_SIZE);
+	assert_int_equal(threshold_process(t, NULL, &m), ERR_SIZE);
+	cfg.gate = 256;
+	assert_int_equal(threshold_set_config(t, &cfg), ERR_RANGE);
+	cfg = default_config(128, 48);
+	assert_int_equal(threshold_set_config(t, &cfg), ERR_RANGE);
+	cfg = default_config(64, 48);
+	cfg.gauss_sigma = 0.1f;
+	assert_int_equal(threshold_set_config(t, &cfg), ERR_RANGE);
+	assert_int_equal(threshold_process(t, &in, &m), 0);
+	threshold_destroy(t);
+	threshold_destroy(NULL);
+	bitmask_free(&m);
+	bitmask_free(&small);
+	image_u8_free(&big);
+	image_u8_free(&in);
+}
+
+/* CUDA against the CPU on this machine's GPU, if it has one. */
+static void test_cuda_matches_cpu(void **state)
+{
+	(void)state;
+	char why[160];
+	if (cuda_threshold_probe(why, sizeof why) < 0) {
+		print_message("no GPU: %s\n", why);
+		skip();
+	}
+	run_object_api("cuda");
+	struct threshold_config cfg = default_config(257, 65);
+	int err;
+	struct threshold *t = threshold_create(&cfg, "cuda", &err);
+	assert_non_null(t);
+	uint32_t rng = 1;
+	for (int r = 1; r <= 32; r++) {
+		cfg.radius = r;
+		cfg.gate = r == 1 ? 0 : r == 2 ? 255 : (int)(test_rand(&rng) % 256);
+		check_object(t, &cfg, &rng, 257 - r, 65 - r);
+	}
+	threshold_destroy(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bernsen_matches_brute_force),
+		cmocka_unit_test(test_bernsen_on_view),
+		cmocka_unit_test(test_tiled_matches_brute_force),
+		cmocka_unit_test(test_median_matches_sort),
+		cmocka_unit_test(test_gauss_matches_direct_sum),
+		cmocka_unit_test(test_bitmask_packing),
+		cmocka_unit_test(test_object_api_cpu),
+		cmocka_unit_test(test_object_api_errors),
+		cmocka_unit_test(test_cuda_matches_cpu),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,1041 @@
+/*
+ * test_tuio.c - the TUIO room: target parsing, encoder sizes and bytes
+ * (checked against liblo's own serialisation), splitting, TUIO 2.0, the
+ * WebSocket helpers and queue, and real loopback UDP / TCP / WebSocket
+ * sends decoded by build/tests/tuio_decode (oscpack, independent of our
+ * encoder; the tests skip when it is not built).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <lo/lo.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../src/core/err.h"
+#include "../src/tuio/tuio.h"
+#include "../src/tuio/tuio_encode.h"
+#include "../src/tuio/tuio_net.h"
+#include "common/testutil.h"
+
+#define DECODER "build/tests/tuio_decode"
+#define SOURCE23 "tabletrack@192.168.1.20" /* 23 characters, as in tuio.md */
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+/* --- fixtures -------------------------------------------------------- */
+
+#define MAX_ITEMS 512
+static struct tracked_object g_obj[MAX_ITEMS];
+static struct tracked_cursor g_cur[MAX_ITEMS];
+static struct tracked_blob g_blb[MAX_ITEMS];
+
+static struct tracked_state make_state(uint64_t frame, int n_obj, int n_cur, int n_blb)
+{
+	for (int i = 0; i < n_obj; i++) {
+		g_obj[i] = (struct tracked_object){.session_id = (uint32_t)(1 + i),
+						   .class_id = i % 200,
+						   .x = 0.1f + 0.001f * (float)i,
+						   .y = 0.5f,
+						   .angle = 1.0f,
+						   .X = 0.25f,
+						   .changed = true};
+	}
+	for (int i = 0; i < n_cur; i++) {
+		g_cur[i] = (struct tracked_cursor){.session_id = (uint32_t)(1000 + i),
+						   .x = 0.3f,
+						   .y = 0.2f + 0.001f * (float)i,
+						   .diameter = 0.02f,
+						   .changed = true};
+	}
+	for (int i = 0; i < n_blb; i++) {
+		g_blb[i] = (struct tracked_blob){.session_id = (uint32_t)(2000 + i),
+						 .x = 0.7f,
+						 .y = 0.7f,
+						 .angle = 0.5f,
+						 .w = 0.1f,
+						 .h = 0.05f,
+						 .area = 0.004f,
+						 .changed = true};
+	}
+	struct tracked_state s = {.frame = frame,
+				  .width = 640,
+				  .height = 480,
+				  .n_objects = n_obj,
+				  .n_cursors = n_cur,
+				  .n_blobs = n_blb,
+				  .objects = g_obj,
+				  .cursors = g_cur,
+				  .blobs = g_blb};
+	return s;
+}
+
+static struct tuio_encoder *make_encoder(bool tuio2, int max_datagram, size_t buffer)
+{
+	struct tuio_encoder_config ec = {.max_datagram = max_datagram,
+					 .tuio2 = tuio2,
+					 .send_objects = true,
+					 .send_cursors = true,
+					 .send_blobs = true,
+					 .buffer_bytes = buffer};
+	strcpy(ec.source, SOURCE23);
+	int err = 0;
+	struct tuio_encoder *e = tuio_encoder_create(&ec, &err);
+	assert_non_null(e);
+	return e;
+}
+
+/* A bundle decoded with liblo's message parser: one entry per element. */
+struct dmsg {
+	char path[32];
+	char types[64];
+	int argc;
+	char word[16];     /* first string argument (TUIO 1.1 kind) */
+	int32_t ints[600]; /* int arguments in order */
+	int n_ints;
+	float floats[16];
+	int n_floats;
+};
+
+static int decode_bundle(const uint8_t *p, size_t n, struct dmsg *out, int cap)
+{
+	assert_true(n >= 16);
+	assert_memory_equal(p, "#bundle\0", 8);
+	size_t off = 16;
+	int k = 0;
+	while (off < n) {
+		assert_true(off + 4 <= n);
+		uint32_t len = (uint32_t)p[off] << 24 | (uint32_t)p[off + 1] << 16 |
+			       (uint32_t)p[off + 2] << 8 | p[off + 3];
+		off += 4;
+		assert_true(len % 4 == 0 && off + len <= n);
+		assert_true(k < cap);
+		int res = 0;
+		lo_message m = lo_message_deserialise((void *)(p + off), len, &res);
+		assert_non_null(m);
+		assert_int_equal(res, 0);
+		struct dmsg *d = &out[k++];
+		memset(d, 0, sizeof *d);
+		snprintf(d->path, sizeof d->path, "%s", (const char *)(p + off));
+		snprintf(d->types, sizeof d->types, "%s", lo_message_get_types(m));
+		d->argc = lo_message_get_argc(m);
+		lo_arg **argv = lo_message_get_argv(m);
+		for (int i = 0; i < d->argc; i++) {
+			char t = d->types[i];
+			if (t == 's' && !d->word[0])
+				snprintf(d->word, sizeof d->word, "%s", &argv[i]->s);
+			else if (t == 'i' && d->n_ints < 600)
+				d->ints[d->n_ints++] = argv[i]->i;
+			else if (t == 'f' && d->n_floats < 16)
+				d->floats[d->n_floats++] = argv[i]->f;
+		}
+		lo_message_free(m);
+		off += len;
+	}
+	return k;
+}
+
+/* --- target parsing -------------------------------------------------- */
+
+static void test_target_parse_good(void **state)
+{
+	(void)state;
+	struct tuio_target t;
+	assert_int_equal(tuio_target_parse("udp:127.0.0.1:3333", &t), 0);
+	assert_int_equal(t.transport, TUIO_UDP);
+	assert_string_equal(t.host, "127.0.0.1");
+	assert_int_equal(t.port, 3333);
+	assert_false(t.tuio2);
+
+	assert_int_equal(tuio_target_parse("tcp:example.org:3000,tuio2", &t), 0);
+	assert_int_equal(t.transport, TUIO_TCP_CONNECT);
+	assert_string_equal(t.host, "example.org");
+	assert_int_equal(t.port, 3000);
+	assert_true(t.tuio2);
+
+	assert_int_equal(tuio_target_parse("tcp:listen:127.0.0.1:3334", &t), 0);
+	assert_int_equal(t.transport, TUIO_TCP_LISTEN);
+	assert_string_equal(t.host, "127.0.0.1");
+
+	assert_int_equal(tuio_target_parse("ws:listen:0.0.0.0:0", &t), 0);
+	assert_int_equal(t.transport, TUIO_WS_LISTEN);
+	assert_int_equal(t.port, 0);
+
+	assert_int_equal(tuio_target_parse("udp:[::1]:3333", &t), 0);
+	assert_string_equal(t.host, "::1");
+	assert_int_equal(t.port, 3333);
+
+	assert_int_equal(tuio_target_parse("192.168.1.255:3333", &t), 0);
+	assert_int_equal(t.transport, TUIO_UDP);
+	assert_string_equal(t.host, "192.168.1.255");
+}
+
+static void test_target_parse_bad(void **state)
+{
+	(void)state;
+	static const char *const bad[] = {
+		"",
+		"udp:",
+		"udp:127.0.0.1",
+		"udp:127.0.0.1:",
+		"udp::3333",
+		"udp:127.0.0.1:0",
+		"udp:127.0.0.1:65536",
+		"udp:127.0.0.1:33a",
+		"udp:127.0.0.1:-1",
+		"tcp:listen:3333",
+		"ws:127.0.0.1:3333",
+		"sctp:127.0.0.1:3333",
+		"udp:127.0.0.1:3333,tuio3",
+		"udp:[::1:3333",
+		"tcp:127.0.0.1:0",
+	};
+	struct tuio_target t;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		int rc = tuio_target_parse(bad[i], &t);
+		if (rc != ERR_CONFIG)
+			fail_msg("'%s' was accepted", bad[i]);
+	}
+	assert_int_equal(tuio_target_parse(NULL, &t), ERR_CONFIG);
+	char longspec[400];
+	memset(longspec, 'a', sizeof longspec - 1);
+	longspec[sizeof longspec - 1] = 0;
+	assert_int_equal(tuio_target_parse(longspec, &t), ERR_CONFIG);
+}
+
+/* --- encoder --------------------------------------------------------- */
+
+static void test_encode_sizes(void **state)
+{
+	(void)state;
+	struct tuio_encoder *e = make_encoder(false, 0, 0);
+	assert_int_equal(tuio_encoder_bundle_size(e, TUIO_PROFILE_OBJ, 0, 0), 128);
+	assert_int_equal(tuio_encoder_bundle_size(e, TUIO_PROFILE_OBJ, 0, 1), 128 + 76);
+	assert_int_equal(tuio_encoder_bundle_size(e, TUIO_PROFILE_CUR, 0, 1), 128 + 56);
+	assert_int_equal(tuio_encoder_bundle_size(e, TUIO_PROFILE_BLB, 0, 1), 128 + 84);
+	assert_int_equal(tuio_encoder_bundle_size(e, TUIO_PROFILE_OBJ, 4, 0), 128 + 20);
+
+	struct tracked_state s = make_state(7, 0, 0, 0);
+	assert_int_equal(tuio_encode_frame(e, &s, false, 0), 3);
+	for (int i = 0; i < 3; i++) {
+		size_t n = 0;
+		assert_non_null(tuio_encoder_packet(e, i, &n));
+		assert_int_equal(n, 128);
+		assert_int_equal(tuio_encoder_packet_profile(e, i), i);
+	}
+	assert_null(tuio_encoder_packet(e, 3, NULL));
+
+	/* One alive ID and its set: 208 / 188 / 216 bytes. */
+	s = make_state(8, 1, 1, 1);
+	assert_int_equal(tuio_encode_frame(e, &s, false, 0), 3);
+	size_t n;
+	tuio_encoder_packet(e, 0, &n);
+	assert_int_equal(n, 128 + 4 + 76);
+	tuio_encoder_packet(e, 1, &n);
+	assert_int_equal(n, 128 + 4 + 56);
+	tuio_encoder_packet(e, 2, &n);
+	assert_int_equal(n, 128 + 4 + 84);
+
+	/* 16 objects, 22 cursors, 15 blobs fit one 1472-byte datagram. */
+	assert_true(tuio_encoder_bundle_size(e, TUIO_PROFILE_OBJ, 16, 16) <= 1472);
+	assert_true(tuio_encoder_bundle_size(e, TUIO_PROFILE_OBJ, 17, 17) > 1472);
+	assert_true(tuio_encoder_bundle_size(e, TUIO_PROFILE_CUR, 22, 22) <= 1472);
+	assert_true(tuio_encoder_bundle_size(e, TUIO_PROFILE_BLB, 15, 15) <= 1472);
+	s = make_state(9, 16, 22, 15);
+	assert_int_equal(tuio_encode_frame(e, &s, false, 0), 3);
+	tuio_encoder_destroy(e);
+}
+
+/* Our bytes must equal liblo's serialisation of the same bundle. */
+static void test_encode_matches_liblo(void **state)
+{
+	(void)state;
+	struct tuio_encoder *e = make_encoder(false, 0, 0);
+	struct tracked_state s = make_state(42, 2, 0, 0);
+	g_obj[1].changed = false;
+	assert_int_equal(tuio_encode_frame(e, &s, false, 0), 3);
+	size_t n;
+	const uint8_t *mine = tuio_encoder_packet(e, 0, &n);
+
+	lo_bundle b = lo_bundle_new(LO_TT_IMMEDIATE);
+	lo_message m = lo_message_new();
+	lo_message_add_string(m, "source");
+	lo_message_add_string(m, SOURCE23);
+	lo_bundle_add_message(b, "/tuio/2Dobj", m);
+	lo_message a = lo_message_new();
+	lo_message_add_string(a, "alive");
+	lo_message_add_int32(a, 1);
+	lo_message_add_int32(a, 2);
+	lo_bundle_add_message(b, "/tuio/2Dobj", a);
+	lo_message st = lo_message_new();
+	const struct tracked_object *o = &g_obj[0];
+	lo_message_add_string(st, "set");
+	lo_message_add_int32(st, (int32_t)o->session_id);
+	lo_message_add_int32(st, o->class_id);
+	lo_message_add_float(st, o->x);
+	lo_message_add_float(st, o->y);
+	lo_message_add_float(st, o->angle);
+	lo_message_add_float(st, o->X);
+	lo_message_add_float(st, o->Y);
+	lo_message_add_float(st, o->A);
+	lo_message_add_float(st, o->m);
+	lo_message_add_float(st, o->r);
+	lo_bundle_add_message(b, "/tuio/2Dobj", st);
+	lo_message f = lo_message_new();
+	lo_message_add_string(f, "fseq");
+	lo_message_add_int32(f, 42);
+	lo_bundle_add_message(b, "/tuio/2Dobj", f);
+	size_t ln = 0;
+	void *theirs = lo_bundle_serialise(b, NULL, &ln);
+	assert_non_null(theirs);
+	assert_int_equal(ln, n);
+	assert_int_equal(lo_bundle_length(b), n);
+	assert_memory_equal(mine, theirs, n);
+	free(theirs);
+	lo_bundle_free_recursive(b);
+	tuio_encoder_destroy(e);
+}
+
+static void test_encode_split(void **state)
+{
+	(void)state;
+	struct tuio_encoder *e = make_encoder(false, 0, 0);
+	const int N = 100;
+	struct tracked_state s = make_state(5, N, 0, 0);
+	int np = tuio_encode_frame(e, &s, false, 0);
+	assert_true(np >= 2 + 1 + 1); /* several 2Dobj bundles, 2Dcur, 2Dblb */
+	struct tuio_encode_info info;
+	tuio_encoder_get_info(e, &info);
+	assert_false(info.truncated);
+	assert_false(info.oversize);
+	assert_int_equal(info.n_sets, N);
+	static struct dmsg msgs[64];
+	bool seen[MAX_ITEMS] = {0};
+	int n_obj_bundles = 0, total_sets = 0;
+	for (int i = 0; i < np; i++) {
+		size_t n;
+		const uint8_t *p = tuio_encoder_packet(e, i, &n);
+		assert_true(n <= 1472);
+		int k = decode_bundle(p, n, msgs, 64);
+		assert_true(k >= 3);
+		for (int j = 1; j < k; j++)
+			assert_string_equal(msgs[j].path, msgs[0].path); /* never mixed */
+		assert_string_equal(msgs[0].word, "source");
+		assert_string_equal(msgs[1].word, "alive");
+		assert_string_equal(msgs[k - 1].word, "fseq");
+		assert_int_equal(msgs[k - 1].ints[0], 5);
+		if (strcmp(msgs[0].path, "/tuio/2Dobj") != 0) {
+			assert_int_equal(k, 3);
+			continue;
+		}
+		n_obj_bundles++;
+		assert_int_equal(msgs[1].n_ints, N); /* full alive in every bundle */
+		for (int j = 0; j < N; j++)
+			assert_int_equal(msgs[1].ints[j], j + 1);
+		for (int j = 2; j < k - 1; j++) {
+			assert_string_equal(msgs[j].word, "set");
+			assert_string_equal(msgs[j].types, "siiffffffff");
+			int sid = msgs[j].ints[0];
+			assert_true(sid >= 1 && sid <= N);
+			assert_false(seen[sid]);
+			seen[sid] = true;
+			total_sets++;
+		}
+	}
+	assert_true(n_obj_bundles >= 2);
+	assert_int_equal(total_sets, N);
+
+	/* Only changed items get a set; a full refresh sends them all. */
+	for (int i = 0; i < N; i++)
+		g_obj[i].changed = i == 3;
+	tuio_encode_frame(e, &s, false, 0);
+	tuio_encoder_get_info(e, &info);
+	assert_int_equal(info.n_sets, 1);
+	assert_int_equal(info.n_packets, 3);
+	tuio_encode_frame(e, &s, true, 0);
+	tuio_encoder_get_info(e, &info);
+	assert_int_equal(info.n_sets, N);
+	tuio_encoder_destroy(e);
+}
+
+static void test_encode_values(void **state)
+{
+	(void)state;
+	struct tuio_encoder *e = make_encoder(false, 0, 0);
+	struct tracked_state s = make_state(1, 4, 0, 0);
+	g_obj[0].angle = -0.5f;
+	g_obj[1].angle = 7.0f;
+	g_obj[2].angle = NAN;
+	g_obj[2].x = 1.5f;
+	g_obj[3].x = -0.2f;
+	g_obj[3].X = INFINITY;
+	tuio_encode_frame(e, &s, false, 0);
+	size_t n;
+	const uint8_t *p = tuio_encoder_packet(e, 0, &n);
+	static struct dmsg msgs[16];
+	int k = decode_bundle(p, n, msgs, 16);
+	assert_int_equal(k, 7);
+	const float two_pi = 6.2831853f;
+	assert_float_equal(msgs[2].floats[2], two_pi - 0.5f, 1e-5);
+	assert_float_equal(msgs[3].floats[2], 7.0f - two_pi, 1e-5);
+	assert_float_equal(msgs[4].floats[2], 0.0f, 0);
+	assert_true(msgs[4].floats[0] < 1.0f && msgs[4].floats[0] > 0.999f);
+	assert_float_equal(msgs[5].floats[0], 0.0f, 0);
+	assert_float_equal(msgs[5].floats[3], 0.0f, 0);
+	for (int j = 2; j < 6; j++)
+		assert_true(msgs[j].floats[2] >= 0.0f && msgs[j].floats[2] < two_pi);
+	/* fseq -1 for a redundant frame. */
+	s.frame = UINT64_MAX;
+	tuio_encode_frame(e, &s, false, 0);
+	p = tuio_encoder_packet(e, 0, &n);
+	k = decode_bundle(p, n, msgs, 16);
+	assert_int_equal(msgs[k - 1].ints[0], -1);
+	/* Bad states are errors, not crashes. */
+	s.n_objects = -1;
+	assert_int_equal(tuio_encode_frame(e, &s, false, 0), ERR_FORMAT);
+	assert_int_equal(tuio_encode_frame(e, NULL, false, 0), ERR_FORMAT);
+	s.n_objects = 3;
+	s.objects = NULL;
+	assert_int_equal(tuio_encode_frame(e, &s, false, 0), ERR_FORMAT);
+	tuio_encoder_destroy(e);
+}
+
+static void test_encode_limits(void **state)
+{
+	(void)state;
+	/* 400 alive IDs (2000 bytes) cannot fit 1472: oversize, all sets sent. */
+	struct tuio_encoder *e = make_encoder(false, 0, 0);
+	struct tracked_state s = make_state(3, 400, 0, 0);
+	int np = tuio_encode_frame(e, &s, false, 0);
+	struct tuio_encode_info info;
+	tuio_encoder_get_info(e, &info);
+	assert_true(info.oversize);
+	assert_false(info.truncated);
+	assert_int_equal(info.n_sets, 400);
+	assert_int_equal(np, 400 + 2);
+	tuio_encoder_destroy(e);
+
+	/* A small buffer truncates; what is emitted is still whole bundles. */
+	e = make_encoder(false, 0, 4096);
+	s = make_state(3, 100, 0, 0);
+	np = tuio_encode_frame(e, &s, false, 0);
+	tuio_encoder_get_info(e, &info);
+	assert_true(info.truncated);
+	assert_true(np >= 1);
+	assert_true(info.bytes <= 4096);
+	static struct dmsg msgs[64];
+	for (int i = 0; i < np; i++) {
+		size_t n;
+		const uint8_t *p = tuio_encoder_packet(e, i, &n);
+		int k = decode_bundle(p, n, msgs, 64);
+		assert_string_equal(msgs[k - 1].word, "fseq");
+		assert_int_equal(msgs[1].n_ints, 100);
+	}
+	tuio_encoder_destroy(e);
+
+	struct tuio_encoder_config bad = {0};
+	int err = 0;
+	assert_null(tuio_encoder_create(&bad, &err));
+	assert_int_equal(err, ERR_CONFIG);
+	strcpy(bad.source, "x@y");
+	bad.max_datagram = 100;
+	assert_null(tuio_encoder_create(&bad, &err));
+	assert_int_equal(err, ERR_CONFIG);
+}
+
+static void test_encode_tuio2(void **state)
+{
+	(void)state;
+	struct tuio_encoder *e = make_encoder(true, 0, 0);
+	struct tracked_state s = make_state(11, 2, 1, 1);
+	int np = tuio_encode_frame(e, &s, false, 0x0123456789abcdefULL);
+	assert_int_equal(np, 1);
+	size_t n;
+	const uint8_t *p = tuio_encoder_packet(e, 0, &n);
+	static struct dmsg msgs[64];
+	int k = decode_bundle(p, n, msgs, 64);
+	assert_int_equal(k, 6);
+	assert_string_equal(msgs[0].path, "/tuio2/frm");
+	assert_string_equal(msgs[0].types, "itis");
+	assert_int_equal(msgs[0].ints[0], 11);
+	assert_int_equal(msgs[0].ints[1], 640 << 16 | 480);
+	assert_string_equal(msgs[0].word, "tabletrack:0@192.168.1.20");
+	assert_string_equal(msgs[1].path, "/tuio2/tok");
+	assert_string_equal(msgs[1].types, "iiiffffffff");
+	assert_string_equal(msgs[3].path, "/tuio2/ptr");
+	assert_string_equal(msgs[3].types, "iiiffffffffffff");
+	assert_string_equal(msgs[4].path, "/tuio2/bnd");
+	assert_string_equal(msgs[4].types, "ifffffffffff");
+	assert_string_equal(msgs[5].path, "/tuio2/alv");
+	assert_int_equal(msgs[5].n_ints, 4);
+	assert_int_equal(msgs[5].ints[2], 1000);
+	assert_int_equal(msgs[5].ints[3], 2000);
+
+	/* Splitting: same frame id, full alv in each. */
+	s = make_state(12, 60, 30, 30);
+	np = tuio_encode_frame(e, &s, false, 0);
+	assert_true(np > 1);
+	int items = 0;
+	for (int i = 0; i < np; i++) {
+		p = tuio_encoder_packet(e, i, &n);
+		assert_true(n <= 1472);
+		k = decode_bundle(p, n, msgs, 64);
+		assert_string_equal(msgs[0].path, "/tuio2/frm");
+		assert_int_equal(msgs[0].ints[0], 12);
+		assert_string_equal(msgs[k - 1].path, "/tuio2/alv");
+		assert_int_equal(msgs[k - 1].n_ints, 120);
+		items += k - 2;
+	}
+	assert_int_equal(items, 120);
+	assert_int_equal(tuio_encode_empty(e, 13, 0), 1);
+	p = tuio_encoder_packet(e, 0, &n);
+	k = decode_bundle(p, n, msgs, 64);
+	assert_int_equal(k, 2);
+	assert_int_equal(msgs[1].argc, 0);
+	tuio_encoder_destroy(e);
+}
+
+/* --- WebSocket helpers and queue ------------------------------------- */
+
+static void test_sha1_base64_ws(void **state)
+{
+	(void)state;
+	uint8_t d[20];
+	char hex[41];
+	tuio_sha1("abc", 3, d);
+	for (int i = 0; i < 20; i++)
+		sprintf(hex + 2 * i, "%02x", d[i]);
+	assert_string_equal(hex, "a9993e364706816aba3e25717850c26c9cd0d89d");
+	const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	tuio_sha1(two, strlen(two), d);
+	for (int i = 0; i < 20; i++)
+		sprintf(hex + 2 * i, "%02x", d[i]);
+	assert_string_equal(hex, "84983e441c3bd26ebaae4aa1f95129e5e54670f1");
+	tuio_sha1("", 0, d);
+	for (int i = 0; i < 20; i++)
+		sprintf(hex + 2 * i, "%02x", d[i]);
+	assert_string_equal(hex, "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+	char b64[16];
+	assert_int_equal(tuio_base64((const uint8_t *)"foob", 4, b64, sizeof b64), 8);
+	assert_string_equal(b64, "Zm9vYg==");
+	assert_int_equal(tuio_base64((const uint8_t *)"foobar", 6, b64, 8), -1);
+	char acc[29];
+	tuio_ws_accept("dGhlIHNhbXBsZSBub25jZQ==", acc);
+	assert_string_equal(acc, "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
+
+	char resp[512];
+	size_t rl = 0;
+	const char *req = "GET /chat HTTP/1.1\r\nHost: x\r\nupgrade: WebSocket\r\n"
+			  "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+			  "Sec-WebSocket-Version: 13\r\n\r\n";
+	assert_int_equal(tuio_ws_handshake(req, strlen(req) - 2, resp, sizeof resp, &rl), 0);
+	assert_int_equal(tuio_ws_handshake(req, strlen(req), resp, sizeof resp, &rl), 1);
+	resp[rl] = 0;
+	assert_non_null(strstr(resp, "101 Switching Protocols"));
+	assert_non_null(strstr(resp, "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n"));
+	const char *nokey = "GET / HTTP/1.1\r\nUpgrade: websocket\r\n\r\n";
+	assert_int_equal(tuio_ws_handshake(nokey, strlen(nokey), resp, sizeof resp, &rl), -1);
+	assert_memory_equal(resp, "HTTP/1.1 400", 12);
+	const char *v8 = "GET / HTTP/1.1\r\nUpgrade: websocket\r\n"
+			 "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 8\r\n\r\n";
+	assert_int_equal(tuio_ws_handshake(v8, strlen(v8), resp, sizeof resp, &rl), -1);
+	assert_memory_equal(resp, "HTTP/1.1 426", 12);
+
+	uint8_t hdr[10];
+	assert_int_equal(tuio_ws_frame_header(TUIO_WS_OP_BINARY, 100, hdr), 2);
+	assert_int_equal(hdr[0], 0x82);
+	assert_int_equal(hdr[1], 100);
+	assert_int_equal(tuio_ws_frame_header(TUIO_WS_OP_BINARY, 1472, hdr), 4);
+	assert_int_equal(hdr[1], 126);
+	assert_int_equal(hdr[2] << 8 | hdr[3], 1472);
+	assert_int_equal(tuio_ws_frame_header(TUIO_WS_OP_BINARY, 70000, hdr), 10);
+
+	struct tuio_ws_frame f;
+	const uint8_t ping[] = {0x89, 0x82, 1, 2, 3, 4, 't' ^ 1, 't' ^ 2};
+	assert_int_equal(tuio_ws_parse_header(ping, 1, &f), 0);
+	assert_int_equal(tuio_ws_parse_header(ping, sizeof ping, &f), 1);
+	assert_int_equal(f.opcode, TUIO_WS_OP_PING);
+	assert_int_equal(f.payload_len, 2);
+	assert_int_equal(f.header_len, 6);
+	const uint8_t unmasked[] = {0x82, 0x02, 0, 0};
+	assert_int_equal(tuio_ws_parse_header(unmasked, sizeof unmasked, &f), -1);
+	const uint8_t bigping[] = {0x89, 0xfe, 0x01, 0x00, 0, 0, 0, 0};
+	assert_int_equal(tuio_ws_parse_header(bigping, sizeof bigping, &f), -1);
+}
+
+static void test_queue_drops_oldest(void **state)
+{
+	(void)state;
+	struct tuio_queue q;
+	assert_int_equal(tuio_queue_init(&q, 1000, 300), 0);
+	uint8_t pkt[200];
+	for (int i = 0; i < 10; i++) {
+		memset(pkt, i, sizeof pkt);
+		assert_true(tuio_queue_push(&q, "hd", 2, pkt, sizeof pkt));
+	}
+	/* 206 bytes a record: 4 fit in 1000, the 6 oldest were dropped. */
+	assert_int_equal(q.dropped, 6);
+	assert_false(tuio_queue_push(&q, "", 0, pkt, 299 + 2));
+	assert_int_equal(q.dropped, 7);
+
+	int sv[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	uint64_t bytes = 0, records = 0;
+	assert_int_equal(tuio_queue_flush(&q, sv[0], &bytes, &records, NULL), 0);
+	assert_int_equal(records, 4);
+	assert_int_equal(bytes, 4 * 202);
+	assert_true(tuio_queue_empty(&q));
+	uint8_t got[1024];
+	ssize_t n = recv(sv[1], got, sizeof got, MSG_DONTWAIT);
+	assert_int_equal(n, 4 * 202);
+	assert_memory_equal(got, "hd", 2);
+	assert_int_equal(got[2], 6); /* the oldest kept record is #6 */
+	assert_int_equal(got[202 + 2], 7);
+	close(sv[0]);
+	close(sv[1]);
+	tuio_queue_free(&q);
+	tuio_queue_free(&q);
+}
+
+/* --- life cycle and errors ------------------------------------------- */
+
+static void test_create_errors(void **state)
+{
+	(void)state;
+	struct tuio_config cfg = {0};
+	cfg.n_targets = 1;
+	cfg.targets[0] = (struct tuio_target){.transport = TUIO_UDP, .port = 3333};
+	strcpy(cfg.targets[0].host, "no such host.invalid");
+	int err = 0;
+	assert_null(tuio_create(&cfg, &err));
+	assert_int_equal(err, ERR_NET);
+
+	cfg.targets[0].transport = TUIO_TCP_CONNECT;
+	assert_null(tuio_create(&cfg, &err));
+	assert_int_equal(err, ERR_NET);
+
+	cfg.n_targets = 99;
+	assert_null(tuio_create(&cfg, &err));
+	assert_int_equal(err, ERR_CONFIG);
+	tuio_destroy(NULL);
+
+	/* Two servers on one port: the second is a clear error. */
+	cfg.n_targets = 1;
+	assert_int_equal(tuio_target_parse("tcp:listen:127.0.0.1:0", &cfg.targets[0]), 0);
+	struct tuio *a = tuio_create(&cfg, &err);
+	assert_non_null(a);
+	snprintf(cfg.targets[0].host, sizeof cfg.targets[0].host, "127.0.0.1");
+	cfg.targets[0].port = tuio_get_port(a, 0);
+	assert_true(cfg.targets[0].port > 0);
+	assert_null(tuio_create(&cfg, &err));
+	assert_int_equal(err, ERR_NET);
+	tuio_destroy(a);
+}
+
+/* An unreachable target at run time is counted, never fatal. */
+static void test_unreachable_not_fatal(void **state)
+{
+	(void)state;
+	/* A port nobody listens on: bind one, note it, close it. */
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t sl = sizeof sa;
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
+	int port = ntohs(sa.sin_port);
+	close(fd);
+
+	struct tuio_config cfg = {.n_targets = 2, .send_cursors = true, .send_blobs = true};
+	char spec[64];
+	snprintf(spec, sizeof spec, "udp:127.0.0.1:%d", port);
+	assert_int_equal(tuio_target_parse(spec, &cfg.targets[0]), 0);
+	snprintf(spec, sizeof spec, "tcp:127.0.0.1:%d", port);
+	assert_int_equal(tuio_target_parse(spec, &cfg.targets[1]), 0);
+	int err = 0;
+	struct tuio *t = tuio_create(&cfg, &err);
+	assert_non_null(t);
+	for (int i = 1; i <= 10; i++) {
+		struct tracked_state s = make_state((uint64_t)i, 2, 1, 0);
+		assert_int_equal(tuio_send_frame(t, &s), 0);
+		sleep_ms(2);
+	}
+	struct tuio_stats st;
+	tuio_get_stats(t, &st);
+	assert_true(st.send_errors > 0);
+	assert_int_equal(st.clients, 0);
+	tuio_destroy(t);
+}
+
+/* --- end to end with the independent decoder -------------------------- */
+
+struct child {
+	pid_t pid;
+	int out; /* its stdout */
+	char buf[1 << 18];
+	size_t len;
+};
+
+static bool decoder_built(void)
+{
+	struct stat st;
+	return stat(DECODER, &st) == 0 && (st.st_mode & S_IXUSR);
+}
+
+static void child_start(struct child *c, const char *spec, const char *seconds,
+			const char *frames)
+{
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	c->len = 0;
+	c->pid = fork();
+	assert_true(c->pid >= 0);
+	if (c->pid == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		close(p[1]);
+		if (frames)
+			execl(DECODER, DECODER, spec, "--seconds", seconds, "--frames", frames,
+			      (char *)NULL);
+		else
+			execl(DECODER, DECODER, spec, "--seconds", seconds, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	c->out = p[0];
+}
+
+/* Reads what is available within ms milliseconds. */
+static void child_read(struct child *c, int ms)
+{
+	struct pollfd pf = {.fd = c->out, .events = POLLIN};
+	while (c->len < sizeof c->buf - 1 && poll(&pf, 1, ms) > 0) {
+		ssize_t n = read(c->out, c->buf + c->len, sizeof c->buf - 1 - c->len);
+		if (n <= 0)
+			break;
+		c->len += (size_t)n;
+		ms = 0;
+	}
+	c->buf[c->len] = 0;
+}
+
+static int child_first_int(struct child *c, const char *key)
+{
+	for (int i = 0; i < 300 && !strchr(c->buf, '\n'); i++)
+		child_read(c, 10);
+	const char *p = strstr(c->buf, key);
+	return p ? atoi(p + strlen(key)) : -1;
+}
+
+/* Waits (bounded) for the decoder to finish; returns its exit status. */
+static int child_wait(struct child *c)
+{
+	int status = 0;
+	for (int i = 0; i < 1000; i++) {
+		child_read(c, 5);
+		pid_t r = waitpid(c->pid, &status, WNOHANG);
+		if (r == c->pid) {
+			child_read(c, 0);
+			close(c->out);
+			if (c->len)
+				printf("decoder said:\n%.*s", (int)(c->len > 3000 ? 3000 : c->len),
+				       c->buf);
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+		}
+	}
+	kill(c->pid, SIGKILL);
+	waitpid(c->pid, &status, 0);
+	close(c->out);
+	fail_msg("decoder did not finish");
+	return -1;
+}
+
+static const char *frame_line(const struct child *c, int fseq)
+{
+	static char key[32];
+	snprintf(key, sizeof key, "{\"fseq\":%d,", fseq);
+	return strstr(c->buf, key);
+}
+
+static struct tuio *make_tuio(const char *spec, int *port_out)
+{
+	struct tuio_config cfg = {.n_targets = 1, .send_cursors = true, .send_blobs = true,
+				  .refresh_ms = 1000};
+	strcpy(cfg.source_name, "tabletrack@test");
+	assert_int_equal(tuio_target_parse(spec, &cfg.targets[0]), 0);
+	int err = 0;
+	struct tuio *t = tuio_create(&cfg, &err);
+	assert_non_null(t);
+	if (port_out)
+		*port_out = tuio_get_port(t, 0);
+	return t;
+}
+
+/* Sends start-up empty (fseq 0), frames 1..n with n_obj objects that move,
+ * then destroy's empty frame n+1. */
+static void run_frames(struct tuio *t, int n, int n_obj)
+{
+	assert_int_equal(tuio_send_empty(t, 0), 0);
+	for (int i = 1; i <= n; i++) {
+		struct tracked_state s = make_state((uint64_t)i, n_obj, 2, 1);
+		for (int j = 0; j < n_obj; j++)
+			g_obj[j].x = 0.01f * (float)i + 0.001f * (float)j;
+		assert_int_equal(tuio_send_frame(t, &s), 0);
+		sleep_ms(3);
+	}
+}
+
+static void check_output(const struct child *c, int n, int n_obj)
+{
+	assert_non_null(strstr(c->buf, "\"problems\":0}"));
+	assert_non_null(frame_line(c, 0));
+	const char *last = frame_line(c, n);
+	assert_non_null(last);
+	char want[64];
+	snprintf(want, sizeof want, "\"%d\":[%d,%.6g,", n_obj, (n_obj - 1) % 200,
+		 (double)(0.01f * (float)n + 0.001f * (float)(n_obj - 1)));
+	const char *eol = strchr(last, '\n');
+	const char *hit = strstr(last, want);
+	if (!hit || (eol && hit > eol))
+		fail_msg("frame %d lacks object %s", n, want);
+	assert_non_null(strstr(last, "\"cursors\":{\"1000\":[0.3,0.2]"));
+	const char *end = frame_line(c, n + 1);
+	assert_non_null(end);
+	assert_non_null(strstr(end, "\"objects\":{},\"cursors\":{},\"blobs\":{}}"));
+}
+
+static void test_e2e_udp(void **state)
+{
+	(void)state;
+	if (!decoder_built())
+		skip();
+	static struct child c;
+	for (int round = 0; round < 2; round++) {
+		int n_obj = round == 0 ? 3 : 60; /* 60 objects split over 4+ datagrams */
+		child_start(&c, "udp:0", "4", round == 0 ? "22" : "12");
+		int port = child_first_int(&c, "{\"listening\":");
+		assert_true(port > 0);
+		char spec[64];
+		snprintf(spec, sizeof spec, "udp:127.0.0.1:%d", port);
+		struct tuio *t = make_tuio(spec, NULL);
+		int n = round == 0 ? 20 : 10;
+		run_frames(t, n, n_obj);
+		struct tuio_stats st;
+		tuio_get_stats(t, &st);
+		assert_true(st.packets >= (uint64_t)(3 * (n + 1)));
+		tuio_destroy(t);
+		assert_int_equal(child_wait(&c), 0);
+		check_output(&c, n, n_obj);
+		if (round == 1) {
+			const char *m = strstr(c.buf, "\"max_size\":");
+			assert_non_null(m);
+			int max = atoi(m + 11);
+			assert_true(max > 1000 && max <= 1472);
+		}
+	}
+}
+
+static void e2e_stream(const char *listen_spec, const char *scheme, int n_obj)
+{
+	if (!decoder_built())
+		skip();
+	static struct child c;
+	int port = 0;
+	struct tuio *t = make_tuio(listen_spec, &port);
+	assert_true(port > 0);
+	char spec[64];
+	snprintf(spec, sizeof spec, "%s:127.0.0.1:%d", scheme, port);
+	child_start(&c, spec, "5", NULL);
+	struct tuio_stats st = {0};
+	for (int i = 0; i < 600 && st.clients < 1; i++) {
+		tuio_service(t);
+		tuio_get_stats(t, &st);
+		sleep_ms(5);
+	}
+	assert_int_equal(st.clients, 1);
+	int n = 15;
+	run_frames(t, n, n_obj);
+	for (int i = 0; i < 20; i++) { /* let the ping be answered */
+		tuio_service(t);
+		sleep_ms(2);
+	}
+	tuio_get_stats(t, &st);
+	assert_int_equal(st.dropped, 0);
+	tuio_destroy(t);
+	assert_int_equal(child_wait(&c), 0);
+	check_output(&c, n, n_obj);
+}
+
+static void test_e2e_tcp_server(void **state)
+{
+	(void)state;
+	e2e_stream("tcp:listen:127.0.0.1:0", "tcp", 5);
+	e2e_stream("tcp:listen:127.0.0.1:0", "tcp", 40);
+}
+
+static void test_e2e_ws_server(void **state)
+{
+	(void)state;
+	e2e_stream("ws:listen:127.0.0.1:0", "ws", 5);
+	e2e_stream("ws:listen:127.0.0.1:0,tuio2", "ws", 40);
+}
+
+static void test_e2e_udp_tuio2(void **state)
+{
+	(void)state;
+	if (!decoder_built())
+		skip();
+	static struct child c;
+	child_start(&c, "udp:0", "4", "12");
+	int port = child_first_int(&c, "{\"listening\":");
+	assert_true(port > 0);
+	char spec[64];
+	snprintf(spec, sizeof spec, "udp:127.0.0.1:%d,tuio2", port);
+	struct tuio *t = make_tuio(spec, NULL);
+	run_frames(t, 10, 30);
+	tuio_destroy(t);
+	assert_int_equal(child_wait(&c), 0);
+	check_output(&c, 10, 30);
+}
+
+/* tcp:HOST:PORT: we are the client of a listening TUIO client. */
+static void test_tcp_client_target(void **state)
+{
+	(void)state;
+	int ls = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t sl = sizeof sa;
+	assert_int_equal(bind(ls, (struct sockaddr *)&sa, sizeof sa), 0);
+	assert_int_equal(listen(ls, 1), 0);
+	assert_int_equal(getsockname(ls, (struct sockaddr *)&sa, &sl), 0);
+	char spec[64];
+	snprintf(spec, sizeof spec, "tcp:127.0.0.1:%d", ntohs(sa.sin_port));
+	struct tuio *t = make_tuio(spec, NULL);
+	struct tuio_stats st = {0};
+	for (int i = 0; i < 400 && st.clients < 1; i++) {
+		tuio_service(t);
+		tuio_get_stats(t, &st);
+		sleep_ms(5);
+	}
+	assert_int_equal(st.clients, 1);
+	int fd = accept(ls, NULL, NULL);
+	assert_true(fd >= 0);
+	struct tracked_state s = make_state(1, 2, 0, 0);
+	assert_int_equal(tuio_send_frame(t, &s), 0);
+	/* 3 length-prefixed packets: 2Dobj with 2 sets, 2Dcur, 2Dblb. */
+	static uint8_t buf[8192];
+	size_t have = 0;
+	/* "tabletrack@test" pads to 8 bytes less than SOURCE23: 120-byte
+	 * empty bundles; two alive IDs add 12, two sets 152. */
+	size_t want = 3 * 4 + (120 + 12 + 152) + 120 + 120;
+	struct pollfd pf = {.fd = fd, .events = POLLIN};
+	while (have < want && poll(&pf, 1, 2000) > 0) {
+		ssize_t n = recv(fd, buf + have, sizeof buf - have, 0);
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+	}
+	assert_int_equal(have, want);
+	size_t off = 0;
+	static struct dmsg msgs[16];
+	for (int i = 0; i < 3; i++) {
+		uint32_t n = (uint32_t)buf[off] << 24 | (uint32_t)buf[off + 1] << 16 |
+			     (uint32_t)buf[off + 2] << 8 | buf[off + 3];
+		int k = decode_bundle(buf + off + 4, n, msgs, 16);
+		assert_int_equal(k, i == 0 ? 5 : 3);
+		off += 4 + n;
+	}
+	/* The client goes away: sends go on, later it reconnects. */
+	close(fd);
+	for (int i = 2; i < 10; i++) {
+		s = make_state((uint64_t)i, 2, 0, 0);
+		assert_int_equal(tuio_send_frame(t, &s), 0);
+		sleep_ms(5);
+	}
+	fd = -1;
+	for (int i = 0; i < 400 && fd < 0; i++) {
+		tuio_service(t);
+		pf.fd = ls;
+		if (poll(&pf, 1, 5) > 0)
+			fd = accept(ls, NULL, NULL);
+	}
+	assert_true(fd >= 0);
+	tuio_destroy(t);
+	close(fd);
+	close(ls);
+}
+
+/* A plain HTTP request to the WebSocket server gets 400 and is closed. */
+static void test_ws_rejects_plain_http(void **state)
+{
+	(void)state;
+	int port = 0;
+	struct tuio *t = make_tuio("ws:listen:127.0.0.1:0", &port);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+	const char *req = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+	assert_int_equal(send(fd, req, strlen(req), 0), (ssize_t)strlen(req));
+	char buf[512] = {0};
+	size_t have = 0;
+	for (int i = 0; i < 200; i++) {
+		tuio_service(t);
+		ssize_t n = recv(fd, buf + have, sizeof buf - 1 - have, MSG_DONTWAIT);
+		if (n == 0)
+			break;
+		if (n > 0)
+			have += (size_t)n;
+		sleep_ms(5);
+	}
+	assert_memory_equal(buf, "HTTP/1.1 400", 12);
+	struct tuio_stats st;
+	tuio_get_stats(t, &st);
+	assert_int_equal(st.clients, 0);
+	close(fd);
+	tuio_destroy(t);
+}
+
+int main(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_target_parse_good),
+		cmocka_unit_test(test_target_parse_bad),
+		cmocka_unit_test(test_encode_sizes),
+		cmocka_unit_test(test_encode_matches_liblo),
+		cmocka_unit_test(test_encode_split),
+		cmocka_unit_test(test_encode_values),
+		cmocka_unit_test(test_encode_limits),
+		cmocka_unit_test(test_encode_tuio2),
+		cmocka_unit_test(test_sha1_base64_ws),
+		cmocka_unit_test(test_queue_drops_oldest),
+		cmocka_unit_test(test_create_errors),
+		cmocka_unit_test(test_unreachable_not_fatal),
+		cmocka_unit_test(test_e2e_udp),
+		cmocka_unit_test(test_e2e_udp_tuio2),
+		cmocka_unit_test(test_e2e_tcp_server),
+		cmocka_unit_test(test_e2e_ws_server),
+		cmocka_unit_test(test_tcp_client_target),
+		cmocka_unit_test(test_ws_rejects_plain_http),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
