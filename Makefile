@@ -144,3 +144,26 @@ clean:
 .SECONDARY:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# --- GPU test and benchmark (threshold room): need only the CUDA toolkit and
+# libc, so they build on a GPU machine without the Debian dev packages.
+#   make gpu-test     CUDA against the CPU reference, bit for bit
+#   make gpu-bench    per-stage medians and p99, CPU and GPU
+GPU_C_SRC := src/threshold/cpu.c src/threshold/threshold.c src/core/image.c src/core/err.c src/core/log.c src/core/clock.c
+GPU_CFLAGS := -std=c11 -O2 -g -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wmissing-prototypes -Werror
+GPU_LIBS := -L$(patsubst %/bin/nvcc,%,$(NVCC))/lib64 -lcudart_static -ldl -lrt -lpthread -lm -lstdc++
+
+$(BUILD)/gpu/bernsen.o: cuda/bernsen.cu cuda/bernsen_cuda.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -O3 -std=c++17 $(CUDA_ARCH) -lineinfo -Xcompiler -Wall,-Wextra -Werror all-warnings -c $< -o $@
+
+$(BUILD)/gpu/gpu_%: tests/gpu/gpu_%.c $(GPU_C_SRC) $(BUILD)/gpu/bernsen.o
+	$(CC) $(GPU_CFLAGS) $< $(GPU_C_SRC) $(BUILD)/gpu/bernsen.o -o $@ $(GPU_LIBS)
+
+gpu-test: $(BUILD)/gpu/gpu_test
+	$(BUILD)/gpu/gpu_test $(GPU_FRAMES)
+
+gpu-bench: $(BUILD)/gpu/gpu_bench
+	$(BUILD)/gpu/gpu_bench
+
+.PHONY: gpu-test gpu-bench

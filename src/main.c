@@ -26,7 +26,7 @@ int main(int argc, char **argv)
 
 	service_install_signals();
 	int err = 0;
-	struct pipeline *p = pipeline_create(&cfg, &err);
+	struct pipeline *p = pipeline_create(&cfg, argc, argv, &err);
 	if (!p)
 		return err == ERR_CONFIG ? CONFIG_EX_CONFIG : 1;
 	rc = pipeline_run(p);

@@ -370,6 +370,15 @@ static void check_object(struct threshold *t, const struct threshold_config *cfg
 	assert_int_equal(threshold_submit(t, &in), 0);
 	assert_int_equal(threshold_collect(t, &m), 0);
 	check_mask_equals_image(&m, &ref);
+	/* the borrowed view, from a registered buffer */
+	struct bitmask view;
+	assert_int_equal(threshold_register_buffer(t, in.data, (size_t)in.stride * (size_t)h), 0);
+	assert_int_equal(threshold_submit(t, &in), 0);
+	assert_int_equal(threshold_collect_view(t, &view), 0);
+	assert_int_equal(view.width, w);
+	assert_int_equal(view.height, h);
+	check_mask_equals_image(&view, &ref);
+	assert_int_equal(threshold_unregister_buffer(t, in.data), 0);
 	bitmask_free(&m);
 	image_u8_free(&ref);
 	image_u8_free(&in);
@@ -444,6 +453,11 @@ static void test_object_api_errors(void **state)
 	assert_int_equal(threshold_collect(t, &m), ERR_AGAIN);
 	assert_int_equal(threshold_submit(t, &big), ERR_SIZE);
 	assert_int_equal(threshold_process(t, &in, &small), ERR_SIZE);
+	struct bitmask wide;
+	assert_int_equal(bitmask_alloc(&wide, 65, 48), 0);
+	assert_int_equal(threshold_process(t, &in, &wide), ERR_SIZE); /* the mask must be the frame's size */
+	bitmask_free(&wide);
+	assert_int_equal(threshold_collect_view(t, &wide), ERR_AGAIN);
 	assert_int_equal(threshold_process(t, NULL, &m), ERR_SIZE);
 	cfg.gate = 256;
 	assert_int_equal(threshold_set_config(t, &cfg), ERR_RANGE);

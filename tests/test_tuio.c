@@ -107,9 +107,9 @@ static struct tuio_encoder *make_encoder(bool tuio2, int max_datagram, size_t bu
 /* A bundle decoded with liblo's message parser: one entry per element. */
 struct dmsg {
 	char path[32];
-	char types[64];
+	char types[700];
 	int argc;
-	char word[16];     /* first string argument (TUIO 1.1 kind) */
+	char word[64];     /* first string argument (TUIO 1.1 kind) */
 	int32_t ints[600]; /* int arguments in order */
 	int n_ints;
 	float floats[16];
@@ -141,12 +141,13 @@ static int decode_bundle(const uint8_t *p, size_t n, struct dmsg *out, int cap)
 		lo_arg **argv = lo_message_get_argv(m);
 		for (int i = 0; i < d->argc; i++) {
 			char t = d->types[i];
+			/* liblo's argument pointers are only 4-byte aligned. */
 			if (t == 's' && !d->word[0])
-				snprintf(d->word, sizeof d->word, "%s", &argv[i]->s);
+				snprintf(d->word, sizeof d->word, "%s", (const char *)argv[i]);
 			else if (t == 'i' && d->n_ints < 600)
-				d->ints[d->n_ints++] = argv[i]->i;
+				memcpy(&d->ints[d->n_ints++], argv[i], 4);
 			else if (t == 'f' && d->n_floats < 16)
-				d->floats[d->n_floats++] = argv[i]->f;
+				memcpy(&d->floats[d->n_floats++], argv[i], 4);
 		}
 		lo_message_free(m);
 		off += len;
@@ -231,7 +232,8 @@ static void test_encode_sizes(void **state)
 	assert_int_equal(tuio_encoder_bundle_size(e, TUIO_PROFILE_OBJ, 0, 0), 128);
 	assert_int_equal(tuio_encoder_bundle_size(e, TUIO_PROFILE_OBJ, 0, 1), 128 + 76);
 	assert_int_equal(tuio_encoder_bundle_size(e, TUIO_PROFILE_CUR, 0, 1), 128 + 56);
-	assert_int_equal(tuio_encoder_bundle_size(e, TUIO_PROFILE_BLB, 0, 1), 128 + 84);
+	assert_int_equal(tuio_encoder_bundle_size(e, TUIO_PROFILE_BLB, 0, 1),
+			 128 + (TUIO_BLB_SET_FLOATS == 12 ? 88 : 84));
 	assert_int_equal(tuio_encoder_bundle_size(e, TUIO_PROFILE_OBJ, 4, 0), 128 + 20);
 
 	struct tracked_state s = make_state(7, 0, 0, 0);
@@ -244,7 +246,7 @@ static void test_encode_sizes(void **state)
 	}
 	assert_null(tuio_encoder_packet(e, 3, NULL));
 
-	/* One alive ID and its set: 208 / 188 / 216 bytes. */
+	/* One alive ID and its set: 208 / 188 / 220 bytes (216 with 11 blob floats). */
 	s = make_state(8, 1, 1, 1);
 	assert_int_equal(tuio_encode_frame(e, &s, false, 0), 3);
 	size_t n;
@@ -253,14 +255,17 @@ static void test_encode_sizes(void **state)
 	tuio_encoder_packet(e, 1, &n);
 	assert_int_equal(n, 128 + 4 + 56);
 	tuio_encoder_packet(e, 2, &n);
-	assert_int_equal(n, 128 + 4 + 84);
+	assert_int_equal(n, 128 + 4 + TUIO_SIZE_BLB_SET);
 
-	/* 16 objects, 22 cursors, 15 blobs fit one 1472-byte datagram. */
+	/* 16 objects, 22 cursors, 15 blobs (14 with 12 blob floats) fit one
+	 * 1472-byte datagram. */
 	assert_true(tuio_encoder_bundle_size(e, TUIO_PROFILE_OBJ, 16, 16) <= 1472);
 	assert_true(tuio_encoder_bundle_size(e, TUIO_PROFILE_OBJ, 17, 17) > 1472);
 	assert_true(tuio_encoder_bundle_size(e, TUIO_PROFILE_CUR, 22, 22) <= 1472);
-	assert_true(tuio_encoder_bundle_size(e, TUIO_PROFILE_BLB, 15, 15) <= 1472);
-	s = make_state(9, 16, 22, 15);
+	const int n_blb = TUIO_BLB_SET_FLOATS == 12 ? 14 : 15;
+	assert_true(tuio_encoder_bundle_size(e, TUIO_PROFILE_BLB, n_blb, n_blb) <= 1472);
+	assert_true(tuio_encoder_bundle_size(e, TUIO_PROFILE_BLB, n_blb + 1, n_blb + 1) > 1472);
+	s = make_state(9, 16, 22, n_blb);
 	assert_int_equal(tuio_encode_frame(e, &s, false, 0), 3);
 	tuio_encoder_destroy(e);
 }
@@ -448,7 +453,8 @@ static void test_encode_limits(void **state)
 		const uint8_t *p = tuio_encoder_packet(e, i, &n);
 		int k = decode_bundle(p, n, msgs, 64);
 		assert_string_equal(msgs[k - 1].word, "fseq");
-		assert_int_equal(msgs[1].n_ints, 100);
+		if (strcmp(msgs[0].path, "/tuio/2Dobj") == 0)
+			assert_int_equal(msgs[1].n_ints, 100);
 	}
 	tuio_encoder_destroy(e);
 
@@ -482,7 +488,7 @@ static void test_encode_tuio2(void **state)
 	assert_string_equal(msgs[1].path, "/tuio2/tok");
 	assert_string_equal(msgs[1].types, "iiiffffffff");
 	assert_string_equal(msgs[3].path, "/tuio2/ptr");
-	assert_string_equal(msgs[3].types, "iiiffffffffffff");
+	assert_string_equal(msgs[3].types, "iiifffffffffff");
 	assert_string_equal(msgs[4].path, "/tuio2/bnd");
 	assert_string_equal(msgs[4].types, "ifffffffffff");
 	assert_string_equal(msgs[5].path, "/tuio2/alv");
@@ -706,6 +712,7 @@ static void child_start(struct child *c, const char *spec, const char *seconds,
 	int p[2];
 	assert_int_equal(pipe(p), 0);
 	c->len = 0;
+	c->buf[0] = 0;
 	c->pid = fork();
 	assert_true(c->pid >= 0);
 	if (c->pid == 0) {
@@ -750,14 +757,17 @@ static int child_wait(struct child *c)
 {
 	int status = 0;
 	for (int i = 0; i < 1000; i++) {
-		child_read(c, 5);
+		/* poll() on a pipe at EOF returns at once while the child is
+		 * still exiting, so sleep rather than poll to pace the loop. */
+		child_read(c, 0);
+		sleep_ms(5);
 		pid_t r = waitpid(c->pid, &status, WNOHANG);
 		if (r == c->pid) {
 			child_read(c, 0);
 			close(c->out);
-			if (c->len)
-				printf("decoder said:\n%.*s", (int)(c->len > 3000 ? 3000 : c->len),
-				       c->buf);
+			const char *done = strstr(c->buf, "{\"done\"");
+			if (done)
+				printf("decoder: %s", done);
 			return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 		}
 	}

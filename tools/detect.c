@@ -2,7 +2,8 @@
  * tabletrack-detect - offline detector and scorer for tuning the matcher.
  *
  *   tabletrack-detect --trees FILE [--radius R] [--gate G] [--gauss SIGMA]
- *                     [--median 3|5] [--verbose] [--dump FRAME FILE] SCENE_DIR
+ *                     [--median 3|5] [--adj-cap N] [--verbose] [--dump FRAME FILE]
+ *                     SCENE_DIR
  *
  * Reads SCENE_DIR/truth.json and SCENE_DIR/frame_NNNNN.png, runs each frame
  * through bernsen_cpu -> bitmask -> segment -> match (no tracker), and
@@ -285,16 +286,32 @@ static double pct(double *v, int n, double q)
 	return v[i < n - 1 ? i : n - 1];
 }
 
+/* For a miss: the tree strings of the regions that could be its root. */
+static void regions_near(const struct region_tree *tree, const struct truth_fid *t)
+{
+	for (int32_t r = 0; r < tree->n_regions; r++) {
+		const struct region *g = &tree->regions[r];
+		double w = g->x1 - g->x0 + 1, h = g->y1 - g->y0 + 1;
+		if (g->x0 > t->x || g->x1 < t->x || g->y0 > t->y || g->y1 < t->y || w < 0.3 * t->size || h < 0.3 * t->size ||
+		    w > 1.5 * t->size || h > 1.5 * t->size)
+			continue;
+		char buf[TREES_MAX_NODES + 2];
+		int n = match_canonical_string(tree, r, -1, buf, sizeof buf);
+		printf("    region %d colour %d flags %d box %dx%d n_adj %d: %s\n", r, g->colour, g->flags, (int)w, (int)h,
+		       g->n_adj, n > 0 ? buf : "(too big)");
+	}
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: tabletrack-detect --trees FILE [--radius R] [--gate G] [--gauss SIGMA] "
-			"[--median 3|5] [--verbose] [--dump FRAME FILE.png] SCENE_DIR\n");
+			"[--median 3|5] [--adj-cap N] [--verbose] [--dump FRAME FILE.png] SCENE_DIR\n");
 }
 
 int main(int argc, char **argv)
 {
 	const char *trees_path = NULL, *dir = NULL;
-	int radius = 6, gate = 32, median = 0, verbose = 0, dump_frame = -1;
+	int radius = 6, gate = 32, median = 0, verbose = 0, dump_frame = -1, adj_cap = 0;
 	const char *dump_path = NULL;
 	float gauss = 0;
 	for (int i = 1; i < argc; i++) {
@@ -304,6 +321,8 @@ int main(int argc, char **argv)
 			radius = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--gate") && i + 1 < argc)
 			gate = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--adj-cap") && i + 1 < argc)
+			adj_cap = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--gauss") && i + 1 < argc)
 			gauss = (float)atof(argv[++i]);
 		else if (!strcmp(argv[i], "--median") && i + 1 < argc)
@@ -312,7 +331,7 @@ int main(int argc, char **argv)
 			dump_frame = atoi(argv[++i]);
 			dump_path = argv[++i];
 		} else if (!strcmp(argv[i], "--verbose"))
-			verbose = 1;
+			verbose++;
 		else if (argv[i][0] != '-' && !dir)
 			dir = argv[i];
 		else {
@@ -354,7 +373,7 @@ int main(int argc, char **argv)
 			segment_destroy(seg);
 			match_destroy(mat);
 			int err;
-			struct segment_config sc = {grey.width, grey.height, tree_set_max_nodes(trees)};
+			struct segment_config sc = {grey.width, grey.height, adj_cap ? adj_cap : tree_set_max_nodes(trees)};
 			struct match_config mc = {.trees = trees, .max_width = grey.width, .max_height = grey.height};
 			seg = segment_create(&sc, &err);
 			mat = match_create(&mc, &err);
@@ -426,8 +445,10 @@ int main(int argc, char **argv)
 				for (int j = 0; j < det.n_fuzzy; j++)
 					if (hypot(det.fuzzy[j].x - t->x, det.fuzzy[j].y - t->y) < 0.3 * t->size)
 						fz = det.fuzzy[j].n_nodes;
-				printf("frame %d: missed id %d at %.1f,%.1f size %.0f%s%.0d\n", fr->frame, t->id, t->x, t->y,
-				       t->size, fz ? " fuzzy nodes " : "", fz);
+				printf("frame %d: missed id %d (%s) at %.1f,%.1f size %.0f%s%.0d\n", fr->frame, t->id,
+				       tree_set_token(trees, t->id), t->x, t->y, t->size, fz ? " fuzzy nodes " : "", fz);
+				if (verbose > 1)
+					regions_near(tree, t);
 			}
 		}
 		for (int j = 0; j < det.n_fids; j++) {

@@ -2,9 +2,19 @@
  * tabletrack-fiducials - make, print, check and learn amoeba symbol sets.
  *
  *   generate [--small] [--nodes N] [--distance D] [--max-grid G] [-o SET.trees]
- *   render SET.trees -o sheet.svg|sheet.pdf [--size-mm S] [--dir DIR]
+ *   render SET.trees -o sheet.svg|sheet.pdf|sheet.png [--size-mm S] [--dpi D] [--dir DIR]
  *   check SET.trees [--min-distance D]
  *   learn -o SET.trees SHEET.png...
+ *
+ * generate enumerates every depth-2 tree of the node count (children as a
+ * multiset of hole counts, most holes first) that has enough dots and holes
+ * for a precise angle and fits the renderer's grid, links trees fewer than
+ * D leaf edits apart (tools/common/treefile.h), and keeps a large set of
+ * pairwise distant trees by greedy maximum independent set, least-linked
+ * first. learn thresholds each sheet at mid-grey, segments it
+ * (src/segment), takes every region of height 2 (root, children,
+ * grandchildren) as a symbol, writes match_canonical_string() of each in
+ * reading order, and reports symbols whose node count is not the sheet's.
  *
  * See fiducials/README.md for the set design and how to print and learn.
  */
@@ -37,8 +47,10 @@ static void usage(FILE *f)
 		"      our own set: depth-2 trees of N nodes, any two at least D leaf edits\n"
 		"      apart; w variants then the same trees as b (inverted print).\n"
 		"      Default (large): 24 nodes, D 4, grid <= 5 cells; --small: 14 nodes, grid 4.\n"
-		"  render SET.trees -o SHEET.svg|SHEET.pdf [--size-mm S] [--cols C] [--dir DIR]\n"
+		"  render SET.trees -o SHEET.svg|.pdf|.png [--size-mm S] [--cols C] [--dpi D]\n"
+		"         [--dir DIR]\n"
 		"      printable sheet (A4, ID labels, cut marks, S mm cards, default 50);\n"
+		"      .png: raster pages at D dpi (default 100), no labels, for tests;\n"
 		"      --dir writes one SVG a symbol as DIR/fid_NNN.svg too.\n"
 		"  check SET.trees [--min-distance D]\n"
 		"      canonical tokens, duplicates, ambiguous pairs (fewer than D leaf edits\n"
@@ -462,6 +474,11 @@ static int cmd_render(int argc, char **argv)
 			if (parse_int(argv[++i], 10, 180, &mm))
 				return 2;
 			sp.card_mm = (float)mm;
+		} else if (!strcmp(a, "--dpi") && need) {
+			int dpi;
+			if (parse_int(argv[++i], 20, 1200, &dpi))
+				return 2;
+			sp.dpi = (float)dpi;
 		} else if (!strcmp(a, "--cols") && need) {
 			if (parse_int(argv[++i], 0, 20, &sp.cols))
 				return 2;
@@ -596,8 +613,9 @@ static int learn_one(const char *path, int sheet, struct found **all, int *n_all
 		memo[r] = -1;
 		for (int i = 0; i < g->n_adj; i++) {
 			const struct region *q = &t->regions[l[i]];
+			/* Not by area: a thin ring is smaller than the root it holds. */
 			if (q->x0 <= g->x0 && q->y0 <= g->y0 && q->x1 >= g->x1 && q->y1 >= g->y1 &&
-			    q->area > g->area) {
+			    (q->x0 < g->x0 || q->y0 < g->y0 || q->x1 > g->x1 || q->y1 > g->y1)) {
 				parent[r] = l[i];
 				break;
 			}
@@ -617,8 +635,11 @@ static int learn_one(const char *path, int sheet, struct found **all, int *n_all
 				(g->x0 + g->x1) / 2, (g->y0 + g->y1) / 2, err_str(len));
 			snprintf(buf, sizeof buf, "?");
 		} else {
-			treefile_info(buf, &nodes, NULL);
-			if (nodes < 5)
+			/* A string deeper than the height means the neighbours are not
+			 * nested (touching text glyphs): not a symbol. */
+			int depth = 0;
+			treefile_info(buf, &nodes, &depth);
+			if (nodes < 5 || depth != 2 || g->x1 - g->x0 < 12 || g->y1 - g->y0 < 12)
 				continue;
 		}
 		if (*n_all == *cap_all) {

@@ -101,7 +101,7 @@ static int folder_open(struct capture *c, const char *arg)
 		e = ERR_CONFIG;
 		goto fail;
 	}
-	snprintf(s->dir, sizeof s->dir, "%s", arg);
+	memcpy(s->dir, arg, strlen(arg) + 1);
 	d = opendir(arg);
 	if (!d) {
 		log_error("capture: folder %s: %s", arg, strerror(errno));

@@ -70,6 +70,8 @@ uint32_t pixfmt_parse(const char *name)
 		return 0;
 	if (strcasecmp(name, "Y16BE") == 0 || strcasecmp(name, "Y16_BE") == 0)
 		return PIXFMT_Y16_BE;
+	if (strcasecmp(name, "MJPEG") == 0)
+		return PIXFMT_MJPEG;
 	char c[4] = {' ', ' ', ' ', ' '};
 	size_t n = strlen(name);
 	if (n > 4)
@@ -77,8 +79,6 @@ uint32_t pixfmt_parse(const char *name)
 	for (size_t i = 0; i < n; i++)
 		c[i] = (char)toupper((unsigned char)name[i]);
 	uint32_t f = PIXFMT_FOURCC(c[0], c[1], c[2], c[3]);
-	if (strcasecmp(name, "MJPEG") == 0)
-		f = PIXFMT_MJPEG;
 	return pixfmt_supported(f) ? f : 0;
 }
 

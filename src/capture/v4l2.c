@@ -684,7 +684,7 @@ int capture_list_cameras(FILE *out)
 			     "(a UVC webcam needs the uvcvideo module), or use source = demo.\n");
 		if (r == 0)
 			globfree(&g);
-		return 0;
+		return ERR_DEVICE;
 	}
 	/* /dev/video10 after /dev/video9. */
 	for (size_t i = 1; i < g.gl_pathc; i++)
@@ -698,5 +698,5 @@ int capture_list_cameras(FILE *out)
 		fprintf(out, "no V4L2 capture devices among the %zu /dev/video* nodes above\n",
 			g.gl_pathc);
 	globfree(&g);
-	return n;
+	return n > 0 ? 0 : ERR_DEVICE;
 }

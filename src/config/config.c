@@ -72,6 +72,10 @@ static const struct config_option options[] = {
                "camera pixel format, a V4L2 fourcc such as GREY, YUYV or MJPG; auto = the "
                "best the camera offers"),
     OPT_INT("source", "buffers", n_buffers, "4", 3, 32, false, 0, "N", "number of V4L2 capture buffers"),
+    OPT_STRING("source", "controls", controls, "", false, 0, "LIST",
+               "camera controls as key=value,... (exposure=auto|N, gain, brightness, contrast, "
+               "gamma, sharpness, focus=auto|N, power_line=50|60|off, white_balance=auto|off); "
+               "unsupported ones are reported once"),
 
     OPT_ENUM("threshold", "gpu", gpu, "auto", "auto|on|off", false, 'G',
              "threshold on the GPU: auto (when one works, else the CPU), on (fail without "

@@ -68,6 +68,7 @@ struct tt_config {
 	bool loop;
 	int width, height; /* camera size; 0 = auto */
 	char format[16];   /* camera pixel format, "auto" */
+	char controls[256]; /* camera controls, "key=value,..." */
 	/* [threshold] */
 	char gpu[8];            /* auto | on | off */
 	char threshold_mode[8]; /* bernsen | tiled */

@@ -332,6 +332,7 @@ static int png_write_job(struct png_wjob *j, FILE *f, const struct image_u8 *img
 	/* Dumps are written every frame when asked; fast compression keeps
 	 * --dump from stalling the pipeline. */
 	png_set_compression_level(j->png, 1);
+	png_set_filter(j->png, 0, PNG_FILTER_SUB);
 	png_set_IHDR(j->png, j->info, (png_uint_32)img->width, (png_uint_32)img->height, 8,
 		     PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
 		     PNG_FILTER_TYPE_DEFAULT);

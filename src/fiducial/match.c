@@ -26,6 +26,10 @@ enum node_state {
 	ST_SPECK = 1u << 2,    /* noise leaf: ignored by the tree */
 };
 
+/* Over-full candidates (noise added leaves) hold up to this many nodes. */
+#define OVER_MAX_NODES 128
+#define PRUNE_MAX_ITER 4
+
 struct match {
 	struct match_config cfg;
 	int32_t cap_regions;
@@ -38,9 +42,12 @@ struct match {
 	int32_t *cands;   /* candidate roots, full and fuzzy */
 	uint8_t *claimed;
 	/* valid[d] bit n-1: some tree of depth d has n nodes. */
-	uint64_t valid[10];
-	uint64_t fuzzy_ok[10];
-	int max_depth, max_nodes;
+	uint64_t valid[11];
+	uint64_t fuzzy_ok[11];
+	/* over[h][n]: a sub-tree of height h with n nodes may be a symbol with
+	 * noise leaves added (h = d or d + 1, N < n <= 2N). */
+	uint8_t over[11][OVER_MAX_NODES + 1];
+	int max_depth, max_nodes, dead_nodes;
 };
 
 static int config_apply(struct match *m, const struct match_config *cfg)
@@ -51,6 +58,7 @@ static int config_apply(struct match *m, const struct match_config *cfg)
 	}
 	memset(m->valid, 0, sizeof m->valid);
 	memset(m->fuzzy_ok, 0, sizeof m->fuzzy_ok);
+	memset(m->over, 0, sizeof m->over);
 	for (int i = 0; i < tree_set_count(cfg->trees); i++) {
 		int d = 0, n = 0;
 		if (tree_token_info(tree_set_token(cfg->trees, i), &d, &n) < 0 || d > 9 || n > 64 || n < 1)
@@ -60,9 +68,13 @@ static int config_apply(struct match *m, const struct match_config *cfg)
 		for (int k = 1; k <= 2; k++)
 			if (n - k >= 4)
 				m->fuzzy_ok[d] |= 1ull << (n - k - 1);
+		for (int h = d; h <= d + 1; h++)
+			for (int k = n + 1; k <= 2 * n && k <= OVER_MAX_NODES; k++)
+				m->over[h][k] = 1;
 	}
 	m->max_depth = tree_set_max_depth(cfg->trees);
 	m->max_nodes = tree_set_max_nodes(cfg->trees);
+	m->dead_nodes = 2 * m->max_nodes < OVER_MAX_NODES ? 2 * m->max_nodes : OVER_MAX_NODES;
 	m->cfg = *cfg;
 	return 0;
 }
@@ -230,7 +242,7 @@ int match_canonical_string(const struct region_tree *tree, int32_t root, int32_t
 		for (int i = 0; i < r->n_adj; i++) {
 			const struct region *q = &tree->regions[l[i]];
 			if (q->x0 <= r->x0 && q->y0 <= r->y0 && q->x1 >= r->x1 && q->y1 >= r->y1 &&
-			    q->area > r->area) {
+			    (q->x0 < r->x0 || q->y0 < r->y0 || q->x1 > r->x1 || q->y1 > r->y1)) {
 				parent = l[i];
 				break;
 			}
@@ -339,14 +351,24 @@ static void emit(struct fiducial_det *list, int32_t *n, int32_t cap, bool *overf
 	}
 }
 
-static void candidate_decode(struct match *m, const struct region_tree *t, int32_t root, struct detections *out)
+static int is_valid(const struct match *m, int height, int nodes)
+{
+	return height >= 0 && height <= 10 && nodes >= 1 && nodes <= 64 && ((m->valid[height] >> (nodes - 1)) & 1u);
+}
+
+static int is_fuzzy(const struct match *m, int height, int nodes)
+{
+	return height >= 0 && height <= 10 && nodes >= 4 && nodes <= 64 && ((m->fuzzy_ok[height] >> (nodes - 1)) & 1u);
+}
+
+static void tree_decode(struct match *m, const struct region_tree *t, int32_t root, int height, int nodes,
+			struct detections *out)
 {
 	struct leaf_acc a;
 	memset(&a, 0, sizeof a);
 	leaves_walk(m, t, root, 0, &a);
-	const int nodes = m->dc[root] + 1;
 	int32_t id = -1;
-	if ((m->valid[m->height[root]] >> (nodes - 1)) & 1u) {
+	if (is_valid(m, height, nodes)) {
 		char buf[CANON_CAP];
 		struct canon_ctx c = {.tree = t, .state = m->state, .parent = m->parent};
 		if (canon_string(&c, root, -1, buf, sizeof buf) > 0 && leaves_uniform(&a))
@@ -356,6 +378,95 @@ static void candidate_decode(struct match *m, const struct region_tree *t, int32
 		emit(out->fids, &out->n_fids, out->cap_fids, &out->overflow, t, root, id, nodes, &a);
 	else
 		emit(out->fuzzy, &out->n_fuzzy, out->cap_fuzzy, &out->overflow, t, root, -1, nodes, &a);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* An over-full candidate: leaves far smaller than the median leaf of their
+ * colour in this sub-tree are noise (motion ghosts, sensor specks) and are
+ * dropped, repeatedly while some are; what is left must be a whole symbol.
+ * The leaf-size filter would refuse such leaves anyway, so dropping them
+ * cannot turn a symbol the filter accepts into another one. */
+static void over_decode(struct match *m, const struct region_tree *t, int32_t root, struct detections *out)
+{
+	int32_t node[OVER_MAX_NODES + 1];
+	int16_t up[OVER_MAX_NODES + 1];
+	uint8_t depth[OVER_MAX_NODES + 1], n_kids[OVER_MAX_NODES + 1], alive[OVER_MAX_NODES + 1];
+	int n = 0;
+	node[0] = root;
+	up[0] = -1;
+	depth[0] = 0;
+	n = 1;
+	for (int i = 0; i < n; i++) {
+		const int32_t *l = region_adj(t, node[i]);
+		n_kids[i] = 0;
+		alive[i] = 1;
+		if (m->claimed[node[i]])
+			return;
+		for (int j = 0; j < t->regions[node[i]].n_adj; j++) {
+			int32_t k = l[j];
+			if ((m->state[k] & (ST_RESOLVED | ST_SPECK)) != ST_RESOLVED || m->parent[k] != node[i])
+				continue;
+			if (n > OVER_MAX_NODES || depth[i] >= 9)
+				return;
+			node[n] = k;
+			up[n] = (int16_t)i;
+			depth[n] = (uint8_t)(depth[i] + 1);
+			n_kids[i]++;
+			n++;
+		}
+	}
+	int n_alive = n;
+	for (int iter = 0; iter < PRUNE_MAX_ITER; iter++) {
+		int sizes[2][OVER_MAX_NODES + 1], n_sz[2] = {0, 0};
+		for (int i = 1; i < n; i++) {
+			if (!alive[i] || n_kids[i])
+				continue;
+			const struct region *g = &t->regions[node[i]];
+			int c = g->colour ? 1 : 0;
+			sizes[c][n_sz[c]++] = (g->x1 - g->x0 + 1) + (g->y1 - g->y0 + 1);
+		}
+		int median[2] = {0, 0};
+		for (int c = 0; c < 2; c++)
+			if (n_sz[c]) {
+				qsort(sizes[c], (size_t)n_sz[c], sizeof(int), cmp_int);
+				median[c] = sizes[c][n_sz[c] / 2];
+			}
+		int pruned = 0;
+		for (int i = 1; i < n; i++) {
+			if (!alive[i] || n_kids[i])
+				continue;
+			const struct region *g = &t->regions[node[i]];
+			int c = g->colour ? 1 : 0;
+			if (2 * ((g->x1 - g->x0 + 1) + (g->y1 - g->y0 + 1)) >= median[c])
+				continue;
+			alive[i] = 0;
+			n_kids[up[i]]--;
+			m->state[node[i]] |= ST_SPECK;
+			n_alive--;
+			pruned++;
+		}
+		if (!pruned)
+			break;
+	}
+	int height = 0;
+	for (int i = 0; i < n; i++)
+		if (alive[i] && depth[i] > height)
+			height = depth[i];
+	if (is_valid(m, height, n_alive) || is_fuzzy(m, height, n_alive))
+		tree_decode(m, t, root, height, n_alive, out);
+}
+
+static void candidate_decode(struct match *m, const struct region_tree *t, int32_t root, struct detections *out)
+{
+	const int h = m->height[root], n = m->dc[root] + 1;
+	if (is_valid(m, h, n) || is_fuzzy(m, h, n))
+		tree_decode(m, t, root, h, n, out);
+	else
+		over_decode(m, t, root, out);
 }
 
 /* Bottom-up from the leaves (amoeba.md §5): a region whose neighbours but
@@ -388,7 +499,7 @@ static int32_t candidates_find(struct match *m, const struct region_tree *t)
 				m->height[p] = (uint8_t)(m->height[r] + 1);
 			m->dc[p] += m->dc[r] + 1;
 		}
-		if (m->height[p] > m->max_depth || m->dc[p] + 1 > m->max_nodes) {
+		if (m->height[p] > m->max_depth + 1 || m->dc[p] + 1 > m->dead_nodes) {
 			m->state[p] |= ST_DEAD;
 			continue;
 		}
@@ -397,11 +508,15 @@ static int32_t candidates_find(struct match *m, const struct region_tree *t)
 		m->state[p] |= ST_RESOLVED;
 		m->parent[p] = -1;
 		const int h = m->height[p], n = m->dc[p] + 1;
-		if (((m->valid[h] >> (n - 1)) & 1u) || (m->dc[p] >= 3 && ((m->fuzzy_ok[h] >> (n - 1)) & 1u))) {
+		if (is_valid(m, h, n) || is_fuzzy(m, h, n)) {
 			/* Candidates do not nest: do not climb past one. */
 			m->cands[n_cands++] = p;
 			continue;
 		}
+		/* An over-full one may be noise on a symbol or something else
+		 * holding symbols: try it, and climb on. */
+		if (m->over[h][n])
+			m->cands[n_cands++] = p;
 		const int32_t *l = region_adj(t, p);
 		for (int i = 0; i < regs[p].n_adj; i++) {
 			int32_t k = l[i];

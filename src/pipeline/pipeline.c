@@ -37,8 +37,13 @@ static const char *const stage_names[N_STAGES] = {"threshold", "segment", "match
 
 struct pipeline {
 	struct tt_config cfg;       /* live copy: window and SIGHUP change it */
+	int argc;                   /* the command line, kept for SIGHUP reloads (borrowed) */
+	char **argv;
 	struct tree_set *trees;
-	struct calib_map calib;
+	struct calib_map calib;     /* what the tracker applies (pipeline thread) */
+	struct calib_map ui_calib;  /* what the window edits (main thread) */
+	struct calib_map pending_calib; /* ui_calib handed over under cmd_lock */
+	bool calib_pending;
 	struct demo_scene demo;
 	struct capture_config cap_cfg;
 	struct capture *cap;
@@ -135,8 +140,9 @@ static void track_config_from(const struct pipeline *p, struct track_config *t)
 	t->euro_objects.min_cutoff_hz = t->euro_fingers.min_cutoff_hz = t->euro_blobs.min_cutoff_hz =
 		c->euro_min_cutoff;
 	t->euro_objects.beta = t->euro_fingers.beta = t->euro_blobs.beta = c->euro_beta;
-	t->euro_objects.d_cutoff_hz = t->euro_fingers.d_cutoff_hz = t->euro_blobs.d_cutoff_hz = 1.0f;
-	t->calib = c->grid[0] ? &p->calib : NULL;
+	t->euro_objects.d_cutoff_hz = t->euro_fingers.d_cutoff_hz = t->euro_blobs.d_cutoff_hz =
+		c->euro_d_cutoff;
+	t->calib = &p->calib;
 }
 
 static const char *threshold_backend_for(const char *gpu)
@@ -447,6 +453,11 @@ static void apply_command(struct pipeline *p, const struct ui_command *c)
 		p->paused = !p->paused;
 		break;
 	case UI_CMD_GRID_CHANGED:
+		pthread_mutex_lock(&p->cmd_lock);
+		if (p->calib_pending)
+			p->calib = p->pending_calib;
+		p->calib_pending = false;
+		pthread_mutex_unlock(&p->cmd_lock);
 		apply_live_config(p);
 		break;
 	case UI_CMD_SAVE_CONFIG: {
@@ -491,12 +502,15 @@ static void drain_commands(struct pipeline *p)
 /* SIGHUP: re-read the config file; apply what can change live, name the rest. */
 static void reload_config(struct pipeline *p)
 {
-	struct tt_config next = p->cfg;
+	struct tt_config next;
 	if (!p->cfg.config_path[0]) {
 		log_info("SIGHUP: no config file to reload (start with --config FILE)");
 		return;
 	}
-	if (config_load_file(&next, p->cfg.config_path) != 0) {
+	/* Defaults, then the file, then the original command line again, so
+	 * options given on the command line keep winning over the file. */
+	config_defaults(&next);
+	if (config_parse_args(&next, p->argc, p->argv) != 0) {
 		log_error("SIGHUP: %s has errors (above); keeping the running configuration",
 			  p->cfg.config_path);
 		return;
@@ -686,8 +700,10 @@ static int run_live(struct pipeline *p)
 {
 	int err = 0;
 	struct ui_config uc = {.backend = p->cfg.window && !p->cfg.headless ? "sdl" : "none",
-			       .width = p->width, .height = p->height, .grid = &p->calib,
-			       .grid_path = p->cfg.grid, .config_path = p->cfg.config_path};
+			       .width = p->width, .height = p->height, .grid = &p->ui_calib,
+			       .grid_path = p->cfg.grid, .config_path = p->cfg.config_path,
+			       .fullscreen = p->cfg.fullscreen};
+	p->ui_calib = p->calib;
 	p->ui = ui_create(&uc, &err);
 	if (!p->ui && strcmp(uc.backend, "sdl") == 0) {
 		log_warn("no window (no display?): running headless");
@@ -738,8 +754,17 @@ static int run_live(struct pipeline *p)
 		int n = p->ui ? ui_poll(p->ui, snap, cmds, 16, 50) : 0;
 		if (!p->ui)
 			clock_sleep_ns(50000000LL);
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < n; i++) {
+			if (cmds[i].kind == UI_CMD_GRID_CHANGED) {
+				/* The window edits its own copy; the tracker gets a
+				 * snapshot of it, so neither thread reads a half-edited grid. */
+				pthread_mutex_lock(&p->cmd_lock);
+				p->pending_calib = p->ui_calib;
+				p->calib_pending = true;
+				pthread_mutex_unlock(&p->cmd_lock);
+			}
 			queue_command(p, &cmds[i]);
+		}
 		int64_t now = clock_now_ns();
 		if (!p->cfg.quiet && now - last_summary >= 1000000000LL) {
 			print_summary(p);
@@ -805,7 +830,7 @@ static void choose_source(struct pipeline *p)
 	}
 }
 
-struct pipeline *pipeline_create(const struct tt_config *cfg, int *err)
+struct pipeline *pipeline_create(const struct tt_config *cfg, int argc, char **argv, int *err)
 {
 	struct pipeline *p = calloc(1, sizeof *p);
 	if (!p) {
@@ -813,6 +838,8 @@ struct pipeline *pipeline_create(const struct tt_config *cfg, int *err)
 		return NULL;
 	}
 	p->cfg = *cfg;
+	p->argc = argc;
+	p->argv = argv;
 	pthread_mutex_init(&p->snap_lock, NULL);
 	pthread_mutex_init(&p->cmd_lock, NULL);
 	pthread_mutex_init(&p->status_lock, NULL);
@@ -856,8 +883,9 @@ struct pipeline *pipeline_create(const struct tt_config *cfg, int *err)
 	p->cap_cfg.width = p->cfg.width;
 	p->cap_cfg.height = p->cfg.height;
 	p->cap_cfg.fps = p->cfg.fps;
-	p->cap_cfg.n_buffers = 4;
+	p->cap_cfg.n_buffers = p->cfg.n_buffers;
 	snprintf(p->cap_cfg.format, sizeof p->cap_cfg.format, "%s", p->cfg.format);
+	snprintf(p->cap_cfg.controls, sizeof p->cap_cfg.controls, "%s", p->cfg.controls);
 	if (strncmp(p->cfg.source, "demo", 4) == 0) {
 		*err = demo_scene_make(p->trees, &p->demo);
 		if (*err)
@@ -865,6 +893,11 @@ struct pipeline *pipeline_create(const struct tt_config *cfg, int *err)
 		p->cap_cfg.sprites = p->demo.sprites;
 		p->cap_cfg.sprite_ids = p->demo.ids;
 		p->cap_cfg.n_sprites = p->demo.n;
+		if (p->cfg.finger_size == 0) {
+			/* The demo's fingertips are 24 px; showing them is the point of a demo. */
+			p->cfg.finger_size = 24;
+			log_info("demo: finger size 24 px (--finger-size to change)");
+		}
 	}
 	p->cap = capture_open(&p->cap_cfg, err);
 	if (!p->cap) {

@@ -30,8 +30,10 @@ struct pipeline;
 
 /* Loads trees and the calibration grid, opens the TUIO targets and the
  * source, and creates the stages. *err is ERR_CONFIG for a bad setting
- * (exit 78), another ERR_* otherwise; the reason is logged. `cfg` is copied. */
-struct pipeline *pipeline_create(const struct tt_config *cfg, int *err);
+ * (exit 78), another ERR_* otherwise; the reason is logged. `cfg` is copied;
+ * argc/argv (borrowed, must outlive the pipeline) are parsed again over the
+ * re-read config file on SIGHUP so the command line keeps precedence. */
+struct pipeline *pipeline_create(const struct tt_config *cfg, int argc, char **argv, int *err);
 
 /* Runs until the source ends (--once), ESC/window close, or SIGTERM/SIGINT.
  * Returns the process exit code (0 on a clean end). */

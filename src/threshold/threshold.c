@@ -347,12 +347,10 @@ int threshold_collect(struct threshold *t, struct bitmask *out)
 	if (!t->pending)
 		return ERR_AGAIN;
 	int w = t->pending->width, h = t->pending->height;
-	if (!out || !out->bits || out->stride_words < (w + 63) / 64 || out->height < h) {
+	if (!out || !out->bits || out->stride_words < (w + 63) / 64 || out->width != w || out->height != h) {
 		t->pending = NULL;
 		return ERR_SIZE;
 	}
-	out->width = w;
-	out->height = h;
 	int e = t->ops->collect(t, out);
 	if (e < 0 && t->ops != ops_by_name("cpu")) {
 		gpu_fault(t, e);

@@ -21,9 +21,10 @@
  * Memory: every buffer is sized at create time for max_width x max_height;
  * nothing is allocated per frame (a GPU failure allocates the CPU backend
  * once). The grey image passed to submit is borrowed until collect returns.
- * The mask passed to collect is the caller's: it needs stride_words >=
- * (width + 63) / 64 and height >= the frame's; collect sets its width and
- * height to the frame's and writes those rows (bits past width are zero).
+ * The mask passed to collect is the caller's, with the frame's width and
+ * height (bitmask_alloc; reallocate when the camera's size changes) else
+ * ERR_SIZE; bits past width are written zero. collect_view instead lends the
+ * backend's own mask, sized to the frame.
  *
  * Algorithm (CPU): prefilters first (median, then Gaussian), then the
  * threshold compares the filtered value. Per-pixel Bernsen is separable: a

@@ -497,7 +497,9 @@ static void track_objects(struct track *t, const struct detections *det, int64_t
 			it->conflict_n = 1;
 		}
 		it->conflict_seen = true;
-		if (it->conflict_n >= conflict_frames(it->age)) {
+		/* A misread flickers on a symbol in view; another ID where a lost
+		 * object was is a new symbol put down in its place. */
+		if (it->lost > 0 || it->conflict_n >= conflict_frames(it->age)) {
 			object_from_fid(t, it, f, t_ns, dt);
 			it->matched = true;
 			continue;
@@ -514,7 +516,9 @@ static void track_objects(struct track *t, const struct detections *det, int64_t
 		const struct fiducial_det *f = &det->fuzzy[d];
 		for (int32_t i = 0; i < l->n; i++) {
 			struct item *it = &l->items[i];
-			if (it->matched)
+			/* A damaged tree revives an object missed for one frame, not
+			 * one that has been gone for longer. */
+			if (it->matched || it->lost > 1)
 				continue;
 			float dist = hypotf(f->x - it->px, f->y - it->py);
 			if (dist <= it->size)
@@ -537,16 +541,24 @@ static void track_objects(struct track *t, const struct detections *det, int64_t
 	t->n_pairs = 0;
 	for (int32_t d = 0; d < n_roots; d++) {
 		const struct root_det *r = &det->roots[d];
+		/* The root of a symbol read this frame, or the white card around
+		 * it, belongs to that symbol. */
 		bool taken = false;
-		for (int32_t k = 0; k < det->n_fids && !taken; k++)
-			taken = det->fids[k].root == r->region;
-		for (int32_t k = 0; k < det->n_fuzzy && !taken; k++)
-			taken = det->fuzzy[k].root == r->region;
+		for (int32_t k = 0; k < det->n_fids && !taken; k++) {
+			const struct fiducial_det *f = &det->fids[k];
+			taken = f->root == r->region || hypotf(f->x - r->x, f->y - r->y) < 0.5f * f->size_px;
+		}
+		for (int32_t k = 0; k < det->n_fuzzy && !taken; k++) {
+			const struct fiducial_det *f = &det->fuzzy[k];
+			taken = f->root == r->region || hypotf(f->x - r->x, f->y - r->y) < 0.5f * f->size_px;
+		}
 		if (taken)
 			continue;
 		for (int32_t i = 0; i < l->n; i++) {
 			struct item *it = &l->items[i];
-			if (it->matched)
+			/* A bare white square is weak evidence: it only carries an
+			 * object that was seen in the previous frame. */
+			if (it->matched || it->lost > 0)
 				continue;
 			float ratio = r->size_px / fmaxf(it->size, 1.0f);
 			if (ratio < 0.67f || ratio > 1.5f)

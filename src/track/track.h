@@ -11,6 +11,38 @@
  * Fingers are reported from their second consecutive frame and removed the
  * frame they are lost. Session IDs come from one counter, never reused.
  *
+ * Algorithm, per frame (all in pixels until reporting):
+ *  1. Predict each item from its last measurement and velocity over the time
+ *     since that measurement (capture timestamps; 1/30 s when missing).
+ *  2. Objects: decoded symbols go to known objects of the same ID within
+ *     max(object size, symbol size) of the prediction, nearest pairs first.
+ *     A different ID decoded within half a size of an unmatched object is a
+ *     conflict: the object is kept (position updated, ID and angle kept)
+ *     until the same other ID has been read 3 + age/10 frames in a row
+ *     (at most 9), then it is replaced by a new object with a new session;
+ *     an object lost in the previous frame is replaced at once. Fuzzy
+ *     symbols within its size carry an object missed for at most one frame
+ *     (their angle only when within 0.35 rad of the prediction); root
+ *     regions 0.67..1.5 times its size within 0.75 size carry an object seen
+ *     in the previous frame, angle kept (roots of symbols read this frame,
+ *     or lying within half a size of one, are skipped). Unclaimed decoded
+ *     symbols create objects; fuzzy symbols and roots never do.
+ *  3. Fingers and blobs: nearest pairs first within twice the larger size;
+ *     a new one becomes visible (gets a session) on its second consecutive
+ *     frame and is dropped the first frame it is missing.
+ *  4. Optional One-Euro filter per kind on position (and angle).
+ *  5. Reporting: the reported pose moves only when the estimate leaves the
+ *     dead band (dead_band_px, dead_band_rad) around it; velocities are the
+ *     reported step over the time since the last report; the frame after
+ *     the last move reports zero velocity once (`changed`), then nothing.
+ *     Positions are x/width, y/height; invert_x gives (width-1-x)/width and
+ *     negates X (invert_y likewise); then the calibration map; invert_angle
+ *     gives 2pi - a (blobs: pi - a) and negates A and r. Blob angles are the
+ *     long side's, clockwise from the x axis, [0, pi).
+ *
+ * Measured: about 60 k instructions a frame with 30 objects and 10 fingers
+ * (callgrind, std-1080 scenes, AMD EPYC build machine).
+ *
  * Memory: capacities fixed at create time; track_process() allocates nothing.
  * The arrays in the output tracked_state are the tracker's, valid until the
  * next call.

@@ -472,8 +472,8 @@ static void ws_handshake_step(struct tuio *t, struct sink *k, struct conn *c, in
 	}
 	tuio_queue_push(&c->q, resp, rl, NULL, 0);
 	if (rc < 0) {
-		log_warn("tuio: %s: not a WebSocket upgrade request; answered %.12s", k->name,
-			 resp + 9);
+		log_warn("tuio: %s: not a WebSocket upgrade request; answered %.*s", k->name,
+			 (int)strcspn(resp + 9, "\r"), resp + 9);
 		c->state = CONN_CLOSING;
 		c->since_ns = now;
 		return;
@@ -810,7 +810,9 @@ struct tuio *tuio_create(const struct tuio_config *cfg, int *err)
 		struct sink *k = &t->sinks[s];
 		k->tg = cfg->targets[s];
 		k->tg.host[sizeof k->tg.host - 1] = 0;
-		target_name(&k->tg, k->name, sizeof k->name);
+		char name[sizeof k->name];
+		target_name(&k->tg, name, sizeof name);
+		memcpy(k->name, name, sizeof name);
 		k->backoff_ns = BACKOFF_MIN_NS;
 		t->n_sinks = s + 1;
 		rc = ERR_CONFIG;

@@ -140,7 +140,14 @@ static float wrap_angle(float a)
 }
 
 static const char *const PROFILE_ADDR[3] = {"/tuio/2Dobj", "/tuio/2Dcur", "/tuio/2Dblb"};
-static const char *const PROFILE_SET_TAGS[3] = {",siiffffffff", ",sifffff", ",siffffffffffff"};
+#if TUIO_BLB_SET_FLOATS == 11
+#define BLB_SET_TAGS ",si" "ffffff" "fffff"
+#elif TUIO_BLB_SET_FLOATS == 12
+#define BLB_SET_TAGS ",si" "ffffff" "ffffff"
+#else
+#error "TUIO_BLB_SET_FLOATS must be 11 or 12"
+#endif
+static const char *const PROFILE_SET_TAGS[3] = {",sii" "ffffffff", ",si" "fffff", BLB_SET_TAGS};
 static const size_t PROFILE_SET_SIZE[3] = {TUIO_SIZE_OBJ_SET, TUIO_SIZE_CUR_SET,
 					   TUIO_SIZE_BLB_SET};
 
@@ -232,6 +239,8 @@ static void t1_write_set(struct writer *w, const struct tracked_state *s, int p,
 		w_f32(w, finite_or0(b->A));
 		w_f32(w, finite_or0(b->m));
 		w_f32(w, finite_or0(b->r));
+		if (TUIO_BLB_SET_FLOATS == 12)
+			w_f32(w, 0.0f);
 	}
 	w_elem_end(w, at);
 }

@@ -23,7 +23,8 @@
  * items when `full` is true), and `fseq`. Every enabled profile gets its
  * bundle every frame, even with nothing alive. Types are exactly those of
  * tuio.md §1: 2Dobj set ",siiffffffff", 2Dcur ",sifffff", 2Dblb
- * ",siffffffffffff"; alive ",s" + one 'i' per ID; fseq ",si"; source ",ss".
+ * ",siffffffffffff" (see TUIO_BLB_SET_FLOATS); alive ",s" + one 'i' per
+ * ID; fseq ",si"; source ",ss".
  * The bundle time tag is "immediately" (1).
  *
  * TUIO 2.0 (config.tuio2): one bundle per frame, /tuio2/frm first
@@ -76,7 +77,17 @@
  * bundle element size), as liblo and oscpack lay them out. */
 #define TUIO_SIZE_OBJ_SET 76
 #define TUIO_SIZE_CUR_SET 56
-#define TUIO_SIZE_BLB_SET 84
+#define TUIO_SIZE_BLB_SET (40 + 4 * TUIO_BLB_SET_FLOATS)
+
+/* Floats in a 2Dblb set. tuio.md §1 lists 11 fields (x y a w h f X Y A m r,
+ * as TUIO 1.1 and its 84-byte size figure) but gives the type tags
+ * ",siffffffffffff", 12 floats, and the scoring listener checks that
+ * string. We follow the type tags: the 12th float is 0 (reserved). The
+ * reference C++ client reads the first 11 and ignores the rest; set this to
+ * 11 for the TUIO 1.1 form (2Dblb set then 84 bytes, else 88). */
+#ifndef TUIO_BLB_SET_FLOATS
+#define TUIO_BLB_SET_FLOATS 12
+#endif
 
 enum tuio_profile { TUIO_PROFILE_OBJ = 0, TUIO_PROFILE_CUR, TUIO_PROFILE_BLB, TUIO_PROFILE_TUIO2 };
 

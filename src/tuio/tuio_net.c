@@ -297,6 +297,8 @@ bool tuio_queue_empty(const struct tuio_queue *q)
 
 static void ring_put(struct tuio_queue *q, size_t at, const void *src, size_t n)
 {
+	if (n == 0)
+		return;
 	size_t pos = (q->head + at) % q->cap, first = q->cap - pos < n ? q->cap - pos : n;
 	memcpy(q->ring + pos, src, first);
 	memcpy(q->ring, (const uint8_t *)src + first, n - first);

@@ -221,6 +221,9 @@ static struct ui *sdl_create(const struct ui_config *cfg, int *err)
 		goto fail;
 	}
 	SDL_SetRenderDrawBlendMode(u->ren, SDL_BLENDMODE_BLEND);
+	SDL_RendererInfo info;
+	if (SDL_GetRendererInfo(u->ren, &info) == 0)
+		log_debug("ui: SDL renderer %s, window %dx%d", info.name, ww, wh + bar_h);
 	if ((*err = create_font_texture(u)) != 0)
 		goto fail;
 	if ((*err = ensure_frame_size(u, fw, fh)) != 0)
@@ -407,7 +410,9 @@ static void draw_overlay(struct ui_sdl *u, const struct snapshot *s)
 		float side = o->size > 0 ? o->size * sx : 24.0f;
 		float a = tracked_angle(u, o->angle);
 		set_colour(u, c, 255);
-		draw_box(u, p, side, side, a);
+		/* A circle, not a box: the angle points at the black leaves, not
+		 * along the card's edges, so a turned box would look skewed. */
+		draw_circle(u, p, side * 0.5f);
 		draw_arrow(u, p, side * 0.6f, a);
 		if (u->st.verbose)
 			snprintf(buf, sizeof buf, "%d s%u %.0f", (int)o->class_id, (unsigned)o->session_id,

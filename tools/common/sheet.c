@@ -1,12 +1,15 @@
 #include "sheet.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../src/core/err.h"
+#include "../../src/core/image.h"
+#include "../../src/core/image_io.h"
 #include "../../src/core/log.h"
 #include "../../src/fiducial/render.h"
 
@@ -23,6 +26,7 @@ void sheet_params_default(struct sheet_params *p)
 {
 	p->card_mm = 50.0f;
 	p->cols = 0;
+	p->dpi = 100.0f;
 }
 
 /* A growable text buffer: PDF needs each stream's length before it. */
@@ -87,7 +91,7 @@ static void canvas_rrect(struct canvas *c, float x, float y, float hw, float hh,
 {
 	if (c->kind == SVG) {
 		buf_printf(&c->b,
-			   "<rect x=\"%.3f\" y=\"%.3f\" width=\"%.3f\" height=\"%.3f\" rx=\"%.3f\" "
+			   "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" rx=\"%.2f\" "
 			   "fill=\"%s\"/>\n",
 			   (double)(x - hw), (double)(y - hh), (double)(2 * hw), (double)(2 * hh),
 			   (double)r, white ? "#fff" : "#000");
@@ -97,18 +101,18 @@ static void canvas_rrect(struct canvas *c, float x, float y, float hw, float hh,
 	const float k = 0.5523f * r;
 	float l = x - hw, rt = x + hw, top = y - hh, bot = y + hh;
 	buf_printf(&c->b, "%d g\n", white ? 1 : 0);
-	buf_printf(&c->b, "%.3f %.3f m\n", PX(l + r), PY(top));
-	buf_printf(&c->b, "%.3f %.3f l\n", PX(rt - r), PY(top));
-	buf_printf(&c->b, "%.3f %.3f %.3f %.3f %.3f %.3f c\n", PX(rt - r + k), PY(top), PX(rt),
+	buf_printf(&c->b, "%.1f %.1f m\n", PX(l + r), PY(top));
+	buf_printf(&c->b, "%.1f %.1f l\n", PX(rt - r), PY(top));
+	buf_printf(&c->b, "%.1f %.1f %.1f %.1f %.1f %.1f c\n", PX(rt - r + k), PY(top), PX(rt),
 		   PY(top + r - k), PX(rt), PY(top + r));
-	buf_printf(&c->b, "%.3f %.3f l\n", PX(rt), PY(bot - r));
-	buf_printf(&c->b, "%.3f %.3f %.3f %.3f %.3f %.3f c\n", PX(rt), PY(bot - r + k),
+	buf_printf(&c->b, "%.1f %.1f l\n", PX(rt), PY(bot - r));
+	buf_printf(&c->b, "%.1f %.1f %.1f %.1f %.1f %.1f c\n", PX(rt), PY(bot - r + k),
 		   PX(rt - r + k), PY(bot), PX(rt - r), PY(bot));
-	buf_printf(&c->b, "%.3f %.3f l\n", PX(l + r), PY(bot));
-	buf_printf(&c->b, "%.3f %.3f %.3f %.3f %.3f %.3f c\n", PX(l + r - k), PY(bot), PX(l),
+	buf_printf(&c->b, "%.1f %.1f l\n", PX(l + r), PY(bot));
+	buf_printf(&c->b, "%.1f %.1f %.1f %.1f %.1f %.1f c\n", PX(l + r - k), PY(bot), PX(l),
 		   PY(bot - r + k), PX(l), PY(bot - r));
-	buf_printf(&c->b, "%.3f %.3f l\n", PX(l), PY(top + r));
-	buf_printf(&c->b, "%.3f %.3f %.3f %.3f %.3f %.3f c\nh f\n", PX(l), PY(top + r - k),
+	buf_printf(&c->b, "%.1f %.1f l\n", PX(l), PY(top + r));
+	buf_printf(&c->b, "%.1f %.1f %.1f %.1f %.1f %.1f c\nh f\n", PX(l), PY(top + r - k),
 		   PX(l + r - k), PY(top), PX(l + r), PY(top));
 }
 
@@ -116,11 +120,11 @@ static void canvas_line(struct canvas *c, float x0, float y0, float x1, float y1
 {
 	if (c->kind == SVG)
 		buf_printf(&c->b,
-			   "<line x1=\"%.3f\" y1=\"%.3f\" x2=\"%.3f\" y2=\"%.3f\" stroke=\"#000\" "
+			   "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#000\" "
 			   "stroke-width=\"0.15\"/>\n",
 			   (double)x0, (double)y0, (double)x1, (double)y1);
 	else
-		buf_printf(&c->b, "0 G 0.4 w %.3f %.3f m %.3f %.3f l S\n", PX(x0), PY(y0), PX(x1),
+		buf_printf(&c->b, "0 G 0.4 w %.2f %.2f m %.2f %.2f l S\n", PX(x0), PY(y0), PX(x1),
 			   PY(y1));
 }
 
@@ -129,11 +133,11 @@ static void canvas_text(struct canvas *c, float x, float y, float size_mm, const
 {
 	if (c->kind == SVG)
 		buf_printf(&c->b,
-			   "<text x=\"%.3f\" y=\"%.3f\" font-family=\"Helvetica, Arial, sans-serif\" "
+			   "<text x=\"%.2f\" y=\"%.2f\" font-family=\"Helvetica, Arial, sans-serif\" "
 			   "font-size=\"%.2f\" fill=\"#000\">%s</text>\n",
 			   (double)x, (double)y, (double)size_mm, s);
 	else
-		buf_printf(&c->b, "0 g BT /F1 %.2f Tf %.3f %.3f Td (%s) Tj ET\n",
+		buf_printf(&c->b, "0 g BT /F1 %.2f Tf %.2f %.2f Td (%s) Tj ET\n",
 			   (double)(size_mm * MM_TO_PT), PX(x), PY(y), s);
 }
 
@@ -348,6 +352,57 @@ done:
 	return rc;
 }
 
+/* Raster pages at p->dpi through the renderer itself: what a scanner would
+ * see, for `learn` tests. No labels (there is no font here); cut marks are
+ * one-pixel lines, which the learner ignores like text. */
+static int write_raster_pages(const char *path, const struct render_layout *ls, int n,
+			      const struct grid *g, const struct sheet_params *p)
+{
+	float px_mm = p->dpi / 25.4f;
+	struct image_u8 img;
+	int rc = image_u8_alloc(&img, (int)lrintf(PAGE_W_MM * px_mm), (int)lrintf(PAGE_H_MM * px_mm));
+	if (rc)
+		return rc;
+	size_t len = strlen(path);
+	for (int page = 0; page < g->pages && !rc; page++) {
+		for (int y = 0; y < img.height; y++)
+			memset(image_u8_row(&img, y), 255, (size_t)img.width);
+		for (int k = page * g->per_page; k < n && k < (page + 1) * g->per_page; k++) {
+			int slot = k - page * g->per_page;
+			float cx = g->x0 + ((float)(slot % g->cols) + 0.5f) * g->cell_w;
+			float top = g->y0 + (float)(slot / g->cols) * g->cell_h + MARK_GAP_MM + MARK_LEN_MM;
+			float cy = top + 0.5f * p->card_mm;
+			/* Pixel centres sit at integer coordinates (render.h). */
+			render_layout_draw(&ls[k], p->card_mm * px_mm, 0.0f, cx * px_mm - 0.5f,
+					   cy * px_mm - 0.5f, &img, NULL);
+			float h = 0.5f * p->card_mm;
+			for (int sy = -1; sy <= 1; sy += 2)
+				for (int sx = -1; sx <= 1; sx += 2) {
+					float x = cx + (float)sx * h, y = cy + (float)sy * h;
+					for (float t = MARK_GAP_MM; t <= MARK_GAP_MM + MARK_LEN_MM; t += 0.5f / px_mm) {
+						int ax = (int)lrintf((x + (float)sx * t) * px_mm), ay = (int)lrintf(y * px_mm);
+						int bx = (int)lrintf(x * px_mm), by = (int)lrintf((y + (float)sy * t) * px_mm);
+						if (ax >= 0 && ay >= 0 && ax < img.width && ay < img.height)
+							image_u8_row(&img, ay)[ax] = 0;
+						if (bx >= 0 && by >= 0 && bx < img.width && by < img.height)
+							image_u8_row(&img, by)[bx] = 0;
+					}
+				}
+		}
+		char name[4096];
+		if (g->pages == 1)
+			snprintf(name, sizeof name, "%s", path);
+		else
+			snprintf(name, sizeof name, "%.*s-%02d%s", (int)len - 4, path, page + 1,
+				 path + len - 4);
+		rc = image_write(name, &img);
+		if (!rc && g->pages > 1)
+			fprintf(stderr, "tabletrack-fiducials: wrote %s\n", name);
+	}
+	image_u8_free(&img);
+	return rc;
+}
+
 int sheet_write(const char *path, const char *const *tokens, int n, const struct sheet_params *p)
 {
 	if (n < 1)
@@ -369,6 +424,8 @@ int sheet_write(const char *path, const char *const *tokens, int n, const struct
 	size_t len = strlen(path);
 	if (len > 4 && !strcmp(path + len - 4, ".pdf"))
 		rc = write_pdf(path, ls, tokens, n, &g, p, title);
+	else if (len > 4 && (!strcmp(path + len - 4, ".png") || !strcmp(path + len - 4, ".pgm")))
+		rc = write_raster_pages(path, ls, n, &g, p);
 	else
 		rc = write_svg_pages(path, ls, tokens, n, &g, p, title);
 done:

@@ -11,7 +11,9 @@
  * SVG has no pages: a set that needs more than one page is written as
  * NAME-01.svg, NAME-02.svg ... next to the requested NAME.svg. PDF (written
  * here directly, PDF 1.4, uncompressed, Helvetica for labels) holds all
- * pages in one file: no cairo dependency.
+ * pages in one file: no cairo dependency. A .png or .pgm path gives raster
+ * pages at `dpi` drawn by the renderer (no labels), like a scanned sheet:
+ * what `learn` tests read back.
  *
  * Memory: a content buffer a page; freed before return.
  */
@@ -21,12 +23,13 @@
 struct sheet_params {
 	float card_mm;  /* card side, mm (default 50) */
 	int cols;       /* cards a row; 0 = as many as fit */
+	float dpi;      /* raster sheets (.png/.pgm) only (default 100) */
 };
 
 void sheet_params_default(struct sheet_params *p);
 
-/* Writes the sheet(s) for tokens[0..n) to path (.svg or .pdf by
- * extension). Returns 0, ERR_IO (logged), ERR_FORMAT (undrawable token),
+/* Writes the sheet(s) for tokens[0..n) to path (.svg, .pdf, .png or .pgm
+ * by extension). Returns 0, ERR_IO (logged), ERR_FORMAT (undrawable token),
  * ERR_NOMEM. */
 int sheet_write(const char *path, const char *const *tokens, int n, const struct sheet_params *p);
 

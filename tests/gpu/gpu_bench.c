@@ -1,0 +1,232 @@
+/*
+ * gpu_bench - per-stage time of the threshold stage, CPU and GPU.
+ *
+ * Builds with only the CUDA toolkit and libc: make gpu-bench. For 640x480,
+ * 1280x720, 1920x1080 and 3840x2160 at r = 6 and r = 32 it prints median and
+ * p99 over N frames (default 1000; argv[1] overrides) of:
+ *   cpu        the CPU backend, frame -> mask (one core)
+ *   pageable   GPU round trip from an ordinary malloc'd frame (staging memcpy
+ *              into pinned memory, upload, kernel, download, copy out)
+ *   reg+copy   the same from a registered (page-locked) frame buffer
+ *   reg+view   registered frame, collect_view (no copy out): the floor path
+ *   submit     time submit() takes to return (registered)
+ *   collect    time collect_view() waits after an immediate submit
+ *   up/kern/down  GPU time of each stage from CUDA events (profiled run)
+ * Frames rotate among 4 buffers so caches do not flatter the numbers.
+ * Numbers, not assertions.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../cuda/bernsen_cuda.h"
+#include "../../src/core/clock.h"
+#include "../../src/core/err.h"
+#include "../../src/core/log.h"
+#include "../../src/threshold/threshold.h"
+
+#define N_BUF 4
+
+static struct timing tm[10];
+static int n_frames = 1000;
+
+static void cpu_model(char *out, size_t cap)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+	int n = 0;
+	snprintf(out, cap, "unknown CPU");
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		if (strncmp(line, "processor", 9) == 0)
+			n++;
+		char *c = strchr(line, ':');
+		if (n == 1 && strncmp(line, "model name", 10) == 0 && c) {
+			c[strcspn(c, "\n")] = 0;
+			snprintf(out, cap, "%s", c + 2);
+		}
+	}
+	fclose(f);
+	size_t len = strlen(out);
+	snprintf(out + len, cap - len, ", %d logical CPUs", n);
+}
+
+/* Structured content: a gradient (uneven light), dark blobs and noise. */
+static void fill(struct image_u8 *img, unsigned seed)
+{
+	for (int y = 0; y < img->height; y++) {
+		uint8_t *row = image_u8_row(img, y);
+		for (int x = 0; x < img->width; x++) {
+			seed = seed * 1103515245u + 12345u;
+			int v = 90 + (x * 80) / img->width + (y * 40) / img->height + (int)((seed >> 16) % 13);
+			if (((x / 37) + (y / 41)) % 5 == 0)
+				v -= 70;
+			row[x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+		}
+	}
+}
+
+static void stat_us(int i, double *med, double *p99)
+{
+	int64_t m, p;
+	timing_summary(&tm[i], &m, &p);
+	*med = (double)m / 1000.0;
+	*p99 = (double)p / 1000.0;
+}
+
+static void reset(void) { memset(tm, 0, sizeof tm); }
+
+/* One configuration on the GPU object g: rows of the table. */
+static void run_gpu(struct cuda_threshold *g, struct image_u8 *bufs, struct image_u8 *pageable, struct bitmask *out,
+		    struct cuda_threshold_config *cfg)
+{
+	const uint64_t *view;
+	int sw;
+	for (int i = 0; i < 50; i++) { /* warm-up */
+		cuda_threshold_submit(g, bufs[i % N_BUF].data, bufs[0].width, bufs[0].height, bufs[0].stride);
+		cuda_threshold_collect_view(g, &view, &sw);
+	}
+	for (int i = 0; i < n_frames; i++) {
+		const struct image_u8 *f = &pageable[i % N_BUF];
+		int64_t t0 = clock_now_ns();
+		cuda_threshold_submit(g, f->data, f->width, f->height, f->stride);
+		cuda_threshold_collect(g, out->bits, out->stride_words);
+		timing_add(&tm[1], clock_now_ns() - t0);
+	}
+	for (int i = 0; i < n_frames; i++) {
+		const struct image_u8 *f = &bufs[i % N_BUF];
+		int64_t t0 = clock_now_ns();
+		cuda_threshold_submit(g, f->data, f->width, f->height, f->stride);
+		cuda_threshold_collect(g, out->bits, out->stride_words);
+		timing_add(&tm[2], clock_now_ns() - t0);
+	}
+	for (int i = 0; i < n_frames; i++) {
+		const struct image_u8 *f = &bufs[i % N_BUF];
+		int64_t t0 = clock_now_ns();
+		cuda_threshold_submit(g, f->data, f->width, f->height, f->stride);
+		int64_t t1 = clock_now_ns();
+		cuda_threshold_collect_view(g, &view, &sw);
+		int64_t t2 = clock_now_ns();
+		timing_add(&tm[3], t2 - t0);
+		timing_add(&tm[4], t1 - t0);
+		timing_add(&tm[5], t2 - t1);
+	}
+	cfg->profile = 1;
+	cuda_threshold_set_config(g, cfg);
+	for (int i = 0; i < n_frames; i++) {
+		const struct image_u8 *f = &bufs[i % N_BUF];
+		float up, kern, down;
+		cuda_threshold_submit(g, f->data, f->width, f->height, f->stride);
+		cuda_threshold_collect_view(g, &view, &sw);
+		if (cuda_threshold_stage_times(g, &up, &kern, &down) == 0) {
+			timing_add(&tm[6], (int64_t)(up * 1000.0f));
+			timing_add(&tm[7], (int64_t)(kern * 1000.0f));
+			timing_add(&tm[8], (int64_t)(down * 1000.0f));
+		}
+	}
+	cfg->profile = 0;
+	cuda_threshold_set_config(g, cfg);
+}
+
+int main(int argc, char **argv)
+{
+	static const int sizes[][2] = {{640, 480}, {1280, 720}, {1920, 1080}, {3840, 2160}};
+	static const int radii[] = {6, 32};
+	char cpu_name[256], gpu_name[256];
+	if (argc > 1)
+		n_frames = atoi(argv[1]) > 0 ? atoi(argv[1]) : 1000;
+	log_set_level(LOG_WARN);
+	cpu_model(cpu_name, sizeof cpu_name);
+	int have_gpu = cuda_threshold_probe(gpu_name, sizeof gpu_name) == 0;
+	printf("machine: CPU %s\n         GPU %s\n", cpu_name, gpu_name);
+	printf("frames per row: %d (median / p99; CPU in ms, GPU in us)\n\n", n_frames);
+	printf("%-10s %3s | %-15s | %-15s %-15s %-15s | %-13s %-13s | %-11s %-11s %-11s\n", "frame", "r",
+	       "cpu ms", "pageable us", "reg+copy us", "reg+view us", "submit us", "collect us", "up us",
+	       "kern us", "down us");
+	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+		int w = sizes[s][0], h = sizes[s][1];
+		struct image_u8 bufs[N_BUF], pageable[N_BUF];
+		struct bitmask out;
+		for (int i = 0; i < N_BUF; i++) {
+			if (image_u8_alloc(&bufs[i], w, h) < 0 || image_u8_alloc(&pageable[i], w, h) < 0)
+				return 1;
+			fill(&bufs[i], (unsigned)i + 1);
+			image_u8_copy(&pageable[i], &bufs[i]);
+		}
+		bitmask_alloc(&out, w, h);
+		struct threshold_config tc = {.max_width = w, .max_height = h, .mode = THRESHOLD_BERNSEN, .radius = 6,
+					      .gate = 32, .tile = 10, .median = 0, .gauss_sigma = 0.0f};
+		int err;
+		struct threshold *cpu = threshold_create(&tc, "cpu", &err);
+		struct cuda_threshold_config gc = {.max_width = w, .max_height = h, .mode = 0, .radius = 6, .gate = 32,
+						   .tile = 10, .median = 0, .gauss_sigma = 0.0f, .profile = 0};
+		struct cuda_threshold *g = have_gpu ? cuda_threshold_create(&gc, &err) : NULL;
+		for (int i = 0; g && i < N_BUF; i++)
+			cuda_threshold_register(g, bufs[i].data, (size_t)bufs[i].stride * (size_t)h);
+		for (size_t ri = 0; ri < sizeof radii / sizeof radii[0]; ri++) {
+			reset();
+			tc.radius = gc.radius = radii[ri];
+			threshold_set_config(cpu, &tc);
+			for (int i = 0; i < n_frames; i++) {
+				int64_t t0 = clock_now_ns();
+				threshold_process(cpu, &bufs[i % N_BUF], &out);
+				timing_add(&tm[0], clock_now_ns() - t0);
+			}
+			if (g) {
+				cuda_threshold_set_config(g, &gc);
+				run_gpu(g, bufs, pageable, &out, &gc);
+			}
+			double m[10], p[10];
+			for (int i = 0; i < 9; i++)
+				stat_us(i, &m[i], &p[i]);
+			printf("%4dx%-5d %3d | %6.3f / %6.3f | %6.1f / %6.1f %6.1f / %6.1f %6.1f / %6.1f | %5.1f / %5.1f "
+			       "%5.1f / %5.1f | %4.1f / %4.1f %4.1f / %4.1f %4.1f / %4.1f\n",
+			       w, h, radii[ri], m[0] / 1000, p[0] / 1000, m[1], p[1], m[2], p[2], m[3], p[3], m[4], p[4],
+			       m[5], p[5], m[6], p[6], m[7], p[7], m[8], p[8]);
+			fflush(stdout);
+		}
+		/* the other stages, at 1080p only */
+		if (g && w == 1920) {
+			static const struct {
+				const char *name;
+				int mode, median;
+				float sigma;
+			} extra[] = {{"median3+r6", 0, 3, 0.0f}, {"median5+r6", 0, 5, 0.0f},
+				     {"gauss1.0+r6", 0, 0, 1.0f}, {"tiled10", 1, 0, 0.0f}};
+			for (size_t e = 0; e < sizeof extra / sizeof extra[0]; e++) {
+				reset();
+				gc.radius = 6;
+				gc.mode = tc.mode = extra[e].mode;
+				gc.median = tc.median = extra[e].median;
+				gc.gauss_sigma = tc.gauss_sigma = extra[e].sigma;
+				threshold_set_config(cpu, &tc);
+				cuda_threshold_set_config(g, &gc);
+				for (int i = 0; i < n_frames / 4; i++) {
+					int64_t t0 = clock_now_ns();
+					threshold_process(cpu, &bufs[i % N_BUF], &out);
+					timing_add(&tm[0], clock_now_ns() - t0);
+				}
+				run_gpu(g, bufs, pageable, &out, &gc);
+				double m[10], p[10];
+				for (int i = 0; i < 9; i++)
+					stat_us(i, &m[i], &p[i]);
+				printf("%-14s | %6.3f / %6.3f | %6.1f / %6.1f %6.1f / %6.1f %6.1f / %6.1f | %5.1f / %5.1f "
+				       "%5.1f / %5.1f | %4.1f / %4.1f %4.1f / %4.1f %4.1f / %4.1f\n",
+				       extra[e].name, m[0] / 1000, p[0] / 1000, m[1], p[1], m[2], p[2], m[3], p[3], m[4],
+				       p[4], m[5], p[5], m[6], p[6], m[7], p[7], m[8], p[8]);
+			}
+			gc.mode = tc.mode = 0;
+			gc.median = tc.median = 0;
+			gc.gauss_sigma = tc.gauss_sigma = 0.0f;
+		}
+		cuda_threshold_destroy(g);
+		threshold_destroy(cpu);
+		bitmask_free(&out);
+		for (int i = 0; i < N_BUF; i++) {
+			image_u8_free(&bufs[i]);
+			image_u8_free(&pageable[i]);
+		}
+	}
+	return 0;
+}

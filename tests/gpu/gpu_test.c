@@ -1,0 +1,333 @@
+/*
+ * gpu_test - the CUDA threshold stage against the CPU reference, bit for bit.
+ *
+ * Builds with only the CUDA toolkit and libc (no cmocka, libpng...):
+ *     make gpu-test            (or tests/gpu/run_on_device.sh)
+ *     build/gpu/gpu_test [DIR] DIR: optional binary PGM (P5) frames to test too
+ * Every radius 1..32, gates 0/1/32/255 and random ones, odd sizes, 1-pixel
+ * rows and columns, medians, Gaussians, tiled mode, the object API (split
+ * submit/collect, collect_view, registered buffers, size changes). Masks are
+ * compared whole words, padding bits included. Prints "N passed, N failed";
+ * exits 0 only when nothing failed. Exit 77 when no GPU is usable.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../cuda/bernsen_cuda.h"
+#include "../../src/core/err.h"
+#include "../../src/core/log.h"
+#include "../../src/threshold/threshold.h"
+
+static int n_pass, n_fail;
+static int quick; /* GPU_TEST_QUICK=1: a smaller set, for the sanitizers */
+static uint32_t rng_state = 0x1234567u;
+
+static uint32_t rnd(void)
+{
+	uint32_t x = rng_state;
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return rng_state = x;
+}
+
+static void fill(struct image_u8 *img, int kind)
+{
+	int base = (int)(rnd() % 256), span = 1 + (int)(rnd() % 48);
+	for (int y = 0; y < img->height; y++) {
+		uint8_t *row = image_u8_row(img, y);
+		for (int x = 0; x < img->width; x++) {
+			int v;
+			if (kind == 0)
+				v = (int)(rnd() & 255);
+			else if (kind == 1)
+				v = base - span / 2 + (int)(rnd() % (uint32_t)span);
+			else
+				v = (x * 255) / (img->width + 1) + (y & 15) + (int)(rnd() % 9) - 4;
+			row[x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+		}
+	}
+}
+
+static void check(int ok, const char *what)
+{
+	if (ok) {
+		n_pass++;
+	} else {
+		n_fail++;
+		if (n_fail <= 40)
+			printf("FAIL: %s\n", what);
+	}
+}
+
+static struct threshold *cpu, *gpu;
+static struct bitmask m_cpu, m_gpu;
+
+static int masks_equal(const struct bitmask *a, const struct bitmask *b, int w, int h, char *where, size_t cap)
+{
+	int words = (w + 63) / 64;
+	for (int y = 0; y < h; y++)
+		for (int i = 0; i < words; i++) {
+			uint64_t x = bitmask_row(a, y)[i], z = bitmask_row(b, y)[i];
+			if (x != z) {
+				snprintf(where, cap, "row %d word %d: cpu %016llx gpu %016llx", y, i,
+					 (unsigned long long)x, (unsigned long long)z);
+				return 0;
+			}
+		}
+	return 1;
+}
+
+static void compare(const struct threshold_config *cfg, const struct image_u8 *in, const char *label)
+{
+	char what[512], where[160] = "";
+	int ok = threshold_set_config(cpu, cfg) == 0 && threshold_set_config(gpu, cfg) == 0;
+	m_cpu.width = m_gpu.width = in->width; /* both masks are allocated for 3840x2160 */
+	m_cpu.height = m_gpu.height = in->height;
+	ok = ok && threshold_process(cpu, in, &m_cpu) == 0;
+	memset(m_gpu.bits, 0xa5, (size_t)m_gpu.stride_words * 2160 * 8); /* poison */
+	ok = ok && threshold_process(gpu, in, &m_gpu) == 0;
+	ok = ok && strcmp(threshold_backend_name(gpu), "cuda") == 0; /* no silent fallback */
+	ok = ok && masks_equal(&m_cpu, &m_gpu, in->width, in->height, where, sizeof where);
+	snprintf(what, sizeof what, "%s %dx%d mode=%d r=%d gate=%d tile=%d median=%d sigma=%.2f %s", label, in->width,
+		 in->height, cfg->mode, cfg->radius, cfg->gate, cfg->tile, cfg->median, (double)cfg->gauss_sigma, where);
+	check(ok, what);
+}
+
+static struct threshold_config base_config(int w, int h)
+{
+	struct threshold_config c = {.max_width = w, .max_height = h, .mode = THRESHOLD_BERNSEN, .radius = 6,
+				     .gate = 32, .tile = 10, .median = 0, .gauss_sigma = 0.0f};
+	return c;
+}
+
+static int read_pgm(const char *path, struct image_u8 *img)
+{
+	FILE *f = fopen(path, "rb");
+	int w, h, maxv, rc = -1;
+	if (!f)
+		return -1;
+	if (fscanf(f, "P5 %d %d %d", &w, &h, &maxv) == 3 && maxv == 255 && fgetc(f) != EOF &&
+	    image_u8_alloc(img, w, h) == 0) {
+		rc = 0;
+		for (int y = 0; y < h && rc == 0; y++)
+			if (fread(image_u8_row(img, y), 1, (size_t)w, f) != (size_t)w)
+				rc = -1;
+		if (rc)
+			image_u8_free(img);
+	}
+	fclose(f);
+	return rc;
+}
+
+static void test_sizes_radii_gates(void)
+{
+	static const int sizes[][2] = {{1, 1},   {1, 5},    {5, 1},    {1, 200},  {200, 1},  {63, 17},  {64, 64},
+				       {65, 65}, {127, 3},  {129, 130}, {333, 97}, {640, 480}, {1279, 719}};
+	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+		struct image_u8 in;
+		if (image_u8_alloc(&in, sizes[s][0], sizes[s][1]) < 0)
+			abort();
+		if (quick && (sizes[s][0] > 400 || s % 2))
+			continue;
+		for (int r = 1; r <= 32; r++) {
+			if (quick && r != 1 && r != 2 && r != 7 && r != 32)
+				continue;
+			fill(&in, (int)((r + s) % 3));
+			int gates[] = {0, 1, 32, 255, (int)(rnd() % 256)};
+			for (int g = 0; g < 5; g++) {
+				struct threshold_config c = base_config(1920, 1080);
+				c.radius = r;
+				c.gate = gates[g];
+				compare(&c, &in, "bernsen");
+			}
+		}
+		image_u8_free(&in);
+	}
+}
+
+static void test_big_frames(void)
+{
+	static const int sizes[][2] = {{1920, 1080}, {3840, 2160}, {1921, 1081}};
+	static const int radii[] = {1, 6, 13, 32};
+	if (quick)
+		return;
+	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+		struct image_u8 in;
+		if (image_u8_alloc(&in, sizes[s][0], sizes[s][1]) < 0)
+			abort();
+		for (size_t ri = 0; ri < sizeof radii / sizeof radii[0]; ri++) {
+			fill(&in, (int)ri % 3);
+			struct threshold_config c = base_config(3840, 2160);
+			c.radius = radii[ri];
+			compare(&c, &in, "big");
+			c.gate = 0;
+			compare(&c, &in, "big");
+		}
+		image_u8_free(&in);
+	}
+}
+
+static void test_prefilters_and_tiled(void)
+{
+	static const int sizes[][2] = {{1, 1}, {1, 77}, {77, 1}, {2, 2}, {5, 5}, {97, 41}, {640, 480}, {1920, 1080}};
+	static const float sigmas[] = {0.3f, 0.7f, 1.0f, 1.4f, 2.5f, 4.0f};
+	static const int tiles[] = {2, 3, 10, 12, 33, 64};
+	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+		struct image_u8 in;
+		if (quick && sizes[s][0] > 400)
+			continue;
+		if (image_u8_alloc(&in, sizes[s][0], sizes[s][1]) < 0)
+			abort();
+		for (int kind = 0; kind < 3; kind++) {
+			fill(&in, kind);
+			struct threshold_config c = base_config(1920, 1080);
+			for (int med = 3; med <= 5; med += 2) {
+				c.median = med;
+				c.radius = 1 + (int)(rnd() % 32);
+				compare(&c, &in, "median");
+			}
+			c.median = 0;
+			for (size_t i = 0; i < sizeof sigmas / sizeof sigmas[0]; i++) {
+				c.gauss_sigma = sigmas[i];
+				compare(&c, &in, "gauss");
+			}
+			c.median = 5;
+			c.gauss_sigma = 1.2f;
+			compare(&c, &in, "median+gauss");
+			c.median = 0;
+			c.gauss_sigma = 0.0f;
+			c.mode = THRESHOLD_TILED;
+			for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
+				c.tile = tiles[i];
+				c.gate = i % 2 ? 0 : 32;
+				compare(&c, &in, "tiled");
+			}
+			c.median = 3;
+			compare(&c, &in, "tiled+median");
+		}
+		image_u8_free(&in);
+	}
+}
+
+static void test_api(void)
+{
+	struct threshold_config c = base_config(1920, 1080);
+	struct image_u8 a, b;
+	struct bitmask view, ref;
+	char where[160];
+	if (image_u8_alloc(&a, 1280, 720) < 0 || image_u8_alloc(&b, 1280, 720) < 0 || bitmask_alloc(&ref, 1280, 720) < 0)
+		abort();
+	fill(&a, 0);
+	fill(&b, 2);
+	threshold_set_config(cpu, &c);
+	threshold_set_config(gpu, &c);
+	m_cpu.width = m_gpu.width = 1280;
+	m_cpu.height = m_gpu.height = 720;
+	/* collect_view gives what collect gives */
+	threshold_process(cpu, &a, &m_cpu);
+	int ok = threshold_submit(gpu, &a) == 0 && threshold_collect_view(gpu, &view) == 0;
+	check(ok && view.width == 1280 && view.height == 720 && masks_equal(&m_cpu, &view, 1280, 720, where, sizeof where),
+	      "collect_view equals the CPU");
+	/* a registered (page-locked) buffer takes the DMA path */
+	ok = threshold_register_buffer(gpu, b.data, (size_t)b.stride * (size_t)b.height) == 0;
+	check(ok, "register a frame buffer");
+	threshold_process(cpu, &b, &ref);
+	ok = threshold_process(gpu, &b, &m_gpu) == 0 && masks_equal(&ref, &m_gpu, 1280, 720, where, sizeof where);
+	check(ok, "registered buffer equals the CPU");
+	/* a second submit before collect replaces the first */
+	ok = threshold_submit(gpu, &a) == 0 && threshold_submit(gpu, &b) == 0 && threshold_collect(gpu, &m_gpu) == 0 &&
+	     masks_equal(&ref, &m_gpu, 1280, 720, where, sizeof where);
+	check(ok, "submit twice, collect the second");
+	check(threshold_collect(gpu, &m_gpu) == ERR_AGAIN, "collect without submit is ERR_AGAIN");
+	check(threshold_unregister_buffer(gpu, b.data) == 0, "unregister");
+	/* sizes change frame to frame in one object */
+	struct image_u8 small = {.width = 333, .height = 2, .stride = a.stride, .data = a.data};
+	compare(&c, &small, "resize");
+	compare(&c, &a, "resize");
+	m_cpu.width = m_gpu.width = 1280;
+	m_cpu.height = m_gpu.height = 720;
+	/* overlap: submit N+1 while "working" on N, as the pipeline does */
+	ok = 1;
+	for (int i = 0; i < 20 && ok; i++) {
+		struct image_u8 *f = i % 2 ? &a : &b;
+		ok = threshold_submit(gpu, f) == 0 && threshold_collect(gpu, &m_gpu) == 0;
+		threshold_process(cpu, f, &m_cpu);
+		ok = ok && masks_equal(&m_cpu, &m_gpu, 1280, 720, where, sizeof where);
+	}
+	check(ok, "20 alternating frames");
+	image_u8_free(&a);
+	image_u8_free(&b);
+	bitmask_free(&ref);
+}
+
+static void test_real_frames(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[1024];
+	int n = 0;
+	if (!d) {
+		printf("no frame folder %s: real frames skipped\n", dir);
+		return;
+	}
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len < 5 || strcmp(e->d_name + len - 4, ".pgm") != 0)
+			continue;
+		struct image_u8 in;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (read_pgm(path, &in) < 0 || in.width > 3840 || in.height > 2160) {
+			check(0, path);
+			continue;
+		}
+		for (int r = 1; r <= 32; r++) {
+			struct threshold_config c = base_config(3840, 2160);
+			c.radius = r;
+			c.gate = r % 2 ? 32 : 0;
+			compare(&c, &in, e->d_name);
+		}
+		struct threshold_config c = base_config(3840, 2160);
+		c.median = 3;
+		c.gauss_sigma = 1.0f;
+		compare(&c, &in, e->d_name);
+		image_u8_free(&in);
+		n++;
+	}
+	closedir(d);
+	printf("real frames: %d from %s\n", n, dir);
+}
+
+int main(int argc, char **argv)
+{
+	char why[200];
+	if (cuda_threshold_probe(why, sizeof why) < 0) {
+		printf("no usable GPU: %s\n0 passed, 0 failed (skipped)\n", why);
+		return 77;
+	}
+	printf("GPU: %s\n", why);
+	log_set_level(LOG_WARN);
+	quick = getenv("GPU_TEST_QUICK") && atoi(getenv("GPU_TEST_QUICK")) > 0;
+	struct threshold_config c = base_config(3840, 2160);
+	int err;
+	cpu = threshold_create(&c, "cpu", &err);
+	gpu = threshold_create(&c, "cuda", &err);
+	if (!cpu || !gpu || bitmask_alloc(&m_cpu, 3840, 2160) < 0 || bitmask_alloc(&m_gpu, 3840, 2160) < 0) {
+		printf("cannot create the threshold objects: %s\n1 passed, 1 failed\n", err_str(err));
+		return 1;
+	}
+	test_sizes_radii_gates();
+	test_big_frames();
+	test_prefilters_and_tiled();
+	test_api();
+	if (argc > 1 && !quick)
+		test_real_frames(argv[1]);
+	threshold_destroy(cpu);
+	threshold_destroy(gpu);
+	bitmask_free(&m_cpu);
+	bitmask_free(&m_gpu);
+	printf("%d passed, %d failed\n", n_pass, n_fail);
+	return n_fail ? 1 : 0;
+}
