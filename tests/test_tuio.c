@@ -1024,6 +1024,86 @@ static void test_ws_rejects_plain_http(void **state)
 	tuio_destroy(t);
 }
 
+
+/* The decoder must reject what clients reject: a double where a float is
+ * expected, mixed profiles, fseq going back. */
+static void test_decoder_catches_bad(void **state)
+{
+	(void)state;
+	if (!decoder_built())
+		skip();
+	static struct child c;
+	child_start(&c, "udp:0", "2", "3");
+	int port = child_first_int(&c, "{\"listening\":");
+	assert_true(port > 0);
+	char ps[8];
+	snprintf(ps, sizeof ps, "%d", port);
+	lo_address a = lo_address_new("127.0.0.1", ps);
+	for (int fseq = 5; fseq >= 3; fseq--) {
+		lo_bundle b = lo_bundle_new(LO_TT_IMMEDIATE);
+		lo_message m = lo_message_new();
+		lo_message_add_string(m, "source");
+		lo_message_add_string(m, "x@y");
+		lo_bundle_add_message(b, "/tuio/2Dobj", m);
+		m = lo_message_new();
+		lo_message_add_string(m, "alive");
+		lo_message_add_int32(m, 1);
+		lo_bundle_add_message(b, "/tuio/2Dobj", m);
+		m = lo_message_new();
+		lo_message_add_string(m, "set");
+		lo_message_add_int32(m, 1);
+		lo_message_add_int32(m, 0);
+		lo_message_add_double(m, 0.5); /* wrong type */
+		for (int i = 0; i < 7; i++)
+			lo_message_add_float(m, 0.1f);
+		lo_bundle_add_message(b, "/tuio/2Dobj", m);
+		m = lo_message_new();
+		lo_message_add_string(m, "alive");
+		lo_bundle_add_message(b, "/tuio/2Dcur", m); /* mixed profile */
+		m = lo_message_new();
+		lo_message_add_string(m, "fseq");
+		lo_message_add_int32(m, fseq); /* goes back */
+		lo_bundle_add_message(b, "/tuio/2Dobj", m);
+		assert_true(lo_send_bundle(a, b) > 0);
+		lo_bundle_free_recursive(b);
+	}
+	lo_address_free(a);
+	assert_int_equal(child_wait(&c), 1);
+	const char *done = strstr(c.buf, "\"problems\":");
+	assert_non_null(done);
+	assert_true(atoi(done + 11) >= 3);
+}
+
+/* A client that never reads: sends never block, the queue drops oldest. */
+static void test_slow_client_drops(void **state)
+{
+	(void)state;
+	int port = 0;
+	struct tuio *t = make_tuio("tcp:listen:127.0.0.1:0", &port);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	int small = 4096;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+	struct tuio_stats st = {0};
+	for (int i = 0; i < 400 && st.clients < 1; i++) {
+		tuio_service(t);
+		tuio_get_stats(t, &st);
+		sleep_ms(2);
+	}
+	assert_int_equal(st.clients, 1);
+	for (int i = 1; i <= 1500; i++) {
+		struct tracked_state s = make_state((uint64_t)i, 40, 0, 0);
+		assert_int_equal(tuio_send_frame(t, &s), 0);
+	}
+	tuio_get_stats(t, &st);
+	assert_true(st.dropped > 0);
+	assert_int_equal(st.clients, 1);
+	close(fd);
+	tuio_destroy(t);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -1046,6 +1126,8 @@ int main(void)
 		cmocka_unit_test(test_e2e_ws_server),
 		cmocka_unit_test(test_tcp_client_target),
 		cmocka_unit_test(test_ws_rejects_plain_http),
+		cmocka_unit_test(test_decoder_catches_bad),
+		cmocka_unit_test(test_slow_client_drops),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -130,10 +130,6 @@ bool parse_message(const osc::ReceivedBundleElement &el, Msg &m)
 	osc::ReceivedMessage rm(el);
 	m.addr = rm.AddressPattern();
 	m.tags.assign(rm.TypeTags(), rm.ArgumentCount());
-	if (!exact_length(el.Contents(), (size_t)el.Size())) {
-		problem(m.addr + ": message length does not match its type tags");
-		return false;
-	}
 	for (auto it = rm.ArgumentsBegin(); it != rm.ArgumentsEnd(); ++it) {
 		Arg a{};
 		a.tag = it->TypeTag();
@@ -145,6 +141,10 @@ bool parse_message(const osc::ReceivedBundleElement &el, Msg &m)
 		default: problem(m.addr + ": unexpected OSC type '" + a.tag + "'"); return false;
 		}
 		m.args.push_back(a);
+	}
+	if (!exact_length(el.Contents(), (size_t)el.Size())) {
+		problem(m.addr + ": message length does not match its type tags");
+		return false;
 	}
 	return true;
 }

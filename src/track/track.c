@@ -141,8 +141,9 @@ static void pairs_add(struct track *t, int32_t det, int32_t item, float d)
 	t->pairs[t->n_pairs++] = (struct pair){ d, det, item };
 }
 
-/* Greedy global nearest-first assignment of the collected pairs. Calls back
- * through the returned order: pairs whose det and item are both free. */
+/* Greedy nearest-first assignment: a global optimum is not worth its cost
+ * when gates rarely overlap. The accepted pairs are left at the front of
+ * t->pairs; returns their count. */
 static int32_t pairs_assign(struct track *t, struct list *l, uint8_t *det_used)
 {
 	qsort(t->pairs, (size_t)t->n_pairs, sizeof(*t->pairs), pair_cmp);
