@@ -26,20 +26,28 @@ for name in ["std-640", "std-1080", "small-640", "blur-640", "motion-640", "dim-
     r = json.loads(out.strip().splitlines()[-1])
     rec, fp = r.get("recall", 0), r.get("false_pos", 0)
     line = "%-12s recall %.3f (reference %.3f) fp %d pos p95 %s angle p95 %s problems %d" % (
-        name, rec, peer.get(name, 0), fp, r.get("pos_p95"), r.get("angle_p95"), r.get("problems", -1))
+        name, rec, peer.get(name, 0), fp, r.get("pos_err_p95_px"), r.get("ang_err_p95_deg"), r.get("problems", -1))
     print(line)
     if r.get("problems", 1):
         bad.append(name + ": protocol problems")
     if name in ("std-640", "std-1080") and rec < 0.99:
         bad.append(name + ": recall below 0.99")
+    if name in ("std-640", "std-1080"):
+        n_frames = r.get("frames_expected", 0) // 5
+        if (r.get("finger_recall") or 0) < 0.95:
+            bad.append(name + ": finger recall below 0.95")
+        if r.get("finger_fp", 0) > max(1, n_frames // 100):
+            bad.append(name + ": more than one false finger in 100 frames")
+        line_f = "  fingers %.3f fp %d" % (r.get("finger_recall") or 0, r.get("finger_fp", 0))
+        print(line_f)
     if name in ("clutter-640", "nofid-640") and fp:
         bad.append(name + ": false positives")
     if name != "nofid-640":
         if rec + 1e-9 < peer.get(name, 0):
             bad.append(name + ": recall below the reference tracker")
-        if (r.get("pos_p95") or 0) >= 1.0 and name in ("std-640", "std-1080", "clutter-640"):
+        if (r.get("pos_err_p95_px") or 0) >= 1.0 and name in ("std-640", "std-1080", "clutter-640"):
             bad.append(name + ": position p95 >= 1 px")
-        if (r.get("angle_p95") or 0) >= 2.0 and name in ("std-640", "std-1080", "clutter-640"):
+        if (r.get("ang_err_p95_deg") or 0) >= 2.0 and name in ("std-640", "std-1080", "clutter-640"):
             bad.append(name + ": angle p95 >= 2 degrees")
 for b in bad:
     print("FAIL:", b)

@@ -466,7 +466,7 @@ static void candidate_decode(struct match *m, const struct region_tree *t, int32
 	if (is_valid(m, h, n) || is_fuzzy(m, h, n))
 		tree_decode(m, t, root, h, n, out);
 	else
-		(void)over_decode;
+		over_decode(m, t, root, out);
 }
 
 /* Bottom-up from the leaves (amoeba.md §5): a region whose neighbours but
