@@ -134,7 +134,7 @@ static void rect(struct image_u8 *img, int x0, int y0, int x1, int y1, uint8_t v
 		memset(image_u8_row(img, y) + x0, v, (size_t)(x1 - x0 + 1));
 }
 
-enum { DRAW_SPECKS = 1, DRAW_NO_DOT = 2, DRAW_BIG_DOT = 4, DRAW_INVERT = 8 };
+enum { DRAW_SPECKS = 1, DRAW_NO_DOT = 2, DRAW_BIG_DOT = 4, DRAW_INVERT = 8, DRAW_NOISE = 16 };
 
 /* A symbol of tree w012211 on an 80x80 white table: black ring, white root,
  * a black blob with two white holes and two black dots. */
@@ -155,6 +155,10 @@ static void draw_symbol(struct image_u8 *img, int flags)
 	if (flags & DRAW_SPECKS) {
 		rect(img, 48, 62, 48, 62, 0);     /* in the root */
 		rect(img, 54, 22, 54, 22, 255);   /* in a dot */
+	}
+	if (flags & DRAW_NOISE) {
+		rect(img, 47, 30, 48, 31, 0);     /* 2x2 dots: too big for specks */
+		rect(img, 26, 26, 27, 27, 0);     /* one inside a hole */
 	}
 	if (flags & DRAW_INVERT)
 		for (int y = 0; y < 80; y++)
@@ -198,7 +202,7 @@ static void rig_free(struct rig *r)
 static void test_match_drawn(void **state)
 {
 	(void)state;
-	struct tree_set *set = set_parse("w0122\nw012211\nb012211\n");
+	struct tree_set *set = set_parse("w0111111\nw012211\nb012211\n");
 	struct image_u8 img;
 	struct rig r;
 
@@ -248,6 +252,17 @@ static void test_match_drawn(void **state)
 	rig_run(&r, set, &img, 100);
 	assert_int_equal(r.det.n_fids, 1);
 	assert_int_equal(r.det.fids[0].id, 1);
+	assert_float_equal(r.det.fids[0].x, cx, 1e-3);
+	assert_float_equal(r.det.fids[0].y, cy, 1e-3);
+	rig_free(&r);
+
+	/* Small noise dots make the tree over-full; they are pruned by size. */
+	image_u8_free(&img);
+	draw_symbol(&img, DRAW_NOISE);
+	rig_run(&r, set, &img, 100);
+	assert_int_equal(r.det.n_fids, 1);
+	assert_int_equal(r.det.fids[0].id, 1);
+	assert_int_equal(r.det.fids[0].n_nodes, 6);
 	assert_float_equal(r.det.fids[0].x, cx, 1e-3);
 	assert_float_equal(r.det.fids[0].y, cy, 1e-3);
 	rig_free(&r);

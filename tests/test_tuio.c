@@ -53,50 +53,50 @@ static struct tracked_state make_state(uint64_t frame, int n_obj, int n_cur, int
 {
 	for (int i = 0; i < n_obj; i++) {
 		g_obj[i] = (struct tracked_object){.session_id = (uint32_t)(1 + i),
-						   .class_id = i % 200,
-						   .x = 0.1f + 0.001f * (float)i,
-						   .y = 0.5f,
-						   .angle = 1.0f,
-						   .X = 0.25f,
-						   .changed = true};
+		                                   .class_id = i % 200,
+		                                   .x = 0.1f + 0.001f * (float)i,
+		                                   .y = 0.5f,
+		                                   .angle = 1.0f,
+		                                   .X = 0.25f,
+		                                   .changed = true};
 	}
 	for (int i = 0; i < n_cur; i++) {
 		g_cur[i] = (struct tracked_cursor){.session_id = (uint32_t)(1000 + i),
-						   .x = 0.3f,
-						   .y = 0.2f + 0.001f * (float)i,
-						   .diameter = 0.02f,
-						   .changed = true};
+		                                   .x = 0.3f,
+		                                   .y = 0.2f + 0.001f * (float)i,
+		                                   .diameter = 0.02f,
+		                                   .changed = true};
 	}
 	for (int i = 0; i < n_blb; i++) {
 		g_blb[i] = (struct tracked_blob){.session_id = (uint32_t)(2000 + i),
-						 .x = 0.7f,
-						 .y = 0.7f,
-						 .angle = 0.5f,
-						 .w = 0.1f,
-						 .h = 0.05f,
-						 .area = 0.004f,
-						 .changed = true};
+		                                 .x = 0.7f,
+		                                 .y = 0.7f,
+		                                 .angle = 0.5f,
+		                                 .w = 0.1f,
+		                                 .h = 0.05f,
+		                                 .area = 0.004f,
+		                                 .changed = true};
 	}
 	struct tracked_state s = {.frame = frame,
-				  .width = 640,
-				  .height = 480,
-				  .n_objects = n_obj,
-				  .n_cursors = n_cur,
-				  .n_blobs = n_blb,
-				  .objects = g_obj,
-				  .cursors = g_cur,
-				  .blobs = g_blb};
+	                          .width = 640,
+	                          .height = 480,
+	                          .n_objects = n_obj,
+	                          .n_cursors = n_cur,
+	                          .n_blobs = n_blb,
+	                          .objects = g_obj,
+	                          .cursors = g_cur,
+	                          .blobs = g_blb};
 	return s;
 }
 
 static struct tuio_encoder *make_encoder(bool tuio2, int max_datagram, size_t buffer)
 {
 	struct tuio_encoder_config ec = {.max_datagram = max_datagram,
-					 .tuio2 = tuio2,
-					 .send_objects = true,
-					 .send_cursors = true,
-					 .send_blobs = true,
-					 .buffer_bytes = buffer};
+	                                 .tuio2 = tuio2,
+	                                 .send_objects = true,
+	                                 .send_cursors = true,
+	                                 .send_blobs = true,
+	                                 .buffer_bytes = buffer};
 	strcpy(ec.source, SOURCE23);
 	int err = 0;
 	struct tuio_encoder *e = tuio_encoder_create(&ec, &err);
@@ -125,7 +125,7 @@ static int decode_bundle(const uint8_t *p, size_t n, struct dmsg *out, int cap)
 	while (off < n) {
 		assert_true(off + 4 <= n);
 		uint32_t len = (uint32_t)p[off] << 24 | (uint32_t)p[off + 1] << 16 |
-			       (uint32_t)p[off + 2] << 8 | p[off + 3];
+		               (uint32_t)p[off + 2] << 8 | p[off + 3];
 		off += 4;
 		assert_true(len % 4 == 0 && off + len <= n);
 		assert_true(k < cap);
@@ -194,21 +194,21 @@ static void test_target_parse_bad(void **state)
 {
 	(void)state;
 	static const char *const bad[] = {
-		"",
-		"udp:",
-		"udp:127.0.0.1",
-		"udp:127.0.0.1:",
-		"udp::3333",
-		"udp:127.0.0.1:0",
-		"udp:127.0.0.1:65536",
-		"udp:127.0.0.1:33a",
-		"udp:127.0.0.1:-1",
-		"tcp:listen:3333",
-		"ws:127.0.0.1:3333",
-		"sctp:127.0.0.1:3333",
-		"udp:127.0.0.1:3333,tuio3",
-		"udp:[::1:3333",
-		"tcp:127.0.0.1:0",
+	    "",
+	    "udp:",
+	    "udp:127.0.0.1",
+	    "udp:127.0.0.1:",
+	    "udp::3333",
+	    "udp:127.0.0.1:0",
+	    "udp:127.0.0.1:65536",
+	    "udp:127.0.0.1:33a",
+	    "udp:127.0.0.1:-1",
+	    "tcp:listen:3333",
+	    "ws:127.0.0.1:3333",
+	    "sctp:127.0.0.1:3333",
+	    "udp:127.0.0.1:3333,tuio3",
+	    "udp:[::1:3333",
+	    "tcp:127.0.0.1:0",
 	};
 	struct tuio_target t;
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -233,7 +233,7 @@ static void test_encode_sizes(void **state)
 	assert_int_equal(tuio_encoder_bundle_size(e, TUIO_PROFILE_OBJ, 0, 1), 128 + 76);
 	assert_int_equal(tuio_encoder_bundle_size(e, TUIO_PROFILE_CUR, 0, 1), 128 + 56);
 	assert_int_equal(tuio_encoder_bundle_size(e, TUIO_PROFILE_BLB, 0, 1),
-			 128 + (TUIO_BLB_SET_FLOATS == 12 ? 88 : 84));
+	                 128 + (TUIO_BLB_SET_FLOATS == 12 ? 88 : 84));
 	assert_int_equal(tuio_encoder_bundle_size(e, TUIO_PROFILE_OBJ, 4, 0), 128 + 20);
 
 	struct tracked_state s = make_state(7, 0, 0, 0);
@@ -551,8 +551,8 @@ static void test_sha1_base64_ws(void **state)
 	char resp[512];
 	size_t rl = 0;
 	const char *req = "GET /chat HTTP/1.1\r\nHost: x\r\nupgrade: WebSocket\r\n"
-			  "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-			  "Sec-WebSocket-Version: 13\r\n\r\n";
+	                  "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+	                  "Sec-WebSocket-Version: 13\r\n\r\n";
 	assert_int_equal(tuio_ws_handshake(req, strlen(req) - 2, resp, sizeof resp, &rl), 0);
 	assert_int_equal(tuio_ws_handshake(req, strlen(req), resp, sizeof resp, &rl), 1);
 	resp[rl] = 0;
@@ -562,7 +562,7 @@ static void test_sha1_base64_ws(void **state)
 	assert_int_equal(tuio_ws_handshake(nokey, strlen(nokey), resp, sizeof resp, &rl), -1);
 	assert_memory_equal(resp, "HTTP/1.1 400", 12);
 	const char *v8 = "GET / HTTP/1.1\r\nUpgrade: websocket\r\n"
-			 "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 8\r\n\r\n";
+	                 "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 8\r\n\r\n";
 	assert_int_equal(tuio_ws_handshake(v8, strlen(v8), resp, sizeof resp, &rl), -1);
 	assert_memory_equal(resp, "HTTP/1.1 426", 12);
 
@@ -706,8 +706,7 @@ static bool decoder_built(void)
 	return stat(DECODER, &st) == 0 && (st.st_mode & S_IXUSR);
 }
 
-static void child_start(struct child *c, const char *spec, const char *seconds,
-			const char *frames)
+static void child_start(struct child *c, const char *spec, const char *seconds, const char *frames)
 {
 	int p[2];
 	assert_int_equal(pipe(p), 0);
@@ -720,8 +719,7 @@ static void child_start(struct child *c, const char *spec, const char *seconds,
 		close(p[0]);
 		close(p[1]);
 		if (frames)
-			execl(DECODER, DECODER, spec, "--seconds", seconds, "--frames", frames,
-			      (char *)NULL);
+			execl(DECODER, DECODER, spec, "--seconds", seconds, "--frames", frames, (char *)NULL);
 		else
 			execl(DECODER, DECODER, spec, "--seconds", seconds, (char *)NULL);
 		_exit(127);
@@ -787,8 +785,8 @@ static const char *frame_line(const struct child *c, int fseq)
 
 static struct tuio *make_tuio(const char *spec, int *port_out)
 {
-	struct tuio_config cfg = {.n_targets = 1, .send_cursors = true, .send_blobs = true,
-				  .refresh_ms = 1000};
+	struct tuio_config cfg = {
+	    .n_targets = 1, .send_cursors = true, .send_blobs = true, .refresh_ms = 1000};
 	strcpy(cfg.source_name, "tabletrack@test");
 	assert_int_equal(tuio_target_parse(spec, &cfg.targets[0]), 0);
 	int err = 0;
@@ -821,7 +819,7 @@ static void check_output(const struct child *c, int n, int n_obj)
 	assert_non_null(last);
 	char want[64];
 	snprintf(want, sizeof want, "\"%d\":[%d,%.6g,", n_obj, (n_obj - 1) % 200,
-		 (double)(0.01f * (float)n + 0.001f * (float)(n_obj - 1)));
+	         (double)(0.01f * (float)n + 0.001f * (float)(n_obj - 1)));
 	const char *eol = strchr(last, '\n');
 	const char *hit = strstr(last, want);
 	if (!hit || (eol && hit > eol))
@@ -968,7 +966,7 @@ static void test_tcp_client_target(void **state)
 	static struct dmsg msgs[16];
 	for (int i = 0; i < 3; i++) {
 		uint32_t n = (uint32_t)buf[off] << 24 | (uint32_t)buf[off + 1] << 16 |
-			     (uint32_t)buf[off + 2] << 8 | buf[off + 3];
+		             (uint32_t)buf[off + 2] << 8 | buf[off + 3];
 		int k = decode_bundle(buf + off + 4, n, msgs, 16);
 		assert_int_equal(k, i == 0 ? 5 : 3);
 		off += 4 + n;
@@ -1000,8 +998,9 @@ static void test_ws_rejects_plain_http(void **state)
 	int port = 0;
 	struct tuio *t = make_tuio("ws:listen:127.0.0.1:0", &port);
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct sockaddr_in sa = {.sin_family = AF_INET,
+	                         .sin_port = htons((uint16_t)port),
+	                         .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
 	const char *req = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
 	assert_int_equal(send(fd, req, strlen(req), 0), (ssize_t)strlen(req));
@@ -1023,7 +1022,6 @@ static void test_ws_rejects_plain_http(void **state)
 	close(fd);
 	tuio_destroy(t);
 }
-
 
 /* The decoder must reject what clients reject: a double where a float is
  * expected, mixed profiles, fseq going back. */
@@ -1095,8 +1093,9 @@ static void test_slow_client_drops(void **state)
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	int small = 4096;
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct sockaddr_in sa = {.sin_family = AF_INET,
+	                         .sin_port = htons((uint16_t)port),
+	                         .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
 	struct tuio_stats st = {0};
 	for (int i = 0; i < 400 && st.clients < 1; i++) {
@@ -1120,26 +1119,26 @@ int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_target_parse_good),
-		cmocka_unit_test(test_target_parse_bad),
-		cmocka_unit_test(test_encode_sizes),
-		cmocka_unit_test(test_encode_matches_liblo),
-		cmocka_unit_test(test_encode_split),
-		cmocka_unit_test(test_encode_values),
-		cmocka_unit_test(test_encode_limits),
-		cmocka_unit_test(test_encode_tuio2),
-		cmocka_unit_test(test_sha1_base64_ws),
-		cmocka_unit_test(test_queue_drops_oldest),
-		cmocka_unit_test(test_create_errors),
-		cmocka_unit_test(test_unreachable_not_fatal),
-		cmocka_unit_test(test_e2e_udp),
-		cmocka_unit_test(test_e2e_udp_tuio2),
-		cmocka_unit_test(test_e2e_tcp_server),
-		cmocka_unit_test(test_e2e_ws_server),
-		cmocka_unit_test(test_tcp_client_target),
-		cmocka_unit_test(test_ws_rejects_plain_http),
-		cmocka_unit_test(test_decoder_catches_bad),
-		cmocka_unit_test(test_slow_client_drops),
+	    cmocka_unit_test(test_target_parse_good),
+	    cmocka_unit_test(test_target_parse_bad),
+	    cmocka_unit_test(test_encode_sizes),
+	    cmocka_unit_test(test_encode_matches_liblo),
+	    cmocka_unit_test(test_encode_split),
+	    cmocka_unit_test(test_encode_values),
+	    cmocka_unit_test(test_encode_limits),
+	    cmocka_unit_test(test_encode_tuio2),
+	    cmocka_unit_test(test_sha1_base64_ws),
+	    cmocka_unit_test(test_queue_drops_oldest),
+	    cmocka_unit_test(test_create_errors),
+	    cmocka_unit_test(test_unreachable_not_fatal),
+	    cmocka_unit_test(test_e2e_udp),
+	    cmocka_unit_test(test_e2e_udp_tuio2),
+	    cmocka_unit_test(test_e2e_tcp_server),
+	    cmocka_unit_test(test_e2e_ws_server),
+	    cmocka_unit_test(test_tcp_client_target),
+	    cmocka_unit_test(test_ws_rejects_plain_http),
+	    cmocka_unit_test(test_decoder_catches_bad),
+	    cmocka_unit_test(test_slow_client_drops),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

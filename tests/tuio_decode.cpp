@@ -10,7 +10,7 @@
 //   --frames N       stop once N frames (distinct fseq) are seen (+150 ms for split bundles)
 //   --max-size B     largest allowed packet (default 1472)
 //   --quiet          no per-frame lines
-//   --blob-floats N  2Dblb set floats: 12 (tuio.md's type tags, default) or 11 (TUIO 1.1)
+//   --blob-floats N  2Dblb set floats: 11 (TUIO 1.1, default) or 12 (tuio.md's tag string)
 //
 // stdout: {"listening":PORT} (udp) or {"connected":true} (tcp/ws) first,
 // then one JSON line per frame:
@@ -51,7 +51,8 @@
 
 #include "osc/OscReceivedElements.h"
 
-namespace {
+namespace
+{
 
 int g_problems = 0;
 bool g_quiet = false;
@@ -106,8 +107,12 @@ bool exact_length(const char *p, size_t size)
 	for (const char *tag = p + a + 1; *tag; tag++) {
 		switch (*tag) {
 		case 'i':
-		case 'f': off += 4; break;
-		case 't': off += 8; break;
+		case 'f':
+			off += 4;
+			break;
+		case 't':
+			off += 8;
+			break;
 		case 's': {
 			if (off >= size)
 				return false;
@@ -117,7 +122,8 @@ bool exact_length(const char *p, size_t size)
 			off += n;
 			break;
 		}
-		default: return false;
+		default:
+			return false;
 		}
 		if (off > size)
 			return false;
@@ -134,11 +140,21 @@ bool parse_message(const osc::ReceivedBundleElement &el, Msg &m)
 		Arg a{};
 		a.tag = it->TypeTag();
 		switch (a.tag) {
-		case 'i': a.i = it->AsInt32(); break;
-		case 'f': a.f = it->AsFloat(); break;
-		case 't': a.t = it->AsTimeTag(); break;
-		case 's': a.s = it->AsString(); break;
-		default: problem(m.addr + ": unexpected OSC type '" + a.tag + "'"); return false;
+		case 'i':
+			a.i = it->AsInt32();
+			break;
+		case 'f':
+			a.f = it->AsFloat();
+			break;
+		case 't':
+			a.t = it->AsTimeTag();
+			break;
+		case 's':
+			a.s = it->AsString();
+			break;
+		default:
+			problem(m.addr + ": unexpected OSC type '" + a.tag + "'");
+			return false;
 		}
 		m.args.push_back(a);
 	}
@@ -157,11 +173,10 @@ struct Profile {
 	std::map<int32_t, int32_t> cls;              // 2Dobj / tok class
 };
 
-// tuio.md section 1 type tags. Note: its 2Dblb string carries 12 floats
-// where the field list (and TUIO 1.1) has 11; --blob-floats 11 checks the
-// TUIO 1.1 form instead.
+// TUIO 1.1 type tags. tuio.md's 2Dblb tag string shows 12 floats where
+// its field list (and TUIO 1.1) has 11; --blob-floats 12 checks that form.
 std::string kSetTags[3] = {"sii" + std::string(8, 'f'), "si" + std::string(5, 'f'),
-			   "si" + std::string(12, 'f')};
+                           "si" + std::string(11, 'f')};
 const char *const kProfiles[3] = {"/tuio/2Dobj", "/tuio/2Dcur", "/tuio/2Dblb"};
 
 std::map<std::string, Profile> g_prof;
@@ -170,8 +185,7 @@ int64_t g_pending = INT64_MIN;
 long g_frames = 0, g_packets = 0;
 size_t g_largest = 0;
 
-void check_values(const std::string &where, const std::vector<float> &v, int angle_at,
-		  int n_pos)
+void check_values(const std::string &where, const std::vector<float> &v, int angle_at, int n_pos)
 {
 	for (size_t i = 0; i < v.size(); i++)
 		if (!std::isfinite(v[i]))
@@ -179,8 +193,7 @@ void check_values(const std::string &where, const std::vector<float> &v, int ang
 	for (int i = 0; i < n_pos && i < (int)v.size(); i++)
 		if (v[i] < 0.0f || v[i] > 1.0f)
 			problem(where + ": position outside [0,1]: " + std::to_string(v[i]));
-	if (angle_at >= 0 && angle_at < (int)v.size() &&
-	    !(v[angle_at] >= 0.0f && v[angle_at] < 6.2831855f))
+	if (angle_at >= 0 && angle_at < (int)v.size() && !(v[angle_at] >= 0.0f && v[angle_at] < 6.2831855f))
 		problem(where + ": angle outside [0,2pi): " + std::to_string(v[angle_at]));
 }
 
@@ -232,11 +245,11 @@ void print_frame(int64_t fseq)
 				dst.cls[kv.first] = p.cls.at(kv.first);
 		}
 		line += ",\"objects\":" + state_json(o, 0) + ",\"cursors\":" + state_json(c, 1) +
-			",\"blobs\":" + state_json(b, 2);
+		        ",\"blobs\":" + state_json(b, 2);
 	} else {
 		line += ",\"objects\":" + state_json(g_prof[kProfiles[0]], 0) +
-			",\"cursors\":" + state_json(g_prof[kProfiles[1]], 1) +
-			",\"blobs\":" + state_json(g_prof[kProfiles[2]], 2);
+		        ",\"cursors\":" + state_json(g_prof[kProfiles[1]], 1) +
+		        ",\"blobs\":" + state_json(g_prof[kProfiles[2]], 2);
 	}
 	printf("%s}\n", line.c_str());
 	fflush(stdout);
@@ -252,18 +265,17 @@ void note_fseq(int64_t fseq)
 	g_fseqs.insert(fseq);
 }
 
-void check_fseq(Profile &p, const std::string &addr, int64_t fseq,
-		const std::vector<int32_t> &alive)
+void check_fseq(Profile &p, const std::string &addr, int64_t fseq, const std::vector<int32_t> &alive)
 {
 	if (fseq == -1)
 		return;
 	if (p.seen) {
 		if (fseq < p.last_fseq)
 			problem(addr + ": fseq went back from " + std::to_string(p.last_fseq) + " to " +
-				std::to_string(fseq));
+			        std::to_string(fseq));
 		else if (fseq == p.last_fseq && alive != p.last_alive)
 			problem(addr + ": bundles with the same fseq " + std::to_string(fseq) +
-				" carry different alive lists");
+			        " carry different alive lists");
 	}
 	p.seen = true;
 	p.last_fseq = fseq;
@@ -297,7 +309,9 @@ void handle_tuio1(const std::vector<Msg> &msgs)
 		problem("unknown profile " + addr);
 		return;
 	}
-	auto word = [](const Msg &m) { return m.args.empty() || m.args[0].tag != 's' ? std::string("?") : m.args[0].s; };
+	auto word = [](const Msg &m) {
+		return m.args.empty() || m.args[0].tag != 's' ? std::string("?") : m.args[0].s;
+	};
 	if (msgs.size() < 3 || word(msgs[0]) != "source" || msgs[0].tags != "ss") {
 		problem(addr + ": bundle does not start with source ,ss");
 		return;
@@ -420,7 +434,8 @@ void handle_packet(const char *data, size_t size)
 	if (size > g_largest)
 		g_largest = size;
 	if (size > g_max_size)
-		problem("packet of " + std::to_string(size) + " bytes (> " + std::to_string(g_max_size) + ")");
+		problem("packet of " + std::to_string(size) + " bytes (> " + std::to_string(g_max_size) +
+		        ")");
 	try {
 		osc::ReceivedPacket pk(data, size);
 		if (!pk.IsBundle()) {
@@ -560,7 +575,7 @@ void run_tcp(Stream &s, Run &r)
 	while (now_s() < r.deadline && !s.eof) {
 		while (s.buf.size() >= 4) {
 			uint32_t n = (uint8_t)s.buf[0] << 24 | (uint8_t)s.buf[1] << 16 |
-				     (uint8_t)s.buf[2] << 8 | (uint8_t)s.buf[3];
+			             (uint8_t)s.buf[2] << 8 | (uint8_t)s.buf[3];
 			if (n == 0 || n % 4 || n > (1u << 20)) {
 				problem("bad TCP length prefix " + std::to_string(n));
 				return;
@@ -659,10 +674,10 @@ bool ws_handshake(Stream &s, const std::string &host, const std::string &port, d
 {
 	// RFC 6455 section 1.3's example key, whose accept value is known.
 	std::string req = "GET / HTTP/1.1\r\nHost: " + host + ":" + port +
-			  "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-			  "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-			  "Sec-WebSocket-Protocol: tuio, other\r\n"
-			  "Sec-WebSocket-Version: 13\r\n\r\n";
+	                  "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+	                  "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+	                  "Sec-WebSocket-Protocol: tuio, other\r\n"
+	                  "Sec-WebSocket-Version: 13\r\n\r\n";
 	if (send(s.fd, req.data(), req.size(), MSG_NOSIGNAL) != (ssize_t)req.size())
 		return false;
 	for (;;) {
@@ -698,9 +713,10 @@ bool ws_handshake(Stream &s, const std::string &host, const std::string &port, d
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s udp:PORT|tcp:HOST:PORT|ws:HOST:PORT [--seconds S] "
-				"[--frames N] [--max-size B] [--quiet]\n",
-			argv[0]);
+		fprintf(stderr,
+		        "usage: %s udp:PORT|tcp:HOST:PORT|ws:HOST:PORT [--seconds S] "
+		        "[--frames N] [--max-size B] [--quiet]\n",
+		        argv[0]);
 		return 2;
 	}
 	double seconds = 5;
@@ -774,7 +790,7 @@ int main(int argc, char **argv)
 	}
 	if (g_pending != INT64_MIN)
 		print_frame(g_pending);
-	printf("{\"done\":true,\"frames\":%ld,\"packets\":%ld,\"max_size\":%zu,\"problems\":%d}\n",
-	       g_frames, g_packets, g_largest, g_problems);
+	printf("{\"done\":true,\"frames\":%ld,\"packets\":%ld,\"max_size\":%zu,\"problems\":%d}\n", g_frames,
+	       g_packets, g_largest, g_problems);
 	return g_problems ? 1 : 0;
 }

@@ -13,9 +13,7 @@
 
 /* A leaf this small or smaller (pixels) is taken for sensor noise inside the
  * region around it, not for a node of the tree. */
-#ifndef SPECK_MAX_AREA
 #define SPECK_MAX_AREA 2
-#endif
 /* Leaves of at most this bounding-box width + height are left out of the
  * leaf-size filter (amoeba.md §6). */
 #define LEAF_FILTER_MIN_SIZE 2
@@ -460,13 +458,21 @@ static void over_decode(struct match *m, const struct region_tree *t, int32_t ro
 		tree_decode(m, t, root, height, n_alive, out);
 }
 
-static void candidate_decode(struct match *m, const struct region_tree *t, int32_t root, struct detections *out)
+/* Pass 0 decodes whole and over-full candidates; pass 1 reports the fuzzy
+ * ones that are not part of a symbol found in pass 0. */
+static void candidate_decode(struct match *m, const struct region_tree *t, int32_t root, int pass,
+			     struct detections *out)
 {
 	const int h = m->height[root], n = m->dc[root] + 1;
-	if (is_valid(m, h, n) || is_fuzzy(m, h, n))
-		tree_decode(m, t, root, h, n, out);
-	else
+	if (is_valid(m, h, n)) {
+		if (pass == 0)
+			tree_decode(m, t, root, h, n, out);
+	} else if (is_fuzzy(m, h, n)) {
+		if (pass == 1 && !m->claimed[root])
+			tree_decode(m, t, root, h, n, out);
+	} else if (pass == 0) {
 		over_decode(m, t, root, out);
+	}
 }
 
 /* Bottom-up from the leaves (amoeba.md §5): a region whose neighbours but
@@ -508,14 +514,14 @@ static int32_t candidates_find(struct match *m, const struct region_tree *t)
 		m->state[p] |= ST_RESOLVED;
 		m->parent[p] = -1;
 		const int h = m->height[p], n = m->dc[p] + 1;
-		if (is_valid(m, h, n) || is_fuzzy(m, h, n)) {
+		if (is_valid(m, h, n)) {
 			/* Candidates do not nest: do not climb past one. */
 			m->cands[n_cands++] = p;
 			continue;
 		}
-		/* An over-full one may be noise on a symbol or something else
-		 * holding symbols: try it, and climb on. */
-		if (m->over[h][n])
+		/* A fuzzy or over-full one may also be a part of a symbol
+		 * (a blob whose hole holds a speck): try it, and climb on. */
+		if (is_fuzzy(m, h, n) || m->over[h][n])
 			m->cands[n_cands++] = p;
 		const int32_t *l = region_adj(t, p);
 		for (int i = 0; i < regs[p].n_adj; i++) {
@@ -591,8 +597,9 @@ int match_process(struct match *m, const struct region_tree *tree, const struct 
 	out->width = tree->width;
 	out->height = tree->height;
 	int32_t n_cands = candidates_find(m, tree);
-	for (int32_t i = 0; i < n_cands; i++)
-		candidate_decode(m, tree, m->cands[i], out);
+	for (int pass = 0; pass < 2; pass++)
+		for (int32_t i = 0; i < n_cands; i++)
+			candidate_decode(m, tree, m->cands[i], pass, out);
 	roots_find(m, tree, out);
 	const bool want_fingers = m->cfg.finger_size_px > 0 && grey;
 	const bool want_blobs = m->cfg.blob_max_px > 0;

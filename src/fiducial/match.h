@@ -8,8 +8,41 @@
  * roundness and grey contrast.
  *
  * Memory: scratch arrays sized at create time for the segmenter's maximum
- * region count; match_process() allocates nothing. Results go into the
- * caller's struct detections; full lists set its overflow flag.
+ * region count (regions_region_capacity()); match_process() allocates
+ * nothing. Results go into the caller's struct detections (cleared first);
+ * full lists set its overflow flag.
+ *
+ * Algorithm. Leaves (one neighbour; not border, saturated or fragmented)
+ * seed a queue; a region whose neighbours but one are finished sub-trees is
+ * finished in turn, its height and descendant count summed, and the
+ * remaining neighbour is its parent. A finished region is a candidate when
+ * (height, nodes) is that of some tree in the set (decoded), or 1-2 nodes
+ * short with at least 4 left (fuzzy, id -1); the climb stops there. Beyond
+ * the spec, two kinds of noise are tolerated:
+ *  - specks: a leaf of at most 2 px is taken for noise in the region around
+ *    it and left out of the tree (real leaves of the default set on 36 px
+ *    symbols measure 4 px and more);
+ *  - over-full trees (height d or d+1, N < nodes <= 2N): leaves whose
+ *    bounding-box w + h is under half the median of the leaves of their
+ *    colour in the sub-tree are dropped, repeatedly, and what is left is
+ *    decoded like any candidate (motion ghosts, JPEG blocks, dim frames).
+ *    The §6 leaf filter would refuse such leaves anyway, so this never
+ *    turns an acceptable symbol into a different ID. Over-full candidates
+ *    do not stop the climb.
+ * Decoding builds the canonical string (children sorted in descending byte
+ * order, in place), applies the leaf-size filter (§6), looks the string up,
+ * and computes centre and angle from the leaves' bbox midpoints with
+ * weights pi (d + 1/2)^2 (§7). det->roots lists white, non-border regions of
+ * root_min_px..root_max_px with sides within 2:3 and at least a quarter of
+ * the bbox filled. Regions of found and fuzzy symbols, and regions inside
+ * their root's bbox, are claimed before fingers_find()/blobs_find() run
+ * (only when finger_size_px > 0 / blob_max_px > 0).
+ *
+ * Accuracy (tools/detect.c, Bernsen r 4 gate 48, default set, shared
+ * scenes): recall 1.000 on std-640, std-1080, small-640, clutter-640;
+ * 0.924 blur-640, 0.444 motion-640, 0.965 dim-640; no wrong IDs or false
+ * positives anywhere; position error p95 < 0.6 px, angle p95 < 1.1 deg.
+ * Performance (callgrind, std-1080 frame 0): 0.26 M instructions a frame.
  */
 #ifndef TT_FIDUCIAL_MATCH_H
 #define TT_FIDUCIAL_MATCH_H

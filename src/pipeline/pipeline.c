@@ -625,6 +625,8 @@ static void *pipeline_main(void *arg)
 		if (!f) {
 			if (ring_is_closed(p->ring))
 				break;
+			/* Accept TCP/WebSocket clients even while no frames come. */
+			tuio_service(p->tuio);
 			int64_t now = clock_now_ns();
 			/* No frames: keep clients' state fresh with redundant bundles. */
 			if (now - last_frame_ns > 1000000000LL && now - last_keepalive_ns > 1000000000LL) {

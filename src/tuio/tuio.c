@@ -77,8 +77,8 @@ struct tuio {
 static int parse_fail(const char *spec, const char *why)
 {
 	log_error("tuio: bad target '%s': %s (expected udp:HOST:PORT, tcp:HOST:PORT, "
-		  "tcp:listen:ADDR:PORT or ws:listen:ADDR:PORT, optionally ',tuio2')",
-		  spec, why);
+	          "tcp:listen:ADDR:PORT or ws:listen:ADDR:PORT, optionally ',tuio2')",
+	          spec, why);
 	return ERR_CONFIG;
 }
 
@@ -157,8 +157,8 @@ static void target_name(const struct tuio_target *tg, char *buf, size_t cap)
 {
 	static const char *const scheme[] = {"udp:", "tcp:", "tcp:listen:", "ws:listen:"};
 	bool v6 = strchr(tg->host, ':') != NULL;
-	snprintf(buf, cap, "%s%s%s%s:%d%s", scheme[tg->transport], v6 ? "[" : "", tg->host,
-		 v6 ? "]" : "", tg->port, tg->tuio2 ? ",tuio2" : "");
+	snprintf(buf, cap, "%s%s%s%s:%d%s", scheme[tg->transport], v6 ? "[" : "", tg->host, v6 ? "]" : "",
+	         tg->port, tg->tuio2 ? ",tuio2" : "");
 }
 
 void tuio_default_source(char *buf, size_t cap)
@@ -185,8 +185,7 @@ static int resolve(struct sink *k, bool passive, int socktype, struct addrinfo *
 		host = NULL;
 	int rc = getaddrinfo(host, port, &hints, res);
 	if (rc != 0) {
-		log_error("tuio: %s: cannot resolve host '%s': %s", k->name, k->tg.host,
-			  gai_strerror(rc));
+		log_error("tuio: %s: cannot resolve host '%s': %s", k->name, k->tg.host, gai_strerror(rc));
 		return ERR_NET;
 	}
 	return 0;
@@ -296,8 +295,7 @@ static int conn_ready_queue(struct conn *c)
 
 static void connect_failed(struct tuio *t, struct sink *k, struct conn *c, int64_t now, int e)
 {
-	log_once(&k->logged_err, LOG_WARN, "tuio: %s: %s; retrying with back-off", k->name,
-		 strerror(e));
+	log_once(&k->logged_err, LOG_WARN, "tuio: %s: %s; retrying with back-off", k->name, strerror(e));
 	atomic_fetch_add_explicit(&t->send_errors, 1, memory_order_relaxed);
 	conn_close(t, c);
 	k->next_try_ns = now + k->backoff_ns;
@@ -374,15 +372,14 @@ static void accept_clients(struct tuio *t, struct sink *k, int64_t now)
 			if (k->conns[i].state == CONN_FREE)
 				c = &k->conns[i];
 		if (!c || conn_ready_queue(c) != 0) {
-			log_once(&k->logged_full, LOG_WARN,
-				 "tuio: %s: client refused (at most %d clients)", k->name,
-				 k->n_conns);
+			log_once(&k->logged_full, LOG_WARN, "tuio: %s: client refused (at most %d clients)",
+			         k->name, k->n_conns);
 			close(fd);
 			continue;
 		}
 		char host[64] = "?", serv[16] = "?";
 		getnameinfo((struct sockaddr *)&sa, sl, host, sizeof host, serv, sizeof serv,
-			    NI_NUMERICHOST | NI_NUMERICSERV);
+		            NI_NUMERICHOST | NI_NUMERICSERV);
 		log_info("tuio: %s: client %s:%s connected", k->name, host, serv);
 		set_nodelay(fd);
 		c->fd = fd;
@@ -473,7 +470,7 @@ static void ws_handshake_step(struct tuio *t, struct sink *k, struct conn *c, in
 	tuio_queue_push(&c->q, resp, rl, NULL, 0);
 	if (rc < 0) {
 		log_warn("tuio: %s: not a WebSocket upgrade request; answered %.*s", k->name,
-			 (int)strcspn(resp + 9, "\r"), resp + 9);
+		         (int)strcspn(resp + 9, "\r"), resp + 9);
 		c->state = CONN_CLOSING;
 		c->since_ns = now;
 		return;
@@ -534,8 +531,7 @@ static void conn_flush(struct tuio *t, struct sink *k, struct conn *c, int64_t n
 	atomic_fetch_add_explicit(&t->bytes, bytes, memory_order_relaxed);
 	atomic_fetch_add_explicit(&t->packets, records, memory_order_relaxed);
 	if (c->q.dropped != c->dropped_seen) {
-		atomic_fetch_add_explicit(&t->dropped, c->q.dropped - c->dropped_seen,
-					  memory_order_relaxed);
+		atomic_fetch_add_explicit(&t->dropped, c->q.dropped - c->dropped_seen, memory_order_relaxed);
 		c->dropped_seen = c->q.dropped;
 	}
 	if (rc == ERR_NET) {
@@ -606,7 +602,7 @@ static void udp_send(struct tuio *t, struct sink *k, const uint8_t *p, size_t n,
 	atomic_fetch_add_explicit(&t->send_errors, 1, memory_order_relaxed);
 	k->last_err_ns = now;
 	log_once(&k->logged_err, LOG_WARN, "tuio: %s: %s (still sending; logged once)", k->name,
-		 r < 0 ? strerror(errno) : "short send");
+	         r < 0 ? strerror(errno) : "short send");
 }
 
 static void stream_send(struct sink *k, const uint8_t *p, size_t n)
@@ -635,14 +631,14 @@ static void send_encoded(struct tuio *t, int which, int n_packets, int64_t now)
 	if (info.truncated) {
 		atomic_fetch_add_explicit(&t->truncated, 1, memory_order_relaxed);
 		log_once(&t->logged_truncated, LOG_WARN,
-			 "tuio: too many items for the packet buffer; some sets left out");
+		         "tuio: too many items for the packet buffer; some sets left out");
 	}
 	if (info.oversize) {
 		atomic_fetch_add_explicit(&t->oversize, 1, memory_order_relaxed);
 		log_once(&t->logged_oversize, LOG_WARN,
-			 "tuio: alive list alone exceeds max_datagram %d; sending %zu-byte "
-			 "datagrams (IP fragmentation)",
-			 t->cfg.max_datagram, info.max_packet);
+		         "tuio: alive list alone exceeds max_datagram %d; sending %zu-byte "
+		         "datagrams (IP fragmentation)",
+		         t->cfg.max_datagram, info.max_packet);
 	}
 	for (int i = 0; i < n_packets; i++) {
 		size_t n;
@@ -689,7 +685,7 @@ static int send_state(struct tuio *t, const struct tracked_state *s, bool empty,
 		if (!t->enc[w])
 			continue;
 		int n = empty ? tuio_encode_empty(t->enc[w], fseq, ntp)
-			      : tuio_encode_frame(t->enc[w], s, full, ntp);
+		              : tuio_encode_frame(t->enc[w], s, full, ntp);
 		if (n < 0)
 			return n;
 		send_encoded(t, w, n, now);
@@ -754,9 +750,8 @@ int tuio_get_port(const struct tuio *t, int i)
 		struct sockaddr_storage sa;
 		socklen_t sl = sizeof sa;
 		if (k->fd >= 0 && getsockname(k->fd, (struct sockaddr *)&sa, &sl) == 0)
-			return ntohs(sa.ss_family == AF_INET6
-					     ? ((struct sockaddr_in6 *)&sa)->sin6_port
-					     : ((struct sockaddr_in *)&sa)->sin_port);
+			return ntohs(sa.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&sa)->sin6_port
+			                                      : ((struct sockaddr_in *)&sa)->sin_port);
 	}
 	return k->tg.port;
 }
@@ -817,13 +812,15 @@ struct tuio *tuio_create(const struct tuio_config *cfg, int *err)
 		t->n_sinks = s + 1;
 		rc = ERR_CONFIG;
 		if (k->tg.port < 0 || k->tg.port > 65535 ||
-		    (k->tg.port == 0 && (k->tg.transport == TUIO_UDP ||
-					 k->tg.transport == TUIO_TCP_CONNECT))) {
+		    (k->tg.port == 0 &&
+		     (k->tg.transport == TUIO_UDP || k->tg.transport == TUIO_TCP_CONNECT))) {
 			log_error("tuio: %s: bad port", k->name);
 			goto fail;
 		}
 		switch (k->tg.transport) {
-		case TUIO_UDP: rc = open_udp(k); break;
+		case TUIO_UDP:
+			rc = open_udp(k);
+			break;
 		case TUIO_TCP_CONNECT:
 			k->n_conns = 1;
 			rc = open_connect_target(k);
@@ -833,7 +830,9 @@ struct tuio *tuio_create(const struct tuio_config *cfg, int *err)
 			k->n_conns = MAX_CLIENTS;
 			rc = open_listen(k);
 			break;
-		default: log_error("tuio: target %d: unknown transport", s); goto fail;
+		default:
+			log_error("tuio: target %d: unknown transport", s);
+			goto fail;
 		}
 		if (rc)
 			goto fail;

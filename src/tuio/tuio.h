@@ -16,6 +16,43 @@
  *
  * Sending never blocks the pipeline: TCP/WS clients have a bounded queue,
  * oldest packets dropped and counted. Unreachable targets are logged once.
+ *
+ * Usage (pipeline thread):
+ *     struct tuio *t = tuio_create(&cfg, &err);   targets parsed with
+ *     tuio_send_empty(t, 0);                      tuio_target_parse()
+ *     per frame: tuio_send_frame(t, &tracked);    idle: tuio_service(t)
+ *     tuio_destroy(t);                            sends the empty frame
+ *
+ * Encoding is tuio_encode.h (pure, also used by the bench tool); this file
+ * sends the packets. There is no thread of our own: accepting clients,
+ * WebSocket handshakes, ping/pong/close, TCP reconnects and queue flushes
+ * all run non-blocking inside tuio_send_frame / tuio_service.
+ *
+ * Transports:
+ *   UDP: one connected, non-blocking socket per target (SO_BROADCAST set, so
+ *     broadcast and multicast addresses work; multicast TTL is the kernel
+ *     default, 1). Connected so that "port unreachable" surfaces as
+ *     ECONNREFUSED, which is logged once and counted in send_errors.
+ *   TCP: each packet is one record, 4-byte big-endian length + packet,
+ *     written with ONE send() (see tuio_net.h). Client role connects
+ *     non-blocking and reconnects with back-off (250 ms doubling to 8 s);
+ *     server role accepts up to 16 clients per target (more are refused and
+ *     logged once). A new connection forces a full-state frame.
+ *   WebSocket: RFC 6455 server (handshake with our own SHA-1/base64, first
+ *     requested subprotocol echoed), each packet one unmasked binary frame;
+ *     pings answered, close answered and the socket closed, client data
+ *     frames skipped without buffering; request header at most 4 KiB and 5 s.
+ *   Listening targets bind to the ADDR given ("*" = every interface);
+ *   loopback (127.0.0.1) is recommended unless clients are remote.
+ *
+ * Memory: per TUIO version in use one encoder (1 MiB packet buffer); per
+ * TCP/WS client a 256 KiB queue plus a 64 KiB in-flight record, allocated
+ * when a client slot is first used and kept until tuio_destroy. Nothing a
+ * client sends can grow memory. No allocation per frame.
+ *
+ * Performance (AMD EPYC, gcc -O2): encoding 16 objects + 10 cursors +
+ * 5 blobs takes 1.5 us (3 packets, 2.7 KB); 100 objects + 15 others 6.5 us
+ * (12 packets, 15 KB). Sending is one send() per packet and target.
  */
 #ifndef TT_TUIO_H
 #define TT_TUIO_H
@@ -41,9 +78,9 @@ struct tuio_target {
 struct tuio_config {
 	int n_targets;
 	struct tuio_target targets[TUIO_MAX_TARGETS];
-	char source_name[128];   /* "" = tabletrack@<hostname> */
-	int max_datagram;        /* bytes, default 1472 */
-	int refresh_ms;          /* full-state resend period; 0 = never */
+	char source_name[128]; /* "" = tabletrack@<hostname> */
+	int max_datagram;      /* bytes, default 1472 */
+	int refresh_ms;        /* full-state resend period; 0 = never */
 	bool send_cursors, send_blobs;
 };
 

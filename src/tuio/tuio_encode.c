@@ -34,7 +34,10 @@ struct writer {
 	size_t len, cap;
 };
 
-static size_t osc_str_size(const char *s) { return (strlen(s) + 4) & ~(size_t)3; }
+static size_t osc_str_size(const char *s)
+{
+	return (strlen(s) + 4) & ~(size_t)3;
+}
 
 static void w_u32(struct writer *w, uint32_t v)
 {
@@ -48,7 +51,10 @@ static void w_u32(struct writer *w, uint32_t v)
 	w->len += 4;
 }
 
-static void w_i32(struct writer *w, int32_t v) { w_u32(w, (uint32_t)v); }
+static void w_i32(struct writer *w, int32_t v)
+{
+	w_u32(w, (uint32_t)v);
+}
 
 static void w_f32(struct writer *w, float f)
 {
@@ -125,7 +131,10 @@ static float clamp01(float v)
 	return v < ONE_BELOW_1 ? v : ONE_BELOW_1;
 }
 
-static float finite_or0(float v) { return isfinite(v) ? v : 0.0f; }
+static float finite_or0(float v)
+{
+	return isfinite(v) ? v : 0.0f;
+}
 
 static float wrap_angle(float a)
 {
@@ -141,22 +150,39 @@ static float wrap_angle(float a)
 
 static const char *const PROFILE_ADDR[3] = {"/tuio/2Dobj", "/tuio/2Dcur", "/tuio/2Dblb"};
 #if TUIO_BLB_SET_FLOATS == 11
-#define BLB_SET_TAGS ",si" "ffffff" "fffff"
+#define BLB_SET_TAGS                                                                                         \
+	",si"                                                                                                \
+	"ffffff"                                                                                             \
+	"fffff"
 #elif TUIO_BLB_SET_FLOATS == 12
-#define BLB_SET_TAGS ",si" "ffffff" "ffffff"
+#define BLB_SET_TAGS                                                                                         \
+	",si"                                                                                                \
+	"ffffff"                                                                                             \
+	"ffffff"
 #else
 #error "TUIO_BLB_SET_FLOATS must be 11 or 12"
 #endif
-static const char *const PROFILE_SET_TAGS[3] = {",sii" "ffffffff", ",si" "fffff", BLB_SET_TAGS};
-static const size_t PROFILE_SET_SIZE[3] = {TUIO_SIZE_OBJ_SET, TUIO_SIZE_CUR_SET,
-					   TUIO_SIZE_BLB_SET};
+static const char *const PROFILE_SET_TAGS[3] = {",sii"
+                                                "ffffffff",
+                                                ",si"
+                                                "fffff",
+                                                BLB_SET_TAGS};
+static const size_t PROFILE_SET_SIZE[3] = {TUIO_SIZE_OBJ_SET, TUIO_SIZE_CUR_SET, TUIO_SIZE_BLB_SET};
 
 /* s_id tu_id c_id x y a X Y A m r */
-#define TUIO2_TOK_TAGS ",iii" "ffffffff"
+#define TUIO2_TOK_TAGS                                                                                       \
+	",iii"                                                                                               \
+	"ffffffff"
 /* s_id tu_id c_id x y angle shear radius pressure X Y P m p */
-#define TUIO2_PTR_TAGS ",iii" "ffffff" "fffff"
+#define TUIO2_PTR_TAGS                                                                                       \
+	",iii"                                                                                               \
+	"ffffff"                                                                                             \
+	"fffff"
 /* s_id x y angle width height area X Y A m r */
-#define TUIO2_BND_TAGS ",i" "ffffff" "fffff"
+#define TUIO2_BND_TAGS                                                                                       \
+	",i"                                                                                                 \
+	"ffffff"                                                                                             \
+	"fffff"
 
 /* Element size prefix + address (all "/tuio2/xxx" pad to 12) + tags + one
  * 4-byte word per argument. */
@@ -173,8 +199,7 @@ static size_t t1_fixed_size(const struct tuio_encoder *e, int n_alive)
 	return 16 + src + alive + fseq;
 }
 
-size_t tuio_encoder_bundle_size(const struct tuio_encoder *e, enum tuio_profile p, int n_alive,
-				int n_sets)
+size_t tuio_encoder_bundle_size(const struct tuio_encoder *e, enum tuio_profile p, int n_alive, int n_sets)
 {
 	if (!e || p < TUIO_PROFILE_OBJ || p > TUIO_PROFILE_BLB || n_alive < 0 || n_sets < 0)
 		return 0;
@@ -184,18 +209,24 @@ size_t tuio_encoder_bundle_size(const struct tuio_encoder *e, enum tuio_profile 
 static uint32_t session_at(const struct tracked_state *s, int p, int i)
 {
 	switch (p) {
-	case TUIO_PROFILE_OBJ: return s->objects[i].session_id;
-	case TUIO_PROFILE_CUR: return s->cursors[i].session_id;
-	default: return s->blobs[i].session_id;
+	case TUIO_PROFILE_OBJ:
+		return s->objects[i].session_id;
+	case TUIO_PROFILE_CUR:
+		return s->cursors[i].session_id;
+	default:
+		return s->blobs[i].session_id;
 	}
 }
 
 static bool changed_at(const struct tracked_state *s, int p, int i)
 {
 	switch (p) {
-	case TUIO_PROFILE_OBJ: return s->objects[i].changed;
-	case TUIO_PROFILE_CUR: return s->cursors[i].changed;
-	default: return s->blobs[i].changed;
+	case TUIO_PROFILE_OBJ:
+		return s->objects[i].changed;
+	case TUIO_PROFILE_CUR:
+		return s->cursors[i].changed;
+	default:
+		return s->blobs[i].changed;
 	}
 }
 
@@ -272,8 +303,8 @@ static void packet_end(struct tuio_encoder *e, struct writer *w, int profile)
 
 /* One bundle of profile p with the sets of items [from, to) that are due;
  * returns the index after the last set written. */
-static int t1_write_bundle(struct tuio_encoder *e, const struct tracked_state *s, int p, int n,
-			   int32_t fseq, bool full, int from, int *n_due_left)
+static int t1_write_bundle(struct tuio_encoder *e, const struct tracked_state *s, int p, int n, int32_t fseq,
+                           bool full, int from, int *n_due_left)
 {
 	size_t fixed = t1_fixed_size(e, n), set = PROFILE_SET_SIZE[p];
 	size_t room = (size_t)e->cfg.max_datagram > fixed ? (size_t)e->cfg.max_datagram - fixed : 0;
@@ -330,7 +361,7 @@ static int t1_write_bundle(struct tuio_encoder *e, const struct tracked_state *s
 }
 
 static void t1_encode_profile(struct tuio_encoder *e, const struct tracked_state *s, int p, int n,
-			      int32_t fseq, bool full)
+                              int32_t fseq, bool full)
 {
 	int due = 0;
 	for (int i = 0; i < n; i++)
@@ -361,9 +392,9 @@ struct t2_item {
 
 static size_t t2_item_size(int kind)
 {
-	return kind == TUIO_PROFILE_OBJ ? TUIO2_MSG_SIZE(TUIO2_TOK_TAGS)
+	return kind == TUIO_PROFILE_OBJ   ? TUIO2_MSG_SIZE(TUIO2_TOK_TAGS)
 	       : kind == TUIO_PROFILE_CUR ? TUIO2_MSG_SIZE(TUIO2_PTR_TAGS)
-					  : TUIO2_MSG_SIZE(TUIO2_BND_TAGS);
+	                                  : TUIO2_MSG_SIZE(TUIO2_BND_TAGS);
 }
 
 static void t2_write_item(struct writer *w, const struct tracked_state *s, int kind, int i)
@@ -427,15 +458,18 @@ static int t2_count(const struct tuio_encoder *e, const struct tracked_state *s,
 	if (!s)
 		return 0;
 	switch (kind) {
-	case TUIO_PROFILE_OBJ: return e->cfg.send_objects ? s->n_objects : 0;
-	case TUIO_PROFILE_CUR: return e->cfg.send_cursors ? s->n_cursors : 0;
-	default: return e->cfg.send_blobs ? s->n_blobs : 0;
+	case TUIO_PROFILE_OBJ:
+		return e->cfg.send_objects ? s->n_objects : 0;
+	case TUIO_PROFILE_CUR:
+		return e->cfg.send_cursors ? s->n_cursors : 0;
+	default:
+		return e->cfg.send_blobs ? s->n_blobs : 0;
 	}
 }
 
 /* Advances (kind, index) to the next item due, or returns false at the end. */
 static bool t2_next_due(const struct tuio_encoder *e, const struct tracked_state *s, bool full,
-			struct t2_item *it)
+                        struct t2_item *it)
 {
 	for (; it->kind <= TUIO_PROFILE_BLB; it->kind++, it->index = 0) {
 		int n = t2_count(e, s, it->kind);
@@ -446,8 +480,8 @@ static bool t2_next_due(const struct tuio_encoder *e, const struct tracked_state
 	return false;
 }
 
-static void t2_encode(struct tuio_encoder *e, const struct tracked_state *s, int32_t fseq,
-		      bool full, uint64_t ntp_time)
+static void t2_encode(struct tuio_encoder *e, const struct tracked_state *s, int32_t fseq, bool full,
+                      uint64_t ntp_time)
 {
 	int n_alive = 0;
 	for (int k = TUIO_PROFILE_OBJ; k <= TUIO_PROFILE_BLB; k++)
@@ -546,7 +580,7 @@ struct tuio_encoder *tuio_encoder_create(const struct tuio_encoder_config *cfg, 
 		snprintf(e->source2, sizeof e->source2, "%s", e->cfg.source);
 	else
 		snprintf(e->source2, sizeof e->source2, "%.*s:0%s", (int)name_len, e->cfg.source,
-			 at ? at : "");
+		         at ? at : "");
 	return e;
 fail:
 	tuio_encoder_destroy(e);
@@ -564,14 +598,15 @@ void tuio_encoder_destroy(struct tuio_encoder *e)
 	free(e);
 }
 
-static void info_reset(struct tuio_encoder *e) { memset(&e->info, 0, sizeof e->info); }
+static void info_reset(struct tuio_encoder *e)
+{
+	memset(&e->info, 0, sizeof e->info);
+}
 
-int tuio_encode_frame(struct tuio_encoder *e, const struct tracked_state *s, bool full,
-		      uint64_t ntp_time)
+int tuio_encode_frame(struct tuio_encoder *e, const struct tracked_state *s, bool full, uint64_t ntp_time)
 {
 	if (!e || !s || s->n_objects < 0 || s->n_cursors < 0 || s->n_blobs < 0 ||
-	    (s->n_objects && !s->objects) || (s->n_cursors && !s->cursors) ||
-	    (s->n_blobs && !s->blobs))
+	    (s->n_objects && !s->objects) || (s->n_cursors && !s->cursors) || (s->n_blobs && !s->blobs))
 		return ERR_FORMAT;
 	info_reset(e);
 	int32_t fseq = s->frame == UINT64_MAX ? -1 : (int32_t)(s->frame & 0x7fffffffu);
@@ -602,8 +637,8 @@ int tuio_encode_empty(struct tuio_encoder *e, int32_t fseq, uint64_t ntp_time)
 	} else {
 		for (int p = TUIO_PROFILE_OBJ; p <= TUIO_PROFILE_BLB; p++) {
 			bool on = p == TUIO_PROFILE_OBJ   ? e->cfg.send_objects
-				  : p == TUIO_PROFILE_CUR ? e->cfg.send_cursors
-							  : e->cfg.send_blobs;
+			          : p == TUIO_PROFILE_CUR ? e->cfg.send_cursors
+			                                  : e->cfg.send_blobs;
 			if (on)
 				t1_encode_profile(e, &s, p, 0, fseq, false);
 		}

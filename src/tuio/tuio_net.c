@@ -12,14 +12,17 @@
 
 /* --- SHA-1 ----------------------------------------------------------- */
 
-static uint32_t rol32(uint32_t x, int n) { return x << n | x >> (32 - n); }
+static uint32_t rol32(uint32_t x, int n)
+{
+	return x << n | x >> (32 - n);
+}
 
 static void sha1_block(uint32_t h[5], const uint8_t *p)
 {
 	uint32_t w[80];
 	for (int i = 0; i < 16; i++)
-		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
-		       (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 |
+		       p[4 * i + 3];
 	for (int i = 16; i < 80; i++)
 		w[i] = rol32(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
 	uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
@@ -79,8 +82,7 @@ void tuio_sha1(const void *data, size_t len, uint8_t out[20])
 
 int tuio_base64(const uint8_t *data, size_t len, char *out, size_t cap)
 {
-	static const char tab[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	size_t need = (len + 2) / 3 * 4 + 1;
 	if (cap < need)
 		return -1;
@@ -152,11 +154,10 @@ static bool contains_token(const char *list, const char *token)
 	return false;
 }
 
-static int http_error(char *resp, size_t cap, size_t *resp_len, const char *status,
-		      const char *extra)
+static int http_error(char *resp, size_t cap, size_t *resp_len, const char *status, const char *extra)
 {
-	int n = snprintf(resp, cap, "HTTP/1.1 %s\r\n%sContent-Length: 0\r\nConnection: close\r\n\r\n",
-			 status, extra);
+	int n = snprintf(resp, cap, "HTTP/1.1 %s\r\n%sContent-Length: 0\r\nConnection: close\r\n\r\n", status,
+	                 extra);
 	*resp_len = n > 0 && (size_t)n < cap ? (size_t)n : 0;
 	return -1;
 }
@@ -182,7 +183,7 @@ int tuio_ws_handshake(const char *req, size_t len, char *resp, size_t cap, size_
 	if (!http_header(req, len, "Sec-WebSocket-Version", version, sizeof version) ||
 	    strcmp(version, "13") != 0)
 		return http_error(resp, cap, resp_len, "426 Upgrade Required",
-				  "Sec-WebSocket-Version: 13\r\n");
+		                  "Sec-WebSocket-Version: 13\r\n");
 	char proto_line[160] = "";
 	if (http_header(req, len, "Sec-WebSocket-Protocol", proto, sizeof proto)) {
 		size_t n = strcspn(proto, ", \t");
@@ -193,9 +194,9 @@ int tuio_ws_handshake(const char *req, size_t len, char *resp, size_t cap, size_
 	char accept[29];
 	tuio_ws_accept(key, accept);
 	int n = snprintf(resp, cap,
-			 "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
-			 "Connection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n%s\r\n",
-			 accept, proto_line);
+	                 "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+	                 "Connection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n%s\r\n",
+	                 accept, proto_line);
 	if (n <= 0 || (size_t)n >= cap)
 		return http_error(resp, cap, resp_len, "500 Internal Server Error", "");
 	*resp_len = (size_t)n;
@@ -323,8 +324,7 @@ static size_t ring_pop(struct tuio_queue *q, uint8_t *dst)
 	return n;
 }
 
-bool tuio_queue_push(struct tuio_queue *q, const void *hdr, size_t hdr_len, const void *data,
-		     size_t len)
+bool tuio_queue_push(struct tuio_queue *q, const void *hdr, size_t hdr_len, const void *data, size_t len)
 {
 	size_t rec = hdr_len + len;
 	if (!q->ring || rec > q->inflight_cap || rec + 4 > q->cap) {
@@ -353,7 +353,7 @@ int tuio_queue_flush(struct tuio_queue *q, int fd, uint64_t *bytes, uint64_t *re
 			q->inflight_off = 0;
 		}
 		ssize_t n = send(fd, q->inflight + q->inflight_off, q->inflight_len - q->inflight_off,
-				 MSG_DONTWAIT | MSG_NOSIGNAL);
+		                 MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				return ERR_AGAIN;

@@ -87,14 +87,12 @@ bool tuio_queue_empty(const struct tuio_queue *q);
 /* Queues hdr + data as one record, dropping the oldest queued records when
  * the ring is full. Returns false (and counts a drop) when the record is
  * larger than max_record. Never allocates. */
-bool tuio_queue_push(struct tuio_queue *q, const void *hdr, size_t hdr_len, const void *data,
-		     size_t len);
+bool tuio_queue_push(struct tuio_queue *q, const void *hdr, size_t hdr_len, const void *data, size_t len);
 /* Writes queued records to fd, one send() per record, until the queue is
  * empty or the socket is full. Returns 0 (all written), ERR_AGAIN (socket
  * full; try later) or ERR_NET (connection broken; *err_no = errno). Adds the
  * bytes handed to the kernel to *bytes and the records completed to
  * *records. */
-int tuio_queue_flush(struct tuio_queue *q, int fd, uint64_t *bytes, uint64_t *records,
-		     int *err_no);
+int tuio_queue_flush(struct tuio_queue *q, int fd, uint64_t *bytes, uint64_t *records, int *err_no);
 
 #endif
