@@ -22,7 +22,7 @@
 // message lengths exactly match the type tags (no trailing bytes); TUIO 1.1
 // order source, alive, set*, fseq (nothing after fseq) with exact type tags
 // (source ,ss  alive ,s i*  2Dobj set ,siiffffffff  2Dcur set ,sifffff
-// 2Dblb set ,siffffffffffff  fseq ,si); TUIO 2.0 order frm (,itis) first,
+// 2Dblb set ,sifffffffffff  fseq ,si); TUIO 2.0 order frm (,itis) first,
 // tok/ptr/bnd with exact tags, alv (,i*) last; every set's session ID in
 // that bundle's alive, no duplicates; fseq increasing per profile, equal
 // only for consecutive split bundles with an identical alive; packet size
