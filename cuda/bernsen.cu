@@ -39,6 +39,8 @@ struct cuda_threshold {
 	uint16_t *d_gauss_tmp;
 	uint8_t *d_tile_lo, *d_tile_hi, *d_tile_t;
 	uint32_t *d_mask;
+	uint32_t *d_mask_out; /* where kernels write the mask: h_mask mapped, or d_mask */
+	bool mapped;
 	uint8_t *h_grey;  /* pinned staging for frames not registered */
 	uint64_t *h_mask; /* pinned */
 	int width, height, words; /* the frame in flight; words = 64-bit words a mask row */
@@ -94,80 +96,94 @@ __global__ void __launch_bounds__(THREADS) bernsen_kernel(const uint8_t *__restr
 	uint8_t *s_hmin = s_vmax + TILE_H * pi, *s_hmax = s_hmin + TILE_H * po;
 	const int x0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TILE_H, tid = threadIdx.x;
 
-	for (int row = tid / iw, col = tid % iw; row < ih;) {
-		int gy = clampi(y0 - r + row, 0, h - 1), gx = clampi(x0 - r + col, 0, w - 1);
-		s_in[row * pi + col] = d_in[(size_t)gy * pitch + gx];
-		col += THREADS;
-		while (col >= iw) {
-			col -= iw;
-			row++;
+	/* Eight loads in flight a thread: one at a time left the block waiting
+	 * on memory latency for most of its life. */
+	const int n_in = iw * ih;
+	for (int base = 0; base < n_in; base += 8 * THREADS) {
+		uint8_t v[8];
+#pragma unroll
+		for (int j = 0; j < 8; j++) {
+			int i = base + j * THREADS + tid;
+			if (i < n_in) {
+				int row = i / iw, col = i - row * iw;
+				int gy = clampi(y0 - r + row, 0, h - 1), gx = clampi(x0 - r + col, 0, w - 1);
+				v[j] = d_in[(size_t)gy * pitch + gx];
+			}
+		}
+#pragma unroll
+		for (int j = 0; j < 8; j++) {
+			int i = base + j * THREADS + tid;
+			if (i < n_in) {
+				int row = i / iw;
+				s_in[row * pi + i - row * iw] = v[j];
+			}
 		}
 	}
 	__syncthreads();
 
+	/* Min and max are separate tasks (twice the threads, half the chain
+	 * each); max runs as a min of inverted bytes: 255 - v == v ^ 255. */
 	/* columns, suffix of each block of k rows (only rows < TILE_H are outputs) */
 	const int nbv = (TILE_H + k - 1) / k;
-	for (int task = tid; task < iw * nbv; task += THREADS) {
-		int col = task % iw, start = (task / iw) * k, end = min(start + k, ih);
-		int mn = 255, mx = 0;
+	for (int task = tid; task < 2 * iw * nbv; task += THREADS) {
+		int which = task / (iw * nbv), rest = task - which * iw * nbv, flip = which ? 255 : 0;
+		uint8_t *dst = which ? s_vmax : s_vmin;
+		int col = rest % iw, start = (rest / iw) * k, end = min(start + k, ih);
+		int mn = 255;
+#pragma unroll 4
 		for (int y = end - 1; y >= start; y--) {
-			int v = s_in[y * pi + col];
-			mn = min(mn, v);
-			mx = max(mx, v);
-			if (y < TILE_H) {
-				s_vmin[y * pi + col] = (uint8_t)mn;
-				s_vmax[y * pi + col] = (uint8_t)mx;
-			}
+			mn = min(mn, (int)s_in[y * pi + col] ^ flip);
+			if (y < TILE_H)
+				dst[y * pi + col] = (uint8_t)(mn ^ flip);
 		}
 	}
 	__syncthreads();
 	/* columns, prefix of blocks 1.. joined to the outputs one window back */
-	const int nbf = (TILE_H - 1 + k - 1) / k + 1; /* blocks 0..nbf-1; block b reaches outputs ((b-1)k, bk] */
-	for (int task = tid; task < iw * (nbf - 1); task += THREADS) {
-		int col = task % iw, start = (task / iw + 1) * k, end = min(start + k, ih);
-		int mn = 255, mx = 0;
+	const int nbf = (TILE_H - 1 + k - 1) / k; /* block b >= 1 reaches outputs ((b-1)k, bk] */
+	for (int task = tid; task < 2 * iw * nbf; task += THREADS) {
+		int which = task / (iw * nbf), rest = task - which * iw * nbf, flip = which ? 255 : 0;
+		uint8_t *dst = which ? s_vmax : s_vmin;
+		int col = rest % iw, start = (rest / iw + 1) * k, end = min(start + k, ih);
+		int mn = 255;
+#pragma unroll 4
 		for (int y = start; y < end; y++) {
-			int v = s_in[y * pi + col];
-			mn = min(mn, v);
-			mx = max(mx, v);
+			mn = min(mn, (int)s_in[y * pi + col] ^ flip);
 			int yo = y - k + 1;
-			if (yo < TILE_H) {
-				s_vmin[yo * pi + col] = (uint8_t)min((int)s_vmin[yo * pi + col], mn);
-				s_vmax[yo * pi + col] = (uint8_t)max((int)s_vmax[yo * pi + col], mx);
-			}
+			if (yo < TILE_H)
+				dst[yo * pi + col] = (uint8_t)(min((int)dst[yo * pi + col] ^ flip, mn) ^ flip);
 		}
 	}
 	__syncthreads();
 
 	/* rows: the same on the column result; a warp's lanes take different rows */
 	const int nbh = (TILE_W + k - 1) / k;
-	for (int task = tid; task < TILE_H * nbh; task += THREADS) {
-		int row = task % TILE_H, start = (task / TILE_H) * k, end = min(start + k, iw);
-		const uint8_t *vmin = s_vmin + row * pi, *vmax = s_vmax + row * pi;
-		int mn = 255, mx = 0;
+	for (int task = tid; task < 2 * TILE_H * nbh; task += THREADS) {
+		int which = task / (TILE_H * nbh), rest = task - which * TILE_H * nbh, flip = which ? 255 : 0;
+		int row = rest % TILE_H, start = (rest / TILE_H) * k, end = min(start + k, iw);
+		const uint8_t *src = (which ? s_vmax : s_vmin) + row * pi;
+		uint8_t *dst = (which ? s_hmax : s_hmin) + row * po;
+		int mn = 255;
+#pragma unroll 4
 		for (int x = end - 1; x >= start; x--) {
-			mn = min(mn, (int)vmin[x]);
-			mx = max(mx, (int)vmax[x]);
-			if (x < TILE_W) {
-				s_hmin[row * po + x] = (uint8_t)mn;
-				s_hmax[row * po + x] = (uint8_t)mx;
-			}
+			mn = min(mn, (int)src[x] ^ flip);
+			if (x < TILE_W)
+				dst[x] = (uint8_t)(mn ^ flip);
 		}
 	}
 	__syncthreads();
-	const int nbhf = (TILE_W - 1 + k - 1) / k + 1;
-	for (int task = tid; task < TILE_H * (nbhf - 1); task += THREADS) {
-		int row = task % TILE_H, start = (task / TILE_H + 1) * k, end = min(start + k, iw);
-		const uint8_t *vmin = s_vmin + row * pi, *vmax = s_vmax + row * pi;
-		int mn = 255, mx = 0;
+	const int nbhf = (TILE_W - 1 + k - 1) / k;
+	for (int task = tid; task < 2 * TILE_H * nbhf; task += THREADS) {
+		int which = task / (TILE_H * nbhf), rest = task - which * TILE_H * nbhf, flip = which ? 255 : 0;
+		int row = rest % TILE_H, start = (rest / TILE_H + 1) * k, end = min(start + k, iw);
+		const uint8_t *src = (which ? s_vmax : s_vmin) + row * pi;
+		uint8_t *dst = (which ? s_hmax : s_hmin) + row * po;
+		int mn = 255;
+#pragma unroll 4
 		for (int x = start; x < end; x++) {
-			mn = min(mn, (int)vmin[x]);
-			mx = max(mx, (int)vmax[x]);
+			mn = min(mn, (int)src[x] ^ flip);
 			int xo = x - k + 1;
-			if (xo < TILE_W) {
-				s_hmin[row * po + xo] = (uint8_t)min((int)s_hmin[row * po + xo], mn);
-				s_hmax[row * po + xo] = (uint8_t)max((int)s_hmax[row * po + xo], mx);
-			}
+			if (xo < TILE_W)
+				dst[xo] = (uint8_t)(min((int)dst[xo] ^ flip, mn) ^ flip);
 		}
 	}
 	__syncthreads();
@@ -382,7 +398,15 @@ struct cuda_threshold *cuda_threshold_create(const struct cuda_threshold_config 
 	CUDA_CHECK(cudaMalloc(&t->d_tile_t, tiles));
 	CUDA_CHECK(cudaMalloc(&t->d_mask, words * sizeof(uint64_t)));
 	CUDA_CHECK(cudaHostAlloc(&t->h_grey, px, cudaHostAllocDefault));
-	CUDA_CHECK(cudaHostAlloc(&t->h_mask, words * sizeof(uint64_t), cudaHostAllocDefault));
+	/* Kernels write the mask straight into mapped pinned memory: no download
+	 * to queue or wait for (5-12 us a frame); a copy where mapping fails. */
+	CUDA_CHECK(cudaHostAlloc(&t->h_mask, words * sizeof(uint64_t), cudaHostAllocMapped));
+	{
+		void *p = NULL;
+		t->mapped = cudaHostGetDevicePointer(&p, t->h_mask, 0) == cudaSuccess && p;
+		t->d_mask_out = t->mapped ? (uint32_t *)p : t->d_mask;
+		cudaGetLastError(); /* a failed mapping is not an error here */
+	}
 	for (int i = 0; i < 4; i++)
 		CUDA_CHECK(cudaEventCreate(&t->ev[i]));
 	/* r = 32 needs about 43 KB: under the 48 KB default, but say so explicitly. */
@@ -520,17 +544,18 @@ int cuda_threshold_submit(struct cuda_threshold *t, const uint8_t *grey, int wid
 								t->d_tile_t);
 		dim3 bc(256), gc((words32 + 7) / 8, height);
 		tile_compare_kernel<<<gc, bc, 0, t->stream>>>(d_src, width, width, height, s, ntx, t->d_tile_t,
-							      t->d_mask, words32);
+							      t->d_mask_out, words32);
 	} else {
 		dim3 gb((width + TILE_W - 1) / TILE_W, (height + TILE_H - 1) / TILE_H);
 		bernsen_kernel<<<gb, THREADS, bernsen_smem_bytes(c->radius), t->stream>>>(
-			d_src, width, width, height, c->radius, c->gate, t->d_mask, words32);
+			d_src, width, width, height, c->radius, c->gate, t->d_mask_out, words32);
 	}
 	CUDA_CHECK(cudaGetLastError());
 	if (c->profile)
 		CUDA_CHECK(cudaEventRecord(t->ev[2], t->stream));
-	CUDA_CHECK(cudaMemcpyAsync(t->h_mask, t->d_mask, (size_t)t->words * height * sizeof(uint64_t),
-				   cudaMemcpyDeviceToHost, t->stream));
+	if (!t->mapped)
+		CUDA_CHECK(cudaMemcpyAsync(t->h_mask, t->d_mask, (size_t)t->words * height * sizeof(uint64_t),
+					   cudaMemcpyDeviceToHost, t->stream));
 	if (c->profile)
 		CUDA_CHECK(cudaEventRecord(t->ev[3], t->stream));
 	t->timed = c->profile != 0;

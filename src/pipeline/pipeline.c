@@ -28,6 +28,19 @@
 #include "demo.h"
 #include "service.h"
 
+/* What the main thread's once-a-second summary line and STATUS= show. The
+ * pipeline thread fills it under status_lock; the main thread reads only this
+ * copy, never the pipeline's own fields, which change every frame. */
+struct summary {
+	uint64_t fseq;
+	float fps;
+	int n_objects, n_cursors, n_blobs;
+	char ids[160];
+	double median_ms;
+	char backend[32];
+	bool quiet;
+};
+
 enum stage { ST_THRESHOLD, ST_SEGMENT, ST_MATCH, ST_TRACK, ST_TUIO, ST_TOTAL, ST_LATENCY, N_STAGES };
 static const char *const stage_names[N_STAGES] = {"threshold", "segment", "match", "track",
 						  "tuio", "frame total", "capture to TUIO"};
@@ -75,6 +88,8 @@ struct pipeline {
 	atomic_bool source_done;
 	atomic_bool reload_requested; /* set by the main thread on SIGHUP, served by the pipeline thread */
 	char source_status[128];
+	struct summary summary;     /* under status_lock */
+	int64_t summary_t_ns;       /* pipeline thread: last summary_publish */
 	pthread_mutex_t status_lock;
 
 	/* Window: triple-buffered snapshots (pipeline writes back, swaps into
@@ -611,6 +626,31 @@ static void *capture_main(void *arg)
 	return NULL;
 }
 
+/* Pipeline thread (or before the threads start). */
+static void summary_publish(struct pipeline *p)
+{
+	const struct tracked_state *st = &p->last_state;
+	struct summary s;
+	memset(&s, 0, sizeof s);
+	int n = 0;
+	for (int i = 0; i < st->n_objects && n < (int)sizeof s.ids - 12; i++)
+		n += snprintf(s.ids + n, sizeof s.ids - (size_t)n, "%s%d", i ? "," : "", st->objects[i].class_id);
+	int64_t med = 0, p99 = 0;
+	timing_summary(&p->timing[ST_TOTAL], &med, &p99);
+	s.fseq = p->fseq;
+	s.fps = p->fps;
+	s.n_objects = st->n_objects;
+	s.n_cursors = st->n_cursors;
+	s.n_blobs = st->n_blobs;
+	s.median_ms = (double)med / 1e6;
+	snprintf(s.backend, sizeof s.backend, "%s", p->thr ? threshold_backend_name(p->thr) : "-");
+	s.quiet = p->cfg.quiet;
+	pthread_mutex_lock(&p->status_lock);
+	p->summary = s;
+	pthread_mutex_unlock(&p->status_lock);
+	p->summary_t_ns = clock_now_ns();
+}
+
 /* ---- pipeline thread ------------------------------------------------------------------- */
 
 static void *pipeline_main(void *arg)
@@ -619,8 +659,10 @@ static void *pipeline_main(void *arg)
 	int64_t last_frame_ns = clock_now_ns(), last_keepalive_ns = 0;
 	while (!atomic_load(&p->stop)) {
 		drain_commands(p);
-		if (atomic_exchange(&p->reload_requested, false))
+		if (atomic_exchange(&p->reload_requested, false)) {
 			reload_config(p);
+			summary_publish(p);
+		}
 		struct frame *f = ring_take(p->ring, 100);
 		if (!f) {
 			if (ring_is_closed(p->ring))
@@ -645,6 +687,8 @@ static void *pipeline_main(void *arg)
 		}
 		ring_release(p->ring);
 		last_frame_ns = clock_now_ns();
+		if (last_frame_ns - p->summary_t_ns >= 500000000LL)
+			summary_publish(p);
 	}
 	atomic_store(&p->stop, true);
 	return NULL;
@@ -678,24 +722,23 @@ static int run_once(struct pipeline *p)
 	return 0;
 }
 
+/* Main thread: prints the published summary (unless quiet) and sends it as STATUS=. */
 static void print_summary(struct pipeline *p)
 {
-	const struct tracked_state *st = &p->last_state;
-	char ids[160];
-	int n = 0;
-	ids[0] = 0;
-	for (int i = 0; i < st->n_objects && n < (int)sizeof ids - 12; i++)
-		n += snprintf(ids + n, sizeof ids - (size_t)n, "%s%d", i ? "," : "", st->objects[i].class_id);
-	int64_t med = 0, p99 = 0;
-	timing_summary(&p->timing[ST_TOTAL], &med, &p99);
-	printf("tabletrack: frame %llu  %.1f fps  %d objects [%s]  %d fingers  %d blobs  %.2f ms/frame (%s)%s%s\n",
-	       (unsigned long long)p->fseq, p->fps, st->n_objects, ids, st->n_cursors, st->n_blobs,
-	       (double)med / 1e6, p->thr ? threshold_backend_name(p->thr) : "-",
-	       p->source_status[0] ? "  " : "", p->source_status);
-	fflush(stdout);
-	service_notify_status("%.1f fps, %d objects, %d fingers, %s path%s%s", p->fps, st->n_objects,
-			      st->n_cursors, p->thr ? threshold_backend_name(p->thr) : "-",
-			      p->source_status[0] ? ", " : "", p->source_status);
+	struct summary s;
+	char status[sizeof p->source_status];
+	pthread_mutex_lock(&p->status_lock);
+	s = p->summary;
+	memcpy(status, p->source_status, sizeof status);
+	pthread_mutex_unlock(&p->status_lock);
+	if (!s.quiet) {
+		printf("tabletrack: frame %llu  %.1f fps  %d objects [%s]  %d fingers  %d blobs  %.2f ms/frame (%s)%s%s\n",
+		       (unsigned long long)s.fseq, s.fps, s.n_objects, s.ids, s.n_cursors, s.n_blobs,
+		       s.median_ms, s.backend, status[0] ? "  " : "", status);
+		fflush(stdout);
+	}
+	service_notify_status("%.1f fps, %d objects, %d fingers, %s path%s%s", s.fps, s.n_objects,
+			      s.n_cursors, s.backend, status[0] ? ", " : "", status);
 }
 
 static int run_live(struct pipeline *p)
@@ -768,7 +811,7 @@ static int run_live(struct pipeline *p)
 			queue_command(p, &cmds[i]);
 		}
 		int64_t now = clock_now_ns();
-		if (!p->cfg.quiet && now - last_summary >= 1000000000LL) {
+		if (now - last_summary >= 1000000000LL) {
 			print_summary(p);
 			last_summary = now;
 		}
@@ -947,6 +990,7 @@ struct pipeline *pipeline_create(const struct tt_config *cfg, int argc, char **a
 	}
 	/* Clients clear any state left from an earlier run. */
 	tuio_send_empty(p->tuio, UINT64_MAX);
+	summary_publish(p);
 	return p;
 fail:
 	pipeline_destroy(p);
