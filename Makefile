@@ -167,3 +167,12 @@ gpu-bench: $(BUILD)/gpu/gpu_bench
 	$(BUILD)/gpu/gpu_bench
 
 .PHONY: gpu-test gpu-bench
+
+# --- Soak (not part of make test): the demo for SOAK_MINUTES (default 30)
+# under SAN=address,undefined and SAN=thread in parallel (builds in
+# build/soak/), RSS sampled every minute; fails on any sanitizer report or
+# RSS growth after the warm-up. Settings: see tools/soak.sh.
+soak:
+	@sh tools/soak.sh
+
+.PHONY: soak

@@ -30,6 +30,7 @@ struct cuda_threshold_config {
 	int median;         /* 0, 3, 5 */
 	float gauss_sigma;  /* 0 = off */
 	int profile;        /* 1: time each frame's stages with events (cuda_threshold_stage_times) */
+	int kernel_variant; /* benchmarks only: 0 radius-specialised kernels (default), 1 generic */
 };
 
 struct cuda_threshold;

@@ -85,6 +85,10 @@ static const struct config_option options[] = {
              "cheaper, blockier)"),
     OPT_INT("threshold", "radius", radius, "6", 1, 32, true, 'r', "N",
             "Bernsen window radius in pixels (the window side is 2r+1)"),
+    OPT_INT("threshold", "radius2", radius2, "3", 0, 32, true, 0, "N",
+            "a second Bernsen radius whose symbols are merged with the first's (0 = off); "
+            "a small one (3) recovers blurred symbols, a large one (6-8) streaked ones, "
+            "at the cost of a second threshold and segmentation"),
     OPT_INT("threshold", "gate", gate, "32", 0, 255, true, 'g', "N",
             "minimum contrast (max - min) in the window; flatter areas become black when "
             "dark, white when bright"),
@@ -101,6 +105,18 @@ static const struct config_option options[] = {
      .help = "median pre-filter size against sensor noise: 0 (off), 3 or 5",
      .offset = offsetof(struct tt_config, median),
      .size = FIELD_SIZE(median)},
+    {.name = "median2",
+     .section = "threshold",
+     .type = CONFIG_INT,
+     .def = "3",
+     .min = 0,
+     .max = 5,
+     .values = "0|3|5",
+     .live = true,
+     .metavar = "N",
+     .help = "median pre-filter of the second scale (radius2): 0 (off), 3 or 5",
+     .offset = offsetof(struct tt_config, median2),
+     .size = FIELD_SIZE(median2)},
     OPT_FLOAT("threshold", "gauss", gauss_sigma, "0", 0, 4, true, 0, "SIGMA",
               "Gaussian pre-filter sigma in pixels; 0 = off, else 0.3..4"),
 

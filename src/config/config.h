@@ -73,6 +73,8 @@ struct tt_config {
 	char gpu[8];            /* auto | on | off */
 	char threshold_mode[8]; /* bernsen | tiled */
 	int radius, gate, tile, median;
+	int radius2;          /* second scale, 0 = off */
+	int median2;          /* second scale's median pre-filter */
 	float gauss_sigma;
 	/* [fiducials] */
 	char trees[CONFIG_PATH_LEN]; /* "" = the built-in default set */

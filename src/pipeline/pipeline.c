@@ -50,6 +50,7 @@ static const char *const stage_names[N_STAGES] = {"threshold", "segment", "match
 
 struct pipeline {
 	struct tt_config cfg;       /* live copy: window and SIGHUP change it */
+	struct tt_config cfg_given; /* as given at start: SIGHUP names the non-live keys changed since */
 	int argc;                   /* the command line, kept for SIGHUP reloads (borrowed) */
 	char **argv;
 	struct tree_set *trees;
@@ -70,6 +71,12 @@ struct pipeline {
 	struct match *mat;
 	struct bitmask mask;
 	struct detections det;
+	/* Optional second threshold scale (radius2), merged into det. */
+	struct threshold *thr2;
+	struct segment *seg2;
+	struct match *mat2;
+	struct bitmask mask2;
+	struct detections det2;
 
 	uint64_t fseq;              /* last processed frame number (TUIO fseq) */
 	uint64_t bad_frames;
@@ -171,8 +178,99 @@ static const char *threshold_backend_for(const char *gpu)
 
 /* ---- size-dependent stages ------------------------------------------------------------- */
 
+static void second_scale_free(struct pipeline *p)
+{
+	threshold_destroy(p->thr2);
+	segment_destroy(p->seg2);
+	match_destroy(p->mat2);
+	bitmask_free(&p->mask2);
+	detections_free(&p->det2);
+	p->thr2 = NULL;
+	p->seg2 = NULL;
+	p->mat2 = NULL;
+}
+
+/* Creates or frees the second scale to follow cfg.radius2 (it is live). */
+static int second_scale_sync(struct pipeline *p)
+{
+	if (p->cfg.radius2 == 0 || p->width == 0) {
+		second_scale_free(p);
+		return 0;
+	}
+	if (p->thr2)
+		return 0;
+	int err = 0;
+	struct threshold_config tc;
+	threshold_config_from(&p->cfg, p->width, p->height, &tc);
+	tc.radius = p->cfg.radius2;
+	tc.median = p->cfg.median2;
+	p->thr2 = threshold_create(&tc, threshold_backend_name(p->thr), &err);
+	struct segment_config sc = {.max_width = p->width, .max_height = p->height,
+				    .adj_cap = tree_set_max_nodes(p->trees) < 8 ? 8 : tree_set_max_nodes(p->trees)};
+	if (p->thr2)
+		p->seg2 = segment_create(&sc, &err);
+	struct match_config mc;
+	match_config_from(p, p->width, p->height, &mc);
+	mc.finger_size_px = 0; /* fingers and blobs come from the first scale only */
+	mc.blob_max_px = 0;
+	if (p->seg2)
+		p->mat2 = match_create(&mc, &err);
+	if (p->mat2 && !(err = bitmask_alloc(&p->mask2, p->width, p->height)))
+		err = detections_alloc(&p->det2, DETECTIONS_CAP);
+	if (!p->mat2 || err) {
+		log_error("second threshold scale (radius2 %d) not available: %s", p->cfg.radius2,
+			  err_str(err ? err : ERR_NOMEM));
+		second_scale_free(p);
+		return err ? err : ERR_NOMEM;
+	}
+	return 0;
+}
+
+static bool near_any(const struct fiducial_det *list, int n, const struct fiducial_det *f, bool same_id)
+{
+	for (int i = 0; i < n; i++) {
+		float dx = list[i].x - f->x, dy = list[i].y - f->y, r = 0.3f * (list[i].size_px > f->size_px ? list[i].size_px : f->size_px);
+		if (dx * dx + dy * dy <= r * r && (!same_id || list[i].id == f->id))
+			return true;
+	}
+	return false;
+}
+
+/* Adds the second scale's symbols that the first did not find. A symbol
+ * decoded by either scale wins over a fuzzy one at the same place. */
+static void merge_second_scale(struct detections *d, const struct detections *d2)
+{
+	for (int i = 0; i < d2->n_fids; i++) {
+		const struct fiducial_det *f = &d2->fids[i];
+		if (near_any(d->fids, d->n_fids, f, false))
+			continue;
+		if (d->n_fids >= d->cap_fids) {
+			d->overflow = true;
+			break;
+		}
+		d->fids[d->n_fids] = *f;
+		d->fids[d->n_fids++].root = -1;
+	}
+	for (int i = 0; i < d2->n_fuzzy; i++) {
+		const struct fiducial_det *f = &d2->fuzzy[i];
+		if (near_any(d->fids, d->n_fids, f, false) || near_any(d->fuzzy, d->n_fuzzy, f, false))
+			continue;
+		if (d->n_fuzzy >= d->cap_fuzzy)
+			break;
+		d->fuzzy[d->n_fuzzy] = *f;
+		d->fuzzy[d->n_fuzzy++].root = -1;
+	}
+	/* Drop first-scale fuzzy candidates that the second scale decoded. */
+	int k = 0;
+	for (int i = 0; i < d->n_fuzzy; i++)
+		if (!near_any(d->fids, d->n_fids, &d->fuzzy[i], false))
+			d->fuzzy[k++] = d->fuzzy[i];
+	d->n_fuzzy = k;
+}
+
 static void stages_free(struct pipeline *p)
 {
+	second_scale_free(p);
 	threshold_destroy(p->thr);
 	segment_destroy(p->seg);
 	match_destroy(p->mat);
@@ -233,6 +331,8 @@ static int stages_ensure_size(struct pipeline *p, int w, int h)
 	p->width = w;
 	p->height = h;
 	err = snapshots_size(p, w, h);
+	if (!err)
+		err = second_scale_sync(p);
 	if (err)
 		goto fail;
 	return 0;
@@ -362,14 +462,16 @@ static int pipeline_process_frame(struct pipeline *p, const struct frame *f)
 		return err;
 	int64_t t0 = clock_now_ns();
 
-	/* 1. threshold */
+	/* 1. threshold (and the optional second scale: a failure there only
+	 * loses that scale for this frame) */
 	err = threshold_process(p->thr, &f->img, &p->mask);
 	if (err)
 		return err;
+	bool scale2 = p->thr2 && threshold_process(p->thr2, &f->img, &p->mask2) == 0;
 	int64_t t1 = clock_now_ns();
 
 	/* 2. segment */
-	const struct region_tree *tree = NULL;
+	const struct region_tree *tree = NULL, *tree2 = NULL;
 	err = segment_process(p->seg, &p->mask, &tree);
 	if (err)
 		return err;
@@ -383,6 +485,18 @@ static int pipeline_process_frame(struct pipeline *p, const struct frame *f)
 	if (err)
 		return err;
 	int64_t t3 = clock_now_ns();
+	if (scale2) {
+		/* 2b, 3b. the second scale: its symbols merged into the first's */
+		detections_clear(&p->det2);
+		p->det2.width = p->width;
+		p->det2.height = p->height;
+		if (segment_process(p->seg2, &p->mask2, &tree2) == 0) {
+			t2 += clock_now_ns() - t3;
+			if (match_process(p->mat2, tree2, &f->img, &p->det2) == 0)
+				merge_second_scale(&p->det, &p->det2);
+		}
+		t3 = clock_now_ns();
+	}
 
 	/* 4. track */
 	p->fseq++;
@@ -441,6 +555,14 @@ static void apply_live_config(struct pipeline *p)
 		match_config_from(p, p->width, p->height, &mc);
 		match_set_config(p->mat, &mc);
 	}
+	if (p->thr2 && p->cfg.radius2) {
+		struct threshold_config tc;
+		threshold_config_from(&p->cfg, p->width, p->height, &tc);
+		tc.radius = p->cfg.radius2;
+		tc.median = p->cfg.median2;
+		threshold_set_config(p->thr2, &tc);
+	}
+	second_scale_sync(p);
 	struct track_config tk;
 	track_config_from(p, &tk);
 	track_set_config(p->trk, &tk);
@@ -530,17 +652,37 @@ static void reload_config(struct pipeline *p)
 			  p->cfg.config_path);
 		return;
 	}
-	if (strcmp(next.source, p->cfg.source) || strcmp(next.trees, p->cfg.trees) ||
-	    strcmp(next.gpu, p->cfg.gpu) || next.n_tuio != p->cfg.n_tuio)
-		log_warn("SIGHUP: source, trees, gpu and tuio targets change only after a restart");
-	memcpy(next.source, p->cfg.source, sizeof next.source);
-	memcpy(next.trees, p->cfg.trees, sizeof next.trees);
-	memcpy(next.gpu, p->cfg.gpu, sizeof next.gpu);
-	memcpy(next.tuio, p->cfg.tuio, sizeof next.tuio);
-	next.n_tuio = p->cfg.n_tuio;
-	p->cfg = next;
+	/* Live keys are set one by one, so the bytes of the others (read by the
+	 * capture thread) are never rewritten. A non-live key is compared with
+	 * what the file and command line said at start, not with the running
+	 * value, which the pipeline may have filled in (an empty source). */
+	int n_live = 0, n_restart = 0;
+	if (strncmp(p->cfg.source, "demo", 4) == 0 && next.finger_size == 0)
+		next.finger_size = p->cfg.finger_size; /* the demo's default, as at start */
+	for (int i = 0; config_option_at(i); i++) {
+		const struct config_option *o = config_option_at(i);
+		char was[CONFIG_PATH_LEN], now[CONFIG_PATH_LEN];
+		if (o->live) {
+			if (config_get(&p->cfg, o->name, was, sizeof was) ||
+			    config_get(&next, o->name, now, sizeof now) || strcmp(was, now) == 0)
+				continue;
+			if (config_set(&p->cfg, o->name, now) == 0) {
+				log_info("SIGHUP: %s = %s (was %s)", o->name, now, was);
+				n_live++;
+			}
+		} else if (config_get(&p->cfg_given, o->name, was, sizeof was) == 0 &&
+			   config_get(&next, o->name, now, sizeof now) == 0 && strcmp(was, now) != 0) {
+			char running[CONFIG_PATH_LEN];
+			if (config_get(&p->cfg, o->name, running, sizeof running))
+				running[0] = 0;
+			log_warn("SIGHUP: %s changed ('%s' -> '%s'): needs a restart, keeping '%s'",
+				 o->name, was, now, running);
+			n_restart++;
+		}
+	}
 	apply_live_config(p);
-	log_info("SIGHUP: configuration reloaded from %s", p->cfg.config_path);
+	log_info("SIGHUP: configuration reloaded from %s (%d live key%s changed, %d need%s a restart)",
+		 p->cfg.config_path, n_live, n_live == 1 ? "" : "s", n_restart, n_restart == 1 ? "s" : "");
 }
 
 /* ---- capture thread -------------------------------------------------------------------- */
@@ -883,6 +1025,7 @@ struct pipeline *pipeline_create(const struct tt_config *cfg, int argc, char **a
 		return NULL;
 	}
 	p->cfg = *cfg;
+	p->cfg_given = *cfg;
 	p->argc = argc;
 	p->argv = argv;
 	pthread_mutex_init(&p->snap_lock, NULL);

@@ -12,6 +12,8 @@
  *   submit     time submit() takes to return (registered)
  *   collect    time collect_view() waits after an immediate submit
  *   up/kern/down  GPU time of each stage from CUDA events (profiled run)
+ *   kgen       kernel time of the generic (runtime-radius) Bernsen kernel
+ * argv[2] "WxH" runs one frame size only (for a profiler).
  * Frames rotate among 4 buffers so caches do not flatter the numbers.
  * Numbers, not assertions.
  */
@@ -125,6 +127,18 @@ static void run_gpu(struct cuda_threshold *g, struct image_u8 *bufs, struct imag
 			timing_add(&tm[8], (int64_t)(down * 1000.0f));
 		}
 	}
+	/* the generic (any radius) kernel, for comparison with the specialised one */
+	cfg->kernel_variant = 1;
+	cuda_threshold_set_config(g, cfg);
+	for (int i = 0; i < n_frames / 4; i++) {
+		const struct image_u8 *f = &bufs[i % N_BUF];
+		float up, kern, down;
+		cuda_threshold_submit(g, f->data, f->width, f->height, f->stride);
+		cuda_threshold_collect_view(g, &view, &sw);
+		if (cuda_threshold_stage_times(g, &up, &kern, &down) == 0)
+			timing_add(&tm[9], (int64_t)(kern * 1000.0f));
+	}
+	cfg->kernel_variant = 0;
 	cfg->profile = 0;
 	cuda_threshold_set_config(g, cfg);
 }
@@ -141,11 +155,16 @@ int main(int argc, char **argv)
 	int have_gpu = cuda_threshold_probe(gpu_name, sizeof gpu_name) == 0;
 	printf("machine: CPU %s\n         GPU %s\n", cpu_name, gpu_name);
 	printf("frames per row: %d (median / p99; CPU in ms, GPU in us)\n\n", n_frames);
-	printf("%-10s %3s | %-15s | %-15s %-15s %-15s | %-13s %-13s | %-11s %-11s %-11s\n", "frame", "r",
+	printf("%-10s %3s | %-15s | %-15s %-15s %-15s | %-13s %-13s | %-11s %-11s %-11s %-11s\n", "frame", "r",
 	       "cpu ms", "pageable us", "reg+copy us", "reg+view us", "submit us", "collect us", "up us",
-	       "kern us", "down us");
+	       "kern us", "down us", "kgen us");
+	int only_w = 0, only_h = 0;
+	if (argc > 2 && sscanf(argv[2], "%dx%d", &only_w, &only_h) != 2)
+		only_w = only_h = 0;
 	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
 		int w = sizes[s][0], h = sizes[s][1];
+		if (only_w && (w != only_w || h != only_h))
+			continue;
 		struct image_u8 bufs[N_BUF], pageable[N_BUF];
 		struct bitmask out;
 		for (int i = 0; i < N_BUF; i++) {
@@ -160,7 +179,7 @@ int main(int argc, char **argv)
 		int err;
 		struct threshold *cpu = threshold_create(&tc, "cpu", &err);
 		struct cuda_threshold_config gc = {.max_width = w, .max_height = h, .mode = 0, .radius = 6, .gate = 32,
-						   .tile = 10, .median = 0, .gauss_sigma = 0.0f, .profile = 0};
+						   .tile = 10, .median = 0, .gauss_sigma = 0.0f, .profile = 0, .kernel_variant = 0};
 		struct cuda_threshold *g = have_gpu ? cuda_threshold_create(&gc, &err) : NULL;
 		for (int i = 0; g && i < N_BUF; i++)
 			cuda_threshold_register(g, bufs[i].data, (size_t)bufs[i].stride * (size_t)h);
@@ -178,12 +197,12 @@ int main(int argc, char **argv)
 				run_gpu(g, bufs, pageable, &out, &gc);
 			}
 			double m[10], p[10];
-			for (int i = 0; i < 9; i++)
+			for (int i = 0; i < 10; i++)
 				stat_us(i, &m[i], &p[i]);
 			printf("%4dx%-5d %3d | %6.3f / %6.3f | %6.1f / %6.1f %6.1f / %6.1f %6.1f / %6.1f | %5.1f / %5.1f "
-			       "%5.1f / %5.1f | %4.1f / %4.1f %4.1f / %4.1f %4.1f / %4.1f\n",
+			       "%5.1f / %5.1f | %4.1f / %4.1f %4.1f / %4.1f %4.1f / %4.1f %4.1f / %4.1f\n",
 			       w, h, radii[ri], m[0] / 1000, p[0] / 1000, m[1], p[1], m[2], p[2], m[3], p[3], m[4], p[4],
-			       m[5], p[5], m[6], p[6], m[7], p[7], m[8], p[8]);
+			       m[5], p[5], m[6], p[6], m[7], p[7], m[8], p[8], m[9], p[9]);
 			fflush(stdout);
 		}
 		/* the other stages, at 1080p only */
@@ -209,7 +228,7 @@ int main(int argc, char **argv)
 				}
 				run_gpu(g, bufs, pageable, &out, &gc);
 				double m[10], p[10];
-				for (int i = 0; i < 9; i++)
+				for (int i = 0; i < 10; i++)
 					stat_us(i, &m[i], &p[i]);
 				printf("%-14s | %6.3f / %6.3f | %6.1f / %6.1f %6.1f / %6.1f %6.1f / %6.1f | %5.1f / %5.1f "
 				       "%5.1f / %5.1f | %4.1f / %4.1f %4.1f / %4.1f %4.1f / %4.1f\n",

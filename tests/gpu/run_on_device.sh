@@ -34,6 +34,11 @@ step() { echo; echo "== $*"; }
 	summary="$summary gpu-test rc=$rc;"
 	step "gpu-bench ($FRAMES frames)"
 	$B/gpu_bench "$FRAMES"
+	step "ncu: bernsen kernel at 1920x1080, r=6 then r=32"
+	timeout 120 ncu --section SpeedOfLight --section WarpStateStats --section Occupancy --section LaunchStats \
+		-k regex:bernsen_kernel --launch-skip 40 --launch-count 1 $B/gpu_bench 60 1920x1080 2>&1 | grep -vE '^ *-+ *$' | tail -60
+	timeout 120 ncu --section SpeedOfLight --section WarpStateStats \
+		-k regex:bernsen_kernel --launch-skip 310 --launch-count 1 $B/gpu_bench 60 1920x1080 2>&1 | grep -vE '^ *-+ *$' | tail -40
 	step "compute-sanitizer memcheck (quick set)"
 	GPU_TEST_QUICK=1 timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 $B/gpu_test 2>&1 | tail -8; rc=$?
 	step "compute-sanitizer racecheck (quick set)"
@@ -41,4 +46,4 @@ step() { echo; echo "== $*"; }
 	step "compute-sanitizer synccheck (quick set)"
 	GPU_TEST_QUICK=1 timeout 60 compute-sanitizer --tool synccheck --error-exitcode 9 $B/gpu_test 2>&1 | tail -4
 } >"$LOG" 2>&1
-grep -E '^== |passed|FAIL|ERROR SUMMARY|RACECHECK SUMMARY|machine:|GPU |frame |^ *[0-9]+x|^median|^gauss|^tiled|registers' "$LOG" | tail -80
+grep -E '^== |passed|FAIL|ERROR SUMMARY|RACECHECK SUMMARY|machine:|GPU |frame |^ *[0-9]+x|^median|^gauss|^tiled|registers|bernsen_kernel|Duration|Warp Cycles Per Issued|Achieved Occupancy|Memory Throughput|Compute \(SM\)|Registers Per|Stall' "$LOG" | tail -90

@@ -1,0 +1,225 @@
+#!/bin/sh
+# Signals as a service manager sends them, watched by oscdump (liblo-tools),
+# a TUIO client nobody here wrote:
+#   SIGTERM, SIGINT: exit 0, and every profile (/tuio/2Dobj, 2Dcur, 2Dblb)
+#     ends with a bundle whose alive is empty (clients clear their state),
+#     after the demo had objects and fingers alive;
+#   SIGHUP: a --config file whose [threshold] gate changed is re-read: the
+#     log names the new gate, fseq stays contiguous across the reload (no
+#     frame lost), tracking goes on; a changed source is named as needing a
+#     restart and the daemon keeps its running source.
+# Loopback only; every wait is bounded. Exit 0 pass, 77 skip, else fail.
+B=${BUILD:-build}
+command -v oscdump >/dev/null 2>&1 || { echo "oscdump missing (liblo-tools): skipped"; exit 77; }
+command -v python3 >/dev/null 2>&1 || { echo "python3 missing: skipped"; exit 77; }
+[ -x "$B/tabletrack" ] || { echo "FAIL: $B/tabletrack not built"; exit 1; }
+T=$(mktemp -d) || exit 1
+trap 'rm -rf "$T"' EXIT
+
+python3 - "$B/tabletrack" "$T" <<'PY'
+import os, re, signal, socket, subprocess, sys, time
+
+daemon, tmp = sys.argv[1], sys.argv[2]
+PROFILES = ("2Dobj", "2Dcur", "2Dblb")
+failures = []
+
+
+def check(ok, what):
+    print(("ok: " if ok else "FAIL: ") + what)
+    if not ok:
+        failures.append(what)
+    return ok
+
+
+def free_port():
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def wait_for(pred, timeout):
+    end = time.time() + timeout
+    while time.time() < end:
+        if pred():
+            return True
+        time.sleep(0.05)
+    return pred()
+
+
+def read(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def messages(text):
+    """(profile, tags, kind, args) for every TUIO 1.1 message oscdump printed."""
+    out = []
+    for line in text.splitlines():
+        parts = line.split(None, 3)
+        if len(parts) < 4 or not parts[1].startswith("/tuio/"):
+            continue
+        args = parts[3].split()
+        out.append((parts[1][6:], parts[2], args[0].strip('"'), args[1:]))
+    return out
+
+
+def fseqs(text, profile="2Dobj"):
+    """The fseq of each bundle of one profile, -1 (redundant) left out and
+    the repeats of a split frame folded."""
+    seq = []
+    for prof, _, kind, args in messages(text):
+        if prof == profile and kind == "fseq":
+            f = int(args[0])
+            if f != -1 and (not seq or seq[-1] != f):
+                seq.append(f)
+    return seq
+
+
+def gaps(seq):
+    return [(a, b) for a, b in zip(seq, seq[1:]) if b != a + 1]
+
+
+class Run:
+    def __init__(self, name, args):
+        self.name = name
+        self.port = free_port()
+        self.dump_path = os.path.join(tmp, name + ".osc")
+        self.log_path = os.path.join(tmp, name + ".log")
+        self.dump = subprocess.Popen(["oscdump", "-L", str(self.port)],
+                                     stdout=open(self.dump_path, "w"), stderr=subprocess.STDOUT)
+        time.sleep(0.3)
+        self.proc = subprocess.Popen([daemon, "--headless", "--tuio", "udp:127.0.0.1:%d" % self.port] + args,
+                                     stdout=open(self.log_path, "w"), stderr=subprocess.STDOUT)
+
+    def text(self):
+        return read(self.dump_path)
+
+    def log(self):
+        return read(self.log_path)
+
+    def frames(self):
+        return len(fseqs(self.text()))
+
+    def stop(self, sig, timeout=10):
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            rc = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            rc = "hung"
+        time.sleep(0.3)  # the last datagrams reach oscdump
+        self.dump.terminate()
+        self.dump.wait(timeout=5)
+        return rc
+
+
+def final_bundles_empty(text):
+    """For each profile: the last alive is empty and is closed by an fseq."""
+    msgs = messages(text)
+    res = {}
+    for prof in PROFILES:
+        mine = [(tags, kind, args) for p, tags, kind, args in msgs if p == prof]
+        alives = [i for i, m in enumerate(mine) if m[1] == "alive"]
+        if not alives:
+            res[prof] = "no alive at all"
+            continue
+        last = alives[-1]
+        tags, _, args = mine[last]
+        closed = any(m[1] == "fseq" for m in mine[last + 1:])
+        if tags != "s" or args:
+            res[prof] = "last alive not empty: %s %s" % (tags, args)
+        elif not closed:
+            res[prof] = "last alive not closed by an fseq"
+        else:
+            res[prof] = None
+    return res
+
+
+def had_items(text, prof):
+    return any(p == prof and kind == "alive" and args for p, _, kind, args in messages(text))
+
+
+# --- SIGTERM and SIGINT: empty bundles, exit 0 ---------------------------------
+for name, sig in (("sigterm", signal.SIGTERM), ("sigint", signal.SIGINT)):
+    r = Run(name, ["--source", "demo", "--quiet"])
+    # The demo's symbols and fingers must be alive before the stop, so that
+    # an empty final alive means "cleared", not "never had anything".
+    wait_for(lambda: r.frames() >= 20 and had_items(r.text(), "2Dobj") and had_items(r.text(), "2Dcur")
+             or r.proc.poll() is not None, 15)
+    n = r.frames()
+    rc = r.stop(sig)
+    text = r.text()
+    check(rc == 0, "%s: exit status %s (want 0)" % (name, rc))
+    check(n >= 20, "%s: %d frames before the signal" % (name, n))
+    check(had_items(text, "2Dobj") and had_items(text, "2Dcur"),
+          "%s: objects and fingers were alive before the stop" % name)
+    for prof, why in final_bundles_empty(text).items():
+        check(why is None, "%s: /tuio/%s final bundle has an empty alive%s" % (name, prof, ": " + why if why else ""))
+    seq = fseqs(text)
+    check(not gaps(seq), "%s: fseq contiguous 1..%s (gaps: %s)" % (name, seq[-1] if seq else "-", gaps(seq)[:3]))
+    if failures:
+        print(r.log()[-2000:])
+
+# --- SIGHUP: live gate, restart-only source -------------------------------------
+conf = os.path.join(tmp, "tabletrack.conf")
+
+
+def write_conf(source, gate, fps):
+    with open(conf + ".tmp", "w") as f:
+        f.write("# e2e_signals\n[source]\nsource = %s\nfps = %d\n[threshold]\ngate = %d\n" % (source, fps, gate))
+    os.rename(conf + ".tmp", conf)  # as an editor saves: never half a file
+
+
+write_conf("demo", 32, 30)
+r = Run("sighup", ["--config", conf, "--stats"])
+ok = wait_for(lambda: r.frames() >= 15 or r.proc.poll() is not None, 15)
+check(ok and r.proc.poll() is None, "sighup: daemon running with frames flowing (%d)" % r.frames())
+
+write_conf("demo", 40, 30)
+before = r.frames()
+r.proc.send_signal(signal.SIGHUP)
+got = wait_for(lambda: "SIGHUP: gate = 40 (was 32)" in r.log(), 10)
+check(got, "sighup: log says 'SIGHUP: gate = 40 (was 32)'")
+check("configuration reloaded from %s (1 live key changed, 0 need a restart)" % conf in r.log(),
+      "sighup: reload summary names 1 live key, none needing a restart")
+# Frames after the reload, then a second reload that changes the source.
+wait_for(lambda: r.frames() >= before + 20 or r.proc.poll() is not None, 10)
+check(r.frames() >= before + 20, "sighup: frames go on after the reload (%d -> %d)" % (before, r.frames()))
+
+write_conf("file:/nonexistent/never-opened.png", 40, 10)
+mark = r.frames()
+r.proc.send_signal(signal.SIGHUP)
+got = wait_for(lambda: r.log().count("SIGHUP: configuration reloaded") >= 2, 10)
+log = r.log()
+check(got, "sighup: second reload done")
+check("SIGHUP: source changed ('demo' -> 'file:/nonexistent/never-opened.png'): needs a restart, keeping 'demo'" in log,
+      "sighup: a changed source is named as needing a restart")
+check("SIGHUP: fps changed ('30' -> '10'): needs a restart" in log, "sighup: a changed fps is named as needing a restart")
+check("(0 live keys changed, 2 need a restart)" in log, "sighup: summary counts 2 keys needing a restart")
+wait_for(lambda: r.frames() >= mark + 20 or r.proc.poll() is not None, 10)
+check(r.frames() >= mark + 20, "sighup: still tracking the demo after the source change was refused")
+
+rc = r.stop(signal.SIGTERM)
+text, log = r.text(), r.log()
+check(rc == 0, "sighup: exit status %s after SIGTERM (want 0)" % rc)
+seq = fseqs(text)
+check(len(seq) >= 40 and not gaps(seq),
+      "sighup: fseq contiguous across both reloads, %d frames 1..%s (gaps: %s)"
+      % (len(seq), seq[-1] if seq else "-", gaps(seq)[:3]))
+m = re.search(r"--stats: (\d+) frames, (\d+) skipped", log)
+check(m is not None and int(m.group(2)) == 0, "sighup: no frame skipped (%s)" % (m.group(0) if m else "no --stats line"))
+for line in log.splitlines():
+    if "SIGHUP" in line:
+        print("  log: " + line)
+if failures:
+    print(log[-3000:])
+print("%d failure(s)" % len(failures))
+sys.exit(1 if failures else 0)
+PY
