@@ -126,13 +126,46 @@ test: deps
 fuzz:
 	@$(MAKE) --no-print-directory -C tests/fuzz BUILD=$(abspath $(BUILD))/fuzz
 
-install: all
+# Installs the daemon and tools, the unit files (ExecStart pointed at
+# $(PREFIX)/bin), every symbol set (subfolders kept), a man page made from
+# --help, and the docs. An existing /etc/tabletrack/tabletrack.conf is kept:
+# the new default goes next to it as tabletrack.conf.default (and always to
+# $(PREFIX)/share/tabletrack/tabletrack.conf).
+UNITDIR  ?= $(PREFIX)/lib/systemd/system
+install: $(BUILD)/tabletrack $(TOOLS) $(BUILD)/tabletrack.1
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)/etc/tabletrack $(DESTDIR)$(PREFIX)/share/tabletrack/fiducials \
-		$(DESTDIR)$(PREFIX)/lib/systemd/system
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/tabletrack
 	install -m 755 $(BUILD)/tabletrack $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 config/tabletrack.conf $(DESTDIR)/etc/tabletrack/tabletrack.conf
-	install -m 644 fiducials/* $(DESTDIR)$(PREFIX)/share/tabletrack/fiducials/ 2>/dev/null || true
-	install -m 644 config/tabletrack.service config/tabletrack@.service $(DESTDIR)$(PREFIX)/lib/systemd/system/
+	install -m 644 config/tabletrack.conf $(DESTDIR)$(PREFIX)/share/tabletrack/tabletrack.conf
+	@if [ -e $(DESTDIR)/etc/tabletrack/tabletrack.conf ]; then \
+		echo "install: keeping $(DESTDIR)/etc/tabletrack/tabletrack.conf; the new default is tabletrack.conf.default"; \
+		install -m 644 config/tabletrack.conf $(DESTDIR)/etc/tabletrack/tabletrack.conf.default; \
+	else \
+		echo "install -m 644 config/tabletrack.conf $(DESTDIR)/etc/tabletrack/tabletrack.conf"; \
+		install -m 644 config/tabletrack.conf $(DESTDIR)/etc/tabletrack/tabletrack.conf; \
+	fi
+	find fiducials -type f | while read -r f; do \
+		install -D -m 644 "$$f" "$(DESTDIR)$(PREFIX)/share/tabletrack/$$f" || exit 1; done
+	for u in tabletrack.service tabletrack@.service; do \
+		sed 's|/usr/local/bin/tabletrack|$(PREFIX)/bin/tabletrack|g' config/$$u >$(DESTDIR)$(UNITDIR)/$$u && \
+		chmod 644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; done
+	install -m 644 $(BUILD)/tabletrack.1 $(DESTDIR)$(PREFIX)/share/man/man1/tabletrack.1
+	install -m 644 $(wildcard README.md docs/*.md) $(DESTDIR)$(PREFIX)/share/doc/tabletrack/
+
+# Everything install put down except the files in /etc/tabletrack.
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/tabletrack $(TOOLS:$(BUILD)/%=$(DESTDIR)$(PREFIX)/bin/%) \
+		$(DESTDIR)$(UNITDIR)/tabletrack.service $(DESTDIR)$(UNITDIR)/tabletrack@.service \
+		$(DESTDIR)$(PREFIX)/share/man/man1/tabletrack.1
+	rm -rf $(DESTDIR)$(PREFIX)/share/tabletrack $(DESTDIR)$(PREFIX)/share/doc/tabletrack
+
+# A man page from --help (no help2man needed): the option text as is.
+$(BUILD)/tabletrack.1: $(BUILD)/tabletrack
+	{ printf '.TH TABLETRACK 1 "" "tabletrack $(VERSION)" "User Commands"\n.SH NAME\ntabletrack \\- camera tracking daemon for tabletop interfaces (TUIO)\n'; \
+	  printf '.SH SYNOPSIS\n.B tabletrack\n[\\fIOPTION\\fR]...\n.SH DESCRIPTION\n.nf\n'; \
+	  $(BUILD)/tabletrack --help | sed -e 's/\\/\\e/g' -e "s/^[.']/\\\\\&&/"; \
+	  printf '.fi\n.SH FILES\n/etc/tabletrack/tabletrack.conf, $(UNITDIR)/tabletrack.service, tabletrack@.service\n'; \
+	  printf '.SH SEE ALSO\n$(PREFIX)/share/doc/tabletrack/service.md, systemctl(1), journalctl(1)\n'; } >$@
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu' '*.cpp')
@@ -140,7 +173,7 @@ format:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps run test fuzz install format clean
+.PHONY: all deps run test fuzz install uninstall format clean
 .SECONDARY:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -23,7 +23,6 @@ extern "C" {
 
 #define MAX_RADIUS 32
 #define TILE_W 64 /* one 64-bit mask word a tile row */
-#define TILE_H 64
 #define THREADS 256
 #define MAX_REGISTERED 16
 
@@ -68,35 +67,66 @@ static __host__ __device__ __forceinline__ int odd_word_pitch(int n)
 	return ((p >> 2) & 1) ? p : p + 4;
 }
 
-static size_t bernsen_smem_bytes(int r)
+static size_t bernsen_smem_bytes(int r, int th)
 {
-	int iw = TILE_W + 2 * r, ih = TILE_H + 2 * r, pi = odd_word_pitch(iw), po = odd_word_pitch(TILE_W);
-	return (size_t)ih * pi + 2 * (size_t)TILE_H * pi + 2 * (size_t)TILE_H * po;
+	int iw = TILE_W + 2 * r, ih = th + 2 * r, pi = odd_word_pitch(iw), po = odd_word_pitch(TILE_W);
+	return (size_t)ih * pi + 2 * (size_t)th * pi + 2 * (size_t)th * po;
+}
+
+template <bool MAX> static __device__ __forceinline__ int pick(int a, int b) { return MAX ? max(a, b) : min(a, b); }
+
+/* Suffix of one block [start, end) of a strided line; entries below n_out are stored. */
+template <bool MAX>
+static __device__ __forceinline__ void scan_suffix(const uint8_t *src, uint8_t *dst, int step, int start, int end,
+						   int n_out)
+{
+	int acc = MAX ? 0 : 255, i = end - 1;
+	for (; i >= n_out; i--)
+		acc = pick<MAX>(acc, src[i * step]);
+#pragma unroll 4
+	for (; i >= start; i--) {
+		acc = pick<MAX>(acc, src[i * step]);
+		dst[i * step] = (uint8_t)acc;
+	}
+}
+
+/* Prefix of one block, joined into the output one window (k) back. */
+template <bool MAX>
+static __device__ __forceinline__ void scan_prefix(const uint8_t *src, uint8_t *dst, int step, int start, int end,
+						   int k, int n_out)
+{
+	int acc = MAX ? 0 : 255, stop = min(end, n_out + k - 1);
+#pragma unroll 4
+	for (int i = start; i < stop; i++) {
+		acc = pick<MAX>(acc, src[i * step]);
+		int o = (i - k + 1) * step;
+		dst[o] = (uint8_t)pick<MAX>(dst[o], acc);
+	}
 }
 
 /*
- * Per-pixel Bernsen, fused: one block makes a 64 x 64 tile of the mask. It
+ * Per-pixel Bernsen, fused: one block makes a 64 x TH tile of the mask. It
  * loads the tile and its r-pixel apron (edges clamped, which equals cropping
  * the window), runs van Herk / Gil-Werman min and max down the columns then
  * along the rows in shared memory (each thread scans one block of 2r+1
- * pixels: suffix pass, barrier, prefix pass), and each warp turns 32 pixels
- * of the §1 rule into one 32-bit ballot.
+ * pixels for min or for max: suffix pass, barrier, prefix pass), and each
+ * warp turns 32 pixels of the §1 rule into one 32-bit ballot. RT > 0 makes
+ * the radius a compile-time constant (loop bounds, divisions); RT == 0 takes
+ * any radius. TH is smaller for small radii: more blocks, less apron.
  */
-template <int RT>
+template <int RT, int TH>
 __global__ void __launch_bounds__(THREADS) bernsen_kernel(const uint8_t *__restrict__ d_in, int pitch, int w, int h,
 							   int r_run, int gate, uint32_t *__restrict__ d_mask,
 							   int mask_words32)
 {
 	extern __shared__ uint8_t smem[];
-	/* RT > 0: the radius is a compile-time constant, so loop bounds and the
-	 * divisions by the tile sizes are too; RT == 0: any radius. */
 	const int r = RT > 0 ? RT : r_run;
-	const int k = 2 * r + 1, iw = TILE_W + 2 * r, ih = TILE_H + 2 * r;
+	const int k = 2 * r + 1, iw = TILE_W + 2 * r, ih = TH + 2 * r;
 	const int pi = odd_word_pitch(iw), po = odd_word_pitch(TILE_W);
 	uint8_t *s_in = smem;
-	uint8_t *s_vmin = s_in + ih * pi, *s_vmax = s_vmin + TILE_H * pi;
-	uint8_t *s_hmin = s_vmax + TILE_H * pi, *s_hmax = s_hmin + TILE_H * po;
-	const int x0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TILE_H, tid = threadIdx.x;
+	uint8_t *s_vmin = s_in + ih * pi, *s_vmax = s_vmin + TH * pi;
+	uint8_t *s_hmin = s_vmax + TH * pi, *s_hmax = s_hmin + TH * po;
+	const int x0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TH, tid = threadIdx.x;
 
 	/* Eight loads in flight a thread: one at a time left the block waiting
 	 * on memory latency for most of its life. */
@@ -123,75 +153,52 @@ __global__ void __launch_bounds__(THREADS) bernsen_kernel(const uint8_t *__restr
 	}
 	__syncthreads();
 
-	/* Min and max are separate tasks (twice the threads, half the chain
-	 * each); max runs as a min of inverted bytes: 255 - v == v ^ 255. */
-	/* columns, suffix of each block of k rows (only rows < TILE_H are outputs) */
-	const int nbv = (TILE_H + k - 1) / k;
+	/* Columns. Min and max are separate tasks: twice the threads, half the chain. */
+	const int nbv = (TH + k - 1) / k;
 	for (int task = tid; task < 2 * iw * nbv; task += THREADS) {
-		int which = task / (iw * nbv), rest = task - which * iw * nbv, flip = which ? 255 : 0;
-		uint8_t *dst = which ? s_vmax : s_vmin;
+		int which = task >= iw * nbv, rest = which ? task - iw * nbv : task;
 		int col = rest % iw, start = (rest / iw) * k, end = min(start + k, ih);
-		int mn = 255;
-#pragma unroll 4
-		for (int y = end - 1; y >= start; y--) {
-			mn = min(mn, (int)s_in[y * pi + col] ^ flip);
-			if (y < TILE_H)
-				dst[y * pi + col] = (uint8_t)(mn ^ flip);
-		}
+		if (which)
+			scan_suffix<true>(s_in + col, s_vmax + col, pi, start, end, TH);
+		else
+			scan_suffix<false>(s_in + col, s_vmin + col, pi, start, end, TH);
 	}
 	__syncthreads();
-	/* columns, prefix of blocks 1.. joined to the outputs one window back */
-	const int nbf = (TILE_H - 1 + k - 1) / k; /* block b >= 1 reaches outputs ((b-1)k, bk] */
+	const int nbf = (TH - 1 + k - 1) / k; /* block b >= 1 reaches outputs ((b-1)k, bk] */
 	for (int task = tid; task < 2 * iw * nbf; task += THREADS) {
-		int which = task / (iw * nbf), rest = task - which * iw * nbf, flip = which ? 255 : 0;
-		uint8_t *dst = which ? s_vmax : s_vmin;
+		int which = task >= iw * nbf, rest = which ? task - iw * nbf : task;
 		int col = rest % iw, start = (rest / iw + 1) * k, end = min(start + k, ih);
-		int mn = 255;
-#pragma unroll 4
-		for (int y = start; y < end; y++) {
-			mn = min(mn, (int)s_in[y * pi + col] ^ flip);
-			int yo = y - k + 1;
-			if (yo < TILE_H)
-				dst[yo * pi + col] = (uint8_t)(min((int)dst[yo * pi + col] ^ flip, mn) ^ flip);
-		}
+		if (which)
+			scan_prefix<true>(s_in + col, s_vmax + col, pi, start, end, k, TH);
+		else
+			scan_prefix<false>(s_in + col, s_vmin + col, pi, start, end, k, TH);
 	}
 	__syncthreads();
 
-	/* rows: the same on the column result; a warp's lanes take different rows */
+	/* Rows, on the column result; a warp's lanes take different rows. */
 	const int nbh = (TILE_W + k - 1) / k;
-	for (int task = tid; task < 2 * TILE_H * nbh; task += THREADS) {
-		int which = task / (TILE_H * nbh), rest = task - which * TILE_H * nbh, flip = which ? 255 : 0;
-		int row = rest % TILE_H, start = (rest / TILE_H) * k, end = min(start + k, iw);
-		const uint8_t *src = (which ? s_vmax : s_vmin) + row * pi;
-		uint8_t *dst = (which ? s_hmax : s_hmin) + row * po;
-		int mn = 255;
-#pragma unroll 4
-		for (int x = end - 1; x >= start; x--) {
-			mn = min(mn, (int)src[x] ^ flip);
-			if (x < TILE_W)
-				dst[x] = (uint8_t)(mn ^ flip);
-		}
+	for (int task = tid; task < 2 * TH * nbh; task += THREADS) {
+		int which = task >= TH * nbh, rest = which ? task - TH * nbh : task;
+		int row = rest % TH, start = (rest / TH) * k, end = min(start + k, iw);
+		if (which)
+			scan_suffix<true>(s_vmax + row * pi, s_hmax + row * po, 1, start, end, TILE_W);
+		else
+			scan_suffix<false>(s_vmin + row * pi, s_hmin + row * po, 1, start, end, TILE_W);
 	}
 	__syncthreads();
 	const int nbhf = (TILE_W - 1 + k - 1) / k;
-	for (int task = tid; task < 2 * TILE_H * nbhf; task += THREADS) {
-		int which = task / (TILE_H * nbhf), rest = task - which * TILE_H * nbhf, flip = which ? 255 : 0;
-		int row = rest % TILE_H, start = (rest / TILE_H + 1) * k, end = min(start + k, iw);
-		const uint8_t *src = (which ? s_vmax : s_vmin) + row * pi;
-		uint8_t *dst = (which ? s_hmax : s_hmin) + row * po;
-		int mn = 255;
-#pragma unroll 4
-		for (int x = start; x < end; x++) {
-			mn = min(mn, (int)src[x] ^ flip);
-			int xo = x - k + 1;
-			if (xo < TILE_W)
-				dst[xo] = (uint8_t)(min((int)dst[xo] ^ flip, mn) ^ flip);
-		}
+	for (int task = tid; task < 2 * TH * nbhf; task += THREADS) {
+		int which = task >= TH * nbhf, rest = which ? task - TH * nbhf : task;
+		int row = rest % TH, start = (rest / TH + 1) * k, end = min(start + k, iw);
+		if (which)
+			scan_prefix<true>(s_vmax + row * pi, s_hmax + row * po, 1, start, end, k, TILE_W);
+		else
+			scan_prefix<false>(s_vmin + row * pi, s_hmin + row * po, 1, start, end, k, TILE_W);
 	}
 	__syncthreads();
 
 	const int lane = tid & 31, warp = tid >> 5;
-	for (int seg = warp; seg < TILE_H * (TILE_W / 32); seg += THREADS / 32) {
+	for (int seg = warp; seg < TH * (TILE_W / 32); seg += THREADS / 32) {
 		int y = seg / (TILE_W / 32), xs = (seg % (TILE_W / 32)) * 32, x = xs + lane;
 		int gy = y0 + y;
 		bool white = x0 + x < w && gy < h &&
@@ -328,9 +335,12 @@ __global__ void tile_compare_kernel(const uint8_t *__restrict__ d_in, int pitch,
 __global__ void probe_kernel(int *d_out) { *d_out = 42; }
 
 typedef void (*bernsen_fn)(const uint8_t *, int, int, int, int, int, uint32_t *, int);
-#define B4(n) bernsen_kernel<n>, bernsen_kernel<n + 1>, bernsen_kernel<n + 2>, bernsen_kernel<n + 3>
+/* Tile height by radius: 16 rows up to r = 8, 32 up to 16, then 64. */
+static int tile_h_for(int r) { return r == 0 ? 64 : r <= 8 ? 16 : r <= 16 ? 32 : 64; }
+#define BK(n) bernsen_kernel<n, (n <= 8 ? 16 : n <= 16 ? 32 : 64)>
+#define B4(n) BK(n), BK(n + 1), BK(n + 2), BK(n + 3)
 static const bernsen_fn bernsen_by_radius[MAX_RADIUS + 1] = {
-	bernsen_kernel<0>, B4(1), B4(5), B4(9), B4(13), B4(17), B4(21), B4(25), B4(29),
+	bernsen_kernel<0, 64>, B4(1), B4(5), B4(9), B4(13), B4(17), B4(21), B4(25), B4(29),
 };
 
 /* ---- host side ---- */
@@ -415,7 +425,7 @@ struct cuda_threshold *cuda_threshold_create(const struct cuda_threshold_config 
 	/* r = 32 needs about 43 KB: under the 48 KB default, but say so explicitly. */
 	for (int r = 0; r <= MAX_RADIUS; r++)
 		CUDA_CHECK(cudaFuncSetAttribute(bernsen_by_radius[r], cudaFuncAttributeMaxDynamicSharedMemorySize,
-						(int)bernsen_smem_bytes(MAX_RADIUS)));
+						(int)bernsen_smem_bytes(MAX_RADIUS, 64)));
 	*err = 0;
 	return t;
 fail:
@@ -550,9 +560,10 @@ int cuda_threshold_submit(struct cuda_threshold *t, const uint8_t *grey, int wid
 		tile_compare_kernel<<<gc, bc, 0, t->stream>>>(d_src, width, width, height, s, ntx, t->d_tile_t,
 							      t->d_mask, words32);
 	} else {
-		dim3 gb((width + TILE_W - 1) / TILE_W, (height + TILE_H - 1) / TILE_H);
-		bernsen_fn fn = bernsen_by_radius[c->kernel_variant == 1 ? 0 : c->radius];
-		fn<<<gb, THREADS, bernsen_smem_bytes(c->radius), t->stream>>>(d_src, width, width, height, c->radius,
+		int kr = c->kernel_variant == 1 ? 0 : c->radius, th = tile_h_for(kr);
+		dim3 gb((width + TILE_W - 1) / TILE_W, (height + th - 1) / th);
+		bernsen_fn fn = bernsen_by_radius[kr];
+		fn<<<gb, THREADS, bernsen_smem_bytes(c->radius, th), t->stream>>>(d_src, width, width, height, c->radius,
 									       c->gate, t->d_mask, words32);
 	}
 	CUDA_CHECK(cudaGetLastError());

@@ -39,10 +39,17 @@
  * selection over the clamped 3x3 or 5x5 window. Gaussian: cuda_gauss_kernel()
  * integer taps (cuda/bernsen_cuda.h), clamped edges, exact integer sums.
  *
- * Performance (CPU backend, one core of an AMD EPYC (Zen 4, 2 vCPU VM),
- * gcc 12 -O2, SSE2; best of 15): 640x480 0.5 ms, 1920x1080 3.6 ms (r=6) /
- * 3.2 ms (r=32), 3840x2160 14 ms; tiled (s=10) 1080p 1.5 ms; median3 1080p
- * 4.4 ms, median5 38 ms; Gaussian sigma 1 1080p 9.9 ms.
+ * Performance, CPU backend (one core, gcc 12 -O2, SSE2, frame -> mask):
+ * AMD EPYC 2-vCPU dev VM, quiet, best of 15: 640x480 0.5 ms, 1920x1080
+ * 3.6 ms (r=6) / 3.2 ms (r=32), 3840x2160 14 ms; tiled (s=10) 1080p 1.5 ms;
+ * median3 1080p 4.4 ms, median5 38 ms; Gaussian sigma 1 1080p 9.9 ms.
+ * Xeon host of the H100 machine, median of 1000: 640x480 0.63 / 0.79 ms,
+ * 1080p 5.4 / 5.2 ms, 4K 19 / 25 ms (r=6 / r=32).
+ * CUDA backend (NVIDIA H100 80GB, PCIe Gen5, median of 1000 frames, frame
+ * in a registered buffer -> mask on the host via collect_view): 640x480
+ * 32 / 41 us, 1080p 85 / 91 us, 4K 261 / 286 us (r=6 / r=32); from an
+ * unregistered frame add the staging memcpy: 1080p 282 / 311 us. Details
+ * and history: /work/notes/gpu-results.md, tests/gpu/gpu_bench.c.
  */
 #ifndef TT_THRESHOLD_H
 #define TT_THRESHOLD_H

@@ -1,0 +1,301 @@
+#include "engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/clock.h"
+#include "../core/err.h"
+#include "../core/log.h"
+#include "../segment/segment.h"
+
+/* One threshold scale: its thresholder, mask, segmenter and matcher. */
+struct scale {
+	struct threshold *thr;
+	struct segment *seg;
+	struct match *mat;
+	struct bitmask mask;
+	struct detections det;
+	bool submitted;
+	int err;              /* of the last collect */
+};
+
+struct engine {
+	struct engine_config cfg;
+	struct scale s1, s2;  /* s2 exists while radius2 > 0 */
+	struct engine_times times;
+	int64_t t_submit;
+};
+
+static void scale_free(struct scale *s)
+{
+	threshold_destroy(s->thr);
+	segment_destroy(s->seg);
+	match_destroy(s->mat);
+	bitmask_free(&s->mask);
+	detections_free(&s->det);
+	memset(s, 0, sizeof *s);
+}
+
+static bool scale_on(const struct scale *s)
+{
+	return s->thr != NULL;
+}
+
+/* The second scale thresholds with its own radius and median and reports
+ * symbols only: fingers and blobs come from the first. */
+static void second_configs(const struct engine_config *c, struct threshold_config *tc, struct match_config *mc)
+{
+	*tc = c->thr;
+	tc->radius = c->radius2;
+	tc->median = c->median2;
+	*mc = c->match;
+	mc->finger_size_px = 0;
+	mc->blob_max_px = 0;
+}
+
+static int scale_create(struct scale *s, const struct engine_config *c, const struct threshold_config *tc,
+			const struct match_config *mc, const char *backend)
+{
+	int err = 0;
+	memset(s, 0, sizeof *s);
+	int adj = tree_set_max_nodes(mc->trees);
+	struct segment_config sc = {.max_width = c->width, .max_height = c->height, .adj_cap = adj < 8 ? 8 : adj};
+	s->thr = threshold_create(tc, backend, &err);
+	if (s->thr)
+		s->seg = segment_create(&sc, &err);
+	if (s->seg)
+		s->mat = match_create(mc, &err);
+	if (s->mat && !(err = bitmask_alloc(&s->mask, c->width, c->height)))
+		err = detections_alloc(&s->det, c->max_detections);
+	if (!s->mat || err) {
+		scale_free(s);
+		return err ? err : ERR_NOMEM;
+	}
+	s->det.width = c->width;
+	s->det.height = c->height;
+	return 0;
+}
+
+static void sizes_from(struct engine_config *c)
+{
+	c->thr.max_width = c->match.max_width = c->width;
+	c->thr.max_height = c->match.max_height = c->height;
+	if (c->max_detections <= 0)
+		c->max_detections = 1024;
+}
+
+/* Creates or frees the second scale to follow radius2 (it is live). */
+static int second_scale_sync(struct engine *e)
+{
+	if (e->cfg.radius2 == 0) {
+		scale_free(&e->s2);
+		return 0;
+	}
+	struct threshold_config tc;
+	struct match_config mc;
+	second_configs(&e->cfg, &tc, &mc);
+	if (scale_on(&e->s2)) {
+		threshold_set_config(e->s2.thr, &tc);
+		match_set_config(e->s2.mat, &mc);
+		return 0;
+	}
+	int err = scale_create(&e->s2, &e->cfg, &tc, &mc, threshold_backend_name(e->s1.thr));
+	if (err)
+		log_error("second threshold scale (radius2 %d) not available: %s", e->cfg.radius2, err_str(err));
+	return err;
+}
+
+struct engine *engine_create(const struct engine_config *cfg, int *err)
+{
+	struct engine *e = calloc(1, sizeof *e);
+	if (!e) {
+		*err = ERR_NOMEM;
+		return NULL;
+	}
+	e->cfg = *cfg;
+	sizes_from(&e->cfg);
+	*err = scale_create(&e->s1, &e->cfg, &e->cfg.thr, &e->cfg.match, e->cfg.backend);
+	if (*err)
+		goto fail;
+	*err = second_scale_sync(e);
+	if (*err)
+		goto fail;
+	return e;
+fail:
+	engine_destroy(e);
+	return NULL;
+}
+
+void engine_destroy(struct engine *e)
+{
+	if (!e)
+		return;
+	scale_free(&e->s1);
+	scale_free(&e->s2);
+	free(e);
+}
+
+int engine_set_config(struct engine *e, const struct engine_config *cfg)
+{
+	struct engine_config next = *cfg;
+	next.width = e->cfg.width;
+	next.height = e->cfg.height;
+	next.backend = e->cfg.backend;
+	next.max_detections = e->cfg.max_detections;
+	next.tracker = e->cfg.tracker;
+	sizes_from(&next);
+	e->cfg = next;
+	int err = threshold_set_config(e->s1.thr, &e->cfg.thr);
+	if (!err)
+		err = match_set_config(e->s1.mat, &e->cfg.match);
+	int err2 = second_scale_sync(e);
+	return err ? err : err2;
+}
+
+int engine_submit(struct engine *e, const struct image_u8 *grey)
+{
+	if (grey->width != e->cfg.width || grey->height != e->cfg.height)
+		return ERR_SIZE;
+	e->t_submit = clock_now_ns();
+	int err = threshold_submit(e->s1.thr, grey);
+	e->s1.submitted = err == 0;
+	if (err)
+		return err;
+	/* A failing second scale only loses that scale for this frame. */
+	e->s2.submitted = scale_on(&e->s2) && threshold_submit(e->s2.thr, grey) == 0;
+	return 0;
+}
+
+int engine_collect(struct engine *e)
+{
+	if (!e->s1.submitted)
+		return ERR_AGAIN;
+	e->s1.submitted = false;
+	e->s1.err = threshold_collect(e->s1.thr, &e->s1.mask);
+	if (e->s2.submitted) {
+		e->s2.submitted = false;
+		e->s2.err = threshold_collect(e->s2.thr, &e->s2.mask);
+	} else {
+		e->s2.err = ERR_AGAIN;
+	}
+	e->times.ns[ENGINE_THRESHOLD] = clock_now_ns() - e->t_submit;
+	return e->s1.err;
+}
+
+static bool near_any(const struct fiducial_det *list, int n, const struct fiducial_det *f)
+{
+	for (int i = 0; i < n; i++) {
+		float dx = list[i].x - f->x, dy = list[i].y - f->y;
+		float r = 0.3f * (list[i].size_px > f->size_px ? list[i].size_px : f->size_px);
+		if (dx * dx + dy * dy <= r * r)
+			return true;
+	}
+	return false;
+}
+
+/* Adds the second scale's symbols the first did not find; a symbol decoded
+ * by either scale replaces a fuzzy one at the same place. Region indices
+ * of merged items refer to the other scale's tree, so they are cleared. */
+static void merge_second_scale(struct detections *d, const struct detections *d2)
+{
+	for (int i = 0; i < d2->n_fids; i++) {
+		const struct fiducial_det *f = &d2->fids[i];
+		if (near_any(d->fids, d->n_fids, f))
+			continue;
+		if (d->n_fids >= d->cap_fids) {
+			d->overflow = true;
+			break;
+		}
+		d->fids[d->n_fids] = *f;
+		d->fids[d->n_fids++].root = -1;
+	}
+	for (int i = 0; i < d2->n_fuzzy; i++) {
+		const struct fiducial_det *f = &d2->fuzzy[i];
+		if (near_any(d->fids, d->n_fids, f) || near_any(d->fuzzy, d->n_fuzzy, f))
+			continue;
+		if (d->n_fuzzy >= d->cap_fuzzy)
+			break;
+		d->fuzzy[d->n_fuzzy] = *f;
+		d->fuzzy[d->n_fuzzy++].root = -1;
+	}
+	int k = 0;
+	for (int i = 0; i < d->n_fuzzy; i++)
+		if (!near_any(d->fids, d->n_fids, &d->fuzzy[i]))
+			d->fuzzy[k++] = d->fuzzy[i];
+	d->n_fuzzy = k;
+}
+
+int engine_finish(struct engine *e, const struct image_u8 *grey, uint64_t frame, int64_t t_capture_ns,
+		  struct tracked_state *out)
+{
+	if (e->s1.err)
+		return e->s1.err;
+	int64_t t0 = clock_now_ns();
+
+	/* 2. segment */
+	const struct region_tree *tree = NULL, *tree2 = NULL;
+	int err = segment_process(e->s1.seg, &e->s1.mask, &tree);
+	if (err)
+		return err;
+	bool scale2 = e->s2.err == 0 && segment_process(e->s2.seg, &e->s2.mask, &tree2) == 0;
+	int64_t t1 = clock_now_ns();
+
+	/* 3. match */
+	detections_clear(&e->s1.det);
+	err = match_process(e->s1.mat, tree, grey, &e->s1.det);
+	if (err)
+		return err;
+	if (scale2) {
+		detections_clear(&e->s2.det);
+		if (match_process(e->s2.mat, tree2, grey, &e->s2.det) == 0)
+			merge_second_scale(&e->s1.det, &e->s2.det);
+	}
+	int64_t t2 = clock_now_ns();
+
+	/* 4. track */
+	err = track_process(e->cfg.tracker, &e->s1.det, frame, t_capture_ns, out);
+	int64_t t3 = clock_now_ns();
+	e->times.ns[ENGINE_SEGMENT] = t1 - t0;
+	e->times.ns[ENGINE_MATCH] = t2 - t1;
+	e->times.ns[ENGINE_TRACK] = t3 - t2;
+	return err;
+}
+
+int engine_process(struct engine *e, const struct image_u8 *grey, uint64_t frame, int64_t t_capture_ns,
+		   struct tracked_state *out)
+{
+	int err = engine_submit(e, grey);
+	if (!err)
+		err = engine_collect(e);
+	if (!err)
+		err = engine_finish(e, grey, frame, t_capture_ns, out);
+	return err;
+}
+
+const struct bitmask *engine_mask(const struct engine *e)
+{
+	return &e->s1.mask;
+}
+
+const struct detections *engine_detections(const struct engine *e)
+{
+	return &e->s1.det;
+}
+
+const struct engine_times *engine_times(const struct engine *e)
+{
+	return &e->times;
+}
+
+const char *engine_backend(const struct engine *e)
+{
+	return threshold_backend_name(e->s1.thr);
+}
+
+int engine_register_buffer(struct engine *e, void *data, size_t bytes)
+{
+	int err = threshold_register_buffer(e->s1.thr, data, bytes);
+	if (!err && scale_on(&e->s2))
+		err = threshold_register_buffer(e->s2.thr, data, bytes);
+	return err;
+}

@@ -1,0 +1,82 @@
+/*
+ * engine.h - the per-frame script, in one place: grey frame -> tracked state.
+ *
+ *   1. threshold   grey -> bitmask (CUDA or CPU Bernsen; and the optional
+ *                  second scale: its own radius and median)
+ *   2. segment     bitmask -> region tree (per scale)
+ *   3. match       tree -> fiducials, fuzzy symbols, root regions, fingers,
+ *                  blobs; the second scale's symbols merged in
+ *   4. track       detections -> sessions
+ *
+ * The daemon (pipeline.c) sends the result over TUIO; the bench tool
+ * (tools/bench.c) times the very same code. Split in three calls so the GPU
+ * can threshold frame N+1 while the CPU segments frame N:
+ *
+ *     engine_submit(e, grey_n);            // starts threshold work (async on the GPU)
+ *     engine_collect(e);                   // waits; the masks are the engine's now
+ *     engine_submit(e, grey_n_plus_1);     // optional: overlap the next frame
+ *     engine_finish(e, grey_n, ...);       // segment, match, track frame N
+ *
+ * engine_process() is submit + collect + finish.
+ *
+ * Memory: everything is sized by engine_create() for one frame size; no
+ * call allocates. Frames of another size are ERR_SIZE (the pipeline then
+ * makes a new engine). The grey image passed to submit is borrowed until
+ * collect returns; finish reads grey again (finger contrast).
+ */
+#ifndef TT_PIPELINE_ENGINE_H
+#define TT_PIPELINE_ENGINE_H
+
+#include <stdint.h>
+
+#include "../core/detect.h"
+#include "../core/image.h"
+#include "../core/tracked.h"
+#include "../fiducial/match.h"
+#include "../threshold/threshold.h"
+#include "../track/track.h"
+
+struct engine_config {
+	int width, height;
+	const char *backend;           /* threshold backend: "cpu", "cuda", "auto" */
+	struct threshold_config thr;   /* first scale (max sizes are set from width/height) */
+	int radius2, median2;          /* second scale; radius2 0 = off */
+	struct match_config match;     /* trees, finger and blob settings */
+	struct track *tracker;         /* borrowed: outlives engines, so session IDs
+					* survive a frame-size change */
+	int32_t max_detections;        /* capacity of every detection list */
+};
+
+enum engine_stage { ENGINE_THRESHOLD, ENGINE_SEGMENT, ENGINE_MATCH, ENGINE_TRACK, ENGINE_N_STAGES };
+
+/* Nanoseconds each stage took for the last frame (threshold: submit to collect). */
+struct engine_times {
+	int64_t ns[ENGINE_N_STAGES];
+};
+
+struct engine;
+
+struct engine *engine_create(const struct engine_config *cfg, int *err);
+void engine_destroy(struct engine *e);  /* NULL-safe */
+
+/* Applies live settings (radius, gate, prefilters, radius2, finger and blob
+ * settings). Sizes, backend and tracker stay. */
+int engine_set_config(struct engine *e, const struct engine_config *cfg);
+
+int engine_submit(struct engine *e, const struct image_u8 *grey);
+int engine_collect(struct engine *e);
+int engine_finish(struct engine *e, const struct image_u8 *grey, uint64_t frame, int64_t t_capture_ns,
+		  struct tracked_state *out);
+int engine_process(struct engine *e, const struct image_u8 *grey, uint64_t frame, int64_t t_capture_ns,
+		   struct tracked_state *out);
+
+/* What the last frame produced, borrowed until the next call. */
+const struct bitmask *engine_mask(const struct engine *e);
+const struct detections *engine_detections(const struct engine *e);
+const struct engine_times *engine_times(const struct engine *e);
+const char *engine_backend(const struct engine *e);  /* "cpu" or "cuda" */
+
+/* Lets the GPU read frames from a long-lived buffer by DMA (capture ring slots). */
+int engine_register_buffer(struct engine *e, void *data, size_t bytes);
+
+#endif
