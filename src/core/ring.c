@@ -177,3 +177,12 @@ uint64_t ring_dropped(const struct ring *r)
 {
 	return (uint64_t)atomic_load(&r->dropped);
 }
+
+int ring_slot_buffer(const struct ring *r, int i, void **data, size_t *bytes)
+{
+	if (i < 0 || i >= RING_SLOTS)
+		return ERR_RANGE;
+	*data = r->slots[i].img.data;
+	*bytes = (size_t)r->max_stride * (size_t)r->max_height;
+	return 0;
+}

@@ -12,6 +12,7 @@
 #define TT_CORE_RING_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "frame.h"
@@ -40,5 +41,8 @@ void ring_release(struct ring *r);
 void ring_close(struct ring *r);
 bool ring_is_closed(struct ring *r);
 uint64_t ring_dropped(const struct ring *r);
+/* The pixel buffers of the slots, for page-locking them once (GPU DMA):
+ * slot i's buffer and its size in bytes; i from 0 while it returns 0. */
+int ring_slot_buffer(const struct ring *r, int i, void **data, size_t *bytes);
 
 #endif

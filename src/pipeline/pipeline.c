@@ -26,6 +26,7 @@
 #include "../tuio/tuio.h"
 #include "../ui/ui.h"
 #include "demo.h"
+#include "engine.h"
 #include "service.h"
 
 /* What the main thread's once-a-second summary line and STATUS= show. The
@@ -66,20 +67,11 @@ struct pipeline {
 
 	/* Size-dependent stages, rebuilt only when the frame size changes. */
 	int width, height;
-	struct threshold *thr;
-	struct segment *seg;
-	struct match *mat;
-	struct bitmask mask;
-	struct detections det;
-	/* Optional second threshold scale (radius2), merged into det. */
-	struct threshold *thr2;
-	struct segment *seg2;
-	struct match *mat2;
-	struct bitmask mask2;
-	struct detections det2;
+	struct engine *eng;         /* the per-frame script (engine.h) */
+	struct frame once_buf[2];   /* --once: frame N and N+1 when thresholds overlap */
 
 	uint64_t fseq;              /* last processed frame number (TUIO fseq) */
-	uint64_t bad_frames;
+	_Atomic uint64_t bad_frames; /* capture and pipeline threads both count */
 	struct timing timing[N_STAGES];
 	bool dump_failed;
 	bool ready_sent;
@@ -178,106 +170,10 @@ static const char *threshold_backend_for(const char *gpu)
 
 /* ---- size-dependent stages ------------------------------------------------------------- */
 
-static void second_scale_free(struct pipeline *p)
-{
-	threshold_destroy(p->thr2);
-	segment_destroy(p->seg2);
-	match_destroy(p->mat2);
-	bitmask_free(&p->mask2);
-	detections_free(&p->det2);
-	p->thr2 = NULL;
-	p->seg2 = NULL;
-	p->mat2 = NULL;
-}
-
-/* Creates or frees the second scale to follow cfg.radius2 (it is live). */
-static int second_scale_sync(struct pipeline *p)
-{
-	if (p->cfg.radius2 == 0 || p->width == 0) {
-		second_scale_free(p);
-		return 0;
-	}
-	if (p->thr2)
-		return 0;
-	int err = 0;
-	struct threshold_config tc;
-	threshold_config_from(&p->cfg, p->width, p->height, &tc);
-	tc.radius = p->cfg.radius2;
-	tc.median = p->cfg.median2;
-	p->thr2 = threshold_create(&tc, threshold_backend_name(p->thr), &err);
-	struct segment_config sc = {.max_width = p->width, .max_height = p->height,
-				    .adj_cap = tree_set_max_nodes(p->trees) < 8 ? 8 : tree_set_max_nodes(p->trees)};
-	if (p->thr2)
-		p->seg2 = segment_create(&sc, &err);
-	struct match_config mc;
-	match_config_from(p, p->width, p->height, &mc);
-	mc.finger_size_px = 0; /* fingers and blobs come from the first scale only */
-	mc.blob_max_px = 0;
-	if (p->seg2)
-		p->mat2 = match_create(&mc, &err);
-	if (p->mat2 && !(err = bitmask_alloc(&p->mask2, p->width, p->height)))
-		err = detections_alloc(&p->det2, DETECTIONS_CAP);
-	if (!p->mat2 || err) {
-		log_error("second threshold scale (radius2 %d) not available: %s", p->cfg.radius2,
-			  err_str(err ? err : ERR_NOMEM));
-		second_scale_free(p);
-		return err ? err : ERR_NOMEM;
-	}
-	return 0;
-}
-
-static bool near_any(const struct fiducial_det *list, int n, const struct fiducial_det *f, bool same_id)
-{
-	for (int i = 0; i < n; i++) {
-		float dx = list[i].x - f->x, dy = list[i].y - f->y, r = 0.3f * (list[i].size_px > f->size_px ? list[i].size_px : f->size_px);
-		if (dx * dx + dy * dy <= r * r && (!same_id || list[i].id == f->id))
-			return true;
-	}
-	return false;
-}
-
-/* Adds the second scale's symbols that the first did not find. A symbol
- * decoded by either scale wins over a fuzzy one at the same place. */
-static void merge_second_scale(struct detections *d, const struct detections *d2)
-{
-	for (int i = 0; i < d2->n_fids; i++) {
-		const struct fiducial_det *f = &d2->fids[i];
-		if (near_any(d->fids, d->n_fids, f, false))
-			continue;
-		if (d->n_fids >= d->cap_fids) {
-			d->overflow = true;
-			break;
-		}
-		d->fids[d->n_fids] = *f;
-		d->fids[d->n_fids++].root = -1;
-	}
-	for (int i = 0; i < d2->n_fuzzy; i++) {
-		const struct fiducial_det *f = &d2->fuzzy[i];
-		if (near_any(d->fids, d->n_fids, f, false) || near_any(d->fuzzy, d->n_fuzzy, f, false))
-			continue;
-		if (d->n_fuzzy >= d->cap_fuzzy)
-			break;
-		d->fuzzy[d->n_fuzzy] = *f;
-		d->fuzzy[d->n_fuzzy++].root = -1;
-	}
-	/* Drop first-scale fuzzy candidates that the second scale decoded. */
-	int k = 0;
-	for (int i = 0; i < d->n_fuzzy; i++)
-		if (!near_any(d->fids, d->n_fids, &d->fuzzy[i], false))
-			d->fuzzy[k++] = d->fuzzy[i];
-	d->n_fuzzy = k;
-}
-
 static void stages_free(struct pipeline *p)
 {
-	second_scale_free(p);
-	threshold_destroy(p->thr);
-	segment_destroy(p->seg);
-	match_destroy(p->mat);
-	bitmask_free(&p->mask);
-	p->thr = NULL;
-	p->seg = NULL;
-	p->mat = NULL;
+	engine_destroy(p->eng);
+	p->eng = NULL;
 	p->width = p->height = 0;
 }
 
@@ -295,6 +191,20 @@ static int snapshots_size(struct pipeline *p, int w, int h)
 	return 0;
 }
 
+static void engine_config_from(const struct pipeline *p, int w, int h, struct engine_config *e)
+{
+	memset(e, 0, sizeof *e);
+	e->width = w;
+	e->height = h;
+	e->backend = threshold_backend_for(p->cfg.gpu);
+	threshold_config_from(&p->cfg, w, h, &e->thr);
+	e->radius2 = p->cfg.radius2;
+	e->median2 = p->cfg.median2;
+	match_config_from(p, w, h, &e->match);
+	e->tracker = p->trk;
+	e->max_detections = DETECTIONS_CAP;
+}
+
 static int stages_ensure_size(struct pipeline *p, int w, int h)
 {
 	if (w == p->width && h == p->height)
@@ -303,38 +213,30 @@ static int stages_ensure_size(struct pipeline *p, int w, int h)
 		log_info("frame size changed from %dx%d to %dx%d: resizing the stages", p->width,
 			 p->height, w, h);
 	stages_free(p);
-
 	int err = 0;
-	struct threshold_config tc;
-	threshold_config_from(&p->cfg, w, h, &tc);
-	p->thr = threshold_create(&tc, threshold_backend_for(p->cfg.gpu), &err);
-	if (!p->thr) {
+	struct engine_config ec;
+	engine_config_from(p, w, h, &ec);
+	p->eng = engine_create(&ec, &err);
+	if (!p->eng) {
 		if (err == ERR_UNSUPPORTED)
 			log_error("--gpu on: no usable GPU path (see the line above); use --gpu auto or off");
 		goto fail;
 	}
-	struct segment_config sc = {.max_width = w, .max_height = h,
-				    .adj_cap = tree_set_max_nodes(p->trees)};
-	if (sc.adj_cap < 8)
-		sc.adj_cap = 8;
-	p->seg = segment_create(&sc, &err);
-	if (!p->seg)
-		goto fail;
-	struct match_config mc;
-	match_config_from(p, w, h, &mc);
-	p->mat = match_create(&mc, &err);
-	if (!p->mat)
-		goto fail;
-	err = bitmask_alloc(&p->mask, w, h);
-	if (err)
-		goto fail;
 	p->width = w;
 	p->height = h;
 	err = snapshots_size(p, w, h);
-	if (!err)
-		err = second_scale_sync(p);
 	if (err)
 		goto fail;
+	/* Frames come from the ring's slots (live) or the double buffer
+	 * (--once): page-locked once, the GPU reads them without a staging copy. */
+	void *data;
+	size_t bytes;
+	for (int i = 0; p->ring && ring_slot_buffer(p->ring, i, &data, &bytes) == 0; i++)
+		engine_register_buffer(p->eng, data, bytes);
+	for (int i = 0; i < 2; i++)
+		if (p->once_buf[i].img.data)
+			engine_register_buffer(p->eng, p->once_buf[i].img.data,
+					       (size_t)p->once_buf[i].img.stride * (size_t)p->once_buf[i].img.height);
 	return 0;
 fail:
 	log_error("cannot set up the stages for %dx%d frames: %s", w, h, err_str(err));
@@ -350,7 +252,7 @@ static void dump_frame(struct pipeline *p, const struct frame *f, const struct t
 	struct image_u8 bin;
 	if (image_u8_alloc(&bin, p->width, p->height))
 		return;
-	bitmask_to_image(&p->mask, &bin);
+	bitmask_to_image(engine_mask(p->eng), &bin);
 	snprintf(path, sizeof path, "%s/%06llu-binary.png", p->cfg.dump, (unsigned long long)p->fseq);
 	int err = image_write(path, &bin);
 	image_u8_free(&bin);
@@ -362,7 +264,7 @@ static void dump_frame(struct pipeline *p, const struct frame *f, const struct t
 		err = out ? 0 : ERR_IO;
 	}
 	if (out) {
-		const struct detections *d = &p->det;
+		const struct detections *d = engine_detections(p->eng);
 		fprintf(out, "# frame %llu source %s size %dx%d\n", (unsigned long long)p->fseq, f->name,
 			p->width, p->height);
 		for (int i = 0; i < d->n_fids; i++)
@@ -398,22 +300,23 @@ static void snapshot_publish(struct pipeline *p, const struct frame *f, const st
 	struct snapshot *s = p->snaps[p->snap_back];
 	s->frame = p->fseq;
 	image_u8_copy(&s->grey, &f->img);
-	bitmask_to_image(&p->mask, &s->binary);
+	bitmask_to_image(engine_mask(p->eng), &s->binary);
 	s->n_objects = st->n_objects < SNAPSHOT_MAX_ITEMS ? st->n_objects : SNAPSHOT_MAX_ITEMS;
 	s->n_cursors = st->n_cursors < SNAPSHOT_MAX_ITEMS ? st->n_cursors : SNAPSHOT_MAX_ITEMS;
 	s->n_blobs = st->n_blobs < SNAPSHOT_MAX_ITEMS ? st->n_blobs : SNAPSHOT_MAX_ITEMS;
 	memcpy(s->objects, st->objects, (size_t)s->n_objects * sizeof *s->objects);
 	memcpy(s->cursors, st->cursors, (size_t)s->n_cursors * sizeof *s->cursors);
 	memcpy(s->blobs, st->blobs, (size_t)s->n_blobs * sizeof *s->blobs);
-	s->n_fids = p->det.n_fids < SNAPSHOT_MAX_ITEMS ? p->det.n_fids : SNAPSHOT_MAX_ITEMS;
-	memcpy(s->fids, p->det.fids, (size_t)s->n_fids * sizeof *s->fids);
+	const struct detections *det = engine_detections(p->eng);
+	s->n_fids = det->n_fids < SNAPSHOT_MAX_ITEMS ? det->n_fids : SNAPSHOT_MAX_ITEMS;
+	memcpy(s->fids, det->fids, (size_t)s->n_fids * sizeof *s->fids);
 	s->fps = p->fps;
 	for (int i = 0; i < 6; i++)
 		s->stage_ms[i] = (float)p->timing[i].samples[(p->timing[i].n_total + TIMING_SAMPLES - 1) %
 							       TIMING_SAMPLES] / 1e6f;
 	s->dropped_frames = p->ring ? ring_dropped(p->ring) : 0;
 	s->bad_frames = p->bad_frames;
-	snprintf(s->backend, sizeof s->backend, "%s", threshold_backend_name(p->thr));
+	snprintf(s->backend, sizeof s->backend, "%s", engine_backend(p->eng));
 	pthread_mutex_lock(&p->status_lock);
 	snprintf(s->status, sizeof s->status, "%s", p->source_status);
 	pthread_mutex_unlock(&p->status_lock);
@@ -453,57 +356,36 @@ static void update_fps(struct pipeline *p, int64_t now)
 	}
 }
 
-/* The numbered script of one frame. Returns 0, or an error for a frame that
+/* One frame is the engine's numbered script (1 threshold, 2 segment, 3 match,
+ * 4 track), then 5 TUIO and 6 what is shown. Errors are for a frame that
  * could not be processed (it is counted and skipped). */
-static int pipeline_process_frame(struct pipeline *p, const struct frame *f)
+/* 1. Starts the threshold of frame f (asynchronous on the GPU). */
+static int frame_start(struct pipeline *p, const struct frame *f)
 {
 	int err = stages_ensure_size(p, f->img.width, f->img.height);
-	if (err)
-		return err;
+	if (!err)
+		err = engine_submit(p->eng, &f->img);
+	return err;
+}
+
+/* The rest of frame f, started by frame_start. When `next` is given (a
+ * frame already waiting), its threshold is started as soon as f's masks are
+ * in, so the GPU works on it while the CPU segments f. */
+static int frame_finish(struct pipeline *p, const struct frame *f, const struct frame *next)
+{
 	int64_t t0 = clock_now_ns();
-
-	/* 1. threshold (and the optional second scale: a failure there only
-	 * loses that scale for this frame) */
-	err = threshold_process(p->thr, &f->img, &p->mask);
+	int err = engine_collect(p->eng);
+	if (next && next->img.width == p->width && next->img.height == p->height)
+		engine_submit(p->eng, &next->img);
 	if (err)
 		return err;
-	bool scale2 = p->thr2 && threshold_process(p->thr2, &f->img, &p->mask2) == 0;
-	int64_t t1 = clock_now_ns();
 
-	/* 2. segment */
-	const struct region_tree *tree = NULL, *tree2 = NULL;
-	err = segment_process(p->seg, &p->mask, &tree);
-	if (err)
-		return err;
-	int64_t t2 = clock_now_ns();
-
-	/* 3. match */
-	detections_clear(&p->det);
-	p->det.width = p->width;
-	p->det.height = p->height;
-	err = match_process(p->mat, tree, &f->img, &p->det);
-	if (err)
-		return err;
-	int64_t t3 = clock_now_ns();
-	if (scale2) {
-		/* 2b, 3b. the second scale: its symbols merged into the first's */
-		detections_clear(&p->det2);
-		p->det2.width = p->width;
-		p->det2.height = p->height;
-		if (segment_process(p->seg2, &p->mask2, &tree2) == 0) {
-			t2 += clock_now_ns() - t3;
-			if (match_process(p->mat2, tree2, &f->img, &p->det2) == 0)
-				merge_second_scale(&p->det, &p->det2);
-		}
-		t3 = clock_now_ns();
-	}
-
-	/* 4. track */
-	p->fseq++;
+	/* 2-4. segment, match, track */
 	struct tracked_state st;
-	err = track_process(p->trk, &p->det, p->fseq, f->t_capture_ns, &st);
+	err = engine_finish(p->eng, &f->img, p->fseq + 1, f->t_capture_ns, &st);
 	if (err)
 		return err;
+	p->fseq++;
 	int64_t t4 = clock_now_ns();
 
 	/* 5. tuio: a send failure is the network's problem, logged once by the sender. */
@@ -511,16 +393,18 @@ static int pipeline_process_frame(struct pipeline *p, const struct frame *f)
 	int64_t t5 = clock_now_ns();
 
 	/* 6. show */
-	timing_add(&p->timing[ST_THRESHOLD], t1 - t0);
-	timing_add(&p->timing[ST_SEGMENT], t2 - t1);
-	timing_add(&p->timing[ST_MATCH], t3 - t2);
-	timing_add(&p->timing[ST_TRACK], t4 - t3);
+	const struct engine_times *et = engine_times(p->eng);
+	(void)t0;
+	timing_add(&p->timing[ST_THRESHOLD], et->ns[ENGINE_THRESHOLD]);
+	timing_add(&p->timing[ST_SEGMENT], et->ns[ENGINE_SEGMENT]);
+	timing_add(&p->timing[ST_MATCH], et->ns[ENGINE_MATCH]);
+	timing_add(&p->timing[ST_TRACK], et->ns[ENGINE_TRACK]);
 	timing_add(&p->timing[ST_TUIO], t5 - t4);
-	timing_add(&p->timing[ST_TOTAL], t5 - t0);
+	timing_add(&p->timing[ST_TOTAL], et->ns[ENGINE_THRESHOLD] + (t5 - t0));
 	if (f->t_capture_ns > 0 && t5 > f->t_capture_ns)
 		timing_add(&p->timing[ST_LATENCY], t5 - f->t_capture_ns);
 	p->last_state = st;
-	p->last_n_fingers = p->det.n_fingers;
+	p->last_n_fingers = engine_detections(p->eng)->n_fingers;
 	if (p->cfg.dump[0] && !p->dump_failed)
 		dump_frame(p, f, &st);
 	if (p->ui)
@@ -534,6 +418,12 @@ static int pipeline_process_frame(struct pipeline *p, const struct frame *f)
 	return 0;
 }
 
+static int pipeline_process_frame(struct pipeline *p, const struct frame *f)
+{
+	int err = frame_start(p, f);
+	return err ? err : frame_finish(p, f, NULL);
+}
+
 static void count_bad_frame(struct pipeline *p, const struct frame *f, int err)
 {
 	p->bad_frames++;
@@ -544,25 +434,12 @@ static void count_bad_frame(struct pipeline *p, const struct frame *f, int err)
 
 static void apply_live_config(struct pipeline *p)
 {
-	if (p->thr) {
-		struct threshold_config tc;
-		threshold_config_from(&p->cfg, p->width, p->height, &tc);
-		if (threshold_set_config(p->thr, &tc))
-			log_warn("threshold settings not applied");
+	if (p->eng) {
+		struct engine_config ec;
+		engine_config_from(p, p->width, p->height, &ec);
+		if (engine_set_config(p->eng, &ec))
+			log_warn("threshold or matcher settings not fully applied");
 	}
-	if (p->mat) {
-		struct match_config mc;
-		match_config_from(p, p->width, p->height, &mc);
-		match_set_config(p->mat, &mc);
-	}
-	if (p->thr2 && p->cfg.radius2) {
-		struct threshold_config tc;
-		threshold_config_from(&p->cfg, p->width, p->height, &tc);
-		tc.radius = p->cfg.radius2;
-		tc.median = p->cfg.median2;
-		threshold_set_config(p->thr2, &tc);
-	}
-	second_scale_sync(p);
 	struct track_config tk;
 	track_config_from(p, &tk);
 	track_set_config(p->trk, &tk);
@@ -636,6 +513,16 @@ static void drain_commands(struct pipeline *p)
 		apply_command(p, &local[i]);
 }
 
+/* The demo, also under fault injection (faulty:KEYS:demo), gets the symbol
+ * sprites and its finger size. */
+static bool source_is_demo(const char *source)
+{
+	size_t n = strlen(source);
+	if (strncmp(source, "demo", 4) == 0)
+		return true;
+	return strncmp(source, "faulty:", 7) == 0 && n >= 5 && strcmp(source + n - 5, ":demo") == 0;
+}
+
 /* SIGHUP: re-read the config file; apply what can change live, name the rest. */
 static void reload_config(struct pipeline *p)
 {
@@ -657,7 +544,7 @@ static void reload_config(struct pipeline *p)
 	 * what the file and command line said at start, not with the running
 	 * value, which the pipeline may have filled in (an empty source). */
 	int n_live = 0, n_restart = 0;
-	if (strncmp(p->cfg.source, "demo", 4) == 0 && next.finger_size == 0)
+	if (source_is_demo(p->cfg.source) && next.finger_size == 0)
 		next.finger_size = p->cfg.finger_size; /* the demo's default, as at start */
 	for (int i = 0; config_option_at(i); i++) {
 		const struct config_option *o = config_option_at(i);
@@ -785,7 +672,7 @@ static void summary_publish(struct pipeline *p)
 	s.n_cursors = st->n_cursors;
 	s.n_blobs = st->n_blobs;
 	s.median_ms = (double)med / 1e6;
-	snprintf(s.backend, sizeof s.backend, "%s", p->thr ? threshold_backend_name(p->thr) : "-");
+	snprintf(s.backend, sizeof s.backend, "%s", p->eng ? engine_backend(p->eng) : "-");
 	s.quiet = p->cfg.quiet;
 	pthread_mutex_lock(&p->status_lock);
 	p->summary = s;
@@ -838,33 +725,82 @@ static void *pipeline_main(void *arg)
 
 /* ---- run ------------------------------------------------------------------------------- */
 
-static int run_once(struct pipeline *p)
+/* Reads the next frame of a --once source; NULL at the end or on a fatal
+ * source error (*rc set). Bad frames are counted and skipped. */
+static const struct frame *once_read(struct pipeline *p, int *rc)
 {
 	for (;;) {
 		if (service_should_stop())
-			break;
+			return NULL;
 		struct frame *f = NULL;
 		int err = capture_read(p->cap, &f);
 		if (err == ERR_EOF)
-			break;
+			return NULL;
 		if (err == ERR_AGAIN)
 			continue;
 		if (err == ERR_DEVICE) {
 			log_error("source %s failed: %s", p->cfg.source, err_str(err));
-			return 1;
+			*rc = 1;
+			return NULL;
 		}
 		if (err) {
 			p->bad_frames++;
 			continue;
 		}
-		err = pipeline_process_frame(p, f);
-		if (err)
-			count_bad_frame(p, f, err);
+		return f;
 	}
-	return 0;
 }
 
-/* Main thread: prints the published summary (unless quiet) and sends it as STATUS=. */
+/* Copies f into once_buf[k] (reallocated, and registered with the GPU
+ * stage, only when the frame size changes). */
+static const struct frame *once_keep(struct pipeline *p, int k, const struct frame *f)
+{
+	struct frame *b = &p->once_buf[k];
+	if (b->img.width != f->img.width || b->img.height != f->img.height) {
+		image_u8_free(&b->img);
+		if (image_u8_alloc(&b->img, f->img.width, f->img.height))
+			return NULL;
+		if (p->eng && f->img.width == p->width && f->img.height == p->height)
+			engine_register_buffer(p->eng, b->img.data, (size_t)b->img.stride * (size_t)b->img.height);
+	}
+	image_u8_copy(&b->img, &f->img);
+	b->seq = f->seq;
+	b->t_capture_ns = f->t_capture_ns ? f->t_capture_ns : clock_now_ns();
+	memcpy(b->name, f->name, sizeof b->name);
+	return b;
+}
+
+/* --once: every frame exactly once, in order. Frame N+1 is read and its
+ * threshold started before frame N is segmented, so a GPU thresholds while
+ * the CPU works; with the CPU backend this is just sequential. */
+static int run_once(struct pipeline *p)
+{
+	int rc = 0, k = 0;
+	const struct frame *src = once_read(p, &rc);
+	const struct frame *cur = src ? once_keep(p, k, src) : NULL;
+	bool started = cur && frame_start(p, cur) == 0;
+	if (cur && !started)
+		count_bad_frame(p, cur, ERR_FORMAT);
+	while (cur) {
+		src = once_read(p, &rc);
+		const struct frame *next = src ? once_keep(p, k ^ 1, src) : NULL;
+		bool same_size = next && next->img.width == p->width && next->img.height == p->height;
+		bool next_submitted = false;
+		if (started) {
+			int err = frame_finish(p, cur, same_size ? next : NULL);
+			if (err)
+				count_bad_frame(p, cur, err);
+			next_submitted = same_size && p->eng;
+		}
+		started = next && (next_submitted || frame_start(p, next) == 0);
+		if (next && !started)
+			count_bad_frame(p, next, ERR_FORMAT);
+		cur = next;
+		k ^= 1;
+	}
+	return rc;
+}
+
 static void print_summary(struct pipeline *p)
 {
 	struct summary s;
@@ -1060,9 +996,6 @@ struct pipeline *pipeline_create(const struct tt_config *cfg, int argc, char **a
 	p->trk = track_create(&tk, err);
 	if (!p->trk)
 		goto fail;
-	*err = detections_alloc(&p->det, DETECTIONS_CAP);
-	if (*err)
-		goto fail;
 
 	choose_source(p);
 	memset(&p->cap_cfg, 0, sizeof p->cap_cfg);
@@ -1074,7 +1007,7 @@ struct pipeline *pipeline_create(const struct tt_config *cfg, int argc, char **a
 	p->cap_cfg.n_buffers = p->cfg.n_buffers;
 	snprintf(p->cap_cfg.format, sizeof p->cap_cfg.format, "%s", p->cfg.format);
 	snprintf(p->cap_cfg.controls, sizeof p->cap_cfg.controls, "%s", p->cfg.controls);
-	if (strncmp(p->cfg.source, "demo", 4) == 0) {
+	if (source_is_demo(p->cfg.source)) {
 		*err = demo_scene_make(p->trees, &p->demo);
 		if (*err)
 			goto fail;
@@ -1145,7 +1078,7 @@ static void print_stats(struct pipeline *p)
 	printf("tabletrack --stats: %llu frames, %llu skipped, %llu dropped, %s path, %dx%d\n",
 	       (unsigned long long)p->fseq, (unsigned long long)p->bad_frames,
 	       (unsigned long long)(p->ring ? ring_dropped(p->ring) : 0),
-	       p->thr ? threshold_backend_name(p->thr) : "-", p->width, p->height);
+	       p->eng ? engine_backend(p->eng) : "-", p->width, p->height);
 	printf("  %-16s %10s %10s\n", "stage", "median ms", "p99 ms");
 	for (int i = 0; i < N_STAGES; i++) {
 		int64_t med, p99;
@@ -1175,7 +1108,8 @@ void pipeline_destroy(struct pipeline *p)
 	ring_destroy(p->ring);
 	stages_free(p);
 	track_destroy(p->trk);
-	detections_free(&p->det);
+	image_u8_free(&p->once_buf[0].img);
+	image_u8_free(&p->once_buf[1].img);
 	tree_set_free(p->trees);
 	demo_scene_free(&p->demo);
 	for (int i = 0; i < 3; i++) {

@@ -1,0 +1,35 @@
+#!/bin/sh
+# On the GPU machine (which has nvcc, gcc and libc but no Debian dev
+# packages): the whole-frame bench (build/tabletrack-bench's source: the
+# daemon's per-frame engine + TUIO encoding) built from the sources the
+# engine needs, with libpng/zlib unpacked from .deb files carried in
+# .devdata/debs (apt-get download libpng-dev libpng16-16 zlib1g-dev).
+# Frames: .devdata/b640 and .devdata/b1080 (PGM copies of ../shared scenes),
+# synthetic frames for 1280x720 and 3840x2160.
+#     sh tests/gpu/run_frame_bench.sh [FRAMES]
+set -e
+N=${1:-1000}
+D=/tmp/tt-deb
+mkdir -p $D build-gpu
+for f in .devdata/debs/*.deb; do dpkg -x "$f" $D; done
+NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+CUDA_HOME=${NVCC%/bin/nvcc}
+make -s build/gen/default_trees.c >/dev/null 2>&1 || true
+"$NVCC" -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -c cuda/bernsen.cu -o build-gpu/bernsen.o
+SRC="tools/bench.c src/core/err.c src/core/log.c src/core/clock.c src/core/image.c src/core/image_io.c
+src/core/detect.c src/threshold/cpu.c src/threshold/threshold.c src/segment/segment.c
+src/fiducial/trees.c src/fiducial/match.c src/fiducial/classify.c src/track/track.c src/track/calib.c
+src/tuio/tuio_encode.c src/pipeline/engine.c build/gen/default_trees.c"
+gcc -std=c11 -O2 -g -D_GNU_SOURCE -include src/fiducial/trees.h -I$D/usr/include -I$D/usr/include/libpng16 \
+	$SRC build-gpu/bernsen.o -o build-gpu/bench \
+	$D/usr/lib/x86_64-linux-gnu/libpng16.a $D/usr/lib/x86_64-linux-gnu/libz.a \
+	-L"$CUDA_HOME/lib64" -lcudart_static -ldl -lrt -lpthread -lm -lstdc++
+# The shared scenes show reacTIVision's default set (a git-ignored copy).
+T=.devdata/default.trees
+[ -f "$T" ] || T=fiducials/tabletrack.trees
+nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv,noheader
+for dir in .devdata/b640 .devdata/b1080; do
+	build-gpu/bench -n "$N" -b cpu,cuda -r 6,32 -t "$T" "$dir"
+done
+build-gpu/bench -n "$N" -b cpu,cuda -r 6 -s 1280x720 -s 3840x2160
+build-gpu/bench -n "$N" -b cuda -r 6 -2 0 -s 640x480 -s 1920x1080 -s 3840x2160
