@@ -15,8 +15,24 @@
 #include "../src/threshold/threshold_cpu.h"
 #include "common/testutil.h"
 
-static const int sizes[][2] = {{1, 1}, {1, 37}, {37, 1}, {65, 3}, {3, 70}, {64, 64}, {97, 41}, {130, 20}, {200, 7}};
+static const int sizes[][2] = {{1, 1},   {1, 37},  {37, 1},  {65, 3},  {3, 70},  {64, 64}, {97, 41},
+				{130, 20}, {200, 7}, {31, 9},  {32, 5},  {33, 34}, {255, 3}};
 #define N_SIZES ((int)(sizeof sizes / sizeof sizes[0]))
+
+/* The kernels' instruction sets; each test runs every one this CPU has. */
+static const char *const isas[] = {"avx2", "sse2", "scalar"};
+#define N_ISAS ((int)(sizeof isas / sizeof isas[0]))
+
+/* Sets isas[i] on c; false when this CPU or build lacks it. */
+static bool use_isa(struct threshold_cpu *c, int i)
+{
+	int e = threshold_cpu_set_isa(c, isas[i]);
+	if (e == 0)
+		assert_string_equal(threshold_cpu_isa(c), isas[i]);
+	else
+		assert_int_equal(e, ERR_UNSUPPORTED);
+	return e == 0;
+}
 
 /* Random content of several kinds: full-range noise, low-contrast noise
  * around a random level (where the gate decides), and a gradient with noise. */
@@ -110,18 +126,23 @@ static void test_bernsen_matches_brute_force(void **state)
 		for (int r = 1; r <= THRESHOLD_MAX_RADIUS; r++) {
 			fill_frame(&in, &rng, (r + s) % 3);
 			ref_window(&in, r, lo, hi);
-			bool all_gates = r == 1 || r == 6 || r == 32 || (r == 13 && s == N_SIZES - 1);
-			int n_g = all_gates ? 256 : (int)(sizeof gates / sizeof gates[0]);
-			for (int gi = 0; gi < n_g; gi++) {
-				int gate = all_gates ? gi : gates[gi];
-				threshold_cpu_bernsen(c, &in, r, gate, &out, NULL);
-				int bad = check_bernsen(&in, lo, hi, gate, &out);
-				if (bad >= 0)
-					fail_msg("%dx%d r=%d gate=%d: pixel (%d,%d) differs", w, h, r, gate, bad % w, bad / w);
-				if (gi % 5 == 0) {
-					memset(m.bits, 0xa5, (size_t)m.stride_words * (size_t)h * 8);
-					threshold_cpu_bernsen(c, &in, r, gate, NULL, &m);
-					check_mask_equals_image(&m, &out);
+			for (int ii = 0; ii < N_ISAS; ii++) {
+				if (!use_isa(c, ii))
+					continue;
+				bool all_gates = r == 1 || r == 6 || r == 32 || (r == 13 && s == N_SIZES - 1);
+				int n_g = all_gates ? 256 : (int)(sizeof gates / sizeof gates[0]);
+				for (int gi = 0; gi < n_g; gi++) {
+					int gate = all_gates ? gi : gates[gi];
+					threshold_cpu_bernsen(c, &in, r, gate, &out, NULL);
+					int bad = check_bernsen(&in, lo, hi, gate, &out);
+					if (bad >= 0)
+						fail_msg("%s %dx%d r=%d gate=%d: pixel (%d,%d) differs", isas[ii], w, h,
+							 r, gate, bad % w, bad / w);
+					if (gi % 5 == 0) {
+						memset(m.bits, 0xa5, (size_t)m.stride_words * (size_t)h * 8);
+						threshold_cpu_bernsen(c, &in, r, gate, NULL, &m);
+						check_mask_equals_image(&m, &out);
+					}
 				}
 			}
 		}
@@ -158,6 +179,80 @@ static void test_bernsen_on_view(void **state)
 	image_u8_free(&copy);
 	image_u8_free(&out);
 	image_u8_free(&ref);
+}
+
+/* Frames packed with stride == width in buffers of exactly that size, so a
+ * kernel that reads or writes past a row's width shows (ASan for reads, the
+ * guard bytes after the output for writes); every instruction set must give
+ * the scalar set's bytes. */
+static void test_exact_buffers_all_isas(void **state)
+{
+	(void)state;
+	static const int widths[] = {1, 15, 17, 31, 33, 63, 100, 129};
+	uint32_t rng = 2024;
+	for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++) {
+		int w = widths[wi], h = 7;
+		size_t n = (size_t)w * (size_t)h;
+		uint8_t *src = malloc(n), *dst = malloc(n + 64), *ref = malloc(n);
+		assert_non_null(src);
+		assert_non_null(dst);
+		assert_non_null(ref);
+		struct image_u8 in = {.width = w, .height = h, .stride = w, .data = src};
+		struct image_u8 out = {.width = w, .height = h, .stride = w, .data = dst};
+		test_fill_random(&in, &rng, 0, 255);
+		int err;
+		struct threshold_cpu *c = threshold_cpu_create(w, h, &err);
+		assert_non_null(c);
+		for (int op = 0; op < 5; op++) {
+			for (int ii = N_ISAS - 1; ii >= 0; ii--) { /* scalar first: the reference */
+				if (!use_isa(c, ii))
+					continue;
+				memset(dst, 0x77, n + 64);
+				if (op == 0)
+					threshold_cpu_bernsen(c, &in, 6, 20, &out, NULL);
+				else if (op == 1)
+					threshold_cpu_bernsen(c, &in, 2, 0, &out, NULL);
+				else if (op == 2)
+					threshold_cpu_median(c, &in, 3, &out);
+				else if (op == 3)
+					threshold_cpu_median(c, &in, 5, &out);
+				else
+					threshold_cpu_gauss(c, &in, 1.0f, &out);
+				for (int g = 0; g < 64; g++)
+					assert_int_equal(dst[n + (size_t)g], 0x77);
+				if (ii == N_ISAS - 1)
+					memcpy(ref, dst, n);
+				else if (memcmp(ref, dst, n) != 0)
+					fail_msg("%s op %d width %d differs from scalar", isas[ii], op, w);
+			}
+		}
+		threshold_cpu_destroy(c);
+		free(src);
+		free(dst);
+		free(ref);
+	}
+}
+
+static void test_isa_choice(void **state)
+{
+	(void)state;
+	int err;
+	struct threshold_cpu *c = threshold_cpu_create(16, 16, &err);
+	assert_non_null(c);
+	const char *best = threshold_cpu_isa(c);
+	bool known = false;
+	for (int i = 0; i < N_ISAS; i++)
+		known |= strcmp(best, isas[i]) == 0;
+	assert_true(known);
+	assert_int_equal(threshold_cpu_set_isa(c, "scalar"), 0);
+	assert_string_equal(threshold_cpu_isa(c), "scalar");
+	assert_int_equal(threshold_cpu_set_isa(c, "neon9"), ERR_UNSUPPORTED);
+	assert_string_equal(threshold_cpu_isa(c), "scalar");
+	assert_int_equal(threshold_cpu_set_isa(c, best), 0);
+#if defined(__x86_64__)
+	assert_int_equal(threshold_cpu_set_isa(c, "sse2"), 0); /* every x86-64 has it */
+#endif
+	threshold_cpu_destroy(c);
 }
 
 static void test_tiled_matches_brute_force(void **state)
@@ -222,28 +317,45 @@ static void test_median_matches_sort(void **state)
 		struct image_u8 in, out;
 		assert_int_equal(image_u8_alloc(&in, w, h), 0);
 		assert_int_equal(image_u8_alloc(&out, w, h), 0);
+		int err;
+		struct threshold_cpu *c = threshold_cpu_create(w, h, &err);
+		assert_non_null(c);
 		for (int size = 3; size <= 5; size += 2) {
 			for (int kind = 0; kind < 3; kind++) {
 				fill_frame(&in, &rng, kind);
-				median_cpu(&in, size, &out);
-				int r = size / 2;
-				for (int y = 0; y < h; y++)
-					for (int x = 0; x < w; x++) {
-						uint8_t v[25];
-						int n = 0;
-						for (int j = -r; j <= r; j++)
-							for (int i = -r; i <= r; i++) {
-								int yy = y + j < 0 ? 0 : y + j >= h ? h - 1 : y + j;
-								int xx = x + i < 0 ? 0 : x + i >= w ? w - 1 : x + i;
-								v[n++] = image_u8_row(&in, yy)[xx];
-							}
-						qsort(v, (size_t)n, 1, cmp_u8);
-						if (image_u8_row(&out, y)[x] != v[n / 2])
-							fail_msg("median%d %dx%d (%d,%d): %d want %d", size, w, h, x, y,
-								 image_u8_row(&out, y)[x], v[n / 2]);
-					}
+				for (int ii = 0; ii < N_ISAS; ii++) {
+					if (!use_isa(c, ii))
+						continue;
+					memset(out.data, 0x5a, (size_t)out.stride * (size_t)h);
+					threshold_cpu_median(c, &in, size, &out);
+					int r = size / 2;
+					for (int y = 0; y < h; y++)
+						for (int x = 0; x < w; x++) {
+							uint8_t v[25];
+							int n = 0;
+							for (int j = -r; j <= r; j++)
+								for (int i = -r; i <= r; i++) {
+									int yy = y + j < 0 ? 0 : y + j >= h ? h - 1 : y + j;
+									int xx = x + i < 0 ? 0 : x + i >= w ? w - 1 : x + i;
+									v[n++] = image_u8_row(&in, yy)[xx];
+								}
+							qsort(v, (size_t)n, 1, cmp_u8);
+							if (image_u8_row(&out, y)[x] != v[n / 2])
+								fail_msg("%s median%d %dx%d (%d,%d): %d want %d", isas[ii],
+									 size, w, h, x, y, image_u8_row(&out, y)[x],
+									 v[n / 2]);
+						}
+				}
 			}
 		}
+		struct image_u8 ref; /* the one-shot wrapper (best set) against the last set run */
+		assert_int_equal(image_u8_alloc(&ref, w, h), 0);
+		threshold_cpu_median(c, &in, 5, &ref);
+		median_cpu(&in, 5, &out);
+		for (int y = 0; y < h; y++)
+			assert_memory_equal(image_u8_row(&out, y), image_u8_row(&ref, y), (size_t)w);
+		threshold_cpu_destroy(c);
+		image_u8_free(&ref);
 		image_u8_free(&out);
 		image_u8_free(&in);
 	}
@@ -273,18 +385,33 @@ static void test_gauss_matches_direct_sum(void **state)
 			assert_int_equal(image_u8_alloc(&in, w, h), 0);
 			assert_int_equal(image_u8_alloc(&out, w, h), 0);
 			fill_frame(&in, &rng, s % 3);
-			gauss_cpu(&in, sigmas[si], &out);
-			for (int y = 0; y < h; y++)
-				for (int x = 0; x < w; x++) {
-					uint32_t acc = 0;
-					for (int j = -R; j <= R; j++)
-						for (int i = -R; i <= R; i++) {
-							int yy = y + j < 0 ? 0 : y + j >= h ? h - 1 : y + j;
-							int xx = x + i < 0 ? 0 : x + i >= w ? w - 1 : x + i;
-							acc += (uint32_t)(wk[abs(j)] * wk[abs(i)]) * image_u8_row(&in, yy)[xx];
-						}
-					assert_int_equal(image_u8_row(&out, y)[x], (acc + 32768u) >> 16);
-				}
+			int err;
+			struct threshold_cpu *c = threshold_cpu_create(w, h, &err);
+			assert_non_null(c);
+			for (int ii = 0; ii <= N_ISAS; ii++) {
+				if (ii == N_ISAS)
+					gauss_cpu(&in, sigmas[si], &out); /* the one-shot wrapper */
+				else if (!use_isa(c, ii))
+					continue;
+				else
+					threshold_cpu_gauss(c, &in, sigmas[si], &out);
+				for (int y = 0; y < h; y++)
+					for (int x = 0; x < w; x++) {
+						uint32_t acc = 0;
+						for (int j = -R; j <= R; j++)
+							for (int i = -R; i <= R; i++) {
+								int yy = y + j < 0 ? 0 : y + j >= h ? h - 1 : y + j;
+								int xx = x + i < 0 ? 0 : x + i >= w ? w - 1 : x + i;
+								acc += (uint32_t)(wk[abs(j)] * wk[abs(i)]) *
+								       image_u8_row(&in, yy)[xx];
+							}
+						if (image_u8_row(&out, y)[x] != (acc + 32768u) >> 16)
+							fail_msg("gauss %s sigma %.1f %dx%d (%d,%d)",
+								 ii < N_ISAS ? isas[ii] : "one-shot", (double)sigmas[si], w,
+								 h, x, y);
+					}
+			}
+			threshold_cpu_destroy(c);
 			image_u8_free(&out);
 			image_u8_free(&in);
 		}
@@ -503,6 +630,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bernsen_matches_brute_force),
 		cmocka_unit_test(test_bernsen_on_view),
+		cmocka_unit_test(test_exact_buffers_all_isas),
+		cmocka_unit_test(test_isa_choice),
 		cmocka_unit_test(test_tiled_matches_brute_force),
 		cmocka_unit_test(test_median_matches_sort),
 		cmocka_unit_test(test_gauss_matches_direct_sum),

@@ -1,66 +1,282 @@
 /*
- * simd.h - the few byte-vector operations the CPU threshold needs, private
- * to src/threshold.
+ * simd.h - the byte and 16-bit vector operations the CPU threshold kernels
+ * are written in, private to src/threshold.
  *
- * SSE2 (every x86-64) when the compiler targets it, else one byte at a time;
- * the results are the same either way. The default -O2 build does not
- * auto-vectorise these loops (GCC 12's "very cheap" cost model), hence the
- * intrinsics.
+ * Three instruction sets, each a family of static inline functions with its
+ * own prefix: sc_ (one pixel a "vector", plain C, every CPU), sse2_ (16
+ * bytes, every x86-64) and avx2_ (32 bytes, x86-64 CPUs that have it, chosen
+ * at run time: every avx2_ function carries the target attribute, so the
+ * file needs no -mavx2). cpu_kernels.h is written once against these names
+ * through a prefix macro and compiled once per family; the results are the
+ * same bits whichever family runs.
+ *
+ * u8 lanes: load/store (unaligned), min, max, black (the Bernsen rule of
+ * threshold.md §1: all ones where the pixel is black), bits (one bit a lane,
+ * lane 0 in bit 0). u16 lanes (half as many): ld8 widens bytes, st8 narrows
+ * values <= 255, mul keeps the low 16 bits (exact where products fit).
  */
 #ifndef TT_THRESHOLD_SIMD_H
 #define TT_THRESHOLD_SIMD_H
 
 #include <stdint.h>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-typedef __m128i vec_u8;
-#define VEC_BYTES 16
-static inline vec_u8 vec_load(const uint8_t *p) { return _mm_loadu_si128((const __m128i *)(const void *)p); }
-static inline void vec_store(uint8_t *p, vec_u8 v) { _mm_storeu_si128((__m128i *)(void *)p, v); }
-static inline vec_u8 vec_min(vec_u8 a, vec_u8 b) { return _mm_min_epu8(a, b); }
-static inline vec_u8 vec_max(vec_u8 a, vec_u8 b) { return _mm_max_epu8(a, b); }
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TT_SIMD_X86 1
+#include <immintrin.h>
 #else
-typedef uint8_t vec_u8;
-#define VEC_BYTES 1
-static inline vec_u8 vec_load(const uint8_t *p) { return *p; }
-static inline void vec_store(uint8_t *p, vec_u8 v) { *p = v; }
-static inline vec_u8 vec_min(vec_u8 a, vec_u8 b) { return a < b ? a : b; }
-static inline vec_u8 vec_max(vec_u8 a, vec_u8 b) { return a > b ? a : b; }
+#define TT_SIMD_X86 0
 #endif
 
-static inline uint8_t u8_min(uint8_t a, uint8_t b) { return a < b ? a : b; }
-static inline uint8_t u8_max(uint8_t a, uint8_t b) { return a > b ? a : b; }
-
-/* dmin = min(amin, b), dmax = max(amax, b) over n bytes (d may alias a). */
-static inline void row_minmax_acc(uint8_t *dmin, uint8_t *dmax, const uint8_t *amin, const uint8_t *amax,
-				  const uint8_t *b, int n)
+static inline uint8_t u8_min(uint8_t a, uint8_t b)
 {
-	int x = 0;
-	for (; x + VEC_BYTES <= n; x += VEC_BYTES) {
-		vec_u8 v = vec_load(b + x);
-		vec_store(dmin + x, vec_min(vec_load(amin + x), v));
-		vec_store(dmax + x, vec_max(vec_load(amax + x), v));
-	}
-	for (; x < n; x++) {
-		dmin[x] = u8_min(amin[x], b[x]);
-		dmax[x] = u8_max(amax[x], b[x]);
-	}
+	return a < b ? a : b;
+}
+static inline uint8_t u8_max(uint8_t a, uint8_t b)
+{
+	return a > b ? a : b;
 }
 
-/* dmin = min(amin, bmin), dmax = max(amax, bmax) over n bytes. */
-static inline void row_minmax2(uint8_t *dmin, uint8_t *dmax, const uint8_t *amin, const uint8_t *bmin,
-			       const uint8_t *amax, const uint8_t *bmax, int n)
+/* ---- sc_: one lane ---- */
+#define sc_VB 1
+#define sc_VW 1
+typedef uint8_t sc_u8;
+typedef uint16_t sc_u16;
+static inline sc_u8 sc_ld(const uint8_t *p)
 {
-	int x = 0;
-	for (; x + VEC_BYTES <= n; x += VEC_BYTES) {
-		vec_store(dmin + x, vec_min(vec_load(amin + x), vec_load(bmin + x)));
-		vec_store(dmax + x, vec_max(vec_load(amax + x), vec_load(bmax + x)));
-	}
-	for (; x < n; x++) {
-		dmin[x] = u8_min(amin[x], bmin[x]);
-		dmax[x] = u8_max(amax[x], bmax[x]);
-	}
+	return *p;
 }
+static inline void sc_st(uint8_t *p, sc_u8 v)
+{
+	*p = v;
+}
+static inline sc_u8 sc_min(sc_u8 a, sc_u8 b)
+{
+	return u8_min(a, b);
+}
+static inline sc_u8 sc_max(sc_u8 a, sc_u8 b)
+{
+	return u8_max(a, b);
+}
+static inline sc_u8 sc_set1(int v)
+{
+	return (uint8_t)v;
+}
+static inline sc_u8 sc_inv(sc_u8 v)
+{
+	return (uint8_t)~v;
+}
+static inline uint32_t sc_bits(sc_u8 v)
+{
+	return v >> 7;
+}
+static inline sc_u8 sc_black(sc_u8 lo, sc_u8 hi, sc_u8 v, sc_u8 gate)
+{
+	int t = (lo + hi) >> 1;
+	if (hi - lo < gate)
+		t = t < 128 ? 255 : 0;
+	return v > t ? 0 : 0xff;
+}
+static inline sc_u16 sc_w_ld8(const uint8_t *p)
+{
+	return *p;
+}
+static inline sc_u16 sc_w_ld(const uint16_t *p)
+{
+	return *p;
+}
+static inline void sc_w_st(uint16_t *p, sc_u16 v)
+{
+	*p = v;
+}
+static inline void sc_w_st8(uint8_t *p, sc_u16 v)
+{
+	*p = (uint8_t)v;
+}
+static inline sc_u16 sc_w_set1(int v)
+{
+	return (uint16_t)v;
+}
+static inline sc_u16 sc_w_add(sc_u16 a, sc_u16 b)
+{
+	return (uint16_t)(a + b);
+}
+static inline sc_u16 sc_w_mul(sc_u16 a, sc_u16 b)
+{
+	return (uint16_t)((uint32_t)a * b);
+}
+static inline sc_u16 sc_w_shr8(sc_u16 a)
+{
+	return (uint16_t)(a >> 8);
+}
+static inline sc_u16 sc_w_lo8(sc_u16 a)
+{
+	return (uint16_t)(a & 255);
+}
+
+#if TT_SIMD_X86
+/* ---- sse2_: 16 bytes ---- */
+#define sse2_VB 16
+#define sse2_VW 8
+typedef __m128i sse2_u8;
+typedef __m128i sse2_u16;
+static inline __m128i sse2_ld(const uint8_t *p)
+{
+	return _mm_loadu_si128((const __m128i *)(const void *)p);
+}
+static inline void sse2_st(uint8_t *p, __m128i v)
+{
+	_mm_storeu_si128((__m128i *)(void *)p, v);
+}
+static inline __m128i sse2_min(__m128i a, __m128i b)
+{
+	return _mm_min_epu8(a, b);
+}
+static inline __m128i sse2_max(__m128i a, __m128i b)
+{
+	return _mm_max_epu8(a, b);
+}
+static inline __m128i sse2_set1(int v)
+{
+	return _mm_set1_epi8((char)v);
+}
+static inline __m128i sse2_inv(__m128i v)
+{
+	return _mm_xor_si128(v, _mm_set1_epi8(-1));
+}
+static inline uint32_t sse2_bits(__m128i v)
+{
+	return (uint32_t)_mm_movemask_epi8(v);
+}
+/* (lo + hi) / 2 without 9-bit sums: avg rounds up when lo + hi is odd. "hi -
+ * lo >= gate" is a zero saturated gate - (hi - lo); t < 128 is t > -1 signed. */
+static inline __m128i sse2_black(__m128i lo, __m128i hi, __m128i v, __m128i gate)
+{
+	const __m128i zero = _mm_setzero_si128();
+	__m128i t =
+	    _mm_sub_epi8(_mm_avg_epu8(lo, hi), _mm_and_si128(_mm_xor_si128(lo, hi), _mm_set1_epi8(1)));
+	__m128i steep = _mm_cmpeq_epi8(_mm_subs_epu8(gate, _mm_sub_epi8(hi, lo)), zero);
+	__m128i flat_t = _mm_cmpgt_epi8(t, _mm_set1_epi8(-1));
+	t = _mm_or_si128(_mm_and_si128(steep, t), _mm_andnot_si128(steep, flat_t));
+	return _mm_cmpeq_epi8(_mm_subs_epu8(v, t), zero);
+}
+static inline __m128i sse2_w_ld8(const uint8_t *p)
+{
+	return _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(const void *)p), _mm_setzero_si128());
+}
+static inline __m128i sse2_w_ld(const uint16_t *p)
+{
+	return _mm_loadu_si128((const __m128i *)(const void *)p);
+}
+static inline void sse2_w_st(uint16_t *p, __m128i v)
+{
+	_mm_storeu_si128((__m128i *)(void *)p, v);
+}
+static inline void sse2_w_st8(uint8_t *p, __m128i v)
+{
+	_mm_storel_epi64((__m128i *)(void *)p, _mm_packus_epi16(v, v));
+}
+static inline __m128i sse2_w_set1(int v)
+{
+	return _mm_set1_epi16((short)v);
+}
+static inline __m128i sse2_w_add(__m128i a, __m128i b)
+{
+	return _mm_add_epi16(a, b);
+}
+static inline __m128i sse2_w_mul(__m128i a, __m128i b)
+{
+	return _mm_mullo_epi16(a, b);
+}
+static inline __m128i sse2_w_shr8(__m128i a)
+{
+	return _mm_srli_epi16(a, 8);
+}
+static inline __m128i sse2_w_lo8(__m128i a)
+{
+	return _mm_and_si128(a, _mm_set1_epi16(255));
+}
+
+/* ---- avx2_: 32 bytes ---- */
+#define TT_AVX2 __attribute__((target("avx2")))
+#define avx2_VB 32
+#define avx2_VW 16
+typedef __m256i avx2_u8;
+typedef __m256i avx2_u16;
+TT_AVX2 static inline __m256i avx2_ld(const uint8_t *p)
+{
+	return _mm256_loadu_si256((const __m256i *)(const void *)p);
+}
+TT_AVX2 static inline void avx2_st(uint8_t *p, __m256i v)
+{
+	_mm256_storeu_si256((__m256i *)(void *)p, v);
+}
+TT_AVX2 static inline __m256i avx2_min(__m256i a, __m256i b)
+{
+	return _mm256_min_epu8(a, b);
+}
+TT_AVX2 static inline __m256i avx2_max(__m256i a, __m256i b)
+{
+	return _mm256_max_epu8(a, b);
+}
+TT_AVX2 static inline __m256i avx2_set1(int v)
+{
+	return _mm256_set1_epi8((char)v);
+}
+TT_AVX2 static inline __m256i avx2_inv(__m256i v)
+{
+	return _mm256_xor_si256(v, _mm256_set1_epi8(-1));
+}
+TT_AVX2 static inline uint32_t avx2_bits(__m256i v)
+{
+	return (uint32_t)_mm256_movemask_epi8(v);
+}
+TT_AVX2 static inline __m256i avx2_black(__m256i lo, __m256i hi, __m256i v, __m256i gate)
+{
+	const __m256i zero = _mm256_setzero_si256();
+	__m256i t = _mm256_sub_epi8(_mm256_avg_epu8(lo, hi),
+	                            _mm256_and_si256(_mm256_xor_si256(lo, hi), _mm256_set1_epi8(1)));
+	__m256i steep = _mm256_cmpeq_epi8(_mm256_subs_epu8(gate, _mm256_sub_epi8(hi, lo)), zero);
+	__m256i flat_t = _mm256_cmpgt_epi8(t, _mm256_set1_epi8(-1));
+	t = _mm256_or_si256(_mm256_and_si256(steep, t), _mm256_andnot_si256(steep, flat_t));
+	return _mm256_cmpeq_epi8(_mm256_subs_epu8(v, t), zero);
+}
+TT_AVX2 static inline __m256i avx2_w_ld8(const uint8_t *p)
+{
+	return _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)p));
+}
+TT_AVX2 static inline __m256i avx2_w_ld(const uint16_t *p)
+{
+	return _mm256_loadu_si256((const __m256i *)(const void *)p);
+}
+TT_AVX2 static inline void avx2_w_st(uint16_t *p, __m256i v)
+{
+	_mm256_storeu_si256((__m256i *)(void *)p, v);
+}
+TT_AVX2 static inline void avx2_w_st8(uint8_t *p, __m256i v)
+{
+	__m128i b = _mm_packus_epi16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+	_mm_storeu_si128((__m128i *)(void *)p, b);
+}
+TT_AVX2 static inline __m256i avx2_w_set1(int v)
+{
+	return _mm256_set1_epi16((short)v);
+}
+TT_AVX2 static inline __m256i avx2_w_add(__m256i a, __m256i b)
+{
+	return _mm256_add_epi16(a, b);
+}
+TT_AVX2 static inline __m256i avx2_w_mul(__m256i a, __m256i b)
+{
+	return _mm256_mullo_epi16(a, b);
+}
+TT_AVX2 static inline __m256i avx2_w_shr8(__m256i a)
+{
+	return _mm256_srli_epi16(a, 8);
+}
+TT_AVX2 static inline __m256i avx2_w_lo8(__m256i a)
+{
+	return _mm256_and_si256(a, _mm256_set1_epi16(255));
+}
+#endif
 
 #endif

@@ -28,6 +28,14 @@ struct threshold_cpu;
 struct threshold_cpu *threshold_cpu_create(int max_width, int max_height, int *err);
 void threshold_cpu_destroy(struct threshold_cpu *c); /* NULL-safe */
 
+/* The instruction set the kernels run with: "avx2", "sse2" or "scalar".
+ * create picks the best this CPU has (avx2 where __builtin_cpu_supports says
+ * so, else sse2 on x86-64, scalar elsewhere); set_isa forces a lesser one,
+ * for tests and benchmarks (ERR_UNSUPPORTED when the CPU or build lacks it).
+ * Every set gives the same bits. The name is static. */
+const char *threshold_cpu_isa(const struct threshold_cpu *c);
+int threshold_cpu_set_isa(struct threshold_cpu *c, const char *isa);
+
 /* in must fit the workspace; radius 1..THRESHOLD_MAX_RADIUS, gate 0..255. */
 void threshold_cpu_bernsen(struct threshold_cpu *c, const struct image_u8 *in, int radius, int gate,
 			   struct image_u8 *img, struct bitmask *mask);
