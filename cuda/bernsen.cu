@@ -29,6 +29,7 @@ extern "C" {
 struct registered {
 	const uint8_t *p;
 	size_t n;
+	bool owned; /* registered by this stage (else by another stage of the process) */
 };
 
 struct cuda_threshold {
@@ -441,7 +442,8 @@ void cuda_threshold_destroy(struct cuda_threshold *t)
 	if (t->stream)
 		cudaStreamSynchronize(t->stream);
 	for (int i = 0; i < t->n_reg; i++)
-		cudaHostUnregister((void *)t->reg[i].p);
+		if (t->reg[i].owned)
+			cudaHostUnregister((void *)t->reg[i].p);
 	cudaFree(t->d_grey);
 	cudaFree(t->d_pre_a);
 	cudaFree(t->d_pre_b);
@@ -475,9 +477,18 @@ int cuda_threshold_register(struct cuda_threshold *t, void *data, size_t bytes)
 {
 	if (t->n_reg == MAX_REGISTERED)
 		return ERR_NOMEM;
-	CUDA_CHECK(cudaHostRegister(data, bytes, cudaHostRegisterDefault));
+	/* Page-locking is per process: when another stage (the second
+	 * threshold scale) already registered this buffer, it is DMA-able for
+	 * us too; clear the sticky error and remember not to unregister it. */
+	cudaError_t e = cudaHostRegister(data, bytes, cudaHostRegisterDefault);
+	bool owned = e == cudaSuccess;
+	if (e == cudaErrorHostMemoryAlreadyRegistered)
+		(void)cudaGetLastError();
+	else
+		CUDA_CHECK(e);
 	t->reg[t->n_reg].p = (const uint8_t *)data;
 	t->reg[t->n_reg].n = bytes;
+	t->reg[t->n_reg].owned = owned;
 	t->n_reg++;
 	return 0;
 fail:
@@ -491,7 +502,8 @@ int cuda_threshold_unregister(struct cuda_threshold *t, void *data)
 			continue;
 		if (t->pending)
 			cudaStreamSynchronize(t->stream);
-		cudaHostUnregister(data);
+		if (t->reg[i].owned)
+			cudaHostUnregister(data);
 		t->reg[i] = t->reg[--t->n_reg];
 		return 0;
 	}

@@ -1,5 +1,6 @@
 #include "engine.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,11 +20,25 @@ struct scale {
 	int err;              /* of the last collect */
 };
 
+/* The second scale is segmented and matched on a worker thread while the
+ * calling thread does the first: the two are independent until the merge,
+ * and segmentation is most of a frame's CPU time. */
+struct worker {
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool job, done, quit;
+	const struct image_u8 *grey;  /* the frame of the current job (borrowed) */
+	bool ok;                      /* scale 2 produced detections */
+};
+
 struct engine {
 	struct engine_config cfg;
 	struct scale s1, s2;  /* s2 exists while radius2 > 0 */
+	struct worker w;
 	struct engine_times times;
-	int64_t t_submit;
+	int64_t submit_ns;
 };
 
 static void scale_free(struct scale *s)
@@ -84,10 +99,75 @@ static void sizes_from(struct engine_config *c)
 		c->max_detections = 1024;
 }
 
+/* Segment and match of the second scale (worker thread, or inline). */
+static bool scale2_detect(struct scale *s, const struct image_u8 *grey)
+{
+	const struct region_tree *tree = NULL;
+	if (s->err || segment_process(s->seg, &s->mask, &tree))
+		return false;
+	detections_clear(&s->det);
+	return match_process(s->mat, tree, grey, &s->det) == 0;
+}
+
+static void *worker_main(void *arg)
+{
+	struct engine *e = arg;
+	struct worker *w = &e->w;
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		while (!w->job && !w->quit)
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (w->quit)
+			break;
+		w->job = false;
+		pthread_mutex_unlock(&w->lock);
+		bool ok = scale2_detect(&e->s2, w->grey);
+		pthread_mutex_lock(&w->lock);
+		w->ok = ok;
+		w->done = true;
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+static void worker_stop(struct engine *e)
+{
+	struct worker *w = &e->w;
+	if (!w->started)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->quit = true;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->cond);
+	memset(w, 0, sizeof *w);
+}
+
+/* Without a worker (it could not start) the second scale runs inline. */
+static void worker_start(struct engine *e)
+{
+	struct worker *w = &e->w;
+	if (w->started)
+		return;
+	memset(w, 0, sizeof *w);
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
+	if (pthread_create(&w->thread, NULL, worker_main, e) == 0) {
+		w->started = true;
+	} else {
+		pthread_mutex_destroy(&w->lock);
+		pthread_cond_destroy(&w->cond);
+	}
+}
+
 /* Creates or frees the second scale to follow radius2 (it is live). */
 static int second_scale_sync(struct engine *e)
 {
 	if (e->cfg.radius2 == 0) {
+		worker_stop(e);
 		scale_free(&e->s2);
 		return 0;
 	}
@@ -102,6 +182,8 @@ static int second_scale_sync(struct engine *e)
 	int err = scale_create(&e->s2, &e->cfg, &tc, &mc, threshold_backend_name(e->s1.thr));
 	if (err)
 		log_error("second threshold scale (radius2 %d) not available: %s", e->cfg.radius2, err_str(err));
+	else
+		worker_start(e);
 	return err;
 }
 
@@ -130,6 +212,7 @@ void engine_destroy(struct engine *e)
 {
 	if (!e)
 		return;
+	worker_stop(e);
 	scale_free(&e->s1);
 	scale_free(&e->s2);
 	free(e);
@@ -156,13 +239,14 @@ int engine_submit(struct engine *e, const struct image_u8 *grey)
 {
 	if (grey->width != e->cfg.width || grey->height != e->cfg.height)
 		return ERR_SIZE;
-	e->t_submit = clock_now_ns();
+	int64_t t0 = clock_now_ns();
 	int err = threshold_submit(e->s1.thr, grey);
 	e->s1.submitted = err == 0;
 	if (err)
 		return err;
 	/* A failing second scale only loses that scale for this frame. */
 	e->s2.submitted = scale_on(&e->s2) && threshold_submit(e->s2.thr, grey) == 0;
+	e->submit_ns = clock_now_ns() - t0;
 	return 0;
 }
 
@@ -170,6 +254,7 @@ int engine_collect(struct engine *e)
 {
 	if (!e->s1.submitted)
 		return ERR_AGAIN;
+	int64_t t0 = clock_now_ns();
 	e->s1.submitted = false;
 	e->s1.err = threshold_collect(e->s1.thr, &e->s1.mask);
 	if (e->s2.submitted) {
@@ -178,7 +263,9 @@ int engine_collect(struct engine *e)
 	} else {
 		e->s2.err = ERR_AGAIN;
 	}
-	e->times.ns[ENGINE_THRESHOLD] = clock_now_ns() - e->t_submit;
+	/* The time the threshold holds the caller (submit + waiting in collect),
+	 * not the wall time between them, which may hold other work. */
+	e->times.ns[ENGINE_THRESHOLD] = e->submit_ns + (clock_now_ns() - t0);
 	return e->s1.err;
 }
 
@@ -232,24 +319,39 @@ int engine_finish(struct engine *e, const struct image_u8 *grey, uint64_t frame,
 		return e->s1.err;
 	int64_t t0 = clock_now_ns();
 
-	/* 2. segment */
-	const struct region_tree *tree = NULL, *tree2 = NULL;
-	int err = segment_process(e->s1.seg, &e->s1.mask, &tree);
-	if (err)
-		return err;
-	bool scale2 = e->s2.err == 0 && segment_process(e->s2.seg, &e->s2.mask, &tree2) == 0;
-	int64_t t1 = clock_now_ns();
-
-	/* 3. match */
-	detections_clear(&e->s1.det);
-	err = match_process(e->s1.mat, tree, grey, &e->s1.det);
-	if (err)
-		return err;
-	if (scale2) {
-		detections_clear(&e->s2.det);
-		if (match_process(e->s2.mat, tree2, grey, &e->s2.det) == 0)
-			merge_second_scale(&e->s1.det, &e->s2.det);
+	/* 2, 3. segment and match; the second scale on the worker meanwhile */
+	bool scale2 = scale_on(&e->s2) && e->s2.err == 0;
+	bool async = scale2 && e->w.started;
+	if (async) {
+		pthread_mutex_lock(&e->w.lock);
+		e->w.grey = grey;
+		e->w.done = false;
+		e->w.job = true;
+		pthread_cond_broadcast(&e->w.cond);
+		pthread_mutex_unlock(&e->w.lock);
 	}
+	const struct region_tree *tree = NULL;
+	int err = segment_process(e->s1.seg, &e->s1.mask, &tree);
+	int64_t t1 = clock_now_ns();
+	if (!err) {
+		detections_clear(&e->s1.det);
+		err = match_process(e->s1.mat, tree, grey, &e->s1.det);
+	}
+	bool ok2 = false;
+	if (async) {
+		/* Always wait: the worker reads grey and writes s2 until done. */
+		pthread_mutex_lock(&e->w.lock);
+		while (!e->w.done)
+			pthread_cond_wait(&e->w.cond, &e->w.lock);
+		ok2 = e->w.ok;
+		pthread_mutex_unlock(&e->w.lock);
+	} else if (scale2) {
+		ok2 = scale2_detect(&e->s2, grey);
+	}
+	if (err)
+		return err;
+	if (ok2)
+		merge_second_scale(&e->s1.det, &e->s2.det);
 	int64_t t2 = clock_now_ns();
 
 	/* 4. track */

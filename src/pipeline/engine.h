@@ -49,7 +49,9 @@ struct engine_config {
 
 enum engine_stage { ENGINE_THRESHOLD, ENGINE_SEGMENT, ENGINE_MATCH, ENGINE_TRACK, ENGINE_N_STAGES };
 
-/* Nanoseconds each stage took for the last frame (threshold: submit to collect). */
+/* Nanoseconds each stage held the caller for the last frame (threshold:
+ * time in submit plus time waiting in collect; match includes waiting for
+ * the second scale's worker and the merge). */
 struct engine_times {
 	int64_t ns[ENGINE_N_STAGES];
 };

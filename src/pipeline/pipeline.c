@@ -373,7 +373,6 @@ static int frame_start(struct pipeline *p, const struct frame *f)
  * in, so the GPU works on it while the CPU segments f. */
 static int frame_finish(struct pipeline *p, const struct frame *f, const struct frame *next)
 {
-	int64_t t0 = clock_now_ns();
 	int err = engine_collect(p->eng);
 	if (next && next->img.width == p->width && next->img.height == p->height)
 		engine_submit(p->eng, &next->img);
@@ -394,13 +393,15 @@ static int frame_finish(struct pipeline *p, const struct frame *f, const struct 
 
 	/* 6. show */
 	const struct engine_times *et = engine_times(p->eng);
-	(void)t0;
 	timing_add(&p->timing[ST_THRESHOLD], et->ns[ENGINE_THRESHOLD]);
 	timing_add(&p->timing[ST_SEGMENT], et->ns[ENGINE_SEGMENT]);
 	timing_add(&p->timing[ST_MATCH], et->ns[ENGINE_MATCH]);
 	timing_add(&p->timing[ST_TRACK], et->ns[ENGINE_TRACK]);
 	timing_add(&p->timing[ST_TUIO], t5 - t4);
-	timing_add(&p->timing[ST_TOTAL], et->ns[ENGINE_THRESHOLD] + (t5 - t0));
+	int64_t total = t5 - t4;
+	for (int i = 0; i < ENGINE_N_STAGES; i++)
+		total += et->ns[i];
+	timing_add(&p->timing[ST_TOTAL], total);
 	if (f->t_capture_ns > 0 && t5 > f->t_capture_ns)
 		timing_add(&p->timing[ST_LATENCY], t5 - f->t_capture_ns);
 	p->last_state = st;
