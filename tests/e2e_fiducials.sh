@@ -13,10 +13,17 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 # generate reproduces the checked-in sets; check confirms their guarantee.
-$F generate -o "$tmp/large.trees" || fail "generate"
+# Its report states the guarantees: distance 4, holes of >= 0.077 / 0.093 card.
+msg=$($F generate -o "$tmp/large.trees" 2>&1) || fail "generate: $msg"
 cmp -s "$tmp/large.trees" fiducials/tabletrack.trees || fail "generate differs from fiducials/tabletrack.trees"
-$F generate --small -o "$tmp/small.trees" || fail "generate --small"
+guarantee() { # report, least feature
+	f=$(echo "$1" | sed -n 's/.*minimum leaf distance 4 .*smallest feature \([0-9.]*\) card.*/\1/p')
+	[ -n "$f" ] && awk "BEGIN { exit !($f >= $2) }"
+}
+guarantee "$msg" 0.077 || fail "large set guarantees: $msg"
+msg=$($F generate --small -o "$tmp/small.trees" 2>&1) || fail "generate --small: $msg"
 cmp -s "$tmp/small.trees" fiducials/tabletrack-small.trees || fail "generate --small differs"
+guarantee "$msg" 0.093 || fail "small set guarantees: $msg"
 $F check --min-distance 4 fiducials/tabletrack.trees || fail "check (large, distance 4)"
 $F check --min-distance 4 fiducials/tabletrack-small.trees || fail "check (small, distance 4)"
 n=$(wc -w < fiducials/tabletrack.trees)

@@ -228,6 +228,62 @@ static void test_layout_errors(void **state)
 	image_u8_free(&img);
 }
 
+/* A child's outline as capsules: a dot is one zero-length segment. */
+static int child_segments(const struct render_layout *l, const struct render_shape *s,
+			  float seg[][4])
+{
+	if (s->n_seg == 0) {
+		seg[0][0] = seg[0][2] = s->x;
+		seg[0][1] = seg[0][3] = s->y;
+		return 1;
+	}
+	for (int i = 0; i < s->n_seg; i++) {
+		const struct render_segment *g = &l->segs[s->seg0 + i];
+		seg[i][0] = g->x0;
+		seg[i][1] = g->y0;
+		seg[i][2] = g->x1;
+		seg[i][3] = g->y1;
+	}
+	return s->n_seg;
+}
+
+static float pt_seg(float px, float py, const float *g)
+{
+	float vx = g[2] - g[0], vy = g[3] - g[1], wx = px - g[0], wy = py - g[1];
+	float vv = vx * vx + vy * vy, t = vv > 0 ? (wx * vx + wy * vy) / vv : 0.0f;
+	t = t < 0 ? 0 : t > 1 ? 1 : t;
+	return hypotf(wx - t * vx, wy - t * vy);
+}
+
+/* Distance between two children's outlines (segments never cross here). */
+static float child_gap(const struct render_layout *l, const struct render_shape *a,
+		       const struct render_shape *b)
+{
+	float sa[RENDER_MAX_SEGMENTS][4], sb[RENDER_MAX_SEGMENTS][4];
+	int na = child_segments(l, a, sa), nb = child_segments(l, b, sb);
+	float m = 1e30f;
+	for (int i = 0; i < na; i++)
+		for (int j = 0; j < nb; j++) {
+			float d[4] = {pt_seg(sa[i][0], sa[i][1], sb[j]), pt_seg(sa[i][2], sa[i][3], sb[j]),
+				      pt_seg(sb[j][0], sb[j][1], sa[i]), pt_seg(sb[j][2], sb[j][3], sa[i])};
+			for (int k = 0; k < 4; k++)
+				if (d[k] < m)
+					m = d[k];
+		}
+	return m - a->radius - b->radius;
+}
+
+/* Is (px, py) inside the blob (union of its capsules)? */
+static int in_blob(const struct render_layout *l, const struct render_shape *s, float px, float py)
+{
+	float seg[RENDER_MAX_SEGMENTS][4];
+	int n = child_segments(l, s, seg);
+	for (int i = 0; i < n; i++)
+		if (pt_seg(px, py, seg[i]) <= s->radius)
+			return 1;
+	return 0;
+}
+
 static void test_layout_canonical_and_nested(void **state)
 {
 	(void)state;
@@ -236,25 +292,45 @@ static void test_layout_canonical_and_nested(void **state)
 	assert_int_equal(render_layout_tree("w0122121", &b), 0);
 	assert_int_equal(a.n_shapes, b.n_shapes);
 	assert_memory_equal(a.shapes, b.shapes, sizeof a.shapes[0] * (size_t)a.n_shapes);
-	/* Every shape lies inside its parent, and siblings do not touch. */
+	/* The b variant is the same drawing, inverted. */
+	assert_int_equal(render_layout_tree("b0121221", &b), 0);
+	assert_int_equal(a.n_shapes, b.n_shapes);
+	for (int i = 0; i < a.n_shapes; i++) {
+		assert_true(a.shapes[i].x == b.shapes[i].x && a.shapes[i].y == b.shapes[i].y);
+		assert_int_equal(a.shapes[i].white, !b.shapes[i].white);
+	}
+	/* Every shape lies inside its parent with a margin, siblings keep
+	 * the gap, walls around holes are at least 0.45 feature. */
 	for (size_t t = 0; t < sizeof trees / sizeof trees[0]; t++) {
 		struct render_layout l;
 		assert_int_equal(render_layout_tree(trees[t], &l), 0);
+		float f = l.cell;
+		assert_true(f > 0.05f && f < 0.2f);
 		int n_leaves = 0;
 		for (int i = 3; i < l.n_shapes; i++) {
 			const struct render_shape *s = &l.shapes[i];
 			n_leaves += s->leaf;
-			assert_true(fabsf(s->x) + s->hw < 0.40f - 0.3f * l.cell * 0.5f);
-			assert_true(fabsf(s->y) + s->hh < 0.40f - 0.3f * l.cell * 0.5f);
+			assert_true(fabsf(s->x) + s->hw < 0.405f - 0.5f * f);
+			assert_true(fabsf(s->y) + s->hh < 0.405f - 0.5f * f);
 			if (s->depth != RENDER_CHILD)
 				continue;
-			for (int j = s->end; j < l.n_shapes; j++) {
-				const struct render_shape *o = &l.shapes[j];
-				if (o->depth != RENDER_CHILD)
-					continue;
-				float gx = fabsf(o->x - s->x) - o->hw - s->hw;
-				float gy = fabsf(o->y - s->y) - o->hh - s->hh;
-				assert_true(gx > 0.2f * l.cell || gy > 0.2f * l.cell);
+			for (int j = s->end; j < l.n_shapes; j++)
+				if (l.shapes[j].depth == RENDER_CHILD)
+					assert_true(child_gap(&l, s, &l.shapes[j]) > 0.55f * f);
+			for (int h = i + 1; h < s->end; h++) {
+				const struct render_shape *hole = &l.shapes[h];
+				assert_int_equal(hole->depth, RENDER_HOLE);
+				assert_int_equal(hole->white, !s->white);
+				for (int k = 0; k < 16; k++) {
+					float an = (float)k * (float)PI / 8.0f;
+					float r = hole->radius + 0.45f * f;
+					assert_true(in_blob(&l, s, hole->x + r * cosf(an),
+							    hole->y + r * sinf(an)));
+				}
+				for (int h2 = h + 1; h2 < s->end; h2++)
+					assert_true(hypotf(hole->x - l.shapes[h2].x,
+							   hole->y - l.shapes[h2].y) >
+						    2 * hole->radius + 0.45f * f);
 			}
 		}
 		assert_int_equal(n_leaves, l.n_leaves);
@@ -400,6 +476,11 @@ static void test_own_sets_decode(void **state)
 			assert_string_equal(got, tok);
 			render_symbol_truth(tok, 100, ang, 60, 60, &tx, &ty, &ta);
 			assert_true(hypotf(dx - tx, dy - ty) < 0.6f);
+			/* Small cards (44 px) still give the tree back when sharp. */
+			memset(img.data, 90, (size_t)img.stride * 120);
+			assert_int_equal(render_symbol(tok, 44, ang, 60, 60, &img, NULL), 0);
+			decode(&img, 44, ang, 60, 60, got, &dx, &dy, &da);
+			assert_string_equal(got, tok);
 			tested++;
 		}
 		fclose(f);

@@ -1,14 +1,15 @@
 /*
  * tabletrack-fiducials - make, print, check and learn amoeba symbol sets.
  *
- *   generate [--small] [--nodes N] [--distance D] [--max-grid G] [-o SET.trees]
+ *   generate [--small] [--nodes N] [--distance D] [--min-feature F] [-o SET.trees]
  *   render SET.trees -o sheet.svg|sheet.pdf|sheet.png [--size-mm S] [--dpi D] [--dir DIR]
  *   check SET.trees [--min-distance D]
  *   learn -o SET.trees SHEET.png...
  *
  * generate enumerates every depth-2 tree of the node count (children as a
  * multiset of hole counts, most holes first) that has enough dots and holes
- * for a precise angle and fits the renderer's grid, links trees fewer than
+ * for a precise angle and whose drawing (src/fiducial/render.h) has holes of
+ * at least F of the card side, links trees fewer than
  * D leaf edits apart (tools/common/treefile.h), and keeps a large set of
  * pairwise distant trees by greedy maximum independent set, least-linked
  * first. learn thresholds each sheet at mid-grey, segments it
@@ -37,16 +38,23 @@
 #include "common/treefile.h"
 
 #define MAX_CHILDREN 32
+/* Smallest feature (hole diameter, card units) a tree of our sets may
+ * have: chosen where the renderer's feature sizes leave a wide step, so
+ * that rounding cannot move a tree across. */
+#define LARGE_MIN_FEATURE 0.07744
+#define SMALL_MIN_FEATURE 0.0924
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tabletrack-fiducials COMMAND ...\n"
-		"  generate [--small] [--nodes N] [--distance D] [--max-grid G] [--min-dots K]\n"
+		"  generate [--small] [--nodes N] [--distance D] [--min-feature F] [--min-dots K]\n"
 		"           [--min-holes K] [--max-holes K] [--count K] [-o SET.trees]\n"
 		"      our own set: depth-2 trees of N nodes, any two at least D leaf edits\n"
-		"      apart; w variants then the same trees as b (inverted print).\n"
-		"      Default (large): 24 nodes, D 4, grid <= 5 cells; --small: 14 nodes, grid 4.\n"
+		"      apart, drawn with holes of at least F card sides; w variants then the\n"
+		"      same trees as b (inverted print). Default (large): 24 nodes, D 4,\n"
+		"      F 0.07744, >= 3 dots, >= 2 holes, <= 16 holes a blob; --small: 14\n"
+		"      nodes, F 0.0924, 12 trees.\n"
 		"  render SET.trees -o SHEET.svg|.pdf|.png [--size-mm S] [--cols C] [--dpi D]\n"
 		"         [--dir DIR]\n"
 		"      printable sheet (A4, ID labels, cut marks, S mm cards, default 50);\n"
@@ -76,12 +84,14 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 /* ---- generate ------------------------------------------------------------ */
 
 struct gen_params {
-	int nodes, distance, max_grid, min_dots, min_holes, max_holes, count;
+	int nodes, distance, min_dots, min_holes, max_holes, count;
+	double min_feature; /* card units */
 };
 
 struct cand {
 	int n;
 	int holes[MAX_CHILDREN];
+	float feature; /* the renderer's feature size, card units */
 };
 
 struct gen_state {
@@ -104,7 +114,7 @@ static void cand_string(const struct cand *c, char colour, char *buf, size_t cap
 	buf[len] = 0;
 }
 
-static int cand_accept(const struct gen_params *p, const struct cand *c)
+static int cand_accept(const struct gen_params *p, struct cand *c)
 {
 	int dots = 0, holes = 0, blobs = 0;
 	for (int i = 0; i < c->n; i++) {
@@ -121,7 +131,8 @@ static int cand_accept(const struct gen_params *p, const struct cand *c)
 	struct render_layout l;
 	if (render_layout_tree(s, &l))
 		return 0;
-	return l.grid_w <= p->max_grid && l.grid_h <= p->max_grid;
+	c->feature = l.cell;
+	return (double)l.cell >= p->min_feature;
 }
 
 /* Children in non-increasing hole count: every multiset once, in
@@ -163,14 +174,15 @@ static int cand_dist(const struct cand *a, const struct cand *b)
 
 static int cmd_generate(int argc, char **argv)
 {
-	struct gen_params p = {24, 4, 5, 3, 4, 8, 0};
+	struct gen_params p = {24, 4, 3, 2, 16, 0, LARGE_MIN_FEATURE};
 	const char *out = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		int need = i + 1 < argc;
 		if (!strcmp(a, "--small")) {
 			p.nodes = 14;
-			p.max_grid = 4;
+			p.min_feature = SMALL_MIN_FEATURE;
+			p.count = 12; /* 24 IDs, two A4 pages at 50 mm */
 		} else if (!strcmp(a, "-o") && need) {
 			out = argv[++i];
 		} else if (!strcmp(a, "--nodes") && need) {
@@ -179,9 +191,13 @@ static int cmd_generate(int argc, char **argv)
 		} else if (!strcmp(a, "--distance") && need) {
 			if (parse_int(argv[++i], 1, 64, &p.distance))
 				return 2;
-		} else if (!strcmp(a, "--max-grid") && need) {
-			if (parse_int(argv[++i], 1, 16, &p.max_grid))
+		} else if (!strcmp(a, "--min-feature") && need) {
+			char *end;
+			p.min_feature = strtod(argv[++i], &end);
+			if (*end || end == argv[i] || !(p.min_feature >= 0.0 && p.min_feature < 0.5)) {
+				fprintf(stderr, "tabletrack-fiducials: bad --min-feature '%s'\n", argv[i]);
 				return 2;
+			}
 		} else if (!strcmp(a, "--min-dots") && need) {
 			if (parse_int(argv[++i], 0, 64, &p.min_dots))
 				return 2;
@@ -253,11 +269,14 @@ static int cmd_generate(int argc, char **argv)
 	}
 	int limit = p.count && p.count < n_chosen ? p.count : n_chosen;
 	int min_d = 1 << 30;
+	float min_f = 1.0f;
 	int k = 0;
 	for (int i = 0; i < n && k < limit; i++) {
 		if (!chosen[i])
 			continue;
 		k++;
+		if (g.c[i].feature < min_f)
+			min_f = g.c[i].feature;
 		int kk = 0;
 		for (int j = 0; j < i && kk < limit; j++)
 			if (chosen[j]) {
@@ -289,8 +308,10 @@ static int cmd_generate(int argc, char **argv)
 	}
 	fprintf(stderr,
 		"tabletrack-fiducials: %d topologies (%d IDs: %d w + %d b) of %d nodes, depth 2, "
-		"from %d candidates; minimum leaf distance %d (asked %d)\n",
-		limit, 2 * limit, limit, limit, p.nodes, n, limit > 1 ? min_d : 0, p.distance);
+		"from %d candidates; minimum leaf distance %d (asked %d); smallest feature "
+		"%.3f card\n",
+		limit, 2 * limit, limit, limit, p.nodes, n, limit > 1 ? min_d : 0, p.distance,
+		(double)min_f);
 	rc = 0;
 done:
 	free(g.c);

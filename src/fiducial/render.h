@@ -24,21 +24,32 @@
  * The drawing (card units: the card's side is 1, centre (0, 0), y down):
  *   - a square card of the root's colour (white for `w` trees), side 1;
  *   - a rounded-square ring of the other colour, outer half-side 0.46,
- *     inner half-side 0.40: its inside is the root region;
- *   - the root's children on a square grid of cells of side u: a child
- *     without children (a depth-1 leaf, "dot") is a disc of radius 0.30 u
- *     in one cell; a child with h holes is a rounded rectangle over a block
- *     of cells (1 row for h <= 3, 2 rows for h <= 8, else 3), inset 0.11 u
- *     from the block's edge, corner radius 0.39 u, with disc holes of radius
- *     0.19 u at cell centres (a partial last row centred). So neighbouring
- *     children are at least 0.22 u apart, walls at least 0.20 u thick.
- *   - Placement: dots first, then blobs from the most holes down, each at
- *     the first free grid position in reading order, on the smallest square
- *     grid that holds them all; the used block is centred in the root and
- *     scaled to fill it (u = 0.80 / (cells + 0.6)). Dots therefore sit at
- *     the top: for a `w` tree unrotated, the black leaves (the dots) lie
- *     above the centre and the angle is near 0; for a `b` tree the black
- *     leaves are the holes, below, and the angle is near pi.
+ *     inner half-side 0.405 (as thick as reacTIVision's): its inside is
+ *     the root region;
+ *   - the root's children, drawn in feature units f (the hole diameter):
+ *     a child without children (a "dot") is a disc of diameter f; a child
+ *     with h holes (a "blob") is a compact cluster of h sites of a
+ *     hexagonal lattice of pitch 1.5 f (2: a pair, 3: a triangle, 7: a
+ *     hexagon, grown by least moment of inertia), each site a white disc
+ *     hole of diameter f, the blob the union of round-capped strokes of
+ *     half-width f (hole radius + wall) along the lattice edges between its
+ *     sites: every wall, between holes and around them, is 0.5 f thick;
+ *   - packing: blobs largest first, then dots, each at the position (grid
+ *     of 0.25 f) and turn (multiples of 30 degrees) that keeps the square
+ *     around everything smallest, at least 0.6 f of paper from every other
+ *     child; among equal squares blobs stay central and low, dots high.
+ *     Seven such packings, from pure compactness to dots firmly at the
+ *     top, are tried; the kept one has the largest f * min(1, q / 0.4),
+ *     q = D / sqrt(1/dots + 1/holes) (card units), D the distance between
+ *     the dot and hole centres: the angle (§7) is along D for w and b
+ *     trees alike and leaf positions jitter independently, so its error
+ *     goes as 1/q. The choice does not depend on the colour, so the w and
+ *     b trees print the same drawing;
+ *   - the packing's square, plus 0.6 f of paper, is scaled to the root
+ *     region (f at most 0.11): `cell` is f, grid_w x grid_h the packing's
+ *     extent in f, rounded up. Our sets get f >= 0.0775 (large) and
+ *     >= 0.093 (small), q >= 0.33; reacTIVision's default trees f 0.076
+ *     to 0.09.
  *   The layout depends on the tree only (children sorted canonically), so
  *   the same tree always gives the same drawing, and thresholding the
  *   drawing at mid-grey gives back the same tree string.
@@ -50,20 +61,24 @@
  * [0, 2 pi). A tree without black leaves has angle 0 and n_black == 0.
  *
  * Anti-aliasing: each pixel's distance to the nearest shape edge is known
- * exactly (signed distance of rounded rectangles); pixels farther than
+ * (signed distance of rounded rectangles and capsules); pixels farther than
  * 0.71 px from every edge take one sample, the others are supersampled
  * (supersample x supersample, default 4 x 4). Pixels outside the card are
  * left untouched; pixels across the card's edge are blended with dst.
  *
- * Memory: struct render_layout is plain data (no pointers), about 2.5 KiB;
- * nothing is allocated anywhere here.
+ * Memory: struct render_layout is plain data (no pointers), about 5.5 KiB;
+ * nothing is allocated anywhere here; render_layout_tree() uses about
+ * 140 KiB of stack.
  *
  * Limits: depth 1 or 2 trees (root, children, grandchildren), at most
  * RENDER_MAX_NODES nodes. Deeper trees are ERR_UNSUPPORTED, bad strings
  * ERR_FORMAT, too many nodes ERR_RANGE.
  *
- * Performance: about 1 ms for a 100 px card at 4 x 4 supersampling
- * (x86-64 laptop-class core, -O2); cost grows with the card's area.
+ * Performance (one core of a shared, busy AMD EPYC, -O2, our large set):
+ * render_layout_tree() about 8-10 ms a tree (the packing search; done once
+ * a tree), render_layout_draw() 3.5-6 ms for a 100 px card at 4 x 4
+ * supersampling, 1.2-1.4 times the old grid layout's time measured side
+ * by side; the draw's cost grows with the card's area.
  */
 #ifndef TT_FIDUCIAL_RENDER_H
 #define TT_FIDUCIAL_RENDER_H
@@ -74,6 +89,7 @@
 
 #define RENDER_MAX_NODES 64
 #define RENDER_MAX_SHAPES (RENDER_MAX_NODES + 2)
+#define RENDER_MAX_SEGMENTS (3 * RENDER_MAX_NODES)
 
 enum render_depth {
 	RENDER_CARD = -2, /* the card, root's colour */
@@ -83,15 +99,25 @@ enum render_depth {
 	RENDER_HOLE = 2,  /* a grandchild: hole in a blob (always a leaf) */
 };
 
-/* One rounded rectangle; a disc has hw == hh == radius. Card units. */
+/* A line segment of a blob's skeleton, card units. */
+struct render_segment {
+	float x0, y0, x1, y1;
+};
+
+/* One shape, card units. With n_seg == 0 a rounded rectangle (a disc has
+ * hw == hh == radius). With n_seg > 0 a blob: the union of the capsules
+ * (round-capped strokes) of radius `radius` around the layout's segments
+ * seg0 .. seg0 + n_seg - 1; x, y, hw, hh are then its bounding box. */
 struct render_shape {
 	float x, y;     /* centre (card centre is (0, 0), y down, unrotated) */
 	float hw, hh;   /* half width, half height */
-	float radius;   /* corner radius, <= min(hw, hh) */
+	float radius;   /* corner radius, <= min(hw, hh); capsule radius */
 	uint8_t white;  /* 1 white, 0 black (already resolved for w/b) */
 	int8_t depth;   /* enum render_depth */
 	uint8_t leaf;   /* 1 for symbol leaves (dots and holes) */
 	int16_t end;    /* index one past this shape's last descendant */
+	int16_t seg0;   /* first segment of a blob */
+	int16_t n_seg;  /* 0: rounded rectangle */
 };
 
 struct render_layout {
@@ -102,6 +128,8 @@ struct render_layout {
 	float cell;         /* cell side u, card units */
 	int n_shapes;       /* painting order: a shape's descendants follow it */
 	struct render_shape shapes[RENDER_MAX_SHAPES];
+	int n_segs;
+	struct render_segment segs[RENDER_MAX_SEGMENTS];
 	/* Truth of the unrotated card centred at (0, 0), card units. */
 	float centre_x, centre_y;
 	float black_x, black_y;

@@ -124,7 +124,7 @@ static void canvas_line(struct canvas *c, float x0, float y0, float x1, float y1
 			   "stroke-width=\"0.15\"/>\n",
 			   (double)x0, (double)y0, (double)x1, (double)y1);
 	else
-		buf_printf(&c->b, "0 G 0.4 w %.2f %.2f m %.2f %.2f l S\n", PX(x0), PY(y0), PX(x1),
+		buf_printf(&c->b, "0 G 0 J 0.4 w %.2f %.2f m %.2f %.2f l S\n", PX(x0), PY(y0), PX(x1),
 			   PY(y1));
 }
 
@@ -141,13 +141,42 @@ static void canvas_text(struct canvas *c, float x, float y, float size_mm, const
 			   (double)(size_mm * MM_TO_PT), PX(x), PY(y), s);
 }
 
+/* A blob: the union of round-capped strokes of width 2 r along its
+ * skeleton segments, drawn as one path (same ink, so overlaps are
+ * invisible); a zero-length segment gives a disc. mm, y down. */
+static void canvas_capsules(struct canvas *c, const struct render_segment *sg, int n, float cx,
+			    float cy, float side, float r, int white)
+{
+	if (c->kind == SVG) {
+		buf_printf(&c->b,
+			   "<path fill=\"none\" stroke=\"%s\" stroke-width=\"%.3f\" "
+			   "stroke-linecap=\"round\" d=\"",
+			   white ? "#fff" : "#000", (double)(2 * r * side));
+		for (int i = 0; i < n; i++)
+			buf_printf(&c->b, "%sM%.3f %.3fL%.3f %.3f", i ? " " : "",
+				   (double)(cx + sg[i].x0 * side), (double)(cy + sg[i].y0 * side),
+				   (double)(cx + sg[i].x1 * side), (double)(cy + sg[i].y1 * side));
+		buf_printf(&c->b, "\"/>\n");
+		return;
+	}
+	buf_printf(&c->b, "%d G 1 J 1 j %.3f w\n", white ? 1 : 0, (double)(2 * r * side * MM_TO_PT));
+	for (int i = 0; i < n; i++)
+		buf_printf(&c->b, "%.2f %.2f m %.2f %.2f l\n", PX(cx + sg[i].x0 * side),
+			   PY(cy + sg[i].y0 * side), PX(cx + sg[i].x1 * side), PY(cy + sg[i].y1 * side));
+	buf_printf(&c->b, "S\n");
+}
+
 static void draw_symbol(struct canvas *c, const struct render_layout *l, float cx, float cy,
 			float side)
 {
 	for (int i = 0; i < l->n_shapes; i++) {
 		const struct render_shape *s = &l->shapes[i];
-		canvas_rrect(c, cx + s->x * side, cy + s->y * side, s->hw * side, s->hh * side,
-			     s->radius * side, s->white);
+		if (s->n_seg > 0)
+			canvas_capsules(c, &l->segs[s->seg0], s->n_seg, cx, cy, side, s->radius,
+					s->white);
+		else
+			canvas_rrect(c, cx + s->x * side, cy + s->y * side, s->hw * side,
+				     s->hh * side, s->radius * side, s->white);
 	}
 }
 
