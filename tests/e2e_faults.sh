@@ -164,21 +164,29 @@ log, text = r.finish(lambda: len(fseqs(r.text())) >= 40, 15)
 s, _ = stats(log)
 seq = fseqs(text)
 check(s is not None and s[1] >= 5, "badframes: every 5th frame skipped and counted (%s)" % (s,))
-check(len(seq) >= 40 and not gaps(seq), "badframes: TUIO fseq contiguous over %d frames" % len(seq))
+check(len(seq) >= 40, "badframes: %d TUIO frames" % len(seq))
+check(not gaps(seq), "badframes: TUIO fseq contiguous (gaps: %s)" % gaps(seq)[:3])
 show_log_on_failure(n0, log)
 
 # --- B: device lost, then back ---------------------------------------------------
 n0 = len(failures)
+t0 = time.time()
 r = Run("lost", ["--source", "faulty:lose=40:demo"])
-log, text = r.finish(lambda: r.log().count(" is back") >= 2 and len(fseqs(r.text())) >= 90, 15)
+log, text = r.finish(lambda: r.log().count(" is back") >= 2 and len(fseqs(r.text())) >= 60, 20)
+elapsed = time.time() - t0
 n_lost = log.count("faulty:lose=40:demo lost: retrying with back-off")
 n_back = log.count("source faulty:lose=40:demo is back")
 seq = fseqs(text)
 check(n_lost >= 2 and n_back >= n_lost - 1 and n_back <= n_lost,
       "lost: each loss logged once, each return once (%d lost, %d back)" % (n_lost, n_back))
-# 39 frames an open: a loss per 39 frames means one log line per loss, not per failed read.
-check(n_lost <= len(seq) // 39 + 2, "lost: no more loss lines than losses (%d lines, %d frames)" % (n_lost, len(seq)))
-check(len(seq) >= 90 and not gaps(seq), "lost: TUIO goes on across the losses, fseq contiguous over %d frames" % len(seq))
+# 39 reads an open, at most 30 reads a second (the demo is paced): one log
+# line per loss, not one per failed read. (A slow build drops frames in the
+# ring, so processed frames do not count reads.)
+max_losses = int(elapsed * 30 / 39) + 2
+check(n_lost <= max_losses, "lost: no more loss lines than losses (%d lines, at most %d losses in %.1f s)"
+      % (n_lost, max_losses, elapsed))
+check(len(seq) >= 60, "lost: TUIO goes on across the losses (%d frames)" % len(seq))
+check(not gaps(seq), "lost: fseq contiguous across the losses (gaps: %s)" % gaps(seq)[:3])
 show_log_on_failure(n0, log)
 
 # --- C: a stalled source: redundant bundles ------------------------------------
@@ -199,8 +207,7 @@ def redundant_with_state():
     return False
 
 
-log, text = r.finish(lambda: redundant_with_state() and len(fseqs(text_now())) >= 3 if False else
-                     redundant_with_state() and len(fseqs(r.text())) >= 3, 12)
+log, text = r.finish(lambda: redundant_with_state() and len(fseqs(r.text())) >= 3, 12)
 seq = fseqs(text)
 check(redundant_with_state(), "stalled: fseq -1 bundles with the live objects' alive while no frame comes")
 check(len(seq) >= 2 and not gaps(seq), "stalled: real frames keep contiguous fseq (%s)" % seq)
@@ -213,15 +220,16 @@ blocker = os.path.join(tmp, "not-a-dir")
 open(blocker, "w").close()
 r = Run("unreachable", ["--source", "demo", "--stats", "--dump", os.path.join(blocker, "dump")],
         tuio=["udp:127.0.0.1:%d" % closed])
-log, text = r.finish(lambda: len(fseqs(r.text())) >= 60, 15)
+log, text = r.finish(lambda: len(fseqs(r.text())) >= 40, 15)
 s, _ = stats(log)
 n_refused = log.count("udp:127.0.0.1:%d: Connection refused" % closed)
 n_dump = log.count("cannot write")
 check(n_refused == 1, "unreachable: UDP to a closed port logged once (%d lines)" % n_refused)
 check(n_dump == 1, "unreachable: --dump into an impossible directory logged once (%d lines)" % n_dump)
-check(s is not None and s[0] >= 60, "unreachable: tracking went on (%s frames)" % (s[0] if s else "?"))
+check(s is not None and s[0] >= 40, "unreachable: tracking went on (%s frames)" % (s[0] if s else "?"))
 seq = fseqs(text)
-check(len(seq) >= 60 and not gaps(seq), "unreachable: the reachable TUIO target got every frame (%d)" % len(seq))
+check(len(seq) >= 40 and not gaps(seq), "unreachable: the reachable TUIO target got every frame (%d, gaps %s)"
+      % (len(seq), gaps(seq)[:3]))
 show_log_on_failure(n0, log)
 
 # --- E: TCP connect to a closed port: back-off, then connected ------------------
@@ -338,7 +346,7 @@ log, _ = r.finish(3.0)
 s, st = stats(log)
 lat = st.get("capture to TUIO")
 tot = st.get("frame total")
-check(s is not None and s[0] >= 10 and s[2] > 0, "fast: frames dropped and counted (%s)" % (s,))
+check(s is not None and s[0] >= 3 and s[2] > 0, "fast: frames dropped and counted (%s)" % (s,))
 if check(lat is not None and tot is not None, "fast: --stats gives 'frame total' and 'capture to TUIO'"):
     # A queue would add a frame time per queued frame, seconds after 3 s;
     # the latest-frame-wins ring keeps it within about two frame times.
