@@ -31,5 +31,8 @@ nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width
 for dir in .devdata/b640 .devdata/b1080; do
 	build-gpu/bench -n "$N" -b cpu,cuda -r 6,32 -t "$T" "$dir"
 done
-build-gpu/bench -n "$N" -b cpu,cuda -r 6 -s 1280x720 -s 3840x2160
-build-gpu/bench -n "$N" -b cuda -r 6 -2 0 -s 640x480 -s 1920x1080 -s 3840x2160
+build-gpu/bench -n "$N" -b cpu,cuda -r 6,32 -s 1280x720 -s 3840x2160
+# One scale (--radius2 0), the configuration the targets were set for.
+build-gpu/bench -n "$N" -b cuda -r 6,32 -2 0 -t "$T" .devdata/b640
+build-gpu/bench -n "$N" -b cuda -r 6,32 -2 0 -t "$T" .devdata/b1080
+build-gpu/bench -n "$N" -b cuda -r 6 -2 0 -s 3840x2160
