@@ -148,6 +148,42 @@ static void test_fuzzy_and_root_keep_fast_symbol(void **state)
 	assert_int_equal(only_object(f)->how, TRACKED_DECODED);
 }
 
+/* The matcher reads a symbol for 10 frames, then motion blur destroys its
+ * tree for 10 (only its root region, a white ring or square, is left), then
+ * it is read again: one session all along, placed where the symbol is (the
+ * root's bbox centre plus the offset learnt while it was read), carried by
+ * the prediction along its 7 px a frame. */
+static void test_root_carries_through_motion_blur(void **state)
+{
+	struct fixture *f = *state;
+	const float vx = 5, vy = -5, dx = 3.5f, dy = -2.5f;
+	float x = 200, y = 300;
+	uint32_t sid = 0;
+	for (int i = 0; i < 30; i++, x += vx, y += vy) {
+		if (i < 10 || i >= 20) {
+			add_fid(f, 7, x, y, 2.0f);
+			/* its root region, reported by the matcher as well */
+			struct root_det *r = &f->d.roots[f->d.n_roots++];
+			*r = (struct root_det){ .x = x - dx, .y = y - dy, .size_px = 62, .region = 1007 };
+		} else {
+			/* the streaked root (a new region each frame), a little larger,
+			 * and another white square farther away than the gate */
+			add_root(f, x - dx, y - dy, 68);
+			add_root(f, x + 50, y, 60);
+		}
+		step(f);
+		const struct tracked_object *o = only_object(f);
+		if (i == 0)
+			sid = o->session_id;
+		assert_int_equal(o->session_id, sid);
+		assert_int_equal(o->class_id, 7);
+		assert_int_equal(o->how, i >= 10 && i < 20 ? TRACKED_ROOT : TRACKED_DECODED);
+		assert_float_equal(o->x * W, x, 0.05);
+		assert_float_equal(o->y * H, y, 0.05);
+		assert_float_equal(o->angle, 2.0f, 1e-3);
+	}
+}
+
 static void test_fuzzy_and_root_never_create(void **state)
 {
 	struct fixture *f = *state;
@@ -508,6 +544,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_fuzzy_and_root_keep_fast_symbol, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_root_carries_through_motion_blur, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fuzzy_and_root_never_create, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_finger_tap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_fingers_nearest_neighbour, setup, teardown),

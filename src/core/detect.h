@@ -22,7 +22,9 @@ struct fiducial_det {
 };
 
 /* A region that could carry a known object when its tree is destroyed
- * (motion blur): white, not border, roughly square (amoeba.md §8). */
+ * (motion blur): not border, roughly square, about a symbol's size
+ * (amoeba.md §8): a white root or root ring, or the black region inside a
+ * ring. */
 struct root_det {
 	float x, y;         /* bounding-box centre, px */
 	float size_px;      /* max of bounding-box w, h */

@@ -32,11 +32,15 @@
  * Decoding builds the canonical string (children sorted in descending byte
  * order, in place), applies the leaf-size filter (§6), looks the string up,
  * and computes centre and angle from the leaves' bbox midpoints with
- * weights pi (d + 1/2)^2 (§7). det->roots lists white, non-border regions of
+ * weights pi (d + 1/2)^2 (§7). det->roots lists non-border regions of
  * root_min_px..root_max_px with sides within 2:3 and at least a quarter of
- * the bbox filled. Regions of found and fuzzy symbols, and regions inside
- * their root's bbox, are claimed before fingers_find()/blobs_find() run
- * (only when finger_size_px > 0 / blob_max_px > 0).
+ * the bbox filled, counting what they enclose (the boxes of neighbours
+ * inside their box) or else their row spans: a white root, a thin white
+ * root ring around the black region holding the blobs (also broken open by
+ * blur), or that black region itself (when the black card edge breaks and
+ * the ring merges with the table). Regions of found and fuzzy symbols, and
+ * regions inside their root's bbox, are claimed before fingers_find() and
+ * blobs_find() run (only when finger_size_px > 0 / blob_max_px > 0).
  *
  * Accuracy (tools/detect.c, Bernsen r 4 gate 48, default set, shared
  * scenes): recall 1.000 on std-640, std-1080, small-640, clutter-640;

@@ -39,6 +39,9 @@ struct item {
 	float size;           /* px: root side, finger diameter, blob long side */
 	float w, h, area;     /* blobs */
 	float roundness;
+	/* symbol centre minus its root region's bbox centre, px, from the
+	 * last decoded frame whose root was reported (objects) */
+	float root_dx, root_dy;
 	int32_t conflict_id;
 	int conflict_n;
 	bool conflict_seen;   /* a conflicting ID was decoded at its place this frame */
@@ -419,13 +422,34 @@ static uint32_t session_new(struct track *t)
 	return s;
 }
 
-static void object_from_fid(struct track *t, struct item *it, const struct fiducial_det *f,
-			    int64_t t_ns, float dt)
+/* The leaf-weighted centre of a symbol is not its root's bbox centre (a
+ * few px on a 70 px symbol); remembered while the symbol is read, it puts
+ * the root-carried object where the symbol is. */
+static void root_offset_learn(struct item *it, const struct detections *det, const struct fiducial_det *f)
+{
+	if (f->root < 0)
+		return;
+	for (int32_t k = 0; k < det->n_roots; k++) {
+		const struct root_det *r = &det->roots[k];
+		if (r->region != f->root)
+			continue;
+		float dx = f->x - r->x, dy = f->y - r->y;
+		if (hypotf(dx, dy) <= 0.25f * f->size_px) {
+			it->root_dx = dx;
+			it->root_dy = dy;
+		}
+		return;
+	}
+}
+
+static void object_from_fid(struct track *t, struct item *it, const struct detections *det,
+			    const struct fiducial_det *f, int64_t t_ns, float dt)
 {
 	item_init(it, f->id, f->size_px);
 	it->session_id = session_new(t);
 	it->how = TRACKED_DECODED;
 	item_measure(t, it, KIND_OBJECT, f->x, f->y, f->angle, t_ns, dt);
+	root_offset_learn(it, det, f);
 }
 
 /* ID-conflict threshold: a young object is corrected quickly, an old one
@@ -469,6 +493,7 @@ static void track_objects(struct track *t, const struct detections *det, int64_t
 		it->how = TRACKED_DECODED;
 		it->size = f->size_px;
 		item_measure(t, it, KIND_OBJECT, f->x, f->y, f->angle, t_ns, dt);
+		root_offset_learn(it, det, f);
 	}
 
 	/* 2. another ID decoded at an unmatched object's place: a misread, or a
@@ -501,7 +526,7 @@ static void track_objects(struct track *t, const struct detections *det, int64_t
 		/* A misread flickers on a symbol in view; another ID where a lost
 		 * object was is a new symbol put down in its place. */
 		if (it->lost > 0 || it->conflict_n >= conflict_frames(it->age)) {
-			object_from_fid(t, it, f, t_ns, dt);
+			object_from_fid(t, it, det, f, t_ns, dt);
 			it->matched = true;
 			continue;
 		}
@@ -564,7 +589,7 @@ static void track_objects(struct track *t, const struct detections *det, int64_t
 			float ratio = r->size_px / fmaxf(it->size, 1.0f);
 			if (ratio < 0.67f || ratio > 1.5f)
 				continue;
-			float dist = hypotf(r->x - it->px, r->y - it->py);
+			float dist = hypotf(r->x + it->root_dx - it->px, r->y + it->root_dy - it->py);
 			if (dist <= 0.75f * it->size)
 				pairs_add(t, d, i, dist);
 		}
@@ -574,7 +599,7 @@ static void track_objects(struct track *t, const struct detections *det, int64_t
 		struct item *it = &l->items[t->pairs[k].item];
 		const struct root_det *r = &det->roots[t->pairs[k].det];
 		it->how = TRACKED_ROOT;
-		item_measure(t, it, KIND_OBJECT, r->x, r->y, it->ma, t_ns, dt);
+		item_measure(t, it, KIND_OBJECT, r->x + it->root_dx, r->y + it->root_dy, it->ma, t_ns, dt);
 	}
 
 	for (int32_t i = 0; i < l->n; i++) {
@@ -605,7 +630,7 @@ static void track_objects(struct track *t, const struct detections *det, int64_t
 		struct item *it = list_add(t, l);
 		if (!it)
 			break;
-		object_from_fid(t, it, &det->fids[d], t_ns, dt);
+		object_from_fid(t, it, det, &det->fids[d], t_ns, dt);
 	}
 }
 

@@ -25,8 +25,11 @@
  *     (their angle only when within 0.35 rad of the prediction); root
  *     regions 0.67..1.5 times its size within 0.75 size carry an object seen
  *     in the previous frame, angle kept (roots of symbols read this frame,
- *     or lying within half a size of one, are skipped). Unclaimed decoded
- *     symbols create objects; fuzzy symbols and roots never do.
+ *     or lying within half a size of one, are skipped), placed at the
+ *     root's box centre plus the symbol-minus-root offset learnt from the
+ *     last frame in which the symbol was read with its root reported.
+ *     Unclaimed decoded symbols create objects; fuzzy symbols and roots
+ *     never do.
  *  3. Fingers and blobs: nearest pairs first within twice the larger size;
  *     a new one becomes visible (gets a session) on its second consecutive
  *     frame and is dropped the first frame it is missing.
