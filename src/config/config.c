@@ -176,7 +176,7 @@ static const struct config_option options[] = {
 
     OPT_BOOL("daemon", "headless", headless, "false", false, 'H', "run without a window"),
     OPT_BOOL("daemon", "window", window, "false", false, 'w',
-             "open the calibration window (an error when no display is available)"),
+             "open the calibration window (without a display: headless, with a warning)"),
     OPT_BOOL("daemon", "fullscreen", fullscreen, "false", false, 0, "open the window full screen"),
     OPT_BOOL("daemon", "stats", stats, "false", true, 'S',
              "log per-stage timing (median, p99) now and then and at exit"),
