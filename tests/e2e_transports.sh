@@ -2,7 +2,8 @@
 # The daemon's TUIO over every transport, decoded by build/tests/tuio_decode
 # (a strict decoder on Debian's oscpack, independent of our encoder and of
 # liblo): objects, cursors (fingers) and blobs from the demo scene over UDP,
-# TCP (tabletrack listening), WebSocket, and TUIO 2.0 over UDP.
+# TCP (tabletrack listening), WebSocket, and TUIO 2.0 over UDP; objects and
+# fingers also sent as blobs sharing their session IDs.
 B=${BUILD:-build}
 D=$B/tests/tuio_decode
 [ -x "$D" ] || { echo "no $D"; exit 77; }
@@ -13,7 +14,7 @@ pu=$(freeport); pt=$(freeport); pw=$(freeport); p2=$(freeport)
 "$D" "udp:$pu" --seconds 6 --frames 60 >"$T/udp.jsonl" 2>"$T/udp.err" & du=$!
 "$D" "udp:$p2" --seconds 6 --frames 60 >"$T/tuio2.jsonl" 2>"$T/tuio2.err" & d2=$!
 sleep 0.3
-"$B/tabletrack" --source demo --headless --quiet --blob-min 10 --blob-max 60 \
+"$B/tabletrack" --source demo --headless --quiet --blob-min 10 --blob-max 60 --object-blobs --finger-blobs \
 	--tuio "udp:127.0.0.1:$pu" --tuio "tcp:listen:127.0.0.1:$pt" --tuio "ws:listen:127.0.0.1:$pw" \
 	--tuio "udp:127.0.0.1:$p2,tuio2" >"$T/trk.txt" 2>&1 & trk=$!
 sleep 1
@@ -40,6 +41,11 @@ for name in ("udp", "tcp", "ws", "tuio2"):
         print("FAIL: %s: too little decoded" % name); bad = True
     if name == "udp" and blobs < 1:
         print("FAIL: no blobs decoded"); bad = True
+    # --object-blobs/--finger-blobs: each object and finger also has a blob
+    # with its own session ID.
+    owned = [f for f in frames[-10:] if f.get("objects") and not set(f["objects"]) <= set(f.get("blobs", {}))]
+    if name == "udp" and owned:
+        print("FAIL: objects without their blob: %s" % owned[0]); bad = True
 sys.exit(1 if bad else 0)
 PY
 exit $fail

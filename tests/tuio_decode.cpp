@@ -234,18 +234,9 @@ void print_frame(int64_t fseq)
 	bool t2 = g_prof.count("/tuio2");
 	std::string line = "{\"fseq\":" + std::to_string(fseq);
 	if (t2) {
-		const Profile &p = g_prof["/tuio2"];
-		Profile o, c, b;
-		for (auto &kv : p.state) {
-			int kind = (int)kv.second.back();
-			std::vector<float> v(kv.second.begin(), kv.second.end() - 1);
-			Profile &dst = kind == 0 ? o : kind == 1 ? c : b;
-			dst.state[kv.first] = v;
-			if (kind == 0)
-				dst.cls[kv.first] = p.cls.at(kv.first);
-		}
-		line += ",\"objects\":" + state_json(o, 0) + ",\"cursors\":" + state_json(c, 1) +
-		        ",\"blobs\":" + state_json(b, 2);
+		line += ",\"objects\":" + state_json(g_prof["/tuio2/tok"], 0) +
+		        ",\"cursors\":" + state_json(g_prof["/tuio2/ptr"], 1) +
+		        ",\"blobs\":" + state_json(g_prof["/tuio2/bnd"], 2);
 	} else {
 		line += ",\"objects\":" + state_json(g_prof[kProfiles[0]], 0) +
 		        ",\"cursors\":" + state_json(g_prof[kProfiles[1]], 1) +
@@ -391,8 +382,11 @@ void handle_tuio2(const std::vector<Msg> &msgs)
 	int64_t fseq = frm.args[0].i;
 	note_fseq(fseq);
 	check_fseq(p, "/tuio2", fseq, alive);
-	apply_alive(p, alive);
-	std::set<int32_t> seen;
+	// A session may carry several components (a token and its bounds):
+	// each component kind keeps its own state.
+	for (const char *c : {"/tuio2/tok", "/tuio2/ptr", "/tuio2/bnd"})
+		apply_alive(g_prof[c], alive);
+	std::set<std::pair<std::string, int32_t>> seen; // a session may have one tok, one ptr and one bnd
 	for (size_t i = 1; i + 1 < msgs.size(); i++) {
 		const Msg &m = msgs[i];
 		int kind;
@@ -417,14 +411,14 @@ void handle_tuio2(const std::vector<Msg> &msgs)
 		int32_t sid = m.args[0].i;
 		if (!alive_set.count(sid))
 			problem(m.addr + " for session " + std::to_string(sid) + " not in alv");
-		if (!seen.insert(sid).second)
+		if (!seen.insert({m.addr, sid}).second)
 			problem(m.addr + ": two messages for session " + std::to_string(sid));
 		std::vector<float> v = floats(m, 0);
 		check_values(m.addr + " " + std::to_string(sid), v, kind == 1 ? -1 : 2, 2);
+		Profile &dst = g_prof[m.addr];
 		if (kind == 0)
-			p.cls[sid] = m.args[2].i;
-		v.push_back((float)kind);
-		p.state[sid] = v;
+			dst.cls[sid] = m.args[2].i;
+		dst.state[sid] = v;
 	}
 }
 

@@ -86,6 +86,7 @@ struct tt_config {
 	int linger_frames;
 	float dead_band_px, dead_band_deg;
 	bool invert_x, invert_y, invert_angle;
+	bool object_blobs, finger_blobs; /* owners' blobs on 2Dblb with their session IDs */
 	char grid[CONFIG_PATH_LEN]; /* calibration grid file; "" = identity */
 	bool euro_enabled;
 	float euro_min_cutoff, euro_beta;

@@ -150,6 +150,8 @@ static void track_config_from(const struct pipeline *p, struct track_config *t)
 	t->invert_x = c->invert_x;
 	t->invert_y = c->invert_y;
 	t->invert_angle = c->invert_angle;
+	t->blobs_for_objects = c->object_blobs;
+	t->blobs_for_fingers = c->finger_blobs;
 	t->euro_objects.enabled = t->euro_fingers.enabled = t->euro_blobs.enabled = c->euro_enabled;
 	t->euro_objects.min_cutoff_hz = t->euro_fingers.min_cutoff_hz = t->euro_blobs.min_cutoff_hz =
 		c->euro_min_cutoff;

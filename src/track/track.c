@@ -795,6 +795,27 @@ int track_process(struct track *t, const struct detections *det, uint64_t frame,
 		b->r = sa * it->r;
 		b->changed = it->changed;
 	}
+	/* Owners' blobs: same session, position and motion as the owner. */
+	for (int32_t i = 0; t->cfg.blobs_for_objects && i < out->n_objects && n_out < t->cfg.max_items; i++) {
+		const struct tracked_object *o = &t->out_objects[i];
+		float side = o->size * (float)width;
+		struct tracked_blob *b = &t->out_blobs[n_out++];
+		*b = (struct tracked_blob){.session_id = o->session_id, .x = o->x, .y = o->y,
+					   .angle = fmodf(o->angle, PI_F), .w = side / (float)width,
+					   .h = side / (float)height,
+					   .area = side * side / ((float)width * (float)height),
+					   .X = o->X, .Y = o->Y, .A = o->A, .m = o->m, .r = o->r,
+					   .changed = o->changed};
+	}
+	for (int32_t i = 0; t->cfg.blobs_for_fingers && i < out->n_cursors && n_out < t->cfg.max_items; i++) {
+		const struct tracked_cursor *c = &t->out_cursors[i];
+		float d = c->diameter * (float)width;
+		struct tracked_blob *b = &t->out_blobs[n_out++];
+		*b = (struct tracked_blob){.session_id = c->session_id, .x = c->x, .y = c->y, .angle = 0.0f,
+					   .w = d / (float)width, .h = d / (float)height,
+					   .area = PI_F * d * d / 4.0f / ((float)width * (float)height),
+					   .X = c->X, .Y = c->Y, .m = c->m, .changed = c->changed};
+	}
 	out->n_blobs = n_out;
 
 	out->frame = frame;

@@ -76,6 +76,11 @@ struct track_config {
 	 * any roundness the classifier let through (0 = no extra demand). */
 	float finger_new_roundness;
 	const struct calib_map *calib;  /* borrowed; NULL = identity */
+	/* Also report each object / finger as a blob carrying its session ID
+	 * (TUIO 1.1 allows a blob to share its owner's session). The blob is
+	 * the owner's box: a symbol's root size square at its angle, a finger's
+	 * diameter circle. */
+	bool blobs_for_objects, blobs_for_fingers;
 };
 
 struct track;

@@ -480,12 +480,27 @@ static bool t2_next_due(const struct tuio_encoder *e, const struct tracked_state
 	return false;
 }
 
+/* A blob sent for an object or finger (tracked.h) shares its owner's
+ * session: in TUIO 2.0 that is one session with two components, listed
+ * once in alv. */
+static bool t2_blob_has_owner(const struct tuio_encoder *e, const struct tracked_state *s, int i)
+{
+	uint32_t sid = s->blobs[i].session_id;
+	for (int k = TUIO_PROFILE_OBJ; k <= TUIO_PROFILE_CUR; k++)
+		for (int j = 0; j < t2_count(e, s, k); j++)
+			if (session_at(s, k, j) == sid)
+				return true;
+	return false;
+}
+
 static void t2_encode(struct tuio_encoder *e, const struct tracked_state *s, int32_t fseq, bool full,
                       uint64_t ntp_time)
 {
 	int n_alive = 0;
 	for (int k = TUIO_PROFILE_OBJ; k <= TUIO_PROFILE_BLB; k++)
 		n_alive += t2_count(e, s, k);
+	for (int i = 0; i < t2_count(e, s, TUIO_PROFILE_BLB); i++)
+		n_alive -= t2_blob_has_owner(e, s, i);
 	size_t fixed = t2_fixed_size(e, n_alive);
 	struct t2_item it = {TUIO_PROFILE_OBJ, 0};
 	bool more = t2_next_due(e, s, full, &it);
@@ -532,7 +547,8 @@ static void t2_encode(struct tuio_encoder *e, const struct tracked_state *s, int
 		for (int k = TUIO_PROFILE_OBJ; k <= TUIO_PROFILE_BLB; k++) {
 			int n = t2_count(e, s, k);
 			for (int i = 0; i < n; i++)
-				w_i32(&w, (int32_t)session_at(s, k, i));
+				if (k != TUIO_PROFILE_BLB || !t2_blob_has_owner(e, s, i))
+					w_i32(&w, (int32_t)session_at(s, k, i));
 		}
 		w_elem_end(&w, at);
 		packet_end(e, &w, TUIO_PROFILE_TUIO2);
