@@ -9,7 +9,8 @@
 #   - T shows the threshold view: inside the frame every grey pixel is 0 or
 #     255 (overlays are saturated colours, never grey);
 #   - C draws the calibration grid, which is absent before;
-#   - ESC ends the process with exit status 0.
+#   - ESC ends the process with exit status 0;
+#   - moving the calibration grid changes the positions sent over TUIO.
 # Skips (77) without Xvfb, xdotool, xwd, ImageMagick or python3, or when
 # neither the daemon (with --window) nor the harness is built.
 # SAVE_SCREENSHOTS=DIR keeps cropped PNGs of the window (docs/screenshots).
@@ -183,6 +184,39 @@ if [ $have_daemon -eq 1 ]; then
 	xdotool key t c Right Right ctrl+Up ctrl+Up ctrl+Right Left Down ctrl+Left ctrl+Down
 	shot window-calibration greyscale has=grid
 	quit_app
+fi
+# A calibration move changes the reported TUIO positions: a still frame, the
+# grid scaled down (-) and moved right (SHIFT+Right) in calibration mode, objects'
+# x read by oscdump (liblo-tools) before and after.
+if [ $have_daemon -eq 1 ] && command -v oscdump >/dev/null && [ -x "$BUILD/tabletrack-scenes" ]; then
+	"$BUILD/tabletrack-scenes" -o "$tmp/still" --frames 1 --fids 4 --fingers 0 --seed 3 >/dev/null
+	port=$((40000 + ($$ + 7) % 20000))
+	oscdump -L "$port" >"$tmp/calib.osc" 2>&1 &
+	dump_pid=$!
+	start_app "$BUILD/tabletrack" --source "file:$tmp/still/frame_00000.png" --loop --window --tuio "udp:127.0.0.1:$port"
+	sleep 1
+	n_before=$(wc -l <"$tmp/calib.osc")
+	xdotool key c minus minus minus shift+Right shift+Right
+	sleep 1.5
+	quit_app
+	kill "$dump_pid" 2>/dev/null
+	python3 - "$tmp/calib.osc" "$n_before" <<'PY' || fails=$((fails + 1))
+import sys
+text = open(sys.argv[1]).read().splitlines()
+k = int(sys.argv[2])
+lines = ["\n".join(text[:k]), "\n".join(text[k:])]
+def xs(text):
+    out = {}
+    for l in text.splitlines():
+        p = l.split()
+        if len(p) > 6 and p[1] == "/tuio/2Dobj" and p[3] == '"set"':
+            out[int(p[5])] = float(p[6])
+    return out
+before, after = xs(lines[0]), xs(lines[1]) if len(lines) > 1 else {}
+moved = [abs(after[k] - before[k]) for k in before if k in after]
+print("  calibration move: object x shifts %s" % ["%.4f" % m for m in moved])
+sys.exit(0 if moved and min(moved) > 0.002 and max(moved) > 0.01 else 1)
+PY
 fi
 if [ $have_demo -eq 1 ]; then
 	echo "harness: $BUILD/tabletrack-uidemo --still"
