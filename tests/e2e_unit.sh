@@ -104,6 +104,33 @@ ok = ok and seen.index("READY=1") < seen.index("STOPPING=1")
 print(("ok" if ok else "FAIL") + ": daemon notify protocol, exit status %s" % rc)
 sys.exit(0 if ok else 1)
 PY
+	# A stalled pipeline must stop the watchdog pings, so systemd restarts
+	# it: a source that delivers a frame only every 2.5 s gets at most one
+	# ping a frame, while a flowing one is pinged every half period.
+	python3 - "$BUILD/tabletrack" "$tmp/notify2" <<'PY' || fail=1
+import os, socket, subprocess, sys, time
+daemon, path = sys.argv[1], sys.argv[2]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(path)
+s.settimeout(0.2)
+env = dict(os.environ, NOTIFY_SOCKET=path, WATCHDOG_USEC="400000")
+env.pop("WATCHDOG_PID", None)
+p = subprocess.Popen([daemon, "--headless", "--quiet", "--source", "faulty:delay=2500:demo",
+                      "--tuio", "udp:127.0.0.1:47998"], env=env,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+seen, t_end = [], time.time() + 7.5
+while time.time() < t_end:
+    try:
+        seen.append(s.recv(4096).decode(errors="replace"))
+    except socket.timeout:
+        pass
+p.terminate()
+p.wait(timeout=15)
+pings = seen.count("WATCHDOG=1")
+ok = 1 <= pings <= 4
+print(("ok" if ok else "FAIL") + ": stalled source (a frame every 2.5 s): %d watchdog pings in 7.5 s" % pings)
+sys.exit(0 if ok else 1)
+PY
 else
 	echo "note: $BUILD/tabletrack or python3 missing: notify protocol not checked"
 fi
