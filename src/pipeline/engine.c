@@ -37,6 +37,10 @@ struct engine {
 	struct engine_config cfg;
 	struct scale s1, s2;  /* s2 exists while radius2 > 0 */
 	struct worker w;
+	/* Equaliser (engine_equalize): background and the equalised frame. */
+	struct image_u8 eq_bg, eq_frame;
+	int eq_mean;
+	bool eq_on, eq_capture;
 	struct engine_times times;
 	int64_t submit_ns;
 };
@@ -213,6 +217,8 @@ void engine_destroy(struct engine *e)
 	if (!e)
 		return;
 	worker_stop(e);
+	image_u8_free(&e->eq_bg);
+	image_u8_free(&e->eq_frame);
 	scale_free(&e->s1);
 	scale_free(&e->s2);
 	free(e);
@@ -235,11 +241,61 @@ int engine_set_config(struct engine *e, const struct engine_config *cfg)
 	return err ? err : err2;
 }
 
+void engine_equalize(struct engine *e, bool on)
+{
+	e->eq_capture = on;
+	if (!on)
+		e->eq_on = false;
+}
+
+bool engine_equalizing(const struct engine *e)
+{
+	return e->eq_on;
+}
+
+/* grey - background + mean(background), clamped: done on the CPU before
+ * the threshold so the CPU and GPU paths threshold the same pixels. */
+static const struct image_u8 *equalize(struct engine *e, const struct image_u8 *grey)
+{
+	if (e->eq_capture) {
+		e->eq_capture = false;
+		if (!e->eq_bg.data && (image_u8_alloc(&e->eq_bg, grey->width, grey->height) ||
+				       image_u8_alloc(&e->eq_frame, grey->width, grey->height))) {
+			log_error("equaliser: out of memory; staying off");
+			image_u8_free(&e->eq_bg);
+			return grey;
+		}
+		image_u8_copy(&e->eq_bg, grey);
+		int64_t sum = 0;
+		for (int y = 0; y < grey->height; y++) {
+			const uint8_t *row = image_u8_row(grey, y);
+			for (int x = 0; x < grey->width; x++)
+				sum += row[x];
+		}
+		e->eq_mean = (int)(sum / ((int64_t)grey->width * grey->height));
+		e->eq_on = true;
+		engine_register_buffer(e, e->eq_frame.data, (size_t)e->eq_frame.stride * (size_t)e->eq_frame.height);
+		log_info("equaliser: background captured (mean grey %d)", e->eq_mean);
+	}
+	if (!e->eq_on)
+		return grey;
+	for (int y = 0; y < grey->height; y++) {
+		const uint8_t *g = image_u8_row(grey, y), *b = image_u8_row(&e->eq_bg, y);
+		uint8_t *o = image_u8_row(&e->eq_frame, y);
+		for (int x = 0; x < grey->width; x++) {
+			int v = (int)g[x] - (int)b[x] + e->eq_mean;
+			o[x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+		}
+	}
+	return &e->eq_frame;
+}
+
 int engine_submit(struct engine *e, const struct image_u8 *grey)
 {
 	if (grey->width != e->cfg.width || grey->height != e->cfg.height)
 		return ERR_SIZE;
 	int64_t t0 = clock_now_ns();
+	grey = equalize(e, grey);
 	int err = threshold_submit(e->s1.thr, grey);
 	e->s1.submitted = err == 0;
 	if (err)

@@ -27,6 +27,7 @@
 #ifndef TT_PIPELINE_ENGINE_H
 #define TT_PIPELINE_ENGINE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../core/detect.h"
@@ -77,6 +78,14 @@ const struct bitmask *engine_mask(const struct engine *e);
 const struct detections *engine_detections(const struct engine *e);
 const struct engine_times *engine_times(const struct engine *e);
 const char *engine_backend(const struct engine *e);  /* "cpu" or "cuda" */
+
+/* The equaliser, against uneven light: engine_equalize(e, true) takes the
+ * next submitted frame as the empty table's background; from then on each
+ * frame is thresholded as grey - background + mean(background) (clamped),
+ * which flattens vignetting and hot spots. false switches it off. The
+ * matcher still reads the camera frame itself (finger contrast). */
+void engine_equalize(struct engine *e, bool on);
+bool engine_equalizing(const struct engine *e);
 
 /* Lets the GPU read frames from a long-lived buffer by DMA (capture ring slots). */
 int engine_register_buffer(struct engine *e, void *data, size_t bytes);

@@ -490,8 +490,14 @@ static void apply_command(struct pipeline *p, const struct ui_command *c)
 		break;
 	}
 	case UI_CMD_EQUALIZE:
+		/* Takes the next frame as the empty table: clear it first. */
+		if (p->eng)
+			engine_equalize(p->eng, true);
+		break;
 	case UI_CMD_EQUALIZE_RESET:
-		log_info("the equaliser is not part of this build; use per-pixel Bernsen (default)");
+		if (p->eng)
+			engine_equalize(p->eng, false);
+		log_info("equaliser off");
 		break;
 	}
 }

@@ -1,0 +1,176 @@
+/* The per-frame engine (src/pipeline/engine.h): the daemon's script from a
+ * grey frame to tracked objects, on frames drawn by our renderer. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../src/core/err.h"
+#include "../src/core/log.h"
+#include "../src/fiducial/render.h"
+#include "../src/fiducial/trees.h"
+#include "../src/pipeline/engine.h"
+#include "common/testutil.h"
+
+#define W 320
+#define H 240
+
+struct fixture {
+	struct tree_set *trees;
+	struct track *trk;
+	struct engine *eng;
+};
+
+static struct engine *make_engine(struct fixture *f, int radius2)
+{
+	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
+	int err = 0;
+	f->trk = track_create(&tk, &err);
+	assert_non_null(f->trk);
+	struct engine_config ec = {.width = W, .height = H, .backend = "cpu",
+				   .thr = {.mode = THRESHOLD_BERNSEN, .radius = 6, .gate = 32, .tile = 10},
+				   .radius2 = radius2, .median2 = 3,
+				   .match = {.trees = f->trees, .root_min_px = 12, .root_max_px = 120},
+				   .tracker = f->trk, .max_detections = 64};
+	f->eng = engine_create(&ec, &err);
+	assert_non_null(f->eng);
+	return f->eng;
+}
+
+static int setup(void **state)
+{
+	static struct fixture f;
+	memset(&f, 0, sizeof f);
+	log_set_level(LOG_ERROR);
+	assert_int_equal(tree_set_parse(tree_set_builtin_text, strlen(tree_set_builtin_text), "built-in", &f.trees), 0);
+	*state = &f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	engine_destroy(f->eng);
+	track_destroy(f->trk);
+	tree_set_free(f->trees);
+	memset(f, 0, sizeof *f);
+	return 0;
+}
+
+/* A grey table lit unevenly: bright in the middle, dark at the edges. */
+static void draw_table(struct image_u8 *img, int amplitude)
+{
+	for (int y = 0; y < H; y++) {
+		uint8_t *row = image_u8_row(img, y);
+		for (int x = 0; x < W; x++) {
+			int dx = x - W / 2, dy = y - H / 2;
+			int v = 150 + amplitude - amplitude * (dx * dx + dy * dy) / (W * W / 4 + H * H / 4);
+			row[x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+		}
+	}
+}
+
+static void test_decodes_and_tracks(void **state)
+{
+	struct fixture *f = *state;
+	struct engine *e = make_engine(f, 3);
+	struct image_u8 img;
+	assert_int_equal(image_u8_alloc(&img, W, H), 0);
+	draw_table(&img, 30);
+	const char *tok = tree_set_token(f->trees, 5);
+	assert_int_equal(render_symbol(tok, 90, 0.7f, 110, 120, &img, NULL), 0);
+	float tx, ty, ta;
+	assert_int_equal(render_symbol_truth(tok, 90, 0.7f, 110, 120, &tx, &ty, &ta), 0);
+	struct tracked_state st;
+	for (uint64_t i = 1; i <= 3; i++)
+		assert_int_equal(engine_process(e, &img, i, (int64_t)i * 33000000, &st), 0);
+	/* Both scales decode the symbol; the merge keeps one. */
+	assert_int_equal(engine_detections(e)->n_fids, 1);
+	assert_int_equal(st.n_objects, 1);
+	assert_int_equal(st.objects[0].class_id, 5);
+	assert_true(fabsf(st.objects[0].x * W - tx) < 1.0f);
+	assert_true(fabsf(st.objects[0].y * H - ty) < 1.0f);
+	assert_int_equal(strcmp(engine_backend(e), "cpu"), 0);
+	image_u8_free(&img);
+}
+
+/* Split calls in the overlapped order give the same answer as one call. */
+static void test_overlapped_order(void **state)
+{
+	struct fixture *f = *state;
+	struct engine *e = make_engine(f, 0);
+	struct image_u8 a, b;
+	assert_int_equal(image_u8_alloc(&a, W, H), 0);
+	assert_int_equal(image_u8_alloc(&b, W, H), 0);
+	draw_table(&a, 20);
+	draw_table(&b, 20);
+	assert_int_equal(render_symbol(tree_set_token(f->trees, 1), 80, 0.0f, 80, 120, &a, NULL), 0);
+	assert_int_equal(render_symbol(tree_set_token(f->trees, 2), 80, 0.0f, 240, 120, &b, NULL), 0);
+	struct tracked_state st;
+	assert_int_equal(engine_submit(e, &a), 0);
+	assert_int_equal(engine_collect(e), 0);
+	assert_int_equal(engine_submit(e, &b), 0); /* b's threshold before a's segmentation */
+	assert_int_equal(engine_finish(e, &a, 1, 1, &st), 0);
+	assert_int_equal(st.n_objects, 1);
+	assert_int_equal(st.objects[0].class_id, 1);
+	assert_int_equal(engine_collect(e), 0);
+	assert_int_equal(engine_finish(e, &b, 2, 2, &st), 0);
+	assert_int_equal(engine_detections(e)->n_fids, 1);
+	assert_int_equal(engine_detections(e)->fids[0].id, 2);
+	image_u8_free(&a);
+	image_u8_free(&b);
+}
+
+static void test_wrong_size_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct engine *e = make_engine(f, 3);
+	struct image_u8 img;
+	assert_int_equal(image_u8_alloc(&img, W + 2, H), 0);
+	assert_int_equal(engine_submit(e, &img), ERR_SIZE);
+	assert_int_equal(engine_collect(e), ERR_AGAIN);
+	image_u8_free(&img);
+}
+
+/* The equaliser subtracts the captured background: a frame equal to it is
+ * flat (nothing found, not even noise), a symbol placed on it is found. */
+static void test_equaliser(void **state)
+{
+	struct fixture *f = *state;
+	struct engine *e = make_engine(f, 0);
+	struct image_u8 bg, img;
+	assert_int_equal(image_u8_alloc(&bg, W, H), 0);
+	assert_int_equal(image_u8_alloc(&img, W, H), 0);
+	draw_table(&bg, 90);
+	struct tracked_state st;
+	engine_equalize(e, true);
+	assert_false(engine_equalizing(e));
+	assert_int_equal(engine_process(e, &bg, 1, 1, &st), 0);
+	assert_true(engine_equalizing(e));
+	/* A flat equalised frame is below the gate everywhere: one region. */
+	assert_int_equal(engine_detections(e)->n_fids, 0);
+	image_u8_copy(&img, &bg);
+	assert_int_equal(render_symbol(tree_set_token(f->trees, 7), 90, 1.0f, 200, 110, &img, NULL), 0);
+	assert_int_equal(engine_process(e, &img, 2, 2, &st), 0);
+	assert_int_equal(st.n_objects, 1);
+	assert_int_equal(st.objects[0].class_id, 7);
+	engine_equalize(e, false);
+	assert_false(engine_equalizing(e));
+	image_u8_free(&bg);
+	image_u8_free(&img);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_decodes_and_tracks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_overlapped_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wrong_size_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_equaliser, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
