@@ -3,15 +3,15 @@
 # here wrote (oscdump from liblo-tools): 2Dobj bundles arrive with strict
 # types, and the symbols the demo shows are reported with their IDs.
 B=${BUILD:-build}
+. "$(dirname "$0")/lib/e2e.sh"
 command -v oscdump >/dev/null || { echo "oscdump missing (liblo-tools)"; exit 77; }
-T=$(mktemp -d); trap 'kill $dump $trk 2>/dev/null; rm -rf "$T"' EXIT
-port=$(python3 -c "import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])")
-oscdump -L "$port" >"$T/dump.txt" 2>&1 & dump=$!
-sleep 0.3
+T=$(mktemp -d); trap 'kill $e2e_dump $trk 2>/dev/null; rm -rf "$T"' EXIT
+port=$(e2e_free_port)
+e2e_oscdump_start "$port" "$T/dump.txt"
 "$B/tabletrack" --source demo --headless --quiet --tuio "udp:127.0.0.1:$port" >"$T/out.txt" 2>&1 & trk=$!
 sleep 4
 kill -TERM $trk; wait $trk; rc=$?
-sleep 0.3; kill $dump 2>/dev/null
+e2e_oscdump_stop
 [ $rc -eq 0 ] || { echo "FAIL: SIGTERM exit $rc"; cat "$T/out.txt"; exit 1; }
 python3 tests/tuio_check.py states "$T/dump.txt" >"$T/states.jsonl" || exit 1
 python3 - "$T/states.jsonl" "$T/dump.txt" <<'PY' || exit 1

@@ -13,74 +13,18 @@
 #     dropped and counted, capture-to-TUIO p99 stays within a few frame times.
 # Loopback only; every wait is bounded. Exit 0 pass, 77 skip, else fail.
 B=${BUILD:-build}
-command -v oscdump >/dev/null 2>&1 || { echo "oscdump missing (liblo-tools): skipped"; exit 77; }
-command -v python3 >/dev/null 2>&1 || { echo "python3 missing: skipped"; exit 77; }
-[ -x "$B/tabletrack" ] || { echo "FAIL: $B/tabletrack not built"; exit 1; }
+. "$(dirname "$0")/lib/e2e.sh"
+e2e_need_daemon
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT
 
-python3 - "$B/tabletrack" "$T" <<'PY'
-import os, re, signal, socket, struct, subprocess, sys, time, zlib
+PYTHONPATH="$E2E_LIB" python3 - "$B/tabletrack" "$T" <<'PY'
+import os, re, socket, struct, subprocess, sys, time, zlib
+
+from e2e import Run, check, failures, fseqs, free_port, gaps, messages, read, setup
 
 daemon, tmp = sys.argv[1], sys.argv[2]
-failures = []
-
-
-def check(ok, what):
-    print(("ok: " if ok else "FAIL: ") + what)
-    if not ok:
-        failures.append(what)
-    return ok
-
-
-def free_port(kind=socket.SOCK_DGRAM):
-    s = socket.socket(socket.AF_INET, kind)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def wait_for(pred, timeout):
-    end = time.time() + timeout
-    while time.time() < end:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return pred()
-
-
-def read(path):
-    try:
-        with open(path, errors="replace") as f:
-            return f.read()
-    except OSError:
-        return ""
-
-
-def messages(text):
-    out = []
-    for line in text.splitlines():
-        parts = line.split(None, 3)
-        if len(parts) < 4 or not parts[1].startswith("/tuio/"):
-            continue
-        args = parts[3].split()
-        out.append((parts[1][6:], parts[2], args[0].strip('"'), args[1:]))
-    return out
-
-
-def fseqs(text, profile="2Dobj", keep_redundant=False):
-    seq = []
-    for prof, _, kind, args in messages(text):
-        if prof == profile and kind == "fseq":
-            f = int(args[0])
-            if (f != -1 or keep_redundant) and (not seq or seq[-1] != f or f == -1):
-                seq.append(f)
-    return seq
-
-
-def gaps(seq):
-    return [(a, b) for a, b in zip(seq, seq[1:]) if b != a + 1]
+setup(daemon, tmp)
 
 
 def stats(log):
@@ -92,63 +36,6 @@ def stats(log):
         if mm:
             st[mm.group(1)] = (float(mm.group(2)), float(mm.group(3)))
     return (tuple(int(g) for g in m.groups()) if m else None), st
-
-
-class Run:
-    """The daemon with oscdump listening on its first TUIO target (unless
-    tuio is given), stopped with SIGTERM after `seconds`."""
-
-    def __init__(self, name, args, tuio=None, dump=True):
-        self.name = name
-        self.dump_path = os.path.join(tmp, name + ".osc")
-        self.log_path = os.path.join(tmp, name + ".log")
-        self.dump = None
-        targets = []
-        if dump:
-            self.port = free_port()
-            self.dump = subprocess.Popen(["oscdump", "-L", str(self.port)],
-                                         stdout=open(self.dump_path, "w"), stderr=subprocess.STDOUT)
-            time.sleep(0.3)
-            targets += ["--tuio", "udp:127.0.0.1:%d" % self.port]
-        for t in tuio or []:
-            targets += ["--tuio", t]
-        self.proc = subprocess.Popen([daemon, "--headless"] + targets + args,
-                                     stdout=open(self.log_path, "w"), stderr=subprocess.STDOUT)
-
-    def text(self):
-        return read(self.dump_path)
-
-    def log(self):
-        return read(self.log_path)
-
-    def running(self):
-        return self.proc.poll() is None
-
-    def stop(self, timeout=10):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            rc = self.proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            rc = "hung"
-        if self.dump:
-            time.sleep(0.3)
-            self.dump.terminate()
-            self.dump.wait(timeout=5)
-        return rc
-
-    def finish(self, seconds_or_pred, timeout=None):
-        if callable(seconds_or_pred):
-            wait_for(lambda: seconds_or_pred() or not self.running(), timeout)
-        else:
-            time.sleep(seconds_or_pred)
-        alive = self.running()
-        rc = self.stop()
-        check(alive, "%s: still running when stopped" % self.name)
-        check(rc == 0, "%s: exit status %s on SIGTERM (want 0)" % (self.name, rc))
-        return self.log(), self.text()
 
 
 def show_log_on_failure(n0, log):

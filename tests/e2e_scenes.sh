@@ -5,8 +5,9 @@
 # ../shared/tools/score.py does); oscdump (liblo-tools, a client nobody here
 # wrote) decodes the UDP stream; tests/tuio_check.py scores it.
 B=${BUILD:-build}
+. "$(dirname "$0")/lib/e2e.sh"
 command -v oscdump >/dev/null || { echo "oscdump missing (liblo-tools)"; exit 77; }
-T=$(mktemp -d); trap 'kill $dump 2>/dev/null; rm -rf "$T"' EXIT
+T=$(mktemp -d); trap 'kill $e2e_dump 2>/dev/null; rm -rf "$T"' EXIT
 fail=0
 
 # scene NAME SCENE-OPTIONS -- TRACKER-OPTIONS -- CHECK-OPTIONS
@@ -24,11 +25,7 @@ run_set() {
 		for r in 1 2 3; do ln -s "$f" "$T/$name-seq/$(printf 'seq_%06d' $k).png"; k=$((k + 1)); done
 		for r in 1 2; do ln -s "$T/blank.pgm" "$T/$name-seq/$(printf 'seq_%06d' $k).pgm"; k=$((k + 1)); done
 	done
-	port=$(python3 -c "import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])")
-	oscdump -L "$port" >"$T/$name.osc" 2>&1 & dump=$!
-	sleep 0.3
-	"$B/tabletrack" --once --quiet --source "folder:$T/$name-seq" --tuio "udp:127.0.0.1:$port" $topts || { echo "FAIL: tracker exit $? on $name"; fail=1; }
-	sleep 0.5; kill $dump; wait $dump 2>/dev/null
+	e2e_once_to_osc "$T/$name-seq" "$T/$name.osc" $topts || { echo "FAIL: tracker exit $? on $name"; fail=1; }
 	printf '%-10s ' "$name"
 	python3 tests/tuio_check.py score "$T/$name.osc" "$T/$name/truth.json" 3 2 $* || fail=1
 }

@@ -10,114 +10,19 @@
 #     restart and the daemon keeps its running source.
 # Loopback only; every wait is bounded. Exit 0 pass, 77 skip, else fail.
 B=${BUILD:-build}
-command -v oscdump >/dev/null 2>&1 || { echo "oscdump missing (liblo-tools): skipped"; exit 77; }
-command -v python3 >/dev/null 2>&1 || { echo "python3 missing: skipped"; exit 77; }
-[ -x "$B/tabletrack" ] || { echo "FAIL: $B/tabletrack not built"; exit 1; }
+. "$(dirname "$0")/lib/e2e.sh"
+e2e_need_daemon
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT
 
-python3 - "$B/tabletrack" "$T" <<'PY'
-import os, re, signal, socket, subprocess, sys, time
+PYTHONPATH="$E2E_LIB" python3 - "$B/tabletrack" "$T" <<'PY'
+import os, re, signal, sys
+
+from e2e import Run, check, failures, fseqs, gaps, messages, setup, wait_for
 
 daemon, tmp = sys.argv[1], sys.argv[2]
+setup(daemon, tmp)
 PROFILES = ("2Dobj", "2Dcur", "2Dblb")
-failures = []
-
-
-def check(ok, what):
-    print(("ok: " if ok else "FAIL: ") + what)
-    if not ok:
-        failures.append(what)
-    return ok
-
-
-def free_port():
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def wait_for(pred, timeout):
-    end = time.time() + timeout
-    while time.time() < end:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return pred()
-
-
-def read(path):
-    try:
-        with open(path, errors="replace") as f:
-            return f.read()
-    except OSError:
-        return ""
-
-
-def messages(text):
-    """(profile, tags, kind, args) for every TUIO 1.1 message oscdump printed."""
-    out = []
-    for line in text.splitlines():
-        parts = line.split(None, 3)
-        if len(parts) < 4 or not parts[1].startswith("/tuio/"):
-            continue
-        args = parts[3].split()
-        out.append((parts[1][6:], parts[2], args[0].strip('"'), args[1:]))
-    return out
-
-
-def fseqs(text, profile="2Dobj"):
-    """The fseq of each bundle of one profile, -1 (redundant) left out and
-    the repeats of a split frame folded."""
-    seq = []
-    for prof, _, kind, args in messages(text):
-        if prof == profile and kind == "fseq":
-            f = int(args[0])
-            if f != -1 and (not seq or seq[-1] != f):
-                seq.append(f)
-    return seq
-
-
-def gaps(seq):
-    return [(a, b) for a, b in zip(seq, seq[1:]) if b != a + 1]
-
-
-class Run:
-    def __init__(self, name, args):
-        self.name = name
-        self.port = free_port()
-        self.dump_path = os.path.join(tmp, name + ".osc")
-        self.log_path = os.path.join(tmp, name + ".log")
-        self.dump = subprocess.Popen(["oscdump", "-L", str(self.port)],
-                                     stdout=open(self.dump_path, "w"), stderr=subprocess.STDOUT)
-        time.sleep(0.3)
-        self.proc = subprocess.Popen([daemon, "--headless", "--tuio", "udp:127.0.0.1:%d" % self.port] + args,
-                                     stdout=open(self.log_path, "w"), stderr=subprocess.STDOUT)
-
-    def text(self):
-        return read(self.dump_path)
-
-    def log(self):
-        return read(self.log_path)
-
-    def frames(self):
-        return len(fseqs(self.text()))
-
-    def stop(self, sig, timeout=10):
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        try:
-            rc = self.proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            rc = "hung"
-        time.sleep(0.3)  # the last datagrams reach oscdump
-        self.dump.terminate()
-        self.dump.wait(timeout=5)
-        return rc
 
 
 def final_bundles_empty(text):

@@ -7,16 +7,9 @@
 #  - objects at rest under sensor noise send no `set` after they appear
 #    (dead band), while alive bundles go on every frame.
 B=${BUILD:-build}
+. "$(dirname "$0")/lib/e2e.sh"
 command -v oscdump >/dev/null || { echo "oscdump missing (liblo-tools)"; exit 77; }
-T=$(mktemp -d); trap 'kill $dump 2>/dev/null; rm -rf "$T"' EXIT
-freeport() { python3 -c "import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])"; }
-watch() { # DIR OUT
-	port=$(freeport)
-	oscdump -L "$port" >"$2" 2>&1 & dump=$!
-	sleep 0.3
-	"$B/tabletrack" --once --quiet --source "folder:$1" --tuio "udp:127.0.0.1:$port" || exit 1
-	sleep 0.4; kill $dump; wait $dump 2>/dev/null
-}
+T=$(mktemp -d); trap 'kill $e2e_dump 2>/dev/null; rm -rf "$T"' EXIT
 S="$B/tabletrack-scenes"
 "$S" -o "$T/sharp" --frames 30 --fids 4 --move 7 --fingers 0 --seed 5 >/dev/null || exit 1
 "$S" -o "$T/streak" --frames 30 --fids 4 --move 7 --motion 7 --fingers 0 --seed 5 >/dev/null || exit 1
@@ -26,9 +19,9 @@ for i in $(seq 0 29); do
 	src=sharp; [ "$i" -ge 10 ] && [ "$i" -lt 20 ] && src=streak
 	ln -s "$T/$src/$n" "$T/seq/$n"
 done
-watch "$T/seq" "$T/seq.osc"
+e2e_once_to_osc "$T/seq" "$T/seq.osc" || exit 1
 "$S" -o "$T/rest" --frames 30 --fids 4 --move 0.01 --noise 4 --fingers 0 --seed 6 >/dev/null || exit 1
-watch "$T/rest" "$T/rest.osc"
+e2e_once_to_osc "$T/rest" "$T/rest.osc" || exit 1
 
 python3 tests/tuio_check.py states "$T/seq.osc" >"$T/seq.jsonl" || exit 1
 python3 - "$T/seq.jsonl" "$T/sharp/truth.json" "$T/rest.osc" <<'PY'

@@ -8,8 +8,8 @@ B=${BUILD:-build}
 D=$B/tests/tuio_decode
 [ -x "$D" ] || { echo "no $D"; exit 77; }
 T=$(mktemp -d); trap 'kill $trk 2>/dev/null; rm -rf "$T"' EXIT
-freeport() { python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])"; }
-pu=$(freeport); pt=$(freeport); pw=$(freeport); p2=$(freeport)
+. "$(dirname "$0")/lib/e2e.sh"
+pu=$(e2e_free_port tcp); pt=$(e2e_free_port tcp); pw=$(e2e_free_port tcp); p2=$(e2e_free_port tcp)
 
 "$D" "udp:$pu" --seconds 6 --frames 60 >"$T/udp.jsonl" 2>"$T/udp.err" & du=$!
 "$D" "udp:$p2" --seconds 6 --frames 60 >"$T/tuio2.jsonl" 2>"$T/tuio2.err" & d2=$!

@@ -103,6 +103,48 @@ static double number_read(struct scan *s)
 	return v;
 }
 
+/* Steps through an object's members; *n counts the calls (start it at 0).
+ * The first call reads the '{', later ones the ',' after the previous value;
+ * each then reads the next key and its ':' and returns 1. Returns 0 once the
+ * closing '}' is read, or with s->bad set. */
+static int member_next(struct scan *s, int *n, char *key, size_t cap)
+{
+	if ((*n)++ == 0) {
+		if (!eat(s, '{')) {
+			s->bad = 1;
+			return 0;
+		}
+		if (eat(s, '}'))
+			return 0;
+	} else if (s->bad || !eat(s, ',')) {
+		if (!eat(s, '}'))
+			s->bad = 1;
+		return 0;
+	}
+	string_read(s, key, cap);
+	if (!eat(s, ':'))
+		s->bad = 1;
+	return 1;
+}
+
+/* The same for an array: returns 1 before each element, 0 once the closing
+ * ']' is read or with s->bad set. */
+static int element_next(struct scan *s, int *n)
+{
+	if ((*n)++ == 0) {
+		if (!eat(s, '[')) {
+			s->bad = 1;
+			return 0;
+		}
+		return !eat(s, ']');
+	}
+	if (!s->bad && eat(s, ','))
+		return 1;
+	if (!eat(s, ']'))
+		s->bad = 1;
+	return 0;
+}
+
 static void value_skip(struct scan *s)
 {
 	ws(s);
@@ -114,22 +156,13 @@ static void value_skip(struct scan *s)
 	if (c == '"') {
 		char tmp[8];
 		string_read(s, tmp, sizeof tmp);
-	} else if (c == '{' || c == '[') {
-		char close = c == '{' ? '}' : ']';
-		s->p++;
-		if (eat(s, close))
-			return;
-		do {
-			if (c == '{') {
-				char tmp[8];
-				string_read(s, tmp, sizeof tmp);
-				if (!eat(s, ':'))
-					s->bad = 1;
-			}
+	} else if (c == '{') {
+		char key[8];
+		for (int n = 0; member_next(s, &n, key, sizeof key);)
 			value_skip(s);
-		} while (!s->bad && eat(s, ','));
-		if (!eat(s, close))
-			s->bad = 1;
+	} else if (c == '[') {
+		for (int n = 0; element_next(s, &n);)
+			value_skip(s);
 	} else if (c == 't' || c == 'f' || c == 'n') {
 		while (s->p < s->end && *s->p >= 'a' && *s->p <= 'z')
 			s->p++;
@@ -141,17 +174,8 @@ static void value_skip(struct scan *s)
 static void fid_read(struct scan *s, struct truth_fid *f)
 {
 	memset(f, 0, sizeof *f);
-	if (!eat(s, '{')) {
-		s->bad = 1;
-		return;
-	}
-	if (eat(s, '}'))
-		return;
-	do {
-		char key[32];
-		string_read(s, key, sizeof key);
-		if (!eat(s, ':'))
-			s->bad = 1;
+	char key[32];
+	for (int n = 0; member_next(s, &n, key, sizeof key);) {
 		if (!strcmp(key, "id"))
 			f->id = (int)number_read(s);
 		else if (!strcmp(key, "x"))
@@ -165,48 +189,27 @@ static void fid_read(struct scan *s, struct truth_fid *f)
 			f->has_angle = !isnan(f->angle);
 		} else
 			value_skip(s);
-	} while (!s->bad && eat(s, ','));
-	if (!eat(s, '}'))
-		s->bad = 1;
+	}
 }
 
 static void frame_read(struct scan *s, struct truth_frame *fr)
 {
 	fr->n_fids = 0;
-	if (!eat(s, '{')) {
-		s->bad = 1;
-		return;
-	}
-	if (eat(s, '}'))
-		return;
-	do {
-		char key[32];
-		string_read(s, key, sizeof key);
-		if (!eat(s, ':'))
-			s->bad = 1;
+	char key[32];
+	for (int n = 0; member_next(s, &n, key, sizeof key);) {
 		if (!strcmp(key, "frame")) {
 			fr->frame = (int)number_read(s);
 		} else if (!strcmp(key, "fiducials")) {
-			if (!eat(s, '[')) {
-				s->bad = 1;
-				return;
-			}
-			if (eat(s, ']'))
-				continue;
-			do {
+			for (int k = 0; element_next(s, &k);) {
 				struct truth_fid f;
 				fid_read(s, &f);
 				if (fr->n_fids < 256)
 					fr->fids[fr->n_fids++] = f;
-			} while (!s->bad && eat(s, ','));
-			if (!eat(s, ']'))
-				s->bad = 1;
+			}
 		} else {
 			value_skip(s);
 		}
-	} while (!s->bad && eat(s, ','));
-	if (!eat(s, '}'))
-		s->bad = 1;
+	}
 }
 
 /* Reads the whole truth file; returns the frame count or -1. */
@@ -230,19 +233,10 @@ static int truth_read(const char *path, struct truth_frame **out)
 	struct scan s = {text, text + len, 0};
 	int n = 0, cap = 0;
 	struct truth_frame *frames = NULL;
-	if (!eat(&s, '{'))
-		s.bad = 1;
-	do {
-		char key[32];
-		string_read(&s, key, sizeof key);
-		if (!eat(&s, ':'))
-			s.bad = 1;
+	char key[32];
+	for (int m = 0; member_next(&s, &m, key, sizeof key);) {
 		if (!strcmp(key, "frames")) {
-			if (!eat(&s, '['))
-				s.bad = 1;
-			if (eat(&s, ']'))
-				continue;
-			do {
+			for (int k = 0; element_next(&s, &k);) {
 				if (n == cap) {
 					cap = cap ? 2 * cap : 64;
 					struct truth_frame *nf = realloc(frames, (size_t)cap * sizeof *frames);
@@ -253,13 +247,11 @@ static int truth_read(const char *path, struct truth_frame **out)
 					frames = nf;
 				}
 				frame_read(&s, &frames[n++]);
-			} while (!s.bad && eat(&s, ','));
-			if (!eat(&s, ']'))
-				s.bad = 1;
+			}
 		} else {
 			value_skip(&s);
 		}
-	} while (!s.bad && eat(&s, ','));
+	}
 	long at = len - (long)(s.end - s.p);
 	free(text);
 	if (s.bad) {

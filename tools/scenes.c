@@ -183,6 +183,20 @@ static void draw_clutter(struct image_u8 *img, uint64_t *rng, const struct objec
 
 /* ---- camera effects ---------------------------------------------------- */
 
+/* One pass of the 2r+1 tap kernel k along a line of n samples `step` apart
+ * (a row: 1, a column: the width), the edge sample repeated past either end. */
+static void convolve_line(const float *src, float *dst, int n, int step, const float *k, int r)
+{
+	for (int x = 0; x < n; x++) {
+		float a = 0;
+		for (int i = -r; i <= r; i++) {
+			int xx = x + i < 0 ? 0 : x + i >= n ? n - 1 : x + i;
+			a += k[i + r] * src[(size_t)xx * step];
+		}
+		dst[(size_t)x * step] = a;
+	}
+}
+
 static void blur_gauss(float *img, float *tmp, int w, int h, float sigma)
 {
 	if (sigma <= 0.05f)
@@ -196,23 +210,9 @@ static void blur_gauss(float *img, float *tmp, int w, int h, float sigma)
 	for (int i = 0; i <= 2 * r; i++)
 		k[i] /= sum;
 	for (int y = 0; y < h; y++)
-		for (int x = 0; x < w; x++) {
-			float a = 0;
-			for (int i = -r; i <= r; i++) {
-				int xx = x + i < 0 ? 0 : x + i >= w ? w - 1 : x + i;
-				a += k[i + r] * img[y * w + xx];
-			}
-			tmp[y * w + x] = a;
-		}
-	for (int y = 0; y < h; y++)
-		for (int x = 0; x < w; x++) {
-			float a = 0;
-			for (int i = -r; i <= r; i++) {
-				int yy = y + i < 0 ? 0 : y + i >= h ? h - 1 : y + i;
-				a += k[i + r] * tmp[yy * w + x];
-			}
-			img[y * w + x] = a;
-		}
+		convolve_line(img + (size_t)y * w, tmp + (size_t)y * w, w, 1, k, r);
+	for (int x = 0; x < w; x++)
+		convolve_line(tmp + x, img + x, h, w, k, r);
 }
 
 static float sample_clamped(const float *img, int w, int h, float x, float y)

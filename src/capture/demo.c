@@ -160,14 +160,7 @@ static void draw_sprite(struct demo *d, const struct image_u8 *s, double cx, dou
 	double half = 0.5 * sqrt((double)s->width * s->width + (double)s->height * s->height) * scale;
 	int x0 = (int)floor(cx - half), x1 = (int)ceil(cx + half);
 	int y0 = (int)floor(cy - half), y1 = (int)ceil(cy + half);
-	if (x0 < 0)
-		x0 = 0;
-	if (y0 < 0)
-		y0 = 0;
-	if (x1 > img->width - 1)
-		x1 = img->width - 1;
-	if (y1 > img->height - 1)
-		y1 = img->height - 1;
+	image_u8_clip_box(img, &x0, &y0, &x1, &y1);
 	double uc = (s->width - 1) * 0.5, vc = (s->height - 1) * 0.5;
 	for (int y = y0; y <= y1; y++) {
 		uint8_t *row = image_u8_row(img, y);

@@ -26,12 +26,16 @@
 		.name = nm, .section = sec, .type = CONFIG_BOOL, .def = dflt, .live = lv, .short_opt = sh,   \
 		.help = hlp, .offset = offsetof(struct tt_config, field), .size = FIELD_SIZE(field)          \
 	}
-#define OPT_INT(sec, nm, field, dflt, lo, hi, lv, sh, mv, hlp)                                               \
+/* An integer that only takes the values listed in vals ("0|3|5"), within
+ * lo..hi; OPT_INT is the same with any value in range allowed. */
+#define OPT_INT_SET(sec, nm, field, dflt, lo, hi, vals, lv, sh, mv, hlp)                                     \
 	{                                                                                                    \
 		.name = nm, .section = sec, .type = CONFIG_INT, .def = dflt, .min = lo, .max = hi,           \
-		.live = lv, .short_opt = sh, .metavar = mv, .help = hlp,                                     \
+		.values = vals, .live = lv, .short_opt = sh, .metavar = mv, .help = hlp,                     \
 		.offset = offsetof(struct tt_config, field), .size = FIELD_SIZE(field)                       \
 	}
+#define OPT_INT(sec, nm, field, dflt, lo, hi, lv, sh, mv, hlp)                                               \
+	OPT_INT_SET(sec, nm, field, dflt, lo, hi, NULL, lv, sh, mv, hlp)
 #define OPT_FLOAT(sec, nm, field, dflt, lo, hi, lv, sh, mv, hlp)                                             \
 	{                                                                                                    \
 		.name = nm, .section = sec, .type = CONFIG_FLOAT, .def = dflt, .min = lo, .max = hi,         \
@@ -93,30 +97,10 @@ static const struct config_option options[] = {
             "minimum contrast (max - min) in the window; flatter areas become black when "
             "dark, white when bright"),
     OPT_INT("threshold", "tile", tile, "10", 2, 64, true, 0, "N", "tile side in pixels for the tiled method"),
-    {.name = "median",
-     .section = "threshold",
-     .type = CONFIG_INT,
-     .def = "0",
-     .min = 0,
-     .max = 5,
-     .values = "0|3|5",
-     .live = true,
-     .metavar = "N",
-     .help = "median pre-filter size against sensor noise: 0 (off), 3 or 5",
-     .offset = offsetof(struct tt_config, median),
-     .size = FIELD_SIZE(median)},
-    {.name = "median2",
-     .section = "threshold",
-     .type = CONFIG_INT,
-     .def = "3",
-     .min = 0,
-     .max = 5,
-     .values = "0|3|5",
-     .live = true,
-     .metavar = "N",
-     .help = "median pre-filter of the second scale (radius2): 0 (off), 3 or 5",
-     .offset = offsetof(struct tt_config, median2),
-     .size = FIELD_SIZE(median2)},
+    OPT_INT_SET("threshold", "median", median, "0", 0, 5, "0|3|5", true, 0, "N",
+                "median pre-filter size against sensor noise: 0 (off), 3 or 5"),
+    OPT_INT_SET("threshold", "median2", median2, "3", 0, 5, "0|3|5", true, 0, "N",
+                "median pre-filter of the second scale (radius2): 0 (off), 3 or 5"),
     OPT_FLOAT("threshold", "gauss", gauss_sigma, "0", 0, 4, true, 0, "SIGMA",
               "Gaussian pre-filter sigma in pixels; 0 = off, else 0.3..4"),
 

@@ -44,6 +44,21 @@ static inline uint8_t *image_u8_row(const struct image_u8 *img, int y)
 	return img->data + (size_t)y * (size_t)img->stride;
 }
 
+/* Clips the inclusive box x0..x1, y0..y1 to the image: corners outside are
+ * moved onto the border. A box wholly outside comes back empty (x0 > x1 or
+ * y0 > y1), so loops over it do nothing. */
+static inline void image_u8_clip_box(const struct image_u8 *img, int *x0, int *y0, int *x1, int *y1)
+{
+	if (*x0 < 0)
+		*x0 = 0;
+	if (*y0 < 0)
+		*y0 = 0;
+	if (*x1 > img->width - 1)
+		*x1 = img->width - 1;
+	if (*y1 > img->height - 1)
+		*y1 = img->height - 1;
+}
+
 int bitmask_alloc(struct bitmask *m, int width, int height);
 void bitmask_free(struct bitmask *m);
 /* Packs a 0/255 image (any value > 127 is white) into m (same size). */

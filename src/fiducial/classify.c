@@ -139,14 +139,7 @@ static float region_contrast(const struct region_tree *t, int32_t r, const struc
 	int gap = 1 + side / 8, width = 2 + side / 8;
 	int ix0 = g->x0 - gap, ix1 = g->x1 + gap, iy0 = g->y0 - gap, iy1 = g->y1 + gap;
 	int ox0 = ix0 - width, ox1 = ix1 + width, oy0 = iy0 - width, oy1 = iy1 + width;
-	if (ox0 < 0)
-		ox0 = 0;
-	if (oy0 < 0)
-		oy0 = 0;
-	if (ox1 > grey->width - 1)
-		ox1 = grey->width - 1;
-	if (oy1 > grey->height - 1)
-		oy1 = grey->height - 1;
+	image_u8_clip_box(grey, &ox0, &oy0, &ox1, &oy1);
 	int64_t out_sum = 0, out_n = 0;
 	for (int y = oy0; y <= oy1; y++) {
 		const uint8_t *row = image_u8_row(grey, y);

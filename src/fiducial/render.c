@@ -622,14 +622,7 @@ int render_layout_draw(const struct render_layout *l, float size_px, float angle
 	float half = size_px * 0.7072f + 2.0f;
 	int xa = (int)floorf(cx - half), xb = (int)ceilf(cx + half);
 	int ya = (int)floorf(cy - half), yb = (int)ceilf(cy + half);
-	if (xa < 0)
-		xa = 0;
-	if (ya < 0)
-		ya = 0;
-	if (xb > dst->width - 1)
-		xb = dst->width - 1;
-	if (yb > dst->height - 1)
-		yb = dst->height - 1;
+	image_u8_clip_box(dst, &xa, &ya, &xb, &yb);
 	float level[2] = {(float)opt->black, (float)opt->white};
 	/* Half the pixel diagonal plus a margin, in card units. */
 	float uniform = 0.75f * inv;

@@ -1,6 +1,7 @@
 #include "trees.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +179,27 @@ static int is_space(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
+/* Finds the whitespace-separated token after the one ending at *end: sets
+ * [*start, *end) to it and adds the newlines skipped to *line; false when
+ * none is left. Both passes of tree_set_parse walk the text with it, so the
+ * counting pass sizes exactly what the parsing pass stores. */
+static bool token_next(const char *text, size_t len, size_t *start, size_t *end, int *line)
+{
+	size_t i = *end;
+	while (i < len && is_space(text[i])) {
+		*line += text[i] == '\n';
+		i++;
+	}
+	if (i >= len)
+		return false;
+	size_t j = i;
+	while (j < len && !is_space(text[j]))
+		j++;
+	*start = i;
+	*end = j;
+	return true;
+}
+
 int tree_set_parse(const char *text, size_t len, const char *name, struct tree_set **out)
 {
 	struct tree_set *set = NULL;
@@ -196,17 +218,10 @@ int tree_set_parse(const char *text, size_t len, const char *name, struct tree_s
 	}
 	/* Count tokens first so every allocation is exact. */
 	size_t n_tok = 0, text_bytes = 0;
-	for (size_t i = 0; i < len;) {
-		while (i < len && is_space(text[i]))
-			i++;
-		if (i >= len)
-			break;
-		size_t j = i;
-		while (j < len && !is_space(text[j]))
-			j++;
+	int lines = 1;
+	for (size_t i = 0, j = 0; token_next(text, len, &i, &j, &lines);) {
 		n_tok++;
 		text_bytes += (j - i) + 2;
-		i = j;
 	}
 	if (n_tok == 0) {
 		log_error("%s: no symbols", name);
@@ -235,16 +250,7 @@ int tree_set_parse(const char *text, size_t len, const char *name, struct tree_s
 
 	size_t pos = 0;
 	int line = 1;
-	for (size_t i = 0; i < len;) {
-		while (i < len && is_space(text[i])) {
-			line += text[i] == '\n';
-			i++;
-		}
-		if (i >= len)
-			break;
-		size_t j = i;
-		while (j < len && !is_space(text[j]))
-			j++;
+	for (size_t i = 0, j = 0; token_next(text, len, &i, &j, &line);) {
 		char tok[TOKEN_CAP + 1];
 		size_t tl = j - i;
 		int shown = tl > 40 ? 40 : (int)tl;
@@ -295,7 +301,6 @@ int tree_set_parse(const char *text, size_t len, const char *name, struct tree_s
 			set->min_nodes = nodes;
 		if (depth > set->max_depth)
 			set->max_depth = depth;
-		i = j;
 	}
 	*out = set;
 	return 0;

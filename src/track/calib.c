@@ -242,6 +242,23 @@ static void forward(const struct calib_map *m, double s, double t, double out[2]
 		}
 }
 
+int calib_map_nearest_point(const struct calib_map *m, float x, float y)
+{
+	if (!m || m->cols < 2 || m->rows < 2)
+		return -1;
+	int best = 0;
+	double best_d = INFINITY;
+	for (int k = 0; k < m->cols * m->rows; k++) {
+		double dx = m->pts[k][0] - (double)x, dy = m->pts[k][1] - (double)y;
+		double d = dx * dx + dy * dy;
+		if (d < best_d) {
+			best_d = d;
+			best = k;
+		}
+	}
+	return best;
+}
+
 void calib_map_apply(const struct calib_map *m, float *x, float *y)
 {
 	if (!m || m->identity || m->cols < 2 || m->rows < 2)
@@ -249,16 +266,7 @@ void calib_map_apply(const struct calib_map *m, float *x, float *y)
 	double px = *x, py = *y;
 	/* Start from the nearest control point: the inverse is then found by
 	 * Newton's method on the smooth forward map in a few steps. */
-	int best = 0;
-	double best_d = INFINITY;
-	for (int k = 0; k < m->cols * m->rows; k++) {
-		double dx = m->pts[k][0] - px, dy = m->pts[k][1] - py;
-		double d = dx * dx + dy * dy;
-		if (d < best_d) {
-			best_d = d;
-			best = k;
-		}
-	}
+	int best = calib_map_nearest_point(m, *x, *y);
 	double s = best % m->cols, t = best / m->cols;
 	for (int it = 0; it < 30; it++) {
 		double f[2], jac[2][2];

@@ -41,5 +41,9 @@ int calib_map_save(const struct calib_map *m, const char *path);
 void calib_map_apply(const struct calib_map *m, float *x, float *y);
 /* Maps an angle at (x, y) by mapping a short step along it. */
 float calib_map_angle(const struct calib_map *m, float x, float y, float angle);
+/* Row-major index of the control point nearest camera point (x, y) (squared
+ * distance in double, the first of equals wins); -1 for NULL or a grid
+ * smaller than 2 x 2. */
+int calib_map_nearest_point(const struct calib_map *m, float x, float y);
 
 #endif

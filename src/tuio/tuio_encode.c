@@ -230,6 +230,38 @@ static bool changed_at(const struct tracked_state *s, int p, int i)
 	}
 }
 
+/* TUIO 1.1 2Dobj "set" and TUIO 2.0 /tuio2/tok carry an object's pose and
+ * motion in the same order: x y a X Y A m r. */
+static void w_object_pose(struct writer *w, const struct tracked_object *o)
+{
+	w_f32(w, clamp01(o->x));
+	w_f32(w, clamp01(o->y));
+	w_f32(w, wrap_angle(o->angle));
+	w_f32(w, finite_or0(o->X));
+	w_f32(w, finite_or0(o->Y));
+	w_f32(w, finite_or0(o->A));
+	w_f32(w, finite_or0(o->m));
+	w_f32(w, finite_or0(o->r));
+}
+
+/* TUIO 1.1 2Dblb "set" and TUIO 2.0 /tuio2/bnd carry the same fields in the
+ * same order: s x y a w h f X Y A m r. */
+static void w_blob_fields(struct writer *w, const struct tracked_blob *b)
+{
+	w_i32(w, (int32_t)b->session_id);
+	w_f32(w, clamp01(b->x));
+	w_f32(w, clamp01(b->y));
+	w_f32(w, wrap_angle(b->angle));
+	w_f32(w, clamp01(b->w));
+	w_f32(w, clamp01(b->h));
+	w_f32(w, clamp01(b->area));
+	w_f32(w, finite_or0(b->X));
+	w_f32(w, finite_or0(b->Y));
+	w_f32(w, finite_or0(b->A));
+	w_f32(w, finite_or0(b->m));
+	w_f32(w, finite_or0(b->r));
+}
+
 static void t1_write_set(struct writer *w, const struct tracked_state *s, int p, int i)
 {
 	size_t at = w_elem_begin(w);
@@ -240,14 +272,7 @@ static void t1_write_set(struct writer *w, const struct tracked_state *s, int p,
 		const struct tracked_object *o = &s->objects[i];
 		w_i32(w, (int32_t)o->session_id);
 		w_i32(w, o->class_id);
-		w_f32(w, clamp01(o->x));
-		w_f32(w, clamp01(o->y));
-		w_f32(w, wrap_angle(o->angle));
-		w_f32(w, finite_or0(o->X));
-		w_f32(w, finite_or0(o->Y));
-		w_f32(w, finite_or0(o->A));
-		w_f32(w, finite_or0(o->m));
-		w_f32(w, finite_or0(o->r));
+		w_object_pose(w, o);
 	} else if (p == TUIO_PROFILE_CUR) {
 		const struct tracked_cursor *c = &s->cursors[i];
 		w_i32(w, (int32_t)c->session_id);
@@ -258,18 +283,7 @@ static void t1_write_set(struct writer *w, const struct tracked_state *s, int p,
 		w_f32(w, finite_or0(c->m));
 	} else {
 		const struct tracked_blob *b = &s->blobs[i];
-		w_i32(w, (int32_t)b->session_id);
-		w_f32(w, clamp01(b->x));
-		w_f32(w, clamp01(b->y));
-		w_f32(w, wrap_angle(b->angle));
-		w_f32(w, clamp01(b->w));
-		w_f32(w, clamp01(b->h));
-		w_f32(w, clamp01(b->area));
-		w_f32(w, finite_or0(b->X));
-		w_f32(w, finite_or0(b->Y));
-		w_f32(w, finite_or0(b->A));
-		w_f32(w, finite_or0(b->m));
-		w_f32(w, finite_or0(b->r));
+		w_blob_fields(w, b);
 		if (TUIO_BLB_SET_FLOATS == 12)
 			w_f32(w, 0.0f);
 	}
@@ -407,14 +421,7 @@ static void t2_write_item(struct writer *w, const struct tracked_state *s, int k
 		w_i32(w, (int32_t)o->session_id);
 		w_i32(w, 0);
 		w_i32(w, o->class_id);
-		w_f32(w, clamp01(o->x));
-		w_f32(w, clamp01(o->y));
-		w_f32(w, wrap_angle(o->angle));
-		w_f32(w, finite_or0(o->X));
-		w_f32(w, finite_or0(o->Y));
-		w_f32(w, finite_or0(o->A));
-		w_f32(w, finite_or0(o->m));
-		w_f32(w, finite_or0(o->r));
+		w_object_pose(w, o);
 	} else if (kind == TUIO_PROFILE_CUR) {
 		const struct tracked_cursor *c = &s->cursors[i];
 		w_str(w, "/tuio2/ptr");
@@ -437,18 +444,7 @@ static void t2_write_item(struct writer *w, const struct tracked_state *s, int k
 		const struct tracked_blob *b = &s->blobs[i];
 		w_str(w, "/tuio2/bnd");
 		w_str(w, TUIO2_BND_TAGS);
-		w_i32(w, (int32_t)b->session_id);
-		w_f32(w, clamp01(b->x));
-		w_f32(w, clamp01(b->y));
-		w_f32(w, wrap_angle(b->angle));
-		w_f32(w, clamp01(b->w));
-		w_f32(w, clamp01(b->h));
-		w_f32(w, clamp01(b->area));
-		w_f32(w, finite_or0(b->X));
-		w_f32(w, finite_or0(b->Y));
-		w_f32(w, finite_or0(b->A));
-		w_f32(w, finite_or0(b->m));
-		w_f32(w, finite_or0(b->r));
+		w_blob_fields(w, b);
 	}
 	w_elem_end(w, at);
 }

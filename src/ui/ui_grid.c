@@ -147,17 +147,7 @@ int ui_grid_nearest_point(const struct calib_map *m, float x, float y)
 {
 	if (!grid_valid(m))
 		return -1;
-	int best = -1;
-	float best_d = 1e30f;
-	for (int i = 0; i < m->cols * m->rows; i++) {
-		float dx = m->pts[i][0] - x, dy = m->pts[i][1] - y;
-		float d = dx * dx + dy * dy;
-		if (d < best_d) {
-			best_d = d;
-			best = i;
-		}
-	}
-	return best;
+	return calib_map_nearest_point(m, x, y);
 }
 
 void ui_grid_table_to_camera(const struct calib_map *m, float u, float v, float *x, float *y)
