@@ -1,19 +1,25 @@
 /* test_segment.c - the segmenter on hand-made and random bitmasks, checked
- * against a naive flood fill. */
+ * against a naive flood fill; the banded (multi-threaded) segmenter checked
+ * against the single-threaded one, down to the matcher's detections. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../src/core/err.h"
 #include "../src/core/image.h"
 #include "../src/core/log.h"
+#include "../src/core/image_io.h"
 #include "../src/core/regions.h"
+#include "../src/fiducial/match.h"
+#include "../src/fiducial/trees.h"
 #include "../src/segment/segment.h"
+#include "../src/threshold/threshold.h"
 #include "common/testutil.h"
 
 /* Builds a bitmask from rows of '#' (black) and '.' (white). */
@@ -291,6 +297,12 @@ static void test_errors_and_overflow(void **state)
 	assert_int_equal(err, ERR_RANGE);
 	struct segment_config bad_cap = {10, 10, 65};
 	assert_null(segment_create(&bad_cap, &err));
+	struct segment_config ok = {10, 10, 8};
+	assert_null(segment_create_threaded(&ok, 65, &err));
+	assert_int_equal(err, ERR_RANGE);
+	assert_null(segment_create_threaded(&ok, -1, &err));
+	assert_int_equal(err, ERR_RANGE);
+	assert_int_equal(segment_set_band_min_rows(NULL, 4), ERR_RANGE);
 	segment_destroy(NULL);
 
 	struct segment *s = seg_new(128, 128, 8);
@@ -323,6 +335,256 @@ static void test_errors_and_overflow(void **state)
 	log_set_level(LOG_INFO);
 }
 
+/* ---- banded segmenter against the single-threaded one ------------------- */
+
+/* Same regions (as run sets: the runs are the same, so region a of t1 maps
+ * to the region of t2 holding the same runs), same statistics and flags,
+ * same neighbour sets after mapping. Fills map (t1 region -> t2 region). */
+static void trees_equivalent(const struct region_tree *t1, const struct region_tree *t2, int32_t *map)
+{
+	assert_int_equal(t1->width, t2->width);
+	assert_int_equal(t1->height, t2->height);
+	assert_int_equal(t1->overflow, t2->overflow);
+	assert_int_equal(t1->n_runs, t2->n_runs);
+	assert_int_equal(t1->n_regions, t2->n_regions);
+	assert_int_equal(t1->adj_cap, t2->adj_cap);
+	assert_memory_equal(t1->row_first_run, t2->row_first_run, ((size_t)t1->height + 1) * sizeof(int32_t));
+	int32_t *back = malloc(((size_t)t1->n_regions + 1) * sizeof *back);
+	assert_non_null(back);
+	for (int32_t r = 0; r < t1->n_regions; r++)
+		map[r] = back[r] = -1;
+	for (int32_t k = 0; k < t1->n_runs; k++) {
+		const struct run *a = &t1->runs[k], *b = &t2->runs[k];
+		assert_int_equal(a->x, b->x);
+		assert_int_equal(a->len, b->len);
+		assert_int_equal(a->colour, b->colour);
+		assert_true(a->region >= 0 && a->region < t1->n_regions);
+		assert_true(b->region >= 0 && b->region < t2->n_regions);
+		if (map[a->region] < 0 && back[b->region] < 0) {
+			map[a->region] = b->region;
+			back[b->region] = a->region;
+		}
+		assert_int_equal(map[a->region], b->region);
+		assert_int_equal(back[b->region], a->region);
+	}
+	for (int32_t r = 0; r < t1->n_regions; r++) {
+		const struct region *a = &t1->regions[r], *b = &t2->regions[map[r]];
+		assert_int_equal(a->colour, b->colour);
+		assert_int_equal(a->flags, b->flags);
+		assert_int_equal(a->x0, b->x0);
+		assert_int_equal(a->y0, b->y0);
+		assert_int_equal(a->x1, b->x1);
+		assert_int_equal(a->y1, b->y1);
+		assert_int_equal(a->area, b->area);
+		assert_true(a->sum_x == b->sum_x && a->sum_y == b->sum_y);
+		assert_true(a->sum_xx == b->sum_xx && a->sum_yy == b->sum_yy && a->sum_xy == b->sum_xy);
+		assert_int_equal(a->n_adj, b->n_adj);
+		for (int i = 0; i < a->n_adj; i++)
+			assert_true(adjacent(t2, map[r], map[region_adj(t1, r)[i]]));
+	}
+	free(back);
+}
+
+/* The banded segmenter numbers regions by first run and lists neighbours
+ * in raster order of first contact, like the serial one; the matcher sums
+ * leaf positions in list order, so that order is part of the contract. */
+static void trees_identical(const struct region_tree *t1, const struct region_tree *t2)
+{
+	for (int32_t k = 0; k < t1->n_runs; k++)
+		assert_int_equal(t1->runs[k].region, t2->runs[k].region);
+	for (int32_t r = 0; r < t1->n_regions; r++)
+		for (int i = 0; i < t1->regions[r].n_adj; i++)
+			assert_int_equal(region_adj(t1, r)[i], region_adj(t2, r)[i]);
+}
+
+static void mask_paint(struct bitmask *m, int x0, int y0, int w, int h, int white, int ring)
+{
+	for (int y = y0; y < y0 + h && y < m->height; y++)
+		for (int x = x0; x < x0 + w && x < m->width; x++) {
+			if (ring && y > y0 && y < y0 + h - 1 && x > x0 && x < x0 + w - 1)
+				continue;
+			uint64_t *wd = &m->bits[(size_t)y * m->stride_words + (size_t)(x >> 6)];
+			if (white)
+				*wd |= 1ull << (x & 63);
+			else
+				*wd &= ~(1ull << (x & 63));
+		}
+}
+
+/* Rectangles and rings on a plain ground, some specks, or pure noise (which
+ * overflows the run capacity at some sizes); the padding bits past the
+ * width are random too. */
+static void mask_random(struct bitmask *m, uint32_t *rng)
+{
+	for (int y = 0; y < m->height; y++)
+		for (int i = 0; i < m->stride_words; i++)
+			m->bits[(size_t)y * m->stride_words + i] = ((uint64_t)test_rand(rng) << 32) | test_rand(rng);
+	int mode = (int)(test_rand(rng) % 4);
+	if (mode == 0)
+		return;
+	mask_paint(m, 0, 0, m->width, m->height, (int)(test_rand(rng) & 1), 0);
+	int n = (int)(test_rand(rng) % (uint32_t)(mode * 30 + 1));
+	for (int i = 0; i < n; i++) {
+		int x0 = (int)(test_rand(rng) % (uint32_t)m->width), y0 = (int)(test_rand(rng) % (uint32_t)m->height);
+		int w = 1 + (int)(test_rand(rng) % (uint32_t)(m->width / 2 + 1));
+		int h = 1 + (int)(test_rand(rng) % (uint32_t)(m->height / 2 + 1));
+		mask_paint(m, x0, y0, w, h, (int)(test_rand(rng) & 1), test_rand(rng) % 3 == 0);
+	}
+	if (mode == 3)
+		for (int i = 0; i < m->width * m->height / 50; i++) {
+			int x = (int)(test_rand(rng) % (uint32_t)m->width), y = (int)(test_rand(rng) % (uint32_t)m->height);
+			m->bits[(size_t)y * m->stride_words + (size_t)(x >> 6)] ^= 1ull << (x & 63);
+		}
+}
+
+enum { N_BANDED = 8 };
+static const int banded_threads[N_BANDED] = {2, 3, 4, 7, 2, 3, 4, 7};
+static const int banded_min_rows[N_BANDED] = {1, 1, 1, 1, 0, 0, 0, 2};
+
+static void test_threads_random(void **state)
+{
+	(void)state;
+	log_set_level(LOG_ERROR);
+	const int max_w = 200, max_h = 160;
+	const int caps[3] = {3, 8, 19};
+	uint32_t rng = 777;
+	int32_t *map = malloc((size_t)regions_region_capacity(max_w, max_h) * sizeof *map);
+	assert_non_null(map);
+	for (int c = 0; c < 3; c++) {
+		struct segment *ref = seg_new(max_w, max_h, caps[c]), *par[N_BANDED];
+		for (int i = 0; i < N_BANDED; i++) {
+			struct segment_config sc = {max_w, max_h, caps[c]};
+			int err = 1;
+			par[i] = segment_create_threaded(&sc, banded_threads[i], &err);
+			assert_non_null(par[i]);
+			assert_int_equal(err, 0);
+			assert_int_equal(segment_set_band_min_rows(par[i], banded_min_rows[i]), 0);
+		}
+		for (int it = 0; it < 30; it++) {
+			/* Heights 1..8 (fewer rows than bands), then any. */
+			int w = 1 + (int)(test_rand(&rng) % (uint32_t)max_w);
+			int h = it < 8 ? 1 + it : it == 29 ? max_h : 1 + (int)(test_rand(&rng) % (uint32_t)max_h);
+			struct bitmask m;
+			assert_int_equal(bitmask_alloc(&m, w, h), 0);
+			mask_random(&m, &rng);
+			const struct region_tree *t1, *t2;
+			assert_int_equal(segment_process(ref, &m, &t1), 0);
+			for (int i = 0; i < N_BANDED; i++) {
+				assert_int_equal(segment_process(par[i], &m, &t2), 0);
+				trees_equivalent(t1, t2, map);
+				trees_identical(t1, t2);
+			}
+			bitmask_free(&m);
+		}
+		for (int i = 0; i < N_BANDED; i++)
+			segment_destroy(par[i]);
+		segment_destroy(ref);
+	}
+	free(map);
+	log_set_level(LOG_INFO);
+}
+
+static void dets_equal(const struct detections *a, const struct detections *b, const int32_t *map)
+{
+	assert_int_equal(a->n_fids, b->n_fids);
+	assert_int_equal(a->n_fuzzy, b->n_fuzzy);
+	assert_int_equal(a->n_roots, b->n_roots);
+	assert_int_equal(a->n_fingers, b->n_fingers);
+	assert_int_equal(a->n_blobs, b->n_blobs);
+	assert_int_equal(a->overflow, b->overflow);
+	for (int i = 0; i < a->n_fids + a->n_fuzzy; i++) {
+		const struct fiducial_det *p = i < a->n_fids ? &a->fids[i] : &a->fuzzy[i - a->n_fids];
+		const struct fiducial_det *q = i < a->n_fids ? &b->fids[i] : &b->fuzzy[i - a->n_fids];
+		assert_int_equal(p->id, q->id);
+		assert_true(p->x == q->x && p->y == q->y && p->angle == q->angle && p->size_px == q->size_px);
+		assert_int_equal(map[p->root], q->root);
+		assert_int_equal(p->n_nodes, q->n_nodes);
+	}
+	for (int i = 0; i < a->n_roots; i++) {
+		assert_true(a->roots[i].x == b->roots[i].x && a->roots[i].y == b->roots[i].y);
+		assert_int_equal(map[a->roots[i].region], b->roots[i].region);
+	}
+	for (int i = 0; i < a->n_fingers; i++) {
+		assert_true(a->fingers[i].x == b->fingers[i].x && a->fingers[i].y == b->fingers[i].y);
+		assert_int_equal(map[a->fingers[i].region], b->fingers[i].region);
+	}
+	for (int i = 0; i < a->n_blobs; i++) {
+		assert_true(a->blobs[i].x == b->blobs[i].x && a->blobs[i].angle == b->blobs[i].angle);
+		assert_int_equal(map[a->blobs[i].region], b->blobs[i].region);
+	}
+}
+
+/* Real camera-sized frames: the tree and the matcher's detections are the
+ * same with 1, 2, 3, 4 and 7 threads. */
+static void test_threads_shared_frames(void **state)
+{
+	(void)state;
+	const char *tp = test_shared_path("fiducials/reactivision/default.trees");
+	const char *dir = test_shared_path("scenes/std-1080/frame_00000.png");
+	if (!tp || !dir)
+		skip();
+	struct tree_set *set = NULL;
+	assert_int_equal(tree_set_load(test_shared_path("fiducials/reactivision/default.trees"), &set), 0);
+	const int threads[] = {1, 2, 3, 4, 7};
+	enum { N_T = sizeof threads / sizeof *threads };
+	struct segment *seg[N_T];
+	struct match *mat[N_T];
+	struct detections det[N_T];
+	const int w = 1920, h = 1080;
+	for (int i = 0; i < N_T; i++) {
+		struct segment_config sc = {w, h, tree_set_max_nodes(set)};
+		struct match_config mc = {.trees = set, .max_width = w, .max_height = h, .finger_size_px = 12,
+					  .finger_sensitivity = 0.5f, .finger_min_contrast = 20, .blob_min_px = 8,
+					  .blob_max_px = 200, .root_min_px = 20, .root_max_px = 400};
+		int err = 1;
+		seg[i] = segment_create_threaded(&sc, threads[i], &err);
+		assert_non_null(seg[i]);
+		mat[i] = match_create(&mc, &err);
+		assert_non_null(mat[i]);
+		assert_int_equal(detections_alloc(&det[i], 256), 0);
+	}
+	int32_t *map = malloc((size_t)regions_region_capacity(w, h) * sizeof *map);
+	assert_non_null(map);
+	for (int fr = 0; fr < 8; fr++) {
+		char rel[96];
+		snprintf(rel, sizeof rel, "scenes/std-1080/frame_%05d.png", fr);
+		const char *path = test_shared_path(rel);
+		if (!path)
+			break;
+		struct image_u8 grey, bin;
+		struct bitmask m;
+		assert_int_equal(image_read(path, &grey), 0);
+		assert_int_equal(grey.width, w);
+		assert_int_equal(grey.height, h);
+		assert_int_equal(image_u8_alloc(&bin, w, h), 0);
+		bernsen_cpu(&grey, 4, 48, &bin);
+		assert_int_equal(bitmask_alloc(&m, w, h), 0);
+		bitmask_from_image(&m, &bin);
+		const struct region_tree *t[N_T];
+		for (int i = 0; i < N_T; i++) {
+			assert_int_equal(segment_process(seg[i], &m, &t[i]), 0);
+			assert_int_equal(match_process(mat[i], t[i], &grey, &det[i]), 0);
+		}
+		assert_false(t[0]->overflow);
+		assert_true(det[0].n_fids > 0);
+		for (int i = 1; i < N_T; i++) {
+			trees_equivalent(t[0], t[i], map);
+			trees_identical(t[0], t[i]);
+			dets_equal(&det[0], &det[i], map);
+		}
+		bitmask_free(&m);
+		image_u8_free(&bin);
+		image_u8_free(&grey);
+	}
+	for (int i = 0; i < N_T; i++) {
+		detections_free(&det[i]);
+		match_destroy(mat[i]);
+		segment_destroy(seg[i]);
+	}
+	free(map);
+	tree_set_free(set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +593,8 @@ int main(void)
 		cmocka_unit_test(test_saturation),
 		cmocka_unit_test(test_random_vs_flood),
 		cmocka_unit_test(test_errors_and_overflow),
+		cmocka_unit_test(test_threads_random),
+		cmocka_unit_test(test_threads_shared_frames),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

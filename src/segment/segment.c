@@ -1,10 +1,40 @@
 #include "segment.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/clock.h"
 #include "../core/err.h"
 #include "../core/log.h"
+
+#define SEGMENT_MAX_THREADS 64
+#define BAND_MIN_ROWS 32
+/* How long a waiting thread spins before it sleeps on a condition
+ * variable: the phases of a frame follow each other within microseconds,
+ * while waking a sleeping thread costs tens to hundreds of them in a VM.
+ * Longer spins, or yielding while spinning, measured no better on the
+ * 16-core H100 host; short ones cost little on an oversubscribed machine. */
+#define SPIN_NS 50000
+
+enum phase { PHASE_COUNT, PHASE_RUNS, PHASE_LABEL, PHASE_ADJ, PHASE_STOP };
+
+struct band {
+	int y0, y1;           /* rows [y0, y1) */
+	int32_t r0, r1;       /* runs [r0, r1) */
+	int32_t n_roots;      /* union-find roots among the band's runs */
+	int32_t n_demoted;    /* of those, joined to another band's region at a seam */
+	int32_t g0;           /* the band's first region */
+	int32_t *span_n;      /* per spanning region: entries in span_adj, -1 = over adj_cap */
+	int32_t *span_adj;    /* per spanning region: adj_cap neighbours met in this band */
+	char pad[64];         /* keeps bands' hot fields off each other's cache lines */
+};
+
+struct worker {
+	struct segment *s;
+	int band;
+};
 
 struct segment {
 	struct segment_config cfg;
@@ -12,21 +42,49 @@ struct segment {
 	struct run *runs;
 	int32_t *parent;        /* union-find over run indices */
 	int32_t *row_first_run; /* max_height + 1 */
-	int32_t *row_regions;   /* regions that existed when row y started labelling */
 	struct region *regions;
 	int32_t *adj;
 	struct region_tree tree;
 	bool overflow_logged;
+
+	/* Banded mode (n_threads > 1) only. */
+	int n_threads, band_min_rows, n_bands;
+	struct band *bands;
+	const struct bitmask *mask; /* the frame being segmented */
+	int32_t slot_cap, n_slots;  /* seam-demoted roots */
+	int32_t *slot_run;          /* the demoted root run */
+	int32_t *slot_region;       /* the region it joined */
+	struct region *slot_part;   /* its band's part of that region, when the region's root lies above */
+	int32_t *span_of;           /* per region: index among the spanning regions, or -1 */
+	int32_t *span_region;       /* per spanning region: its region */
+	int32_t n_span;
+
+	struct worker *workers;
+	pthread_t *threads;
+	int n_started;
+	bool sync_ready;
+	pthread_mutex_t mu;
+	pthread_cond_t go, done;
+	_Atomic uint64_t word;      /* generation << 16 | phase << 8 | bands */
+	atomic_int pending;         /* workers still in the current phase */
 };
 
+static void *worker_main(void *arg);
+
 struct segment *segment_create(const struct segment_config *cfg, int *err)
+{
+	return segment_create_threaded(cfg, 1, err);
+}
+
+struct segment *segment_create_threaded(const struct segment_config *cfg, int n_threads, int *err)
 {
 	struct segment *s = NULL;
 	int e = ERR_RANGE;
 	if (!cfg || cfg->max_width < 1 || cfg->max_height < 1 || cfg->max_width > IMAGE_MAX_SIDE ||
-	    cfg->max_height > IMAGE_MAX_SIDE || cfg->adj_cap < 2 || cfg->adj_cap > 64) {
-		log_error("segment: bad config (size %dx%d, adj_cap %d)", cfg ? cfg->max_width : 0,
-			  cfg ? cfg->max_height : 0, cfg ? cfg->adj_cap : 0);
+	    cfg->max_height > IMAGE_MAX_SIDE || cfg->adj_cap < 2 || cfg->adj_cap > 64 || n_threads < 0 ||
+	    n_threads > SEGMENT_MAX_THREADS) {
+		log_error("segment: bad config (size %dx%d, adj_cap %d, n_threads %d)", cfg ? cfg->max_width : 0,
+			  cfg ? cfg->max_height : 0, cfg ? cfg->adj_cap : 0, n_threads);
 		goto fail;
 	}
 	e = ERR_NOMEM;
@@ -39,11 +97,59 @@ struct segment *segment_create(const struct segment_config *cfg, int *err)
 	s->runs = malloc((size_t)s->cap_runs * sizeof *s->runs);
 	s->parent = malloc((size_t)s->cap_runs * sizeof *s->parent);
 	s->row_first_run = malloc(((size_t)cfg->max_height + 1) * sizeof *s->row_first_run);
-	s->row_regions = malloc(((size_t)cfg->max_height + 1) * sizeof *s->row_regions);
 	s->regions = malloc((size_t)s->cap_regions * sizeof *s->regions);
 	s->adj = malloc((size_t)s->cap_regions * (size_t)cfg->adj_cap * sizeof *s->adj);
-	if (!s->runs || !s->parent || !s->row_first_run || !s->row_regions || !s->regions || !s->adj)
+	if (!s->runs || !s->parent || !s->row_first_run || !s->regions || !s->adj)
 		goto fail;
+
+	s->n_threads = n_threads > 1 ? n_threads : 1;
+	s->band_min_rows = BAND_MIN_ROWS;
+	if (s->n_threads == 1)
+		goto done;
+	/* Seams of a camera frame are crossed by a few dozen regions; a frame
+	 * needing more slots than this is segmented by the calling thread. */
+	s->slot_cap = cfg->max_width + 256;
+	s->slot_run = malloc((size_t)s->slot_cap * sizeof *s->slot_run);
+	s->slot_region = malloc((size_t)s->slot_cap * sizeof *s->slot_region);
+	s->slot_part = malloc((size_t)s->slot_cap * sizeof *s->slot_part);
+	s->span_region = malloc((size_t)s->slot_cap * sizeof *s->span_region);
+	s->span_of = malloc((size_t)s->cap_regions * sizeof *s->span_of);
+	s->bands = calloc((size_t)s->n_threads, sizeof *s->bands);
+	s->workers = calloc((size_t)s->n_threads, sizeof *s->workers);
+	s->threads = calloc((size_t)s->n_threads, sizeof *s->threads);
+	if (!s->slot_run || !s->slot_region || !s->slot_part || !s->span_region || !s->span_of || !s->bands ||
+	    !s->workers || !s->threads)
+		goto fail;
+	for (int b = 0; b < s->n_threads; b++) {
+		s->bands[b].span_n = malloc((size_t)s->slot_cap * sizeof(int32_t));
+		s->bands[b].span_adj = malloc((size_t)s->slot_cap * (size_t)cfg->adj_cap * sizeof(int32_t));
+		if (!s->bands[b].span_n || !s->bands[b].span_adj)
+			goto fail;
+	}
+	if (pthread_mutex_init(&s->mu, NULL))
+		goto fail;
+	if (pthread_cond_init(&s->go, NULL)) {
+		pthread_mutex_destroy(&s->mu);
+		goto fail;
+	}
+	if (pthread_cond_init(&s->done, NULL)) {
+		pthread_cond_destroy(&s->go);
+		pthread_mutex_destroy(&s->mu);
+		goto fail;
+	}
+	s->sync_ready = true;
+	atomic_init(&s->word, 0);
+	atomic_init(&s->pending, 0);
+	for (int b = 1; b < s->n_threads; b++) {
+		s->workers[b].s = s;
+		s->workers[b].band = b;
+		if (pthread_create(&s->threads[b], NULL, worker_main, &s->workers[b])) {
+			log_error("segment: cannot start worker thread %d of %d", b, s->n_threads - 1);
+			goto fail;
+		}
+		s->n_started = b;
+	}
+done:
 	if (err)
 		*err = 0;
 	return s;
@@ -54,18 +160,61 @@ fail:
 	return NULL;
 }
 
+/* Publishes a phase to the workers of bands [1, n_bands) (n_bands 0: to all). */
+static void pool_publish(struct segment *s, enum phase ph, int n_bands)
+{
+	uint64_t w = atomic_load_explicit(&s->word, memory_order_relaxed);
+	w = (((w >> 16) + 1) << 16) | ((uint64_t)ph << 8) | (uint64_t)n_bands;
+	pthread_mutex_lock(&s->mu);
+	atomic_store_explicit(&s->word, w, memory_order_release);
+	pthread_cond_broadcast(&s->go);
+	pthread_mutex_unlock(&s->mu);
+}
+
 void segment_destroy(struct segment *s)
 {
 	if (!s)
 		return;
+	if (s->n_started > 0) {
+		pool_publish(s, PHASE_STOP, 0);
+		for (int b = 1; b <= s->n_started; b++)
+			pthread_join(s->threads[b], NULL);
+	}
+	if (s->sync_ready) {
+		pthread_cond_destroy(&s->done);
+		pthread_cond_destroy(&s->go);
+		pthread_mutex_destroy(&s->mu);
+	}
+	if (s->bands)
+		for (int b = 0; b < s->n_threads; b++) {
+			free(s->bands[b].span_n);
+			free(s->bands[b].span_adj);
+		}
+	free(s->bands);
+	free(s->workers);
+	free(s->threads);
+	free(s->slot_run);
+	free(s->slot_region);
+	free(s->slot_part);
+	free(s->span_region);
+	free(s->span_of);
 	free(s->runs);
 	free(s->parent);
 	free(s->row_first_run);
-	free(s->row_regions);
 	free(s->regions);
 	free(s->adj);
 	free(s);
 }
+
+int segment_set_band_min_rows(struct segment *s, int rows)
+{
+	if (!s || rows < 0)
+		return ERR_RANGE;
+	s->band_min_rows = rows > 0 ? rows : BAND_MIN_ROWS;
+	return 0;
+}
+
+/* ---- shared by both modes ------------------------------------------------ */
 
 /* Appends the runs of one row; returns the new run count, or -1 when the
  * capacity would be exceeded (nothing of this row is kept then). */
@@ -129,6 +278,46 @@ static inline int64_t sum_sq(int64_t n) /* 0^2 + ... + n^2 */
 	return n * (n + 1) * (2 * n + 1) / 6;
 }
 
+static inline void region_open(struct region *r, uint8_t colour, int32_t x0, int32_t x1, int y)
+{
+	r->colour = colour;
+	r->flags = 0;
+	r->n_adj = 0;
+	r->x0 = x0;
+	r->x1 = x1;
+	r->y0 = y;
+	r->y1 = y;
+	r->area = 0;
+	r->sum_x = r->sum_y = r->sum_xx = r->sum_yy = r->sum_xy = 0;
+}
+
+/* Adds a run of row y (rows come in increasing order) to r's statistics. */
+static inline void region_add_run(struct region *r, int32_t x0, int32_t len, int y, uint8_t flags)
+{
+	const int32_t x1 = x0 + len - 1;
+	const int64_t yy = y;
+	if (x0 < r->x0)
+		r->x0 = x0;
+	if (x1 > r->x1)
+		r->x1 = x1;
+	r->y1 = y;
+	const int64_t sx = (int64_t)len * x0 + (int64_t)len * (len - 1) / 2;
+	r->area += len;
+	r->sum_x += sx;
+	r->sum_y += len * yy;
+	r->sum_xx += sum_sq(x1) - (x0 > 0 ? sum_sq(x0 - 1) : 0);
+	r->sum_yy += len * yy * yy;
+	r->sum_xy += sx * yy;
+	r->flags |= flags;
+}
+
+static inline uint8_t run_border(int32_t x0, int32_t len, int width)
+{
+	return (x0 == 0 || x0 + len == width) ? REGION_BORDER : 0;
+}
+
+/* ---- single-threaded segmenter ------------------------------------------- */
+
 /* Gives every run its final region and accumulates region statistics.
  * Returns the row at which the region capacity ran out, or -1. */
 static int label_runs(struct segment *s, int width, int height)
@@ -138,46 +327,23 @@ static int label_runs(struct segment *s, int width, int height)
 	struct region *regs = s->regions;
 	int32_t n_regions = 0;
 	for (int y = 0; y < height; y++) {
-		s->row_regions[y] = n_regions;
-		const int64_t yy = y;
 		const uint8_t edge_row = (y == 0 || y == height - 1) ? REGION_BORDER : 0;
 		for (int32_t k = s->row_first_run[y]; k < s->row_first_run[y + 1]; k++) {
 			struct run *rn = &runs[k];
 			struct region *r;
-			const int32_t x0 = rn->x, len = rn->len, x1 = x0 + len - 1;
 			if (p[k] == k) {
 				if (n_regions >= s->cap_regions)
 					return y;
 				rn->region = n_regions;
 				r = &regs[n_regions++];
-				r->colour = rn->colour;
-				r->flags = 0;
-				r->n_adj = 0;
-				r->x0 = x0;
-				r->x1 = x1;
-				r->y0 = y;
-				r->area = 0;
-				r->sum_x = r->sum_y = r->sum_xx = r->sum_yy = r->sum_xy = 0;
+				region_open(r, rn->colour, rn->x, rn->x + rn->len - 1, y);
 			} else {
 				rn->region = runs[uf_find(p, k)].region;
 				r = &regs[rn->region];
-				if (x0 < r->x0)
-					r->x0 = x0;
-				if (x1 > r->x1)
-					r->x1 = x1;
 			}
-			r->y1 = y;
-			const int64_t sx = (int64_t)len * x0 + (int64_t)len * (len - 1) / 2;
-			r->area += len;
-			r->sum_x += sx;
-			r->sum_y += len * yy;
-			r->sum_xx += sum_sq(x1) - (x0 > 0 ? sum_sq(x0 - 1) : 0);
-			r->sum_yy += len * yy * yy;
-			r->sum_xy += sx * yy;
-			r->flags |= edge_row | ((x0 == 0 || x1 == width - 1) ? REGION_BORDER : 0);
+			region_add_run(r, rn->x, rn->len, y, edge_row | run_border(rn->x, rn->len, width));
 		}
 	}
-	s->row_regions[height] = n_regions;
 	s->tree.n_regions = n_regions;
 	return -1;
 }
@@ -252,27 +418,10 @@ static void build_adjacency(struct segment *s, int height)
 	}
 }
 
-int segment_process(struct segment *s, const struct bitmask *mask, const struct region_tree **out)
+static void segment_serial(struct segment *s, const struct bitmask *mask)
 {
-	if (!s || !mask || !out)
-		return ERR_RANGE;
-	const int width = mask->width, height = mask->height;
-	if (width < 1 || height < 1 || width > s->cfg.max_width || height > s->cfg.max_height ||
-	    mask->stride_words < (width + 63) / 64) {
-		log_error("segment: frame %dx%d exceeds the configured %dx%d", width, height, s->cfg.max_width,
-			  s->cfg.max_height);
-		return ERR_SIZE;
-	}
 	struct region_tree *t = &s->tree;
-	t->width = width;
-	t->height = height;
-	t->overflow = false;
-	t->adj_cap = s->cfg.adj_cap;
-	t->regions = s->regions;
-	t->adj = s->adj;
-	t->runs = s->runs;
-	t->row_first_run = s->row_first_run;
-
+	const int width = mask->width, height = mask->height;
 	int32_t n = 0;
 	int y = 0;
 	for (; y < height; y++) {
@@ -303,9 +452,574 @@ int segment_process(struct segment *s, const struct bitmask *mask, const struct 
 		label_runs(s, width, height);
 	}
 	t->n_runs = s->row_first_run[height];
+	build_adjacency(s, height);
+}
+
+/* ---- banded segmenter ----------------------------------------------------
+ *
+ * Phases, each run by every band in parallel and followed by a short serial
+ * step on the calling thread:
+ *   COUNT  runs per row (popcount of colour changes) -> band run offsets
+ *   RUNS   runs cut in place, union-find within the band, every run's
+ *          parent made its band-local root          -> seams joined
+ *   LABEL  region numbers and statistics             -> seam parts merged
+ *   ADJ    adjacency lists                           -> spanning lists merged
+ * Regions are numbered by their first run in raster order, and every list
+ * gets its neighbours in raster order of first contact, as in the serial
+ * segmenter, so the tree is the same array for array. A region lying in one
+ * band (owned) is written by that band only. A region crossing a seam
+ * (spanning) gets its statistics from the band of its first run plus a
+ * partial per other band, and its list from per-band lists merged in band
+ * order. Seam contacts are handled by the lower band, except those listed
+ * for a region owned by the upper band, which that band adds last. Flags
+ * may be set on another band's region (FRAGMENTED), so the ADJ phase
+ * touches flags with atomic operations only.
+ */
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* Spins (then sleeps) until *word differs from seen (is_word) or *pending
+ * reaches 0; returns the word. */
+static uint64_t pool_spin(struct segment *s, bool is_word, uint64_t seen)
+{
+	int64_t t0 = 0;
+	for (unsigned i = 1;; i++) {
+		if (is_word) {
+			uint64_t w = atomic_load_explicit(&s->word, memory_order_acquire);
+			if (w != seen)
+				return w;
+		} else if (atomic_load_explicit(&s->pending, memory_order_acquire) == 0) {
+			return 0;
+		}
+		cpu_relax();
+		if (i % 64 == 0) {
+			int64_t t = clock_now_ns();
+			if (!t0)
+				t0 = t;
+			else if (t - t0 > SPIN_NS)
+				break;
+		}
+	}
+	uint64_t w = 0;
+	pthread_mutex_lock(&s->mu);
+	if (is_word)
+		while ((w = atomic_load_explicit(&s->word, memory_order_acquire)) == seen)
+			pthread_cond_wait(&s->go, &s->mu);
+	else
+		while (atomic_load_explicit(&s->pending, memory_order_acquire) > 0)
+			pthread_cond_wait(&s->done, &s->mu);
+	pthread_mutex_unlock(&s->mu);
+	return w;
+}
+
+static void band_phase(struct segment *s, enum phase ph, int b);
+
+static void *worker_main(void *arg)
+{
+	const struct worker *wk = arg;
+	struct segment *s = wk->s;
+	uint64_t seen = 0;
+	for (;;) {
+		uint64_t w = pool_spin(s, true, seen);
+		seen = w;
+		enum phase ph = (enum phase)((w >> 8) & 0xff);
+		int n_bands = (int)(w & 0xff);
+		if (ph == PHASE_STOP)
+			break;
+		/* A band beyond this frame's count may skip words; it can never
+		 * skip one it has work in, as the next waits for that work. */
+		if (wk->band >= n_bands)
+			continue;
+		band_phase(s, ph, wk->band);
+		if (atomic_fetch_sub_explicit(&s->pending, 1, memory_order_acq_rel) == 1) {
+			pthread_mutex_lock(&s->mu);
+			pthread_cond_broadcast(&s->done);
+			pthread_mutex_unlock(&s->mu);
+		}
+	}
+	return NULL;
+}
+
+/* Runs one phase on all bands, band 0 on the calling thread, and waits. */
+static void pool_run(struct segment *s, enum phase ph)
+{
+	atomic_store_explicit(&s->pending, s->n_bands - 1, memory_order_relaxed);
+	pool_publish(s, ph, s->n_bands);
+	band_phase(s, ph, 0);
+	pool_spin(s, false, 0);
+}
+
+static inline int popcount64(uint64_t x)
+{
+#ifdef __POPCNT__
+	return __builtin_popcountll(x);
+#else
+	/* Without the instruction, the builtin is a libgcc call at twice this. */
+	x -= (x >> 1) & 0x5555555555555555ull;
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (int)((x * 0x0101010101010101ull) >> 56);
+#endif
+}
+
+static int32_t row_count_runs(const uint64_t *row, int width)
+{
+	const int n_words = (width + 63) >> 6;
+	int32_t n = 1;
+	uint64_t carry = row[0] & 1u;
+	for (int i = 0; i < n_words; i++) {
+		const uint64_t w = row[i];
+		uint64_t d = w ^ ((w << 1) | carry);
+		carry = w >> 63;
+		if (i == n_words - 1 && (width & 63))
+			d &= ~(uint64_t)0 >> (64 - (width & 63));
+		n += popcount64(d);
+	}
+	return n;
+}
+
+static void band_count(struct segment *s, struct band *bd)
+{
+	const int width = s->mask->width;
+	int32_t n = 0;
+	for (int y = bd->y0; y < bd->y1; y++) {
+		s->row_first_run[y] = n;
+		n += row_count_runs(bitmask_row(s->mask, y), width);
+	}
+	bd->r1 = n;
+}
+
+static void band_runs(struct segment *s, struct band *bd)
+{
+	const int width = s->mask->width;
+	struct run *runs = s->runs;
+	int32_t *p = s->parent;
+	for (int y = bd->y0; y < bd->y1; y++) {
+		const int32_t a = s->row_first_run[y];
+		const int32_t m = row_extract(bitmask_row(s->mask, y), width, runs, a, bd->r1);
+		for (int32_t k = a; k < m; k++) {
+			p[k] = k;
+			runs[k].region = 0;
+		}
+		if (y > bd->y0)
+			rows_union(runs, p, s->row_first_run[y - 1], a, a, m);
+	}
+	/* A parent never follows its child, so one pass in order leaves every
+	 * run pointing straight at its band-local root. */
+	int32_t n_roots = 0;
+	for (int32_t k = bd->r0; k < bd->r1; k++) {
+		p[k] = p[p[k]];
+		n_roots += p[k] == k;
+	}
+	bd->n_roots = n_roots;
+	bd->n_demoted = 0;
+}
+
+/* Root of a band-local root after seam joins; touches only such roots. */
+static inline int32_t seam_find(int32_t *p, int32_t x)
+{
+	while (p[x] != x) {
+		p[x] = p[p[x]];
+		x = p[x];
+	}
+	return x;
+}
+
+/* Joins regions across the seams. A band-local root joined under another
+ * gets a slot: runs[root].region = -(slot + 1) marks it for LABEL. Returns
+ * false when the slots run out. */
+static bool seams_join(struct segment *s)
+{
+	struct run *runs = s->runs;
+	int32_t *p = s->parent;
+	s->n_slots = 0;
+	for (int b = 0; b + 1 < s->n_bands; b++) {
+		const struct band *up = &s->bands[b], *lo = &s->bands[b + 1];
+		int32_t a = s->row_first_run[up->y1 - 1], a_end = up->r1;
+		int32_t c = lo->r0, c_end = s->row_first_run[lo->y0 + 1];
+		while (a < a_end && c < c_end) {
+			if (runs[a].colour == runs[c].colour) {
+				int32_t ra = seam_find(p, p[a]), rc = seam_find(p, p[c]);
+				if (ra != rc) {
+					int32_t keep = ra < rc ? ra : rc, gone = ra < rc ? rc : ra;
+					if (s->n_slots == s->slot_cap)
+						return false;
+					p[gone] = keep;
+					int bg = s->n_bands - 1;
+					while (s->bands[bg].r0 > gone)
+						bg--;
+					s->bands[bg].n_demoted++;
+					struct region *part = &s->slot_part[s->n_slots];
+					region_open(part, runs[gone].colour, INT32_MAX, -1, INT32_MAX);
+					part->y1 = -1;
+					s->slot_run[s->n_slots++] = gone;
+					runs[gone].region = -s->n_slots;
+				}
+			}
+			int32_t ea = runs[a].x + runs[a].len, ec = runs[c].x + runs[c].len;
+			a += ea <= ec;
+			c += ec <= ea;
+		}
+	}
+	for (int32_t i = 0; i < s->n_slots; i++)
+		p[s->slot_run[i]] = seam_find(p, s->slot_run[i]);
+	return true;
+}
+
+static void band_label(struct segment *s, struct band *bd)
+{
+	const int width = s->mask->width, height = s->mask->height;
+	struct run *runs = s->runs;
+	const int32_t *p = s->parent;
+	int32_t id = bd->g0;
+	for (int y = bd->y0; y < bd->y1; y++) {
+		const uint8_t edge_row = (y == 0 || y == height - 1) ? REGION_BORDER : 0;
+		for (int32_t k = s->row_first_run[y]; k < s->row_first_run[y + 1]; k++) {
+			struct run *rn = &runs[k];
+			const int32_t r = p[k];
+			struct region *reg;
+			if (r == k) {
+				rn->region = id;
+				s->span_of[id] = -1;
+				reg = &s->regions[id++];
+				region_open(reg, rn->colour, rn->x, rn->x + rn->len - 1, y);
+			} else {
+				/* k's band-local root lr, and the region's root g. */
+				int32_t lr = r, g = p[r];
+				if (rn->region < 0) {
+					lr = k;
+					g = r;
+				}
+				if (g >= bd->r0) {
+					rn->region = runs[g].region;
+					reg = &s->regions[rn->region];
+				} else {
+					rn->region = runs[lr].region;
+					reg = &s->slot_part[-rn->region - 1];
+					if (reg->y0 > y)
+						reg->y0 = y;
+				}
+			}
+			region_add_run(reg, rn->x, rn->len, y, edge_row | run_border(rn->x, rn->len, width));
+		}
+	}
+}
+
+static void region_merge(struct region *r, const struct region *q)
+{
+	if (q->x0 < r->x0)
+		r->x0 = q->x0;
+	if (q->x1 > r->x1)
+		r->x1 = q->x1;
+	if (q->y0 < r->y0)
+		r->y0 = q->y0;
+	if (q->y1 > r->y1)
+		r->y1 = q->y1;
+	r->area += q->area;
+	r->sum_x += q->sum_x;
+	r->sum_y += q->sum_y;
+	r->sum_xx += q->sum_xx;
+	r->sum_yy += q->sum_yy;
+	r->sum_xy += q->sum_xy;
+	r->flags |= q->flags;
+}
+
+static inline void fix_runs(struct segment *s, int32_t k, int32_t k_end)
+{
+	for (; k < k_end; k++)
+		if (s->runs[k].region < 0)
+			s->runs[k].region = s->slot_region[-s->runs[k].region - 1];
+}
+
+/* Merges the seam parts into their regions, numbers the spanning regions
+ * and gives the runs of seam rows their final region. */
+static void seams_finish(struct segment *s)
+{
+	s->n_span = 0;
+	for (int32_t i = 0; i < s->n_slots; i++) {
+		const int32_t gid = s->runs[s->parent[s->slot_run[i]]].region;
+		s->slot_region[i] = gid;
+		if (s->slot_part[i].area)
+			region_merge(&s->regions[gid], &s->slot_part[i]);
+		if (s->span_of[gid] < 0) {
+			s->span_of[gid] = s->n_span;
+			s->span_region[s->n_span++] = gid;
+		}
+	}
+	for (int b = 0; b < s->n_bands; b++) {
+		const struct band *bd = &s->bands[b];
+		fix_runs(s, bd->r0, s->row_first_run[bd->y0 + 1]);
+		if (bd->y1 - 1 > bd->y0)
+			fix_runs(s, s->row_first_run[bd->y1 - 1], bd->r1);
+	}
+}
+
+static inline void flag_set(struct region *r, uint8_t f)
+{
+	if (!(__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & f))
+		__atomic_fetch_or(&r->flags, f, __ATOMIC_RELAXED);
+}
+
+/* adj_add_one for a region the band owns. */
+static inline __attribute__((always_inline)) void adj_add_owned(struct region *regs, int32_t *adj, int cap, int32_t a, int32_t b)
+{
+	struct region *r = &regs[a];
+	if (__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & REGION_SATURATED) {
+		flag_set(&regs[b], REGION_FRAGMENTED);
+		return;
+	}
+	int32_t *l = adj + (int64_t)a * cap;
+	for (int i = 0; i < r->n_adj; i++)
+		if (l[i] == b)
+			return;
+	if (r->n_adj == cap) {
+		for (int i = 0; i < r->n_adj; i++)
+			flag_set(&regs[l[i]], REGION_FRAGMENTED);
+		r->n_adj = 0;
+		flag_set(r, REGION_SATURATED);
+		flag_set(&regs[b], REGION_FRAGMENTED);
+		return;
+	}
+	l[r->n_adj++] = b;
+}
+
+/* Records b as a neighbour of a, met in band bd. */
+static inline __attribute__((always_inline)) void adj_add_dir(struct segment *s, struct band *bd, int32_t a, int32_t b)
+{
+	const int cap = s->cfg.adj_cap;
+	const int32_t j = s->span_of[a];
+	if (j < 0) {
+		adj_add_owned(s->regions, s->adj, cap, a, b);
+		return;
+	}
+	int32_t n = bd->span_n[j];
+	if (n < 0) {
+		flag_set(&s->regions[b], REGION_FRAGMENTED);
+		return;
+	}
+	int32_t *l = bd->span_adj + (int64_t)j * cap;
+	for (int i = 0; i < n; i++)
+		if (l[i] == b)
+			return;
+	if (n == cap) {
+		for (int i = 0; i < n; i++)
+			flag_set(&s->regions[l[i]], REGION_FRAGMENTED);
+		flag_set(&s->regions[b], REGION_FRAGMENTED);
+		bd->span_n[j] = -1;
+		return;
+	}
+	l[n] = b;
+	bd->span_n[j] = n + 1;
+}
+
+static inline __attribute__((always_inline)) void adj_add_band(struct segment *s, struct band *bd, struct edge_cache *c, int32_t a, int32_t b)
+{
+	if (a > b) {
+		int32_t t = a;
+		a = b;
+		b = t;
+	}
+	if (a == c->a && b == c->b)
+		return;
+	c->a = a;
+	c->b = b;
+	adj_add_dir(s, bd, a, b);
+	adj_add_dir(s, bd, b, a);
+}
+
+static void band_adjacency(struct segment *s, struct band *bd)
+{
+	const struct run *runs = s->runs;
+	const int32_t *rf = s->row_first_run;
+	if (bd->y1 - bd->y0 > 2)
+		fix_runs(s, rf[bd->y0 + 1], rf[bd->y1 - 1]);
+	for (int32_t j = 0; j < s->n_span; j++)
+		bd->span_n[j] = 0;
+	struct edge_cache c = {-1, -1};
+	for (int y = bd->y0; y < bd->y1; y++) {
+		int32_t b = rf[y], b_end = rf[y + 1];
+		for (int32_t k = b; k + 1 < b_end; k++)
+			adj_add_band(s, bd, &c, runs[k].region, runs[k + 1].region);
+		if (y == 0)
+			continue;
+		const bool seam = y == bd->y0;
+		int32_t a = rf[y - 1], a_end = b;
+		while (a < a_end && b < b_end) {
+			if (runs[a].colour != runs[b].colour) {
+				const int32_t ra = runs[a].region, rb = runs[b].region;
+				if (!seam) {
+					adj_add_band(s, bd, &c, ra, rb);
+				} else {
+					/* The upper band lists this contact for its own regions. */
+					adj_add_dir(s, bd, rb, ra);
+					if (s->span_of[ra] >= 0)
+						adj_add_dir(s, bd, ra, rb);
+				}
+			}
+			int32_t ea = runs[a].x + runs[a].len, eb = runs[b].x + runs[b].len;
+			a += ea <= eb;
+			b += eb <= ea;
+		}
+	}
+	if (bd->y1 == s->mask->height)
+		return;
+	/* Contacts across the lower seam, last in raster order for the owned
+	 * regions of this band's last row. */
+	int32_t a = rf[bd->y1 - 1], a_end = rf[bd->y1], b = rf[bd->y1], b_end = rf[bd->y1 + 1];
+	while (a < a_end && b < b_end) {
+		if (runs[a].colour != runs[b].colour && s->span_of[runs[a].region] < 0)
+			adj_add_owned(s->regions, s->adj, s->cfg.adj_cap, runs[a].region, runs[b].region);
+		int32_t ea = runs[a].x + runs[a].len, eb = runs[b].x + runs[b].len;
+		a += ea <= eb;
+		b += eb <= ea;
+	}
+}
+
+/* Merges the per-band lists of the spanning regions, in band order. */
+static void spans_finish(struct segment *s)
+{
+	const int cap = s->cfg.adj_cap;
+	for (int32_t j = 0; j < s->n_span; j++) {
+		const int32_t g = s->span_region[j];
+		for (int b = 0; b < s->n_bands; b++) {
+			const struct band *bd = &s->bands[b];
+			const int32_t n = bd->span_n[j];
+			if (n < 0) {
+				/* That band has marked every neighbour it met. */
+				if (!(s->regions[g].flags & REGION_SATURATED))
+					saturate(s->regions, s->adj, cap, g);
+				continue;
+			}
+			const int32_t *l = bd->span_adj + (int64_t)j * cap;
+			for (int i = 0; i < n; i++)
+				adj_add_one(s->regions, s->adj, cap, g, l[i]);
+		}
+	}
+}
+
+static void band_phase(struct segment *s, enum phase ph, int b)
+{
+	struct band *bd = &s->bands[b];
+	switch (ph) {
+	case PHASE_COUNT:
+		band_count(s, bd);
+		break;
+	case PHASE_RUNS:
+		band_runs(s, bd);
+		break;
+	case PHASE_LABEL:
+		band_label(s, bd);
+		break;
+	case PHASE_ADJ:
+		band_adjacency(s, bd);
+		break;
+	case PHASE_STOP:
+		break;
+	}
+}
+
+/* Returns false when the frame needs the serial segmenter (overflow, or
+ * more seam crossings than the slots hold); nothing is published then. */
+static bool segment_banded(struct segment *s, const struct bitmask *mask)
+{
+	const int height = mask->height;
+	int nb = s->n_bands;
+	s->mask = mask;
+	for (int b = 0; b < nb; b++) {
+		s->bands[b].y0 = (int)((int64_t)height * b / nb);
+		s->bands[b].y1 = (int)((int64_t)height * (b + 1) / nb);
+	}
+
+	pool_run(s, PHASE_COUNT);
+	int64_t n_runs = 0;
+	for (int b = 0; b < nb; b++) {
+		const struct band *bd = &s->bands[b];
+		n_runs += bd->r1;
+		if (n_runs > s->cap_runs)
+			return false;
+	}
+	int32_t *rf = s->row_first_run;
+	int32_t off = 0;
+	for (int b = 0; b < nb; b++) {
+		const struct band *bd = &s->bands[b];
+		for (int y = bd->y0; y < bd->y1; y++)
+			rf[y] += off;
+		off += bd->r1;
+	}
+	rf[height] = off;
+	/* Bands of equal run counts from here on: the work is per run, and
+	 * the symbols of a frame are seldom spread evenly over its rows. */
+	int y = 0;
+	for (int b = 0; b < nb; b++) {
+		struct band *bd = &s->bands[b];
+		bd->y0 = y;
+		if (b == nb - 1) {
+			y = height;
+		} else {
+			const int64_t goal = n_runs * (b + 1) / nb;
+			const int y_min = y + s->band_min_rows, y_max = height - (nb - 1 - b) * s->band_min_rows;
+			y = y_min;
+			while (y < y_max && rf[y] < goal)
+				y++;
+		}
+		bd->y1 = y;
+		bd->r0 = rf[bd->y0];
+		bd->r1 = rf[bd->y1];
+	}
+
+	pool_run(s, PHASE_RUNS);
+	if (!seams_join(s))
+		return false;
+	int64_t n_regions = 0;
+	for (int b = 0; b < nb; b++) {
+		s->bands[b].g0 = (int32_t)n_regions;
+		n_regions += s->bands[b].n_roots - s->bands[b].n_demoted;
+	}
+	if (n_regions > s->cap_regions)
+		return false;
+
+	pool_run(s, PHASE_LABEL);
+	seams_finish(s);
+	pool_run(s, PHASE_ADJ);
+	spans_finish(s);
+	s->tree.n_regions = (int32_t)n_regions;
+	s->tree.n_runs = (int32_t)n_runs;
+	return true;
+}
+
+int segment_process(struct segment *s, const struct bitmask *mask, const struct region_tree **out)
+{
+	if (!s || !mask || !out)
+		return ERR_RANGE;
+	const int width = mask->width, height = mask->height;
+	if (width < 1 || height < 1 || width > s->cfg.max_width || height > s->cfg.max_height ||
+	    mask->stride_words < (width + 63) / 64) {
+		log_error("segment: frame %dx%d exceeds the configured %dx%d", width, height, s->cfg.max_width,
+			  s->cfg.max_height);
+		return ERR_SIZE;
+	}
+	struct region_tree *t = &s->tree;
+	t->width = width;
+	t->height = height;
+	t->overflow = false;
+	t->adj_cap = s->cfg.adj_cap;
+	t->regions = s->regions;
+	t->adj = s->adj;
+	t->runs = s->runs;
+	t->row_first_run = s->row_first_run;
+
+	s->n_bands = s->n_threads;
+	if (height / s->band_min_rows < s->n_bands)
+		s->n_bands = height / s->band_min_rows;
+	if (s->n_bands < 2 || !segment_banded(s, mask))
+		segment_serial(s, mask);
 	if (t->overflow)
 		log_once(&s->overflow_logged, LOG_WARN, "segment: frame has more runs or regions than capacity; tree cut short");
-	build_adjacency(s, height);
 	*out = t;
 	return 0;
 }

@@ -34,10 +34,38 @@
  *     REGION_FRAGMENTED. An unsaturated region lists all its neighbours,
  *     saturated ones included.
  *
- * Performance (callgrind, std-1080 frame 0: 1920x1080, 30 symbols, Bernsen
- * r 4 gate 48, 43k runs, 705 regions): 15.3 M instructions a frame (the
- * reacTIVision 1.6 segmenter: 49 M); about 2 ms wall a frame with the
- * matcher on the 2-core AMD EPYC development VM.
+ * Threads (segment_create_threaded): the frame is cut into up to N
+ * horizontal bands of at least 32 rows; N - 1 parked workers and the
+ * calling thread each take one. Four parallel phases, each followed by a
+ * short serial step on the caller: count runs per row (popcount of colour
+ * changes), then re-cut the bands to equal run counts; cut runs in place
+ * and union them within the band; join the regions across each seam
+ * (last row of band k against first row of band k + 1); label and
+ * accumulate statistics (a region crossing a seam gets a partial per band,
+ * merged serially); build adjacency (a region inside one band is listed by
+ * that band alone; a region crossing seams gets a list per band, merged in
+ * band order). Regions are numbered by first run in raster order and lists
+ * hold neighbours in raster order of first contact, as in the serial pass,
+ * so the tree is identical to the single-threaded one, array for array (the
+ * matcher's leaf sums depend on list order). A frame that overflows, or
+ * that has more seam crossings than width + 256, is segmented by the
+ * calling thread alone, with the same result.
+ *
+ * Memory, banded, allocated at create time on top of the serial arrays:
+ * n_threads x (max_width + 256) x (adj_cap + 1) int32 for the per-band
+ * lists, plus one int32 a region slot (1080p, adj_cap 19, 16 threads: 4 MB).
+ *
+ * Performance, std-1080 frame 0 (1920x1080, 30 symbols, Bernsen r 4 gate
+ * 48, 43k runs, 705 regions). Instructions (callgrind): serial 15.3 M (the
+ * reacTIVision 1.6 segmenter: 49 M); the
+ * banded version does 18.1 M in all (count phase 0.9 M, extra bookkeeping),
+ * with a critical path (slowest band each phase + serial steps) of 9.1 M
+ * at 2 threads, 4.6 M at 4 and 1.4 M at 16, of which 0.24 M serial. Wall,
+ * median (p99), on the 16-core Xeon host of the H100 machine, frames back
+ * to back: serial 3.4 ms (3.7); 2 threads 2.0 (2.1); 4: 1.04 (1.24);
+ * 8: 0.60 (0.71); 12: 0.46 (0.94); 16: 0.39 (0.55). With 3 ms idle
+ * between frames (workers asleep): 8: 0.73 (1.6); 16: 0.55 (1.3). Leave
+ * cores for the rest of the daemon: 8 is a good default on 16 cores.
  */
 #ifndef TT_SEGMENT_H
 #define TT_SEGMENT_H
@@ -54,8 +82,26 @@ struct segment_config {
 
 struct segment;
 
+/* Single-threaded segmenter; the same as segment_create_threaded(cfg, 1, err).
+ * Owned by the caller: free with segment_destroy(). */
 struct segment *segment_create(const struct segment_config *cfg, int *err);
-void segment_destroy(struct segment *s);  /* NULL-safe */
+
+/* Segmenter that splits a frame into up to n_threads horizontal bands of
+ * at least 32 rows (0 or 1: the calling thread alone, exactly as
+ * segment_create). Its n_threads - 1 worker threads start here and wait,
+ * parked, between frames; the thread calling segment_process() works one
+ * band itself. Errors: ERR_RANGE (bad config, n_threads outside 0..64),
+ * ERR_NOMEM (memory, or a thread could not be started). Owned by the
+ * caller: free with segment_destroy(), which stops and joins the workers.
+ * segment_process() must not be called from two threads at once. */
+struct segment *segment_create_threaded(const struct segment_config *cfg, int n_threads, int *err);
+
+void segment_destroy(struct segment *s);  /* NULL-safe; joins the workers */
+
+/* Fewest rows a band (0: the default, 32). For tests, which put seams
+ * everywhere with small values; not while segment_process() runs. Returns
+ * 0 or ERR_RANGE. */
+int segment_set_band_min_rows(struct segment *s, int rows);
 
 /* Segments `mask`. *out points into the segmenter's arrays, valid until the
  * next call or destroy. Returns 0, or ERR_SIZE when mask exceeds the max. */
