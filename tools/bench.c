@@ -1,7 +1,7 @@
 /*
  * tabletrack-bench - per-stage timing of the frame pipeline, no camera.
  *
- *     tabletrack-bench [-n FRAMES] [-r 6,32] [-2 RADIUS2] [-m MEDIAN2] [-g GATE]
+ *     tabletrack-bench [-n FRAMES] [-r 6,32] [-2 RADIUS2] [-m MEDIAN2] [-j SEGMENT_THREADS] [-g GATE]
  *                      [-b cpu,cuda] [-s WxH] [-t TREES] [DIR]
  *
  * Loads up to 64 frames (PNG/PGM) from DIR into memory, or makes 4 synthetic
@@ -127,6 +127,8 @@ static void report(const char *what)
  * (src/pipeline/engine.h) plus the TUIO encoding, frame after frame; then
  * the same with frame N+1's threshold submitted before frame N's CPU work
  * (what the GPU path overlaps); then the threshold stage alone. */
+static int seg_threads; /* -j: segmentation threads a scale (0 = auto) */
+
 static void run(const char *backend, int radius, int radius2, int median2, int gate, struct image_u8 *frames,
 		int n_frames_loaded, int n_runs, const struct tree_set *trees)
 {
@@ -139,7 +141,7 @@ static void run(const char *backend, int radius, int radius2, int median2, int g
 	struct engine_config ec = {
 		.width = w, .height = h, .backend = backend,
 		.thr = {.mode = THRESHOLD_BERNSEN, .radius = radius, .gate = gate, .tile = 10},
-		.radius2 = radius2, .median2 = median2,
+		.radius2 = radius2, .median2 = median2, .segment_threads = seg_threads,
 		.match = {.trees = trees, .finger_size_px = 18.0f * (float)w / 640.0f, .finger_sensitivity = 0.5f,
 			  .finger_min_contrast = 16, .root_min_px = 12.0f, .root_max_px = (float)(w < h ? w : h) / 2.0f},
 		.tracker = tr, .max_detections = DET_CAP};
@@ -230,6 +232,9 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "-2") && v) {
 			radius2 = atoi(v);
 			i++;
+		} else if (!strcmp(a, "-j") && v) {
+			seg_threads = atoi(v);
+			i++;
 		} else if (!strcmp(a, "-m") && v) {
 			median2 = atoi(v);
 			i++;
@@ -249,7 +254,7 @@ int main(int argc, char **argv)
 				n_sizes++;
 			i++;
 		} else if (a[0] == '-') {
-			fprintf(stderr, "usage: %s [-n FRAMES] [-r 6,32] [-2 RADIUS2] [-m MEDIAN2] [-g GATE] [-b cpu,cuda] [-s WxH] [-t TREES] [DIR]\n",
+			fprintf(stderr, "usage: %s [-n FRAMES] [-r 6,32] [-2 RADIUS2] [-m MEDIAN2] [-j SEGMENT_THREADS] [-g GATE] [-b cpu,cuda] [-s WxH] [-t TREES] [DIR]\n",
 				argv[0]);
 			return 2;
 		} else {

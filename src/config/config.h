@@ -75,6 +75,7 @@ struct tt_config {
 	int radius, gate, tile, median;
 	int radius2;          /* second scale, 0 = off */
 	int median2;          /* second scale's median pre-filter */
+	int segment_threads;  /* per scale; 0 = auto */
 	float gauss_sigma;
 	/* [fiducials] */
 	char trees[CONFIG_PATH_LEN]; /* "" = the built-in default set */

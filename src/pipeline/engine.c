@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/clock.h"
 #include "../core/err.h"
@@ -72,6 +73,16 @@ static void second_configs(const struct engine_config *c, struct threshold_confi
 	mc->blob_max_px = 0;
 }
 
+/* Auto: a quarter of the cores a scale (both scales segment at once),
+ * at most 8 (more wakes more sleepers than it saves); 1 on a 2-core box. */
+static int segment_threads(const struct engine_config *c)
+{
+	if (c->segment_threads > 0)
+		return c->segment_threads;
+	long n = sysconf(_SC_NPROCESSORS_ONLN) / 4;
+	return n < 1 ? 1 : n > 8 ? 8 : (int)n;
+}
+
 static int scale_create(struct scale *s, const struct engine_config *c, const struct threshold_config *tc,
 			const struct match_config *mc, const char *backend)
 {
@@ -81,7 +92,7 @@ static int scale_create(struct scale *s, const struct engine_config *c, const st
 	struct segment_config sc = {.max_width = c->width, .max_height = c->height, .adj_cap = adj < 8 ? 8 : adj};
 	s->thr = threshold_create(tc, backend, &err);
 	if (s->thr)
-		s->seg = segment_create(&sc, &err);
+		s->seg = segment_create_threaded(&sc, segment_threads(c), &err);
 	if (s->seg)
 		s->mat = match_create(mc, &err);
 	if (s->mat && !(err = bitmask_alloc(&s->mask, c->width, c->height)))

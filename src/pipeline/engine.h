@@ -42,6 +42,7 @@ struct engine_config {
 	const char *backend;           /* threshold backend: "cpu", "cuda", "auto" */
 	struct threshold_config thr;   /* first scale (max sizes are set from width/height) */
 	int radius2, median2;          /* second scale; radius2 0 = off */
+	int segment_threads;           /* bands a scale is segmented in; 0 = auto */
 	struct match_config match;     /* trees, finger and blob settings */
 	struct track *tracker;         /* borrowed: outlives engines, so session IDs
 					* survive a frame-size change */

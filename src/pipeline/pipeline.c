@@ -202,6 +202,7 @@ static void engine_config_from(const struct pipeline *p, int w, int h, struct en
 	threshold_config_from(&p->cfg, w, h, &e->thr);
 	e->radius2 = p->cfg.radius2;
 	e->median2 = p->cfg.median2;
+	e->segment_threads = p->cfg.segment_threads;
 	match_config_from(p, w, h, &e->match);
 	e->tracker = p->trk;
 	e->max_detections = DETECTIONS_CAP;
