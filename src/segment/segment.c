@@ -382,17 +382,26 @@ struct edge_cache {
 	int32_t a, b;
 };
 
+/* Orders the pair and tells whether it differs from the last one seen:
+ * runs along a shared edge repeat the same pair many times in a row. */
+static inline bool edge_cache_miss(struct edge_cache *c, int32_t *a, int32_t *b)
+{
+	if (*a > *b) {
+		int32_t t = *a;
+		*a = *b;
+		*b = t;
+	}
+	if (*a == c->a && *b == c->b)
+		return false;
+	c->a = *a;
+	c->b = *b;
+	return true;
+}
+
 static inline void adj_add(struct segment *s, struct edge_cache *c, int32_t a, int32_t b)
 {
-	if (a > b) {
-		int32_t t = a;
-		a = b;
-		b = t;
-	}
-	if (a == c->a && b == c->b)
+	if (!edge_cache_miss(c, &a, &b))
 		return;
-	c->a = a;
-	c->b = b;
 	adj_add_one(s->regions, s->adj, s->cfg.adj_cap, a, b);
 	adj_add_one(s->regions, s->adj, s->cfg.adj_cap, b, a);
 }
@@ -817,17 +826,11 @@ static inline __attribute__((always_inline)) void adj_add_dir(struct segment *s,
 	bd->span_n[j] = n + 1;
 }
 
-static inline __attribute__((always_inline)) void adj_add_band(struct segment *s, struct band *bd, struct edge_cache *c, int32_t a, int32_t b)
+static inline __attribute__((always_inline)) void adj_add_band(struct segment *s, struct band *bd,
+								struct edge_cache *c, int32_t a, int32_t b)
 {
-	if (a > b) {
-		int32_t t = a;
-		a = b;
-		b = t;
-	}
-	if (a == c->a && b == c->b)
+	if (!edge_cache_miss(c, &a, &b))
 		return;
-	c->a = a;
-	c->b = b;
 	adj_add_dir(s, bd, a, b);
 	adj_add_dir(s, bd, b, a);
 }
