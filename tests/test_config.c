@@ -96,7 +96,9 @@ static void test_defaults(void **state)
 	assert_int_equal(c.n_buffers, 4);
 	assert_string_equal(c.gpu, "auto");
 	assert_string_equal(c.threshold_mode, "bernsen");
-	assert_int_equal(c.radius, 6);
+	assert_int_equal(c.radius, 8);
+	assert_int_equal(c.radius2, 2);
+	assert_int_equal(c.median2, 3);
 	assert_int_equal(c.gate, 32);
 	assert_int_equal(c.tile, 10);
 	assert_int_equal(c.median, 0);

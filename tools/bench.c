@@ -8,8 +8,8 @@
  * frames of each -s size (default 640x480 and 1920x1080: uneven light, dark
  * blobs, noise). For each backend and radius it runs FRAMES frames (default
  * 300) through the daemon's per-frame script (src/pipeline/engine.h:
- * threshold at both scales, segment, match, track; second scale -2, default
- * 3 with median -m 3, as the daemon's defaults) and the TUIO encoding, and
+ * threshold at both scales, segment, match, track; radius -r 8, second scale
+ * -2 2 with median -m 3, as the daemon's defaults) and the TUIO encoding, and
  * prints median and p99 of each stage and of the whole frame; then the whole
  * frame with the next frame's threshold overlapped; then the threshold stage
  * alone (mask copied out). Prints the machine (CPU model, GPU if any).
@@ -215,7 +215,7 @@ static void run(const char *backend, int radius, int radius2, int median2, int g
 
 int main(int argc, char **argv)
 {
-	int n_runs = 300, gate = 32, radius2 = 3, median2 = 3, radii[8] = {6, 32}, n_radii = 2, sizes[8][2] = {{640, 480}, {1920, 1080}}, n_sizes = 2;
+	int n_runs = 300, gate = 32, radius2 = 2, median2 = 3, radii[8] = {8, 32}, n_radii = 2, sizes[8][2] = {{640, 480}, {1920, 1080}}, n_sizes = 2;
 	const char *backends = "cpu,cuda", *trees_path = "fiducials/tabletrack.trees", *dir = NULL;
 	bool sizes_given = false;
 	for (int i = 1; i < argc; i++) {

@@ -87,11 +87,11 @@ static const struct config_option options[] = {
     OPT_ENUM("threshold", "threshold", threshold_mode, "bernsen", "bernsen|tiled", true, 0,
              "thresholding method: bernsen (per pixel) or tiled (one threshold per tile, "
              "cheaper, blockier)"),
-    OPT_INT("threshold", "radius", radius, "6", 1, 32, true, 'r', "N",
+    OPT_INT("threshold", "radius", radius, "8", 1, 32, true, 'r', "N",
             "Bernsen window radius in pixels (the window side is 2r+1)"),
-    OPT_INT("threshold", "radius2", radius2, "3", 0, 32, true, 0, "N",
+    OPT_INT("threshold", "radius2", radius2, "2", 0, 32, true, 0, "N",
             "a second Bernsen radius whose symbols are merged with the first's (0 = off); "
-            "a small one (3) recovers blurred symbols, a large one (6-8) streaked ones, "
+            "a small one (2-3) recovers blurred and small symbols, a large one (6-12) streaked ones, "
             "at the cost of a second threshold and segmentation"),
     OPT_INT("threshold", "gate", gate, "32", 0, 255, true, 'g', "N",
             "minimum contrast (max - min) in the window; flatter areas become black when "
