@@ -49,3 +49,23 @@ void timing_summary(const struct timing *t, int64_t *median_ns, int64_t *p99_ns)
 	*p99_ns = tmp[k];
 	free(tmp);
 }
+
+int64_t timing_recent_median(const struct timing *t, int n)
+{
+	int64_t v[TIMING_RECENT_MAX];
+	uint64_t have = t->n_total < TIMING_SAMPLES ? t->n_total : TIMING_SAMPLES;
+	if (n > TIMING_RECENT_MAX)
+		n = TIMING_RECENT_MAX;
+	if ((uint64_t)n > have)
+		n = (int)have;
+	if (n <= 0)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		int64_t x = t->samples[(t->n_total - 1 - (uint64_t)i) % TIMING_SAMPLES];
+		int j = i;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+	return v[n / 2];
+}

@@ -25,4 +25,9 @@ void timing_add(struct timing *t, int64_t ns);
  * Sorts a copy; call at exit or from the UI, not per frame. */
 void timing_summary(const struct timing *t, int64_t *median_ns, int64_t *p99_ns);
 
+/* Median (ns) of the last min(n, TIMING_RECENT_MAX) samples; 0 when empty.
+ * No allocation: cheap enough for a live status line from the frame thread. */
+#define TIMING_RECENT_MAX 64
+int64_t timing_recent_median(const struct timing *t, int n);
+
 #endif

@@ -19,7 +19,6 @@
 #include "../core/snapshot.h"
 #include "../fiducial/match.h"
 #include "../fiducial/trees.h"
-#include "../segment/segment.h"
 #include "../threshold/threshold.h"
 #include "../track/calib.h"
 #include "../track/track.h"
@@ -68,6 +67,7 @@ struct pipeline {
 	/* Size-dependent stages, rebuilt only when the frame size changes. */
 	int width, height;
 	struct engine *eng;         /* the per-frame script (engine.h) */
+	struct image_u8 dump_img;   /* --dump: the binary image, sized with the stages */
 	struct frame once_buf[2];   /* --once: frame N and N+1 when thresholds overlap */
 
 	uint64_t fseq;              /* last processed frame number (TUIO fseq) */
@@ -77,7 +77,6 @@ struct pipeline {
 	bool ready_sent;
 	bool paused;
 	struct tracked_state last_state;
-	int32_t last_n_fingers;
 
 	/* Live mode. */
 	struct ring *ring;
@@ -176,6 +175,7 @@ static void stages_free(struct pipeline *p)
 {
 	engine_destroy(p->eng);
 	p->eng = NULL;
+	image_u8_free(&p->dump_img);
 	p->width = p->height = 0;
 }
 
@@ -228,6 +228,8 @@ static int stages_ensure_size(struct pipeline *p, int w, int h)
 	p->width = w;
 	p->height = h;
 	err = snapshots_size(p, w, h);
+	if (!err && p->cfg.dump[0])
+		err = image_u8_alloc(&p->dump_img, w, h);
 	if (err)
 		goto fail;
 	/* Frames come from the ring's slots (live) or the double buffer
@@ -252,13 +254,11 @@ fail:
 static void dump_frame(struct pipeline *p, const struct frame *f, const struct tracked_state *st)
 {
 	char path[CONFIG_PATH_LEN + 64];
-	struct image_u8 bin;
-	if (image_u8_alloc(&bin, p->width, p->height))
+	if (!p->dump_img.data)
 		return;
-	bitmask_to_image(engine_mask(p->eng), &bin);
+	bitmask_to_image(engine_mask(p->eng), &p->dump_img);
 	snprintf(path, sizeof path, "%s/%06llu-binary.png", p->cfg.dump, (unsigned long long)p->fseq);
-	int err = image_write(path, &bin);
-	image_u8_free(&bin);
+	int err = image_write(path, &p->dump_img);
 	FILE *out = NULL;
 	if (!err) {
 		snprintf(path, sizeof path, "%s/%06llu-detections.txt", p->cfg.dump,
@@ -408,7 +408,6 @@ static int frame_finish(struct pipeline *p, const struct frame *f, const struct 
 	if (f->t_capture_ns > 0 && t5 > f->t_capture_ns)
 		timing_add(&p->timing[ST_LATENCY], t5 - f->t_capture_ns);
 	p->last_state = st;
-	p->last_n_fingers = engine_detections(p->eng)->n_fingers;
 	if (p->cfg.dump[0] && !p->dump_failed)
 		dump_frame(p, f, &st);
 	if (p->ui)
@@ -674,8 +673,8 @@ static void summary_publish(struct pipeline *p)
 	int n = 0;
 	for (int i = 0; i < st->n_objects && n < (int)sizeof s.ids - 12; i++)
 		n += snprintf(s.ids + n, sizeof s.ids - (size_t)n, "%s%d", i ? "," : "", st->objects[i].class_id);
-	int64_t med = 0, p99 = 0;
-	timing_summary(&p->timing[ST_TOTAL], &med, &p99);
+	/* The last 64 frames: no allocation or full sort on the frame thread. */
+	int64_t med = timing_recent_median(&p->timing[ST_TOTAL], TIMING_RECENT_MAX);
 	s.fseq = p->fseq;
 	s.fps = p->fps;
 	s.n_objects = st->n_objects;
