@@ -37,10 +37,19 @@ endif
 
 # --- CUDA seam: cuda/*.cu when nvcc is there (CUDA=auto) or demanded (CUDA=1),
 # else cuda/none.c, which reports the GPU path as not built.
+# The runtime library's folder comes from nvcc itself: the nvcc on PATH may be
+# a wrapper script outside the toolkit (CI has /usr/local/bin/nvcc), so its
+# own path says nothing about where libcudart_static.a lives.
+ifneq ($(NVCC),)
+  CUDA_LIBDIR ?= $(shell sh tests/gpu/cuda_libdir.sh $(NVCC))
+endif
 ifeq ($(CUDA),auto)
-  ifneq ($(NVCC),)
+  ifneq ($(wildcard $(CUDA_LIBDIR)/libcudart_static.a),)
     CUDA := 1
   else
+    ifneq ($(NVCC),)
+      $(info nvcc found but not libcudart_static.a; building without the GPU stage)
+    endif
     CUDA := 0
   endif
 endif
@@ -48,10 +57,9 @@ CUDA_ARCH ?= -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=s
              -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 \
              -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 ifeq ($(CUDA),1)
-  CUDA_HOME := $(patsubst %/bin/nvcc,%,$(NVCC))
   CUDA_SRC  := $(wildcard cuda/*.cu)
   CUDA_OBJ  := $(CUDA_SRC:%.cu=$(BUILD)/obj/%.o)
-  LDLIBS    += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt
+  LDLIBS    += -L$(CUDA_LIBDIR) -lcudart_static -ldl -lrt
   CFLAGS    += -DTT_HAVE_CUDA=1
 else
   CUDA_OBJ  := $(BUILD)/obj/cuda/none.o
@@ -184,7 +192,7 @@ clean:
 #   make gpu-bench    per-stage medians and p99, CPU and GPU
 GPU_C_SRC := src/threshold/cpu.c src/threshold/threshold.c src/core/image.c src/core/err.c src/core/log.c src/core/clock.c
 GPU_CFLAGS := -std=c11 -O2 -g -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wmissing-prototypes -Werror
-GPU_LIBS := -L$(patsubst %/bin/nvcc,%,$(NVCC))/lib64 -lcudart_static -ldl -lrt -lpthread -lm -lstdc++
+GPU_LIBS := -L$(CUDA_LIBDIR) -lcudart_static -ldl -lrt -lpthread -lm -lstdc++
 
 $(BUILD)/gpu/bernsen.o: cuda/bernsen.cu cuda/bernsen_cuda.h
 	@mkdir -p $(dir $@)

@@ -13,7 +13,7 @@ D=/tmp/tt-deb
 mkdir -p $D build-gpu
 for f in .devdata/debs/*.deb; do dpkg -x "$f" $D; done
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-CUDA_HOME=${NVCC%/bin/nvcc}
+CUDA_LIB=$(sh tests/gpu/cuda_libdir.sh "$NVCC")
 make -s build/gen/default_trees.c >/dev/null 2>&1 || true
 "$NVCC" -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -c cuda/bernsen.cu -o build-gpu/bernsen.o
 SRC="tools/bench.c src/core/err.c src/core/log.c src/core/clock.c src/core/image.c src/core/image_io.c
@@ -23,7 +23,7 @@ src/tuio/tuio_encode.c src/pipeline/engine.c build/gen/default_trees.c"
 gcc -std=c11 -O2 -g -D_GNU_SOURCE -include src/fiducial/trees.h -I$D/usr/include -I$D/usr/include/libpng16 \
 	$SRC build-gpu/bernsen.o -o build-gpu/bench \
 	$D/usr/lib/x86_64-linux-gnu/libpng16.a $D/usr/lib/x86_64-linux-gnu/libz.a \
-	-L"$CUDA_HOME/lib64" -lcudart_static -ldl -lrt -lpthread -lm -lstdc++
+	-L"$CUDA_LIB" -lcudart_static -ldl -lrt -lpthread -lm -lstdc++
 # The shared scenes show reacTIVision's default set (a git-ignored copy).
 T=.devdata/default.trees
 [ -f "$T" ] || T=fiducials/tabletrack.trees

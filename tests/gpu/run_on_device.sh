@@ -10,11 +10,11 @@ LOG="$OUT/gpu-results.txt"
 FRAMES=${1:-1000}
 B=build-gpu
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-CUDA_HOME=${NVCC%/bin/nvcc}
+CUDA_LIB=$(sh tests/gpu/cuda_libdir.sh "$NVCC")
 ARCH="-gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90"
 CSRC="src/threshold/cpu.c src/threshold/threshold.c src/core/image.c src/core/err.c src/core/log.c src/core/clock.c"
 CFLAGS="-std=c11 -O2 -g -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wmissing-prototypes -Werror"
-LIBS="-L$CUDA_HOME/lib64 -lcudart_static -ldl -lrt -lpthread -lm -lstdc++"
+LIBS="-L$CUDA_LIB -lcudart_static -ldl -lrt -lpthread -lm -lstdc++"
 summary=""
 step() { echo; echo "== $*"; }
 {
