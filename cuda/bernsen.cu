@@ -25,6 +25,7 @@ extern "C" {
 #define TILE_W 64 /* one 64-bit mask word a tile row */
 #define THREADS 256
 #define MAX_REGISTERED 16
+#define MAX_BANDS 8
 
 struct registered {
 	const uint8_t *p;
@@ -34,7 +35,11 @@ struct registered {
 
 struct cuda_threshold {
 	struct cuda_threshold_config cfg;
-	cudaStream_t stream;
+	/* Kernels run on `stream`. A frame cut into bands uploads on s_up and
+	 * downloads on s_down, so that band i's kernel overlaps band i+1's
+	 * upload and band i-1's download; events order the three. */
+	cudaStream_t stream, s_up, s_down;
+	cudaEvent_t ev_up[MAX_BANDS], ev_k[MAX_BANDS];
 	uint8_t *d_grey, *d_pre_a, *d_pre_b;
 	uint16_t *d_gauss_tmp;
 	uint8_t *d_tile_lo, *d_tile_hi, *d_tile_t;
@@ -42,7 +47,9 @@ struct cuda_threshold {
 	uint8_t *h_grey;  /* pinned staging for frames not registered */
 	uint64_t *h_mask; /* pinned */
 	int width, height, words; /* the frame in flight; words = 64-bit words a mask row */
+	int src_stride;           /* bytes a row of the frame being uploaded */
 	bool pending, timed;
+	cudaStream_t last; /* the stream of the frame's last operation: collect waits on it */
 	cudaEvent_t ev[4]; /* profile: before upload, after upload, after kernels, after download */
 	struct registered reg[MAX_REGISTERED];
 	int n_reg;
@@ -118,7 +125,7 @@ static __device__ __forceinline__ void scan_prefix(const uint8_t *src, uint8_t *
 template <int RT, int TH>
 __global__ void __launch_bounds__(THREADS) bernsen_kernel(const uint8_t *__restrict__ d_in, int pitch, int w, int h,
 							   int r_run, int gate, uint32_t *__restrict__ d_mask,
-							   int mask_words32)
+							   int mask_words32, int row0)
 {
 	extern __shared__ uint8_t smem[];
 	const int r = RT > 0 ? RT : r_run;
@@ -127,7 +134,7 @@ __global__ void __launch_bounds__(THREADS) bernsen_kernel(const uint8_t *__restr
 	uint8_t *s_in = smem;
 	uint8_t *s_vmin = s_in + ih * pi, *s_vmax = s_vmin + TH * pi;
 	uint8_t *s_hmin = s_vmax + TH * pi, *s_hmax = s_hmin + TH * po;
-	const int x0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TH, tid = threadIdx.x;
+	const int x0 = blockIdx.x * TILE_W, y0 = row0 + blockIdx.y * TH, tid = threadIdx.x;
 
 	/* Eight loads in flight a thread: one at a time left the block waiting
 	 * on memory latency for most of its life. */
@@ -235,11 +242,13 @@ template <int N> static __device__ __forceinline__ int median_select(int *v)
 	return v[n / 2];
 }
 
+/* Rows [row0, row1) of the output; the window is clamped to the whole frame. */
 template <int N>
-__global__ void median_kernel(const uint8_t *__restrict__ d_in, uint8_t *__restrict__ d_out, int pitch, int w, int h)
+__global__ void median_kernel(const uint8_t *__restrict__ d_in, uint8_t *__restrict__ d_out, int pitch, int w, int h,
+			      int row0, int row1)
 {
-	int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-	if (x >= w || y >= h)
+	int x = blockIdx.x * blockDim.x + threadIdx.x, y = row0 + blockIdx.y * blockDim.y + threadIdx.y;
+	if (x >= w || y >= row1)
 		return;
 	int v[N * N];
 #pragma unroll
@@ -335,7 +344,7 @@ __global__ void tile_compare_kernel(const uint8_t *__restrict__ d_in, int pitch,
 
 __global__ void probe_kernel(int *d_out) { *d_out = 42; }
 
-typedef void (*bernsen_fn)(const uint8_t *, int, int, int, int, int, uint32_t *, int);
+typedef void (*bernsen_fn)(const uint8_t *, int, int, int, int, int, uint32_t *, int, int);
 /* Tile height by radius: 16 rows up to r = 8, 32 up to 16, then 64. */
 static int tile_h_for(int r) { return r == 0 ? 64 : r <= 8 ? 16 : r <= 16 ? 32 : 64; }
 #define BK(n) bernsen_kernel<n, (n <= 8 ? 16 : n <= 16 ? 32 : 64)>
@@ -351,7 +360,7 @@ static int config_ok(const struct cuda_threshold_config *c)
 	return c->max_width >= 1 && c->max_height >= 1 && c->max_width <= 8192 && c->max_height <= 8192 &&
 	       (c->mode == 0 || c->mode == 1) && c->radius >= 1 && c->radius <= MAX_RADIUS && c->gate >= 0 &&
 	       c->gate <= 255 && c->tile >= 2 && c->tile <= 64 && (c->median == 0 || c->median == 3 || c->median == 5) &&
-	       c->gauss_sigma >= 0.0f && c->gauss_sigma <= 4.0f;
+	       c->gauss_sigma >= 0.0f && c->gauss_sigma <= 4.0f && c->bands >= 0 && c->bands <= MAX_BANDS;
 }
 
 int cuda_threshold_probe(char *why, size_t cap)
@@ -408,6 +417,13 @@ struct cuda_threshold *cuda_threshold_create(const struct cuda_threshold_config 
 	tiles = ((size_t)cfg->max_width / 2 + 1) * ((size_t)cfg->max_height / 2 + 1);
 	words = (size_t)(cfg->max_width + 63) / 64 * cfg->max_height;
 	CUDA_CHECK(cudaStreamCreateWithFlags(&t->stream, cudaStreamNonBlocking));
+	t->last = t->stream;
+	CUDA_CHECK(cudaStreamCreateWithFlags(&t->s_up, cudaStreamNonBlocking));
+	CUDA_CHECK(cudaStreamCreateWithFlags(&t->s_down, cudaStreamNonBlocking));
+	for (int i = 0; i < MAX_BANDS; i++) {
+		CUDA_CHECK(cudaEventCreateWithFlags(&t->ev_up[i], cudaEventDisableTiming));
+		CUDA_CHECK(cudaEventCreateWithFlags(&t->ev_k[i], cudaEventDisableTiming));
+	}
 	CUDA_CHECK(cudaMalloc(&t->d_grey, px));
 	CUDA_CHECK(cudaMalloc(&t->d_pre_a, px));
 	CUDA_CHECK(cudaMalloc(&t->d_pre_b, px));
@@ -440,7 +456,7 @@ void cuda_threshold_destroy(struct cuda_threshold *t)
 	if (!t)
 		return;
 	if (t->stream)
-		cudaStreamSynchronize(t->stream);
+		cudaDeviceSynchronize();
 	for (int i = 0; i < t->n_reg; i++)
 		if (t->reg[i].owned)
 			cudaHostUnregister((void *)t->reg[i].p);
@@ -457,6 +473,16 @@ void cuda_threshold_destroy(struct cuda_threshold *t)
 	for (int i = 0; i < 4; i++)
 		if (t->ev[i])
 			cudaEventDestroy(t->ev[i]);
+	for (int i = 0; i < MAX_BANDS; i++) {
+		if (t->ev_up[i])
+			cudaEventDestroy(t->ev_up[i]);
+		if (t->ev_k[i])
+			cudaEventDestroy(t->ev_k[i]);
+	}
+	if (t->s_up)
+		cudaStreamDestroy(t->s_up);
+	if (t->s_down)
+		cudaStreamDestroy(t->s_down);
 	if (t->stream)
 		cudaStreamDestroy(t->stream);
 	free(t);
@@ -501,7 +527,7 @@ int cuda_threshold_unregister(struct cuda_threshold *t, void *data)
 		if (t->reg[i].p != data)
 			continue;
 		if (t->pending)
-			cudaStreamSynchronize(t->stream);
+			cudaStreamSynchronize(t->last);
 		if (t->reg[i].owned)
 			cudaHostUnregister(data);
 		t->reg[i] = t->reg[--t->n_reg];
@@ -518,37 +544,123 @@ static bool is_registered(const struct cuda_threshold *t, const uint8_t *p, size
 	return false;
 }
 
-int cuda_threshold_submit(struct cuda_threshold *t, const uint8_t *grey, int width, int height, int stride)
+/* Bands a frame is cut into. One band costs the fewest launches; more let
+ * the upload, the kernels and the download overlap, which pays once the
+ * upload is long against a launch (measured on an H100: see the header). */
+static int bands_for(const struct cuda_threshold_config *c, int width, int height)
+{
+	if (c->mode != 0 || c->gauss_sigma > 0.0f)
+		return 1; /* the two-pass Gaussian and the tiled mode run whole frames */
+	if (c->bands > 0)
+		return c->bands;
+	return (long)width * height >= 1280L * 720 ? 4 : 1;
+}
+
+/* Band i covers rows [i * bh, min((i + 1) * bh, h)). */
+static int band_end(int i, int bh, int h) { return min((i + 1) * bh, h); }
+
+/*
+ * Banded path (the Bernsen kernel, with or without a median): rows are cut
+ * into bands whose height is a multiple of the kernel's tile height. The
+ * upload stream copies band after band and records ev_up[i]; the kernel
+ * stream waits only for the bands a launch reads (its rows plus the median
+ * and Bernsen aprons, clamped), so band i's kernel runs while band i+1 is
+ * still crossing PCIe; each band's mask rows go back on the download stream
+ * after ev_k[i]. With one band everything is on the kernel stream, as before.
+ */
+static int launch_bernsen(struct cuda_threshold *t, const uint8_t *src, int width, int height, int words32)
 {
 	const struct cuda_threshold_config *c = &t->cfg;
-	const uint8_t *src = grey, *d_src;
-	size_t span;
-	int words32;
-	dim3 b2(32, 8), g2((width + 31) / 32, (height + 7) / 8);
-	if (width < 1 || height < 1 || width > c->max_width || height > c->max_height || stride < width)
-		return ERR_SIZE;
-	if (t->pending)
-		CUDA_CHECK(cudaStreamSynchronize(t->stream)); /* a submit without collect: the old frame is dropped */
-	t->pending = false;
-	span = (size_t)stride * (height - 1) + width;
-	if (!is_registered(t, grey, span)) {
-		/* pageable memory: the DMA engine needs a pinned copy */
-		for (int y = 0; y < height; y++)
-			memcpy(t->h_grey + (size_t)y * width, grey + (size_t)y * stride, (size_t)width);
-		src = t->h_grey;
-		stride = width;
+	const int kr = c->kernel_variant == 1 ? 0 : c->radius, th = tile_h_for(kr), r = c->radius;
+	const int m = c->median / 2; /* median apron */
+	int nb = bands_for(c, width, height);
+	int bh = (height + nb - 1) / nb;
+	bh = (bh + th - 1) / th * th;
+	nb = (height + bh - 1) / bh;
+	const bool split = nb > 1;
+	cudaStream_t sk = t->stream, su = split ? t->s_up : sk, sd = split ? t->s_down : sk;
+	const uint8_t *d_src = t->d_grey;
+	int up_waited = -1, med_done = 0, mi = 0;
+	dim3 b2(32, 8);
+	bernsen_fn fn = bernsen_by_radius[kr];
+
+	if (c->profile)
+		CUDA_CHECK(cudaEventRecord(t->ev[0], su));
+	for (int i = 0; i < nb; i++) {
+		int y0 = i * bh, y1 = band_end(i, bh, height);
+		CUDA_CHECK(cudaMemcpy2DAsync(t->d_grey + (size_t)y0 * width, width, src + (size_t)y0 * t->src_stride,
+					     t->src_stride, width, y1 - y0, cudaMemcpyHostToDevice, su));
+		if (split)
+			CUDA_CHECK(cudaEventRecord(t->ev_up[i], su));
 	}
 	if (c->profile)
+		CUDA_CHECK(cudaEventRecord(t->ev[1], su));
+	if (m)
+		d_src = t->d_pre_a;
+	for (int j = 0; j < nb; j++) {
+		int y0 = j * bh, y1 = band_end(j, bh, height), need = min(y1 + r, height);
+		/* the rows this band reads: prefiltered ones first when there is a median */
+		while (m && med_done < need) {
+			int my0 = mi * bh, my1 = band_end(mi, bh, height), up_need = min(my1 + m, height);
+			int ub = (up_need - 1) / bh;
+			if (split && ub > up_waited) {
+				CUDA_CHECK(cudaStreamWaitEvent(sk, t->ev_up[ub], 0));
+				up_waited = ub;
+			}
+			dim3 gm((width + 31) / 32, (my1 - my0 + 7) / 8);
+			if (c->median == 3)
+				median_kernel<3><<<gm, b2, 0, sk>>>(t->d_grey, t->d_pre_a, width, width, height, my0, my1);
+			else
+				median_kernel<5><<<gm, b2, 0, sk>>>(t->d_grey, t->d_pre_a, width, width, height, my0, my1);
+			med_done = my1;
+			mi++;
+		}
+		if (!m) {
+			int ub = (need - 1) / bh;
+			if (split && ub > up_waited) {
+				CUDA_CHECK(cudaStreamWaitEvent(sk, t->ev_up[ub], 0));
+				up_waited = ub;
+			}
+		}
+		dim3 gb((width + TILE_W - 1) / TILE_W, (y1 - y0 + th - 1) / th);
+		fn<<<gb, THREADS, bernsen_smem_bytes(r, th), sk>>>(d_src, width, width, height, r, c->gate, t->d_mask,
+								    words32, y0);
+		CUDA_CHECK(cudaGetLastError());
+		if (split) {
+			CUDA_CHECK(cudaEventRecord(t->ev_k[j], sk));
+			CUDA_CHECK(cudaStreamWaitEvent(sd, t->ev_k[j], 0));
+		}
+		if (c->profile && j == nb - 1)
+			CUDA_CHECK(cudaEventRecord(t->ev[2], sk));
+		CUDA_CHECK(cudaMemcpyAsync(t->h_mask + (size_t)y0 * t->words, t->d_mask + (size_t)y0 * words32,
+					   (size_t)t->words * (y1 - y0) * sizeof(uint64_t), cudaMemcpyDeviceToHost, sd));
+	}
+	if (c->profile)
+		CUDA_CHECK(cudaEventRecord(t->ev[3], sd));
+	t->last = sd;
+	return 0;
+fail:
+	return ERR_DEVICE;
+}
+
+/* Gaussian or tiled mode: the whole frame on one stream. */
+static int launch_whole(struct cuda_threshold *t, const uint8_t *src, int width, int height, int words32)
+{
+	const struct cuda_threshold_config *c = &t->cfg;
+	const uint8_t *d_src;
+	dim3 b2(32, 8), g2((width + 31) / 32, (height + 7) / 8);
+	if (c->profile)
 		CUDA_CHECK(cudaEventRecord(t->ev[0], t->stream));
-	CUDA_CHECK(cudaMemcpy2DAsync(t->d_grey, width, src, stride, width, height, cudaMemcpyHostToDevice, t->stream));
+	CUDA_CHECK(cudaMemcpy2DAsync(t->d_grey, width, src, t->src_stride, width, height, cudaMemcpyHostToDevice,
+				     t->stream));
 	if (c->profile)
 		CUDA_CHECK(cudaEventRecord(t->ev[1], t->stream));
 	d_src = t->d_grey;
 	if (c->median) {
 		if (c->median == 3)
-			median_kernel<3><<<g2, b2, 0, t->stream>>>(d_src, t->d_pre_a, width, width, height);
+			median_kernel<3><<<g2, b2, 0, t->stream>>>(d_src, t->d_pre_a, width, width, height, 0, height);
 		else
-			median_kernel<5><<<g2, b2, 0, t->stream>>>(d_src, t->d_pre_a, width, width, height);
+			median_kernel<5><<<g2, b2, 0, t->stream>>>(d_src, t->d_pre_a, width, width, height, 0, height);
 		d_src = t->d_pre_a;
 	}
 	if (c->gauss_sigma > 0.0f) {
@@ -559,8 +671,6 @@ int cuda_threshold_submit(struct cuda_threshold *t, const uint8_t *grey, int wid
 		gauss_cols_kernel<<<g2, b2, 0, t->stream>>>(t->d_gauss_tmp, d_dst, width, width, height, taps);
 		d_src = d_dst;
 	}
-	t->words = (width + 63) / 64;
-	words32 = 2 * t->words;
 	if (c->mode == 1) {
 		int s = c->tile, ntx = (width + s - 1) / s, nty = (height + s - 1) / s;
 		dim3 bt(16, 16), gt((ntx + 15) / 16, (nty + 15) / 16);
@@ -574,9 +684,8 @@ int cuda_threshold_submit(struct cuda_threshold *t, const uint8_t *grey, int wid
 	} else {
 		int kr = c->kernel_variant == 1 ? 0 : c->radius, th = tile_h_for(kr);
 		dim3 gb((width + TILE_W - 1) / TILE_W, (height + th - 1) / th);
-		bernsen_fn fn = bernsen_by_radius[kr];
-		fn<<<gb, THREADS, bernsen_smem_bytes(c->radius, th), t->stream>>>(d_src, width, width, height, c->radius,
-									       c->gate, t->d_mask, words32);
+		bernsen_by_radius[kr]<<<gb, THREADS, bernsen_smem_bytes(c->radius, th), t->stream>>>(
+			d_src, width, width, height, c->radius, c->gate, t->d_mask, words32, 0);
 	}
 	CUDA_CHECK(cudaGetLastError());
 	if (c->profile)
@@ -585,6 +694,39 @@ int cuda_threshold_submit(struct cuda_threshold *t, const uint8_t *grey, int wid
 				   cudaMemcpyDeviceToHost, t->stream));
 	if (c->profile)
 		CUDA_CHECK(cudaEventRecord(t->ev[3], t->stream));
+	t->last = t->stream;
+	return 0;
+fail:
+	return ERR_DEVICE;
+}
+
+int cuda_threshold_submit(struct cuda_threshold *t, const uint8_t *grey, int width, int height, int stride)
+{
+	const struct cuda_threshold_config *c = &t->cfg;
+	const uint8_t *src = grey;
+	size_t span;
+	int e;
+	if (width < 1 || height < 1 || width > c->max_width || height > c->max_height || stride < width)
+		return ERR_SIZE;
+	if (t->pending)
+		CUDA_CHECK(cudaStreamSynchronize(t->last)); /* a submit without collect: the old frame is dropped */
+	t->pending = false;
+	span = (size_t)stride * (height - 1) + width;
+	if (!is_registered(t, grey, span)) {
+		/* pageable memory: the DMA engine needs a pinned copy */
+		for (int y = 0; y < height; y++)
+			memcpy(t->h_grey + (size_t)y * width, grey + (size_t)y * stride, (size_t)width);
+		src = t->h_grey;
+		stride = width;
+	}
+	t->src_stride = stride;
+	t->words = (width + 63) / 64;
+	if (c->mode == 0 && !(c->gauss_sigma > 0.0f))
+		e = launch_bernsen(t, src, width, height, 2 * t->words);
+	else
+		e = launch_whole(t, src, width, height, 2 * t->words);
+	if (e < 0)
+		return e;
 	t->timed = c->profile != 0;
 	t->width = width;
 	t->height = height;
@@ -599,7 +741,7 @@ int cuda_threshold_collect_view(struct cuda_threshold *t, const uint64_t **bits,
 	if (!t->pending)
 		return ERR_AGAIN;
 	t->pending = false;
-	CUDA_CHECK(cudaStreamSynchronize(t->stream));
+	CUDA_CHECK(cudaStreamSynchronize(t->last));
 	*bits = t->h_mask;
 	*stride_words = t->words;
 	return 0;
@@ -630,6 +772,9 @@ int cuda_threshold_stage_times(struct cuda_threshold *t, float *upload_us, float
 	*upload_us = *kernels_us = *download_us = 0.0f;
 	if (!t->timed || t->pending)
 		return ERR_AGAIN;
+	/* ev[1] sits on the upload stream, which collect does not wait for */
+	for (int i = 0; i < 4; i++)
+		CUDA_CHECK(cudaEventSynchronize(t->ev[i]));
 	for (int i = 0; i < 3; i++)
 		CUDA_CHECK(cudaEventElapsedTime(&ms[i], t->ev[i], t->ev[i + 1]));
 	*upload_us = ms[0] * 1000.0f;

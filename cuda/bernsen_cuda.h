@@ -49,6 +49,7 @@ struct cuda_threshold_config {
 	float gauss_sigma;  /* 0 = off */
 	int profile;        /* 1: time each frame's stages with events (cuda_threshold_stage_times) */
 	int kernel_variant; /* benchmarks only: 0 radius-specialised kernels (default), 1 generic */
+	int bands;          /* rows cut into this many bands, 1..8, to overlap copies and kernels; 0 = auto */
 };
 
 struct cuda_threshold;

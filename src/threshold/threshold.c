@@ -130,6 +130,7 @@ static struct cuda_threshold_config cuda_config_of(const struct threshold_config
 		.tile = c->tile,
 		.median = c->median,
 		.gauss_sigma = c->gauss_sigma,
+		.bands = c->gpu_bands,
 	};
 	return g;
 }
@@ -215,6 +216,8 @@ static int config_check(const struct threshold_config *c)
 	if (c->median != 0 && c->median != 3 && c->median != 5)
 		return ERR_RANGE;
 	if (!(c->gauss_sigma == 0.0f || (c->gauss_sigma >= 0.3f && c->gauss_sigma <= 4.0f)))
+		return ERR_RANGE;
+	if (c->gpu_bands < 0 || c->gpu_bands > 8)
 		return ERR_RANGE;
 	return 0;
 }

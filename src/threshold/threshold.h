@@ -83,6 +83,7 @@ struct threshold_config {
 	int tile;           /* tiled mode: tile side, 2..64 */
 	int median;         /* 0 (off), 3 or 5 */
 	float gauss_sigma;  /* 0 = off, else 0.3..4 */
+	int gpu_bands;      /* CUDA only: bands a frame is cut into to overlap copies and kernels, 1..8; 0 = auto */
 };
 
 struct threshold;

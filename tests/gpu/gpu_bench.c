@@ -13,6 +13,9 @@
  *   collect    time collect_view() waits after an immediate submit
  *   up/kern/down  GPU time of each stage from CUDA events (profiled run)
  *   kgen       kernel time of the generic (runtime-radius) Bernsen kernel
+ * and, per frame size at r = 6, reg+view with the frame cut into 1..8 bands
+ * (upload, kernel and download overlapped band by band; "auto" is the
+ * stage's own choice).
  * argv[2] "WxH" runs one frame size only (for a profiler).
  * Frames rotate among 4 buffers so caches do not flatter the numbers.
  * Numbers, not assertions.
@@ -204,6 +207,35 @@ int main(int argc, char **argv)
 			       w, h, radii[ri], m[0] / 1000, p[0] / 1000, m[1], p[1], m[2], p[2], m[3], p[3], m[4], p[4],
 			       m[5], p[5], m[6], p[6], m[7], p[7], m[8], p[8], m[9], p[9]);
 			fflush(stdout);
+		}
+		if (g) {
+			static const int bands[] = {0, 1, 2, 3, 4, 6, 8};
+			const uint64_t *view;
+			int sw;
+			printf("%4dx%-5d   6 | reg+view us by bands:", w, h);
+			gc.radius = 6;
+			for (size_t b = 0; b < sizeof bands / sizeof bands[0]; b++) {
+				reset();
+				gc.bands = bands[b];
+				cuda_threshold_set_config(g, &gc);
+				for (int i = 0; i < 50 + n_frames; i++) {
+					const struct image_u8 *f = &bufs[i % N_BUF];
+					int64_t t0 = clock_now_ns();
+					cuda_threshold_submit(g, f->data, f->width, f->height, f->stride);
+					cuda_threshold_collect_view(g, &view, &sw);
+					if (i >= 50)
+						timing_add(&tm[0], clock_now_ns() - t0);
+				}
+				double m0, p0;
+				stat_us(0, &m0, &p0);
+				if (bands[b])
+					printf("  %d: %.1f / %.1f", bands[b], m0, p0);
+				else
+					printf("  auto: %.1f / %.1f", m0, p0);
+			}
+			printf("\n");
+			gc.bands = 0;
+			cuda_threshold_set_config(g, &gc);
 		}
 		/* the other stages, at 1080p only */
 		if (g && w == 1920) {

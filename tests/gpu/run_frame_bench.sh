@@ -29,15 +29,15 @@ T=.devdata/default.trees
 [ -f "$T" ] || T=fiducials/tabletrack.trees
 nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv,noheader
 nproc
+# Defaults (radius 8 and a second scale of radius 2 after a 3x3 median),
+# then r = 6 and 32 with one scale, the configuration the targets
+# were set for.
 for dir in .devdata/b640 .devdata/b1080; do
-	build-gpu/bench -n "$N" -b cpu,cuda -r 6,32 -t "$T" "$dir"
+	build-gpu/bench -n "$N" -b cpu,cuda -r 8 -t "$T" "$dir"
+	build-gpu/bench -n "$N" -b cuda -r 6,32 -2 0 -t "$T" "$dir"
 done
-build-gpu/bench -n "$N" -b cpu,cuda -r 6 -s 1280x720 -s 3840x2160
-# Segmentation bands: serial, and 8 a scale.
-build-gpu/bench -n "$N" -b cuda -r 6 -j 1 -t "$T" .devdata/b1080
-build-gpu/bench -n "$N" -b cuda -r 6 -j 8 -t "$T" .devdata/b1080
-# One scale (--radius2 0), the configuration the targets were set for.
-build-gpu/bench -n "$N" -b cuda -r 6,32 -2 0 -t "$T" .devdata/b640
-build-gpu/bench -n "$N" -b cuda -r 6,32 -2 0 -t "$T" .devdata/b1080
-build-gpu/bench -n "$N" -b cuda -r 6 -2 0 -j 8 -t "$T" .devdata/b1080
+build-gpu/bench -n "$N" -b cuda -r 8 -s 1280x720 -s 3840x2160
 build-gpu/bench -n "$N" -b cuda -r 6 -2 0 -s 3840x2160
+# Segmentation bands at 1080p: serial, and 8 a scale.
+build-gpu/bench -n "$N" -b cuda -r 8 -j 1 -t "$T" .devdata/b1080
+build-gpu/bench -n "$N" -b cuda -r 8 -j 8 -t "$T" .devdata/b1080

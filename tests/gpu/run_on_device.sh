@@ -3,7 +3,7 @@
 # from .devdata/threshold/*.pgm when carried), compute-sanitizer memcheck and
 # racecheck on a quick equality run, then the benchmark. Needs only the CUDA
 # toolkit, a C compiler and libc. Full log: $OUT/gpu-results.txt.
-#     sh tests/gpu/run_on_device.sh [bench-frames]
+#     [NCU=0] sh tests/gpu/run_on_device.sh [bench-frames]    (NCU=0: no Nsight Compute pass)
 OUT=${OUT:-/tmp/tabletrack-gpu}
 mkdir -p "$OUT"
 LOG="$OUT/gpu-results.txt"
@@ -34,11 +34,13 @@ step() { echo; echo "== $*"; }
 	summary="$summary gpu-test rc=$rc;"
 	step "gpu-bench ($FRAMES frames)"
 	$B/gpu_bench "$FRAMES"
-	step "ncu: bernsen kernel at 1920x1080, r=6 then r=32"
-	timeout 120 ncu --section SpeedOfLight --section WarpStateStats --section Occupancy --section LaunchStats \
-		-k regex:bernsen_kernel --launch-skip 40 --launch-count 1 $B/gpu_bench 60 1920x1080 2>&1 | grep -vE '^ *-+ *$' | tail -60
-	timeout 120 ncu --section SpeedOfLight --section WarpStateStats \
-		-k regex:bernsen_kernel --launch-skip 310 --launch-count 1 $B/gpu_bench 60 1920x1080 2>&1 | grep -vE '^ *-+ *$' | tail -40
+	if [ "${NCU:-1}" = 1 ]; then
+		step "ncu: bernsen kernel at 1920x1080, r=6 then r=32"
+		timeout 120 ncu --section SpeedOfLight --section WarpStateStats --section Occupancy --section LaunchStats \
+			-k regex:bernsen_kernel --launch-skip 40 --launch-count 1 $B/gpu_bench 60 1920x1080 2>&1 | grep -vE '^ *-+ *$' | tail -60
+		timeout 120 ncu --section SpeedOfLight --section WarpStateStats \
+			-k regex:bernsen_kernel --launch-skip 310 --launch-count 1 $B/gpu_bench 60 1920x1080 2>&1 | grep -vE '^ *-+ *$' | tail -40
+	fi
 	step "compute-sanitizer memcheck (quick set)"
 	GPU_TEST_QUICK=1 timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 $B/gpu_test 2>&1 | tail -8; rc=$?
 	step "compute-sanitizer racecheck (quick set)"
