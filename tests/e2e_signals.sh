@@ -7,7 +7,9 @@
 #   SIGHUP: a --config file whose [threshold] gate changed is re-read: the
 #     log names the new gate, fseq stays contiguous across the reload (no
 #     frame lost), tracking goes on; a changed source is named as needing a
-#     restart and the daemon keeps its running source.
+#     restart and the daemon keeps its running source; then verbose = true
+#     in the file turns debug lines on at once (a later reload logs one),
+#     and quiet = true turns info lines off.
 # Loopback only; every wait is bounded. Exit 0 pass, 77 skip, else fail.
 B=${BUILD:-build}
 . "$(dirname "$0")/lib/e2e.sh"
@@ -76,9 +78,10 @@ for name, sig in (("sigterm", signal.SIGTERM), ("sigint", signal.SIGINT)):
 conf = os.path.join(tmp, "tabletrack.conf")
 
 
-def write_conf(source, gate, fps):
+def write_conf(source, gate, fps, verbose=False, quiet=False):
     with open(conf + ".tmp", "w") as f:
         f.write("# e2e_signals\n[source]\nsource = %s\nfps = %d\n[threshold]\ngate = %d\n" % (source, fps, gate))
+        f.write("[daemon]\nverbose = %s\nquiet = %s\n" % (str(verbose).lower(), str(quiet).lower()))
     os.rename(conf + ".tmp", conf)  # as an editor saves: never half a file
 
 
@@ -111,12 +114,35 @@ check("(0 live keys changed, 2 need a restart)" in log, "sighup: summary counts 
 wait_for(lambda: r.frames() >= mark + 20 or r.proc.poll() is not None, 10)
 check(r.frames() >= mark + 20, "sighup: still tracking the demo after the source change was refused")
 
+# verbose and quiet are live: the log level follows the file.
+check("debug:" not in log, "sighup: no debug line before verbose = true")
+write_conf("file:/nonexistent/never-opened.png", 40, 10, verbose=True)
+r.proc.send_signal(signal.SIGHUP)
+got = wait_for(lambda: r.log().count("SIGHUP: configuration reloaded") >= 3, 10)
+log = r.log()
+check(got and "SIGHUP: verbose = true (was false)" in log, "sighup: log says 'SIGHUP: verbose = true (was false)'")
+check("log level debug (was info)" in log, "sighup: log says 'log level debug (was info)'")
+write_conf("file:/nonexistent/never-opened.png", 44, 10, verbose=True)
+r.proc.send_signal(signal.SIGHUP)
+got = wait_for(lambda: r.log().count("SIGHUP: configuration reloaded") >= 4, 10)
+log = r.log()
+check(got and "tabletrack: debug: SIGHUP: reading %s" % conf in log,
+      "sighup: a debug line after verbose = true ('debug: SIGHUP: reading ...')")
+write_conf("file:/nonexistent/never-opened.png", 48, 10, quiet=True)
+r.proc.send_signal(signal.SIGHUP)
+got = wait_for(lambda: "log level warning (was debug)" in r.log(), 10)
+check(got, "sighup: log says 'log level warning (was debug)'")
+# The reload's own closing info line comes after the switch: dropped now.
+mark = r.frames()
+wait_for(lambda: r.frames() >= mark + 15 or r.proc.poll() is not None, 10)
+check(r.log().count("SIGHUP: configuration reloaded") == 4, "sighup: no info line after quiet = true")
+
 rc = r.stop(signal.SIGTERM)
 text, log = r.text(), r.log()
 check(rc == 0, "sighup: exit status %s after SIGTERM (want 0)" % rc)
 seq = fseqs(text)
 check(len(seq) >= 40, "sighup: %d frames in all" % len(seq))
-check(not gaps(seq), "sighup: fseq contiguous across both reloads, 1..%s (gaps: %s)"
+check(not gaps(seq), "sighup: fseq contiguous across the reloads, 1..%s (gaps: %s)"
       % (seq[-1] if seq else "-", gaps(seq)[:3]))
 m = re.search(r"--stats: (\d+) frames, (\d+) skipped", log)
 check(m is not None and int(m.group(2)) == 0, "sighup: no frame skipped (%s)" % (m.group(0) if m else "no --stats line"))

@@ -1,6 +1,7 @@
 /* test_track.c - the tracker on synthetic detection sequences: fuzzy and
  * root-region tracking, finger debounce, dead band and the last zero-velocity
- * set, ID conflicts, session IDs, lingering, velocities, inversion. */
+ * set, ID conflicts, session IDs, lingering, velocities, inversion,
+ * velocities through inversion and calibration, blob size changes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -540,6 +541,207 @@ static void test_one_euro_smooths(void **state)
 	assert_true(x > 100.5f && x < 109.5f); /* a step is followed, but smoothed */
 }
 
+/* One object, finger and blob moving 10 px right and 6 px down a frame
+ * (objects also turning 0.1 rad); the last frame's reported states. */
+static void run_motion(struct fixture *f, struct tracked_object *o, struct tracked_cursor *c,
+		       struct tracked_blob *b, struct tracked_object *o_prev,
+		       struct tracked_cursor *c_prev, struct tracked_blob *b_prev)
+{
+	float x = 200, y = 150, a = 1.0f;
+	for (int i = 0; i < 5; i++, x += 10, y += 6, a += 0.1f) {
+		add_fid(f, 3, x, y, a);
+		add_finger(f, x + 100, y + 100);
+		add_blob(f, x + 200, y, 0.3f + 0.5f * a);
+		if (i == 4) {
+			*o_prev = f->s.objects[0];
+			*c_prev = f->s.cursors[0];
+			*b_prev = f->s.blobs[0];
+		}
+		step(f);
+	}
+	assert_int_equal(f->s.n_objects, 1);
+	assert_int_equal(f->s.n_cursors, 1);
+	assert_int_equal(f->s.n_blobs, 1);
+	*o = f->s.objects[0];
+	*c = f->s.cursors[0];
+	*b = f->s.blobs[0];
+}
+
+/* The velocities are the change of what the client is told, step by step. */
+static void assert_velocity_is_derivative(const struct tracked_object *o,
+					  const struct tracked_object *op,
+					  const struct tracked_cursor *c,
+					  const struct tracked_cursor *cp, const struct tracked_blob *b,
+					  const struct tracked_blob *bp)
+{
+	assert_float_equal(o->X, (o->x - op->x) * FPS, 1e-3);
+	assert_float_equal(o->Y, (o->y - op->y) * FPS, 1e-3);
+	double da = fmod(o->angle - op->angle + 3 * M_PI, 2 * M_PI) - M_PI;
+	assert_float_equal(o->A, da / (2 * M_PI) * FPS, 1e-3);
+	assert_float_equal(c->X, (c->x - cp->x) * FPS, 1e-3);
+	assert_float_equal(c->Y, (c->y - cp->y) * FPS, 1e-3);
+	assert_float_equal(b->X, (b->x - bp->x) * FPS, 1e-3);
+	assert_float_equal(b->Y, (b->y - bp->y) * FPS, 1e-3);
+	double db = fmod(b->angle - bp->angle + 1.5 * M_PI, M_PI) - 0.5 * M_PI;
+	assert_float_equal(b->A, db / (2 * M_PI) * FPS, 1e-3);
+}
+
+static void test_velocity_follows_inversion(void **state)
+{
+	struct fixture *f = *state;
+	struct tracked_object o, op, io, iop;
+	struct tracked_cursor c, cp, ic, icp;
+	struct tracked_blob b, bp, ib, ibp;
+	run_motion(f, &o, &c, &b, &op, &cp, &bp);
+	assert_float_equal(o.X, 10.0 * FPS / W, 1e-3);
+	assert_float_equal(o.Y, 6.0 * FPS / H, 1e-3);
+	assert_float_equal(o.A, 0.1 * FPS / (2 * M_PI), 1e-3);
+
+	track_reset(f->t);
+	struct track_config cfg = default_config();
+	cfg.invert_x = true;
+	cfg.invert_angle = true;
+	assert_int_equal(track_set_config(f->t, &cfg), 0);
+	run_motion(f, &io, &ic, &ib, &iop, &icp, &ibp);
+	assert_velocity_is_derivative(&io, &iop, &ic, &icp, &ib, &ibp);
+	assert_float_equal(io.X, -o.X, 1e-5);
+	assert_float_equal(io.Y, o.Y, 1e-5);
+	assert_float_equal(io.A, -o.A, 1e-5);
+	assert_float_equal(io.r, -o.r, 1e-3);
+	assert_float_equal(io.m, o.m, 1e-3);
+	assert_float_equal(ic.X, -c.X, 1e-5);
+	assert_float_equal(ic.Y, c.Y, 1e-5);
+	assert_float_equal(ib.X, -b.X, 1e-5);
+	assert_float_equal(ib.A, -b.A, 1e-5);
+	assert_true(io.X < 0 && ic.X < 0 && ib.X < 0);
+
+	track_reset(f->t);
+	cfg = default_config();
+	cfg.invert_y = true;
+	assert_int_equal(track_set_config(f->t, &cfg), 0);
+	run_motion(f, &io, &ic, &ib, &iop, &icp, &ibp);
+	assert_float_equal(io.X, o.X, 1e-5);
+	assert_float_equal(io.Y, -o.Y, 1e-5);
+	assert_float_equal(ic.Y, -c.Y, 1e-5);
+	assert_float_equal(ib.Y, -b.Y, 1e-5);
+}
+
+static void test_velocity_follows_calibration(void **state)
+{
+	struct fixture *f = *state;
+	struct tracked_object o, op, co, cop;
+	struct tracked_cursor c, cp, cc, ccp;
+	struct tracked_blob b, bp, cb, cbp;
+	run_motion(f, &o, &c, &b, &op, &cp, &bp);
+
+	/* The table is half the camera's view around the centre: each control
+	 * point of a regular grid lies twice as far from the centre in the
+	 * image, so reported = 0.5 + (camera - 0.5) / 2. */
+	static struct calib_map m;
+	calib_map_identity(&m, 5, 5);
+	for (int k = 0; k < 25; k++)
+		for (int d = 0; d < 2; d++)
+			m.pts[k][d] = 0.5f + 2.0f * (m.pts[k][d] - 0.5f);
+	m.identity = false;
+	track_reset(f->t);
+	struct track_config cfg = default_config();
+	cfg.calib = &m;
+	assert_int_equal(track_set_config(f->t, &cfg), 0);
+	run_motion(f, &co, &cc, &cb, &cop, &ccp, &cbp);
+	assert_float_equal(co.x, 0.5 + (o.x - 0.5) / 2, 1e-4);
+	assert_velocity_is_derivative(&co, &cop, &cc, &ccp, &cb, &cbp);
+	assert_float_equal(co.X, 0.5 * o.X, 1e-3);
+	assert_float_equal(co.Y, 0.5 * o.Y, 1e-3);
+	assert_float_equal(co.A, o.A, 1e-3); /* a uniform scale keeps angles */
+	assert_float_equal(cc.X, 0.5 * c.X, 1e-3);
+	assert_float_equal(cb.Y, 0.5 * b.Y, 1e-3);
+	/* The dead band stays in pixels: 0.4 px of noise is still no move. */
+	for (int i = 0; i < 3; i++) {
+		add_fid(f, 3, 250.0f + (i & 1 ? 0.4f : 0.0f), 180, 1.5f);
+		step(f);
+	}
+	for (int i = 0; i < 3; i++) {
+		add_fid(f, 3, 250.0f + (i & 1 ? 0.4f : 0.0f), 180, 1.5f);
+		step(f);
+		assert_false(only_object(f)->changed);
+		assert_true(only_object(f)->X == 0 && only_object(f)->Y == 0);
+	}
+}
+
+static void add_blob_sized(struct fixture *f, float w, float h, float area)
+{
+	struct blob_det *d = &f->d.blobs[f->d.n_blobs++];
+	*d = (struct blob_det){ .x = 300, .y = 200, .angle = 0.4f, .w = w, .h = h, .area_px = area, .region = 5001 };
+}
+
+static bool blob_changed_after(struct fixture *f, float w, float h, float area)
+{
+	add_blob_sized(f, w, h, area);
+	step(f);
+	assert_int_equal(f->s.n_blobs, 1);
+	assert_true(f->s.blobs[0].X == 0 && f->s.blobs[0].Y == 0);
+	return f->s.blobs[0].changed;
+}
+
+static void test_blob_size_change_in_place(void **state)
+{
+	struct fixture *f = *state;
+	add_blob_sized(f, 40, 20, 600);
+	step(f);
+	assert_int_equal(f->s.n_blobs, 0); /* debounced */
+	assert_true(blob_changed_after(f, 40, 20, 600)); /* announced */
+	assert_false(blob_changed_after(f, 40, 20, 600));
+	/* noise: under a pixel on a side, under 5 % of the area */
+	assert_false(blob_changed_after(f, 40.8f, 19.3f, 620));
+	assert_false(blob_changed_after(f, 39.5f, 20.5f, 585));
+	/* grows on one side only */
+	assert_true(blob_changed_after(f, 43, 20, 610));
+	assert_float_equal(f->s.blobs[0].w, 43.0f / W, 1e-6);
+	assert_false(blob_changed_after(f, 43, 20, 610));
+	/* same box, area 10 % larger (a hole closed) */
+	assert_true(blob_changed_after(f, 43, 20, 671));
+	assert_float_equal(f->s.blobs[0].area, 671.0f / (W * H), 1e-8);
+	assert_false(blob_changed_after(f, 43, 20, 671));
+	/* the height, slowly: compared with the last set, not the last frame */
+	assert_false(blob_changed_after(f, 43, 20.6f, 671));
+	assert_false(blob_changed_after(f, 43, 21.0f, 671));
+	assert_true(blob_changed_after(f, 43, 21.4f, 671));
+}
+
+static void test_owner_blob_size_change(void **state)
+{
+	struct fixture *f = *state;
+	struct track_config cfg = default_config();
+	cfg.blobs_for_objects = true;
+	cfg.blobs_for_fingers = true;
+	assert_int_equal(track_set_config(f->t, &cfg), 0);
+	float sizes[] = { 60, 60, 60, 61, 60, 64, 64 };
+	float diam[] = { 18, 18, 18, 19, 18, 22, 22 };
+	bool obj_blob_set[] = { true, false, false, false, false, true, false };
+	bool finger_blob_set[] = { false, true, false, false, false, true, false };
+	for (int i = 0; i < 7; i++) {
+		struct fiducial_det *d = &f->d.fids[f->d.n_fids++];
+		*d = (struct fiducial_det){ .id = 4, .x = 100, .y = 100, .angle = 1, .size_px = sizes[i], .root = 1004, .n_nodes = 19 };
+		struct finger_det *g = &f->d.fingers[f->d.n_fingers++];
+		*g = (struct finger_det){ .x = 400, .y = 300, .diameter_px = diam[i], .roundness = 0.9f, .contrast = 80, .region = 4001 };
+		step(f);
+		if (i == 0)
+			continue; /* the finger is debounced */
+		assert_int_equal(f->s.n_objects, 1);
+		assert_int_equal(f->s.n_cursors, 1);
+		assert_int_equal(f->s.n_blobs, 2);
+		/* 2Dobj and 2Dcur carry no size: only the 2Dblb set is due */
+		assert_false(f->s.objects[0].changed);
+		assert_int_equal(f->s.cursors[0].changed, i == 1);
+		const struct tracked_blob *ob = &f->s.blobs[0], *fb = &f->s.blobs[1];
+		assert_int_equal(ob->session_id, f->s.objects[0].session_id);
+		assert_int_equal(fb->session_id, f->s.cursors[0].session_id);
+		assert_int_equal(ob->changed, obj_blob_set[i]);
+		assert_int_equal(fb->changed, finger_blob_set[i]);
+		assert_float_equal(ob->w, sizes[i] / W, 1e-6);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -559,6 +761,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_blob_debounce_and_angle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_overflow_and_bad_input, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_euro_smooths, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_velocity_follows_inversion, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_velocity_follows_calibration, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_blob_size_change_in_place, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_owner_blob_size_change, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

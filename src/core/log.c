@@ -11,7 +11,7 @@ static enum log_level g_level = LOG_INFO;
 void log_set_level(enum log_level level) { g_level = level; }
 enum log_level log_get_level(void) { return g_level; }
 
-static const char *level_name(enum log_level level)
+const char *log_level_name(enum log_level level)
 {
 	switch (level) {
 	case LOG_ERROR: return "error";
@@ -32,7 +32,7 @@ static void log_v(enum log_level level, const char *fmt, va_list ap)
 	 * threads never interleave. */
 	if (getenv("JOURNAL_STREAM"))
 		n = snprintf(line, sizeof line, "<%d>", (int)level);
-	n += snprintf(line + n, sizeof line - (size_t)n, "tabletrack: %s: ", level_name(level));
+	n += snprintf(line + n, sizeof line - (size_t)n, "tabletrack: %s: ", log_level_name(level));
 	if (n < (int)sizeof line)
 		n += vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
 	if (n > (int)sizeof line - 2)

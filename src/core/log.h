@@ -19,6 +19,8 @@ enum log_level { LOG_ERROR = 3, LOG_WARN = 4, LOG_INFO = 6, LOG_DEBUG = 7 };
 /* Messages above this level are dropped. Default LOG_INFO. */
 void log_set_level(enum log_level level);
 enum log_level log_get_level(void);
+/* "error", "warning", "info", "debug" (static string; "?" for others). */
+const char *log_level_name(enum log_level level);
 
 void log_msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

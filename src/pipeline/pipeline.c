@@ -435,8 +435,24 @@ static void count_bad_frame(struct pipeline *p, const struct frame *f, int err)
 
 /* ---- live tuning ----------------------------------------------------------------------- */
 
+/* verbose and quiet are live keys: a reload or the window changes the level
+ * at once. The change itself is logged at the more talkative of the two
+ * levels, so it is seen both ways. */
+static void apply_log_level(const struct tt_config *c)
+{
+	enum log_level want = c->verbose ? LOG_DEBUG : c->quiet ? LOG_WARN : LOG_INFO;
+	enum log_level was = log_get_level();
+	if (want == was)
+		return;
+	if (want > was)
+		log_set_level(want);
+	log_info("log level %s (was %s)", log_level_name(want), log_level_name(was));
+	log_set_level(want);
+}
+
 static void apply_live_config(struct pipeline *p)
 {
+	apply_log_level(&p->cfg);
 	if (p->eng) {
 		struct engine_config ec;
 		engine_config_from(p, p->width, p->height, &ec);
@@ -540,6 +556,7 @@ static void reload_config(struct pipeline *p)
 		log_info("SIGHUP: no config file to reload (start with --config FILE)");
 		return;
 	}
+	log_debug("SIGHUP: reading %s", p->cfg.config_path);
 	/* Defaults, then the file, then the original command line again, so
 	 * options given on the command line keep winning over the file. */
 	config_defaults(&next);

@@ -50,7 +50,11 @@ struct item {
 	bool has_rep, moving, changed;
 	float rx, ry, ra;     /* px/rad */
 	int64_t t_rep;
-	float X, Y, A, speed, m, r; /* normalised units/s, turns/s, per s */
+	float X, Y, A, speed, m, r; /* reported units/s, turns/s, per s */
+	float ox, oy, oa;     /* the reported pose: normalised, inverted, calibrated */
+	/* blob geometry (px) at the last 2Dblb set, and whether one is due */
+	float rw, rh, rarea;
+	bool blob_changed;
 };
 
 struct pair {
@@ -248,62 +252,6 @@ static void list_compact(struct list *l)
 	l->n = k;
 }
 
-/* Dead band, "one last set when it stops", velocities and accelerations. */
-static void item_report(const struct track *t, struct item *it, enum kind k, int64_t t_ns, float dt,
-			int width, int height)
-{
-	float period = kind_period(k);
-	if (!it->has_rep) {
-		it->rx = it->x;
-		it->ry = it->y;
-		it->ra = it->a;
-		it->t_rep = t_ns;
-		it->X = it->Y = it->A = it->speed = it->m = it->r = 0;
-		it->has_rep = true;
-		it->moving = false;
-		it->changed = true;
-		return;
-	}
-	float dx = it->x - it->rx, dy = it->y - it->ry;
-	float da = k == KIND_FINGER ? 0 : diff_period(it->a, it->ra, period);
-	bool move_pos = hypotf(dx, dy) >= t->cfg.dead_band_px;
-	bool move_ang = k != KIND_FINGER && fabsf(da) >= t->cfg.dead_band_rad;
-	if (move_pos || move_ang) {
-		double dtr = (double)(t_ns - it->t_rep) * 1e-9;
-		if (!(dtr > 0))
-			dtr = dt;
-		float nX = move_pos ? (float)(dx / width / dtr) : 0;
-		float nY = move_pos ? (float)(dy / height / dtr) : 0;
-		float nA = move_ang ? (float)(da / TWO_PI / dtr) : 0;
-		float speed = hypotf(nX, nY);
-		it->m = (float)((speed - it->speed) / dtr);
-		it->r = (float)((nA - it->A) / dtr);
-		it->X = nX;
-		it->Y = nY;
-		it->A = nA;
-		it->speed = speed;
-		if (move_pos) {
-			it->rx = it->x;
-			it->ry = it->y;
-		}
-		if (move_ang)
-			it->ra = it->a;
-		it->t_rep = t_ns;
-		it->moving = true;
-		it->changed = true;
-	} else if (it->moving) {
-		it->m = -it->speed / dt;
-		it->r = -it->A / dt;
-		it->X = it->Y = it->A = it->speed = 0;
-		it->t_rep = t_ns;
-		it->moving = false;
-		it->changed = true;
-	} else {
-		it->m = it->r = 0;
-		it->changed = false;
-	}
-}
-
 /* Pixel position to reported (normalised, inverted, calibrated) position. */
 static void report_position(const struct track *t, float px, float py, int width, int height,
 			    float *ox, float *oy)
@@ -326,6 +274,121 @@ static float report_angle(const struct track *t, float a, float x, float y, floa
 	if (t->cfg.invert_angle)
 		a = period - a;
 	return wrap_period(a, period);
+}
+
+/* The pose a client sees for the reported pixel pose (rx, ry, ra), with the
+ * configuration of this frame (a reload may change inversion or the map). */
+static void item_report_pose(const struct track *t, struct item *it, enum kind k, int width,
+			     int height)
+{
+	report_position(t, it->rx, it->ry, width, height, &it->ox, &it->oy);
+	it->oa = k == KIND_FINGER ? 0
+				  : report_angle(t, it->ra, it->rx / (float)width,
+						 it->ry / (float)height, kind_period(k));
+}
+
+/* The blob geometry a 2Dblb set carries: the blob's own box, or the owner's
+ * square (objects) or circle (fingers) of side `size`. */
+static void item_blob_size(const struct item *it, enum kind k, float *w, float *h, float *area)
+{
+	if (k == KIND_BLOB) {
+		*w = it->w;
+		*h = it->h;
+		*area = it->area;
+	} else {
+		*w = *h = it->size;
+		*area = it->size * it->size;
+	}
+}
+
+/* Sides are integer bounding boxes for fingers and objects: a one-pixel
+ * flicker is noise, so a side must change by more than the dead band and
+ * more than a pixel. A measured area (blobs) by more than 5 %. */
+static bool item_size_moved(const struct track *t, const struct item *it, enum kind k)
+{
+	float w, h, area;
+	item_blob_size(it, k, &w, &h, &area);
+	float band = fmaxf(t->cfg.dead_band_px, 1.0f);
+	if (fabsf(w - it->rw) > band || fabsf(h - it->rh) > band)
+		return true;
+	return k == KIND_BLOB && fabsf(area - it->rarea) > 0.05f * it->rarea;
+}
+
+static void item_size_reported(struct item *it, enum kind k)
+{
+	item_blob_size(it, k, &it->rw, &it->rh, &it->rarea);
+}
+
+/* Dead band, "one last set when it stops", velocities and accelerations.
+ * The dead band is in pixels; velocities are the change of the reported
+ * (inverted, calibrated) pose, so a client integrating them follows the
+ * positions it receives. Leaves the pose to report in it->ox, oy, oa. */
+static void item_report(const struct track *t, struct item *it, enum kind k, int64_t t_ns, float dt,
+			int width, int height)
+{
+	float period = kind_period(k);
+	if (!it->has_rep) {
+		it->rx = it->x;
+		it->ry = it->y;
+		it->ra = it->a;
+		it->t_rep = t_ns;
+		it->X = it->Y = it->A = it->speed = it->m = it->r = 0;
+		it->has_rep = true;
+		it->moving = false;
+		it->changed = true;
+		it->blob_changed = true;
+		item_size_reported(it, k);
+		item_report_pose(t, it, k, width, height);
+		return;
+	}
+	float dx = it->x - it->rx, dy = it->y - it->ry;
+	float da = k == KIND_FINGER ? 0 : diff_period(it->a, it->ra, period);
+	bool move_pos = hypotf(dx, dy) >= t->cfg.dead_band_px;
+	bool move_ang = k != KIND_FINGER && fabsf(da) >= t->cfg.dead_band_rad;
+	bool move_size = item_size_moved(t, it, k);
+	if (move_pos || move_ang) {
+		double dtr = (double)(t_ns - it->t_rep) * 1e-9;
+		if (!(dtr > 0))
+			dtr = dt;
+		item_report_pose(t, it, k, width, height);
+		float ox0 = it->ox, oy0 = it->oy, oa0 = it->oa;
+		if (move_pos) {
+			it->rx = it->x;
+			it->ry = it->y;
+		}
+		if (move_ang)
+			it->ra = it->a;
+		item_report_pose(t, it, k, width, height);
+		float nX = (float)((it->ox - ox0) / dtr);
+		float nY = (float)((it->oy - oy0) / dtr);
+		float nA = k == KIND_FINGER ? 0 : (float)(diff_period(it->oa, oa0, period) / TWO_PI / dtr);
+		float speed = hypotf(nX, nY);
+		it->m = (float)((speed - it->speed) / dtr);
+		it->r = (float)((nA - it->A) / dtr);
+		it->X = nX;
+		it->Y = nY;
+		it->A = nA;
+		it->speed = speed;
+		it->t_rep = t_ns;
+		it->moving = true;
+		it->changed = true;
+	} else if (it->moving) {
+		it->m = -it->speed / dt;
+		it->r = -it->A / dt;
+		it->X = it->Y = it->A = it->speed = 0;
+		it->t_rep = t_ns;
+		it->moving = false;
+		it->changed = true;
+		item_report_pose(t, it, k, width, height);
+	} else {
+		it->m = it->r = 0;
+		/* A blob that grows or shrinks in place is news for 2Dblb. */
+		it->changed = k == KIND_BLOB && move_size;
+		item_report_pose(t, it, k, width, height);
+	}
+	it->blob_changed = it->changed || move_size;
+	if (it->blob_changed)
+		item_size_reported(it, k);
 }
 
 static void config_sanitise(struct track_config *c)
@@ -742,15 +805,14 @@ int track_process(struct track *t, const struct detections *det, uint64_t frame,
 		struct tracked_object *o = &t->out_objects[n_out++];
 		o->session_id = it->session_id;
 		o->class_id = it->class_id;
-		report_position(t, it->rx, it->ry, width, height, &o->x, &o->y);
-		o->angle = report_angle(t, it->ra, it->rx / (float)width, it->ry / (float)height, TWO_PI);
-		float sx = t->cfg.invert_x ? -1.0f : 1.0f, sy = t->cfg.invert_y ? -1.0f : 1.0f;
-		float sa = t->cfg.invert_angle ? -1.0f : 1.0f;
-		o->X = sx * it->X;
-		o->Y = sy * it->Y;
-		o->A = sa * it->A;
+		o->x = it->ox;
+		o->y = it->oy;
+		o->angle = it->oa;
+		o->X = it->X;
+		o->Y = it->Y;
+		o->A = it->A;
 		o->m = it->m;
-		o->r = sa * it->r;
+		o->r = it->r;
 		o->changed = it->changed;
 		o->how = it->how;
 		o->size = it->size / (float)width;
@@ -765,9 +827,10 @@ int track_process(struct track *t, const struct detections *det, uint64_t frame,
 		item_report(t, it, KIND_FINGER, t_ns, dt, width, height);
 		struct tracked_cursor *c = &t->out_cursors[n_out++];
 		c->session_id = it->session_id;
-		report_position(t, it->rx, it->ry, width, height, &c->x, &c->y);
-		c->X = (t->cfg.invert_x ? -1.0f : 1.0f) * it->X;
-		c->Y = (t->cfg.invert_y ? -1.0f : 1.0f) * it->Y;
+		c->x = it->ox;
+		c->y = it->oy;
+		c->X = it->X;
+		c->Y = it->Y;
 		c->m = it->m;
 		c->changed = it->changed;
 		c->diameter = it->size / (float)width;
@@ -782,20 +845,22 @@ int track_process(struct track *t, const struct detections *det, uint64_t frame,
 		item_report(t, it, KIND_BLOB, t_ns, dt, width, height);
 		struct tracked_blob *b = &t->out_blobs[n_out++];
 		b->session_id = it->session_id;
-		report_position(t, it->rx, it->ry, width, height, &b->x, &b->y);
-		b->angle = report_angle(t, it->ra, it->rx / (float)width, it->ry / (float)height, PI_F);
-		float sa = t->cfg.invert_angle ? -1.0f : 1.0f;
+		b->x = it->ox;
+		b->y = it->oy;
+		b->angle = it->oa;
 		b->w = it->w / (float)width;
 		b->h = it->h / (float)height;
 		b->area = it->area / ((float)width * (float)height);
-		b->X = (t->cfg.invert_x ? -1.0f : 1.0f) * it->X;
-		b->Y = (t->cfg.invert_y ? -1.0f : 1.0f) * it->Y;
-		b->A = sa * it->A;
+		b->X = it->X;
+		b->Y = it->Y;
+		b->A = it->A;
 		b->m = it->m;
-		b->r = sa * it->r;
+		b->r = it->r;
 		b->changed = it->changed;
 	}
-	/* Owners' blobs: same session, position and motion as the owner. */
+	/* Owners' blobs: same session, position and motion as the owner; a set
+	 * also when only the owner's size changed. The reported objects are
+	 * t->objects in order; the cursors are the fingers with a session. */
 	for (int32_t i = 0; t->cfg.blobs_for_objects && i < out->n_objects && n_out < t->cfg.max_items; i++) {
 		const struct tracked_object *o = &t->out_objects[i];
 		float side = o->size * (float)width;
@@ -805,16 +870,20 @@ int track_process(struct track *t, const struct detections *det, uint64_t frame,
 					   .h = side / (float)height,
 					   .area = side * side / ((float)width * (float)height),
 					   .X = o->X, .Y = o->Y, .A = o->A, .m = o->m, .r = o->r,
-					   .changed = o->changed};
+					   .changed = t->objects.items[i].blob_changed};
 	}
-	for (int32_t i = 0; t->cfg.blobs_for_fingers && i < out->n_cursors && n_out < t->cfg.max_items; i++) {
-		const struct tracked_cursor *c = &t->out_cursors[i];
+	for (int32_t i = 0, c_i = 0;
+	     t->cfg.blobs_for_fingers && i < t->fingers.n && n_out < t->cfg.max_items; i++) {
+		const struct item *it = &t->fingers.items[i];
+		if (it->session_id == 0)
+			continue;
+		const struct tracked_cursor *c = &t->out_cursors[c_i++];
 		float d = c->diameter * (float)width;
 		struct tracked_blob *b = &t->out_blobs[n_out++];
 		*b = (struct tracked_blob){.session_id = c->session_id, .x = c->x, .y = c->y, .angle = 0.0f,
 					   .w = d / (float)width, .h = d / (float)height,
 					   .area = PI_F * d * d / 4.0f / ((float)width * (float)height),
-					   .X = c->X, .Y = c->Y, .m = c->m, .changed = c->changed};
+					   .X = c->X, .Y = c->Y, .m = c->m, .changed = it->blob_changed};
 	}
 	out->n_blobs = n_out;
 

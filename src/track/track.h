@@ -35,13 +35,21 @@
  *     frame and is dropped the first frame it is missing.
  *  4. Optional One-Euro filter per kind on position (and angle).
  *  5. Reporting: the reported pose moves only when the estimate leaves the
- *     dead band (dead_band_px, dead_band_rad) around it; velocities are the
- *     reported step over the time since the last report; the frame after
- *     the last move reports zero velocity once (`changed`), then nothing.
- *     Positions are x/width, y/height; invert_x gives (width-1-x)/width and
- *     negates X (invert_y likewise); then the calibration map; invert_angle
- *     gives 2pi - a (blobs: pi - a) and negates A and r. Blob angles are the
- *     long side's, clockwise from the x axis, [0, pi).
+ *     dead band (dead_band_px, dead_band_rad, in pixels and radians) around
+ *     it; the frame after the last move reports zero velocity once
+ *     (`changed`), then nothing. Positions are x/width, y/height; invert_x
+ *     gives (width-1-x)/width (invert_y likewise); then the calibration map;
+ *     invert_angle gives 2pi - a (blobs: pi - a). Velocities X, Y, A are the
+ *     step of the reported (inverted, calibrated) pose over the time since
+ *     the last report, so they follow inversion and calibration exactly
+ *     (invert_x negates X; a map that halves distances halves X); m and r
+ *     are their changes. Blob angles are the long side's, clockwise from the
+ *     x axis, [0, pi).
+ *  6. Blob geometry: a blob at rest is `changed` again when a side moves by
+ *     more than max(dead_band_px, 1 px) or its area by more than 5 % since
+ *     its last set; the blobs of objects and fingers (blobs_for_*) likewise
+ *     when the owner's size (an integer box side) moves by more than that,
+ *     without a 2Dobj / 2Dcur set.
  *
  * Measured: about 60 k instructions a frame with 30 objects and 10 fingers
  * (callgrind, std-1080 scenes, AMD EPYC build machine).
