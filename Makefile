@@ -145,6 +145,7 @@ install: $(BUILD)/tabletrack $(TOOLS) $(BUILD)/tabletrack.1
 		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/tabletrack
 	install -m 755 $(BUILD)/tabletrack $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 config/tabletrack.conf $(DESTDIR)$(PREFIX)/share/tabletrack/tabletrack.conf
+	install -m 644 config/calibration-sheet*.svg $(DESTDIR)$(PREFIX)/share/tabletrack/
 	@if [ -e $(DESTDIR)/etc/tabletrack/tabletrack.conf ]; then \
 		echo "install: keeping $(DESTDIR)/etc/tabletrack/tabletrack.conf; the new default is tabletrack.conf.default"; \
 		install -m 644 config/tabletrack.conf $(DESTDIR)/etc/tabletrack/tabletrack.conf.default; \

@@ -48,6 +48,9 @@ conf=$D/etc/tabletrack/tabletrack.conf
 if cmp -s config/tabletrack.conf "$conf"; then ok "/etc/tabletrack/tabletrack.conf installed"; else bad "$conf missing or differs from config/tabletrack.conf"; fi
 cmp -s config/tabletrack.conf "$D/usr/local/share/tabletrack/tabletrack.conf" ||
 	bad "pristine copy share/tabletrack/tabletrack.conf missing"
+for f in config/calibration-sheet*.svg; do
+	cmp -s "$f" "$D/usr/local/share/tabletrack/${f#config/}" || bad "calibration sheet $f not installed"
+done
 if [ -x "$bin" ]; then
 	"$bin" --config "$conf" --print-config >"$T/print.txt" 2>&1 &&
 		ok "installed daemon accepts the installed config (--print-config)" ||
