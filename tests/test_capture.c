@@ -25,6 +25,7 @@
 #include "../src/capture/capture.h"
 #include "../src/capture/pixfmt.h"
 #include "../src/capture/v4l2_sys.h"
+#include "../src/config/config.h"
 #include "../src/core/err.h"
 #include "../src/core/image_io.h"
 #include "common/testutil.h"
@@ -579,14 +580,33 @@ enum fake_ev {
 #define FAKE_BUFS 8
 #define FAKE_PAGE 65536
 
+#define FAKE_FMTS 6
+#define FAKE_SIZES 8
+#define FAKE_IVALS 6
+
+/* What one fake format offers: discrete sizes, each with discrete frame
+ * intervals, or one stepwise size range with one continuous interval range. */
+struct fake_fmt {
+	uint32_t fourcc, flags;
+	int n_sizes;
+	int size[FAKE_SIZES][2];
+	int n_ivals[FAKE_SIZES];
+	struct v4l2_fract ival[FAKE_SIZES][FAKE_IVALS];
+	bool stepwise;
+	struct v4l2_frmsize_stepwise range;
+	struct v4l2_fract ival_min, ival_max; /* of a stepwise format */
+};
+
 static struct fake_cam {
-	uint32_t formats[4];
-	uint32_t format_flags[4];
+	struct fake_fmt fmt[FAKE_FMTS];
 	int n_formats;
+	bool no_enum_sizes, no_enum_ivals; /* a driver without the ENUM ioctls */
 	uint32_t fourcc;
 	int w, h, pitch;
 	size_t sizeimage;
-	int fps;
+	struct v4l2_fract ival; /* the current frame interval */
+	int n_s_fmt, n_s_parm;
+	int s_fmt_w, s_fmt_h; /* what the last S_FMT asked for */
 	bool open, streaming, unplugged;
 	int fail_opens; /* opens refused after an unplug */
 	int n_open, n_close, n_mmap, n_munmap, n_streamoff;
@@ -602,22 +622,121 @@ static struct fake_cam {
 	unsigned long jpeg_len;
 } fk;
 
+/* Adds a discrete size with its rates (frames per second as n/d pairs:
+ * {1, 30} is 30 fps, {2, 15} is 7.5 fps) to format f. */
+static void fake_add_size(int f, int w, int h, int n_ivals, const struct v4l2_fract *ivals)
+{
+	struct fake_fmt *m = &fk.fmt[f];
+	assert_true(m->n_sizes < FAKE_SIZES && n_ivals <= FAKE_IVALS);
+	m->size[m->n_sizes][0] = w;
+	m->size[m->n_sizes][1] = h;
+	m->n_ivals[m->n_sizes] = n_ivals;
+	memcpy(m->ival[m->n_sizes], ivals, sizeof *ivals * (size_t)n_ivals);
+	m->n_sizes++;
+}
+
+static void fake_set_formats(int n, const uint32_t *fourcc, const uint32_t *flags)
+{
+	memset(fk.fmt, 0, sizeof fk.fmt);
+	for (int i = 0; i < n; i++) {
+		fk.fmt[i].fourcc = fourcc[i];
+		fk.fmt[i].flags = flags ? flags[i] : 0;
+	}
+	fk.n_formats = n;
+}
+
 static void fake_reset(void)
 {
 	for (int i = 0; i < FAKE_BUFS; i++)
 		free(fk.mem[i]);
 	memset(&fk, 0, sizeof fk);
-	fk.formats[0] = V4L2_PIX_FMT_GREY;
-	fk.format_flags[0] = V4L2_FMT_FLAG_EMULATED; /* auto must prefer the native YUYV */
-	fk.formats[1] = V4L2_PIX_FMT_RGB24;
-	fk.formats[2] = V4L2_PIX_FMT_YUYV;
-	fk.n_formats = 3;
+	const uint32_t fmts[3] = {V4L2_PIX_FMT_GREY, V4L2_PIX_FMT_RGB24, V4L2_PIX_FMT_YUYV};
+	const uint32_t flags[3] = {V4L2_FMT_FLAG_EMULATED, 0, 0}; /* auto must prefer the native YUYV */
+	fake_set_formats(3, fmts, flags);
+	const struct v4l2_fract rates[2] = {{1, 30}, {1, 60}};
+	for (int i = 0; i < 3; i++) {
+		fake_add_size(i, 640, 480, 2, rates);
+		fake_add_size(i, 320, 240, 2, rates);
+	}
 	fk.fourcc = V4L2_PIX_FMT_YUYV;
 	fk.w = 640;
 	fk.h = 480;
-	fk.fps = 30;
+	fk.ival = (struct v4l2_fract){1, 30};
 	fk.exposure_auto = V4L2_EXPOSURE_APERTURE_PRIORITY;
 	fk.brightness = 128;
+}
+
+static struct fake_fmt *fake_find(uint32_t fourcc)
+{
+	for (int i = 0; i < fk.n_formats; i++)
+		if (fk.fmt[i].fourcc == fourcc)
+			return &fk.fmt[i];
+	return NULL;
+}
+
+/* The index of w x h among m's discrete sizes, -1 if absent. */
+static int fake_size_index(const struct fake_fmt *m, int w, int h)
+{
+	for (int i = 0; i < m->n_sizes; i++)
+		if (m->size[i][0] == w && m->size[i][1] == h)
+			return i;
+	return -1;
+}
+
+static int fake_snap(int v, uint32_t lo, uint32_t hi, uint32_t step)
+{
+	if (v < (int)lo)
+		return (int)lo;
+	if (v > (int)hi)
+		return (int)hi;
+	return (int)(lo + ((uint32_t)v - lo + step / 2) / step * step);
+}
+
+/* S_FMT as drivers do it: the nearest size the format offers. */
+static void fake_set_size(const struct fake_fmt *m, int w, int h)
+{
+	if (fk.no_enum_sizes || !m) {
+		fk.w = w > 1280 ? 1280 : w;
+		fk.h = h > 720 ? 720 : h;
+	} else if (m->stepwise) {
+		fk.w = fake_snap(w, m->range.min_width, m->range.max_width, m->range.step_width);
+		fk.h = fake_snap(h, m->range.min_height, m->range.max_height, m->range.step_height);
+	} else {
+		int best = 0;
+		for (int i = 1; i < m->n_sizes; i++)
+			if (abs(m->size[i][0] - w) + abs(m->size[i][1] - h) <
+			    abs(m->size[best][0] - w) + abs(m->size[best][1] - h))
+				best = i;
+		fk.w = m->size[best][0];
+		fk.h = m->size[best][1];
+	}
+}
+
+/* S_PARM as drivers do it: the nearest rate offered at the current size. */
+static void fake_set_rate(struct v4l2_fract want)
+{
+	const struct fake_fmt *m = fake_find(fk.fourcc);
+	double fps = (double)want.denominator / want.numerator;
+	if (fk.no_enum_ivals || !m) {
+		fk.ival = want;
+		return;
+	}
+	if (m->stepwise) {
+		double lo = (double)m->ival_max.denominator / m->ival_max.numerator;
+		double hi = (double)m->ival_min.denominator / m->ival_min.numerator;
+		fk.ival = fps < lo ? m->ival_max : fps > hi ? m->ival_min : want;
+		return;
+	}
+	int k = fake_size_index(m, fk.w, fk.h);
+	assert_true(k >= 0);
+	int best = 0;
+	for (int i = 1; i < m->n_ivals[k]; i++) {
+		const struct v4l2_fract *a = &m->ival[k][i], *b = &m->ival[k][best];
+		if (fabs((double)a->denominator / a->numerator - fps) <
+		    fabs((double)b->denominator / b->numerator - fps))
+			best = i;
+	}
+	fk.ival = m->ival[k][best];
 }
 
 static void fake_script(const enum fake_ev *ev, int n)
@@ -633,7 +752,7 @@ static void fake_layout(void)
 		fk.pitch = 0;
 		fk.sizeimage = (size_t)fk.w * fk.h;
 	} else {
-		int bpp = fk.fourcc == V4L2_PIX_FMT_YUYV ? 2 : 1;
+		int bpp = fk.fourcc == V4L2_PIX_FMT_YUYV || fk.fourcc == V4L2_PIX_FMT_UYVY ? 2 : 1;
 		fk.pitch = fk.w * bpp + 32; /* padded rows, as some drivers do */
 		fk.sizeimage = (size_t)fk.pitch * fk.h;
 	}
@@ -749,8 +868,8 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 			errno = EINVAL;
 			return -1;
 		}
-		d->pixelformat = fk.formats[d->index];
-		d->flags = fk.format_flags[d->index];
+		d->pixelformat = fk.fmt[d->index].fourcc;
+		d->flags = fk.fmt[d->index].flags;
 		snprintf((char *)d->description, sizeof d->description, "fake format %u", d->index);
 		return 0;
 	}
@@ -762,12 +881,12 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 				errno = EBUSY;
 				return -1;
 			}
-			bool offered = false;
-			for (int i = 0; i < fk.n_formats; i++)
-				offered |= fk.formats[i] == f->fmt.pix.pixelformat;
-			fk.fourcc = offered ? f->fmt.pix.pixelformat : fk.formats[0];
-			fk.w = f->fmt.pix.width > 1280 ? 1280 : (int)f->fmt.pix.width;
-			fk.h = f->fmt.pix.height > 720 ? 720 : (int)f->fmt.pix.height;
+			const struct fake_fmt *m = fake_find(f->fmt.pix.pixelformat);
+			fk.fourcc = m ? m->fourcc : fk.fmt[0].fourcc;
+			fk.n_s_fmt++;
+			fk.s_fmt_w = (int)f->fmt.pix.width;
+			fk.s_fmt_h = (int)f->fmt.pix.height;
+			fake_set_size(fake_find(fk.fourcc), (int)f->fmt.pix.width, (int)f->fmt.pix.height);
 		}
 		fake_layout();
 		f->fmt.pix.width = (uint32_t)fk.w;
@@ -782,36 +901,61 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 	case VIDIOC_S_PARM: {
 		struct v4l2_streamparm *p = arg;
 		if (req == VIDIOC_S_PARM) {
-			uint32_t want = p->parm.capture.timeperframe.denominator /
-					(p->parm.capture.timeperframe.numerator ? p->parm.capture.timeperframe.numerator : 1);
-			fk.fps = want >= 45 ? 60 : 30;
+			fk.n_s_parm++;
+			fake_set_rate(p->parm.capture.timeperframe);
 		}
 		p->parm.capture.capability = V4L2_CAP_TIMEPERFRAME;
-		p->parm.capture.timeperframe.numerator = 1;
-		p->parm.capture.timeperframe.denominator = (uint32_t)fk.fps;
+		p->parm.capture.timeperframe = fk.ival;
 		return 0;
 	}
 	case VIDIOC_ENUM_FRAMESIZES: {
 		struct v4l2_frmsizeenum *s = arg;
-		static const int sz[2][2] = {{640, 480}, {320, 240}};
-		if (s->index >= 2) {
+		if (fk.no_enum_sizes) {
+			errno = ENOTTY;
+			return -1;
+		}
+		const struct fake_fmt *m = fake_find(s->pixel_format);
+		if (!m || s->index >= (m->stepwise ? 1u : (uint32_t)m->n_sizes)) {
 			errno = EINVAL;
 			return -1;
 		}
+		if (m->stepwise) {
+			s->type = m->range.step_width == 1 && m->range.step_height == 1
+					  ? V4L2_FRMSIZE_TYPE_CONTINUOUS
+					  : V4L2_FRMSIZE_TYPE_STEPWISE;
+			s->stepwise = m->range;
+			return 0;
+		}
 		s->type = V4L2_FRMSIZE_TYPE_DISCRETE;
-		s->discrete.width = (uint32_t)sz[s->index][0];
-		s->discrete.height = (uint32_t)sz[s->index][1];
+		s->discrete.width = (uint32_t)m->size[s->index][0];
+		s->discrete.height = (uint32_t)m->size[s->index][1];
 		return 0;
 	}
 	case VIDIOC_ENUM_FRAMEINTERVALS: {
 		struct v4l2_frmivalenum *iv = arg;
-		if (iv->index >= 2) {
+		if (fk.no_enum_ivals) {
+			errno = ENOTTY;
+			return -1;
+		}
+		const struct fake_fmt *m = fake_find(iv->pixel_format);
+		int k = m && !m->stepwise ? fake_size_index(m, (int)iv->width, (int)iv->height) : -1;
+		if (m && m->stepwise) {
+			if (iv->index > 0) {
+				errno = EINVAL;
+				return -1;
+			}
+			iv->type = V4L2_FRMIVAL_TYPE_CONTINUOUS;
+			iv->stepwise.min = m->ival_min;
+			iv->stepwise.max = m->ival_max;
+			iv->stepwise.step = (struct v4l2_fract){1, 1};
+			return 0;
+		}
+		if (k < 0 || iv->index >= (uint32_t)m->n_ivals[k]) {
 			errno = EINVAL;
 			return -1;
 		}
 		iv->type = V4L2_FRMIVAL_TYPE_DISCRETE;
-		iv->discrete.numerator = 1;
-		iv->discrete.denominator = iv->index ? 60 : 30;
+		iv->discrete = m->ival[k][iv->index];
 		return 0;
 	}
 	case VIDIOC_QUERYCTRL: {
@@ -1136,9 +1280,11 @@ static void test_fake_v4l2_formats_and_controls(void **state)
 static void test_fake_v4l2_mjpeg(void **state)
 {
 	(void)state;
-	fk.formats[0] = V4L2_PIX_FMT_MJPEG;
-	fk.format_flags[0] = 0;
-	fk.n_formats = 1;
+	const uint32_t mjpg = V4L2_PIX_FMT_MJPEG;
+	const struct v4l2_fract rates[2] = {{1, 30}, {1, 60}};
+	fake_set_formats(1, &mjpg, NULL);
+	fake_add_size(0, 640, 480, 2, rates);
+	fake_add_size(0, 320, 240, 2, rates);
 	fk.jpeg_len = make_jpeg(320, 240, 5, &fk.jpeg);
 	const enum fake_ev script[] = {EV_OK, EV_SHORT, EV_OK};
 	fake_script(script, 3);
@@ -1177,6 +1323,303 @@ static void test_fake_v4l2_listing(void **state)
 	assert_non_null(strstr(text, "/fake/video9: cannot open"));
 	free(text);
 	assert_false(fk.open);
+}
+
+/* ------------------------------------ FAKE camera: max/min/auto negotiation -- */
+
+static struct capture *open_fake_want(const char *format, int w, int h, int fps, int *err)
+{
+	struct capture_config cfg = {.width = w, .height = h, .fps = fps, .n_buffers = 4};
+	snprintf(cfg.source, sizeof cfg.source, "v4l2:/fake/video0");
+	snprintf(cfg.format, sizeof cfg.format, "%s", format);
+	*err = 1;
+	struct capture *c = capture_open(&cfg, err);
+	if (!c)
+		fail_msg("the fake camera did not open with %s %dx%d at %d: %d", format, w, h, fps, *err);
+	assert_int_equal(*err, 0);
+	return c;
+}
+
+/* A fake camera with formats of different reach:
+ *   GREY  stepwise 160x120..800x600 step 16x8, 10..90 fps (continuous)
+ *   YUYV  discrete 640x480 (15 30 60), 1280x720 (10 29.97), 320x240 (30 60 120),
+ *         1920x1080 (5 15), 1280x960 (7.5)   -- deliberately out of order
+ *   UYVY  discrete 2592x1944 (2), 640x480 (30)
+ *   MJPG  discrete 1920x1080 (30), 2592x1944 (15 2)
+ *   RGB3  discrete 4096x3072 (30): largest of all, but not readable
+ * and the driver's current format YUYV 640x480 at 30 fps. */
+static void fake_rich(void)
+{
+	const uint32_t fmts[5] = {V4L2_PIX_FMT_RGB24, V4L2_PIX_FMT_MJPEG, V4L2_PIX_FMT_YUYV,
+				  V4L2_PIX_FMT_GREY, V4L2_PIX_FMT_UYVY};
+	fake_set_formats(5, fmts, NULL);
+	fake_add_size(0, 4096, 3072, 1, (const struct v4l2_fract[]){{1, 30}});
+	fake_add_size(1, 1920, 1080, 1, (const struct v4l2_fract[]){{1, 30}});
+	fake_add_size(1, 2592, 1944, 2, (const struct v4l2_fract[]){{1, 15}, {1, 2}});
+	fake_add_size(2, 640, 480, 3, (const struct v4l2_fract[]){{1, 15}, {1, 30}, {1, 60}});
+	fake_add_size(2, 1280, 720, 2, (const struct v4l2_fract[]){{1, 10}, {1001, 30000}});
+	fake_add_size(2, 320, 240, 3, (const struct v4l2_fract[]){{1, 30}, {1, 60}, {1, 120}});
+	fake_add_size(2, 1920, 1080, 2, (const struct v4l2_fract[]){{1, 5}, {1, 15}});
+	fake_add_size(2, 1280, 960, 1, (const struct v4l2_fract[]){{2, 15}});
+	fk.fmt[3].stepwise = true;
+	fk.fmt[3].range = (struct v4l2_frmsize_stepwise){.min_width = 160, .max_width = 800,
+							  .step_width = 16, .min_height = 120,
+							  .max_height = 600, .step_height = 8};
+	fk.fmt[3].ival_min = (struct v4l2_fract){1, 90};
+	fk.fmt[3].ival_max = (struct v4l2_fract){1, 10};
+	fake_add_size(4, 2592, 1944, 1, (const struct v4l2_fract[]){{1, 2}});
+	fake_add_size(4, 640, 480, 1, (const struct v4l2_fract[]){{1, 30}});
+	fk.fourcc = V4L2_PIX_FMT_YUYV;
+	fk.w = 640;
+	fk.h = 480;
+	fk.ival = (struct v4l2_fract){1, 30};
+	fk.n_s_fmt = fk.n_s_parm = 0;
+	fk.no_enum_sizes = fk.no_enum_ivals = false;
+}
+
+struct size_case {
+	const char *format;
+	int w, h, fps;
+	int want_w, want_h;
+	uint32_t want_num, want_den; /* the interval set; 0/0: S_PARM not called */
+	int want_fps;                /* capture_fps() */
+};
+
+static void check_size_cases(const struct size_case *cases, size_t n, uint32_t fourcc)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct size_case *k = &cases[i];
+		fake_rich();
+		int err;
+		struct capture *c = open_fake_want(k->format, k->w, k->h, k->fps, &err);
+		if (fk.fourcc != fourcc || fk.w != k->want_w || fk.h != k->want_h)
+			fail_msg("case %zu (%s %d x %d): got %dx%d", i, k->format, k->w, k->h, fk.w, fk.h);
+		if (k->want_num == 0)
+			assert_int_equal(fk.n_s_parm, 0);
+		else if (fk.ival.numerator != k->want_num || fk.ival.denominator != k->want_den)
+			fail_msg("case %zu (fps %d): interval %u/%u, want %u/%u", i, k->fps,
+				 fk.ival.numerator, fk.ival.denominator, k->want_num, k->want_den);
+		assert_int_equal(capture_fps(c), k->want_fps);
+		struct frame *f;
+		assert_int_equal(capture_read(c, &f), 0);
+		assert_int_equal(f->img.width, k->want_w);
+		assert_int_equal(f->img.height, k->want_h);
+		capture_close(c);
+	}
+}
+
+static void test_fake_v4l2_negotiate_discrete(void **state)
+{
+	(void)state;
+	enum { MAX = CAPTURE_SIZE_MAX, MIN = CAPTURE_SIZE_MIN, AUTO = CAPTURE_SIZE_AUTO };
+	enum { FMAX = CAPTURE_FPS_MAX, FMIN = CAPTURE_FPS_MIN, FAUTO = CAPTURE_FPS_AUTO };
+	static const struct size_case cases[] = {
+	    /* largest by area, then its fastest / slowest rate */
+	    {"YUYV", MAX, MAX, FMAX, 1920, 1080, 1, 15, 15},
+	    {"YUYV", MAX, MAX, FMIN, 1920, 1080, 1, 5, 5},
+	    {"YUYV", MIN, MIN, FMAX, 320, 240, 1, 120, 120},
+	    {"YUYV", MIN, MIN, FMIN, 320, 240, 1, 30, 30},
+	    /* auto beside max/min follows it */
+	    {"YUYV", MAX, AUTO, 30, 1920, 1080, 1, 15, 15}, /* 30 is not offered there: nearest */
+	    {"YUYV", AUTO, MIN, FAUTO, 320, 240, 0, 0, 30},
+	    /* one side given: the size that matches it, best the other way */
+	    {"YUYV", 1280, MAX, FMAX, 1280, 960, 2, 15, 8}, /* 7.5 fps, set as 2/15 exactly */
+	    {"YUYV", 1280, MIN, FMAX, 1280, 720, 1001, 30000, 30},
+	    {"YUYV", MAX, 480, 60, 640, 480, 1, 60, 60},
+	    {"YUYV", 1280, AUTO, 0, 1280, 960, 0, 0, 30},
+	    /* a given side nobody offers: the nearest (1280 beats 640), with a warning */
+	    {"YUYV", 1000, MAX, FAUTO, 1280, 960, 0, 0, 30},
+	    /* opposite directions: widest first, then the lowest at that width */
+	    {"YUYV", MIN, MAX, FMAX, 320, 240, 1, 120, 120},
+	    /* auto: the driver's current size and rate, untouched */
+	    {"YUYV", AUTO, AUTO, FAUTO, 640, 480, 0, 0, 30},
+	    {"YUYV", AUTO, AUTO, 0, 640, 480, 0, 0, 30},
+	    /* given values: asked for as before */
+	    {"YUYV", 320, 240, 60, 320, 240, 1, 60, 60},
+	    {"YUYV", 800, 600, 60, 640, 480, 1, 60, 60}, /* the driver snaps: warned */
+	};
+	check_size_cases(cases, sizeof cases / sizeof cases[0], V4L2_PIX_FMT_YUYV);
+
+	/* The explicit values went to S_FMT as given; max went as the size it chose. */
+	fake_rich();
+	int err;
+	struct capture *c = open_fake_want("YUYV", 800, 600, 30, &err);
+	assert_int_equal(fk.s_fmt_w, 800);
+	assert_int_equal(fk.s_fmt_h, 600);
+	capture_close(c);
+	fake_rich();
+	c = open_fake_want("YUYV", CAPTURE_SIZE_MAX, CAPTURE_SIZE_MAX, CAPTURE_FPS_MAX, &err);
+	assert_int_equal(fk.s_fmt_w, 1920);
+	assert_int_equal(fk.s_fmt_h, 1080);
+	assert_int_equal(fk.n_s_fmt, 1);
+	assert_int_equal(fk.n_s_parm, 1);
+	/* the description line says what was chosen and by which words */
+	const char *d = capture_describe(c);
+	if (!strstr(d, "YUYV 1920x1080 at 15 fps") || !strstr(d, "size max x max, fps max"))
+		fail_msg("description: %s", d);
+	capture_close(c);
+}
+
+static void test_fake_v4l2_negotiate_stepwise(void **state)
+{
+	(void)state;
+	enum { MAX = CAPTURE_SIZE_MAX, MIN = CAPTURE_SIZE_MIN, AUTO = CAPTURE_SIZE_AUTO };
+	enum { FMAX = CAPTURE_FPS_MAX, FMIN = CAPTURE_FPS_MIN };
+	static const struct size_case cases[] = {
+	    {"GREY", MAX, MAX, FMAX, 800, 600, 1, 90, 90},
+	    {"GREY", MIN, MIN, FMIN, 160, 120, 1, 10, 10},
+	    {"grey", MAX, AUTO, 25, 800, 600, 1, 25, 25},
+	    /* a given width off the 16-pixel steps: the nearest step, 496 */
+	    {"GREY", 500, MAX, FMAX, 496, 600, 1, 90, 90},
+	    {"GREY", MIN, 300, FMIN, 160, 304, 1, 10, 10},
+	    {"GREY", 640, 480, 30, 640, 480, 1, 30, 30},
+	};
+	check_size_cases(cases, sizeof cases / sizeof cases[0], V4L2_PIX_FMT_GREY);
+	/* a continuous range (step 1) */
+	fake_rich();
+	fk.fmt[3].range.step_width = fk.fmt[3].range.step_height = 1;
+	int err;
+	struct capture *c = open_fake_want("GREY", 333, CAPTURE_SIZE_MIN, CAPTURE_FPS_MAX, &err);
+	assert_int_equal(fk.w, 333);
+	assert_int_equal(fk.h, 120);
+	assert_int_equal(capture_fps(c), 90);
+	capture_close(c);
+}
+
+static void test_fake_v4l2_negotiate_format(void **state)
+{
+	(void)state;
+	enum { MAX = CAPTURE_SIZE_MAX, MIN = CAPTURE_SIZE_MIN, AUTO = CAPTURE_SIZE_AUTO };
+	int err;
+	/* max: the readable format with the largest size (RGB3's 4096x3072 cannot be
+	 * read); MJPG and UYVY both reach 2592x1944, MJPG faster there (15 vs 2 fps) */
+	fake_rich();
+	struct capture *c = open_fake_want("max", MAX, MAX, CAPTURE_FPS_MAX, &err);
+	assert_int_equal(fk.fourcc, V4L2_PIX_FMT_MJPEG);
+	assert_int_equal(fk.w, 2592);
+	assert_int_equal(fk.h, 1944);
+	assert_int_equal(capture_fps(c), 15);
+	if (!strstr(capture_describe(c), "format max, size max x max, fps max"))
+		fail_msg("description: %s", capture_describe(c));
+	capture_close(c);
+	/* without MJPG, the tie at 2592x1944 goes to the faster rate: UYVY's 2 fps
+	 * against YUYV's 1920x1080 that is smaller */
+	fake_rich();
+	fk.fmt[1].fourcc = V4L2_PIX_FMT_RGB32;
+	c = open_fake_want("MAX", AUTO, AUTO, CAPTURE_FPS_AUTO, &err);
+	assert_int_equal(fk.fourcc, V4L2_PIX_FMT_UYVY);
+	capture_close(c);
+	/* equal largest size and rate: the cheaper format wins (YUYV before UYVY) */
+	fake_rich();
+	fk.fmt[1].fourcc = V4L2_PIX_FMT_RGB32;
+	fake_add_size(2, 2592, 1944, 1, (const struct v4l2_fract[]){{1, 2}});
+	c = open_fake_want("max", MAX, MAX, CAPTURE_FPS_MIN, &err);
+	assert_int_equal(fk.fourcc, V4L2_PIX_FMT_YUYV);
+	assert_int_equal(fk.w, 2592);
+	assert_int_equal(capture_fps(c), 2);
+	capture_close(c);
+	/* min: the format whose largest size is smallest: GREY (800x600) */
+	fake_rich();
+	c = open_fake_want("min", MIN, MIN, CAPTURE_FPS_MIN, &err);
+	assert_int_equal(fk.fourcc, V4L2_PIX_FMT_GREY);
+	assert_int_equal(fk.w, 160);
+	assert_int_equal(fk.h, 120);
+	assert_int_equal(capture_fps(c), 10);
+	capture_close(c);
+	/* auto: the cheapest native luma, GREY, at the driver's current size */
+	fake_rich();
+	c = open_fake_want("auto", AUTO, AUTO, 30, &err);
+	assert_int_equal(fk.fourcc, V4L2_PIX_FMT_GREY);
+	assert_int_equal(fk.w, 640);
+	assert_int_equal(fk.h, 480);
+	capture_close(c);
+	/* a given format keeps its sizes: MJPG max = 2592x1944, min = 1920x1080 */
+	fake_rich();
+	c = open_fake_want("MJPG", MIN, MIN, CAPTURE_FPS_MAX, &err);
+	assert_int_equal(fk.fourcc, V4L2_PIX_FMT_MJPEG);
+	assert_int_equal(fk.w, 1920);
+	assert_int_equal(capture_fps(c), 30);
+	capture_close(c);
+}
+
+/* A FAKE driver without VIDIOC_ENUM_FRAMESIZES / ENUM_FRAMEINTERVALS: the
+ * words fall back to what the driver has, and the camera still opens. */
+static void test_fake_v4l2_negotiate_without_enum(void **state)
+{
+	(void)state;
+	int err;
+	fake_rich();
+	fk.no_enum_sizes = fk.no_enum_ivals = true;
+	struct capture *c = open_fake_want("max", CAPTURE_SIZE_MAX, CAPTURE_SIZE_MAX, CAPTURE_FPS_MAX, &err);
+	assert_int_equal(fk.fourcc, V4L2_PIX_FMT_YUYV); /* the driver's current one */
+	assert_int_equal(fk.w, 640);
+	assert_int_equal(fk.h, 480);
+	assert_int_equal(fk.n_s_parm, 0);
+	assert_int_equal(capture_fps(c), 30);
+	struct frame *f;
+	assert_int_equal(capture_read(c, &f), 0);
+	assert_int_equal(f->img.width, 640);
+	capture_close(c);
+
+	fake_rich();
+	fk.no_enum_sizes = fk.no_enum_ivals = true;
+	c = open_fake_want("min", CAPTURE_SIZE_MIN, 240, CAPTURE_FPS_MIN, &err);
+	assert_int_equal(fk.w, 640); /* the current size: nothing to choose from */
+	capture_close(c);
+
+	/* the current format unreadable: auto's choice */
+	fake_rich();
+	fk.no_enum_sizes = fk.no_enum_ivals = true;
+	fk.fourcc = V4L2_PIX_FMT_RGB24;
+	c = open_fake_want("min", CAPTURE_SIZE_MIN, CAPTURE_SIZE_MIN, CAPTURE_FPS_AUTO, &err);
+	assert_int_equal(fk.fourcc, V4L2_PIX_FMT_GREY);
+	capture_close(c);
+
+	/* given values still work */
+	fake_rich();
+	fk.no_enum_sizes = fk.no_enum_ivals = true;
+	c = open_fake_want("YUYV", 320, 240, 60, &err);
+	assert_int_equal(fk.w, 320);
+	assert_int_equal(capture_fps(c), 60);
+	capture_close(c);
+
+	/* sizes listed, rates not: max size, current rate */
+	fake_rich();
+	fk.no_enum_ivals = true;
+	c = open_fake_want("YUYV", CAPTURE_SIZE_MAX, CAPTURE_SIZE_MAX, CAPTURE_FPS_MAX, &err);
+	assert_int_equal(fk.w, 1920);
+	assert_int_equal(fk.n_s_parm, 0);
+	capture_close(c);
+}
+
+/* The pipeline paces file sources with capture_pace_fps(): the words never
+ * mean "unthrottled". */
+static void test_pace_fps_and_words(void **state)
+{
+	(void)state;
+	assert_int_equal(capture_pace_fps(60), 60);
+	assert_int_equal(capture_pace_fps(0), 0);
+	assert_int_equal(capture_pace_fps(CAPTURE_FPS_MAX), 30);
+	assert_int_equal(capture_pace_fps(CAPTURE_FPS_MIN), 30);
+	assert_int_equal(capture_pace_fps(CAPTURE_FPS_AUTO), 30);
+	_Static_assert(TT_SIZE_AUTO == CAPTURE_SIZE_AUTO && TT_SIZE_MAX == CAPTURE_SIZE_MAX &&
+			       TT_SIZE_MIN == CAPTURE_SIZE_MIN && TT_FPS_MAX == CAPTURE_FPS_MAX &&
+			       TT_FPS_MIN == CAPTURE_FPS_MIN && TT_FPS_AUTO == CAPTURE_FPS_AUTO &&
+			       TT_FPS_DEFAULT == CAPTURE_FPS_DEFAULT,
+		       "config.h and capture.h disagree on the words' values");
+	/* the demo takes the words as its defaults: 640x480 at 30 fps */
+	struct capture_config cfg = {.width = CAPTURE_SIZE_MAX, .height = CAPTURE_SIZE_MIN,
+				     .fps = CAPTURE_FPS_MAX, .n_buffers = 4};
+	snprintf(cfg.source, sizeof cfg.source, "demo");
+	int err;
+	struct capture *c = capture_open(&cfg, &err);
+	assert_non_null(c);
+	assert_int_equal(capture_fps(c), 30);
+	struct frame *f;
+	assert_int_equal(capture_read(c, &f), 0);
+	assert_int_equal(f->img.width, 640);
+	assert_int_equal(f->img.height, 480);
+	capture_close(c);
 }
 
 /* ---------------------------------------------------- real hardware -- */
@@ -1247,6 +1690,15 @@ int main(void)
 						fake_teardown),
 		cmocka_unit_test_setup_teardown(test_fake_v4l2_mjpeg, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_fake_v4l2_listing, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_fake_v4l2_negotiate_discrete, fake_setup,
+						fake_teardown),
+		cmocka_unit_test_setup_teardown(test_fake_v4l2_negotiate_stepwise, fake_setup,
+						fake_teardown),
+		cmocka_unit_test_setup_teardown(test_fake_v4l2_negotiate_format, fake_setup,
+						fake_teardown),
+		cmocka_unit_test_setup_teardown(test_fake_v4l2_negotiate_without_enum, fake_setup,
+						fake_teardown),
+		cmocka_unit_test(test_pace_fps_and_words),
 		cmocka_unit_test(test_real_list_cameras),
 		cmocka_unit_test(test_real_device),
 	};

@@ -93,6 +93,8 @@ static void test_defaults(void **state)
 	assert_false(c.once);
 	assert_int_equal(c.fps, 30);
 	assert_string_equal(c.format, "auto");
+	assert_int_equal(c.width, TT_SIZE_AUTO);
+	assert_int_equal(c.height, TT_SIZE_AUTO);
 	assert_int_equal(c.n_buffers, 4);
 	assert_string_equal(c.gpu, "auto");
 	assert_string_equal(c.threshold_mode, "bernsen");
@@ -322,7 +324,12 @@ static void test_file_errors(void **state)
 	(void)state;
 	static const struct bad_case cases[] = {
 	    {"[source]\nfps = 30\nbogus = 1\n", "x.conf:3: bogus: unknown key"},
-	    {"[source]\n\n\nfps = fast\n", "x.conf:4: fps: 'fast' is not an integer"},
+	    {"[source]\n\n\nfps = fast\n", "x.conf:4: fps: 'fast' is not a number, auto, max or min"},
+	    {"[source]\nwidth = maximum\n", "x.conf:2: width: 'maximum' is not a number, auto, max or min"},
+	    {"[source]\nheight = 4.5\n", "x.conf:2: height: '4.5' is not a number, auto, max or min"},
+	    {"[source]\nheight = -2\n", "x.conf:2: height: -2 is out of range 0..16384"},
+	    {"[source]\nformat = biggest\n",
+	     "x.conf:2: format: 'biggest' is not auto, max, min or a fourcc of 1 to 4 characters"},
 	    {"[threshold]\nradius = 40\n", "x.conf:2: radius: 40 is out of range 1..32"},
 	    {"[threshold]\ngpu = yes\n", "x.conf:2: gpu: 'yes' is not one of auto|on|off"},
 	    {"[daemon]\nstats = maybe\n",
@@ -560,6 +567,137 @@ static void test_cli_help_version_print(void **state)
 	free(out);
 }
 
+/* width, height and fps take a number or auto/max/min (any case); format a
+ * fourcc or auto/max/min. */
+static void test_camera_words(void **state)
+{
+	(void)state;
+	struct tt_config c;
+	config_defaults(&c);
+	char buf[64];
+	static const struct {
+		const char *key, *value, *printed;
+		int want;
+	} ok[] = {
+	    {"width", "max", "max", TT_SIZE_MAX},
+	    {"width", "MIN", "min", TT_SIZE_MIN},
+	    {"width", "Auto", "auto", TT_SIZE_AUTO},
+	    {"width", "0", "auto", TT_SIZE_AUTO},
+	    {"width", " 1280 ", "1280", 1280},
+	    {"height", "max", "max", TT_SIZE_MAX},
+	    {"height", "min", "min", TT_SIZE_MIN},
+	    {"height", "720", "720", 720},
+	    {"height", "auto", "auto", TT_SIZE_AUTO},
+	    {"fps", "max", "max", TT_FPS_MAX},
+	    {"fps", "Min", "min", TT_FPS_MIN},
+	    {"fps", "AUTO", "auto", TT_FPS_AUTO},
+	    {"fps", "0", "0", 0},
+	    {"fps", "60", "60", 60},
+	    {"fps", "1000", "1000", 1000},
+	};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		if (config_set(&c, ok[i].key, ok[i].value))
+			fail_msg("%s = %s: %s", ok[i].key, ok[i].value, config_last_error());
+		const int *field = !strcmp(ok[i].key, "width")    ? &c.width
+		                   : !strcmp(ok[i].key, "height") ? &c.height
+		                                                  : &c.fps;
+		assert_int_equal(*field, ok[i].want);
+		assert_int_equal(config_get(&c, ok[i].key, buf, sizeof(buf)), 0);
+		assert_string_equal(buf, ok[i].printed);
+	}
+	static const struct {
+		const char *value, *stored;
+	} formats[] = {{"max", "max"},   {"MAX", "max"},   {"Min", "min"},
+	               {"AUTO", "auto"}, {"YUYV", "YUYV"}, {"Y16", "Y16"}};
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		assert_int_equal(config_set(&c, "format", formats[i].value), 0);
+		assert_string_equal(c.format, formats[i].stored);
+	}
+
+	struct tt_config before = c;
+	static const struct {
+		const char *key, *value, *error;
+	} bad[] = {
+	    {"fps", "fast", "fps: 'fast' is not a number, auto, max or min"},
+	    {"fps", "", "fps: '' is not a number, auto, max or min"},
+	    {"fps", "max2", "fps: 'max2' is not a number, auto, max or min"},
+	    {"fps", "-1", "fps: -1 is out of range 0..1000"},
+	    {"fps", "1001", "fps: 1001 is out of range 0..1000"},
+	    {"width", "big", "width: 'big' is not a number, auto, max or min"},
+	    {"width", "16385", "width: 16385 is out of range 0..16384"},
+	    {"height", "-1", "height: -1 is out of range 0..16384"},
+	    {"format", "maxim", "format: 'maxim' is not auto, max, min or a fourcc of 1 to 4 characters"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(config_set(&c, bad[i].key, bad[i].value), ERR_CONFIG);
+		assert_string_equal(config_last_error(), bad[i].error);
+	}
+	assert_config_equal(&before, &c);
+
+	/* the file and the command line */
+	config_defaults(&c);
+	assert_int_equal(
+	    config_load_string(&c, "[source]\nwidth = MAX\nheight=min\nfps = max\nformat = Min\n", "w.conf"),
+	    0);
+	assert_int_equal(c.width, TT_SIZE_MAX);
+	assert_int_equal(c.height, TT_SIZE_MIN);
+	assert_int_equal(c.fps, TT_FPS_MAX);
+	assert_string_equal(c.format, "min");
+	char *argv[] = {"tt", "--width", "min", "--height", "480", "-f", "auto", "--format", "max"};
+	config_defaults(&c);
+	assert_int_equal(config_parse_args(&c, ARGC(argv), argv), 0);
+	assert_int_equal(c.width, TT_SIZE_MIN);
+	assert_int_equal(c.height, 480);
+	assert_int_equal(c.fps, TT_FPS_AUTO);
+	assert_string_equal(c.format, "max");
+	char *argv_bad[] = {"tt", "--fps", "fastest"};
+	struct tt_config d = c;
+	assert_int_equal(config_parse_args(&c, ARGC(argv_bad), argv_bad), ERR_CONFIG);
+	assert_string_equal(config_last_error(), "option --fps: 'fastest' is not a number, auto, max or min");
+	assert_config_equal(&c, &d);
+
+	/* --print-config writes the words, and they read back */
+	int rc;
+	char *argv_print[] = {"tt",    "--width", "max",      "--height", "MAX",
+	                      "--fps", "min",     "--format", "MIN",      "--print-config"};
+	config_defaults(&c);
+	char *out = parse_capturing(&c, ARGC(argv_print), argv_print, &rc);
+	assert_int_equal(rc, 1);
+	assert_non_null(strstr(out, "\nwidth = max\n"));
+	assert_non_null(strstr(out, "\nheight = max\n"));
+	assert_non_null(strstr(out, "\nfps = min\n"));
+	assert_non_null(strstr(out, "\nformat = min\n"));
+	assert_null(strstr(out, "width = -"));
+	assert_null(strstr(out, "fps = -"));
+	config_defaults(&d);
+	assert_int_equal(config_load_string(&d, out, "printed"), 0);
+	assert_config_equal(&c, &d);
+	free(out);
+
+	/* the defaults print as words too, with the words in the description */
+	config_defaults(&c);
+	out = print_to_string(&c);
+	assert_non_null(strstr(out, "\nwidth = auto\n"));
+	assert_non_null(strstr(out, "\nheight = auto\n"));
+	assert_non_null(strstr(out, "\nfps = 30\n"));
+	assert_non_null(strstr(out, "\nformat = auto\n"));
+	assert_non_null(strstr(out, "(integer 0..16384, auto, max or min, default auto)"));
+	assert_non_null(strstr(out, "(integer 0..1000, auto, max or min, default 30)"));
+	free(out);
+
+	/* --help names the words */
+	char *help = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&help, &len);
+	assert_non_null(f);
+	config_print_help(f, "tabletrack");
+	fclose(f);
+	assert_non_null(strstr(help, "--width N|auto|max|min"));
+	assert_non_null(strstr(help, "--fps N|auto|max|min"));
+	assert_non_null(strstr(help, "--format FOURCC|auto|max|min"));
+	free(help);
+}
+
 static void test_print_load_round_trip(void **state)
 {
 	(void)state;
@@ -682,6 +820,7 @@ int main(void)
 	    cmocka_unit_test(test_cli_errors),
 	    cmocka_unit_test(test_cli_config_order),
 	    cmocka_unit_test(test_cli_help_version_print),
+	    cmocka_unit_test(test_camera_words),
 	    cmocka_unit_test(test_print_load_round_trip),
 	    cmocka_unit_test(test_help_mentions_every_key),
 	    cmocka_unit_test(test_checked_in_conf_in_sync),

@@ -34,7 +34,20 @@
  * V4L2: opened through libv4l2 (non-blocking, mmap streaming, 3..32
  * buffers). Format: the configured one, or "auto": the cheapest luma the
  * camera offers natively (GREY, Y16, YUYV/UYVY, NV12/YU12, MJPEG decoded by
- * libturbojpeg; see pixfmt.h), preferring one that reaches the wanted fps.
+ * libturbojpeg; see pixfmt.h), preferring one that reaches the wanted fps;
+ * "max": the readable format offering the largest frame size (by area),
+ * then the highest rate at it, then the cheapest; "min": the one whose
+ * largest size is smallest, then the cheapest. Size: an explicit WxH is
+ * asked for with S_FMT (a warning when the camera gives another); auto keeps
+ * the driver's current size; max/min pick from VIDIOC_ENUM_FRAMESIZES
+ * (discrete, stepwise or continuous) the largest/smallest by area, and when
+ * one side is given (or auto beside a max/min) the size that matches it,
+ * best the other way. Rate: max/min pick the shortest/longest interval
+ * VIDIOC_ENUM_FRAMEINTERVALS offers at the chosen size and set it with
+ * S_PARM; auto and 0 keep the current one. A driver that does not enumerate
+ * keeps its current size/rate (one log line), never a failure. The chosen
+ * format, size and rate, with the words that chose them, are logged once
+ * per open in the description line.
  * Each read polls up to 1 s (ERR_AGAIN on timeout), dequeues, converts into
  * the source's own frame and requeues the buffer at once, so the camera
  * never runs dry while the pipeline works. The driver's monotonic timestamp
@@ -62,12 +75,23 @@
 #include "../core/frame.h"
 #include "../core/image.h"
 
+/* The words of capture_config.width/height/fps (config.h's TT_SIZE_* and
+ * TT_FPS_* have the same values; the pipeline copies them through). */
+#define CAPTURE_SIZE_AUTO 0     /* the driver's current size */
+#define CAPTURE_SIZE_MAX (-1)   /* the largest size the format offers */
+#define CAPTURE_SIZE_MIN (-2)   /* the smallest */
+#define CAPTURE_FPS_MAX (-1)    /* the fastest rate offered at the chosen size */
+#define CAPTURE_FPS_MIN (-2)    /* the slowest */
+#define CAPTURE_FPS_AUTO (-3)   /* the camera's current rate (as 0) */
+#define CAPTURE_FPS_DEFAULT 30  /* what the words mean to sources that are not a camera */
+
 struct capture_config {
 	char source[512];
 	bool loop;                 /* file sources: start again at the end */
-	int width, height;         /* wanted camera size; 0 = driver default */
-	int fps;                   /* wanted camera rate; also the demo's rate */
-	char format[16];           /* camera pixel format: "auto", "GREY", "YUYV", "MJPG", ... */
+	int width, height;         /* wanted camera size, or CAPTURE_SIZE_* (0 = driver default) */
+	int fps;                   /* wanted camera rate, 0 or CAPTURE_FPS_*; also the demo's rate */
+	char format[16];           /* camera pixel format: "auto", "max", "min", "GREY", "YUYV",
+	                            * "MJPG", ... */
 	int n_buffers;             /* V4L2 mmap buffers (>= 3) */
 	const struct image_u8 *sprites; /* demo: symbol images to move around (borrowed) */
 	int n_sprites;
@@ -114,6 +138,15 @@ void capture_get_stats(const struct capture *c, struct capture_stats *out);
 /* Truth of the last delivered frame into out[0..cap); returns how many
  * (0 for sources without truth: everything but demo, and faulty:...:demo). */
 int capture_truth(const struct capture *c, struct capture_truth *out, int cap);
+
+/* The rate at which a caller paces a source that does not pace itself
+ * (folder, file, raw, demo) for a configured fps: the rate itself, 0 (as
+ * fast as possible) for 0, and CAPTURE_FPS_DEFAULT for auto, max and min, so
+ * that max never becomes an unthrottled loop. */
+static inline int capture_pace_fps(int fps)
+{
+	return fps > 0 ? fps : fps == 0 ? 0 : CAPTURE_FPS_DEFAULT;
+}
 
 /* Prints every /dev/video* device: driver, card, bus, pixel formats with
  * their sizes and frame rates, and controls with ranges and current values;

@@ -71,8 +71,15 @@ struct v4l2_src {
 	struct pixfmt_conv *conv;
 	struct frame frame;
 	int bad_run; /* consecutive EIO from DQBUF */
+	unsigned fallback; /* FALLBACK_*: words the driver's lists could not serve */
 	bool timeout_logged, errflag_logged, short_logged, eio_logged;
 };
+
+/* A word (max/min) that fell back to the driver's current value because the
+ * driver does not enumerate; reported in one line per open. */
+#define FALLBACK_FORMAT 1u
+#define FALLBACK_SIZE 2u
+#define FALLBACK_RATE 4u
 
 /* Loss and open failures repeat at every back-off; say them once until the
  * camera is back. */
@@ -113,15 +120,194 @@ static bool format_reaches(struct v4l2_src *s, uint32_t pf, int w, int h, int fp
 	return false;
 }
 
-/* Picks the camera's pixel format: the configured one, or in "auto" the
+/* ----------------------------------------------------------- negotiation -- */
+
+static bool is_size_word(int v)
+{
+	return v == CAPTURE_SIZE_MAX || v == CAPTURE_SIZE_MIN;
+}
+
+static const char *size_word(int v)
+{
+	return v == CAPTURE_SIZE_MAX ? "max" : v == CAPTURE_SIZE_MIN ? "min" : "auto";
+}
+
+static const char *fps_word(int v)
+{
+	return v == CAPTURE_FPS_MAX ? "max" : v == CAPTURE_FPS_MIN ? "min" : "auto";
+}
+
+/* What a size search looks for: the given sides (w, h > 0) matched as
+ * closely as the camera offers, the others going the direction d (+1
+ * larger, -1 smaller). An auto side follows a max/min one, so "max x auto"
+ * is the largest size; beside a given side it takes the largest. */
+struct size_want {
+	int w, h;   /* > 0: given */
+	int dw, dh; /* 0 for a given side */
+};
+
+static struct size_want size_want_make(int w, int h)
+{
+	struct size_want sw = {.w = w > 0 ? w : 0, .h = h > 0 ? h : 0};
+	sw.dw = w == CAPTURE_SIZE_MAX ? 1 : w == CAPTURE_SIZE_MIN ? -1 : 0;
+	sw.dh = h == CAPTURE_SIZE_MAX ? 1 : h == CAPTURE_SIZE_MIN ? -1 : 0;
+	if (w <= 0 && !is_size_word(w))
+		sw.dw = sw.dh ? sw.dh : 1;
+	if (h <= 0 && !is_size_word(h))
+		sw.dh = sw.dw ? sw.dw : 1;
+	return sw;
+}
+
+static int64_t size_miss(int w, int h, const struct size_want *sw)
+{
+	return (sw->w ? llabs((long long)w - sw->w) : 0) + (sw->h ? llabs((long long)h - sw->h) : 0);
+}
+
+/* True when w x h serves sw better than bw x bh: first the given sides
+ * (closest), then by area in the wanted direction, or side by side when
+ * the two sides go opposite ways (max x min). */
+static bool size_better(int w, int h, int bw, int bh, const struct size_want *sw)
+{
+	int64_t m = size_miss(w, h, sw), bm = size_miss(bw, bh, sw);
+	if (m != bm)
+		return m < bm;
+	if (sw->dw && sw->dh && sw->dw != sw->dh) {
+		if (w != bw)
+			return (w - bw) * sw->dw > 0;
+		return (h - bh) * sw->dh > 0;
+	}
+	int d = sw->dw ? sw->dw : sw->dh;
+	return ((int64_t)w * h - (int64_t)bw * bh) * d > 0;
+}
+
+/* One side of a stepwise/continuous range: the value on mn + k*step nearest
+ * to the given one, else its largest (d > 0) or smallest, within what an
+ * image may be. */
+static int range_pick(uint32_t mn, uint32_t mx, uint32_t step, int given, int d)
+{
+	if (step == 0)
+		step = 1;
+	if (mn == 0)
+		mn = step; /* a zero-pixel side is no size */
+	uint64_t top = mx < (uint32_t)IMAGE_MAX_SIDE ? mx : (uint32_t)IMAGE_MAX_SIDE;
+	if (top < mn)
+		return mn > (uint32_t)IMAGE_MAX_SIDE ? IMAGE_MAX_SIDE + 1 : (int)mn;
+	uint64_t kmax = (top - mn) / step, k;
+	if (given > 0)
+		k = (uint64_t)given <= mn ? 0 : ((uint64_t)given - mn + step / 2) / step;
+	else
+		k = d > 0 ? kmax : 0;
+	if (k > kmax)
+		k = kmax;
+	return (int)(mn + k * step);
+}
+
+/* The frame size of format pf that serves sw best, from
+ * VIDIOC_ENUM_FRAMESIZES. ERR_UNSUPPORTED when the driver lists none. */
+static int best_size(struct v4l2_src *s, uint32_t pf, const struct size_want *sw, int *ow, int *oh)
+{
+	bool any = false;
+	int bw = 0, bh = 0;
+	for (uint32_t i = 0; i < 1024; i++) {
+		struct v4l2_frmsizeenum fs = {.index = i, .pixel_format = pf};
+		if (xioctl(s->sys, s->fd, VIDIOC_ENUM_FRAMESIZES, &fs) < 0)
+			break;
+		int w, h;
+		bool range = fs.type != V4L2_FRMSIZE_TYPE_DISCRETE;
+		if (!range) {
+			if (fs.discrete.width > IMAGE_MAX_SIDE || fs.discrete.height > IMAGE_MAX_SIDE)
+				continue;
+			w = (int)fs.discrete.width;
+			h = (int)fs.discrete.height;
+		} else {
+			w = range_pick(fs.stepwise.min_width, fs.stepwise.max_width, fs.stepwise.step_width,
+				       sw->w, sw->dw);
+			h = range_pick(fs.stepwise.min_height, fs.stepwise.max_height,
+				       fs.stepwise.step_height, sw->h, sw->dh);
+		}
+		if (w >= 1 && h >= 1 && w <= IMAGE_MAX_SIDE && h <= IMAGE_MAX_SIDE &&
+		    (!any || size_better(w, h, bw, bh, sw))) {
+			bw = w;
+			bh = h;
+			any = true;
+		}
+		if (range) /* a range is the only entry */
+			break;
+	}
+	if (!any)
+		return ERR_UNSUPPORTED;
+	*ow = bw;
+	*oh = bh;
+	return 0;
+}
+
+/* a is a shorter frame interval than b. */
+static bool fract_less(struct v4l2_fract a, struct v4l2_fract b)
+{
+	return (uint64_t)a.numerator * b.denominator < (uint64_t)b.numerator * a.denominator;
+}
+
+/* The shortest (d > 0) or longest frame interval format pf offers at
+ * w x h, from VIDIOC_ENUM_FRAMEINTERVALS. ERR_UNSUPPORTED when none. */
+static int best_interval(struct v4l2_src *s, uint32_t pf, int w, int h, int d, struct v4l2_fract *out)
+{
+	bool any = false;
+	for (uint32_t i = 0; i < 256; i++) {
+		struct v4l2_frmivalenum iv = {.index = i, .pixel_format = pf, .width = (uint32_t)w,
+					      .height = (uint32_t)h};
+		if (xioctl(s->sys, s->fd, VIDIOC_ENUM_FRAMEINTERVALS, &iv) < 0)
+			break;
+		bool range = iv.type != V4L2_FRMIVAL_TYPE_DISCRETE;
+		struct v4l2_fract t = !range ? iv.discrete : d > 0 ? iv.stepwise.min : iv.stepwise.max;
+		if (t.numerator && t.denominator &&
+		    (!any || (d > 0 ? fract_less(t, *out) : fract_less(*out, t)))) {
+			*out = t;
+			any = true;
+		}
+		if (range)
+			break;
+	}
+	return any ? 0 : ERR_UNSUPPORTED;
+}
+
+static int fract_fps(struct v4l2_fract t)
+{
+	return t.numerator ? (int)((t.denominator + t.numerator / 2) / t.numerator) : 0;
+}
+
+/* One readable format, ranked for format = max or min by its largest size. */
+struct format_size {
+	uint32_t pf;
+	int key;               /* the auto rank: cheaper first */
+	int64_t area;          /* of its largest size; 0 = not listed */
+	struct v4l2_fract iv;  /* max: the shortest interval at that size */
+};
+
+static bool format_size_better(const struct format_size *a, const struct format_size *b, bool max)
+{
+	if (a->area != b->area)
+		return max ? a->area > b->area : a->area < b->area;
+	if (max && (a->iv.numerator != 0) != (b->iv.numerator != 0))
+		return a->iv.numerator != 0;
+	if (max && a->iv.numerator && (fract_less(a->iv, b->iv) || fract_less(b->iv, a->iv)))
+		return fract_less(a->iv, b->iv);
+	return a->key < b->key;
+}
+
+/* Picks the camera's pixel format: the configured one; in "auto" the
  * cheapest luma source the camera offers natively (libv4l2's emulated
- * formats cost a conversion), preferring one that reaches the wanted rate. */
+ * formats cost a conversion), preferring one that reaches the wanted rate;
+ * in "max"/"min" the readable format with the largest/smallest largest
+ * size (auto's rank breaks ties), or auto's choice when no format lists
+ * its sizes. */
 static int choose_format(struct v4l2_src *s, const struct capture_config *cfg, uint32_t *out)
 {
-	uint32_t want = pixfmt_parse(cfg->format);
-	if (!want && cfg->format[0] && strcasecmp(cfg->format, "auto") != 0) {
+	bool fmt_max = !strcasecmp(cfg->format, "max"), fmt_min = !strcasecmp(cfg->format, "min");
+	bool fmt_auto = !cfg->format[0] || !strcasecmp(cfg->format, "auto");
+	uint32_t want = fmt_auto || fmt_max || fmt_min ? 0 : pixfmt_parse(cfg->format);
+	if (!want && !fmt_auto && !fmt_max && !fmt_min) {
 		log_error("capture: unknown pixel format '%s' (GREY, Y16, YUYV, UYVY, NV12, YU12, "
-			  "MJPG or auto)",
+			  "MJPG, auto, max or min)",
 			  cfg->format);
 		return ERR_CONFIG;
 	}
@@ -129,6 +315,8 @@ static int choose_format(struct v4l2_src *s, const struct capture_config *cfg, u
 	size_t off = 0;
 	int best_key = 1 << 30;
 	uint32_t best = 0;
+	struct format_size sized = {0};
+	const struct size_want largest = size_want_make(CAPTURE_SIZE_MAX, CAPTURE_SIZE_MAX);
 	for (uint32_t i = 0; i < V4L2_MAX_FORMATS; i++) {
 		struct v4l2_fmtdesc fd = {.index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE};
 		if (xioctl(s->sys, s->fd, VIDIOC_ENUM_FMT, &fd) < 0)
@@ -152,6 +340,14 @@ static int choose_format(struct v4l2_src *s, const struct capture_config *cfg, u
 			best_key = key;
 			best = fd.pixelformat;
 		}
+		int w, h;
+		if ((fmt_max || fmt_min) && best_size(s, fd.pixelformat, &largest, &w, &h) == 0) {
+			struct format_size fs = {.pf = fd.pixelformat, .key = key, .area = (int64_t)w * h};
+			if (fmt_max)
+				best_interval(s, fd.pixelformat, w, h, 1, &fs.iv);
+			if (!sized.area || format_size_better(&fs, &sized, fmt_max))
+				sized = fs;
+		}
 	}
 	if (!best) {
 		if (want)
@@ -162,6 +358,15 @@ static int choose_format(struct v4l2_src *s, const struct capture_config *cfg, u
 				  s->path, offered[0] ? offered : "nothing");
 		return ERR_CONFIG;
 	}
+	if ((fmt_max || fmt_min) && sized.area) {
+		best = sized.pf;
+	} else if (fmt_max || fmt_min) {
+		/* Nothing to compare: the driver's current format, when readable. */
+		struct v4l2_format f = {.type = V4L2_BUF_TYPE_VIDEO_CAPTURE};
+		if (xioctl(s->sys, s->fd, VIDIOC_G_FMT, &f) == 0 && pixfmt_rank(f.fmt.pix.pixelformat) >= 0)
+			best = f.fmt.pix.pixelformat;
+		s->fallback |= FALLBACK_FORMAT;
+	}
 	*out = best;
 	return 0;
 }
@@ -171,9 +376,30 @@ static int set_format(struct v4l2_src *s, const struct capture_config *cfg, uint
 	struct v4l2_format f = {.type = V4L2_BUF_TYPE_VIDEO_CAPTURE};
 	if (xioctl(s->sys, s->fd, VIDIOC_G_FMT, &f) < 0)
 		return lost(s, "VIDIOC_G_FMT", errno);
+	int ask_w = 0, ask_h = 0;
+	char a[5], b[5];
 	if (cfg->width > 0 && cfg->height > 0) {
-		f.fmt.pix.width = (uint32_t)cfg->width;
-		f.fmt.pix.height = (uint32_t)cfg->height;
+		ask_w = cfg->width;
+		ask_h = cfg->height;
+	} else if (cfg->width > 0 || cfg->height > 0 || is_size_word(cfg->width) ||
+		   is_size_word(cfg->height)) {
+		struct size_want sw = size_want_make(cfg->width, cfg->height);
+		if (best_size(s, fourcc, &sw, &ask_w, &ask_h) == 0) {
+			if (size_miss(ask_w, ask_h, &sw))
+				log_warn("capture: %s: %s has no size %s %d: asking for the nearest, %dx%d",
+					 s->path, pixfmt_name(fourcc, a), sw.w ? "with width" : "with height",
+					 sw.w ? sw.w : sw.h, ask_w, ask_h);
+		} else {
+			s->fallback |= FALLBACK_SIZE;
+			if (sw.w || sw.h) { /* a given side is still asked for */
+				ask_w = sw.w ? sw.w : (int)f.fmt.pix.width;
+				ask_h = sw.h ? sw.h : (int)f.fmt.pix.height;
+			}
+		}
+	}
+	if (ask_w > 0 && ask_h > 0) {
+		f.fmt.pix.width = (uint32_t)ask_w;
+		f.fmt.pix.height = (uint32_t)ask_h;
 	}
 	f.fmt.pix.pixelformat = fourcc;
 	f.fmt.pix.field = V4L2_FIELD_NONE;
@@ -183,7 +409,6 @@ static int set_format(struct v4l2_src *s, const struct capture_config *cfg, uint
 			log_error("capture: %s is busy (another program streams from it)", s->path);
 		return errno == EBUSY ? ERR_DEVICE : lost(s, "VIDIOC_S_FMT", errno);
 	}
-	char a[5], b[5];
 	if (!pixfmt_supported(f.fmt.pix.pixelformat)) {
 		log_error("capture: %s: asked for %s, the driver chose %s, which tabletrack cannot read",
 			  s->path, pixfmt_name(fourcc, a), pixfmt_name(f.fmt.pix.pixelformat, b));
@@ -195,10 +420,9 @@ static int set_format(struct v4l2_src *s, const struct capture_config *cfg, uint
 			  f.fmt.pix.height, IMAGE_MAX_SIDE);
 		return ERR_CONFIG;
 	}
-	if (cfg->width > 0 && ((int)f.fmt.pix.width != cfg->width ||
-			       (int)f.fmt.pix.height != cfg->height))
-		log_warn("capture: %s: asked for %dx%d, the camera gives %ux%u", s->path, cfg->width,
-			 cfg->height, f.fmt.pix.width, f.fmt.pix.height);
+	if (ask_w > 0 && ((int)f.fmt.pix.width != ask_w || (int)f.fmt.pix.height != ask_h))
+		log_warn("capture: %s: asked for %dx%d, the camera gives %ux%u", s->path, ask_w, ask_h,
+			 f.fmt.pix.width, f.fmt.pix.height);
 	s->fourcc = f.fmt.pix.pixelformat;
 	s->width = (int)f.fmt.pix.width;
 	s->height = (int)f.fmt.pix.height;
@@ -206,22 +430,42 @@ static int set_format(struct v4l2_src *s, const struct capture_config *cfg, uint
 	return 0;
 }
 
+/* Sets the rate (a number, or max/min from the intervals offered at the
+ * negotiated size; 0 and auto keep the current one) and returns the one the
+ * camera runs at, 0 when it does not say. */
 static int set_rate(struct v4l2_src *s, int fps)
 {
+	bool word = fps == CAPTURE_FPS_MAX || fps == CAPTURE_FPS_MIN;
 	struct v4l2_streamparm p = {.type = V4L2_BUF_TYPE_VIDEO_CAPTURE};
-	if (xioctl(s->sys, s->fd, VIDIOC_G_PARM, &p) < 0)
+	if (xioctl(s->sys, s->fd, VIDIOC_G_PARM, &p) < 0) {
+		if (word)
+			log_info("capture: %s has no frame rate control: fps %s ignored", s->path,
+				 fps_word(fps));
 		return 0; /* many drivers have no rate control: fine */
-	if (fps > 0 && (p.parm.capture.capability & V4L2_CAP_TIMEPERFRAME)) {
-		p.parm.capture.timeperframe.numerator = 1;
-		p.parm.capture.timeperframe.denominator = (uint32_t)fps;
+	}
+	struct v4l2_fract want = {0, 0};
+	if (fps > 0) {
+		want = (struct v4l2_fract){1, (uint32_t)fps};
+	} else if (word && best_interval(s, s->fourcc, s->width, s->height,
+					 fps == CAPTURE_FPS_MAX ? 1 : -1, &want)) {
+		s->fallback |= FALLBACK_RATE;
+	}
+	if (want.numerator && !(p.parm.capture.capability & V4L2_CAP_TIMEPERFRAME)) {
+		if (word)
+			log_info("capture: %s cannot change its frame rate: fps %s ignored", s->path,
+				 fps_word(fps));
+	} else if (want.numerator) {
+		p.parm.capture.timeperframe = want;
 		if (xioctl(s->sys, s->fd, VIDIOC_S_PARM, &p) < 0)
-			log_warn("capture: %s: cannot set %d fps: %s", s->path, fps, strerror(errno));
+			log_warn("capture: %s: cannot set %d fps: %s", s->path, fract_fps(want),
+				 strerror(errno));
 	}
 	const struct v4l2_fract *t = &p.parm.capture.timeperframe;
 	if (t->numerator && t->denominator) {
-		int got = (int)((t->denominator + t->numerator / 2) / t->numerator);
-		if (fps > 0 && got != fps)
-			log_warn("capture: %s: asked for %d fps, the camera gives %d", s->path, fps, got);
+		int got = fract_fps(*t);
+		if (want.numerator && got != fract_fps(want))
+			log_warn("capture: %s: asked for %d fps, the camera gives %d", s->path,
+				 fract_fps(want), got);
 		return got;
 	}
 	return 0;
@@ -412,6 +656,64 @@ static void v4l2_close_src(struct capture *c)
 	c->priv = NULL;
 }
 
+/* One line for every word the driver's missing lists could not serve. */
+static void log_fallback(const struct v4l2_src *s, const struct capture_config *cfg, int fps)
+{
+	char words[96] = "", nm[5];
+	size_t n = 0;
+	if (s->fallback & FALLBACK_FORMAT)
+		n += (size_t)snprintf(words + n, sizeof words - n, "format %s, ",
+				      !strcasecmp(cfg->format, "max") ? "max" : "min");
+	if (s->fallback & FALLBACK_SIZE) {
+		char w[16], h[16];
+		snprintf(w, sizeof w, "%d", cfg->width);
+		snprintf(h, sizeof h, "%d", cfg->height);
+		n += (size_t)snprintf(words + n, sizeof words - n, "width %s, height %s, ",
+				      cfg->width > 0 ? w : size_word(cfg->width),
+				      cfg->height > 0 ? h : size_word(cfg->height));
+	}
+	if (s->fallback & FALLBACK_RATE)
+		n += (size_t)snprintf(words + n, sizeof words - n, "fps %s, ", fps_word(cfg->fps));
+	if (n >= 2 && n < sizeof words)
+		words[n - 2] = 0;
+	bool sizes = s->fallback & (FALLBACK_FORMAT | FALLBACK_SIZE);
+	log_info("capture: %s does not list its frame %s (VIDIOC_ENUM_%s): %s: using the "
+		 "driver's current %s %dx%d at %d fps",
+		 s->path,
+		 sizes && (s->fallback & FALLBACK_RATE) ? "sizes and rates" : sizes ? "sizes" : "rates",
+		 sizes && (s->fallback & FALLBACK_RATE) ? "FRAMESIZES/FRAMEINTERVALS"
+		 : sizes                                 ? "FRAMESIZES"
+							 : "FRAMEINTERVALS",
+		 words, pixfmt_name(s->fourcc, nm), s->width, s->height, fps);
+}
+
+/* "; format max, size max x auto, fps max": the words that chose what the
+ * description line shows ("" when every value was given). */
+static void describe_words(const struct capture_config *cfg, char *buf, size_t cap)
+{
+	size_t n = 0;
+	const char *sep = "; ";
+	if (!cfg->format[0] || !strcasecmp(cfg->format, "auto") || !strcasecmp(cfg->format, "max") ||
+	    !strcasecmp(cfg->format, "min")) {
+		n += (size_t)snprintf(buf + n, cap - n, "%sformat %s", sep,
+				      !strcasecmp(cfg->format, "max")   ? "max"
+				      : !strcasecmp(cfg->format, "min") ? "min"
+									: "auto");
+		sep = ", ";
+	}
+	if (n < cap && !(cfg->width > 0 && cfg->height > 0)) {
+		char w[16], h[16];
+		snprintf(w, sizeof w, "%d", cfg->width);
+		snprintf(h, sizeof h, "%d", cfg->height);
+		n += (size_t)snprintf(buf + n, cap - n, "%ssize %s x %s", sep,
+				      cfg->width > 0 ? w : size_word(cfg->width),
+				      cfg->height > 0 ? h : size_word(cfg->height));
+		sep = ", ";
+	}
+	if (n < cap && cfg->fps <= 0)
+		snprintf(buf + n, cap - n, "%sfps %s", sep, fps_word(cfg->fps));
+}
+
 static int v4l2_open_src(struct capture *c, const char *arg)
 {
 	const struct capture_config *cfg = &c->cfg;
@@ -452,6 +754,8 @@ static int v4l2_open_src(struct capture *c, const char *arg)
 	if (e)
 		goto fail;
 	c->fps = set_rate(s, cfg->fps);
+	if (s->fallback)
+		log_fallback(s, cfg, c->fps);
 	if (cfg->controls[0])
 		apply_controls(s, cfg->controls);
 	e = image_u8_alloc(&s->frame.img, s->width, s->height);
@@ -465,12 +769,14 @@ static int v4l2_open_src(struct capture *c, const char *arg)
 	if (e)
 		goto fail;
 	snprintf(s->frame.name, sizeof s->frame.name, "%.63s", s->path);
-	char nm[5];
-	snprintf(c->desc, sizeof c->desc, "%s (%.32s, %s %dx%d at %d fps, %d buffers)", s->path,
+	char nm[5], words[96] = "";
+	describe_words(cfg, words, sizeof words);
+	snprintf(c->desc, sizeof c->desc, "%s (%.32s, %s %dx%d at %d fps, %d buffers%s)", s->path,
 		 (const char *)cap.card, pixfmt_name(s->fourcc, nm), s->width, s->height, c->fps,
-		 s->n_bufs);
+		 s->n_bufs, words);
 	c->finite = false;
-	log_once_reset(&g_open_failed_logged, "capture: %s opened", s->path);
+	g_open_failed_logged = false;
+	log_info("capture: opened %s", c->desc);
 	return 0;
 fail:
 	v4l2_close_src(c);

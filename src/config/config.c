@@ -36,6 +36,13 @@
 	}
 #define OPT_INT(sec, nm, field, dflt, lo, hi, lv, sh, mv, hlp)                                               \
 	OPT_INT_SET(sec, nm, field, dflt, lo, hi, NULL, lv, sh, mv, hlp)
+/* An integer that also takes the words of wds ("max", "min", ...). */
+#define OPT_INT_WORDS(sec, nm, field, dflt, lo, hi, wds, lv, sh, mv, hlp)                                    \
+	{                                                                                                    \
+		.name = nm, .section = sec, .type = CONFIG_INT, .def = dflt, .min = lo, .max = hi,           \
+		.live = lv, .short_opt = sh, .metavar = mv, .help = hlp,                                     \
+		.offset = offsetof(struct tt_config, field), .size = FIELD_SIZE(field), .words = wds         \
+	}
 #define OPT_FLOAT(sec, nm, field, dflt, lo, hi, lv, sh, mv, hlp)                                             \
 	{                                                                                                    \
 		.name = nm, .section = sec, .type = CONFIG_FLOAT, .def = dflt, .min = lo, .max = hi,         \
@@ -55,6 +62,12 @@
 		.size = FIELD_SIZE(field)                                                                    \
 	}
 
+/* The words of the camera's size and rate. */
+static const struct config_word size_words[] = {
+    {"auto", TT_SIZE_AUTO}, {"max", TT_SIZE_MAX}, {"min", TT_SIZE_MIN}, {NULL, 0}};
+static const struct config_word fps_words[] = {
+    {"auto", TT_FPS_AUTO}, {"max", TT_FPS_MAX}, {"min", TT_FPS_MIN}, {NULL, 0}};
+
 /* The one table (architecture.md, convention 10). Order is the order of
  * --help and of the config file. */
 static const struct config_option options[] = {
@@ -64,17 +77,29 @@ static const struct config_option options[] = {
                "else the demo"),
     OPT_BOOL("source", "once", once, "false", false, 'o',
              "process every frame of a finite source once, then exit"),
-    OPT_INT("source", "fps", fps, "30", 0, 1000, false, 'f', "N",
-            "frames per second asked of the camera, and the replay rate of file sources; "
-            "0 = as fast as possible"),
+    OPT_INT_WORDS("source", "fps", fps, "30", 0, 1000, fps_words, false, 'f', "N|auto|max|min",
+                  "frames per second asked of the camera: a number, auto (the camera's current "
+                  "rate), max or min (the fastest or slowest rate the camera offers at the chosen "
+                  "size); 0 = the camera's current rate. Folder, file, raw and demo sources are "
+                  "replayed at this rate, 0 = as fast as possible; there auto, max and min mean "
+                  "30"),
     OPT_BOOL("source", "loop", loop, "false", false, 'l', "start a folder or file source again when it ends"),
-    OPT_INT("source", "width", width, "0", 0, 16384, false, 0, "N",
-            "camera frame width in pixels; 0 = the driver's default"),
-    OPT_INT("source", "height", height, "0", 0, 16384, false, 0, "N",
-            "camera frame height in pixels; 0 = the driver's default"),
-    OPT_STRING("source", "format", format, "auto", false, 0, "FOURCC",
-               "camera pixel format, a V4L2 fourcc such as GREY, YUYV or MJPG; auto = the "
-               "best the camera offers"),
+    OPT_INT_WORDS("source", "width", width, "auto", 0, 16384, size_words, false, 0, "N|auto|max|min",
+                  "camera frame width in pixels, or auto (the driver's current size; also 0), max "
+                  "or min (the largest or smallest size the format offers, by area; with a given "
+                  "height: the widest or narrowest at that height); the demo takes auto, max and "
+                  "min as 640"),
+    OPT_INT_WORDS("source", "height", height, "auto", 0, 16384, size_words, false, 0, "N|auto|max|min",
+                  "camera frame height in pixels, or auto (the driver's current size; also 0), max "
+                  "or min (the largest or smallest size the format offers, by area; with a given "
+                  "width: the tallest or lowest at that width); auto beside a given or max/min "
+                  "width takes the size that fits it; the demo takes auto, max and min as 480"),
+    OPT_STRING("source", "format", format, "auto", false, 0, "FOURCC|auto|max|min",
+               "camera pixel format: a V4L2 fourcc such as GREY, YUYV or MJPG; auto = the "
+               "cheapest grey source the camera offers natively that reaches the wanted size "
+               "and rate; max = the format that offers the largest frame size (then the highest "
+               "rate at it); min = the format whose largest size is the smallest (least "
+               "bandwidth)"),
     OPT_INT("source", "buffers", n_buffers, "4", 3, 32, false, 0, "N", "number of V4L2 capture buffers"),
     OPT_STRING("source", "controls", controls, "", false, 0, "LIST",
                "camera controls as key=value,... (exposure=auto|N, gain, brightness, contrast, "
@@ -297,8 +322,9 @@ static int check_special(const struct config_option *o, const char *v, char *msg
 		}
 	} else if (!strcmp(o->name, "format")) {
 		size_t n = strlen(v);
-		if (strcmp(v, "auto") && (n < 1 || n > 4)) {
-			snprintf(msg, cap, "'%.100s' is not auto or a fourcc of 1 to 4 characters", v);
+		if (strcasecmp(v, "auto") && (n < 1 || n > 4)) {
+			snprintf(msg, cap, "'%.100s' is not auto, max, min or a fourcc of 1 to 4 characters",
+			         v);
 			return ERR_CONFIG;
 		}
 	}
@@ -358,6 +384,34 @@ static int apply_list(struct tt_config *c, const struct config_option *o, const 
 	return 0;
 }
 
+/* The word of an integer key (case-insensitive), or NULL. */
+static const struct config_word *find_word(const struct config_option *o, const char *v)
+{
+	for (const struct config_word *w = o->words; w && w->word; w++)
+		if (!strcasecmp(w->word, v))
+			return w;
+	return NULL;
+}
+
+static const char *word_of_value(const struct config_option *o, int x)
+{
+	for (const struct config_word *w = o->words; w && w->word; w++)
+		if (w->value == x)
+			return w->word;
+	return NULL;
+}
+
+/* "auto, max or min" */
+static void list_words(const struct config_option *o, char *buf, size_t cap)
+{
+	size_t used = 0;
+	buf[0] = 0;
+	for (const struct config_word *w = o->words; w && w->word && used < cap; w++) {
+		const char *sep = w == o->words ? "" : w[1].word ? ", " : " or ";
+		used += (size_t)snprintf(buf + used, cap - used, "%s%s", sep, w->word);
+	}
+}
+
 static int apply(struct tt_config *c, const struct config_option *o, const char *raw, bool append, char *msg,
                  size_t cap)
 {
@@ -385,11 +439,22 @@ static int apply(struct tt_config *c, const struct config_option *o, const char 
 		return 0;
 	}
 	case CONFIG_INT: {
+		const struct config_word *w = find_word(o, v);
+		if (w) {
+			*(int *)dst = w->value;
+			return 0;
+		}
 		char *end;
 		errno = 0;
 		long x = strtol(v, &end, 10);
 		if (!*v || *end || errno) {
-			snprintf(msg, cap, "'%.100s' is not an integer", v);
+			if (o->words) {
+				char words[128];
+				list_words(o, words, sizeof(words));
+				snprintf(msg, cap, "'%.100s' is not a number, %s", v, words);
+			} else {
+				snprintf(msg, cap, "'%.100s' is not an integer", v);
+			}
 			return ERR_CONFIG;
 		}
 		if (x < o->min || x > o->max) {
@@ -433,6 +498,11 @@ static int apply(struct tt_config *c, const struct config_option *o, const char 
 		int rc = check_special(o, v, msg, cap);
 		if (rc)
 			return rc;
+		/* The format's words are stored as words, never as fourccs ("MAX"). */
+		if (!strcmp(o->name, "format") &&
+		    (!strcasecmp(v, "auto") || !strcasecmp(v, "max") || !strcasecmp(v, "min")))
+			for (char *p = v; *p; p++)
+				*p = (char)tolower((unsigned char)*p);
 		memcpy(dst, v, strlen(v) + 1);
 		return 0;
 	}
@@ -537,9 +607,11 @@ static int format_value(const struct tt_config *c, const struct config_option *o
 	case CONFIG_BOOL:
 		n = snprintf(buf, cap, "%s", *(const bool *)src ? "true" : "false");
 		break;
-	case CONFIG_INT:
-		n = snprintf(buf, cap, "%d", *(const int *)src);
+	case CONFIG_INT: {
+		const char *w = word_of_value(o, *(const int *)src);
+		n = w ? snprintf(buf, cap, "%s", w) : snprintf(buf, cap, "%d", *(const int *)src);
 		break;
+	}
 	case CONFIG_FLOAT: {
 		char tmp[64];
 		format_float(*(const float *)src, tmp, sizeof(tmp));
@@ -619,10 +691,15 @@ static void describe_default(const struct config_option *o, char *buf, size_t ca
 		snprintf(buf, cap, "boolean, default %s", def);
 		break;
 	case CONFIG_INT:
-		if (o->values)
+		if (o->values) {
 			snprintf(buf, cap, "%s, default %s", o->values, def);
-		else
+		} else if (o->words) {
+			char words[128];
+			list_words(o, words, sizeof(words));
+			snprintf(buf, cap, "integer %g..%g, %s, default %s", o->min, o->max, words, def);
+		} else {
 			snprintf(buf, cap, "integer %g..%g, default %s", o->min, o->max, def);
+		}
 		break;
 	case CONFIG_FLOAT:
 		snprintf(buf, cap, "number %g..%g, default %s", o->min, o->max, def);
@@ -981,6 +1058,11 @@ static int cli_map_builtin(int id)
 int config_parse_args(struct tt_config *c, int argc, char **argv)
 {
 	begin_call();
+	char *no_args[] = {NULL}; /* getopt must not be handed a NULL argv */
+	if (argc <= 0 || !argv) {
+		argc = 0;
+		argv = no_args;
+	}
 	struct cli cli;
 	cli_build(&cli);
 	const char *prog = argc > 0 && argv[0] ? argv[0] : "tabletrack";

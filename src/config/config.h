@@ -60,6 +60,21 @@
 #define CONFIG_PATH_LEN 512
 #define CONFIG_MAX_TUIO 8
 
+/* width and height: a size in pixels, or one of these words (0 = auto, as
+ * before the words existed). The camera negotiates max and min against the
+ * sizes its format offers (capture.h, CAPTURE_SIZE_*: the same values);
+ * other sources read anything but a positive size as their default. */
+#define TT_SIZE_AUTO 0
+#define TT_SIZE_MAX (-1)
+#define TT_SIZE_MIN (-2)
+/* fps: a rate, 0 (a camera: its current rate; other sources: as fast as
+ * they are read), or one of these words (capture.h, CAPTURE_FPS_*). Sources
+ * other than a camera replay at TT_FPS_DEFAULT for each word. */
+#define TT_FPS_MAX (-1)
+#define TT_FPS_MIN (-2)
+#define TT_FPS_AUTO (-3)
+#define TT_FPS_DEFAULT 30
+
 struct tt_config {
 	/* [source] */
 	char source[CONFIG_PATH_LEN]; /* "" = v4l2:/dev/video0 when it exists, else demo */
@@ -109,6 +124,12 @@ struct tt_config {
 	bool fullscreen;     /* [daemon] open the window full screen */
 };
 
+/* A word an integer key takes besides numbers ("max" for width). */
+struct config_word {
+	const char *word;
+	int value;
+};
+
 enum config_type { CONFIG_BOOL, CONFIG_INT, CONFIG_FLOAT, CONFIG_STRING, CONFIG_ENUM, CONFIG_LIST };
 
 /* One row of the option table, read-only, for the window's live tuning and
@@ -128,6 +149,10 @@ struct config_option {
 	size_t offset, size; /* list: size of one element */
 	size_t count_offset; /* list: offset of the int count */
 	int max_count;       /* list: capacity */
+	/* int: the words taken besides numbers (case-insensitive), ended by a
+	 * {NULL, 0} row; NULL = numbers only. config_get() writes a value that
+	 * has a word as the word. Added for width/height/fps (additive). */
+	const struct config_word *words;
 };
 
 #define CONFIG_MAX_LINE 197

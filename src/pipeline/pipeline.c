@@ -612,7 +612,8 @@ static void *capture_main(void *arg)
 	struct pipeline *p = arg;
 	bool lost_logged = false;
 	int64_t backoff_ns = 250000000LL;
-	int64_t period_ns = p->cfg.fps > 0 ? 1000000000LL / p->cfg.fps : 0;
+	int pace = capture_pace_fps(p->cfg.fps);
+	int64_t period_ns = pace > 0 ? 1000000000LL / pace : 0;
 	int64_t next_ns = clock_now_ns();
 	bool paced = !p->cap || strncmp(p->cfg.source, "v4l2:", 5) != 0;
 
