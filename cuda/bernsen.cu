@@ -544,16 +544,20 @@ static bool is_registered(const struct cuda_threshold *t, const uint8_t *p, size
 	return false;
 }
 
-/* Bands a frame is cut into. One band costs the fewest launches; more let
- * the upload, the kernels and the download overlap, which pays once the
- * upload is long against a launch (measured on an H100: see the header). */
+/* Bands a frame is cut into. One band costs the fewest launches and event
+ * waits; more let the upload, the kernels and the download overlap, which
+ * pays only once the upload is long against those costs. Measured on an
+ * H100 (registered frame -> mask, r = 6, median us by band count): 640x480
+ * 33.7 (1) .. 37.8 (2); 1280x720 54.3 (1) .. 60.3 (4); 1920x1080 89.0 (1),
+ * 84.9 (3), 85.8 (4); 3840x2160 263 (1), 239 (3), 222 (6), 232 (8). */
 static int bands_for(const struct cuda_threshold_config *c, int width, int height)
 {
+	long px = (long)width * height;
 	if (c->mode != 0 || c->gauss_sigma > 0.0f)
 		return 1; /* the two-pass Gaussian and the tiled mode run whole frames */
 	if (c->bands > 0)
 		return c->bands;
-	return (long)width * height >= 1280L * 720 ? 4 : 1;
+	return px >= 3840L * 2160 * 3 / 4 ? 6 : px >= 1920L * 1080 * 3 / 4 ? 3 : 1;
 }
 
 /* Band i covers rows [i * bh, min((i + 1) * bh, h)). */
