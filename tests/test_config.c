@@ -329,7 +329,7 @@ static void test_file_errors(void **state)
 	    {"[source]\nheight = 4.5\n", "x.conf:2: height: '4.5' is not a number, auto, max or min"},
 	    {"[source]\nheight = -2\n", "x.conf:2: height: -2 is out of range 0..16384"},
 	    {"[source]\nformat = biggest\n",
-	     "x.conf:2: format: 'biggest' is not auto, max, min or a fourcc of 1 to 4 characters"},
+	     "x.conf:2: format: 'biggest' is not auto, max, min or a fourcc of 1 to 4 letters and digits"},
 	    {"[threshold]\nradius = 40\n", "x.conf:2: radius: 40 is out of range 1..32"},
 	    {"[threshold]\ngpu = yes\n", "x.conf:2: gpu: 'yes' is not one of auto|on|off"},
 	    {"[daemon]\nstats = maybe\n",
@@ -626,7 +626,8 @@ static void test_camera_words(void **state)
 	    {"width", "big", "width: 'big' is not a number, auto, max or min"},
 	    {"width", "16385", "width: 16385 is out of range 0..16384"},
 	    {"height", "-1", "height: -1 is out of range 0..16384"},
-	    {"format", "maxim", "format: 'maxim' is not auto, max, min or a fourcc of 1 to 4 characters"},
+	    {"format", "maxim", "format: 'maxim' is not auto, max, min or a fourcc of 1 to 4 letters and digits"},
+	    {"format", ";#", "format: ';#' is not auto, max, min or a fourcc of 1 to 4 letters and digits"},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_int_equal(config_set(&c, bad[i].key, bad[i].value), ERR_CONFIG);
@@ -737,6 +738,47 @@ static void test_print_load_round_trip(void **state)
 	text = print_to_string(&c);
 	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
 		assert_true(strlen(line) <= CONFIG_MAX_LINE);
+	free(text);
+
+	/* A value that filled a "key=value" line still loads back once printed
+	 * (found by fuzz_config: "key = value" was two characters too long). */
+	char line[CONFIG_MAX_LINE + 1];
+	memset(line, 'a', sizeof line - 1);
+	line[sizeof line - 1] = 0;
+	memcpy(line, "grid=", 5);
+	config_defaults(&c);
+	assert_int_equal(config_load_string(&c, line, "full"), 0);
+	text = print_to_string(&c);
+	config_defaults(&d);
+	assert_int_equal(config_load_string(&d, text, "printed"), 0);
+	assert_string_equal(c.grid, d.grid);
+	free(text);
+
+	/* A longer one (from the command line) is named in a comment instead of
+	 * making the printed file unreadable. */
+	char path[CONFIG_MAX_LINE + 40];
+	memset(path, 'b', sizeof path - 1);
+	path[sizeof path - 1] = 0;
+	config_defaults(&c);
+	assert_int_equal(config_set(&c, "grid", path), 0);
+	text = print_to_string(&c);
+	assert_non_null(strstr(text, "# grid: the value"));
+	config_defaults(&d);
+	assert_int_equal(config_load_string(&d, text, "printed"), 0);
+	free(text);
+
+	/* Values inih would cut at an inline comment, or read as one. */
+	config_defaults(&c);
+	assert_int_equal(config_load_string(&c, "dump=;x\n", "semi"), 0);
+	text = print_to_string(&c);
+	config_defaults(&d);
+	assert_int_equal(config_load_string(&d, text, "printed"), 0);
+	assert_string_equal(d.dump, ";x");
+	free(text);
+	config_defaults(&c);
+	assert_int_equal(config_set(&c, "dump", "/tmp/a ;b"), 0);
+	text = print_to_string(&c);
+	assert_non_null(strstr(text, "# dump: the value"));
 	free(text);
 }
 

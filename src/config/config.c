@@ -321,9 +321,9 @@ static int check_special(const struct config_option *o, const char *v, char *msg
 			return ERR_CONFIG;
 		}
 	} else if (!strcmp(o->name, "format")) {
-		size_t n = strlen(v);
-		if (strcasecmp(v, "auto") && (n < 1 || n > 4)) {
-			snprintf(msg, cap, "'%.100s' is not auto, max, min or a fourcc of 1 to 4 characters",
+		size_t n = strlen(v), alnum = strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789");
+		if (strcasecmp(v, "auto") && (n < 1 || n > 4 || alnum != n)) {
+			snprintf(msg, cap, "'%.100s' is not auto, max, min or a fourcc of 1 to 4 letters and digits",
 			         v);
 			return ERR_CONFIG;
 		}
@@ -716,6 +716,26 @@ static void describe_default(const struct config_option *o, char *buf, size_t ca
 		snprintf(buf + strlen(buf), cap - strlen(buf), "; live");
 }
 
+/* One "key = value" line that config_load_* reads back: without the spaces
+ * when they would push it past CONFIG_MAX_LINE (a value loaded from a file
+ * line that used "key=value" fills it), and as a comment when even that
+ * does not fit (a long path given on the command line). */
+static void print_key_value(FILE *out, const char *name, const char *value)
+{
+	size_t n = strlen(name), v = strlen(value);
+	/* inih cuts a value at a ';' that follows whitespace (an inline comment) */
+	bool cut = false;
+	for (size_t i = 1; i < v && !cut; i++)
+		cut = value[i] == ';' && isspace((unsigned char)value[i - 1]);
+	if (!cut && value[0] != ';' && n + 3 + v <= CONFIG_MAX_LINE)
+		fprintf(out, "%s =%s%s\n", name, v ? " " : "", value);
+	else if (!cut && n + 1 + v <= CONFIG_MAX_LINE)
+		fprintf(out, "%s=%s\n", name, value);
+	else
+		fprintf(out, "# %s: the value (%zu characters) cannot be written as a config line; give it on the command line\n",
+			name, v);
+}
+
 void config_print(const struct tt_config *c, FILE *out)
 {
 	fprintf(out,
@@ -744,12 +764,12 @@ void config_print(const struct tt_config *c, FILE *out)
 			if (!count)
 				fprintf(out, "%s =\n", o->name);
 			for (int k = 0; k < count; k++)
-				fprintf(out, "%s = %s\n", o->name, items + (size_t)k * o->size);
+				print_key_value(out, o->name, items + (size_t)k * o->size);
 			continue;
 		}
 		char value[CONFIG_PATH_LEN + 16];
 		format_value(c, o, value, sizeof(value));
-		fprintf(out, "%s =%s%s\n", o->name, *value ? " " : "", value);
+		print_key_value(out, o->name, value);
 	}
 }
 
