@@ -21,7 +21,7 @@ SAN      ?=
 CUDA     ?= auto
 VERSION  := 0.1.0
 
-PKGS     := liblo libpng inih libsystemd libv4l2 libturbojpeg sdl2
+PKGS     := liblo libpng zlib inih libsystemd libv4l2 libturbojpeg sdl2
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

@@ -59,6 +59,12 @@ $F render fiducials/tabletrack-small.trees -o "$tmp/small.pdf" || fail "render p
 head -c 8 "$tmp/small.pdf" | grep -q '%PDF-1.4' || fail "PDF header"
 tail -c 6 "$tmp/small.pdf" | grep -q '%%EOF' || fail "PDF trailer"
 grep -aq '/Count 2' "$tmp/small.pdf" || fail "PDF page count"
+grep -aq '/FlateDecode' "$tmp/small.pdf" || fail "PDF page streams not compressed"
+# The user's way back from a printed sheet (fiducials/README.md): rasterise
+# the PDF with poppler and learn it; the IDs must come back in order.
+pdftoppm -r 100 -gray -png "$tmp/small.pdf" "$tmp/pdfpage" || fail "pdftoppm cannot read our PDF"
+$F learn -o "$tmp/pdf-learnt.trees" "$tmp"/pdfpage-*.png 2> /dev/null || fail "learn (PDF pages)"
+cmp -s "$tmp/pdf-learnt.trees" fiducials/tabletrack-small.trees || fail "set learnt from the PDF differs"
 $F render fiducials/tabletrack-small.trees --dir "$tmp/one" || fail "render --dir"
 [ -f "$tmp/one/fid_023.svg" ] || fail "render --dir wrote no fid_023.svg"
 printf 'w01234\n' > "$tmp/deep.trees"
