@@ -303,6 +303,80 @@ static void test_match_drawn(void **state)
 	tree_set_free(set);
 }
 
+/* Six black dots in a white root; merge != 0 bridges two neighbours into
+ * one elongated leaf (a motion streak), merge < 0 draws a round dot of the
+ * same area instead of the two. */
+static void draw_dots(struct image_u8 *img, int merge)
+{
+	assert_int_equal(image_u8_alloc(img, 80, 80), 0);
+	rect(img, 0, 0, 79, 79, 255);
+	rect(img, 5, 5, 74, 74, 0);
+	rect(img, 12, 12, 67, 67, 255);
+	for (int i = 0; i < 3; i++)
+		rect(img, 20 + 10 * i, 24, 25 + 10 * i, 29, 0);
+	rect(img, 40, 40, 45, 45, 0);
+	if (merge > 0)
+		rect(img, 20, 40, 35, 45, 0);
+	else if (merge < 0)
+		rect(img, 23, 38, 32, 47, 0);
+	else {
+		rect(img, 20, 40, 25, 45, 0);
+		rect(img, 30, 40, 35, 45, 0);
+	}
+}
+
+/* Two leaves merged into one elongated leaf of about twice the area are
+ * decoded as the symbol with both, at the same centre; a big round leaf
+ * (a filled hole, a blob) is not taken for a merged pair. */
+static void test_match_merged(void **state)
+{
+	(void)state;
+	struct tree_set *set = set_parse("w0111111\nw012211\n");
+	struct image_u8 img;
+	struct rig r;
+
+	draw_dots(&img, 0);
+	rig_run(&r, set, &img, 100);
+	assert_int_equal(r.det.n_fids, 1);
+	assert_int_equal(r.det.fids[0].id, 0);
+	const struct fiducial_det whole = r.det.fids[0];
+	assert_float_equal(whole.x, 32.5, 1e-3);
+	assert_float_equal(whole.y, 34.5, 1e-3);
+	rig_free(&r);
+
+	image_u8_free(&img);
+	draw_dots(&img, 1);
+	rig_run(&r, set, &img, 100);
+	assert_int_equal(r.det.n_fids, 1);
+	assert_int_equal(r.det.n_fuzzy, 0);
+	assert_int_equal(r.det.fids[0].id, 0);
+	assert_int_equal(r.det.fids[0].n_nodes, 7);
+	assert_float_equal(r.det.fids[0].x, whole.x, 1e-3);
+	assert_float_equal(r.det.fids[0].y, whole.y, 1e-3);
+	assert_float_equal(r.det.fids[0].angle, whole.angle, 1e-4);
+	rig_free(&r);
+
+	image_u8_free(&img);
+	draw_dots(&img, -1);
+	rig_run(&r, set, &img, 100);
+	assert_int_equal(r.det.n_fids, 0);
+	assert_int_equal(r.det.n_fuzzy, 1);
+	assert_int_equal(r.det.fuzzy[0].n_nodes, 6);
+	rig_free(&r);
+
+	/* The completed tree must be in the set. */
+	image_u8_free(&img);
+	tree_set_free(set);
+	set = set_parse("w01111111\nw0122221\n");
+	draw_dots(&img, 1);
+	rig_run(&r, set, &img, 100);
+	assert_int_equal(r.det.n_fids, 0);
+	rig_free(&r);
+
+	image_u8_free(&img);
+	tree_set_free(set);
+}
+
 static int roots_with_size(const struct rig *r, float size, float cx, float cy)
 {
 	int n = 0;
@@ -572,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_canonicalize),
 		cmocka_unit_test(test_set_parse),
 		cmocka_unit_test(test_match_drawn),
+		cmocka_unit_test(test_match_merged),
 		cmocka_unit_test(test_match_ring_roots),
 		cmocka_unit_test(test_match_errors),
 		cmocka_unit_test(test_shared_symbols),

@@ -27,6 +27,15 @@ enum node_state {
 /* Over-full candidates (noise added leaves) hold up to this many nodes. */
 #define OVER_MAX_NODES 128
 #define PRUNE_MAX_ITER 4
+/* Merged leaves (merged_decode): a leaf of at least MERGED_AREA_X10 / 10
+ * times the median area of the leaves of its colour, among at least
+ * MERGED_MIN_LEAVES, and no other leaf of that colour above
+ * MERGED_ALONE_X10 / 10 times it. */
+#define MERGED_MIN_LEAVES 4
+#define MERGED_AREA_X10 16
+#define MERGED_ALONE_X10 13
+#define MERGED_AREA_MAX_X10 30
+#define MERGED_ELONGATION 2.5
 
 struct match {
 	struct match_config cfg;
@@ -151,6 +160,7 @@ struct canon_ctx {
 	const struct region_tree *tree;
 	const uint8_t *state;   /* NULL: children are all neighbours but the parent */
 	const int32_t *parent;
+	int32_t dup;            /* this leaf is written twice (a merged pair); -1 none */
 	int nodes;
 };
 
@@ -192,6 +202,14 @@ static int canon_node(struct canon_ctx *c, int32_t n, int32_t from, int depth, c
 		off[n_child] = pos;
 		len[n_child++] = k;
 		pos += k;
+		if (l[i] == c->dup) {
+			if (n_child >= TREES_MAX_NODES || pos + k > cap || ++c->nodes > TREES_MAX_NODES)
+				return ERR_RANGE;
+			memcpy(out + pos, out + pos - k, (size_t)k);
+			off[n_child] = pos;
+			len[n_child++] = k;
+			pos += k;
+		}
 	}
 	if (n_child > 1) {
 		int order[TREES_MAX_NODES];
@@ -246,7 +264,7 @@ int match_canonical_string(const struct region_tree *tree, int32_t root, int32_t
 			}
 		}
 	}
-	struct canon_ctx c = {.tree = tree};
+	struct canon_ctx c = {.tree = tree, .dup = -1};
 	return canon_string(&c, root, parent, buf, cap);
 }
 
@@ -359,6 +377,132 @@ static int is_fuzzy(const struct match *m, int height, int nodes)
 	return height >= 0 && height <= 10 && nodes >= 4 && nodes <= 64 && ((m->fuzzy_ok[height] >> (nodes - 1)) & 1u);
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* Leaves of the sub-tree at n (specks left out), with their depth. */
+static int leaves_list(const struct match *m, const struct region_tree *t, int32_t n, int depth, int32_t *leaf,
+		       uint8_t *leaf_depth, int n_leaf)
+{
+	const struct region *r = &t->regions[n];
+	const int32_t *l = region_adj(t, n);
+	int n_child = 0;
+	for (int i = 0; i < r->n_adj; i++) {
+		int32_t k = l[i];
+		if ((m->state[k] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && m->parent[k] == n) {
+			n_child++;
+			n_leaf = leaves_list(m, t, k, depth + 1, leaf, leaf_depth, n_leaf);
+			if (n_leaf < 0)
+				return n_leaf;
+		}
+	}
+	if (n_child || depth == 0)
+		return n_leaf;
+	if (n_leaf >= TREES_MAX_NODES)
+		return ERR_RANGE;
+	leaf[n_leaf] = n;
+	leaf_depth[n_leaf] = (uint8_t)depth;
+	return n_leaf + 1;
+}
+
+/* Two round leaves side by side: the larger eigenvalue of the pixel
+ * covariance at least MERGED_ELONGATION times the smaller (a disc: 1;
+ * two touching equal discs: 5). */
+static bool elongated(const struct region *g)
+{
+	const double n = g->area, mx = g->sum_x / n, my = g->sum_y / n;
+	const double cxx = g->sum_xx / n - mx * mx, cyy = g->sum_yy / n - my * my, cxy = g->sum_xy / n - mx * my;
+	const double tr = 0.5 * (cxx + cyy), det = sqrt(0.25 * (cxx - cyy) * (cxx - cyy) + cxy * cxy);
+	const double l1 = tr + det, l2 = tr - det;
+	return l2 > 0 ? l1 >= MERGED_ELONGATION * l2 : l1 > 0;
+}
+
+/* A candidate one node short of a symbol whose leaves of one colour are
+ * all alike but one, which has about twice their area and is elongated
+ * like two discs side by side: two leaves merged
+ * (a motion streak or blur bridged the gap between them). It is decoded as
+ * the tree with that leaf counted twice, when that tree is in the set;
+ * the leaf then weighs twice in centre and angle, and the size filter
+ * (§6) judges the other leaves. Without a leaf that stands out this way
+ * nothing is guessed: which leaf went missing is then unknown, and the
+ * default set has other symbols one leaf away. */
+static bool merged_decode(struct match *m, const struct region_tree *t, int32_t root, struct leaf_acc *a,
+			  int32_t *id)
+{
+	int32_t leaf[TREES_MAX_NODES];
+	uint8_t leaf_depth[TREES_MAX_NODES];
+	int n = leaves_list(m, t, root, 0, leaf, leaf_depth, 0);
+	if (n < 4)
+		return false;
+	for (int c = 0; c < 2; c++) {
+		int area[TREES_MAX_NODES], k = 0;
+		for (int i = 0; i < n; i++)
+			if ((t->regions[leaf[i]].colour ? 1 : 0) == c)
+				area[k++] = t->regions[leaf[i]].area;
+		if (k < MERGED_MIN_LEAVES)
+			continue;
+		qsort(area, (size_t)k, sizeof(int), cmp_int);
+		const int med = area[(k - 1) / 2];
+		int big = -1, n_big = 0;
+		for (int i = 0; i < n; i++) {
+			const struct region *g = &t->regions[leaf[i]];
+			if ((g->colour ? 1 : 0) != c)
+				continue;
+			if (10 * g->area >= MERGED_AREA_X10 * med) {
+				if (10 * g->area > MERGED_AREA_MAX_X10 * med || !elongated(g))
+					return false;
+				big = i;
+				n_big++;
+			} else if (10 * g->area > MERGED_ALONE_X10 * med) {
+				n_big = 2;
+			}
+		}
+		if (n_big != 1)
+			continue;
+		char buf[CANON_CAP];
+		struct canon_ctx cc = {.tree = t, .state = m->state, .parent = m->parent, .dup = leaf[big]};
+		if (canon_string(&cc, root, -1, buf, sizeof buf) <= 0)
+			return false;
+		int32_t got = tree_set_lookup(m->cfg.trees, buf);
+		if (got < 0)
+			return false;
+		struct leaf_acc u;
+		memset(&u, 0, sizeof u);
+		for (int i = 0; i < n; i++) {
+			if (i == big)
+				continue;
+			const struct region *g = &t->regions[leaf[i]];
+			int size = (g->x1 - g->x0 + 1) + (g->y1 - g->y0 + 1), cg = g->colour ? 1 : 0;
+			if (size <= LEAF_FILTER_MIN_SIZE)
+				continue;
+			if (u.n[cg] == 0 || size < u.min_size[cg])
+				u.min_size[cg] = size;
+			if (u.n[cg] == 0 || size > u.max_size[cg])
+				u.max_size[cg] = size;
+			u.n[cg]++;
+			u.sum_size[cg] += size;
+		}
+		if (!leaves_uniform(&u))
+			return false;
+		const struct region *g = &t->regions[leaf[big]];
+		const double d = leaf_depth[big], w = M_PI * (d + 0.5) * (d + 0.5);
+		const double mx = 0.5 * (g->x0 + g->x1), my = 0.5 * (g->y0 + g->y1);
+		a->cx += w * mx;
+		a->cy += w * my;
+		a->cw += w;
+		if (!g->colour) {
+			a->bx += w * mx;
+			a->by += w * my;
+			a->bw += w;
+		}
+		*id = got;
+		return true;
+	}
+	return false;
+}
+
 static void tree_decode(struct match *m, const struct region_tree *t, int32_t root, int height, int nodes,
 			struct detections *out)
 {
@@ -368,19 +512,16 @@ static void tree_decode(struct match *m, const struct region_tree *t, int32_t ro
 	int32_t id = -1;
 	if (is_valid(m, height, nodes)) {
 		char buf[CANON_CAP];
-		struct canon_ctx c = {.tree = t, .state = m->state, .parent = m->parent};
+		struct canon_ctx c = {.tree = t, .state = m->state, .parent = m->parent, .dup = -1};
 		if (canon_string(&c, root, -1, buf, sizeof buf) > 0 && leaves_uniform(&a))
 			id = tree_set_lookup(m->cfg.trees, buf);
+	} else if (is_valid(m, height, nodes + 1) && merged_decode(m, t, root, &a, &id)) {
+		nodes++;
 	}
 	if (id >= 0)
 		emit(out->fids, &out->n_fids, out->cap_fids, &out->overflow, t, root, id, nodes, &a);
 	else
 		emit(out->fuzzy, &out->n_fuzzy, out->cap_fuzzy, &out->overflow, t, root, -1, nodes, &a);
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-	return *(const int *)a - *(const int *)b;
 }
 
 /* An over-full candidate: leaves far smaller than the median leaf of their
