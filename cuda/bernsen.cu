@@ -26,8 +26,6 @@ extern "C" {
 #define THREADS 256
 #define MAX_REGISTERED 16
 #define MAX_BANDS 8
-/* Frames below this many pixels use the short Bernsen tiles (bernsen_pick). */
-#define SHORT_TILE_MAX_PX (1000L * 1000L)
 
 struct registered {
 	const uint8_t *p;
@@ -354,33 +352,6 @@ static int tile_h_for(int r) { return r == 0 ? 64 : r <= 8 ? 16 : r <= 16 ? 32 :
 static const bernsen_fn bernsen_by_radius[MAX_RADIUS + 1] = {
 	bernsen_kernel<0, 64>, B4(1), B4(5), B4(9), B4(13), B4(17), B4(21), B4(25), B4(29),
 };
-/* Short tiles (8 rows) for radii up to 8: twice the blocks of the 16-row
- * ones, for frames too small to fill the GPU with those. */
-#define SHORT_MAX_R 8
-#define SHORT_TH 8
-static const bernsen_fn bernsen_short_by_radius[SHORT_MAX_R + 1] = {
-	bernsen_kernel<1, SHORT_TH>, bernsen_kernel<1, SHORT_TH>, bernsen_kernel<2, SHORT_TH>,
-	bernsen_kernel<3, SHORT_TH>, bernsen_kernel<4, SHORT_TH>, bernsen_kernel<5, SHORT_TH>,
-	bernsen_kernel<6, SHORT_TH>, bernsen_kernel<7, SHORT_TH>, bernsen_kernel<8, SHORT_TH>,
-};
-
-/* The Bernsen kernel and its tile height for a frame: kernel_variant 1 the
- * generic one, 2 short tiles, 3 the radius-specialised standard tiles; 0
- * (auto) short tiles for small frames. */
-static bernsen_fn bernsen_pick(const struct cuda_threshold_config *c, int width, int height, int *th)
-{
-	int v = c->kernel_variant;
-	if (v == 1) {
-		*th = tile_h_for(0);
-		return bernsen_by_radius[0];
-	}
-	if (c->radius <= SHORT_MAX_R && (v == 2 || (v == 0 && (long)width * height < SHORT_TILE_MAX_PX))) {
-		*th = SHORT_TH;
-		return bernsen_short_by_radius[c->radius];
-	}
-	*th = tile_h_for(c->radius);
-	return bernsen_by_radius[c->radius];
-}
 
 /* ---- host side ---- */
 
@@ -389,8 +360,7 @@ static int config_ok(const struct cuda_threshold_config *c)
 	return c->max_width >= 1 && c->max_height >= 1 && c->max_width <= 8192 && c->max_height <= 8192 &&
 	       (c->mode == 0 || c->mode == 1) && c->radius >= 1 && c->radius <= MAX_RADIUS && c->gate >= 0 &&
 	       c->gate <= 255 && c->tile >= 2 && c->tile <= 64 && (c->median == 0 || c->median == 3 || c->median == 5) &&
-	       c->gauss_sigma >= 0.0f && c->gauss_sigma <= 4.0f && c->bands >= 0 && c->bands <= MAX_BANDS &&
-	       c->kernel_variant >= 0 && c->kernel_variant <= 3;
+	       c->gauss_sigma >= 0.0f && c->gauss_sigma <= 4.0f && c->bands >= 0 && c->bands <= MAX_BANDS;
 }
 
 int cuda_threshold_probe(char *why, size_t cap)
@@ -605,9 +575,7 @@ static int band_end(int i, int bh, int h) { return min((i + 1) * bh, h); }
 static int launch_bernsen(struct cuda_threshold *t, const uint8_t *src, int width, int height, int words32)
 {
 	const struct cuda_threshold_config *c = &t->cfg;
-	const int r = c->radius;
-	int th;
-	const bernsen_fn fn = bernsen_pick(c, width, height, &th);
+	const int kr = c->kernel_variant == 1 ? 0 : c->radius, th = tile_h_for(kr), r = c->radius;
 	const int m = c->median / 2; /* median apron */
 	int nb = bands_for(c, width, height);
 	int bh = (height + nb - 1) / nb;
@@ -618,6 +586,7 @@ static int launch_bernsen(struct cuda_threshold *t, const uint8_t *src, int widt
 	const uint8_t *d_src = t->d_grey;
 	int up_waited = -1, med_done = 0, mi = 0;
 	dim3 b2(32, 8);
+	bernsen_fn fn = bernsen_by_radius[kr];
 
 	if (c->profile)
 		CUDA_CHECK(cudaEventRecord(t->ev[0], su));
@@ -717,10 +686,9 @@ static int launch_whole(struct cuda_threshold *t, const uint8_t *src, int width,
 		tile_compare_kernel<<<gc, bc, 0, t->stream>>>(d_src, width, width, height, s, ntx, t->d_tile_t,
 							      t->d_mask, words32);
 	} else {
-		int th;
-		const bernsen_fn fn = bernsen_pick(c, width, height, &th);
+		int kr = c->kernel_variant == 1 ? 0 : c->radius, th = tile_h_for(kr);
 		dim3 gb((width + TILE_W - 1) / TILE_W, (height + th - 1) / th);
-		fn<<<gb, THREADS, bernsen_smem_bytes(c->radius, th), t->stream>>>(
+		bernsen_by_radius[kr]<<<gb, THREADS, bernsen_smem_bytes(c->radius, th), t->stream>>>(
 			d_src, width, width, height, c->radius, c->gate, t->d_mask, words32, 0);
 	}
 	CUDA_CHECK(cudaGetLastError());

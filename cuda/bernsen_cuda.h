@@ -53,7 +53,7 @@ struct cuda_threshold_config {
 	int median;         /* 0, 3, 5 */
 	float gauss_sigma;  /* 0 = off */
 	int profile;        /* 1: time each frame's stages with events (cuda_threshold_stage_times) */
-	int kernel_variant; /* tests and benchmarks: 0 auto, 1 generic (runtime radius), 2 short tiles, 3 standard tiles */
+	int kernel_variant; /* benchmarks only: 0 radius-specialised kernels (default), 1 generic */
 	int bands;          /* rows cut into this many bands, 1..8, to overlap copies and kernels; 0 = auto */
 };
 

@@ -131,7 +131,6 @@ static struct cuda_threshold_config cuda_config_of(const struct threshold_config
 		.median = c->median,
 		.gauss_sigma = c->gauss_sigma,
 		.bands = c->gpu_bands,
-		.kernel_variant = c->gpu_kernel,
 	};
 	return g;
 }
@@ -218,7 +217,7 @@ static int config_check(const struct threshold_config *c)
 		return ERR_RANGE;
 	if (!(c->gauss_sigma == 0.0f || (c->gauss_sigma >= 0.3f && c->gauss_sigma <= 4.0f)))
 		return ERR_RANGE;
-	if (c->gpu_bands < 0 || c->gpu_bands > 8 || c->gpu_kernel < 0 || c->gpu_kernel > 3)
+	if (c->gpu_bands < 0 || c->gpu_bands > 8)
 		return ERR_RANGE;
 	return 0;
 }

@@ -84,7 +84,6 @@ struct threshold_config {
 	int median;         /* 0 (off), 3 or 5 */
 	float gauss_sigma;  /* 0 = off, else 0.3..4 */
 	int gpu_bands;      /* CUDA only: bands a frame is cut into to overlap copies and kernels, 1..8; 0 = auto */
-	int gpu_kernel;     /* CUDA only, for tests and benchmarks: Bernsen kernel 0 auto, 1 generic, 2 short tiles, 3 standard */
 };
 
 struct threshold;

@@ -14,9 +14,8 @@
  *   up/kern/down  GPU time of each stage from CUDA events (profiled run)
  *   kgen       kernel time of the generic (runtime-radius) Bernsen kernel
  * and, per frame size at r = 6, reg+view with the frame cut into 1..8 bands
- * (upload, kernel and download overlapped band by band) and with each
- * Bernsen kernel shape (generic, 8-row short tiles, standard tiles); "auto"
- * is the stage's own choice.
+ * (upload, kernel and download overlapped band by band; "auto" is the
+ * stage's own choice).
  * argv[2] "WxH" runs one frame size only (for a profiler).
  * Frames rotate among 4 buffers so caches do not flatter the numbers.
  * Numbers, not assertions.
@@ -210,21 +209,14 @@ int main(int argc, char **argv)
 			fflush(stdout);
 		}
 		if (g) {
-			/* reg+view by band count, then by Bernsen kernel shape (r = 6) */
-			static const struct {
-				int bands, kernel;
-				const char *name;
-			} rows[] = {{0, 0, "auto"},     {1, 0, "1 band"},    {2, 0, "2"},          {3, 0, "3"},
-				    {4, 0, "4"},        {6, 0, "6"},         {8, 0, "8"},          {0, 1, "generic"},
-				    {0, 2, "short tiles"}, {0, 3, "standard tiles"}};
+			static const int bands[] = {0, 1, 2, 3, 4, 6, 8};
 			const uint64_t *view;
 			int sw;
-			printf("%4dx%-5d   6 | reg+view us:", w, h);
+			printf("%4dx%-5d   6 | reg+view us by bands:", w, h);
 			gc.radius = 6;
-			for (size_t b = 0; b < sizeof rows / sizeof rows[0]; b++) {
+			for (size_t b = 0; b < sizeof bands / sizeof bands[0]; b++) {
 				reset();
-				gc.bands = rows[b].bands;
-				gc.kernel_variant = rows[b].kernel;
+				gc.bands = bands[b];
 				cuda_threshold_set_config(g, &gc);
 				for (int i = 0; i < 50 + n_frames; i++) {
 					const struct image_u8 *f = &bufs[i % N_BUF];
@@ -236,11 +228,13 @@ int main(int argc, char **argv)
 				}
 				double m0, p0;
 				stat_us(0, &m0, &p0);
-				printf("  %s: %.1f / %.1f", rows[b].name, m0, p0);
+				if (bands[b])
+					printf("  %d: %.1f / %.1f", bands[b], m0, p0);
+				else
+					printf("  auto: %.1f / %.1f", m0, p0);
 			}
 			printf("\n");
 			gc.bands = 0;
-			gc.kernel_variant = 0;
 			cuda_threshold_set_config(g, &gc);
 		}
 		/* the other stages, at 1080p only */
