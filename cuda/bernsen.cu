@@ -547,17 +547,17 @@ static bool is_registered(const struct cuda_threshold *t, const uint8_t *p, size
 /* Bands a frame is cut into. One band costs the fewest launches and event
  * waits; more let the upload, the kernels and the download overlap, which
  * pays only once the upload is long against those costs. Measured on an
- * H100 (registered frame -> mask, r = 6, median us by band count): 640x480
- * 33.7 (1) .. 37.8 (2); 1280x720 54.3 (1) .. 60.3 (4); 1920x1080 89.0 (1),
- * 84.9 (3), 85.8 (4); 3840x2160 263 (1), 239 (3), 222 (6), 232 (8). */
+ * H100 (registered frame -> mask, r = 6, median us by band count, two runs):
+ * 640x480 33.7 (1), 37.8 (2); 1280x720 52-54 (1), 56-60 (2); 1920x1080 88-89
+ * (1), 85-96 (3), 86-87 (4), with a p99 of 100 us in one band and 190-340
+ * in 2-4; 3840x2160 263-267 (1), 238 (3), 222 (6), 232 (8). */
 static int bands_for(const struct cuda_threshold_config *c, int width, int height)
 {
-	long px = (long)width * height;
 	if (c->mode != 0 || c->gauss_sigma > 0.0f)
 		return 1; /* the two-pass Gaussian and the tiled mode run whole frames */
 	if (c->bands > 0)
 		return c->bands;
-	return px >= 3840L * 2160 * 3 / 4 ? 6 : px >= 1920L * 1080 * 3 / 4 ? 3 : 1;
+	return (long)width * height >= 3840L * 2160 * 3 / 4 ? 6 : 1;
 }
 
 /* Band i covers rows [i * bh, min((i + 1) * bh, h)). */

@@ -23,14 +23,17 @@
  * row then column pass with cuda_gauss_kernel()'s integer taps. Tiled:
  * tile min/max, tile thresholds, compare + ballot.
  *
- * Large frames are cut into bands (3 at 1080p, 6 at 4K; `bands` overrides):
- * band i's kernel waits only for the bands its rows and aprons read, so it
- * runs while band i+1 is uploading, and its mask rows come back at once.
+ * 4K frames are cut into 6 bands (`bands` overrides): band i's kernel waits
+ * only for the bands its rows and aprons read, so it runs while band i+1 is
+ * uploading, and its mask rows come back at once. At 1080p and below the
+ * extra launches and event waits cost what the overlap saves (bands_for).
  *
  * Measured on an NVIDIA H100 80GB (median of 1000 frames, registered frame
- * -> mask on host, r = 6): 640x480 34 us, 1080p 85 us (89 in one band),
- * 4K 222 us (263 in one band); at 1080p in one band the upload takes
- * 53-65 us, the kernel 20 us (r = 6) / 54 us (r = 32), the download 5-8 us.
+ * -> mask on host, r = 6): 640x480 33 us, 1080p 88 us, 4K 222 us (267 in
+ * one band); at 1080p the upload takes 55-59 us (the PCIe floor on that
+ * host), the kernel 24 us (r = 6) / 43 us (r = 32), the download 6-8 us.
+ * At 640x480 the kernel takes 14.5 us for 300 blocks; 8-row tiles (600
+ * blocks) measured the same, so it is not a matter of filling the SMs.
  * Frames not in a registered buffer are first copied into pinned staging on
  * the CPU (about 200 us at 1080p on that host).
  */
