@@ -7,6 +7,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,6 +289,154 @@ static void test_random_vs_flood(void **state)
 	}
 }
 
+/* The tree's contract computed pixel by pixel: regions numbered by their
+ * first pixel in raster order (flood()'s labels), statistics summed per
+ * pixel, and the lists built from the contacts in raster order (in each row
+ * the left/right ones, then those with the row above), each recorded in both
+ * regions' lists; a region whose list would pass cap saturates and every
+ * neighbour, past and future, is fragmented. */
+struct naive_tree {
+	int32_t n;
+	struct region *regs;
+	int32_t *adj;
+};
+
+static void naive_add_one(struct naive_tree *nt, int cap, int32_t a, int32_t b)
+{
+	struct region *r = &nt->regs[a];
+	int32_t *l = nt->adj + (size_t)a * (size_t)cap;
+	if (r->flags & REGION_SATURATED) {
+		nt->regs[b].flags |= REGION_FRAGMENTED;
+		return;
+	}
+	for (int i = 0; i < r->n_adj; i++)
+		if (l[i] == b)
+			return;
+	if (r->n_adj == cap) {
+		for (int i = 0; i < r->n_adj; i++)
+			nt->regs[l[i]].flags |= REGION_FRAGMENTED;
+		r->n_adj = 0;
+		r->flags |= REGION_SATURATED;
+		nt->regs[b].flags |= REGION_FRAGMENTED;
+		return;
+	}
+	l[r->n_adj++] = b;
+}
+
+static void naive_tree_build(struct naive_tree *nt, const struct bitmask *m, const int32_t *lab, int32_t n, int cap)
+{
+	const int w = m->width, h = m->height;
+	nt->n = n;
+	nt->regs = calloc((size_t)n, sizeof *nt->regs);
+	nt->adj = malloc((size_t)n * (size_t)cap * sizeof *nt->adj);
+	assert_non_null(nt->regs);
+	assert_non_null(nt->adj);
+	for (int32_t i = 0; i < n; i++)
+		nt->regs[i].x0 = nt->regs[i].y0 = INT32_MAX;
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			struct region *r = &nt->regs[lab[y * w + x]];
+			r->colour = bitmask_get(m, x, y) ? 255 : 0;
+			r->x0 = x < r->x0 ? x : r->x0;
+			r->x1 = x > r->x1 ? x : r->x1;
+			r->y0 = y < r->y0 ? y : r->y0;
+			r->y1 = y;
+			r->area++;
+			r->sum_x += x;
+			r->sum_y += y;
+			r->sum_xx += (int64_t)x * x;
+			r->sum_yy += (int64_t)y * y;
+			r->sum_xy += (int64_t)x * y;
+			if (x == 0 || y == 0 || x == w - 1 || y == h - 1)
+				r->flags |= REGION_BORDER;
+		}
+	for (int y = 0; y < h; y++) {
+		for (int x = 0; x + 1 < w; x++) {
+			int32_t a = lab[y * w + x], b = lab[y * w + x + 1];
+			if (a != b) {
+				naive_add_one(nt, cap, a, b);
+				naive_add_one(nt, cap, b, a);
+			}
+		}
+		for (int x = 0; y > 0 && x < w; x++) {
+			int32_t a = lab[(y - 1) * w + x], b = lab[y * w + x];
+			if (a != b) {
+				naive_add_one(nt, cap, a, b);
+				naive_add_one(nt, cap, b, a);
+			}
+		}
+	}
+}
+
+static void naive_tree_check(const struct naive_tree *nt, const struct region_tree *t)
+{
+	assert_int_equal(t->n_regions, nt->n);
+	for (int32_t i = 0; i < nt->n; i++) {
+		const struct region *a = &nt->regs[i], *b = &t->regions[i];
+		assert_int_equal(a->colour, b->colour);
+		assert_int_equal(a->flags, b->flags);
+		assert_true(a->x0 == b->x0 && a->x1 == b->x1 && a->y0 == b->y0 && a->y1 == b->y1);
+		assert_int_equal(a->area, b->area);
+		assert_true(a->sum_x == b->sum_x && a->sum_y == b->sum_y);
+		assert_true(a->sum_xx == b->sum_xx && a->sum_yy == b->sum_yy && a->sum_xy == b->sum_xy);
+		assert_int_equal(a->n_adj, b->n_adj);
+		assert_memory_equal(nt->adj + (size_t)i * (size_t)t->adj_cap, region_adj(t, i),
+				    (size_t)a->n_adj * sizeof(int32_t));
+	}
+}
+
+/* Blocky noise, from fine (hundreds of regions, thousands of touching pairs,
+ * more than the segmenter's pair cache holds) to coarse; the tree must equal
+ * the pixel-by-pixel contract exactly, lists in order, at several caps, with
+ * the serial and the banded segmenter. */
+static void test_exact_vs_naive(void **state)
+{
+	(void)state;
+	const int sizes[][2] = {{1, 5}, {70, 1}, {130, 40}, {640, 200}};
+	const int caps[] = {2, 4, 19, 64};
+	uint32_t rng = 4242;
+	for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+		for (int blk = 1; blk <= 5; blk += 2) {
+			const int w = sizes[si][0], h = sizes[si][1];
+			struct bitmask m;
+			assert_int_equal(bitmask_alloc(&m, w, h), 0);
+			memset(m.bits, 0, (size_t)m.stride_words * (size_t)h * 8);
+			uint32_t seed = test_rand(&rng);
+			for (int y = 0; y < h; y++)
+				for (int x = 0; x < w; x++) {
+					uint32_t v = ((uint32_t)(x / blk) * 7919u + (uint32_t)(y / blk) * 104729u) ^ seed;
+					if (((v * 2654435761u) >> 16) & 1)
+						m.bits[(size_t)y * m.stride_words + (size_t)(x >> 6)] |= 1ull << (x & 63);
+				}
+			int32_t *lab = malloc((size_t)w * h * sizeof *lab), *stack = malloc((size_t)w * h * 4 * sizeof *stack);
+			assert_non_null(lab);
+			assert_non_null(stack);
+			int32_t n = flood(&m, lab, stack);
+			for (size_t ci = 0; ci < sizeof caps / sizeof *caps; ci++) {
+				struct naive_tree nt;
+				naive_tree_build(&nt, &m, lab, n, caps[ci]);
+				for (int threads = 1; threads <= 3; threads += 2) {
+					/* Room for pure noise: capacity goes with the configured size. */
+					struct segment_config sc = {640, 800, caps[ci]};
+					int err = 1;
+					struct segment *s = segment_create_threaded(&sc, threads, &err);
+					assert_non_null(s);
+					assert_int_equal(segment_set_band_min_rows(s, 8), 0);
+					const struct region_tree *t;
+					assert_int_equal(segment_process(s, &m, &t), 0);
+					assert_false(t->overflow);
+					naive_tree_check(&nt, t);
+					segment_destroy(s);
+				}
+				free(nt.regs);
+				free(nt.adj);
+			}
+			free(lab);
+			free(stack);
+			bitmask_free(&m);
+		}
+}
+
 static void test_errors_and_overflow(void **state)
 {
 	(void)state;
@@ -514,6 +664,60 @@ static void dets_equal(const struct detections *a, const struct detections *b, c
 	}
 }
 
+struct prewaker {
+	struct segment *s;
+	atomic_int stop;
+};
+
+static void *prewake_main(void *arg)
+{
+	struct prewaker *pw = arg;
+	while (!atomic_load(&pw->stop))
+		segment_prewake(pw->s);
+	return NULL;
+}
+
+/* segment_prewake() at any time, from another thread too, changes no tree
+ * and never stalls a frame. */
+static void test_prewake(void **state)
+{
+	(void)state;
+	segment_prewake(NULL);
+	struct segment *ref = seg_new(160, 128, 8);
+	segment_prewake(ref); /* serial: nothing to wake */
+	struct segment_config sc = {160, 128, 8};
+	int err = 1;
+	struct segment *par = segment_create_threaded(&sc, 4, &err);
+	assert_non_null(par);
+	assert_int_equal(segment_set_band_min_rows(par, 8), 0);
+	int32_t *map = malloc((size_t)regions_region_capacity(160, 128) * sizeof *map);
+	assert_non_null(map);
+	struct prewaker pw = {.s = par};
+	atomic_init(&pw.stop, 0);
+	pthread_t th;
+	uint32_t rng = 99;
+	for (int it = 0; it < 40; it++) {
+		if (it == 20)
+			assert_int_equal(pthread_create(&th, NULL, prewake_main, &pw), 0);
+		if (it % 5 == 0)
+			segment_prewake(par);
+		struct bitmask m;
+		assert_int_equal(bitmask_alloc(&m, 160, 128), 0);
+		mask_random(&m, &rng);
+		const struct region_tree *t1, *t2;
+		assert_int_equal(segment_process(ref, &m, &t1), 0);
+		assert_int_equal(segment_process(par, &m, &t2), 0);
+		trees_equivalent(t1, t2, map);
+		trees_identical(t1, t2);
+		bitmask_free(&m);
+	}
+	atomic_store(&pw.stop, 1);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	free(map);
+	segment_destroy(par);
+	segment_destroy(ref);
+}
+
 /* Real camera-sized frames: the tree and the matcher's detections are the
  * same with 1, 2, 3, 4 and 7 threads. */
 static void test_threads_shared_frames(void **state)
@@ -592,8 +796,10 @@ int main(void)
 		cmocka_unit_test(test_diagonal),
 		cmocka_unit_test(test_saturation),
 		cmocka_unit_test(test_random_vs_flood),
+		cmocka_unit_test(test_exact_vs_naive),
 		cmocka_unit_test(test_errors_and_overflow),
 		cmocka_unit_test(test_threads_random),
+		cmocka_unit_test(test_prewake),
 		cmocka_unit_test(test_threads_shared_frames),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

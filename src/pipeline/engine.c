@@ -313,6 +313,13 @@ int engine_submit(struct engine *e, const struct image_u8 *grey)
 		return err;
 	/* A failing second scale only loses that scale for this frame. */
 	e->s2.submitted = scale_on(&e->s2) && threshold_submit(e->s2.thr, grey) == 0;
+	/* The GPU thresholds while the band workers wake up; the CPU backend
+	 * thresholds in collect, where spinning workers would take its cores. */
+	if (strcmp(threshold_backend_name(e->s1.thr), "cpu") != 0) {
+		segment_prewake(e->s1.seg);
+		if (e->s2.submitted)
+			segment_prewake(e->s2.seg);
+	}
 	e->submit_ns = clock_now_ns() - t0;
 	return 0;
 }

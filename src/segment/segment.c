@@ -17,6 +17,13 @@
  * Longer spins, or yielding while spinning, measured no better on the
  * 16-core H100 host; short ones cost little on an oversubscribed machine. */
 #define SPIN_NS 50000
+/* How long segment_prewake() keeps the workers spinning: the threshold of
+ * a frame on the GPU takes 0.1-0.6 ms between submit and collect. */
+#define PREWAKE_NS 2000000
+/* Slots of the adjacency pair cache (a power of two). A frame has a few
+ * thousand distinct touching pairs among ~10^5 contacts. */
+#define PAIR_CACHE_BITS 10
+#define PAIR_CACHE (1 << PAIR_CACHE_BITS)
 
 enum phase { PHASE_COUNT, PHASE_RUNS, PHASE_LABEL, PHASE_ADJ, PHASE_STOP };
 
@@ -28,6 +35,7 @@ struct band {
 	int32_t g0;           /* the band's first region */
 	int32_t *span_n;      /* per spanning region: entries in span_adj, -1 = over adj_cap */
 	int32_t *span_adj;    /* per spanning region: adj_cap neighbours met in this band */
+	uint64_t *pairs;      /* the band's pair cache (PAIR_CACHE keys) */
 	char pad[64];         /* keeps bands' hot fields off each other's cache lines */
 };
 
@@ -41,14 +49,18 @@ struct segment {
 	int32_t cap_runs, cap_regions;
 	struct run *runs;
 	int32_t *parent;        /* union-find over run indices */
+	int32_t *xend;          /* per run: x + len, for the merge walks */
 	int32_t *row_first_run; /* max_height + 1 */
 	struct region *regions;
 	int32_t *adj;
+	int64_t *sq;            /* max_width + 1: sq[i] = 0^2 + ... + (i - 1)^2 */
+	uint64_t *pairs;        /* pair cache of the serial pass (PAIR_CACHE keys) */
 	struct region_tree tree;
 	bool overflow_logged;
 
 	/* Banded mode (n_threads > 1) only. */
 	int n_threads, band_min_rows, n_bands;
+	bool has_popcnt;
 	struct band *bands;
 	const struct bitmask *mask; /* the frame being segmented */
 	int32_t slot_cap, n_slots;  /* seam-demoted roots */
@@ -67,6 +79,8 @@ struct segment {
 	pthread_cond_t go, done;
 	_Atomic uint64_t word;      /* generation << 16 | phase << 8 | bands */
 	atomic_int pending;         /* workers still in the current phase */
+	_Atomic int64_t spin_until; /* workers spin, not sleep, until then (segment_prewake) */
+	unsigned wake;              /* prewakes so far; under mu */
 };
 
 static void *worker_main(void *arg);
@@ -96,13 +110,21 @@ struct segment *segment_create_threaded(const struct segment_config *cfg, int n_
 	s->cap_regions = regions_region_capacity(cfg->max_width, cfg->max_height);
 	s->runs = malloc((size_t)s->cap_runs * sizeof *s->runs);
 	s->parent = malloc((size_t)s->cap_runs * sizeof *s->parent);
+	s->xend = malloc((size_t)s->cap_runs * sizeof *s->xend);
 	s->row_first_run = malloc(((size_t)cfg->max_height + 1) * sizeof *s->row_first_run);
 	s->regions = malloc((size_t)s->cap_regions * sizeof *s->regions);
 	s->adj = malloc((size_t)s->cap_regions * (size_t)cfg->adj_cap * sizeof *s->adj);
-	if (!s->runs || !s->parent || !s->row_first_run || !s->regions || !s->adj)
+	s->sq = malloc(((size_t)cfg->max_width + 1) * sizeof *s->sq);
+	s->pairs = malloc(PAIR_CACHE * sizeof *s->pairs);
+	if (!s->runs || !s->parent || !s->xend || !s->row_first_run || !s->regions || !s->adj || !s->sq || !s->pairs)
 		goto fail;
+	for (int64_t i = 0; i <= cfg->max_width; i++)
+		s->sq[i] = (i - 1) * i * (2 * i - 1) / 6;
 
 	s->n_threads = n_threads > 1 ? n_threads : 1;
+#if defined(__x86_64__) && !defined(__POPCNT__)
+	s->has_popcnt = __builtin_cpu_supports("popcnt");
+#endif
 	s->band_min_rows = BAND_MIN_ROWS;
 	if (s->n_threads == 1)
 		goto done;
@@ -123,7 +145,8 @@ struct segment *segment_create_threaded(const struct segment_config *cfg, int n_
 	for (int b = 0; b < s->n_threads; b++) {
 		s->bands[b].span_n = malloc((size_t)s->slot_cap * sizeof(int32_t));
 		s->bands[b].span_adj = malloc((size_t)s->slot_cap * (size_t)cfg->adj_cap * sizeof(int32_t));
-		if (!s->bands[b].span_n || !s->bands[b].span_adj)
+		s->bands[b].pairs = malloc(PAIR_CACHE * sizeof(uint64_t));
+		if (!s->bands[b].span_n || !s->bands[b].span_adj || !s->bands[b].pairs)
 			goto fail;
 	}
 	if (pthread_mutex_init(&s->mu, NULL))
@@ -140,6 +163,7 @@ struct segment *segment_create_threaded(const struct segment_config *cfg, int n_
 	s->sync_ready = true;
 	atomic_init(&s->word, 0);
 	atomic_init(&s->pending, 0);
+	atomic_init(&s->spin_until, 0);
 	for (int b = 1; b < s->n_threads; b++) {
 		s->workers[b].s = s;
 		s->workers[b].band = b;
@@ -189,6 +213,7 @@ void segment_destroy(struct segment *s)
 		for (int b = 0; b < s->n_threads; b++) {
 			free(s->bands[b].span_n);
 			free(s->bands[b].span_adj);
+			free(s->bands[b].pairs);
 		}
 	free(s->bands);
 	free(s->workers);
@@ -200,9 +225,12 @@ void segment_destroy(struct segment *s)
 	free(s->span_of);
 	free(s->runs);
 	free(s->parent);
+	free(s->xend);
 	free(s->row_first_run);
 	free(s->regions);
 	free(s->adj);
+	free(s->sq);
+	free(s->pairs);
 	free(s);
 }
 
@@ -216,32 +244,81 @@ int segment_set_band_min_rows(struct segment *s, int rows)
 
 /* ---- shared by both modes ------------------------------------------------ */
 
-/* Appends the runs of one row; returns the new run count, or -1 when the
- * capacity would be exceeded (nothing of this row is kept then). */
-static int32_t row_extract(const uint64_t *row, int width, struct run *runs, int32_t n, int32_t cap)
+static inline int popcount64(uint64_t x)
+{
+#ifdef __POPCNT__
+	return __builtin_popcountll(x);
+#else
+	/* Without the instruction, the builtin is a libgcc call at twice this. */
+	x -= (x >> 1) & 0x5555555555555555ull;
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (int)((x * 0x0101010101010101ull) >> 56);
+#endif
+}
+
+/* Colour changes of a row a word at a time: bit x set when pixel x differs
+ * from pixel x - 1 (never bit 0 of the row, nor bits past width). */
+static inline uint64_t row_changes(const uint64_t *row, int i, int n_words, int width, uint64_t *carry)
+{
+	const uint64_t w = row[i];
+	uint64_t d = w ^ ((w << 1) | *carry);
+	*carry = w >> 63;
+	if (i == n_words - 1 && (width & 63))
+		d &= ~(uint64_t)0 >> (64 - (width & 63));
+	return d;
+}
+
+static int32_t row_count_runs(const uint64_t *row, int width)
 {
 	const int n_words = (width + 63) >> 6;
-	int x = 0;
-	uint64_t flip = (row[0] & 1u) ? ~(uint64_t)0 : 0;
-	while (x < width) {
-		int wi = x >> 6;
-		/* Bits that differ from the current colour, at or after x. */
-		uint64_t w = (row[wi] ^ flip) & (~(uint64_t)0 << (x & 63));
-		while (!w && ++wi < n_words)
-			w = row[wi] ^ flip;
-		int end = w ? (wi << 6) + __builtin_ctzll(w) : width;
-		if (end > width)
-			end = width;
-		if (n >= cap)
-			return -1;
-		runs[n].x = x;
-		runs[n].len = end - x;
-		runs[n].colour = flip ? 255 : 0;
-		n++;
-		x = end;
-		flip = ~flip;
-	}
+	int32_t n = 1;
+	uint64_t carry = row[0] & 1u;
+	for (int i = 0; i < n_words; i++)
+		n += popcount64(row_changes(row, i, n_words, width, &carry));
 	return n;
+}
+
+#if defined(__x86_64__) && !defined(__POPCNT__)
+/* The same with the popcnt instruction, for CPUs that have it (all x86-64
+ * of the last fifteen years; the build targets the baseline): a word costs
+ * a handful of instructions instead of a dozen. */
+__attribute__((target("popcnt"))) static int32_t row_count_runs_popcnt(const uint64_t *row, int width)
+{
+	const int n_words = (width + 63) >> 6;
+	int32_t n = 1;
+	uint64_t carry = row[0] & 1u;
+	for (int i = 0; i < n_words; i++)
+		n += __builtin_popcountll(row_changes(row, i, n_words, width, &carry));
+	return n;
+}
+#endif
+
+/* Appends the runs of one row at runs[n], each its own union-find root;
+ * returns the new run count. The caller has made room for the row. */
+static int32_t row_cut(const uint64_t *row, int width, struct run *runs, int32_t *xe, int32_t *p, int32_t n)
+{
+	const int n_words = (width + 63) >> 6;
+	uint64_t carry = row[0] & 1u;
+	uint8_t colour = carry ? 255 : 0;
+	int32_t x = 0;
+	for (int i = 0; i < n_words; i++) {
+		uint64_t d = row_changes(row, i, n_words, width, &carry);
+		while (d) {
+			const int32_t e = (i << 6) + __builtin_ctzll(d);
+			d &= d - 1;
+			runs[n] = (struct run){.x = x, .len = e - x, .region = 0, .colour = colour};
+			xe[n] = e;
+			p[n] = n;
+			n++;
+			x = e;
+			colour ^= 255;
+		}
+	}
+	runs[n] = (struct run){.x = x, .len = width - x, .region = 0, .colour = colour};
+	xe[n] = width;
+	p[n] = n;
+	return n + 1;
 }
 
 static inline int32_t uf_find(int32_t *p, int32_t x)
@@ -253,29 +330,38 @@ static inline int32_t uf_find(int32_t *p, int32_t x)
 	return x;
 }
 
-/* Joins same-coloured runs of two consecutive rows that overlap in x. Both
- * rows cover [0, width) with alternating colours, so a merge walk visits
- * exactly the overlapping pairs. */
-static void rows_union(const struct run *runs, int32_t *p, int32_t a, int32_t a_end, int32_t b, int32_t b_end)
+/* Joins same-coloured runs of two consecutive rows that overlap in x: row
+ * y - 1 is runs [a, a_end), row y starts at b (a_end). Both rows cover
+ * [0, width) with alternating colours, so a merge walk visits exactly the
+ * overlapping pairs, the colours agree or not by the parity of the steps
+ * taken alone, and both rows end on the same step. A run of row y is its
+ * own root until joined; the root of each current run is kept while it
+ * stays current, as only the walk's own joins can move it. Roots stay the
+ * smallest index of their set. */
+static void rows_union(const struct run *runs, const int32_t *xe, int32_t *p, int32_t a, int32_t a_end, int32_t b)
 {
-	while (a < a_end && b < b_end) {
-		if (runs[a].colour == runs[b].colour) {
-			int32_t rb = uf_find(p, b);
-			int32_t ra = uf_find(p, a);
-			if (ra < rb)
+	bool same = runs[a].colour == runs[b].colour;
+	int32_t ra = -1, rb = b; /* ra < 0: not looked up yet */
+	while (a < a_end) {
+		if (same) {
+			if (ra < 0)
+				ra = uf_find(p, a);
+			if (ra < rb) {
 				p[rb] = ra;
-			else if (rb < ra)
+				rb = ra;
+			} else if (rb < ra) {
 				p[ra] = rb;
+				ra = rb;
+			}
 		}
-		int32_t ea = runs[a].x + runs[a].len, eb = runs[b].x + runs[b].len;
-		a += ea <= eb;
-		b += eb <= ea;
+		const int32_t ea = xe[a], eb = xe[b];
+		const bool da = ea <= eb, db = eb <= ea;
+		same ^= da ^ db;
+		a += da;
+		b += db;
+		ra = da ? -1 : ra;
+		rb = db ? b : rb;
 	}
-}
-
-static inline int64_t sum_sq(int64_t n) /* 0^2 + ... + n^2 */
-{
-	return n * (n + 1) * (2 * n + 1) / 6;
 }
 
 static inline void region_open(struct region *r, uint8_t colour, int32_t x0, int32_t x1, int y)
@@ -291,61 +377,22 @@ static inline void region_open(struct region *r, uint8_t colour, int32_t x0, int
 	r->sum_x = r->sum_y = r->sum_xx = r->sum_yy = r->sum_xy = 0;
 }
 
-/* Adds a run of row y (rows come in increasing order) to r's statistics. */
-static inline void region_add_run(struct region *r, int32_t x0, int32_t len, int y, uint8_t flags)
+/* Adds a run of row y (rows come in increasing order) to r's statistics;
+ * sq is the table of sums of squares. */
+static inline void region_add_run(struct region *r, const int64_t *sq, int32_t x0, int32_t len, int y)
 {
 	const int32_t x1 = x0 + len - 1;
 	const int64_t yy = y;
-	if (x0 < r->x0)
-		r->x0 = x0;
-	if (x1 > r->x1)
-		r->x1 = x1;
+	r->x0 = x0 < r->x0 ? x0 : r->x0;
+	r->x1 = x1 > r->x1 ? x1 : r->x1;
 	r->y1 = y;
-	const int64_t sx = (int64_t)len * x0 + (int64_t)len * (len - 1) / 2;
+	const int64_t sx = ((int64_t)len * (x0 + x1)) >> 1, sy = len * yy;
 	r->area += len;
 	r->sum_x += sx;
-	r->sum_y += len * yy;
-	r->sum_xx += sum_sq(x1) - (x0 > 0 ? sum_sq(x0 - 1) : 0);
-	r->sum_yy += len * yy * yy;
+	r->sum_y += sy;
+	r->sum_xx += sq[x1 + 1] - sq[x0];
+	r->sum_yy += sy * yy;
 	r->sum_xy += sx * yy;
-	r->flags |= flags;
-}
-
-static inline uint8_t run_border(int32_t x0, int32_t len, int width)
-{
-	return (x0 == 0 || x0 + len == width) ? REGION_BORDER : 0;
-}
-
-/* ---- single-threaded segmenter ------------------------------------------- */
-
-/* Gives every run its final region and accumulates region statistics.
- * Returns the row at which the region capacity ran out, or -1. */
-static int label_runs(struct segment *s, int width, int height)
-{
-	struct run *runs = s->runs;
-	int32_t *p = s->parent;
-	struct region *regs = s->regions;
-	int32_t n_regions = 0;
-	for (int y = 0; y < height; y++) {
-		const uint8_t edge_row = (y == 0 || y == height - 1) ? REGION_BORDER : 0;
-		for (int32_t k = s->row_first_run[y]; k < s->row_first_run[y + 1]; k++) {
-			struct run *rn = &runs[k];
-			struct region *r;
-			if (p[k] == k) {
-				if (n_regions >= s->cap_regions)
-					return y;
-				rn->region = n_regions;
-				r = &regs[n_regions++];
-				region_open(r, rn->colour, rn->x, rn->x + rn->len - 1, y);
-			} else {
-				rn->region = runs[uf_find(p, k)].region;
-				r = &regs[rn->region];
-			}
-			region_add_run(r, rn->x, rn->len, y, edge_row | run_border(rn->x, rn->len, width));
-		}
-	}
-	s->tree.n_regions = n_regions;
-	return -1;
 }
 
 static void saturate(struct region *regs, int32_t *adj, int cap, int32_t a)
@@ -378,53 +425,90 @@ static inline void adj_add_one(struct region *regs, int32_t *adj, int cap, int32
 	l[r->n_adj++] = b;
 }
 
-struct edge_cache {
-	int32_t a, b;
-};
-
-/* Orders the pair and tells whether it differs from the last one seen:
- * runs along a shared edge repeat the same pair many times in a row. */
-static inline bool edge_cache_miss(struct edge_cache *c, int32_t *a, int32_t *b)
+/* Tells whether the pair of different regions a, b was recorded before,
+ * and notes it. Recording a pair again changes nothing (it is listed, or
+ * the flags it would set are set), and runs along a shared edge repeat the
+ * same few pairs: a small direct-mapped cache of pairs skips nearly all
+ * repeats for a few instructions, where the list search costs tens. A
+ * pair evicted from the cache is searched for in the lists again. */
+static inline bool pair_seen(uint64_t *cache, int32_t a, int32_t b)
 {
-	if (*a > *b) {
-		int32_t t = *a;
-		*a = *b;
-		*b = t;
-	}
-	if (*a == c->a && *b == c->b)
-		return false;
-	c->a = *a;
-	c->b = *b;
-	return true;
+	const uint32_t lo = (uint32_t)(a < b ? a : b), hi = (uint32_t)(a < b ? b : a);
+	const uint64_t key = (uint64_t)lo << 32 | hi; /* never 0: hi > lo >= 0 */
+	uint64_t *slot = &cache[((lo * 0x9e3779b1u) ^ (hi * 0x85ebca6bu)) >> (32 - PAIR_CACHE_BITS)];
+	if (*slot == key)
+		return true;
+	*slot = key;
+	return false;
 }
 
-static inline void adj_add(struct segment *s, struct edge_cache *c, int32_t a, int32_t b)
+static inline void adj_add(struct segment *s, int32_t a, int32_t b)
 {
-	if (!edge_cache_miss(c, &a, &b))
+	if (pair_seen(s->pairs, a, b))
 		return;
 	adj_add_one(s->regions, s->adj, s->cfg.adj_cap, a, b);
 	adj_add_one(s->regions, s->adj, s->cfg.adj_cap, b, a);
 }
 
-static void build_adjacency(struct segment *s, int height)
+/* ---- single-threaded segmenter ------------------------------------------- */
+
+/* Gives every run its region, accumulates region statistics and builds the
+ * adjacency lists, row by row: a run's parent lies before it, so its region
+ * is known when the run is reached; the contacts of row y (left/right, then
+ * with row y - 1) need only the regions of rows y - 1 and y. Returns the
+ * row at which the region capacity ran out, or -1. */
+static int label_link(struct segment *s, int height)
 {
-	const struct run *runs = s->runs;
-	struct edge_cache c = {-1, -1};
+	struct run *runs = s->runs;
+	const int32_t *p = s->parent, *rf = s->row_first_run, *xe = s->xend;
+	struct region *regs = s->regions;
+	const int64_t *sq = s->sq;
+	int32_t n_regions = 0;
+	memset(s->pairs, 0, PAIR_CACHE * sizeof *s->pairs);
 	for (int y = 0; y < height; y++) {
-		int32_t b = s->row_first_run[y], b_end = s->row_first_run[y + 1];
-		for (int32_t k = b; k + 1 < b_end; k++)
-			adj_add(s, &c, runs[k].region, runs[k + 1].region);
+		const int32_t k0 = rf[y], k1 = rf[y + 1];
+		if (k0 == k1)
+			break; /* a frame cut short: no runs from here on */
+		for (int32_t k = k0; k < k1; k++) {
+			struct run *rn = &runs[k];
+			const int32_t r = p[k];
+			int32_t id;
+			if (r == k) {
+				if (n_regions >= s->cap_regions)
+					return y;
+				id = n_regions++;
+				region_open(&regs[id], rn->colour, rn->x, rn->x + rn->len - 1, y);
+			} else {
+				id = runs[r].region;
+			}
+			rn->region = id;
+			region_add_run(&regs[id], sq, rn->x, rn->len, y);
+		}
+		for (int32_t k = k0; k + 1 < k1; k++)
+			adj_add(s, runs[k].region, runs[k + 1].region);
+		if (y == 0 || y == height - 1) {
+			for (int32_t k = k0; k < k1; k++)
+				regs[runs[k].region].flags |= REGION_BORDER;
+		} else {
+			regs[runs[k0].region].flags |= REGION_BORDER;
+			regs[runs[k1 - 1].region].flags |= REGION_BORDER;
+		}
 		if (y == 0)
 			continue;
-		int32_t a = s->row_first_run[y - 1], a_end = b;
-		while (a < a_end && b < b_end) {
-			if (runs[a].colour != runs[b].colour)
-				adj_add(s, &c, runs[a].region, runs[b].region);
-			int32_t ea = runs[a].x + runs[a].len, eb = runs[b].x + runs[b].len;
-			a += ea <= eb;
-			b += eb <= ea;
+		int32_t a = rf[y - 1], a_end = k0, b = k0;
+		bool same = runs[a].colour == runs[b].colour;
+		while (a < a_end) {
+			if (!same)
+				adj_add(s, runs[a].region, runs[b].region);
+			const int32_t ea = xe[a], eb = xe[b];
+			const bool da = ea <= eb, db = eb <= ea;
+			same ^= da ^ db;
+			a += da;
+			b += db;
 		}
 	}
+	s->tree.n_regions = n_regions;
+	return -1;
 }
 
 static void segment_serial(struct segment *s, const struct bitmask *mask)
@@ -434,14 +518,14 @@ static void segment_serial(struct segment *s, const struct bitmask *mask)
 	int32_t n = 0;
 	int y = 0;
 	for (; y < height; y++) {
+		const uint64_t *row = bitmask_row(mask, y);
 		s->row_first_run[y] = n;
-		int32_t m = row_extract(bitmask_row(mask, y), width, s->runs, n, s->cap_runs);
-		if (m < 0)
+		/* A row has at most width runs; near the capacity, count first. */
+		if (s->cap_runs - n < width && s->cap_runs - n < row_count_runs(row, width))
 			break;
-		for (int32_t k = n; k < m; k++)
-			s->parent[k] = k;
+		const int32_t m = row_cut(row, width, s->runs, s->xend, s->parent, n);
 		if (y > 0)
-			rows_union(s->runs, s->parent, s->row_first_run[y - 1], n, n, m);
+			rows_union(s->runs, s->xend, s->parent, s->row_first_run[y - 1], n, n);
 		n = m;
 	}
 	if (y < height) {
@@ -451,17 +535,16 @@ static void segment_serial(struct segment *s, const struct bitmask *mask)
 	}
 	s->row_first_run[height] = n;
 
-	int cut = label_runs(s, width, height);
+	int cut = label_link(s, height);
 	if (cut >= 0) {
 		/* Out of region slots: keep only the rows before `cut`, whose
 		 * regions' roots all lie before it, and label again. */
 		t->overflow = true;
 		for (int yy = cut; yy <= height; yy++)
 			s->row_first_run[yy] = s->row_first_run[cut];
-		label_runs(s, width, height);
+		label_link(s, height);
 	}
 	t->n_runs = s->row_first_run[height];
-	build_adjacency(s, height);
 }
 
 /* ---- banded segmenter ----------------------------------------------------
@@ -496,34 +579,57 @@ static inline void cpu_relax(void)
  * reaches 0; returns the word. */
 static uint64_t pool_spin(struct segment *s, bool is_word, uint64_t seen)
 {
-	int64_t t0 = 0;
-	for (unsigned i = 1;; i++) {
+	for (;;) {
+		int64_t t0 = 0;
+		for (unsigned i = 1;; i++) {
+			if (is_word) {
+				uint64_t w = atomic_load_explicit(&s->word, memory_order_acquire);
+				if (w != seen)
+					return w;
+			} else if (atomic_load_explicit(&s->pending, memory_order_acquire) == 0) {
+				return 0;
+			}
+			cpu_relax();
+			if (i % 64 == 0) {
+				int64_t t = clock_now_ns();
+				if (!t0)
+					t0 = t;
+				else if (t - t0 > SPIN_NS &&
+					 (!is_word || t > atomic_load_explicit(&s->spin_until, memory_order_relaxed)))
+					break;
+			}
+		}
+		uint64_t w = 0;
+		pthread_mutex_lock(&s->mu);
 		if (is_word) {
-			uint64_t w = atomic_load_explicit(&s->word, memory_order_acquire);
-			if (w != seen)
-				return w;
-		} else if (atomic_load_explicit(&s->pending, memory_order_acquire) == 0) {
-			return 0;
+			/* A prewake before the lock is seen in spin_until, one after it
+			 * in s->wake. */
+			if (clock_now_ns() < atomic_load_explicit(&s->spin_until, memory_order_relaxed)) {
+				pthread_mutex_unlock(&s->mu);
+				continue;
+			}
+			const unsigned wake = s->wake;
+			while ((w = atomic_load_explicit(&s->word, memory_order_acquire)) == seen && s->wake == wake)
+				pthread_cond_wait(&s->go, &s->mu);
+		} else {
+			while (atomic_load_explicit(&s->pending, memory_order_acquire) > 0)
+				pthread_cond_wait(&s->done, &s->mu);
 		}
-		cpu_relax();
-		if (i % 64 == 0) {
-			int64_t t = clock_now_ns();
-			if (!t0)
-				t0 = t;
-			else if (t - t0 > SPIN_NS)
-				break;
-		}
+		pthread_mutex_unlock(&s->mu);
+		if (!is_word || w != seen)
+			return w;
 	}
-	uint64_t w = 0;
+}
+
+void segment_prewake(struct segment *s)
+{
+	if (!s || s->n_started == 0)
+		return;
+	atomic_store_explicit(&s->spin_until, clock_now_ns() + PREWAKE_NS, memory_order_relaxed);
 	pthread_mutex_lock(&s->mu);
-	if (is_word)
-		while ((w = atomic_load_explicit(&s->word, memory_order_acquire)) == seen)
-			pthread_cond_wait(&s->go, &s->mu);
-	else
-		while (atomic_load_explicit(&s->pending, memory_order_acquire) > 0)
-			pthread_cond_wait(&s->done, &s->mu);
+	s->wake++;
+	pthread_cond_broadcast(&s->go);
 	pthread_mutex_unlock(&s->mu);
-	return w;
 }
 
 static void band_phase(struct segment *s, enum phase ph, int b);
@@ -563,39 +669,20 @@ static void pool_run(struct segment *s, enum phase ph)
 	pool_spin(s, false, 0);
 }
 
-static inline int popcount64(uint64_t x)
-{
-#ifdef __POPCNT__
-	return __builtin_popcountll(x);
-#else
-	/* Without the instruction, the builtin is a libgcc call at twice this. */
-	x -= (x >> 1) & 0x5555555555555555ull;
-	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
-	return (int)((x * 0x0101010101010101ull) >> 56);
-#endif
-}
-
-static int32_t row_count_runs(const uint64_t *row, int width)
-{
-	const int n_words = (width + 63) >> 6;
-	int32_t n = 1;
-	uint64_t carry = row[0] & 1u;
-	for (int i = 0; i < n_words; i++) {
-		const uint64_t w = row[i];
-		uint64_t d = w ^ ((w << 1) | carry);
-		carry = w >> 63;
-		if (i == n_words - 1 && (width & 63))
-			d &= ~(uint64_t)0 >> (64 - (width & 63));
-		n += popcount64(d);
-	}
-	return n;
-}
-
 static void band_count(struct segment *s, struct band *bd)
 {
 	const int width = s->mask->width;
 	int32_t n = 0;
+#if defined(__x86_64__) && !defined(__POPCNT__)
+	if (s->has_popcnt) {
+		for (int y = bd->y0; y < bd->y1; y++) {
+			s->row_first_run[y] = n;
+			n += row_count_runs_popcnt(bitmask_row(s->mask, y), width);
+		}
+		bd->r1 = n;
+		return;
+	}
+#endif
 	for (int y = bd->y0; y < bd->y1; y++) {
 		s->row_first_run[y] = n;
 		n += row_count_runs(bitmask_row(s->mask, y), width);
@@ -610,13 +697,9 @@ static void band_runs(struct segment *s, struct band *bd)
 	int32_t *p = s->parent;
 	for (int y = bd->y0; y < bd->y1; y++) {
 		const int32_t a = s->row_first_run[y];
-		const int32_t m = row_extract(bitmask_row(s->mask, y), width, runs, a, bd->r1);
-		for (int32_t k = a; k < m; k++) {
-			p[k] = k;
-			runs[k].region = 0;
-		}
+		row_cut(bitmask_row(s->mask, y), width, runs, s->xend, p, a);
 		if (y > bd->y0)
-			rows_union(runs, p, s->row_first_run[y - 1], a, a, m);
+			rows_union(runs, s->xend, p, s->row_first_run[y - 1], a, a);
 	}
 	/* A parent never follows its child, so one pass in order leaves every
 	 * run pointing straight at its band-local root. */
@@ -649,17 +732,18 @@ static bool seams_join(struct segment *s)
 	s->n_slots = 0;
 	for (int b = 0; b + 1 < s->n_bands; b++) {
 		const struct band *up = &s->bands[b], *lo = &s->bands[b + 1];
-		int32_t a = s->row_first_run[up->y1 - 1], a_end = up->r1;
-		int32_t c = lo->r0, c_end = s->row_first_run[lo->y0 + 1];
-		while (a < a_end && c < c_end) {
-			if (runs[a].colour == runs[c].colour) {
+		int32_t a = s->row_first_run[up->y1 - 1], a_end = up->r1, c = lo->r0;
+		bool same = runs[a].colour == runs[c].colour;
+		while (a < a_end) {
+			if (same) {
 				int32_t ra = seam_find(p, p[a]), rc = seam_find(p, p[c]);
 				if (ra != rc) {
 					int32_t keep = ra < rc ? ra : rc, gone = ra < rc ? rc : ra;
 					if (s->n_slots == s->slot_cap)
 						return false;
 					p[gone] = keep;
-					int bg = s->n_bands - 1;
+					/* A root never follows its runs: gone lies in band b + 1 or before. */
+					int bg = b + 1;
 					while (s->bands[bg].r0 > gone)
 						bg--;
 					s->bands[bg].n_demoted++;
@@ -670,9 +754,11 @@ static bool seams_join(struct segment *s)
 					runs[gone].region = -s->n_slots;
 				}
 			}
-			int32_t ea = runs[a].x + runs[a].len, ec = runs[c].x + runs[c].len;
-			a += ea <= ec;
-			c += ec <= ea;
+			const int32_t ea = s->xend[a], ec = s->xend[c];
+			const bool da = ea <= ec, dc = ec <= ea;
+			same ^= da ^ dc;
+			a += da;
+			c += dc;
 		}
 	}
 	for (int32_t i = 0; i < s->n_slots; i++)
@@ -682,16 +768,17 @@ static bool seams_join(struct segment *s)
 
 static void band_label(struct segment *s, struct band *bd)
 {
-	const int width = s->mask->width, height = s->mask->height;
+	const int height = s->mask->height;
 	struct run *runs = s->runs;
 	const int32_t *p = s->parent;
 	int32_t id = bd->g0;
 	for (int y = bd->y0; y < bd->y1; y++) {
-		const uint8_t edge_row = (y == 0 || y == height - 1) ? REGION_BORDER : 0;
-		for (int32_t k = s->row_first_run[y]; k < s->row_first_run[y + 1]; k++) {
+		const bool edge_row = y == 0 || y == height - 1;
+		const int32_t k0 = s->row_first_run[y], k1 = s->row_first_run[y + 1];
+		struct region *reg = NULL, *first = NULL;
+		for (int32_t k = k0; k < k1; k++) {
 			struct run *rn = &runs[k];
 			const int32_t r = p[k];
-			struct region *reg;
 			if (r == k) {
 				rn->region = id;
 				s->span_of[id] = -1;
@@ -714,8 +801,14 @@ static void band_label(struct segment *s, struct band *bd)
 						reg->y0 = y;
 				}
 			}
-			region_add_run(reg, rn->x, rn->len, y, edge_row | run_border(rn->x, rn->len, width));
+			region_add_run(reg, s->sq, rn->x, rn->len, y);
+			if (edge_row)
+				reg->flags |= REGION_BORDER;
+			first = k == k0 ? reg : first;
 		}
+		/* Only the first and last run of a row touch the left and right borders. */
+		first->flags |= REGION_BORDER;
+		reg->flags |= REGION_BORDER;
 	}
 }
 
@@ -827,9 +920,9 @@ static inline __attribute__((always_inline)) void adj_add_dir(struct segment *s,
 }
 
 static inline __attribute__((always_inline)) void adj_add_band(struct segment *s, struct band *bd,
-								struct edge_cache *c, int32_t a, int32_t b)
+								int32_t a, int32_t b)
 {
-	if (!edge_cache_miss(c, &a, &b))
+	if (pair_seen(bd->pairs, a, b))
 		return;
 	adj_add_dir(s, bd, a, b);
 	adj_add_dir(s, bd, b, a);
@@ -838,25 +931,26 @@ static inline __attribute__((always_inline)) void adj_add_band(struct segment *s
 static void band_adjacency(struct segment *s, struct band *bd)
 {
 	const struct run *runs = s->runs;
-	const int32_t *rf = s->row_first_run;
+	const int32_t *rf = s->row_first_run, *xe = s->xend;
 	if (bd->y1 - bd->y0 > 2)
 		fix_runs(s, rf[bd->y0 + 1], rf[bd->y1 - 1]);
 	for (int32_t j = 0; j < s->n_span; j++)
 		bd->span_n[j] = 0;
-	struct edge_cache c = {-1, -1};
+	memset(bd->pairs, 0, PAIR_CACHE * sizeof *bd->pairs);
 	for (int y = bd->y0; y < bd->y1; y++) {
 		int32_t b = rf[y], b_end = rf[y + 1];
 		for (int32_t k = b; k + 1 < b_end; k++)
-			adj_add_band(s, bd, &c, runs[k].region, runs[k + 1].region);
+			adj_add_band(s, bd, runs[k].region, runs[k + 1].region);
 		if (y == 0)
 			continue;
 		const bool seam = y == bd->y0;
 		int32_t a = rf[y - 1], a_end = b;
-		while (a < a_end && b < b_end) {
-			if (runs[a].colour != runs[b].colour) {
+		bool same = runs[a].colour == runs[b].colour;
+		while (a < a_end) {
+			if (!same) {
 				const int32_t ra = runs[a].region, rb = runs[b].region;
 				if (!seam) {
-					adj_add_band(s, bd, &c, ra, rb);
+					adj_add_band(s, bd, ra, rb);
 				} else {
 					/* The upper band lists this contact for its own regions. */
 					adj_add_dir(s, bd, rb, ra);
@@ -864,22 +958,27 @@ static void band_adjacency(struct segment *s, struct band *bd)
 						adj_add_dir(s, bd, ra, rb);
 				}
 			}
-			int32_t ea = runs[a].x + runs[a].len, eb = runs[b].x + runs[b].len;
-			a += ea <= eb;
-			b += eb <= ea;
+			const int32_t ea = xe[a], eb = xe[b];
+			const bool da = ea <= eb, db = eb <= ea;
+			same ^= da ^ db;
+			a += da;
+			b += db;
 		}
 	}
 	if (bd->y1 == s->mask->height)
 		return;
 	/* Contacts across the lower seam, last in raster order for the owned
 	 * regions of this band's last row. */
-	int32_t a = rf[bd->y1 - 1], a_end = rf[bd->y1], b = rf[bd->y1], b_end = rf[bd->y1 + 1];
-	while (a < a_end && b < b_end) {
-		if (runs[a].colour != runs[b].colour && s->span_of[runs[a].region] < 0)
+	int32_t a = rf[bd->y1 - 1], a_end = rf[bd->y1], b = rf[bd->y1];
+	bool same = runs[a].colour == runs[b].colour;
+	while (a < a_end) {
+		if (!same && s->span_of[runs[a].region] < 0)
 			adj_add_owned(s->regions, s->adj, s->cfg.adj_cap, runs[a].region, runs[b].region);
-		int32_t ea = runs[a].x + runs[a].len, eb = runs[b].x + runs[b].len;
-		a += ea <= eb;
-		b += eb <= ea;
+		const int32_t ea = xe[a], eb = xe[b];
+		const bool da = ea <= eb, db = eb <= ea;
+		same ^= da ^ db;
+		a += da;
+		b += db;
 	}
 }
 

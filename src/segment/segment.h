@@ -14,31 +14,39 @@
  * the pixels, far above any camera frame), the tree is cut short at a row
  * boundary, tree->overflow is set and the warning is logged once.
  *
- * Algorithm, in three passes over the runs:
- *  1. Per row, runs are cut from the bitmask: XOR with the current colour
- *     and count-trailing-zeros find the next change, so a long run costs
- *     one step a 64-pixel word. Each row is merge-walked against the row
- *     above (both cover [0, width) with alternating colours, so the walk
- *     visits exactly the overlapping pairs); same-coloured pairs are joined
- *     in a union-find over run indices whose root is always the smallest
- *     index (path halving).
- *  2. Runs in order: a run that is its own root opens a region (the root is
- *     always labelled before its members); bbox, area and moments are
- *     accumulated in closed form per run; runs in the first/last row or at
- *     x = 0 / width-1 set REGION_BORDER.
- *  3. Left/right neighbours in a row and different-coloured overlaps with
- *     the row above are added to both regions' lists (a one-pair cache
- *     skips the common repeat; otherwise a linear search of at most adj_cap
- *     slots). A list that would exceed adj_cap saturates: dropped,
- *     REGION_SATURATED, and every neighbour, past and future, is
- *     REGION_FRAGMENTED. An unsaturated region lists all its neighbours,
- *     saturated ones included.
+ * Algorithm, in two passes over the runs:
+ *  1. Per row, runs are cut from the bitmask: the colour changes of a
+ *     64-bit word (w ^ (w << 1 | carry)) are taken one set bit at a time
+ *     with count-trailing-zeros, so a run costs one step whatever its
+ *     length. Each row is merge-walked against the row above (both cover
+ *     [0, width) with alternating colours, so the walk visits exactly the
+ *     overlapping pairs, whether a pair's colours agree follows from the
+ *     parity of the steps, and both rows end on the same step);
+ *     same-coloured pairs are joined in a union-find over run indices whose
+ *     root is always the smallest index (path halving). The root of the run
+ *     above is looked up once while that run stays in the walk, and a new
+ *     run is its own root until joined, so most pairs need no find.
+ *  2. Row by row: a run's parent lies before it, so its region is its
+ *     parent's (a run that is its own root opens a region: regions are
+ *     numbered by first run in raster order); bbox, area and moments are
+ *     accumulated in closed form per run (a table of sums of squares);
+ *     the first and last run of a row, and every run of the first and last
+ *     row, set REGION_BORDER. Then the row's contacts, in raster order:
+ *     left/right neighbours, then different-coloured overlaps with the row
+ *     above, each added to both regions' lists. A direct-mapped cache of
+ *     the pairs seen this frame (1024 slots) skips nearly all repeats (a
+ *     1080p frame: ~70k contacts, ~2k distinct pairs); a pair not in the
+ *     cache is searched for in the list (at most adj_cap slots). A list
+ *     that would exceed adj_cap saturates: dropped, REGION_SATURATED, and
+ *     every neighbour, past and future, is REGION_FRAGMENTED. An
+ *     unsaturated region lists all its neighbours, saturated ones included.
  *
  * Threads (segment_create_threaded): the frame is cut into up to N
  * horizontal bands of at least 32 rows; N - 1 parked workers and the
  * calling thread each take one. Four parallel phases, each followed by a
  * short serial step on the caller: count runs per row (popcount of colour
- * changes), then re-cut the bands to equal run counts; cut runs in place
+ * changes, with the popcnt instruction where the CPU has it), then re-cut
+ * the bands to equal run counts; cut runs in place
  * and union them within the band; join the regions across each seam
  * (last row of band k against first row of band k + 1); label and
  * accumulate statistics (a region crossing a seam gets a partial per band,
@@ -51,21 +59,35 @@
  * that has more seam crossings than width + 256, is segmented by the
  * calling thread alone, with the same result.
  *
- * Memory, banded, allocated at create time on top of the serial arrays:
+ * Memory, on top of the runs (16 bytes a run) and regions: one int32 a
+ * run for the union-find and one for the run ends (the merge walks read
+ * those alone), a table of max_width + 1 int64, 8 KB of pair cache a band.
+ * Banded, allocated at create time on top of the serial arrays:
  * n_threads x (max_width + 256) x (adj_cap + 1) int32 for the per-band
  * lists, plus one int32 a region slot (1080p, adj_cap 19, 16 threads: 4 MB).
  *
+ * Wake-up: parked workers spin 50 us after each phase, then sleep; waking
+ * a sleeper costs tens to hundreds of microseconds, the p99 of a frame.
+ * segment_prewake() wakes them ahead (the engine calls it when a frame is
+ * submitted to the GPU) and keeps them spinning for up to 2 ms.
+ *
  * Performance, std-1080 frame 0 (1920x1080, 30 symbols, Bernsen r 4 gate
- * 48, 43k runs, 705 regions). Instructions (callgrind): serial 15.3 M (the
- * reacTIVision 1.6 segmenter: 49 M); the
- * banded version does 18.1 M in all (count phase 0.9 M, extra bookkeeping),
- * with a critical path (slowest band each phase + serial steps) of 9.1 M
- * at 2 threads, 4.6 M at 4 and 1.4 M at 16, of which 0.24 M serial. Wall,
- * median (p99), on the 16-core Xeon host of the H100 machine, frames back
- * to back: serial 3.4 ms (3.7); 2 threads 2.0 (2.1); 4: 1.04 (1.24);
- * 8: 0.60 (0.71); 12: 0.46 (0.94); 16: 0.39 (0.55). With 3 ms idle
- * between frames (workers asleep): 8: 0.73 (1.6); 16: 0.55 (1.3). Leave
- * cores for the rest of the daemon: 8 is a good default on 16 cores.
+ * 48, 43k runs, 705 regions). Instructions (callgrind, 2-core AMD EPYC dev
+ * VM, gcc 12 -O2): serial 9.6 M (was 14.9 M before the two-pass rewrite;
+ * the reacTIVision 1.6 segmenter: 49 M); the banded version does 11.9 M in
+ * all (was 18.0 M), the busiest thread, spinning left out, 5.9 M at 2
+ * threads (was 9.1 M), 3.0 M at 4 (4.5 M), 1.01 M at 16 (1.38 M), of which
+ * the serial steps 0.05 M at 4 and 0.22 M at 16 (0.25 M). On the 8
+ * frames of .devdata/b1080 (Bernsen r 8 gate 32) the serial segmenter
+ * averages 10.0 M (was 15.2 M): cutting runs 1.5 M, joining rows 2.5 M,
+ * labels, statistics and lists 5.9 M. Wall, same VM, tabletrack-bench -j 1
+ * (both scales, so two segmentations a frame), median: 2.3-2.4 ms (was
+ * 3.9 ms). Earlier wall times on the 16-core Xeon host of the H100
+ * machine, before the rewrite, frames back to back: serial 3.4 ms (3.7);
+ * 2 threads 2.0 (2.1); 4: 1.04 (1.24); 8: 0.60 (0.71); 12: 0.46 (0.94);
+ * 16: 0.39 (0.55); with 3 ms idle between frames (workers asleep): 8:
+ * 0.73 (1.6); 16: 0.55 (1.3). Leave cores for the rest of the daemon: 8 is
+ * a good default on 16 cores.
  */
 #ifndef TT_SEGMENT_H
 #define TT_SEGMENT_H
@@ -102,6 +124,16 @@ void segment_destroy(struct segment *s);  /* NULL-safe; joins the workers */
  * everywhere with small values; not while segment_process() runs. Returns
  * 0 or ERR_RANGE. */
 int segment_set_band_min_rows(struct segment *s, int rows);
+
+/* Wakes the parked workers and keeps them spinning for up to 2 ms, so that
+ * the next segment_process() starts at once instead of paying for their
+ * wake-up (tens to hundreds of microseconds, the p99 of a frame). Call it
+ * when the frame's threshold is submitted to an asynchronous backend (the
+ * GPU), whose work then hides the wake-up; not worth it where the caller
+ * itself thresholds for longer than that. Safe from any thread, at any
+ * time, also while segment_process() runs; NULL-safe, a no-op without
+ * workers. Costs the caller a condition-variable broadcast. */
+void segment_prewake(struct segment *s);
 
 /* Segments `mask`. *out points into the segmenter's arrays, valid until the
  * next call or destroy. Returns 0, or ERR_SIZE when mask exceeds the max. */
