@@ -123,7 +123,7 @@ static const struct config_option options[] = {
             "dark, white when bright"),
     OPT_INT("threshold", "segment_threads", segment_threads, "0", 0, 64, false, 0, "N",
             "threads that segment each threshold scale, by horizontal bands (same result as "
-            "one); 0 = a quarter of the CPU cores, at most 8"),
+            "one); 0 = half the CPU cores, at most 8"),
     OPT_INT("threshold", "tile", tile, "10", 2, 64, true, 0, "N", "tile side in pixels for the tiled method"),
     OPT_INT_SET("threshold", "median", median, "0", 0, 5, "0|3|5", true, 0, "N",
                 "median pre-filter size against sensor noise: 0 (off), 3 or 5"),

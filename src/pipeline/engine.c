@@ -73,13 +73,15 @@ static void second_configs(const struct engine_config *c, struct threshold_confi
 	mc->blob_max_px = 0;
 }
 
-/* Auto: a quarter of the cores a scale (both scales segment at once),
- * at most 8 (more wakes more sleepers than it saves); 1 on a 2-core box. */
+/* Auto: half the cores a scale (both scales segment at once, so together
+ * they take every core for the half millisecond segmentation lasts), at
+ * most 8; 1 on a 2-core box. Measured on a 16-core Xeon with an H100, the
+ * 1080p whole frame: 1.37 ms median with 4 bands a scale, 1.04 with 8. */
 static int segment_threads(const struct engine_config *c)
 {
 	if (c->segment_threads > 0)
 		return c->segment_threads;
-	long n = sysconf(_SC_NPROCESSORS_ONLN) / 4;
+	long n = sysconf(_SC_NPROCESSORS_ONLN) / 2;
 	return n < 1 ? 1 : n > 8 ? 8 : (int)n;
 }
 
