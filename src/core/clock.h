@@ -15,6 +15,15 @@
 int64_t clock_now_ns(void);               /* CLOCK_MONOTONIC */
 void clock_sleep_ns(int64_t ns);          /* restarts on EINTR until slept or a signal flag is irrelevant */
 
+/* One step of a spin-wait: tells the CPU (x86 PAUSE) so the sibling
+ * hyperthread and the memory system are not flooded. */
+static inline void clock_spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
 struct timing {
 	int64_t samples[TIMING_SAMPLES];
 	uint64_t n_total;                     /* samples ever added */

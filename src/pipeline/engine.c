@@ -1,6 +1,7 @@
 #include "engine.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,9 +31,16 @@ struct worker {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool job, done, quit;
+	atomic_bool posted;           /* = job, for the worker to spin on without the lock */
+	_Atomic int64_t spin_until;   /* the worker spins, not sleeps, until then (worker_prewake) */
 	const struct image_u8 *grey;  /* the frame of the current job (borrowed) */
 	bool ok;                      /* scale 2 produced detections */
 };
+
+/* How long worker_prewake() keeps the worker spinning: the GPU threshold of
+ * a 4K frame with room to spare; a frame that takes longer costs one
+ * condition-variable wake-up, as without it. */
+#define WORKER_SPIN_NS 2000000
 
 struct engine {
 	struct engine_config cfg;
@@ -132,11 +140,26 @@ static void *worker_main(void *arg)
 	struct worker *w = &e->w;
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
-		while (!w->job && !w->quit)
+		while (!w->job && !w->quit) {
+			/* Woken ahead by worker_prewake: spin until the job or the
+			 * deadline, so the job starts without a sleeper's wake-up. */
+			if (clock_now_ns() < atomic_load_explicit(&w->spin_until, memory_order_relaxed)) {
+				pthread_mutex_unlock(&w->lock);
+				for (unsigned i = 1; !atomic_load_explicit(&w->posted, memory_order_acquire); i++) {
+					clock_spin_pause();
+					if (i % 64 == 0 &&
+					    clock_now_ns() >= atomic_load_explicit(&w->spin_until, memory_order_relaxed))
+						break;
+				}
+				pthread_mutex_lock(&w->lock);
+				continue;
+			}
 			pthread_cond_wait(&w->cond, &w->lock);
+		}
 		if (w->quit)
 			break;
 		w->job = false;
+		atomic_store_explicit(&w->posted, false, memory_order_relaxed);
 		pthread_mutex_unlock(&w->lock);
 		bool ok = scale2_detect(&e->s2, w->grey);
 		pthread_mutex_lock(&w->lock);
@@ -170,6 +193,8 @@ static void worker_start(struct engine *e)
 	if (w->started)
 		return;
 	memset(w, 0, sizeof *w);
+	atomic_init(&w->posted, false);
+	atomic_init(&w->spin_until, 0);
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
 	if (pthread_create(&w->thread, NULL, worker_main, e) == 0) {
@@ -177,6 +202,28 @@ static void worker_start(struct engine *e)
 	} else {
 		pthread_mutex_destroy(&w->lock);
 		pthread_cond_destroy(&w->cond);
+	}
+}
+
+/* Gets the worker spinning before its job is posted (the GPU path calls it
+ * at submit), as segment_prewake does for the band workers. */
+static void worker_prewake(struct engine *e)
+{
+	struct worker *w = &e->w;
+	if (!w->started)
+		return;
+	atomic_store_explicit(&w->spin_until, clock_now_ns() + WORKER_SPIN_NS, memory_order_relaxed);
+	pthread_mutex_lock(&w->lock);
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
+void engine_prewake(struct engine *e)
+{
+	segment_prewake(e->s1.seg);
+	if (scale_on(&e->s2)) {
+		segment_prewake(e->s2.seg);
+		worker_prewake(e);
 	}
 }
 
@@ -315,13 +362,10 @@ int engine_submit(struct engine *e, const struct image_u8 *grey)
 		return err;
 	/* A failing second scale only loses that scale for this frame. */
 	e->s2.submitted = scale_on(&e->s2) && threshold_submit(e->s2.thr, grey) == 0;
-	/* The GPU thresholds while the band workers wake up; the CPU backend
+	/* The GPU thresholds while the workers wake up; the CPU backend
 	 * thresholds in collect, where spinning workers would take its cores. */
-	if (strcmp(threshold_backend_name(e->s1.thr), "cpu") != 0) {
-		segment_prewake(e->s1.seg);
-		if (e->s2.submitted)
-			segment_prewake(e->s2.seg);
-	}
+	if (strcmp(threshold_backend_name(e->s1.thr), "cpu") != 0)
+		engine_prewake(e);
 	e->submit_ns = clock_now_ns() - t0;
 	return 0;
 }
@@ -403,6 +447,7 @@ int engine_finish(struct engine *e, const struct image_u8 *grey, uint64_t frame,
 		e->w.grey = grey;
 		e->w.done = false;
 		e->w.job = true;
+		atomic_store_explicit(&e->w.posted, true, memory_order_release);
 		pthread_cond_broadcast(&e->w.cond);
 		pthread_mutex_unlock(&e->w.lock);
 	}

@@ -568,13 +568,6 @@ static void segment_serial(struct segment *s, const struct bitmask *mask)
  * touches flags with atomic operations only.
  */
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
-
 /* Spins (then sleeps) until *word differs from seen (is_word) or *pending
  * reaches 0; returns the word. */
 static uint64_t pool_spin(struct segment *s, bool is_word, uint64_t seen)
@@ -589,7 +582,7 @@ static uint64_t pool_spin(struct segment *s, bool is_word, uint64_t seen)
 			} else if (atomic_load_explicit(&s->pending, memory_order_acquire) == 0) {
 				return 0;
 			}
-			cpu_relax();
+			clock_spin_pause();
 			if (i % 64 == 0) {
 				int64_t t = clock_now_ns();
 				if (!t0)
