@@ -6,7 +6,7 @@
 # .devdata/debs (apt-get download libpng-dev libpng16-16 zlib1g-dev).
 # Frames: .devdata/b640 and .devdata/b1080 (PGM copies of ../shared scenes),
 # synthetic frames for 1280x720 and 3840x2160.
-#     sh tests/gpu/run_frame_bench.sh [FRAMES]
+#     sh tests/gpu/run_frame_bench.sh [FRAMES] [quick]    (quick: the defaults only)
 set -e
 N=${1:-1000}
 D=/tmp/tt-deb
@@ -29,6 +29,14 @@ T=.devdata/default.trees
 [ -f "$T" ] || T=fiducials/tabletrack.trees
 nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv,noheader
 nproc
+if [ "$2" = quick ]; then
+	# The defaults only, on the shared frames and a synthetic 4K one.
+	for dir in .devdata/b640 .devdata/b1080; do
+		build-gpu/bench -n "$N" -b cuda -r 8 -t "$T" "$dir"
+	done
+	build-gpu/bench -n "$N" -b cuda -r 8 -s 3840x2160
+	exit 0
+fi
 # Defaults (radius 8 and a second scale of radius 2 after a 3x3 median),
 # then r = 6 and 32 with one scale, the configuration the targets
 # were set for.
