@@ -4,7 +4,7 @@
 set -e
 PKGS="pkg-config g++ python3 liblo-dev liblo-tools libpng-dev zlib1g-dev libinih-dev
 libsystemd-dev libcmocka-dev libsdl2-dev libv4l-dev libturbojpeg0-dev liboscpack-dev
-systemd xvfb xdotool x11-apps imagemagick poppler-utils"
+systemd xvfb xdotool x11-apps imagemagick poppler-utils clang libclang-rt-14-dev"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
