@@ -455,8 +455,12 @@ void cuda_threshold_destroy(struct cuda_threshold *t)
 {
 	if (!t)
 		return;
-	if (t->stream)
-		cudaDeviceSynchronize();
+	/* Only this stage's streams: another stage (the second scale) may have
+	 * a frame in flight on the same device. */
+	cudaStream_t streams[3] = {t->stream, t->s_up, t->s_down};
+	for (int i = 0; i < 3; i++)
+		if (streams[i])
+			cudaStreamSynchronize(streams[i]);
 	for (int i = 0; i < t->n_reg; i++)
 		if (t->reg[i].owned)
 			cudaHostUnregister((void *)t->reg[i].p);
