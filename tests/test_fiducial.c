@@ -134,7 +134,15 @@ static void rect(struct image_u8 *img, int x0, int y0, int x1, int y1, uint8_t v
 		memset(image_u8_row(img, y) + x0, v, (size_t)(x1 - x0 + 1));
 }
 
-enum { DRAW_SPECKS = 1, DRAW_NO_DOT = 2, DRAW_BIG_DOT = 4, DRAW_INVERT = 8, DRAW_NOISE = 16 };
+enum {
+	DRAW_SPECKS = 1,
+	DRAW_NO_DOT = 2,
+	DRAW_BIG_DOT = 4,
+	DRAW_INVERT = 8,
+	DRAW_NOISE = 16,
+	DRAW_HAIRLINE = 32,
+	DRAW_CUT_HOLE = 64
+};
 
 /* A symbol of tree w012211 on an 80x80 white table: black ring, white root,
  * a black blob with two white holes and two black dots. */
@@ -160,6 +168,12 @@ static void draw_symbol(struct image_u8 *img, int flags)
 		rect(img, 47, 30, 48, 31, 0);     /* 2x2 dots: too big for specks */
 		rect(img, 26, 26, 27, 27, 0);     /* one inside a hole */
 	}
+	if (flags & DRAW_HAIRLINE)   /* a white diagonal in the blob: six 1 px specks */
+		for (int i = 0; i < 6; i++)
+			rect(img, 38 + i, 21 + i, 38 + i, 21 + i, 255);
+	if (flags & DRAW_CUT_HOLE)   /* a black diagonal across a hole: two islands */
+		for (int i = 0; i < 6; i++)
+			rect(img, 24 + i, 24 + i, 24 + i, 24 + i, 0);
 	if (flags & DRAW_INVERT)
 		for (int y = 0; y < 80; y++)
 			for (int x = 0; x < 80; x++)
@@ -299,6 +313,60 @@ static void test_match_drawn(void **state)
 	assert_int_equal(r.det.n_roots, 0);
 	rig_free(&r);
 
+	image_u8_free(&img);
+	tree_set_free(set);
+}
+
+/* Motion streaks leave 1 px diagonal hairlines that shatter into specks:
+ * enough of them overflow a region's neighbour list (REGION_SATURATED), and
+ * a hairline across a hole cuts it into islands that the specks separate.
+ * The lists are rebuilt from the runs as if the specks were not there; the
+ * symbol is found where it is found without the hairlines. */
+static void test_match_hairlines(void **state)
+{
+	(void)state;
+	struct tree_set *set = set_parse("w0111111\nw012211\nb012211\n");
+	struct image_u8 img;
+	struct rig r;
+
+	draw_symbol(&img, 0);
+	rig_run(&r, set, &img, 100);
+	assert_int_equal(r.det.n_fids, 1);
+	const struct fiducial_det clean = r.det.fids[0];
+	rig_free(&r);
+	image_u8_free(&img);
+
+	const int cases[] = {DRAW_HAIRLINE, DRAW_CUT_HOLE, DRAW_HAIRLINE | DRAW_CUT_HOLE};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		draw_symbol(&img, cases[c]);
+		rig_run(&r, set, &img, 100);
+		/* The blob with the hairline has more neighbours than slots. */
+		int32_t blob = -1;
+		for (int32_t k = 0; k < r.tree->n_regions; k++)
+			if (r.tree->regions[k].x0 == 20 && r.tree->regions[k].y0 == 20 && r.tree->regions[k].x1 == 44)
+				blob = k;
+		assert_true(blob >= 0);
+		if (cases[c] & DRAW_HAIRLINE)
+			assert_true(r.tree->regions[blob].flags & REGION_SATURATED);
+		assert_int_equal(r.det.n_fids, 1);
+		assert_int_equal(r.det.n_fuzzy, 0);
+		assert_int_equal(r.det.fids[0].id, clean.id);
+		assert_int_equal(r.det.fids[0].n_nodes, 6);
+		assert_float_equal(r.det.fids[0].x, clean.x, 1e-3);
+		assert_float_equal(r.det.fids[0].y, clean.y, 1e-3);
+		assert_float_equal(r.det.fids[0].angle, clean.angle, 1e-4);
+		assert_float_equal(r.det.fids[0].size_px, clean.size_px, 1e-6);
+		rig_free(&r);
+		image_u8_free(&img);
+	}
+
+	/* The same damage on a symbol the set does not hold finds nothing. */
+	tree_set_free(set);
+	set = set_parse("w0111111\nw0122111\n");
+	draw_symbol(&img, DRAW_HAIRLINE | DRAW_CUT_HOLE);
+	rig_run(&r, set, &img, 100);
+	assert_int_equal(r.det.n_fids, 0);
+	rig_free(&r);
 	image_u8_free(&img);
 	tree_set_free(set);
 }
@@ -647,6 +715,7 @@ int main(void)
 		cmocka_unit_test(test_set_parse),
 		cmocka_unit_test(test_match_drawn),
 		cmocka_unit_test(test_match_merged),
+		cmocka_unit_test(test_match_hairlines),
 		cmocka_unit_test(test_match_ring_roots),
 		cmocka_unit_test(test_match_errors),
 		cmocka_unit_test(test_shared_symbols),

@@ -36,6 +36,23 @@ enum node_state {
 #define MERGED_ALONE_X10 13
 #define MERGED_AREA_MAX_X10 30
 #define MERGED_ELONGATION 2.5
+/* Lists rebuilt without specks (lists_repair): at most REPAIR_MAX groups a
+ * frame from at most SEED_MAX seeds; a group of at most REPAIR_MAX_MEMBERS
+ * regions, each with at most REPAIR_MAX_NEIGH neighbours and specks. */
+#define REPAIR_MAX 64
+#define REPAIR_MAX_NEIGH 64
+#define REPAIR_MAX_MEMBERS 16
+#define REPAIR_POOL (REPAIR_MAX * 128)
+#define SEED_MAX 1024
+/* Matcher flags beyond the tree's: the region's list is in repair_pool;
+ * the region was merged into another or flipped (a speck). */
+#define FLAG_REPAIRED (1u << 7)
+#define FLAG_GONE (1u << 6)
+/* claimed[]: 0, part of a decoded symbol, of a fuzzy one, or of a fuzzy one
+ * of the first round (which the second may still decode). */
+#define CLAIM_SYMBOL 1
+#define CLAIM_FUZZY 2
+#define CLAIM_FUZZY_FIRST 3
 
 struct match {
 	struct match_config cfg;
@@ -48,6 +65,15 @@ struct match {
 	int32_t *queue;
 	int32_t *cands;   /* candidate roots, full and fuzzy */
 	uint8_t *claimed;
+	/* Region flags as the matcher sees them: the tree's, except for
+	 * regions whose lists were rebuilt without specks (lists_repair). */
+	uint8_t *flags;
+	int32_t *repair_at; /* read only where flags has FLAG_REPAIRED: offset in repair_pool */
+	int32_t repair_pool[REPAIR_POOL];  /* a list: count, merged index or -1, neighbours */
+	int32_t n_repair_pool;
+	struct region merged[REPAIR_MAX];  /* a group's region: its members together */
+	int32_t seeds[SEED_MAX];           /* regions lists_repair starts from */
+	int32_t n_seeds;
 	/* valid[d] bit n-1: some tree of depth d has n nodes. */
 	uint64_t valid[11];
 	uint64_t fuzzy_ok[11];
@@ -55,6 +81,7 @@ struct match {
 	 * noise leaves added (h = d or d + 1, N < n <= 2N). */
 	uint8_t over[11][OVER_MAX_NODES + 1];
 	int max_depth, max_nodes, dead_nodes;
+	bool again;       /* the second round, on rebuilt lists: decoded symbols only */
 };
 
 static int config_apply(struct match *m, const struct match_config *cfg)
@@ -105,12 +132,14 @@ struct match *match_create(const struct match_config *cfg, int *err)
 	m->n_done = malloc(n);
 	m->height = malloc(n);
 	m->claimed = malloc(n);
+	m->flags = malloc(n);
+	m->repair_at = malloc(n * sizeof *m->repair_at);
 	m->dc = malloc(n * sizeof *m->dc);
 	m->parent = malloc(n * sizeof *m->parent);
 	m->queue = malloc(n * sizeof *m->queue);
 	m->cands = malloc(n * sizeof *m->cands);
 	if (!m->state || !m->n_done || !m->height || !m->claimed || !m->dc || !m->parent || !m->queue ||
-	    !m->cands)
+	    !m->cands || !m->flags || !m->repair_at)
 		goto fail;
 	e = config_apply(m, cfg);
 	if (e < 0)
@@ -133,6 +162,8 @@ void match_destroy(struct match *m)
 	free(m->n_done);
 	free(m->height);
 	free(m->claimed);
+	free(m->flags);
+	free(m->repair_at);
 	free(m->dc);
 	free(m->parent);
 	free(m->queue);
@@ -154,9 +185,36 @@ int match_set_config(struct match *m, const struct match_config *cfg)
 	return config_apply(m, &keep_max);
 }
 
+/* ---- adjacency as the matcher sees it --------------------------------- */
+
+/* Region r's neighbour list: the tree's, or its rebuilt one (m may be NULL:
+ * the tree's). */
+static inline const int32_t *adj_of(const struct match *m, const struct region_tree *t, int32_t r, int *n)
+{
+	if (m && (m->flags[r] & FLAG_REPAIRED)) {
+		const int32_t *p = m->repair_pool + m->repair_at[r];
+		*n = p[0];
+		return p + 2;
+	}
+	*n = t->regions[r].n_adj;
+	return region_adj(t, r);
+}
+
+/* Region r's statistics: the tree's, or its group's (lists_repair). */
+static const struct region *reg(const struct match *m, const struct region_tree *t, int32_t r)
+{
+	if (m->flags[r] & FLAG_REPAIRED) {
+		const int32_t mi = m->repair_pool[m->repair_at[r] + 1];
+		if (mi >= 0)
+			return &m->merged[mi];
+	}
+	return &t->regions[r];
+}
+
 /* ---- canonical strings ------------------------------------------------ */
 
 struct canon_ctx {
+	const struct match *m;  /* NULL: the tree's lists */
 	const struct region_tree *tree;
 	const uint8_t *state;   /* NULL: children are all neighbours but the parent */
 	const int32_t *parent;
@@ -186,12 +244,12 @@ static int canon_node(struct canon_ctx *c, int32_t n, int32_t from, int depth, c
 {
 	if (depth > 9 || cap < 1 || ++c->nodes > TREES_MAX_NODES)
 		return ERR_RANGE;
-	const struct region *r = &c->tree->regions[n];
-	const int32_t *l = region_adj(c->tree, n);
+	int n_adj;
+	const int32_t *l = adj_of(c->m, c->tree, n, &n_adj);
 	int off[TREES_MAX_NODES], len[TREES_MAX_NODES], n_child = 0;
 	int pos = 1;
 	out[0] = (char)('0' + depth);
-	for (int i = 0; i < r->n_adj; i++) {
+	for (int i = 0; i < n_adj; i++) {
 		if (!is_child(c, n, from, l[i]))
 			continue;
 		if (n_child >= TREES_MAX_NODES)
@@ -279,15 +337,16 @@ struct leaf_acc {
 
 static void leaves_walk(const struct match *m, const struct region_tree *t, int32_t n, int depth, struct leaf_acc *a)
 {
-	const struct region *r = &t->regions[n];
-	const int32_t *l = region_adj(t, n);
+	const struct region *r = reg(m, t, n);
+	int n_adj;
+	const int32_t *l = adj_of(m, t, n, &n_adj);
 	int n_child = 0;
-	m->claimed[n] = 1;
-	for (int i = 0; i < r->n_adj; i++) {
+	m->claimed[n] = CLAIM_SYMBOL;
+	for (int i = 0; i < n_adj; i++) {
 		int32_t k = l[i];
 		if ((m->state[k] & ST_RESOLVED) && m->parent[k] == n) {
 			if (m->state[k] & ST_SPECK) {
-				m->claimed[k] = 1;
+				m->claimed[k] = CLAIM_SYMBOL;
 				continue;
 			}
 			n_child++;
@@ -330,14 +389,13 @@ static int leaves_uniform(const struct leaf_acc *a)
 	return 1;
 }
 
-static void emit(struct fiducial_det *list, int32_t *n, int32_t cap, bool *overflow, const struct region_tree *t,
+static void emit(struct fiducial_det *list, int32_t *n, int32_t cap, bool *overflow, const struct region *r,
 		 int32_t root, int32_t id, int32_t nodes, const struct leaf_acc *a)
 {
 	if (*n >= cap) {
 		*overflow = true;
 		return;
 	}
-	const struct region *r = &t->regions[root];
 	struct fiducial_det *d = &list[(*n)++];
 	d->id = id;
 	d->root = root;
@@ -386,10 +444,10 @@ static int cmp_int(const void *a, const void *b)
 static int leaves_list(const struct match *m, const struct region_tree *t, int32_t n, int depth, int32_t *leaf,
 		       uint8_t *leaf_depth, int n_leaf)
 {
-	const struct region *r = &t->regions[n];
-	const int32_t *l = region_adj(t, n);
+	int n_adj;
+	const int32_t *l = adj_of(m, t, n, &n_adj);
 	int n_child = 0;
-	for (int i = 0; i < r->n_adj; i++) {
+	for (int i = 0; i < n_adj; i++) {
 		int32_t k = l[i];
 		if ((m->state[k] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && m->parent[k] == n) {
 			n_child++;
@@ -439,15 +497,15 @@ static bool merged_decode(struct match *m, const struct region_tree *t, int32_t 
 	for (int c = 0; c < 2; c++) {
 		int area[TREES_MAX_NODES], k = 0;
 		for (int i = 0; i < n; i++)
-			if ((t->regions[leaf[i]].colour ? 1 : 0) == c)
-				area[k++] = t->regions[leaf[i]].area;
+			if ((reg(m, t, leaf[i])->colour ? 1 : 0) == c)
+				area[k++] = reg(m, t, leaf[i])->area;
 		if (k < MERGED_MIN_LEAVES)
 			continue;
 		qsort(area, (size_t)k, sizeof(int), cmp_int);
 		const int med = area[(k - 1) / 2];
 		int big = -1, n_big = 0;
 		for (int i = 0; i < n; i++) {
-			const struct region *g = &t->regions[leaf[i]];
+			const struct region *g = reg(m, t, leaf[i]);
 			if ((g->colour ? 1 : 0) != c)
 				continue;
 			if (10 * g->area >= MERGED_AREA_X10 * med) {
@@ -462,7 +520,7 @@ static bool merged_decode(struct match *m, const struct region_tree *t, int32_t 
 		if (n_big != 1)
 			continue;
 		char buf[CANON_CAP];
-		struct canon_ctx cc = {.tree = t, .state = m->state, .parent = m->parent, .dup = leaf[big]};
+		struct canon_ctx cc = {.m = m, .tree = t, .state = m->state, .parent = m->parent, .dup = leaf[big]};
 		if (canon_string(&cc, root, -1, buf, sizeof buf) <= 0)
 			return false;
 		int32_t got = tree_set_lookup(m->cfg.trees, buf);
@@ -473,7 +531,7 @@ static bool merged_decode(struct match *m, const struct region_tree *t, int32_t 
 		for (int i = 0; i < n; i++) {
 			if (i == big)
 				continue;
-			const struct region *g = &t->regions[leaf[i]];
+			const struct region *g = reg(m, t, leaf[i]);
 			int size = (g->x1 - g->x0 + 1) + (g->y1 - g->y0 + 1), cg = g->colour ? 1 : 0;
 			if (size <= LEAF_FILTER_MIN_SIZE)
 				continue;
@@ -486,7 +544,7 @@ static bool merged_decode(struct match *m, const struct region_tree *t, int32_t 
 		}
 		if (!leaves_uniform(&u))
 			return false;
-		const struct region *g = &t->regions[leaf[big]];
+		const struct region *g = reg(m, t, leaf[big]);
 		const double d = leaf_depth[big], w = M_PI * (d + 0.5) * (d + 0.5);
 		const double mx = 0.5 * (g->x0 + g->x1), my = 0.5 * (g->y0 + g->y1);
 		a->cx += w * mx;
@@ -503,6 +561,19 @@ static bool merged_decode(struct match *m, const struct region_tree *t, int32_t 
 	return false;
 }
 
+/* Marks the sub-tree at n (specks included) as claimed by a fuzzy symbol. */
+static void claim_fuzzy(struct match *m, const struct region_tree *t, int32_t n, int depth)
+{
+	int n_adj;
+	const int32_t *l = adj_of(m, t, n, &n_adj);
+	m->claimed[n] = CLAIM_FUZZY;
+	if (depth > 10)
+		return;
+	for (int i = 0; i < n_adj; i++)
+		if ((m->state[l[i]] & ST_RESOLVED) && m->parent[l[i]] == n)
+			claim_fuzzy(m, t, l[i], depth + 1);
+}
+
 static void tree_decode(struct match *m, const struct region_tree *t, int32_t root, int height, int nodes,
 			struct detections *out)
 {
@@ -512,16 +583,18 @@ static void tree_decode(struct match *m, const struct region_tree *t, int32_t ro
 	int32_t id = -1;
 	if (is_valid(m, height, nodes)) {
 		char buf[CANON_CAP];
-		struct canon_ctx c = {.tree = t, .state = m->state, .parent = m->parent, .dup = -1};
+		struct canon_ctx c = {.m = m, .tree = t, .state = m->state, .parent = m->parent, .dup = -1};
 		if (canon_string(&c, root, -1, buf, sizeof buf) > 0 && leaves_uniform(&a))
 			id = tree_set_lookup(m->cfg.trees, buf);
 	} else if (is_valid(m, height, nodes + 1) && merged_decode(m, t, root, &a, &id)) {
 		nodes++;
 	}
 	if (id >= 0)
-		emit(out->fids, &out->n_fids, out->cap_fids, &out->overflow, t, root, id, nodes, &a);
-	else
-		emit(out->fuzzy, &out->n_fuzzy, out->cap_fuzzy, &out->overflow, t, root, -1, nodes, &a);
+		emit(out->fids, &out->n_fids, out->cap_fids, &out->overflow, reg(m, t, root), root, id, nodes, &a);
+	else if (!m->again)
+		emit(out->fuzzy, &out->n_fuzzy, out->cap_fuzzy, &out->overflow, reg(m, t, root), root, -1, nodes, &a);
+	if (id < 0)
+		claim_fuzzy(m, t, root, 0);
 }
 
 /* An over-full candidate: leaves far smaller than the median leaf of their
@@ -540,12 +613,13 @@ static void over_decode(struct match *m, const struct region_tree *t, int32_t ro
 	depth[0] = 0;
 	n = 1;
 	for (int i = 0; i < n; i++) {
-		const int32_t *l = region_adj(t, node[i]);
+		int n_adj;
+		const int32_t *l = adj_of(m, t, node[i], &n_adj);
 		n_kids[i] = 0;
 		alive[i] = 1;
-		if (m->claimed[node[i]])
+		if (m->claimed[node[i]] && m->claimed[node[i]] != CLAIM_FUZZY_FIRST)
 			return;
-		for (int j = 0; j < t->regions[node[i]].n_adj; j++) {
+		for (int j = 0; j < n_adj; j++) {
 			int32_t k = l[j];
 			if ((m->state[k] & (ST_RESOLVED | ST_SPECK)) != ST_RESOLVED || m->parent[k] != node[i])
 				continue;
@@ -564,7 +638,7 @@ static void over_decode(struct match *m, const struct region_tree *t, int32_t ro
 		for (int i = 1; i < n; i++) {
 			if (!alive[i] || n_kids[i])
 				continue;
-			const struct region *g = &t->regions[node[i]];
+			const struct region *g = reg(m, t, node[i]);
 			int c = g->colour ? 1 : 0;
 			sizes[c][n_sz[c]++] = (g->x1 - g->x0 + 1) + (g->y1 - g->y0 + 1);
 		}
@@ -578,7 +652,7 @@ static void over_decode(struct match *m, const struct region_tree *t, int32_t ro
 		for (int i = 1; i < n; i++) {
 			if (!alive[i] || n_kids[i])
 				continue;
-			const struct region *g = &t->regions[node[i]];
+			const struct region *g = reg(m, t, node[i]);
 			int c = g->colour ? 1 : 0;
 			if (2 * ((g->x1 - g->x0 + 1) + (g->y1 - g->y0 + 1)) >= median[c])
 				continue;
@@ -616,29 +690,371 @@ static void candidate_decode(struct match *m, const struct region_tree *t, int32
 	}
 }
 
+/* ---- saturated lists rebuilt without specks ------------------------------ */
+
+/* First run of row y that ends right of x. */
+static int32_t run_first_after(const struct region_tree *t, int y, int32_t x)
+{
+	int32_t a = t->row_first_run[y], b = t->row_first_run[y + 1];
+	while (a < b) {
+		int32_t mid = a + (b - a) / 2;
+		if (t->runs[mid].x + t->runs[mid].len <= x)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a;
+}
+
+/* Adds q to the set s (n entries, at most cap). Returns false when full. */
+static bool set_add(int32_t *s, int *n, int cap, int32_t q)
+{
+	for (int i = 0; i < *n; i++)
+		if (s[i] == q)
+			return true;
+	if (*n >= cap)
+		return false;
+	s[(*n)++] = q;
+	return true;
+}
+
+static bool set_has(const int32_t *s, int n, int32_t q)
+{
+	for (int i = 0; i < n; i++)
+		if (s[i] == q)
+			return true;
+	return false;
+}
+
+static bool is_speck(const struct region_tree *t, int32_t q)
+{
+	return t->regions[q].area <= SPECK_MAX_AREA;
+}
+
+/* Adds q to the set s like set_add, counting the regions that are not
+ * specks in *n_big; false when full or when that count exceeds big_cap. */
+static bool neigh_add(const struct region_tree *t, int32_t *s, int *n, int cap, int *n_big, int big_cap, int32_t q)
+{
+	for (int i = *n - 1; i >= 0; i--)
+		if (s[i] == q)
+			return true;
+	if (*n >= cap || (!is_speck(t, q) && ++*n_big > big_cap))
+		return false;
+	s[(*n)++] = q;
+	return true;
+}
+
+/* Region g's neighbours from the runs (its list was dropped), in raster
+ * order of first contact. Returns their count, or -1 when more than cap
+ * or more than big_cap of them are not specks (the table, a textured
+ * area: given up after a few rows). */
+static int neigh_from_runs(const struct region_tree *t, int32_t g, int32_t *nb, int cap, int big_cap)
+{
+	const struct region *r = &t->regions[g];
+	int n = 0, n_big = 0;
+	for (int y = r->y0; y <= r->y1; y++) {
+		const int32_t lo = t->row_first_run[y], hi = t->row_first_run[y + 1];
+		for (int32_t k = run_first_after(t, y, r->x0); k < hi && t->runs[k].x <= r->x1; k++) {
+			const struct run *u = &t->runs[k];
+			if (u->region != g)
+				continue;
+			if (k > lo && !neigh_add(t, nb, &n, cap, &n_big, big_cap, t->runs[k - 1].region))
+				return -1;
+			for (int yy = y - 1; yy <= y + 1; yy += 2) {
+				if (yy < 0 || yy >= t->height)
+					continue;
+				const int32_t hi2 = t->row_first_run[yy + 1];
+				for (int32_t j = run_first_after(t, yy, u->x); j < hi2 && t->runs[j].x < u->x + u->len; j++)
+					if (t->runs[j].colour != u->colour &&
+					    !neigh_add(t, nb, &n, cap, &n_big, big_cap, t->runs[j].region))
+						return -1;
+			}
+			if (k + 1 < hi && !neigh_add(t, nb, &n, cap, &n_big, big_cap, t->runs[k + 1].region))
+				return -1;
+		}
+	}
+	return n;
+}
+
+/* The group around region g that lists_repair rebuilds: g and the islands
+ * of its colour joined to it through specks (members), the specks, the
+ * members' other neighbours (nb) and the other regions that touch the
+ * specks (other). */
+struct repair_group {
+	int32_t mem[REPAIR_MAX_MEMBERS], speck[REPAIR_MAX_NEIGH], nb[REPAIR_MAX_NEIGH], other[REPAIR_MAX_NEIGH];
+	int n_mem, n_speck, n_nb, n_other;
+};
+
+/* Region x's neighbours as the matcher sees them; a saturated region's
+ * from the runs, into buf. NULL when there are more than REPAIR_MAX_NEIGH. */
+static const int32_t *list_of(const struct match *m, const struct region_tree *t, int32_t x, int32_t *buf, int *n)
+{
+	if (!(m->flags[x] & REGION_SATURATED))
+		return adj_of(m, t, x, n);
+	*n = neigh_from_runs(t, x, buf, REPAIR_MAX_NEIGH, t->adj_cap + REPAIR_MAX_MEMBERS);
+	return *n < 0 ? NULL : buf;
+}
+
+/* An island: a region cut off by a hairline, so that specks outnumber its
+ * other neighbours. A hole that a speck merely bridges to the region
+ * around its ring (one speck, one ring) is not one. -1: a region no group
+ * may hold (on the border, too big, too many neighbours). */
+static int island(const struct match *m, const struct region_tree *t, int32_t x, int max_side)
+{
+	const struct region *r = &t->regions[x];
+	if ((r->flags & REGION_BORDER) || r->x1 - r->x0 >= max_side || r->y1 - r->y0 >= max_side)
+		return -1;
+	int32_t buf[REPAIR_MAX_NEIGH];
+	int n, n_speck = 0;
+	const int32_t *l = list_of(m, t, x, buf, &n);
+	if (!l)
+		return -1;
+	for (int i = 0; i < n; i++)
+		n_speck += is_speck(t, l[i]);
+	return 2 * n_speck > n;
+}
+
+/* Collects g's group; false when it outgrows its bounds. */
+static bool group_collect(const struct match *m, const struct region_tree *t, int32_t g, int max_side,
+			  struct repair_group *gr)
+{
+	gr->n_mem = gr->n_speck = gr->n_nb = gr->n_other = 0;
+	gr->mem[gr->n_mem++] = g;
+	int x0 = t->regions[g].x0, y0 = t->regions[g].y0, x1 = t->regions[g].x1, y1 = t->regions[g].y1;
+	for (int i = 0; i < gr->n_mem; i++) {
+		const int32_t x = gr->mem[i];
+		const struct region *rx = &t->regions[x];
+		int32_t buf[REPAIR_MAX_NEIGH];
+		int n;
+		if ((m->flags[x] & FLAG_GONE) || (rx->flags & REGION_BORDER))
+			return false;
+		const int32_t *l = list_of(m, t, x, buf, &n);
+		if (!l)
+			return false;
+		x0 = rx->x0 < x0 ? rx->x0 : x0;
+		y0 = rx->y0 < y0 ? rx->y0 : y0;
+		x1 = rx->x1 > x1 ? rx->x1 : x1;
+		y1 = rx->y1 > y1 ? rx->y1 : y1;
+		if (x1 - x0 >= max_side || y1 - y0 >= max_side)
+			return false;
+		for (int j = 0; j < n; j++) {
+			const int32_t q = l[j];
+			if (m->flags[q] & FLAG_GONE)
+				return false;
+			if (!is_speck(t, q)) {
+				if (!set_add(gr->nb, &gr->n_nb, REPAIR_MAX_NEIGH, q))
+					return false;
+				continue;
+			}
+			if (set_has(gr->speck, gr->n_speck, q))
+				continue;
+			if (!set_add(gr->speck, &gr->n_speck, REPAIR_MAX_NEIGH, q))
+				return false;
+			int nq;
+			const int32_t *lq = adj_of(m, t, q, &nq);
+			for (int k = 0; k < nq; k++) {
+				const int32_t o = lq[k];
+				if (set_has(gr->mem, gr->n_mem, o) || set_has(gr->other, gr->n_other, o))
+					continue;
+				if (m->flags[o] & FLAG_GONE)
+					return false;
+				const int is = island(m, t, o, max_side);
+				if (is < 0 || !set_add(is ? gr->mem : gr->other, is ? &gr->n_mem : &gr->n_other,
+						       is ? REPAIR_MAX_MEMBERS : REPAIR_MAX_NEIGH, o))
+					return false;
+			}
+		}
+	}
+	int n = 0;
+	for (int j = 0; j < gr->n_nb; j++)
+		if (!set_has(gr->mem, gr->n_mem, gr->nb[j]))
+			gr->nb[n++] = gr->nb[j];
+	gr->n_nb = n;
+	n = 0;
+	for (int j = 0; j < gr->n_other; j++)
+		if (!set_has(gr->nb, gr->n_nb, gr->other[j]))
+			gr->other[n++] = gr->other[j];
+	gr->n_other = n;
+	return gr->n_nb <= t->adj_cap;
+}
+
+/* Puts list l (n entries) in the pool for region r, members of the group
+ * mapped to its first, specks left out (the caller checked the room); mi:
+ * r's statistics in m->merged, or -1 for the tree's. */
+static void pool_put(struct match *m, int32_t r, int32_t mi, const int32_t *l, int n, const struct repair_group *gr)
+{
+	int32_t *p = m->repair_pool + m->n_repair_pool;
+	int k = 0;
+	for (int i = 0; i < n; i++) {
+		int32_t q = l[i];
+		if (set_has(gr->speck, gr->n_speck, q))
+			continue;
+		if (set_has(gr->mem, gr->n_mem, q))
+			q = gr->mem[0];
+		set_add(p + 2, &k, n, q);
+	}
+	p[0] = k;
+	p[1] = mi;
+	m->repair_at[r] = m->n_repair_pool;
+	m->n_repair_pool += 2 + k;
+	m->flags[r] |= FLAG_REPAIRED;
+}
+
+/* Motion streaks leave 1 px diagonal hairlines that shatter into specks:
+ * they overflow a region's list (REGION_SATURATED) and cut small islands
+ * off it. From each seed (a saturated region, or a speck between regions:
+ * its largest neighbour) a group is rebuilt as if its specks were not
+ * there: the specks leave every list, and the islands (regions of the
+ * seed's colour that touch more specks than other regions) join the seed
+ * region g, whose list, from the runs where g's was dropped, holds the
+ * members' other neighbours; the lists around are mapped the same way. A
+ * region a speck merely bridges to g (a hole whose ring it breaks) stays
+ * itself. When g's list fits adj_cap, the group is kept: g loses
+ * REGION_SATURATED, REGION_FRAGMENTED follows the new lists, the other
+ * members and the specks are FLAG_GONE. Only groups within half the
+ * frame's smaller side, off the border, and not part of a decoded symbol.
+ * Returns the number of groups kept. */
+static int lists_repair(struct match *m, const struct region_tree *t)
+{
+	m->n_repair_pool = 0;
+	if (!t->runs || !t->row_first_run || t->overflow)
+		return 0;
+	const int max_side = (t->width < t->height ? t->width : t->height) / 2;
+	int32_t done[REPAIR_MAX];
+	int n_done = 0;
+	struct repair_group gr;
+	for (int32_t i_seed = 0; i_seed < m->n_seeds && n_done < REPAIR_MAX; i_seed++) {
+		const int32_t s = m->seeds[i_seed];
+		const struct region *r = &t->regions[s];
+		int32_t g = -1;
+		if (m->flags[s] & FLAG_GONE)
+			continue;
+		if (r->flags & REGION_SATURATED) {
+			g = s;
+		} else {
+			const int32_t *l = region_adj(t, s);
+			for (int i = 0; i < r->n_adj; i++)
+				if (g < 0 || t->regions[l[i]].area > t->regions[g].area)
+					g = l[i];
+		}
+		if (g < 0 || (m->flags[g] & FLAG_GONE) || m->claimed[g] == CLAIM_SYMBOL ||
+		    !group_collect(m, t, g, max_side, &gr))
+			continue;
+		/* A part of a decoded symbol: the second round would skip it. */
+		bool found = false;
+		for (int i = 1; i < gr.n_mem && !found; i++)
+			found = m->claimed[gr.mem[i]] == CLAIM_SYMBOL;
+		if (found)
+			continue;
+		int need = 2 + gr.n_nb;
+		for (int j = 0; j < gr.n_nb + gr.n_other; j++) {
+			const int32_t q = j < gr.n_nb ? gr.nb[j] : gr.other[j - gr.n_nb];
+			if (!(m->flags[q] & REGION_SATURATED)) {
+				int nq;
+				adj_of(m, t, q, &nq);
+				need += 2 + nq;
+			}
+		}
+		if (m->n_repair_pool + need > REPAIR_POOL)
+			break;
+		int32_t mi = -1;
+		if (gr.n_mem > 1 || reg(m, t, g) != &t->regions[g]) {
+			struct region *u = &m->merged[n_done];
+			mi = n_done;
+			*u = *reg(m, t, g);
+			for (int i = 1; i < gr.n_mem; i++) {
+				const struct region *v = reg(m, t, gr.mem[i]);
+				u->x0 = v->x0 < u->x0 ? v->x0 : u->x0;
+				u->y0 = v->y0 < u->y0 ? v->y0 : u->y0;
+				u->x1 = v->x1 > u->x1 ? v->x1 : u->x1;
+				u->y1 = v->y1 > u->y1 ? v->y1 : u->y1;
+				u->area += v->area;
+				u->sum_x += v->sum_x;
+				u->sum_y += v->sum_y;
+				u->sum_xx += v->sum_xx;
+				u->sum_yy += v->sum_yy;
+				u->sum_xy += v->sum_xy;
+			}
+		}
+		pool_put(m, g, mi, gr.nb, gr.n_nb, &gr);
+		for (int j = 0; j < gr.n_nb + gr.n_other; j++) {
+			const int32_t q = j < gr.n_nb ? gr.nb[j] : gr.other[j - gr.n_nb];
+			if (m->flags[q] & REGION_SATURATED)
+				continue;
+			int nq;
+			const int32_t *lq = adj_of(m, t, q, &nq);
+			int32_t tmp[64];
+			memcpy(tmp, lq, (size_t)nq * sizeof *tmp);
+			pool_put(m, q, -1, tmp, nq, &gr);
+		}
+		m->flags[g] &= (uint8_t)~REGION_SATURATED;
+		for (int i = 1; i < gr.n_mem; i++)
+			m->flags[gr.mem[i]] |= FLAG_GONE | REGION_FRAGMENTED;
+		for (int i = 0; i < gr.n_speck; i++)
+			m->flags[gr.speck[i]] |= FLAG_GONE | REGION_FRAGMENTED;
+		done[n_done++] = g;
+	}
+	/* REGION_FRAGMENTED again from the new lists: touches a saturated region. */
+	for (int i = 0; i < n_done; i++) {
+		if (m->flags[done[i]] & FLAG_GONE)
+			continue;
+		int n;
+		const int32_t *l = adj_of(m, t, done[i], &n);
+		for (int j = -1; j < n; j++) {
+			const int32_t q = j < 0 ? done[i] : l[j];
+			if (m->flags[q] & (REGION_SATURATED | FLAG_GONE))
+				continue;
+			int nq;
+			const int32_t *lq = adj_of(m, t, q, &nq);
+			bool touches = false;
+			for (int k = 0; k < nq && !touches; k++)
+				touches = (m->flags[lq[k]] & REGION_SATURATED) != 0;
+			if (touches)
+				m->flags[q] |= REGION_FRAGMENTED;
+			else
+				m->flags[q] &= (uint8_t)~REGION_FRAGMENTED;
+		}
+	}
+	return n_done;
+}
+
 /* Bottom-up from the leaves (amoeba.md §5): a region whose neighbours but
  * one are finished sub-trees is finished too, and the remaining neighbour is
  * its parent. Returns the number of candidate roots put in m->cands. */
 static int32_t candidates_find(struct match *m, const struct region_tree *t)
 {
-	const struct region *regs = t->regions;
 	int32_t qt = 0, n_cands = 0;
+	const int max_side = (t->width < t->height ? t->width : t->height) / 2;
+	if (!m->again)
+		m->n_seeds = 0;
 	for (int32_t r = 0; r < t->n_regions; r++) {
 		m->n_done[r] = 0;
 		m->height[r] = 0;
 		m->dc[r] = 0;
-		m->claimed[r] = 0;
 		m->state[r] = 0;
-		if (regs[r].n_adj == 1 && !(regs[r].flags & BAD_FLAGS)) {
-			m->state[r] = ST_RESOLVED | (regs[r].area <= SPECK_MAX_AREA ? ST_SPECK : 0);
-			m->parent[r] = region_adj(t, r)[0];
+		if (!m->again) {
+			const struct region *g = &t->regions[r];
+			m->claimed[r] = 0;
+			m->flags[r] = g->flags;
+			/* Seeds of lists_repair: saturated parts, specks between regions. */
+			if (m->n_seeds < SEED_MAX &&
+			    ((g->area <= SPECK_MAX_AREA && g->n_adj >= 2) ||
+			     ((g->flags & (REGION_SATURATED | REGION_BORDER)) == REGION_SATURATED &&
+			      g->x1 - g->x0 < max_side && g->y1 - g->y0 < max_side)))
+				m->seeds[m->n_seeds++] = r;
+		}
+		int n_adj;
+		const int32_t *l = adj_of(m, t, r, &n_adj);
+		if (n_adj == 1 && !(m->flags[r] & BAD_FLAGS)) {
+			m->state[r] = ST_RESOLVED | (reg(m, t, r)->area <= SPECK_MAX_AREA ? ST_SPECK : 0);
+			m->parent[r] = l[0];
 			m->queue[qt++] = r;
 		}
 	}
 	for (int32_t qh = 0; qh < qt; qh++) {
 		const int32_t r = m->queue[qh];
 		const int32_t p = m->parent[r];
-		if ((regs[p].flags & BAD_FLAGS) || (m->state[p] & (ST_RESOLVED | ST_DEAD)))
+		if ((m->flags[p] & BAD_FLAGS) || (m->state[p] & (ST_RESOLVED | ST_DEAD)))
 			continue;
 		m->n_done[p]++;
 		if (!(m->state[r] & ST_SPECK)) {
@@ -650,7 +1066,9 @@ static int32_t candidates_find(struct match *m, const struct region_tree *t)
 			m->state[p] |= ST_DEAD;
 			continue;
 		}
-		if (m->n_done[p] != regs[p].n_adj - 1)
+		int n_adj;
+		const int32_t *l = adj_of(m, t, p, &n_adj);
+		if (m->n_done[p] != n_adj - 1)
 			continue;
 		m->state[p] |= ST_RESOLVED;
 		m->parent[p] = -1;
@@ -664,8 +1082,7 @@ static int32_t candidates_find(struct match *m, const struct region_tree *t)
 		 * (a blob whose hole holds a speck): try it, and climb on. */
 		if (is_fuzzy(m, h, n) || m->over[h][n])
 			m->cands[n_cands++] = p;
-		const int32_t *l = region_adj(t, p);
-		for (int i = 0; i < regs[p].n_adj; i++) {
+		for (int i = 0; i < n_adj; i++) {
 			int32_t k = l[i];
 			if (!((m->state[k] & ST_RESOLVED) && m->parent[k] == p)) {
 				m->parent[p] = k;
@@ -676,6 +1093,58 @@ static int32_t candidates_find(struct match *m, const struct region_tree *t)
 			m->queue[qt++] = p;
 	}
 	return n_cands;
+}
+
+/* True when some region of the sub-tree at n is claimed by a symbol. */
+static bool subtree_claimed(const struct match *m, const struct region_tree *t, int32_t n, int depth)
+{
+	if (m->claimed[n] == CLAIM_SYMBOL)
+		return true;
+	if (depth > 10)
+		return false;
+	int n_adj;
+	const int32_t *l = adj_of(m, t, n, &n_adj);
+	for (int i = 0; i < n_adj; i++)
+		if ((m->state[l[i]] & ST_RESOLVED) && m->parent[l[i]] == n && subtree_claimed(m, t, l[i], depth + 1))
+			return true;
+	return false;
+}
+
+/* The second round: the tree again with rebuilt lists (lists_repair), for
+ * what the first left alone. Only decoded symbols are kept; a fuzzy one of
+ * the first round where one is now decoded is dropped. So a symbol the
+ * tree as segmented yields is reported exactly as without the repair. */
+static void again_decode(struct match *m, const struct region_tree *t, struct detections *out)
+{
+	const int32_t n_fids = out->n_fids;
+	for (int32_t r = 0; r < t->n_regions; r++)
+		if (m->claimed[r] == CLAIM_FUZZY)
+			m->claimed[r] = CLAIM_FUZZY_FIRST;
+	m->again = true;
+	const int32_t n_cands = candidates_find(m, t);
+	for (int pass = 0; pass < 2; pass++)
+		for (int32_t i = 0; i < n_cands; i++) {
+			const int32_t c = m->cands[i];
+			const int h = m->height[c], n = m->dc[c] + 1;
+			if (subtree_claimed(m, t, c, 0))
+				continue;
+			if (pass == 0 && is_valid(m, h, n))
+				tree_decode(m, t, c, h, n, out);
+			else if (pass == 1 && is_fuzzy(m, h, n))
+				tree_decode(m, t, c, h, n, out);
+		}
+	m->again = false;
+	for (int32_t i = n_fids; i < out->n_fids; i++) {
+		const struct region *q = reg(m, t, out->fids[i].root);
+		int32_t k = 0;
+		for (int32_t j = 0; j < out->n_fuzzy; j++) {
+			const struct fiducial_det *z = &out->fuzzy[j];
+			if (z->x >= (float)q->x0 && z->x <= (float)q->x1 && z->y >= (float)q->y0 && z->y <= (float)q->y1)
+				continue;
+			out->fuzzy[k++] = *z;
+		}
+		out->n_fuzzy = k;
+	}
 }
 
 /* Region g's area with what it encloses: the boxes of its neighbours that
@@ -798,7 +1267,7 @@ static void claim_boxes(struct match *m, const struct region_tree *t, const stru
 		const struct region *g = &t->regions[r];
 		for (int32_t i = 0; i < n_boxes; i++) {
 			const struct fiducial_det *d = i < out->n_fids ? &out->fids[i] : &out->fuzzy[i - out->n_fids];
-			const struct region *q = &t->regions[d->root];
+			const struct region *q = reg(m, t, d->root);
 			if (g->x0 >= q->x0 && g->x1 <= q->x1 && g->y0 >= q->y0 && g->y1 <= q->y1) {
 				m->claimed[r] = 1;
 				break;
@@ -819,10 +1288,13 @@ int match_process(struct match *m, const struct region_tree *tree, const struct 
 	detections_clear(out);
 	out->width = tree->width;
 	out->height = tree->height;
+	m->again = false;
 	int32_t n_cands = candidates_find(m, tree);
 	for (int pass = 0; pass < 2; pass++)
 		for (int32_t i = 0; i < n_cands; i++)
 			candidate_decode(m, tree, m->cands[i], pass, out);
+	if (lists_repair(m, tree) > 0)
+		again_decode(m, tree, out);
 	roots_find(m, tree, out);
 	const bool want_fingers = m->cfg.finger_size_px > 0 && grey;
 	const bool want_blobs = m->cfg.blob_max_px > 0;
