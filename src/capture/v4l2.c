@@ -101,24 +101,6 @@ static void device_path(const char *arg, char *out, size_t cap)
 		snprintf(out, cap, "%s", arg);
 }
 
-static bool format_reaches(struct v4l2_src *s, uint32_t pf, int w, int h, int fps)
-{
-	struct v4l2_frmivalenum iv = {.pixel_format = pf, .width = (uint32_t)w, .height = (uint32_t)h};
-	if (xioctl(s->sys, s->fd, VIDIOC_ENUM_FRAMEINTERVALS, &iv) < 0)
-		return true; /* the driver does not say: assume it can */
-	if (iv.type != V4L2_FRMIVAL_TYPE_DISCRETE)
-		return iv.stepwise.min.numerator == 0 ||
-		       (uint64_t)iv.stepwise.min.denominator >= (uint64_t)fps * iv.stepwise.min.numerator;
-	for (uint32_t i = 0; i < 256; i++) {
-		iv.index = i;
-		if (xioctl(s->sys, s->fd, VIDIOC_ENUM_FRAMEINTERVALS, &iv) < 0)
-			break;
-		if (iv.discrete.numerator &&
-		    (uint64_t)iv.discrete.denominator >= (uint64_t)fps * iv.discrete.numerator)
-			return true;
-	}
-	return false;
-}
 
 /* ----------------------------------------------------------- negotiation -- */
 
@@ -268,6 +250,16 @@ static int best_interval(struct v4l2_src *s, uint32_t pf, int w, int h, int d, s
 			break;
 	}
 	return any ? 0 : ERR_UNSUPPORTED;
+}
+
+/* Whether format pf reaches fps at w x h: its fastest interval there is
+ * short enough, or the driver does not list intervals (assume it can). */
+static bool format_reaches(struct v4l2_src *s, uint32_t pf, int w, int h, int fps)
+{
+	struct v4l2_fract t;
+	if (best_interval(s, pf, w, h, 1, &t) < 0)
+		return true;
+	return (uint64_t)t.denominator >= (uint64_t)fps * t.numerator;
 }
 
 static int fract_fps(struct v4l2_fract t)
