@@ -128,6 +128,14 @@ struct capture;
 struct capture *capture_open(const struct capture_config *cfg, int *err);
 void capture_close(struct capture *c);  /* NULL-safe */
 int capture_read(struct capture *c, struct frame **out);
+/* Reads the next frame into dst, whose img is a buffer of capacity
+ * img.stride * img.height bytes on entry (a ring slot as ring_acquire_write
+ * hands it out): sources that convert or decode (camera, demo, raw) write
+ * into it directly, others are copied once. dst->img comes back set to the
+ * frame's size (stride kept when the size is the buffer's, else = width);
+ * seq, t_capture_ns and name are set. ERR_SIZE (counted as bad) when the
+ * frame does not fit; other errors as capture_read. */
+int capture_read_into(struct capture *c, struct frame *dst);
 /* True when the source is finite (folder, file without loop, raw pipe). */
 bool capture_is_finite(const struct capture *c);
 const char *capture_describe(const struct capture *c);
