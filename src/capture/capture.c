@@ -69,12 +69,20 @@ void capture_close(struct capture *c)
 	free(c);
 }
 
-/* What every delivered frame gets, whoever wrote its pixels. */
+/* What every delivered frame gets, whoever wrote its pixels. Files carry no
+ * time of their own: they play at the configured rate (CAPTURE_FPS_DEFAULT
+ * for 0 and the words), so the tracker's prediction, and with it the TUIO
+ * output, is the same on every run. */
 static void frame_stamp(struct capture *c, struct frame *f)
 {
 	f->seq = c->stats.n_frames++;
-	if (!f->t_capture_ns)
+	if (c->replay && !f->t_capture_ns) {
+		int fps = c->cfg.fps > 0 ? c->cfg.fps : CAPTURE_FPS_DEFAULT;
+		f->t_capture_ns = (int64_t)(f->seq + 1) * 1000000000LL / fps;
+		f->replay = true;
+	} else if (!f->t_capture_ns) {
 		f->t_capture_ns = clock_now_ns();
+	}
 }
 
 static int read_counted(struct capture *c, struct frame **f)
@@ -142,6 +150,7 @@ int capture_read_into(struct capture *c, struct frame *dst)
 	frame_stamp(c, f);
 	dst->seq = f->seq;
 	dst->t_capture_ns = f->t_capture_ns;
+	dst->replay = f->replay;
 	if (f != dst)
 		memcpy(dst->name, f->name, sizeof dst->name);
 	return 0;

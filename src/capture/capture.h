@@ -22,6 +22,12 @@
  * advances 1/fps seconds a frame); the camera paces itself, and the caller
  * paces the others (capture_fps() says the source's own rate, if any).
  *
+ * Time: t_capture_ns is the driver's timestamp for a camera and the read
+ * time for raw and demo. folder: and file: frames carry no time of their
+ * own: they get (seq + 1) / fps on the source's own timeline (fps as
+ * configured, CAPTURE_FPS_DEFAULT for 0 and the words) with frame.replay
+ * set, so the tracker, and the TUIO it sends, is the same on every replay.
+ *
  * capture_read() returns a frame borrowed from the source, valid until the
  * next read or close. Errors: ERR_EOF (finite source done), ERR_AGAIN
  * (nothing yet), ERR_FORMAT (this frame is bad: skip it and go on),

@@ -37,6 +37,7 @@ struct capture {
 	struct capture_config cfg;   /* a copy; sprites stay borrowed */
 	void *priv;                  /* the backend's state */
 	bool finite;
+	bool replay;                 /* frames from files: timestamps from the frame number */
 	int fps;
 	struct capture_stats stats;
 	char desc[640];

@@ -64,6 +64,7 @@ static int size_by_first_frame(struct feed *f)
 			image_u8_copy(&slot->img, &first->img);
 			slot->seq = first->seq;
 			slot->t_capture_ns = first->t_capture_ns;
+			slot->replay = first->replay;
 			memcpy(slot->name, first->name, sizeof slot->name);
 			ring_publish(f->ring);
 		}

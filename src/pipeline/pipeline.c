@@ -170,7 +170,7 @@ static int frame_script(struct pipeline *p, const struct frame *f, const struct 
 	ns[STAGE_TUIO] = t5 - t4;
 	for (int i = 0; i < STAGE_TOTAL; i++)
 		ns[STAGE_TOTAL] += ns[i];
-	if (f->t_capture_ns > 0 && t5 > f->t_capture_ns)
+	if (!f->replay && f->t_capture_ns > 0 && t5 > f->t_capture_ns)
 		ns[STAGE_LATENCY] = t5 - f->t_capture_ns;
 	p->last_state = st;
 	char status[128];
@@ -366,6 +366,7 @@ static const struct frame *once_next(struct pipeline *p, int k, int *rc)
 		image_u8_copy(&b->img, &view.img);
 		b->seq = view.seq;
 		b->t_capture_ns = view.t_capture_ns;
+		b->replay = view.replay;
 		memcpy(b->name, view.name, sizeof b->name);
 	}
 	return b;
