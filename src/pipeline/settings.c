@@ -198,6 +198,9 @@ bool settings_reload(struct tt_config *running, const struct tt_config *given, i
 	struct reload r = {.running = running};
 	config_diff(running, &next, CONFIG_DIFF_LIVE, reload_live, &r);
 	config_diff(given, &next, CONFIG_DIFF_RESTART, reload_restart, &r);
+	/* quiet and verbose take effect before the closing line, so quiet = true
+	 * already silences it. */
+	settings_apply_log_level(running);
 	log_info("SIGHUP: configuration reloaded from %s (%d live key%s changed, %d need%s a restart)",
 		 running->config_path, r.n_live, r.n_live == 1 ? "" : "s", r.n_restart, r.n_restart == 1 ? "s" : "");
 	return true;
