@@ -304,6 +304,44 @@ static struct capture *open_demo(const struct image_u8 *sp, const int *ids, int 
 	return c;
 }
 
+/* read_into writes the same pixels as a plain read, into a buffer larger than
+ * the frame (rows packed), and refuses a buffer that is too small. */
+static void test_read_into_slot(void **state)
+{
+	(void)state;
+	struct image_u8 sp[2];
+	make_sprites(sp);
+	const int ids[2] = {17, 42};
+	struct capture *a = open_demo(sp, ids, 2), *b = open_demo(sp, ids, 2);
+	struct frame slot = {0};
+	assert_int_equal(image_u8_alloc(&slot.img, 400, 300), 0);
+	uint8_t *buf = slot.img.data;
+	for (int i = 0; i < 3; i++) {
+		struct frame *fa;
+		slot.img.width = 400;
+		slot.img.height = 300;
+		slot.img.stride = slot.img.stride > 400 ? slot.img.stride : 400;
+		assert_int_equal(capture_read(a, &fa), 0);
+		assert_int_equal(capture_read_into(b, &slot), 0);
+		assert_ptr_equal(slot.img.data, buf);
+		assert_int_equal(slot.img.width, 320);
+		assert_int_equal(slot.img.height, 240);
+		assert_int_equal(slot.seq, fa->seq);
+		assert_true(slot.t_capture_ns > 0);
+		for (int y = 0; y < 240; y++)
+			assert_memory_equal(image_u8_row(&fa->img, y), image_u8_row(&slot.img, y), 320);
+	}
+	slot.img.width = 100;
+	slot.img.height = 100;
+	slot.img.stride = 100;
+	assert_int_equal(capture_read_into(b, &slot), ERR_SIZE);
+	image_u8_free(&slot.img);
+	capture_close(a);
+	capture_close(b);
+	image_u8_free(&sp[0]);
+	image_u8_free(&sp[1]);
+}
+
 static void test_demo_deterministic_and_moving(void **state)
 {
 	(void)state;
@@ -1677,6 +1715,7 @@ int main(void)
 		cmocka_unit_test(test_folder_order_and_bad_frames),
 		cmocka_unit_test(test_folder_errors),
 		cmocka_unit_test(test_file_source),
+		cmocka_unit_test(test_read_into_slot),
 		cmocka_unit_test(test_raw_fifo),
 		cmocka_unit_test(test_raw_stdin_pipe),
 		cmocka_unit_test(test_demo_deterministic_and_moving),

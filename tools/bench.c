@@ -38,8 +38,8 @@
 #define MAX_FRAMES 64
 #define DET_CAP 512
 
-/* The first four are the engine's stages, in enum engine_stage order. */
-enum { ST_TUIO = ENGINE_N_STAGES, ST_FRAME, ST_OVERLAP, ST_ALONE, N_ST };
+/* The first five are the script's stages, in enum stage order. */
+enum { ST_TUIO = STAGE_TUIO, ST_FRAME, ST_OVERLAP, ST_ALONE, N_ST };
 static const char *stage_names[N_ST] = {"threshold", "segment", "match", "track", "tuio encode",
 					"whole frame", "frame, overlapped", "threshold alone"};
 static struct timing timings[N_ST];
@@ -171,7 +171,7 @@ static void run(const char *backend, int radius, int radius2, int median2, int g
 		if (i < 10)
 			continue; /* warm-up */
 		const struct engine_times *et = engine_times(e);
-		for (int k = 0; k < ENGINE_N_STAGES; k++)
+		for (int k = 0; k < STAGE_TUIO; k++)
 			timing_add(&timings[k], et->ns[k]);
 		timing_add(&timings[ST_TUIO], t2 - t1);
 		timing_add(&timings[ST_FRAME], t2 - t0);

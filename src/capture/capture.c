@@ -69,21 +69,90 @@ void capture_close(struct capture *c)
 	free(c);
 }
 
-int capture_read(struct capture *c, struct frame **out)
+/* What every delivered frame gets, whoever wrote its pixels. Files carry no
+ * time of their own: they play at the configured rate (CAPTURE_FPS_DEFAULT
+ * for 0 and the words), so the tracker's prediction, and with it the TUIO
+ * output, is the same on every run. */
+static void frame_stamp(struct capture *c, struct frame *f)
 {
-	*out = NULL;
-	struct frame *f = NULL;
-	int e = c->be->read(c, &f);
+	f->seq = c->stats.n_frames++;
+	if (c->replay && !f->t_capture_ns) {
+		int fps = c->cfg.fps > 0 ? c->cfg.fps : CAPTURE_FPS_DEFAULT;
+		f->t_capture_ns = (int64_t)(f->seq + 1) * 1000000000LL / fps;
+		f->replay = true;
+	} else if (!f->t_capture_ns) {
+		f->t_capture_ns = clock_now_ns();
+	}
+}
+
+static int read_counted(struct capture *c, struct frame **f)
+{
+	*f = NULL;
+	int e = c->be->read(c, f);
 	if (e == ERR_FORMAT || e == ERR_SIZE)
 		c->stats.n_bad++;
 	else if (e == ERR_AGAIN)
 		c->stats.n_again++;
+	return e;
+}
+
+int capture_read(struct capture *c, struct frame **out)
+{
+	*out = NULL;
+	struct frame *f = NULL;
+	int e = read_counted(c, &f);
 	if (e)
 		return e;
-	f->seq = c->stats.n_frames++;
-	if (!f->t_capture_ns)
-		f->t_capture_ns = clock_now_ns();
+	frame_stamp(c, f);
 	*out = f;
+	return 0;
+}
+
+/* dst->img set to w x h inside its buffer: the stride stays when the size is
+ * the buffer's own, else rows are packed. */
+static bool target_fits(struct image_u8 *img, size_t bytes, int w, int h)
+{
+	if ((size_t)w * (size_t)h > bytes)
+		return false;
+	if (img->width != w || img->height != h) {
+		img->width = w;
+		img->height = h;
+		img->stride = w;
+	}
+	return true;
+}
+
+struct image_u8 *capture_target(struct capture *c, struct image_u8 *own, int w, int h)
+{
+	if (!c->target || !target_fits(c->target, c->target_bytes, w, h))
+		return own;
+	c->target_written = true;
+	return c->target;
+}
+
+int capture_read_into(struct capture *c, struct frame *dst)
+{
+	struct frame *f = NULL;
+	c->target = &dst->img;
+	c->target_bytes = (size_t)dst->img.stride * (size_t)dst->img.height;
+	c->target_written = false;
+	int e = read_counted(c, &f);
+	c->target = NULL;
+	if (e)
+		return e;
+	if (!c->target_written) {
+		if (!target_fits(&dst->img, c->target_bytes, f->img.width, f->img.height)) {
+			c->stats.n_bad++;
+			return ERR_SIZE;
+		}
+		image_u8_copy(&dst->img, &f->img);
+	}
+	frame_stamp(c, f);
+	dst->seq = f->seq;
+	dst->t_capture_ns = f->t_capture_ns;
+	dst->replay = f->replay;
+	if (f != dst)
+		memcpy(dst->name, f->name, sizeof dst->name);
 	return 0;
 }
 

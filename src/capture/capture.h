@@ -22,6 +22,12 @@
  * advances 1/fps seconds a frame); the camera paces itself, and the caller
  * paces the others (capture_fps() says the source's own rate, if any).
  *
+ * Time: t_capture_ns is the driver's timestamp for a camera and the read
+ * time for raw and demo. folder: and file: frames carry no time of their
+ * own: they get (seq + 1) / fps on the source's own timeline (fps as
+ * configured, CAPTURE_FPS_DEFAULT for 0 and the words) with frame.replay
+ * set, so the tracker, and the TUIO it sends, is the same on every replay.
+ *
  * capture_read() returns a frame borrowed from the source, valid until the
  * next read or close. Errors: ERR_EOF (finite source done), ERR_AGAIN
  * (nothing yet), ERR_FORMAT (this frame is bad: skip it and go on),
@@ -128,6 +134,14 @@ struct capture;
 struct capture *capture_open(const struct capture_config *cfg, int *err);
 void capture_close(struct capture *c);  /* NULL-safe */
 int capture_read(struct capture *c, struct frame **out);
+/* Reads the next frame into dst, whose img is a buffer of capacity
+ * img.stride * img.height bytes on entry (a ring slot as ring_acquire_write
+ * hands it out): sources that convert or decode (camera, demo, raw) write
+ * into it directly, others are copied once. dst->img comes back set to the
+ * frame's size (stride kept when the size is the buffer's, else = width);
+ * seq, t_capture_ns and name are set. ERR_SIZE (counted as bad) when the
+ * frame does not fit; other errors as capture_read. */
+int capture_read_into(struct capture *c, struct frame *dst);
 /* True when the source is finite (folder, file without loop, raw pipe). */
 bool capture_is_finite(const struct capture *c);
 const char *capture_describe(const struct capture *c);

@@ -22,6 +22,7 @@ struct demo_sprite {
 
 struct demo {
 	struct frame frame;
+	struct image_u8 *out;  /* this read's pixels: frame.img or the caller's buffer */
 	struct image_u8 light; /* the uneven illumination, 0..255 */
 	int n;
 	struct demo_sprite sp[DEMO_MAX];
@@ -155,7 +156,7 @@ static double sample_bilinear(const struct image_u8 *s, double u, double v)
 static void draw_sprite(struct demo *d, const struct image_u8 *s, double cx, double cy,
 			double angle, double scale)
 {
-	struct image_u8 *img = &d->frame.img;
+	struct image_u8 *img = d->out;
 	double co = cos(angle), si = sin(angle);
 	double half = 0.5 * sqrt((double)s->width * s->width + (double)s->height * s->height) * scale;
 	int x0 = (int)floor(cx - half), x1 = (int)ceil(cx + half);
@@ -180,7 +181,7 @@ static void draw_sprite(struct demo *d, const struct image_u8 *s, double cx, dou
 
 static void draw_finger(struct demo *d, double cx, double cy, double r)
 {
-	struct image_u8 *img = &d->frame.img;
+	struct image_u8 *img = d->out;
 	int x0 = (int)floor(cx - r - 2), x1 = (int)ceil(cx + r + 2);
 	int y0 = (int)floor(cy - r - 2), y1 = (int)ceil(cy + r + 2);
 	for (int y = y0 < 0 ? 0 : y0; y <= y1 && y < img->height; y++) {
@@ -200,7 +201,7 @@ static void draw_finger(struct demo *d, double cx, double cy, double r)
 static int demo_read(struct capture *c, struct frame **out)
 {
 	struct demo *d = c->priv;
-	struct image_u8 *img = &d->frame.img;
+	struct image_u8 *img = d->out = capture_target(c, &d->frame.img, d->frame.img.width, d->frame.img.height);
 	double t = (double)d->t / c->fps;
 	uint32_t ft = (uint32_t)d->t;
 	for (int y = 0; y < img->height; y++) {

@@ -137,6 +137,7 @@ static int faulty_read(struct capture *c, struct frame **out)
 			}
 		}
 		s->noisy.t_capture_ns = f->t_capture_ns;
+		s->noisy.replay = f->replay;
 		memcpy(s->noisy.name, f->name, sizeof s->noisy.name);
 		f = &s->noisy;
 	}

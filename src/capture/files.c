@@ -130,6 +130,7 @@ static int folder_open(struct capture *c, const char *arg)
 	}
 	qsort_r(s->offs, s->n, sizeof *s->offs, cmp_names, s->arena);
 	c->finite = !c->cfg.loop;
+	c->replay = true;
 	snprintf(c->desc, sizeof c->desc, "folder %s (%zu images%s)", arg, s->n,
 		 c->cfg.loop ? ", looping" : "");
 	return 0;
@@ -216,6 +217,7 @@ static int file_open(struct capture *c, const char *arg)
 	const char *base = strrchr(arg, '/');
 	frame_set_name(&s->frame, base ? base + 1 : arg);
 	c->finite = !c->cfg.loop;
+	c->replay = true;
 	snprintf(c->desc, sizeof c->desc, "file %s (%dx%d%s)", arg, s->frame.img.width,
 		 s->frame.img.height, c->cfg.loop ? ", repeated" : "");
 	return 0;

@@ -103,22 +103,41 @@ static int raw_open(struct capture *c, const char *arg)
 	return 0;
 }
 
+/* Reads n bytes; returns how many came before the end of the stream, or
+ * -1 on a read error (errno set). */
+static ssize_t read_full(int fd, uint8_t *buf, size_t n)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = read(fd, buf + got, n - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
 static int raw_read(struct capture *c, struct frame **out)
 {
 	struct raw_src *s = c->priv;
-	size_t got = 0;
-	while (got < s->frame_bytes) {
-		ssize_t n = read(s->fd, s->buf + got, s->frame_bytes - got);
-		if (n < 0 && errno == EINTR)
-			continue;
+	struct image_u8 *img = capture_target(c, &s->frame.img, s->frame.img.width, s->frame.img.height);
+	size_t row = (size_t)img->width, got = 0;
+	/* Packed rows arrive in one read; a wider buffer takes them row by row. */
+	size_t chunk = img->stride == img->width ? s->frame_bytes : row;
+	for (int y = 0; got < s->frame_bytes; y += (int)(chunk / row)) {
+		ssize_t n = read_full(s->fd, image_u8_row(img, y), chunk);
 		if (n < 0) {
 			/* Nothing else will come from a broken pipe: end the source. */
 			log_error("capture: raw %s: %s", s->path, strerror(errno));
 			return ERR_EOF;
 		}
-		if (n == 0)
-			break;
 		got += (size_t)n;
+		if ((size_t)n < chunk)
+			break;
 	}
 	if (got < s->frame_bytes) {
 		if (got)

@@ -819,7 +819,8 @@ static int v4l2_read_src(struct capture *c, struct frame **out)
 		e = ERR_FORMAT;
 	} else {
 		size_t used = b.bytesused <= s->bufs[b.index].len ? b.bytesused : s->bufs[b.index].len;
-		e = pixfmt_convert(s->conv, s->bufs[b.index].start, used, &s->frame.img);
+		e = pixfmt_convert(s->conv, s->bufs[b.index].start, used,
+				   capture_target(c, &s->frame.img, s->frame.img.width, s->frame.img.height));
 		if (e) {
 			log_once(&s->short_logged, LOG_WARN, "capture: %s: short or undecodable frame "
 				 "(%u bytes): skipped (and later ones, silently)", s->path, b.bytesused);

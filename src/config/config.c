@@ -648,6 +648,25 @@ int config_get(const struct tt_config *c, const char *key, char *buf, size_t cap
 	return format_value(c, o, buf, cap);
 }
 
+int config_diff(const struct tt_config *was, const struct tt_config *now, enum config_diff_rows rows,
+		config_diff_fn *fn, void *ctx)
+{
+	int n = 0;
+	for (int i = 0; config_option_at(i); i++) {
+		const struct config_option *o = config_option_at(i);
+		if ((rows == CONFIG_DIFF_LIVE && !o->live) || (rows == CONFIG_DIFF_RESTART && o->live))
+			continue;
+		char a[CONFIG_PATH_LEN], b[CONFIG_PATH_LEN];
+		/* A value too long to format is left out, never reported half. */
+		if (format_value(was, o, a, sizeof a) || format_value(now, o, b, sizeof b) || strcmp(a, b) == 0)
+			continue;
+		n++;
+		if (fn)
+			fn(o, a, b, ctx);
+	}
+	return n;
+}
+
 /* Writes text as comment lines ("# ...") wrapped at `width` columns, each
  * line starting with `indent` spaces (or "# " when comment). */
 static void write_wrapped(FILE *out, const char *text, int first_col, int indent, int width, bool comment)

@@ -185,6 +185,22 @@ int config_get(const struct tt_config *c, const char *key, char *buf, size_t cap
 const struct config_option *config_option_at(int i);
 /* The row of a key (dashes or underscores, any case), or NULL. */
 const struct config_option *config_find(const char *key);
+/* Which rows config_diff() compares. */
+enum config_diff_rows { CONFIG_DIFF_ALL, CONFIG_DIFF_LIVE, CONFIG_DIFF_RESTART };
+
+/* Called by config_diff() for one option whose value differs: its row and
+ * both values as config_get() writes them. `now` may be applied with
+ * config_set(); the strings live until the call returns. */
+typedef void config_diff_fn(const struct config_option *o, const char *was, const char *now, void *ctx);
+
+/* Walks the option table and calls fn for each row of the given kind
+ * (CONFIG_DIFF_LIVE: live-tunable only; CONFIG_DIFF_RESTART: the others)
+ * whose value in `was` differs from the one in `now`, in table order.
+ * fn may change `was` (it is read row by row, one row at a time). Returns
+ * how many rows differed. */
+int config_diff(const struct tt_config *was, const struct tt_config *now, enum config_diff_rows rows,
+		config_diff_fn *fn, void *ctx);
+
 /* The first error message of the last failing call on this thread ("" if none). */
 const char *config_last_error(void);
 

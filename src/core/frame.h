@@ -4,6 +4,7 @@
 #ifndef TT_CORE_FRAME_H
 #define TT_CORE_FRAME_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "image.h"
@@ -11,7 +12,10 @@
 struct frame {
 	struct image_u8 img;    /* grey pixels; owner stated where the frame is made */
 	uint64_t seq;           /* source's frame counter, from 0, +1 a delivered frame */
-	int64_t t_capture_ns;   /* CLOCK_MONOTONIC time the sensor/driver stamped (or read time) */
+	int64_t t_capture_ns;   /* CLOCK_MONOTONIC time the sensor/driver stamped (or read time);
+	                         * for a replay, the frame's place on the source's own timeline */
+	bool replay;            /* a file source: t_capture_ns is (seq + 1) / fps, not a clock
+	                         * reading, so a replay tracks the same way every time */
 	char name[64];          /* file name or device, for logs and dumps ("" if none) */
 };
 

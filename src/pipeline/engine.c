@@ -385,7 +385,7 @@ int engine_collect(struct engine *e)
 	}
 	/* The time the threshold holds the caller (submit + waiting in collect),
 	 * not the wall time between them, which may hold other work. */
-	e->times.ns[ENGINE_THRESHOLD] = e->submit_ns + (clock_now_ns() - t0);
+	e->times.ns[STAGE_THRESHOLD] = e->submit_ns + (clock_now_ns() - t0);
 	return e->s1.err;
 }
 
@@ -432,8 +432,7 @@ static void merge_second_scale(struct detections *d, const struct detections *d2
 	d->n_fuzzy = k;
 }
 
-int engine_finish(struct engine *e, const struct image_u8 *grey, uint64_t frame, int64_t t_capture_ns,
-		  struct tracked_state *out)
+int engine_detect(struct engine *e, const struct image_u8 *grey)
 {
 	if (e->s1.err)
 		return e->s1.err;
@@ -473,14 +472,20 @@ int engine_finish(struct engine *e, const struct image_u8 *grey, uint64_t frame,
 		return err;
 	if (ok2)
 		merge_second_scale(&e->s1.det, &e->s2.det);
-	int64_t t2 = clock_now_ns();
+	e->times.ns[STAGE_SEGMENT] = t1 - t0;
+	e->times.ns[STAGE_MATCH] = clock_now_ns() - t1;
+	return 0;
+}
 
-	/* 4. track */
+int engine_finish(struct engine *e, const struct image_u8 *grey, uint64_t frame, int64_t t_capture_ns,
+		  struct tracked_state *out)
+{
+	int err = engine_detect(e, grey);
+	if (err)
+		return err;
+	int64_t t0 = clock_now_ns();
 	err = track_process(e->cfg.tracker, &e->s1.det, frame, t_capture_ns, out);
-	int64_t t3 = clock_now_ns();
-	e->times.ns[ENGINE_SEGMENT] = t1 - t0;
-	e->times.ns[ENGINE_MATCH] = t2 - t1;
-	e->times.ns[ENGINE_TRACK] = t3 - t2;
+	e->times.ns[STAGE_TRACK] = clock_now_ns() - t0;
 	return err;
 }
 
@@ -493,6 +498,13 @@ int engine_process(struct engine *e, const struct image_u8 *grey, uint64_t frame
 	if (!err)
 		err = engine_finish(e, grey, frame, t_capture_ns, out);
 	return err;
+}
+
+const char *stage_name(enum stage s)
+{
+	static const char *const names[STAGE_N] = {"threshold", "segment", "match", "track",
+						   "tuio", "frame total", "capture to TUIO"};
+	return s >= 0 && s < STAGE_N ? names[s] : "?";
 }
 
 const struct bitmask *engine_mask(const struct engine *e)

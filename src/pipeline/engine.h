@@ -8,16 +8,19 @@
  *                  blobs; the second scale's symbols merged in
  *   4. track       detections -> sessions
  *
- * The daemon (pipeline.c) sends the result over TUIO; the bench tool
- * (tools/bench.c) times the very same code. Split in three calls so the GPU
- * can threshold frame N+1 while the CPU segments frame N:
+ * The daemon's frame script (pipeline.c, frame_script) calls the steps one
+ * by one and then tracks and sends over TUIO; the bench tool (tools/bench.c)
+ * times the very same code. Split so the GPU can threshold frame N+1 while
+ * the CPU segments frame N:
  *
  *     engine_submit(e, grey_n);            // starts threshold work (async on the GPU)
  *     engine_collect(e);                   // waits; the masks are the engine's now
  *     engine_submit(e, grey_n_plus_1);     // optional: overlap the next frame
- *     engine_finish(e, grey_n, ...);       // segment, match, track frame N
+ *     engine_detect(e, grey_n);            // segment and match frame N
+ *     track_process(tracker, engine_detections(e), ...);
  *
- * engine_process() is submit + collect + finish.
+ * engine_finish() is detect + track; engine_process() is submit + collect +
+ * finish.
  *
  * Memory: everything is sized by engine_create() for one frame size; no
  * call allocates. Frames of another size are ERR_SIZE (the pipeline then
@@ -49,13 +52,22 @@ struct engine_config {
 	int32_t max_detections;        /* capacity of every detection list */
 };
 
-enum engine_stage { ENGINE_THRESHOLD, ENGINE_SEGMENT, ENGINE_MATCH, ENGINE_TRACK, ENGINE_N_STAGES };
+/* The timed steps of a frame, in script order: one enum for the engine,
+ * the pipeline's script, --stats and the window (snapshot.stage_ms). TOTAL
+ * is the sum of the five steps; LATENCY from the capture timestamp to the
+ * TUIO bundles sent. */
+enum stage {
+	STAGE_THRESHOLD, STAGE_SEGMENT, STAGE_MATCH, STAGE_TRACK, STAGE_TUIO, STAGE_TOTAL, STAGE_LATENCY, STAGE_N
+};
+/* "threshold", ..., "frame total", "capture to TUIO". */
+const char *stage_name(enum stage s);
 
 /* Nanoseconds each stage held the caller for the last frame (threshold:
  * time in submit plus time waiting in collect; match includes waiting for
- * the second scale's worker and the merge). */
+ * the second scale's worker and the merge). The engine writes threshold,
+ * segment and match; track only in engine_finish/engine_process. */
 struct engine_times {
-	int64_t ns[ENGINE_N_STAGES];
+	int64_t ns[STAGE_N];
 };
 
 struct engine;
@@ -75,6 +87,10 @@ int engine_submit(struct engine *e, const struct image_u8 *grey);
  * not on the CPU path, where spinning would take the threshold's cores. */
 void engine_prewake(struct engine *e);
 int engine_collect(struct engine *e);
+/* Steps 2 and 3 on the collected masks: segment and match, both scales
+ * (the second on a worker meanwhile), the second's symbols merged in;
+ * engine_detections() holds the result. */
+int engine_detect(struct engine *e, const struct image_u8 *grey);
 int engine_finish(struct engine *e, const struct image_u8 *grey, uint64_t frame, int64_t t_capture_ns,
 		  struct tracked_state *out);
 int engine_process(struct engine *e, const struct image_u8 *grey, uint64_t frame, int64_t t_capture_ns,

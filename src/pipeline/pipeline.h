@@ -1,17 +1,21 @@
 /*
  * pipeline.h - owns every stage and thread; the per-frame script lives here.
  *
- * Per frame, in this order (pipeline.c, pipeline_process_frame):
- *   1. threshold   grey -> bitmask         (CUDA or CPU Bernsen)
- *   2. segment     bitmask -> region tree
+ * The script: per frame, in this order, in one function (pipeline.c,
+ * frame_script):
+ *   1. threshold   grey -> bitmask         (CUDA or CPU Bernsen; engine.h)
+ *   2. segment     bitmask -> region tree  (engine.h)
  *   3. match       tree -> fiducials, fuzzy symbols, root regions, fingers, blobs
  *   4. track       detections -> sessions (prediction, smoothing, calibration)
  *   5. tuio        tracked state -> bundles on every target
- *   6. show        --dump files, --stats timings, snapshot for the window
+ *   6. report      --dump files, --stats timings, snapshot for the window (report.h)
+ * Around it: the capture feed (capture/feed.h) brings frames, settings.h
+ * turns the configuration into the stages' configs.
  *
  * Two ways to run:
  *   - synchronous (--once): frames are read inline, every frame exactly once
- *     and in order; deterministic, for tests, replays and scoring;
+ *     and in order; deterministic, for tests, replays and scoring (file
+ *     sources track on their own timeline, frame / fps, see capture.h);
  *   - live: a capture thread feeds a latest-frame-wins ring, a pipeline
  *     thread processes, and the main thread runs the window (or a headless
  *     status loop), signals, reload and the systemd watchdog.

@@ -1,0 +1,297 @@
+#include "report.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/clock.h"
+#include "../core/err.h"
+#include "../core/image_io.h"
+#include "../core/log.h"
+#include "service.h"
+
+/* What the main thread's summary line and STATUS= show: a copy, so the main
+ * thread never reads the pipeline's own fields, which change every frame. */
+struct summary {
+	uint64_t fseq;
+	float fps;
+	int n_objects, n_cursors, n_blobs;
+	char ids[160];
+	double median_ms;
+	char backend[32];
+	bool quiet;
+};
+
+struct report {
+	char dump_dir[CONFIG_PATH_LEN];
+	struct image_u8 dump_img;   /* --dump: the binary image */
+	bool dump_failed;
+	struct timing timing[STAGE_N];
+	float fps;
+	int64_t fps_t0;
+	uint64_t fps_n0;
+
+	struct summary summary;     /* under summary_lock */
+	int64_t summary_t_ns;
+	pthread_mutex_t summary_lock;
+
+	struct snapshot *snaps[3];  /* NULL without a window */
+	int snap_back, snap_ready, snap_front;
+	bool snap_new;
+	pthread_mutex_t snap_lock;
+};
+
+struct report *report_create(const char *dump_dir, bool window, int *err)
+{
+	struct report *r = calloc(1, sizeof *r);
+	if (!r) {
+		*err = ERR_NOMEM;
+		return NULL;
+	}
+	snprintf(r->dump_dir, sizeof r->dump_dir, "%s", dump_dir);
+	pthread_mutex_init(&r->summary_lock, NULL);
+	pthread_mutex_init(&r->snap_lock, NULL);
+	r->snap_back = 0;
+	r->snap_ready = 1;
+	r->snap_front = 2;
+	for (int i = 0; window && i < 3; i++) {
+		r->snaps[i] = calloc(1, sizeof *r->snaps[i]);
+		if (!r->snaps[i]) {
+			report_destroy(r);
+			*err = ERR_NOMEM;
+			return NULL;
+		}
+	}
+	*err = 0;
+	return r;
+}
+
+void report_destroy(struct report *r)
+{
+	if (!r)
+		return;
+	image_u8_free(&r->dump_img);
+	for (int i = 0; i < 3; i++) {
+		if (r->snaps[i]) {
+			image_u8_free(&r->snaps[i]->grey);
+			image_u8_free(&r->snaps[i]->binary);
+			free(r->snaps[i]);
+		}
+	}
+	pthread_mutex_destroy(&r->summary_lock);
+	pthread_mutex_destroy(&r->snap_lock);
+	free(r);
+}
+
+int report_size(struct report *r, int w, int h)
+{
+	for (int i = 0; i < 3; i++) {
+		if (!r->snaps[i])
+			continue;
+		image_u8_free(&r->snaps[i]->grey);
+		image_u8_free(&r->snaps[i]->binary);
+		if (image_u8_alloc(&r->snaps[i]->grey, w, h) || image_u8_alloc(&r->snaps[i]->binary, w, h))
+			return ERR_NOMEM;
+	}
+	image_u8_free(&r->dump_img);
+	if (r->dump_dir[0])
+		return image_u8_alloc(&r->dump_img, w, h);
+	return 0;
+}
+
+static void dump_frame(struct report *r, const struct report_frame *fr)
+{
+	char path[CONFIG_PATH_LEN + 64];
+	const struct frame *f = fr->frame;
+	const struct tracked_state *st = fr->st;
+	const struct detections *d = fr->det;
+	if (!r->dump_img.data)
+		return;
+	bitmask_to_image(fr->mask, &r->dump_img);
+	snprintf(path, sizeof path, "%s/%06llu-binary.png", r->dump_dir, (unsigned long long)fr->fseq);
+	int err = image_write(path, &r->dump_img);
+	FILE *out = NULL;
+	if (!err) {
+		snprintf(path, sizeof path, "%s/%06llu-detections.txt", r->dump_dir, (unsigned long long)fr->fseq);
+		out = fopen(path, "w");
+		err = out ? 0 : ERR_IO;
+	}
+	if (out) {
+		fprintf(out, "# frame %llu source %s size %dx%d\n", (unsigned long long)fr->fseq, f->name,
+			r->dump_img.width, r->dump_img.height);
+		for (int i = 0; i < d->n_fids; i++)
+			fprintf(out, "fiducial id=%d x=%.3f y=%.3f angle=%.5f size=%.1f\n", d->fids[i].id,
+				d->fids[i].x, d->fids[i].y, d->fids[i].angle, d->fids[i].size_px);
+		for (int i = 0; i < d->n_fuzzy; i++)
+			fprintf(out, "fuzzy x=%.3f y=%.3f size=%.1f\n", d->fuzzy[i].x, d->fuzzy[i].y,
+				d->fuzzy[i].size_px);
+		for (int i = 0; i < d->n_fingers; i++)
+			fprintf(out, "finger x=%.3f y=%.3f d=%.1f round=%.2f contrast=%.0f\n",
+				d->fingers[i].x, d->fingers[i].y, d->fingers[i].diameter_px,
+				d->fingers[i].roundness, d->fingers[i].contrast);
+		for (int i = 0; i < d->n_blobs; i++)
+			fprintf(out, "blob x=%.3f y=%.3f w=%.1f h=%.1f angle=%.4f area=%.0f\n", d->blobs[i].x,
+				d->blobs[i].y, d->blobs[i].w, d->blobs[i].h, d->blobs[i].angle,
+				d->blobs[i].area_px);
+		for (int i = 0; i < st->n_objects; i++)
+			fprintf(out, "object session=%u id=%d x=%.5f y=%.5f angle=%.5f how=%d\n",
+				st->objects[i].session_id, st->objects[i].class_id, st->objects[i].x,
+				st->objects[i].y, st->objects[i].angle, st->objects[i].how);
+		if (fclose(out) != 0)
+			err = ERR_IO;
+	}
+	if (err) {
+		/* Disk full or a vanished folder must not stop tracking. */
+		log_once(&r->dump_failed, LOG_WARN, "--dump %s: cannot write (%s): dumping stops, tracking goes on",
+			 r->dump_dir, strerror(errno));
+	}
+}
+
+static void snapshot_publish(struct report *r, const struct report_frame *fr)
+{
+	struct snapshot *s = r->snaps[r->snap_back];
+	const struct tracked_state *st = fr->st;
+	const struct tt_config *c = fr->cfg;
+	s->frame = fr->fseq;
+	image_u8_copy(&s->grey, &fr->frame->img);
+	bitmask_to_image(fr->mask, &s->binary);
+	s->n_objects = st->n_objects < SNAPSHOT_MAX_ITEMS ? st->n_objects : SNAPSHOT_MAX_ITEMS;
+	s->n_cursors = st->n_cursors < SNAPSHOT_MAX_ITEMS ? st->n_cursors : SNAPSHOT_MAX_ITEMS;
+	s->n_blobs = st->n_blobs < SNAPSHOT_MAX_ITEMS ? st->n_blobs : SNAPSHOT_MAX_ITEMS;
+	memcpy(s->objects, st->objects, (size_t)s->n_objects * sizeof *s->objects);
+	memcpy(s->cursors, st->cursors, (size_t)s->n_cursors * sizeof *s->cursors);
+	memcpy(s->blobs, st->blobs, (size_t)s->n_blobs * sizeof *s->blobs);
+	s->n_fids = fr->det->n_fids < SNAPSHOT_MAX_ITEMS ? fr->det->n_fids : SNAPSHOT_MAX_ITEMS;
+	memcpy(s->fids, fr->det->fids, (size_t)s->n_fids * sizeof *s->fids);
+	s->fps = r->fps;
+	for (int i = 0; i <= STAGE_TOTAL; i++)
+		s->stage_ms[i] = (float)r->timing[i].samples[(r->timing[i].n_total + TIMING_SAMPLES - 1) %
+							     TIMING_SAMPLES] / 1e6f;
+	s->dropped_frames = fr->dropped_frames;
+	s->bad_frames = fr->bad_frames;
+	snprintf(s->backend, sizeof s->backend, "%s", fr->backend);
+	snprintf(s->status, sizeof s->status, "%s", fr->status);
+	s->radius = c->radius;
+	s->gate = c->gate;
+	s->threshold_mode = strcmp(c->threshold_mode, "tiled") == 0;
+	s->median = c->median;
+	s->finger_size = c->finger_size;
+	s->finger_sensitivity = c->finger_sensitivity;
+	s->blob_min = c->blob_min;
+	s->blob_max = c->blob_max;
+	s->invert_x = c->invert_x;
+	s->invert_y = c->invert_y;
+	s->invert_angle = c->invert_angle;
+	s->paused = fr->paused;
+
+	pthread_mutex_lock(&r->snap_lock);
+	int t = r->snap_ready;
+	r->snap_ready = r->snap_back;
+	r->snap_back = t;
+	r->snap_new = true;
+	pthread_mutex_unlock(&r->snap_lock);
+}
+
+static void update_fps(struct report *r, uint64_t fseq, int64_t now)
+{
+	if (!r->fps_t0) {
+		r->fps_t0 = now;
+		r->fps_n0 = fseq;
+		return;
+	}
+	int64_t dt = now - r->fps_t0;
+	if (dt >= 1000000000LL) {
+		r->fps = (float)((double)(fseq - r->fps_n0) * 1e9 / (double)dt);
+		r->fps_t0 = now;
+		r->fps_n0 = fseq;
+	}
+}
+
+void report_frame(struct report *r, const struct report_frame *fr, int64_t now_ns)
+{
+	for (int i = 0; i < STAGE_N; i++)
+		if (i != STAGE_LATENCY || fr->ns[i] > 0)
+			timing_add(&r->timing[i], fr->ns[i]);
+	if (r->dump_dir[0] && !r->dump_failed)
+		dump_frame(r, fr);
+	if (r->snaps[0])
+		snapshot_publish(r, fr);
+	update_fps(r, fr->fseq, now_ns);
+}
+
+const struct snapshot *report_snapshot_front(struct report *r)
+{
+	if (!r->snaps[0])
+		return NULL;
+	pthread_mutex_lock(&r->snap_lock);
+	if (r->snap_new) {
+		int t = r->snap_front;
+		r->snap_front = r->snap_ready;
+		r->snap_ready = t;
+		r->snap_new = false;
+	}
+	pthread_mutex_unlock(&r->snap_lock);
+	return r->snaps[r->snap_front];
+}
+
+void report_summary_publish(struct report *r, uint64_t fseq, const struct tracked_state *st, const char *backend,
+			    bool quiet)
+{
+	struct summary s;
+	memset(&s, 0, sizeof s);
+	int n = 0;
+	for (int i = 0; i < st->n_objects && n < (int)sizeof s.ids - 12; i++)
+		n += snprintf(s.ids + n, sizeof s.ids - (size_t)n, "%s%d", i ? "," : "", st->objects[i].class_id);
+	/* The last 64 frames: no allocation or full sort on the frame thread. */
+	int64_t med = timing_recent_median(&r->timing[STAGE_TOTAL], TIMING_RECENT_MAX);
+	s.fseq = fseq;
+	s.fps = r->fps;
+	s.n_objects = st->n_objects;
+	s.n_cursors = st->n_cursors;
+	s.n_blobs = st->n_blobs;
+	s.median_ms = (double)med / 1e6;
+	snprintf(s.backend, sizeof s.backend, "%s", backend);
+	s.quiet = quiet;
+	pthread_mutex_lock(&r->summary_lock);
+	r->summary = s;
+	pthread_mutex_unlock(&r->summary_lock);
+	r->summary_t_ns = clock_now_ns();
+}
+
+int64_t report_summary_age_ns(const struct report *r, int64_t now_ns)
+{
+	return now_ns - r->summary_t_ns;
+}
+
+void report_print_summary(struct report *r, const char *status)
+{
+	struct summary s;
+	pthread_mutex_lock(&r->summary_lock);
+	s = r->summary;
+	pthread_mutex_unlock(&r->summary_lock);
+	if (!s.quiet) {
+		printf("tabletrack: frame %llu  %.1f fps  %d objects [%s]  %d fingers  %d blobs  %.2f ms/frame (%s)%s%s\n",
+		       (unsigned long long)s.fseq, s.fps, s.n_objects, s.ids, s.n_cursors, s.n_blobs,
+		       s.median_ms, s.backend, status[0] ? "  " : "", status);
+		fflush(stdout);
+	}
+	service_notify_status("%.1f fps, %d objects, %d fingers, %s path%s%s", s.fps, s.n_objects,
+			      s.n_cursors, s.backend, status[0] ? ", " : "", status);
+}
+
+void report_print_stats(struct report *r, uint64_t frames, uint64_t bad_frames, uint64_t dropped,
+			const char *backend, int w, int h)
+{
+	printf("tabletrack --stats: %llu frames, %llu skipped, %llu dropped, %s path, %dx%d\n",
+	       (unsigned long long)frames, (unsigned long long)bad_frames, (unsigned long long)dropped, backend, w, h);
+	printf("  %-16s %10s %10s\n", "stage", "median ms", "p99 ms");
+	for (int i = 0; i < STAGE_N; i++) {
+		int64_t med, p99;
+		timing_summary(&r->timing[i], &med, &p99);
+		if (r->timing[i].n_total)
+			printf("  %-16s %10.3f %10.3f\n", stage_name((enum stage)i), (double)med / 1e6, (double)p99 / 1e6);
+	}
+	fflush(stdout);
+}

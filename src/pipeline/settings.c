@@ -1,0 +1,207 @@
+#include "settings.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/err.h"
+#include "../core/log.h"
+
+void threshold_config_from(const struct tt_config *c, int w, int h, struct threshold_config *t)
+{
+	memset(t, 0, sizeof *t);
+	t->max_width = w;
+	t->max_height = h;
+	t->mode = strcmp(c->threshold_mode, "tiled") == 0 ? THRESHOLD_TILED : THRESHOLD_BERNSEN;
+	t->radius = c->radius;
+	t->gate = c->gate;
+	t->tile = c->tile;
+	t->median = c->median;
+	t->gauss_sigma = c->gauss_sigma;
+}
+
+void match_config_from(const struct tt_config *c, const struct tree_set *trees, int w, int h,
+		       struct match_config *m)
+{
+	memset(m, 0, sizeof *m);
+	m->trees = trees;
+	m->max_width = w;
+	m->max_height = h;
+	m->finger_size_px = c->finger_size;
+	m->finger_sensitivity = c->finger_sensitivity;
+	m->finger_min_contrast = c->finger_contrast;
+	m->blob_min_px = c->blob_min;
+	m->blob_max_px = c->blob_max;
+	/* Root regions worth following through blur: from a small symbol to a
+	 * third of the frame. */
+	m->root_min_px = 12.0f;
+	m->root_max_px = (float)(w < h ? w : h) / 2.0f;
+}
+
+void track_config_from(const struct tt_config *c, const struct calib_map *calib, struct track_config *t)
+{
+	memset(t, 0, sizeof *t);
+	t->max_items = SETTINGS_MAX_DETECTIONS;
+	t->linger_frames = c->linger_frames;
+	t->dead_band_px = c->dead_band_px;
+	t->dead_band_rad = c->dead_band_deg * 3.14159265f / 180.0f;
+	t->invert_x = c->invert_x;
+	t->invert_y = c->invert_y;
+	t->invert_angle = c->invert_angle;
+	t->blobs_for_objects = c->object_blobs;
+	t->blobs_for_fingers = c->finger_blobs;
+	t->euro_objects.enabled = t->euro_fingers.enabled = t->euro_blobs.enabled = c->euro_enabled;
+	t->euro_objects.min_cutoff_hz = t->euro_fingers.min_cutoff_hz = t->euro_blobs.min_cutoff_hz =
+		c->euro_min_cutoff;
+	t->euro_objects.beta = t->euro_fingers.beta = t->euro_blobs.beta = c->euro_beta;
+	t->euro_objects.d_cutoff_hz = t->euro_fingers.d_cutoff_hz = t->euro_blobs.d_cutoff_hz =
+		c->euro_d_cutoff;
+	t->calib = calib;
+}
+
+static const char *threshold_backend_for(const char *gpu)
+{
+	if (strcmp(gpu, "on") == 0)
+		return "cuda";
+	if (strcmp(gpu, "off") == 0)
+		return "cpu";
+	return "auto";
+}
+
+void engine_config_from(const struct tt_config *c, const struct tree_set *trees, struct track *tracker, int w,
+			int h, struct engine_config *e)
+{
+	memset(e, 0, sizeof *e);
+	e->width = w;
+	e->height = h;
+	e->backend = threshold_backend_for(c->gpu);
+	threshold_config_from(c, w, h, &e->thr);
+	e->radius2 = c->radius2;
+	e->median2 = c->median2;
+	e->segment_threads = c->segment_threads;
+	match_config_from(c, trees, w, h, &e->match);
+	e->tracker = tracker;
+	e->max_detections = SETTINGS_MAX_DETECTIONS;
+}
+
+int tuio_config_from(const struct tt_config *c, struct tuio_config *t)
+{
+	memset(t, 0, sizeof *t);
+	for (int i = 0; i < c->n_tuio && i < TUIO_MAX_TARGETS; i++) {
+		if (tuio_target_parse(c->tuio[i], &t->targets[i]) != 0) {
+			log_error("tuio: bad target '%s' (udp:HOST:PORT, tcp:HOST:PORT, tcp:listen:ADDR:PORT, ws:listen:ADDR:PORT)",
+				  c->tuio[i]);
+			return ERR_CONFIG;
+		}
+		t->n_targets++;
+	}
+	if (t->n_targets == 0)
+		tuio_target_parse("udp:127.0.0.1:3333", &t->targets[t->n_targets++]);
+	snprintf(t->source_name, sizeof t->source_name, "%s", c->source_name);
+	t->max_datagram = c->max_datagram;
+	t->refresh_ms = c->refresh_ms;
+	t->send_cursors = true;
+	t->send_blobs = true;
+	return 0;
+}
+
+void capture_config_from(const struct tt_config *c, struct capture_config *cc)
+{
+	memset(cc, 0, sizeof *cc);
+	snprintf(cc->source, sizeof cc->source, "%s", c->source);
+	cc->loop = !c->once && c->loop;
+	cc->width = c->width;
+	cc->height = c->height;
+	cc->fps = c->fps;
+	cc->n_buffers = c->n_buffers;
+	snprintf(cc->format, sizeof cc->format, "%s", c->format);
+	snprintf(cc->controls, sizeof cc->controls, "%s", c->controls);
+}
+
+bool settings_source_is_demo(const char *source)
+{
+	size_t n = strlen(source);
+	if (strncmp(source, "demo", 4) == 0)
+		return true;
+	return strncmp(source, "faulty:", 7) == 0 && n >= 5 && strcmp(source + n - 5, ":demo") == 0;
+}
+
+void settings_choose_source(struct tt_config *c)
+{
+	if (c->source[0])
+		return;
+	if (access("/dev/video0", R_OK | W_OK) == 0) {
+		snprintf(c->source, sizeof c->source, "v4l2:/dev/video0");
+		log_info("source: camera /dev/video0 (use --source demo for the built-in scene)");
+	} else {
+		snprintf(c->source, sizeof c->source, "demo");
+		log_info("source: built-in demo scene (no camera at /dev/video0)");
+	}
+}
+
+/* verbose and quiet are live keys: a reload or the window changes the level
+ * at once. The change itself is logged at the more talkative of the two
+ * levels, so it is seen both ways. */
+void settings_apply_log_level(const struct tt_config *c)
+{
+	enum log_level want = c->verbose ? LOG_DEBUG : c->quiet ? LOG_WARN : LOG_INFO;
+	enum log_level was = log_get_level();
+	if (want == was)
+		return;
+	if (want > was)
+		log_set_level(want);
+	log_info("log level %s (was %s)", log_level_name(want), log_level_name(was));
+	log_set_level(want);
+}
+
+struct reload {
+	struct tt_config *running;
+	int n_live, n_restart;
+};
+
+static void reload_live(const struct config_option *o, const char *was, const char *now, void *ctx)
+{
+	struct reload *r = ctx;
+	if (config_set(r->running, o->name, now) == 0) {
+		log_info("SIGHUP: %s = %s (was %s)", o->name, now, was);
+		r->n_live++;
+	}
+}
+
+static void reload_restart(const struct config_option *o, const char *was, const char *now, void *ctx)
+{
+	struct reload *r = ctx;
+	char running[CONFIG_PATH_LEN];
+	if (config_get(r->running, o->name, running, sizeof running))
+		running[0] = 0;
+	log_warn("SIGHUP: %s changed ('%s' -> '%s'): needs a restart, keeping '%s'", o->name, was, now, running);
+	r->n_restart++;
+}
+
+bool settings_reload(struct tt_config *running, const struct tt_config *given, int argc, char **argv)
+{
+	struct tt_config next;
+	if (!running->config_path[0]) {
+		log_info("SIGHUP: no config file to reload (start with --config FILE)");
+		return false;
+	}
+	log_debug("SIGHUP: reading %s", running->config_path);
+	config_defaults(&next);
+	if (config_parse_args(&next, argc, argv) != 0) {
+		log_error("SIGHUP: %s has errors (above); keeping the running configuration", running->config_path);
+		return false;
+	}
+	if (settings_source_is_demo(running->source) && next.finger_size == 0)
+		next.finger_size = running->finger_size; /* the demo's default, as at start */
+	/* Live keys against the running value; the others against what the file
+	 * and command line said at start, not the running value, which the
+	 * pipeline may have filled in (an empty source). */
+	struct reload r = {.running = running};
+	config_diff(running, &next, CONFIG_DIFF_LIVE, reload_live, &r);
+	config_diff(given, &next, CONFIG_DIFF_RESTART, reload_restart, &r);
+	/* quiet and verbose take effect before the closing line, so quiet = true
+	 * already silences it. */
+	settings_apply_log_level(running);
+	log_info("SIGHUP: configuration reloaded from %s (%d live key%s changed, %d need%s a restart)",
+		 running->config_path, r.n_live, r.n_live == 1 ? "" : "s", r.n_restart, r.n_restart == 1 ? "s" : "");
+	return true;
+}

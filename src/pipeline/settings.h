@@ -1,0 +1,61 @@
+/*
+ * settings.h - the configuration turned into each stage's config, and
+ * SIGHUP's reload of the config file.
+ *
+ * Every stage takes its own plain config struct; these functions are the one
+ * place that knows which tt_config key feeds which field. They allocate
+ * nothing and keep no state: call them at create time and again whenever a
+ * live key changes (window, SIGHUP), then hand the result to the stage's
+ * x_create or x_set_config.
+ *
+ * Pointers written into the stage configs (trees, calibration map, tracker)
+ * are borrowed from the caller and must outlive the stage.
+ */
+#ifndef TT_PIPELINE_SETTINGS_H
+#define TT_PIPELINE_SETTINGS_H
+
+#include <stdbool.h>
+
+#include "../capture/capture.h"
+#include "../config/config.h"
+#include "../fiducial/match.h"
+#include "../threshold/threshold.h"
+#include "../track/calib.h"
+#include "../track/track.h"
+#include "../tuio/tuio.h"
+#include "engine.h"
+
+/* Capacity of every detection list and of the tracker's item lists. */
+#define SETTINGS_MAX_DETECTIONS 1024
+
+void threshold_config_from(const struct tt_config *c, int w, int h, struct threshold_config *out);
+void match_config_from(const struct tt_config *c, const struct tree_set *trees, int w, int h,
+		       struct match_config *out);
+void track_config_from(const struct tt_config *c, const struct calib_map *calib, struct track_config *out);
+/* The engine for w x h frames; `trees` and `tracker` are borrowed. */
+void engine_config_from(const struct tt_config *c, const struct tree_set *trees, struct track *tracker, int w,
+			int h, struct engine_config *out);
+/* ERR_CONFIG (logged) for a target string that does not parse. */
+int tuio_config_from(const struct tt_config *c, struct tuio_config *out);
+/* The capture settings; the demo's sprites are set by the caller. */
+void capture_config_from(const struct tt_config *c, struct capture_config *out);
+
+/* True for the demo source, also under fault injection (faulty:KEYS:demo). */
+bool settings_source_is_demo(const char *source);
+/* An empty source becomes the camera /dev/video0 when it can be opened,
+ * else the demo (logged). */
+void settings_choose_source(struct tt_config *c);
+/* Sets the log level from verbose/quiet (both live), logging the change. */
+void settings_apply_log_level(const struct tt_config *c);
+
+/* SIGHUP: reads the config file again (defaults, file, then argc/argv again
+ * so the command line keeps winning) and sets each changed live key in
+ * *running, one key at a time (other threads may read the non-live bytes);
+ * a changed non-live key is compared with `given` (the configuration as
+ * given at start, before the pipeline filled anything in) and only logged as
+ * needing a restart. Returns true when *running may have changed (the
+ * caller then re-applies the stage configs); false when there is no config
+ * file or it has errors (logged; *running untouched). */
+bool settings_reload(struct tt_config *running, const struct tt_config *given, int argc, char **argv);
+
+#endif
