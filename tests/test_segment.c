@@ -664,60 +664,6 @@ static void dets_equal(const struct detections *a, const struct detections *b, c
 	}
 }
 
-struct prewaker {
-	struct segment *s;
-	atomic_int stop;
-};
-
-static void *prewake_main(void *arg)
-{
-	struct prewaker *pw = arg;
-	while (!atomic_load(&pw->stop))
-		segment_prewake(pw->s);
-	return NULL;
-}
-
-/* segment_prewake() at any time, from another thread too, changes no tree
- * and never stalls a frame. */
-static void test_prewake(void **state)
-{
-	(void)state;
-	segment_prewake(NULL);
-	struct segment *ref = seg_new(160, 128, 8);
-	segment_prewake(ref); /* serial: nothing to wake */
-	struct segment_config sc = {160, 128, 8};
-	int err = 1;
-	struct segment *par = segment_create_threaded(&sc, 4, &err);
-	assert_non_null(par);
-	assert_int_equal(segment_set_band_min_rows(par, 8), 0);
-	int32_t *map = malloc((size_t)regions_region_capacity(160, 128) * sizeof *map);
-	assert_non_null(map);
-	struct prewaker pw = {.s = par};
-	atomic_init(&pw.stop, 0);
-	pthread_t th;
-	uint32_t rng = 99;
-	for (int it = 0; it < 40; it++) {
-		if (it == 20)
-			assert_int_equal(pthread_create(&th, NULL, prewake_main, &pw), 0);
-		if (it % 5 == 0)
-			segment_prewake(par);
-		struct bitmask m;
-		assert_int_equal(bitmask_alloc(&m, 160, 128), 0);
-		mask_random(&m, &rng);
-		const struct region_tree *t1, *t2;
-		assert_int_equal(segment_process(ref, &m, &t1), 0);
-		assert_int_equal(segment_process(par, &m, &t2), 0);
-		trees_equivalent(t1, t2, map);
-		trees_identical(t1, t2);
-		bitmask_free(&m);
-	}
-	atomic_store(&pw.stop, 1);
-	assert_int_equal(pthread_join(th, NULL), 0);
-	free(map);
-	segment_destroy(par);
-	segment_destroy(ref);
-}
-
 /* Real camera-sized frames: the tree and the matcher's detections are the
  * same with 1, 2, 3, 4 and 7 threads. */
 static void test_threads_shared_frames(void **state)
@@ -799,7 +745,6 @@ int main(void)
 		cmocka_unit_test(test_exact_vs_naive),
 		cmocka_unit_test(test_errors_and_overflow),
 		cmocka_unit_test(test_threads_random),
-		cmocka_unit_test(test_prewake),
 		cmocka_unit_test(test_threads_shared_frames),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

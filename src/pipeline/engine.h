@@ -68,12 +68,6 @@ void engine_destroy(struct engine *e);  /* NULL-safe */
 int engine_set_config(struct engine *e, const struct engine_config *cfg);
 
 int engine_submit(struct engine *e, const struct image_u8 *grey);
-/* Gets the segmentation band workers and the second-scale worker spinning
- * (for up to 2 ms) so that engine_finish's work starts without a sleeping
- * thread's wake-up, tens to hundreds of microseconds in a VM. engine_submit
- * calls it on the GPU path, whose threshold leaves the CPU idle meanwhile;
- * not on the CPU path, where spinning would take the threshold's cores. */
-void engine_prewake(struct engine *e);
 int engine_collect(struct engine *e);
 int engine_finish(struct engine *e, const struct image_u8 *grey, uint64_t frame, int64_t t_capture_ns,
 		  struct tracked_state *out);

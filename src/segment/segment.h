@@ -66,10 +66,9 @@
  * n_threads x (max_width + 256) x (adj_cap + 1) int32 for the per-band
  * lists, plus one int32 a region slot (1080p, adj_cap 19, 16 threads: 4 MB).
  *
- * Wake-up: parked workers spin 50 us after each phase, then sleep; waking
- * a sleeper costs tens to hundreds of microseconds, the p99 of a frame.
- * segment_prewake() wakes them ahead (the engine calls it when a frame is
- * submitted to the GPU) and keeps them spinning for up to 2 ms.
+ * Wake-up: the workers are a core/pool.h pool: parked between phases and
+ * frames, they spin a few microseconds and then sleep, so an idle
+ * segmenter costs no CPU time; a frame pays for waking sleepers.
  *
  * Performance, std-1080 frame 0 (1920x1080, 30 symbols, Bernsen r 4 gate
  * 48, 43k runs, 705 regions). Instructions (callgrind, 2-core AMD EPYC dev
@@ -124,16 +123,6 @@ void segment_destroy(struct segment *s);  /* NULL-safe; joins the workers */
  * everywhere with small values; not while segment_process() runs. Returns
  * 0 or ERR_RANGE. */
 int segment_set_band_min_rows(struct segment *s, int rows);
-
-/* Wakes the parked workers and keeps them spinning for up to 2 ms, so that
- * the next segment_process() starts at once instead of paying for their
- * wake-up (tens to hundreds of microseconds, the p99 of a frame). Call it
- * when the frame's threshold is submitted to an asynchronous backend (the
- * GPU), whose work then hides the wake-up; not worth it where the caller
- * itself thresholds for longer than that. Safe from any thread, at any
- * time, also while segment_process() runs; NULL-safe, a no-op without
- * workers. Costs the caller a condition-variable broadcast. */
-void segment_prewake(struct segment *s);
 
 /* Segments `mask`. *out points into the segmenter's arrays, valid until the
  * next call or destroy. Returns 0, or ERR_SIZE when mask exceeds the max. */
