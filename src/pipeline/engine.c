@@ -87,7 +87,11 @@ static int scale_create(struct scale *s, const struct engine_config *c, const st
 	int err = 0;
 	memset(s, 0, sizeof *s);
 	int adj = tree_set_max_nodes(mc->trees);
-	struct segment_config sc = {.max_width = c->width, .max_height = c->height, .adj_cap = adj < 8 ? 8 : adj};
+	struct segment_config sc = {.max_width = c->width,
+				    .max_height = c->height,
+				    .adj_cap = adj < 8 ? 8 : adj,
+				    .max_runs = c->max_runs,
+				    .max_regions = c->max_regions};
 	s->thr = threshold_create(tc, backend, &err);
 	if (s->thr)
 		s->seg = segment_create_threaded(&sc, segment_threads(c), &err);
@@ -108,6 +112,7 @@ static void sizes_from(struct engine_config *c)
 {
 	c->thr.max_width = c->match.max_width = c->width;
 	c->thr.max_height = c->match.max_height = c->height;
+	c->match.max_regions = c->max_regions;
 	if (c->max_detections <= 0)
 		c->max_detections = 1024;
 }

@@ -43,6 +43,7 @@ struct engine_config {
 	struct threshold_config thr;   /* first scale (max sizes are set from width/height) */
 	int radius2, median2;          /* second scale; radius2 0 = off */
 	int segment_threads;           /* bands a scale is segmented in; 0 = auto */
+	int32_t max_runs, max_regions; /* per scale and frame; 0 = from the frame size (core/regions.h) */
 	struct match_config match;     /* trees, finger and blob settings */
 	struct track *tracker;         /* borrowed: outlives engines, so session IDs
 					* survive a frame-size change */

@@ -203,6 +203,8 @@ static void engine_config_from(const struct pipeline *p, int w, int h, struct en
 	e->radius2 = p->cfg.radius2;
 	e->median2 = p->cfg.median2;
 	e->segment_threads = p->cfg.segment_threads;
+	e->max_runs = p->cfg.max_runs;
+	e->max_regions = p->cfg.max_regions;
 	match_config_from(p, w, h, &e->match);
 	e->tracker = p->trk;
 	e->max_detections = DETECTIONS_CAP;

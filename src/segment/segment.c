@@ -42,6 +42,7 @@ struct segment {
 	uint64_t *pairs;        /* pair cache of the serial pass (PAIR_CACHE keys) */
 	struct region_tree tree;
 	bool overflow_logged;
+	int64_t n_overflows;
 
 	/* Banded mode (n_threads > 1) only. */
 	int n_threads, band_min_rows, n_bands;
@@ -70,7 +71,9 @@ struct segment *segment_create_threaded(const struct segment_config *cfg, int n_
 	struct segment *s = NULL;
 	int e = ERR_RANGE;
 	if (!cfg || cfg->max_width < 1 || cfg->max_height < 1 || cfg->max_width > IMAGE_MAX_SIDE ||
-	    cfg->max_height > IMAGE_MAX_SIDE || cfg->adj_cap < 2 || cfg->adj_cap > 64 || n_threads < 0 ||
+	    cfg->max_height > IMAGE_MAX_SIDE || cfg->adj_cap < 2 || cfg->adj_cap > 64 || cfg->max_runs < 0 ||
+	    cfg->max_runs > REGIONS_MAX_CAPACITY || cfg->max_regions < 0 || cfg->max_regions > REGIONS_MAX_CAPACITY ||
+	    n_threads < 0 ||
 	    n_threads > SEGMENT_MAX_THREADS) {
 		log_error("segment: bad config (size %dx%d, adj_cap %d, n_threads %d)", cfg ? cfg->max_width : 0,
 			  cfg ? cfg->max_height : 0, cfg ? cfg->adj_cap : 0, n_threads);
@@ -81,8 +84,9 @@ struct segment *segment_create_threaded(const struct segment_config *cfg, int n_
 	if (!s)
 		goto fail;
 	s->cfg = *cfg;
-	s->cap_runs = regions_run_capacity(cfg->max_width, cfg->max_height);
-	s->cap_regions = regions_region_capacity(cfg->max_width, cfg->max_height);
+	s->cap_runs = cfg->max_runs > 0 ? cfg->max_runs : regions_run_capacity(cfg->max_width, cfg->max_height);
+	s->cap_regions = cfg->max_regions > 0 ? cfg->max_regions
+					      : regions_region_capacity(cfg->max_width, cfg->max_height);
 	s->runs = malloc((size_t)s->cap_runs * sizeof *s->runs);
 	s->parent = malloc((size_t)s->cap_runs * sizeof *s->parent);
 	s->xend = malloc((size_t)s->cap_runs * sizeof *s->xend);
@@ -935,6 +939,11 @@ static bool segment_banded(struct segment *s, const struct bitmask *mask)
 	return true;
 }
 
+int64_t segment_overflows(const struct segment *s)
+{
+	return s ? s->n_overflows : 0;
+}
+
 int segment_process(struct segment *s, const struct bitmask *mask, const struct region_tree **out)
 {
 	if (!s || !mask || !out)
@@ -961,8 +970,11 @@ int segment_process(struct segment *s, const struct bitmask *mask, const struct 
 		s->n_bands = height / s->band_min_rows;
 	if (s->n_bands < 2 || !segment_banded(s, mask))
 		segment_serial(s, mask);
-	if (t->overflow)
-		log_once(&s->overflow_logged, LOG_WARN, "segment: frame has more runs or regions than capacity; tree cut short");
+	if (t->overflow) {
+		s->n_overflows++;
+		log_once(&s->overflow_logged, LOG_WARN, "segment: frame has more runs or regions than capacity; tree cut short "
+			 "(max_runs %d, max_regions %d)", s->cap_runs, s->cap_regions);
+	}
 	*out = t;
 	return 0;
 }

@@ -8,11 +8,15 @@
  * Region statistics (bbox, area, moments) are accumulated per run.
  *
  * Memory: all arrays are allocated by segment_create() for max_width x
- * max_height; segment_process() allocates nothing. When a frame has more
- * runs or regions than the capacity (regions_run_capacity() and
- * regions_region_capacity() in core/regions.h: a quarter and an eighth of
- * the pixels, far above any camera frame), the tree is cut short at a row
- * boundary, tree->overflow is set and the warning is logged once.
+ * max_height and the configured max_runs and max_regions (by default
+ * regions_run_capacity() and regions_region_capacity() in core/regions.h:
+ * an eighth and a sixty-fourth of the pixels, far above any camera frame);
+ * segment_process() allocates nothing, so memory is bounded by the
+ * configuration whatever the picture. When a frame has more runs or
+ * regions than that, the tree is cut short at a row boundary (the rows
+ * above are segmented as usual: a degraded frame, not a lost one),
+ * tree->overflow is set, the frame is counted (segment_overflows()) and
+ * the warning is logged once.
  *
  * Algorithm, in two passes over the runs:
  *  1. Per row, runs are cut from the bitmask: the colour changes of a
@@ -99,6 +103,8 @@
 struct segment_config {
 	int max_width, max_height;
 	int adj_cap;          /* neighbour slots a region: the largest tree's node count (>= 2, <= 64) */
+	int32_t max_runs;     /* runs a frame; 0 = regions_run_capacity(max_width, max_height) */
+	int32_t max_regions;  /* regions a frame; 0 = regions_region_capacity(max_width, max_height) */
 };
 
 struct segment;
@@ -123,6 +129,9 @@ void segment_destroy(struct segment *s);  /* NULL-safe; joins the workers */
  * everywhere with small values; not while segment_process() runs. Returns
  * 0 or ERR_RANGE. */
 int segment_set_band_min_rows(struct segment *s, int rows);
+
+/* Frames cut short for want of run or region slots since create. */
+int64_t segment_overflows(const struct segment *s);
 
 /* Segments `mask`. *out points into the segmenter's arrays, valid until the
  * next call or destroy. Returns 0, or ERR_SIZE when mask exceeds the max. */
