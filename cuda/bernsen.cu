@@ -2,6 +2,7 @@
 #include "bernsen_cuda.h"
 
 #include <cuda_runtime.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -355,12 +356,31 @@ static const bernsen_fn bernsen_by_radius[MAX_RADIUS + 1] = {
 
 /* ---- host side ---- */
 
+static bool gauss_on(const struct cuda_threshold_config *c)
+{
+	return c->gauss_taps[0] != 0;
+}
+
+/* Taps off (all zero), or a radius in range whose taps sum to 256. */
+static bool gauss_ok(const struct cuda_threshold_config *c)
+{
+	if (c->gauss_radius < 0 || c->gauss_radius > CUDA_GAUSS_MAX_RADIUS)
+		return false;
+	int sum = c->gauss_taps[0];
+	for (int i = 1; i <= CUDA_GAUSS_MAX_RADIUS; i++) {
+		if (c->gauss_taps[i] < 0 || (i > c->gauss_radius && c->gauss_taps[i] != 0))
+			return false;
+		sum += 2 * c->gauss_taps[i];
+	}
+	return gauss_on(c) ? sum == 256 : sum == 0 && c->gauss_radius == 0;
+}
+
 static int config_ok(const struct cuda_threshold_config *c)
 {
 	return c->max_width >= 1 && c->max_height >= 1 && c->max_width <= 8192 && c->max_height <= 8192 &&
 	       (c->mode == 0 || c->mode == 1) && c->radius >= 1 && c->radius <= MAX_RADIUS && c->gate >= 0 &&
 	       c->gate <= 255 && c->tile >= 2 && c->tile <= 64 && (c->median == 0 || c->median == 3 || c->median == 5) &&
-	       c->gauss_sigma >= 0.0f && c->gauss_sigma <= 4.0f && c->bands >= 0 && c->bands <= MAX_BANDS;
+	       gauss_ok(c) && c->bands >= 0 && c->bands <= MAX_BANDS;
 }
 
 int cuda_threshold_probe(char *why, size_t cap)
@@ -557,7 +577,7 @@ static bool is_registered(const struct cuda_threshold *t, const uint8_t *p, size
  * in 2-4; 3840x2160 263-267 (1), 238 (3), 222 (6), 232 (8). */
 static int bands_for(const struct cuda_threshold_config *c, int width, int height)
 {
-	if (c->mode != 0 || c->gauss_sigma > 0.0f)
+	if (c->mode != 0 || gauss_on(c))
 		return 1; /* the two-pass Gaussian and the tiled mode run whole frames */
 	if (c->bands > 0)
 		return c->bands;
@@ -671,9 +691,10 @@ static int launch_whole(struct cuda_threshold *t, const uint8_t *src, int width,
 			median_kernel<5><<<g2, b2, 0, t->stream>>>(d_src, t->d_pre_a, width, width, height, 0, height);
 		d_src = t->d_pre_a;
 	}
-	if (c->gauss_sigma > 0.0f) {
+	if (gauss_on(c)) {
 		gauss_taps taps;
-		taps.r = cuda_gauss_kernel(c->gauss_sigma, taps.w);
+		taps.r = c->gauss_radius;
+		memcpy(taps.w, c->gauss_taps, sizeof taps.w);
 		uint8_t *d_dst = d_src == t->d_pre_a ? t->d_pre_b : t->d_pre_a;
 		gauss_rows_kernel<<<g2, b2, 0, t->stream>>>(d_src, t->d_gauss_tmp, width, width, height, taps);
 		gauss_cols_kernel<<<g2, b2, 0, t->stream>>>(t->d_gauss_tmp, d_dst, width, width, height, taps);
@@ -729,7 +750,7 @@ int cuda_threshold_submit(struct cuda_threshold *t, const uint8_t *grey, int wid
 	}
 	t->src_stride = stride;
 	t->words = (width + 63) / 64;
-	if (c->mode == 0 && !(c->gauss_sigma > 0.0f))
+	if (c->mode == 0 && !gauss_on(c))
 		e = launch_bernsen(t, src, width, height, 2 * t->words);
 	else
 		e = launch_whole(t, src, width, height, 2 * t->words);

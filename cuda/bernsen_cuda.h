@@ -20,7 +20,7 @@
  * __ballot_sync into the bit mask, which comes back with one copy. The
  * kernel is specialised for each radius 1..32 (compile-time loop bounds).
  * Median: forgetful selection in registers, one pixel a thread. Gaussian:
- * row then column pass with cuda_gauss_kernel()'s integer taps. Tiled:
+ * row then column pass with the integer taps of the config. Tiled:
  * tile min/max, tile thresholds, compare + ballot.
  *
  * 4K frames are cut into 6 bands (`bands` overrides): band i's kernel waits
@@ -40,60 +40,36 @@
 #ifndef TT_CUDA_BERNSEN_H
 #define TT_CUDA_BERNSEN_H
 
-#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Capacity of gauss_taps: the largest Gaussian radius the kernels take. */
+#define CUDA_GAUSS_MAX_RADIUS 12
 
 struct cuda_threshold_config {
 	int max_width, max_height;
 	int mode;           /* 0 per-pixel Bernsen, 1 tiled */
 	int radius, gate, tile;
 	int median;         /* 0, 3, 5 */
-	float gauss_sigma;  /* 0 = off */
+	/* The Gaussian prefilter, owned by the CPU reference (src/threshold,
+	 * threshold_gauss_taps()), which the kernels reproduce bit for bit:
+	 * integer taps gauss_taps[0] (centre) .. gauss_taps[gauss_radius],
+	 * summing to 256 over both sides. All zero (gauss_taps[0] == 0): no
+	 * Gaussian. A row pass sums w[|i|] * p[x+i] (edges clamped) into 16
+	 * bits; the column pass sums w[|j|] times those and rounds:
+	 * out = (sum + 32768) >> 16. */
+	int gauss_radius;   /* 0..CUDA_GAUSS_MAX_RADIUS */
+	int gauss_taps[CUDA_GAUSS_MAX_RADIUS + 1];
 	int profile;        /* 1: time each frame's stages with events (cuda_threshold_stage_times) */
 	int kernel_variant; /* benchmarks only: 0 radius-specialised kernels (default), 1 generic */
 	int bands;          /* rows cut into this many bands, 1..8, to overlap copies and kernels; 0 = auto */
 };
 
 struct cuda_threshold;
-
-#define CUDA_GAUSS_MAX_RADIUS 12
-
-/* The integer Gaussian both the CPU reference and the GPU use, so that they
- * agree bit for bit: taps w[0] (centre) .. w[R], w[0] + 2 * (w[1] + .. + w[R])
- * = 256. Returns R (0 and w[0] = 256 when sigma <= 0). A row pass sums
- * w[|i|] * p[x+i] (edges clamped) into 16 bits; the column pass sums w[|j|]
- * times those and rounds: out = (sum + 32768) >> 16. */
-static inline int cuda_gauss_kernel(float sigma, int w[CUDA_GAUSS_MAX_RADIUS + 1])
-{
-	double f[CUDA_GAUSS_MAX_RADIUS + 1], total = 0.0;
-	int r, i, side = 0;
-	for (i = 0; i <= CUDA_GAUSS_MAX_RADIUS; i++)
-		w[i] = 0;
-	w[0] = 256;
-	if (!(sigma > 0.0f))
-		return 0;
-	r = (int)ceil(3.0 * (double)sigma);
-	if (r > CUDA_GAUSS_MAX_RADIUS)
-		r = CUDA_GAUSS_MAX_RADIUS;
-	for (i = 0; i <= r; i++) {
-		f[i] = exp(-(double)(i * i) / (2.0 * (double)sigma * (double)sigma));
-		total += i ? 2.0 * f[i] : f[i];
-	}
-	for (i = 1; i <= r; i++) {
-		w[i] = (int)floor(f[i] / total * 256.0 + 0.5);
-		side += w[i];
-	}
-	w[0] = 256 - 2 * side;
-	while (r > 0 && w[r] == 0)
-		r--;
-	return r;
-}
 
 /* 0 when a usable GPU is present; else a negative ERR_* and why (a sentence). */
 int cuda_threshold_probe(char *why, size_t cap);

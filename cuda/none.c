@@ -1,6 +1,8 @@
 /* Built when nvcc is absent (CUDA=0): the GPU path reports itself as not built. */
 #include "bernsen_cuda.h"
 
+#include <stdio.h>
+
 #include "../src/core/err.h"
 
 int cuda_threshold_probe(char *why, size_t cap)

@@ -126,10 +126,9 @@ static void test_overlapped_order(void **state)
 	image_u8_free(&b);
 }
 
-/* Prewaking the workers (what the GPU path does at submit) changes nothing
- * but timing: the same detections with and without, whether the job comes
- * while they spin or after the spin has run out and they sleep again. */
-static void test_prewake_same_result(void **state)
+/* The workers change nothing but timing: the same detections whether a
+ * frame comes while they still spin or after they went to sleep. */
+static void test_workers_asleep_same_result(void **state)
 {
 	struct fixture *f = *state;
 	struct engine *e = make_engine(f, 3);
@@ -143,9 +142,8 @@ static void test_prewake_same_result(void **state)
 	const struct fiducial_det want = engine_detections(e)->fids[0]; /* a copy: the array is reused */
 	for (uint64_t i = 2; i < 12; i++) {
 		assert_int_equal(engine_submit(e, &img), 0);
-		engine_prewake(e);
 		if (i % 3 == 0)
-			clock_sleep_ns(3000000); /* past the spin: the workers sleep again */
+			clock_sleep_ns(3000000); /* past the spin: the workers sleep */
 		assert_int_equal(engine_collect(e), 0);
 		assert_int_equal(engine_finish(e, &img, i, (int64_t)i, &st), 0);
 		const struct detections *got = engine_detections(e);
@@ -200,7 +198,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_decodes_and_tracks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_overlapped_order, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_prewake_same_result, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_workers_asleep_same_result, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrong_size_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_equaliser, setup, teardown),
 	};

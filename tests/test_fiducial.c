@@ -191,7 +191,7 @@ struct rig {
 static void rig_run(struct rig *r, const struct tree_set *set, const struct image_u8 *grey, float root_max)
 {
 	int err;
-	struct segment_config sc = {grey->width, grey->height, tree_set_max_nodes(set)};
+	struct segment_config sc = {grey->width, grey->height, tree_set_max_nodes(set), 0, 0};
 	struct match_config mc = {.trees = set, .max_width = grey->width, .max_height = grey->height,
 				  .root_min_px = 20, .root_max_px = root_max};
 	r->seg = segment_create(&sc, &err);

@@ -38,7 +38,7 @@ static void mask_from_rows(struct bitmask *m, const char *const *rows, int h)
 
 static struct segment *seg_new(int w, int h, int cap)
 {
-	struct segment_config c = {w, h, cap};
+	struct segment_config c = {w, h, cap, 0, 0};
 	int err = 1;
 	struct segment *s = segment_create(&c, &err);
 	assert_non_null(s);
@@ -416,8 +416,8 @@ static void test_exact_vs_naive(void **state)
 				struct naive_tree nt;
 				naive_tree_build(&nt, &m, lab, n, caps[ci]);
 				for (int threads = 1; threads <= 3; threads += 2) {
-					/* Room for pure noise: capacity goes with the configured size. */
-					struct segment_config sc = {640, 800, caps[ci]};
+					/* Room for pure noise: a run and a region a pixel. */
+					struct segment_config sc = {640, 800, caps[ci], 640 * 200, 640 * 200};
 					int err = 1;
 					struct segment *s = segment_create_threaded(&sc, threads, &err);
 					assert_non_null(s);
@@ -442,12 +442,12 @@ static void test_errors_and_overflow(void **state)
 	(void)state;
 	log_set_level(LOG_ERROR - 1);
 	int err = 0;
-	struct segment_config bad = {0, 10, 8};
+	struct segment_config bad = {0, 10, 8, 0, 0};
 	assert_null(segment_create(&bad, &err));
 	assert_int_equal(err, ERR_RANGE);
-	struct segment_config bad_cap = {10, 10, 65};
+	struct segment_config bad_cap = {10, 10, 65, 0, 0};
 	assert_null(segment_create(&bad_cap, &err));
-	struct segment_config ok = {10, 10, 8};
+	struct segment_config ok = {10, 10, 8, 0, 0};
 	assert_null(segment_create_threaded(&ok, 65, &err));
 	assert_int_equal(err, ERR_RANGE);
 	assert_null(segment_create_threaded(&ok, -1, &err));
@@ -603,7 +603,7 @@ static void test_threads_random(void **state)
 	for (int c = 0; c < 3; c++) {
 		struct segment *ref = seg_new(max_w, max_h, caps[c]), *par[N_BANDED];
 		for (int i = 0; i < N_BANDED; i++) {
-			struct segment_config sc = {max_w, max_h, caps[c]};
+			struct segment_config sc = {max_w, max_h, caps[c], 0, 0};
 			int err = 1;
 			par[i] = segment_create_threaded(&sc, banded_threads[i], &err);
 			assert_non_null(par[i]);
@@ -664,60 +664,6 @@ static void dets_equal(const struct detections *a, const struct detections *b, c
 	}
 }
 
-struct prewaker {
-	struct segment *s;
-	atomic_int stop;
-};
-
-static void *prewake_main(void *arg)
-{
-	struct prewaker *pw = arg;
-	while (!atomic_load(&pw->stop))
-		segment_prewake(pw->s);
-	return NULL;
-}
-
-/* segment_prewake() at any time, from another thread too, changes no tree
- * and never stalls a frame. */
-static void test_prewake(void **state)
-{
-	(void)state;
-	segment_prewake(NULL);
-	struct segment *ref = seg_new(160, 128, 8);
-	segment_prewake(ref); /* serial: nothing to wake */
-	struct segment_config sc = {160, 128, 8};
-	int err = 1;
-	struct segment *par = segment_create_threaded(&sc, 4, &err);
-	assert_non_null(par);
-	assert_int_equal(segment_set_band_min_rows(par, 8), 0);
-	int32_t *map = malloc((size_t)regions_region_capacity(160, 128) * sizeof *map);
-	assert_non_null(map);
-	struct prewaker pw = {.s = par};
-	atomic_init(&pw.stop, 0);
-	pthread_t th;
-	uint32_t rng = 99;
-	for (int it = 0; it < 40; it++) {
-		if (it == 20)
-			assert_int_equal(pthread_create(&th, NULL, prewake_main, &pw), 0);
-		if (it % 5 == 0)
-			segment_prewake(par);
-		struct bitmask m;
-		assert_int_equal(bitmask_alloc(&m, 160, 128), 0);
-		mask_random(&m, &rng);
-		const struct region_tree *t1, *t2;
-		assert_int_equal(segment_process(ref, &m, &t1), 0);
-		assert_int_equal(segment_process(par, &m, &t2), 0);
-		trees_equivalent(t1, t2, map);
-		trees_identical(t1, t2);
-		bitmask_free(&m);
-	}
-	atomic_store(&pw.stop, 1);
-	assert_int_equal(pthread_join(th, NULL), 0);
-	free(map);
-	segment_destroy(par);
-	segment_destroy(ref);
-}
-
 /* Real camera-sized frames: the tree and the matcher's detections are the
  * same with 1, 2, 3, 4 and 7 threads. */
 static void test_threads_shared_frames(void **state)
@@ -736,7 +682,7 @@ static void test_threads_shared_frames(void **state)
 	struct detections det[N_T];
 	const int w = 1920, h = 1080;
 	for (int i = 0; i < N_T; i++) {
-		struct segment_config sc = {w, h, tree_set_max_nodes(set)};
+		struct segment_config sc = {w, h, tree_set_max_nodes(set), 0, 0};
 		struct match_config mc = {.trees = set, .max_width = w, .max_height = h, .finger_size_px = 12,
 					  .finger_sensitivity = 0.5f, .finger_min_contrast = 20, .blob_min_px = 8,
 					  .blob_max_px = 200, .root_min_px = 20, .root_max_px = 400};
@@ -789,6 +735,67 @@ static void test_threads_shared_frames(void **state)
 	tree_set_free(set);
 }
 
+/* Configured caps bound a frame of fine detail: a checkerboard of 8-pixel
+ * squares with more runs, or more regions, than allowed is cut short at a
+ * row, flagged, counted, and the threaded segmenter cuts it the same. */
+static void checker8(struct bitmask *m)
+{
+	for (int y = 0; y < m->height; y++)
+		for (int wd = 0; wd < m->stride_words; wd++)
+			m->bits[(size_t)y * m->stride_words + wd] = ((y >> 3) & 1) ? 0xff00ff00ff00ff00ull : 0x00ff00ff00ff00ffull;
+}
+
+static void test_configured_caps(void **state)
+{
+	(void)state;
+	log_set_level(LOG_ERROR - 1);
+	const int n = 512;
+	struct bitmask m;
+	assert_int_equal(bitmask_alloc(&m, n, n), 0);
+	checker8(&m);
+	const struct { int32_t runs, regions; } caps[] = {{5000, 0}, {0, 1000}, {3000, 200}};
+	for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++) {
+		struct segment_config sc = {.max_width = n, .max_height = n, .adj_cap = 8,
+					    .max_runs = caps[c].runs, .max_regions = caps[c].regions};
+		int err = 1;
+		struct segment *ser = segment_create(&sc, &err);
+		struct segment *par = segment_create_threaded(&sc, 4, &err);
+		assert_non_null(ser);
+		assert_non_null(par);
+		const int32_t max_runs = caps[c].runs ? caps[c].runs : regions_run_capacity(n, n);
+		const int32_t max_regions = caps[c].regions ? caps[c].regions : regions_region_capacity(n, n);
+		for (int frame = 1; frame <= 2; frame++) {
+			const struct region_tree *t1, *t2;
+			assert_int_equal(segment_process(ser, &m, &t1), 0);
+			assert_true(t1->overflow);
+			assert_true(t1->n_runs > 0 && t1->n_runs <= max_runs);
+			assert_true(t1->n_regions > 0 && t1->n_regions <= max_regions);
+			for (int32_t k = 0; k < t1->n_runs; k++)
+				assert_true(t1->runs[k].region >= 0 && t1->runs[k].region < t1->n_regions);
+			assert_int_equal(segment_overflows(ser), frame);
+			assert_int_equal(segment_process(par, &m, &t2), 0);
+			trees_identical(t1, t2);
+			assert_int_equal(segment_overflows(par), frame);
+		}
+		segment_destroy(par);
+		segment_destroy(ser);
+	}
+	/* Caps that hold the frame change nothing. */
+	struct segment_config roomy = {.max_width = n, .max_height = n, .adj_cap = 8,
+				       .max_runs = n * n / 8, .max_regions = n * n / 64};
+	struct segment *s = segment_create(&roomy, NULL);
+	const struct region_tree *t;
+	assert_int_equal(segment_process(s, &m, &t), 0);
+	assert_false(t->overflow);
+	assert_int_equal(t->n_runs, n * n / 8);
+	assert_int_equal(t->n_regions, n * n / 64);
+	assert_int_equal(segment_overflows(s), 0);
+	segment_destroy(s);
+	struct segment_config bad = {.max_width = n, .max_height = n, .adj_cap = 8, .max_runs = -1};
+	assert_null(segment_create(&bad, NULL));
+	bitmask_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -798,8 +805,8 @@ int main(void)
 		cmocka_unit_test(test_random_vs_flood),
 		cmocka_unit_test(test_exact_vs_naive),
 		cmocka_unit_test(test_errors_and_overflow),
+		cmocka_unit_test(test_configured_caps),
 		cmocka_unit_test(test_threads_random),
-		cmocka_unit_test(test_prewake),
 		cmocka_unit_test(test_threads_shared_frames),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -367,9 +367,9 @@ static void test_gauss_matches_direct_sum(void **state)
 	static const float sigmas[] = {0.3f, 0.7f, 1.0f, 1.4f, 2.5f, 4.0f};
 	uint32_t rng = 31337;
 	for (size_t si = 0; si < sizeof sigmas / sizeof sigmas[0]; si++) {
-		int wk[CUDA_GAUSS_MAX_RADIUS + 1];
-		int R = cuda_gauss_kernel(sigmas[si], wk);
-		assert_true(R >= 1 && R <= CUDA_GAUSS_MAX_RADIUS);
+		int wk[THRESHOLD_GAUSS_MAX_RADIUS + 1];
+		int R = threshold_gauss_taps(sigmas[si], wk);
+		assert_true(R >= 1 && R <= THRESHOLD_GAUSS_MAX_RADIUS);
 		int sum = wk[0];
 		assert_true(wk[0] > 0);
 		for (int i = 1; i <= R; i++) {
@@ -416,8 +416,8 @@ static void test_gauss_matches_direct_sum(void **state)
 			image_u8_free(&in);
 		}
 	}
-	int wk[CUDA_GAUSS_MAX_RADIUS + 1];
-	assert_int_equal(cuda_gauss_kernel(0.0f, wk), 0);
+	int wk[THRESHOLD_GAUSS_MAX_RADIUS + 1];
+	assert_int_equal(threshold_gauss_taps(0.0f, wk), 0);
 	assert_int_equal(wk[0], 256);
 }
 

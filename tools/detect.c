@@ -367,7 +367,7 @@ int main(int argc, char **argv)
 			segment_destroy(seg);
 			match_destroy(mat);
 			int err;
-			struct segment_config sc = {grey.width, grey.height, adj_cap ? adj_cap : tree_set_max_nodes(trees)};
+			struct segment_config sc = {grey.width, grey.height, adj_cap ? adj_cap : tree_set_max_nodes(trees), 0, 0};
 			struct match_config mc = {.trees = trees, .max_width = grey.width, .max_height = grey.height};
 			seg = segment_create(&sc, &err);
 			mat = match_create(&mc, &err);

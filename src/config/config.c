@@ -124,6 +124,13 @@ static const struct config_option options[] = {
     OPT_INT("threshold", "segment_threads", segment_threads, "0", 0, 64, false, 0, "N",
             "threads that segment each threshold scale, by horizontal bands (same result as "
             "one); 0 = half the CPU cores, at most 8"),
+    OPT_INT("threshold", "max_runs", max_runs, "0", 0, 1073741823, false, 0, "N",
+            "row runs a frame may have, per scale; 0 = an eighth of the frame's pixels. Bounds "
+            "memory whatever the picture: a frame with more is segmented down to the row where "
+            "they ran out, counted and logged once"),
+    OPT_INT("threshold", "max_regions", max_regions, "0", 0, 1073741823, false, 0, "N",
+            "regions a frame may have, per scale; 0 = a sixty-fourth of the frame's pixels; "
+            "as max_runs"),
     OPT_INT("threshold", "tile", tile, "10", 2, 64, true, 0, "N", "tile side in pixels for the tiled method"),
     OPT_INT_SET("threshold", "median", median, "0", 0, 5, "0|3|5", true, 0, "N",
                 "median pre-filter size against sensor noise: 0 (off), 3 or 5"),
@@ -458,7 +465,7 @@ static int apply(struct tt_config *c, const struct config_option *o, const char 
 			return ERR_CONFIG;
 		}
 		if (x < o->min || x > o->max) {
-			snprintf(msg, cap, "%.100s is out of range %g..%g", v, o->min, o->max);
+			snprintf(msg, cap, "%.100s is out of range %.0f..%.0f", v, o->min, o->max);
 			return ERR_CONFIG;
 		}
 		if (o->values && !in_set(o->values, v)) {
@@ -715,9 +722,9 @@ static void describe_default(const struct config_option *o, char *buf, size_t ca
 		} else if (o->words) {
 			char words[128];
 			list_words(o, words, sizeof(words));
-			snprintf(buf, cap, "integer %g..%g, %s, default %s", o->min, o->max, words, def);
+			snprintf(buf, cap, "integer %.0f..%.0f, %s, default %s", o->min, o->max, words, def);
 		} else {
-			snprintf(buf, cap, "integer %g..%g, default %s", o->min, o->max, def);
+			snprintf(buf, cap, "integer %.0f..%.0f, default %s", o->min, o->max, def);
 		}
 		break;
 	case CONFIG_FLOAT:

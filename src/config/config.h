@@ -91,6 +91,7 @@ struct tt_config {
 	int radius2;          /* second scale, 0 = off */
 	int median2;          /* second scale's median pre-filter */
 	int segment_threads;  /* per scale; 0 = auto */
+	int max_runs, max_regions; /* per scale and frame; 0 = from the frame size */
 	float gauss_sigma;
 	/* [fiducials] */
 	char trees[CONFIG_PATH_LEN]; /* "" = the built-in default set */

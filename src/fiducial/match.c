@@ -113,20 +113,25 @@ static int config_apply(struct match *m, const struct match_config *cfg)
 	return 0;
 }
 
+static int32_t region_cap(const struct match_config *cfg)
+{
+	return cfg->max_regions > 0 ? cfg->max_regions : regions_region_capacity(cfg->max_width, cfg->max_height);
+}
+
 struct match *match_create(const struct match_config *cfg, int *err)
 {
 	struct match *m = NULL;
 	int e = ERR_RANGE;
 	if (!cfg || cfg->max_width < 1 || cfg->max_height < 1 || cfg->max_width > IMAGE_MAX_SIDE ||
-	    cfg->max_height > IMAGE_MAX_SIDE) {
-		log_error("match: bad frame size");
+	    cfg->max_height > IMAGE_MAX_SIDE || cfg->max_regions < 0 || cfg->max_regions > REGIONS_MAX_CAPACITY) {
+		log_error("match: bad frame size or region capacity");
 		goto fail;
 	}
 	e = ERR_NOMEM;
 	m = calloc(1, sizeof *m);
 	if (!m)
 		goto fail;
-	m->cap_regions = regions_region_capacity(cfg->max_width, cfg->max_height);
+	m->cap_regions = region_cap(cfg);
 	size_t n = (size_t)m->cap_regions;
 	m->state = malloc(n);
 	m->n_done = malloc(n);
@@ -175,7 +180,7 @@ int match_set_config(struct match *m, const struct match_config *cfg)
 {
 	if (!m || !cfg)
 		return ERR_RANGE;
-	if (regions_region_capacity(cfg->max_width, cfg->max_height) > m->cap_regions) {
+	if (region_cap(cfg) > m->cap_regions) {
 		log_error("match: new frame size %dx%d exceeds the one created for", cfg->max_width, cfg->max_height);
 		return ERR_RANGE;
 	}

@@ -101,6 +101,7 @@
 struct match_config {
 	const struct tree_set *trees;  /* borrowed; must outlive the matcher */
 	int max_width, max_height;
+	int32_t max_regions;           /* the segmenter's region capacity; 0 = regions_region_capacity() */
 	float finger_size_px;          /* expected finger diameter; 0 = no fingers */
 	float finger_sensitivity;      /* 0..1: higher accepts less round fingers */
 	int finger_min_contrast;       /* grey levels between finger and surround */

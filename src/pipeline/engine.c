@@ -1,7 +1,5 @@
 #include "engine.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -9,6 +7,7 @@
 #include "../core/clock.h"
 #include "../core/err.h"
 #include "../core/log.h"
+#include "../core/pool.h"
 #include "../segment/segment.h"
 
 /* One threshold scale: its thresholder, mask, segmenter and matcher. */
@@ -26,21 +25,10 @@ struct scale {
  * calling thread does the first: the two are independent until the merge,
  * and segmentation is most of a frame's CPU time. */
 struct worker {
-	pthread_t thread;
-	bool started;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool job, done, quit;
-	atomic_bool posted;           /* = job, for the worker to spin on without the lock */
-	_Atomic int64_t spin_until;   /* the worker spins, not sleeps, until then (worker_prewake) */
+	struct pool *pool;            /* one worker; NULL: the second scale runs inline */
 	const struct image_u8 *grey;  /* the frame of the current job (borrowed) */
 	bool ok;                      /* scale 2 produced detections */
 };
-
-/* How long worker_prewake() keeps the worker spinning: the GPU threshold of
- * a 4K frame with room to spare; a frame that takes longer costs one
- * condition-variable wake-up, as without it. */
-#define WORKER_SPIN_NS 2000000
 
 struct engine {
 	struct engine_config cfg;
@@ -99,7 +87,11 @@ static int scale_create(struct scale *s, const struct engine_config *c, const st
 	int err = 0;
 	memset(s, 0, sizeof *s);
 	int adj = tree_set_max_nodes(mc->trees);
-	struct segment_config sc = {.max_width = c->width, .max_height = c->height, .adj_cap = adj < 8 ? 8 : adj};
+	struct segment_config sc = {.max_width = c->width,
+				    .max_height = c->height,
+				    .adj_cap = adj < 8 ? 8 : adj,
+				    .max_runs = c->max_runs,
+				    .max_regions = c->max_regions};
 	s->thr = threshold_create(tc, backend, &err);
 	if (s->thr)
 		s->seg = segment_create_threaded(&sc, segment_threads(c), &err);
@@ -120,6 +112,7 @@ static void sizes_from(struct engine_config *c)
 {
 	c->thr.max_width = c->match.max_width = c->width;
 	c->thr.max_height = c->match.max_height = c->height;
+	c->match.max_regions = c->max_regions;
 	if (c->max_detections <= 0)
 		c->max_detections = 1024;
 }
@@ -134,97 +127,24 @@ static bool scale2_detect(struct scale *s, const struct image_u8 *grey)
 	return match_process(s->mat, tree, grey, &s->det) == 0;
 }
 
-static void *worker_main(void *arg)
+static void scale2_task(void *arg, int task)
 {
+	(void)task;
 	struct engine *e = arg;
-	struct worker *w = &e->w;
-	pthread_mutex_lock(&w->lock);
-	for (;;) {
-		while (!w->job && !w->quit) {
-			/* Woken ahead by worker_prewake: spin until the job or the
-			 * deadline, so the job starts without a sleeper's wake-up. */
-			if (clock_now_ns() < atomic_load_explicit(&w->spin_until, memory_order_relaxed)) {
-				pthread_mutex_unlock(&w->lock);
-				for (unsigned i = 1; !atomic_load_explicit(&w->posted, memory_order_acquire); i++) {
-					clock_spin_pause();
-					if (i % 64 == 0 &&
-					    clock_now_ns() >= atomic_load_explicit(&w->spin_until, memory_order_relaxed))
-						break;
-				}
-				pthread_mutex_lock(&w->lock);
-				continue;
-			}
-			pthread_cond_wait(&w->cond, &w->lock);
-		}
-		if (w->quit)
-			break;
-		w->job = false;
-		atomic_store_explicit(&w->posted, false, memory_order_relaxed);
-		pthread_mutex_unlock(&w->lock);
-		bool ok = scale2_detect(&e->s2, w->grey);
-		pthread_mutex_lock(&w->lock);
-		w->ok = ok;
-		w->done = true;
-		pthread_cond_broadcast(&w->cond);
-	}
-	pthread_mutex_unlock(&w->lock);
-	return NULL;
+	e->w.ok = scale2_detect(&e->s2, e->w.grey);
 }
 
 static void worker_stop(struct engine *e)
 {
-	struct worker *w = &e->w;
-	if (!w->started)
-		return;
-	pthread_mutex_lock(&w->lock);
-	w->quit = true;
-	pthread_cond_broadcast(&w->cond);
-	pthread_mutex_unlock(&w->lock);
-	pthread_join(w->thread, NULL);
-	pthread_mutex_destroy(&w->lock);
-	pthread_cond_destroy(&w->cond);
-	memset(w, 0, sizeof *w);
+	pool_destroy(e->w.pool);
+	e->w.pool = NULL;
 }
 
 /* Without a worker (it could not start) the second scale runs inline. */
 static void worker_start(struct engine *e)
 {
-	struct worker *w = &e->w;
-	if (w->started)
-		return;
-	memset(w, 0, sizeof *w);
-	atomic_init(&w->posted, false);
-	atomic_init(&w->spin_until, 0);
-	pthread_mutex_init(&w->lock, NULL);
-	pthread_cond_init(&w->cond, NULL);
-	if (pthread_create(&w->thread, NULL, worker_main, e) == 0) {
-		w->started = true;
-	} else {
-		pthread_mutex_destroy(&w->lock);
-		pthread_cond_destroy(&w->cond);
-	}
-}
-
-/* Gets the worker spinning before its job is posted (the GPU path calls it
- * at submit), as segment_prewake does for the band workers. */
-static void worker_prewake(struct engine *e)
-{
-	struct worker *w = &e->w;
-	if (!w->started)
-		return;
-	atomic_store_explicit(&w->spin_until, clock_now_ns() + WORKER_SPIN_NS, memory_order_relaxed);
-	pthread_mutex_lock(&w->lock);
-	pthread_cond_broadcast(&w->cond);
-	pthread_mutex_unlock(&w->lock);
-}
-
-void engine_prewake(struct engine *e)
-{
-	segment_prewake(e->s1.seg);
-	if (scale_on(&e->s2)) {
-		segment_prewake(e->s2.seg);
-		worker_prewake(e);
-	}
+	if (!e->w.pool)
+		e->w.pool = pool_create(1, NULL);
 }
 
 /* Creates or frees the second scale to follow radius2 (it is live). */
@@ -362,10 +282,6 @@ int engine_submit(struct engine *e, const struct image_u8 *grey)
 		return err;
 	/* A failing second scale only loses that scale for this frame. */
 	e->s2.submitted = scale_on(&e->s2) && threshold_submit(e->s2.thr, grey) == 0;
-	/* The GPU thresholds while the workers wake up; the CPU backend
-	 * thresholds in collect, where spinning workers would take its cores. */
-	if (strcmp(threshold_backend_name(e->s1.thr), "cpu") != 0)
-		engine_prewake(e);
 	e->submit_ns = clock_now_ns() - t0;
 	return 0;
 }
@@ -440,15 +356,11 @@ int engine_detect(struct engine *e, const struct image_u8 *grey)
 
 	/* 2, 3. segment and match; the second scale on the worker meanwhile */
 	bool scale2 = scale_on(&e->s2) && e->s2.err == 0;
-	bool async = scale2 && e->w.started;
+	bool async = scale2 && e->w.pool;
 	if (async) {
-		pthread_mutex_lock(&e->w.lock);
 		e->w.grey = grey;
-		e->w.done = false;
-		e->w.job = true;
-		atomic_store_explicit(&e->w.posted, true, memory_order_release);
-		pthread_cond_broadcast(&e->w.cond);
-		pthread_mutex_unlock(&e->w.lock);
+		e->w.ok = false;
+		pool_start(e->w.pool, scale2_task, e, 1);
 	}
 	const struct region_tree *tree = NULL;
 	int err = segment_process(e->s1.seg, &e->s1.mask, &tree);
@@ -460,11 +372,8 @@ int engine_detect(struct engine *e, const struct image_u8 *grey)
 	bool ok2 = false;
 	if (async) {
 		/* Always wait: the worker reads grey and writes s2 until done. */
-		pthread_mutex_lock(&e->w.lock);
-		while (!e->w.done)
-			pthread_cond_wait(&e->w.cond, &e->w.lock);
+		pool_wait(e->w.pool);
 		ok2 = e->w.ok;
-		pthread_mutex_unlock(&e->w.lock);
 	} else if (scale2) {
 		ok2 = scale2_detect(&e->s2, grey);
 	}

@@ -46,6 +46,7 @@ struct engine_config {
 	struct threshold_config thr;   /* first scale (max sizes are set from width/height) */
 	int radius2, median2;          /* second scale; radius2 0 = off */
 	int segment_threads;           /* bands a scale is segmented in; 0 = auto */
+	int32_t max_runs, max_regions; /* per scale and frame; 0 = from the frame size (core/regions.h) */
 	struct match_config match;     /* trees, finger and blob settings */
 	struct track *tracker;         /* borrowed: outlives engines, so session IDs
 					* survive a frame-size change */
@@ -80,12 +81,6 @@ void engine_destroy(struct engine *e);  /* NULL-safe */
 int engine_set_config(struct engine *e, const struct engine_config *cfg);
 
 int engine_submit(struct engine *e, const struct image_u8 *grey);
-/* Gets the segmentation band workers and the second-scale worker spinning
- * (for up to 2 ms) so that engine_finish's work starts without a sleeping
- * thread's wake-up, tens to hundreds of microseconds in a VM. engine_submit
- * calls it on the GPU path, whose threshold leaves the CPU idle meanwhile;
- * not on the CPU path, where spinning would take the threshold's cores. */
-void engine_prewake(struct engine *e);
 int engine_collect(struct engine *e);
 /* Steps 2 and 3 on the collected masks: segment and match, both scales
  * (the second on a worker meanwhile), the second's symbols merged in;

@@ -78,6 +78,8 @@ void engine_config_from(const struct tt_config *c, const struct tree_set *trees,
 	e->radius2 = c->radius2;
 	e->median2 = c->median2;
 	e->segment_threads = c->segment_threads;
+	e->max_runs = c->max_runs;
+	e->max_regions = c->max_regions;
 	match_config_from(c, trees, w, h, &e->match);
 	e->tracker = tracker;
 	e->max_detections = SETTINGS_MAX_DETECTIONS;

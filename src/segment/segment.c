@@ -1,31 +1,21 @@
 #include "segment.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/clock.h"
 #include "../core/err.h"
 #include "../core/log.h"
+#include "../core/pool.h"
 
 #define SEGMENT_MAX_THREADS 64
+_Static_assert(SEGMENT_MAX_THREADS <= POOL_MAX_WORKERS + 1, "a band a thread");
 #define BAND_MIN_ROWS 32
-/* How long a waiting thread spins before it sleeps on a condition
- * variable: the phases of a frame follow each other within microseconds,
- * while waking a sleeping thread costs tens to hundreds of them in a VM.
- * Longer spins, or yielding while spinning, measured no better on the
- * 16-core H100 host; short ones cost little on an oversubscribed machine. */
-#define SPIN_NS 50000
-/* How long segment_prewake() keeps the workers spinning: the threshold of
- * a frame on the GPU takes 0.1-0.6 ms between submit and collect. */
-#define PREWAKE_NS 2000000
 /* Slots of the adjacency pair cache (a power of two). A frame has a few
  * thousand distinct touching pairs among ~10^5 contacts. */
 #define PAIR_CACHE_BITS 10
 #define PAIR_CACHE (1 << PAIR_CACHE_BITS)
 
-enum phase { PHASE_COUNT, PHASE_RUNS, PHASE_LABEL, PHASE_ADJ, PHASE_STOP };
+enum phase { PHASE_COUNT, PHASE_RUNS, PHASE_LABEL, PHASE_ADJ };
 
 struct band {
 	int y0, y1;           /* rows [y0, y1) */
@@ -37,11 +27,6 @@ struct band {
 	int32_t *span_adj;    /* per spanning region: adj_cap neighbours met in this band */
 	uint64_t *pairs;      /* the band's pair cache (PAIR_CACHE keys) */
 	char pad[64];         /* keeps bands' hot fields off each other's cache lines */
-};
-
-struct worker {
-	struct segment *s;
-	int band;
 };
 
 struct segment {
@@ -57,6 +42,7 @@ struct segment {
 	uint64_t *pairs;        /* pair cache of the serial pass (PAIR_CACHE keys) */
 	struct region_tree tree;
 	bool overflow_logged;
+	int64_t n_overflows;
 
 	/* Banded mode (n_threads > 1) only. */
 	int n_threads, band_min_rows, n_bands;
@@ -71,19 +57,9 @@ struct segment {
 	int32_t *span_region;       /* per spanning region: its region */
 	int32_t n_span;
 
-	struct worker *workers;
-	pthread_t *threads;
-	int n_started;
-	bool sync_ready;
-	pthread_mutex_t mu;
-	pthread_cond_t go, done;
-	_Atomic uint64_t word;      /* generation << 16 | phase << 8 | bands */
-	atomic_int pending;         /* workers still in the current phase */
-	_Atomic int64_t spin_until; /* workers spin, not sleep, until then (segment_prewake) */
-	unsigned wake;              /* prewakes so far; under mu */
+	struct pool *pool;          /* n_threads - 1 workers: bands 1 .. n_bands - 1 */
+	enum phase phase;           /* the phase being run */
 };
-
-static void *worker_main(void *arg);
 
 struct segment *segment_create(const struct segment_config *cfg, int *err)
 {
@@ -95,7 +71,9 @@ struct segment *segment_create_threaded(const struct segment_config *cfg, int n_
 	struct segment *s = NULL;
 	int e = ERR_RANGE;
 	if (!cfg || cfg->max_width < 1 || cfg->max_height < 1 || cfg->max_width > IMAGE_MAX_SIDE ||
-	    cfg->max_height > IMAGE_MAX_SIDE || cfg->adj_cap < 2 || cfg->adj_cap > 64 || n_threads < 0 ||
+	    cfg->max_height > IMAGE_MAX_SIDE || cfg->adj_cap < 2 || cfg->adj_cap > 64 || cfg->max_runs < 0 ||
+	    cfg->max_runs > REGIONS_MAX_CAPACITY || cfg->max_regions < 0 || cfg->max_regions > REGIONS_MAX_CAPACITY ||
+	    n_threads < 0 ||
 	    n_threads > SEGMENT_MAX_THREADS) {
 		log_error("segment: bad config (size %dx%d, adj_cap %d, n_threads %d)", cfg ? cfg->max_width : 0,
 			  cfg ? cfg->max_height : 0, cfg ? cfg->adj_cap : 0, n_threads);
@@ -106,8 +84,9 @@ struct segment *segment_create_threaded(const struct segment_config *cfg, int n_
 	if (!s)
 		goto fail;
 	s->cfg = *cfg;
-	s->cap_runs = regions_run_capacity(cfg->max_width, cfg->max_height);
-	s->cap_regions = regions_region_capacity(cfg->max_width, cfg->max_height);
+	s->cap_runs = cfg->max_runs > 0 ? cfg->max_runs : regions_run_capacity(cfg->max_width, cfg->max_height);
+	s->cap_regions = cfg->max_regions > 0 ? cfg->max_regions
+					      : regions_region_capacity(cfg->max_width, cfg->max_height);
 	s->runs = malloc((size_t)s->cap_runs * sizeof *s->runs);
 	s->parent = malloc((size_t)s->cap_runs * sizeof *s->parent);
 	s->xend = malloc((size_t)s->cap_runs * sizeof *s->xend);
@@ -137,10 +116,7 @@ struct segment *segment_create_threaded(const struct segment_config *cfg, int n_
 	s->span_region = malloc((size_t)s->slot_cap * sizeof *s->span_region);
 	s->span_of = malloc((size_t)s->cap_regions * sizeof *s->span_of);
 	s->bands = calloc((size_t)s->n_threads, sizeof *s->bands);
-	s->workers = calloc((size_t)s->n_threads, sizeof *s->workers);
-	s->threads = calloc((size_t)s->n_threads, sizeof *s->threads);
-	if (!s->slot_run || !s->slot_region || !s->slot_part || !s->span_region || !s->span_of || !s->bands ||
-	    !s->workers || !s->threads)
+	if (!s->slot_run || !s->slot_region || !s->slot_part || !s->span_region || !s->span_of || !s->bands)
 		goto fail;
 	for (int b = 0; b < s->n_threads; b++) {
 		s->bands[b].span_n = malloc((size_t)s->slot_cap * sizeof(int32_t));
@@ -149,29 +125,10 @@ struct segment *segment_create_threaded(const struct segment_config *cfg, int n_
 		if (!s->bands[b].span_n || !s->bands[b].span_adj || !s->bands[b].pairs)
 			goto fail;
 	}
-	if (pthread_mutex_init(&s->mu, NULL))
+	s->pool = pool_create(s->n_threads - 1, &e);
+	if (!s->pool) {
+		log_error("segment: cannot start %d worker threads", s->n_threads - 1);
 		goto fail;
-	if (pthread_cond_init(&s->go, NULL)) {
-		pthread_mutex_destroy(&s->mu);
-		goto fail;
-	}
-	if (pthread_cond_init(&s->done, NULL)) {
-		pthread_cond_destroy(&s->go);
-		pthread_mutex_destroy(&s->mu);
-		goto fail;
-	}
-	s->sync_ready = true;
-	atomic_init(&s->word, 0);
-	atomic_init(&s->pending, 0);
-	atomic_init(&s->spin_until, 0);
-	for (int b = 1; b < s->n_threads; b++) {
-		s->workers[b].s = s;
-		s->workers[b].band = b;
-		if (pthread_create(&s->threads[b], NULL, worker_main, &s->workers[b])) {
-			log_error("segment: cannot start worker thread %d of %d", b, s->n_threads - 1);
-			goto fail;
-		}
-		s->n_started = b;
 	}
 done:
 	if (err)
@@ -184,31 +141,11 @@ fail:
 	return NULL;
 }
 
-/* Publishes a phase to the workers of bands [1, n_bands) (n_bands 0: to all). */
-static void pool_publish(struct segment *s, enum phase ph, int n_bands)
-{
-	uint64_t w = atomic_load_explicit(&s->word, memory_order_relaxed);
-	w = (((w >> 16) + 1) << 16) | ((uint64_t)ph << 8) | (uint64_t)n_bands;
-	pthread_mutex_lock(&s->mu);
-	atomic_store_explicit(&s->word, w, memory_order_release);
-	pthread_cond_broadcast(&s->go);
-	pthread_mutex_unlock(&s->mu);
-}
-
 void segment_destroy(struct segment *s)
 {
 	if (!s)
 		return;
-	if (s->n_started > 0) {
-		pool_publish(s, PHASE_STOP, 0);
-		for (int b = 1; b <= s->n_started; b++)
-			pthread_join(s->threads[b], NULL);
-	}
-	if (s->sync_ready) {
-		pthread_cond_destroy(&s->done);
-		pthread_cond_destroy(&s->go);
-		pthread_mutex_destroy(&s->mu);
-	}
+	pool_destroy(s->pool);
 	if (s->bands)
 		for (int b = 0; b < s->n_threads; b++) {
 			free(s->bands[b].span_n);
@@ -216,8 +153,6 @@ void segment_destroy(struct segment *s)
 			free(s->bands[b].pairs);
 		}
 	free(s->bands);
-	free(s->workers);
-	free(s->threads);
 	free(s->slot_run);
 	free(s->slot_region);
 	free(s->slot_part);
@@ -567,100 +502,6 @@ static void segment_serial(struct segment *s, const struct bitmask *mask)
  * may be set on another band's region (FRAGMENTED), so the ADJ phase
  * touches flags with atomic operations only.
  */
-
-/* Spins (then sleeps) until *word differs from seen (is_word) or *pending
- * reaches 0; returns the word. */
-static uint64_t pool_spin(struct segment *s, bool is_word, uint64_t seen)
-{
-	for (;;) {
-		int64_t t0 = 0;
-		for (unsigned i = 1;; i++) {
-			if (is_word) {
-				uint64_t w = atomic_load_explicit(&s->word, memory_order_acquire);
-				if (w != seen)
-					return w;
-			} else if (atomic_load_explicit(&s->pending, memory_order_acquire) == 0) {
-				return 0;
-			}
-			clock_spin_pause();
-			if (i % 64 == 0) {
-				int64_t t = clock_now_ns();
-				if (!t0)
-					t0 = t;
-				else if (t - t0 > SPIN_NS &&
-					 (!is_word || t > atomic_load_explicit(&s->spin_until, memory_order_relaxed)))
-					break;
-			}
-		}
-		uint64_t w = 0;
-		pthread_mutex_lock(&s->mu);
-		if (is_word) {
-			/* A prewake before the lock is seen in spin_until, one after it
-			 * in s->wake. */
-			if (clock_now_ns() < atomic_load_explicit(&s->spin_until, memory_order_relaxed)) {
-				pthread_mutex_unlock(&s->mu);
-				continue;
-			}
-			const unsigned wake = s->wake;
-			while ((w = atomic_load_explicit(&s->word, memory_order_acquire)) == seen && s->wake == wake)
-				pthread_cond_wait(&s->go, &s->mu);
-		} else {
-			while (atomic_load_explicit(&s->pending, memory_order_acquire) > 0)
-				pthread_cond_wait(&s->done, &s->mu);
-		}
-		pthread_mutex_unlock(&s->mu);
-		if (!is_word || w != seen)
-			return w;
-	}
-}
-
-void segment_prewake(struct segment *s)
-{
-	if (!s || s->n_started == 0)
-		return;
-	atomic_store_explicit(&s->spin_until, clock_now_ns() + PREWAKE_NS, memory_order_relaxed);
-	pthread_mutex_lock(&s->mu);
-	s->wake++;
-	pthread_cond_broadcast(&s->go);
-	pthread_mutex_unlock(&s->mu);
-}
-
-static void band_phase(struct segment *s, enum phase ph, int b);
-
-static void *worker_main(void *arg)
-{
-	const struct worker *wk = arg;
-	struct segment *s = wk->s;
-	uint64_t seen = 0;
-	for (;;) {
-		uint64_t w = pool_spin(s, true, seen);
-		seen = w;
-		enum phase ph = (enum phase)((w >> 8) & 0xff);
-		int n_bands = (int)(w & 0xff);
-		if (ph == PHASE_STOP)
-			break;
-		/* A band beyond this frame's count may skip words; it can never
-		 * skip one it has work in, as the next waits for that work. */
-		if (wk->band >= n_bands)
-			continue;
-		band_phase(s, ph, wk->band);
-		if (atomic_fetch_sub_explicit(&s->pending, 1, memory_order_acq_rel) == 1) {
-			pthread_mutex_lock(&s->mu);
-			pthread_cond_broadcast(&s->done);
-			pthread_mutex_unlock(&s->mu);
-		}
-	}
-	return NULL;
-}
-
-/* Runs one phase on all bands, band 0 on the calling thread, and waits. */
-static void pool_run(struct segment *s, enum phase ph)
-{
-	atomic_store_explicit(&s->pending, s->n_bands - 1, memory_order_relaxed);
-	pool_publish(s, ph, s->n_bands);
-	band_phase(s, ph, 0);
-	pool_spin(s, false, 0);
-}
 
 static void band_count(struct segment *s, struct band *bd)
 {
@@ -1013,9 +854,20 @@ static void band_phase(struct segment *s, enum phase ph, int b)
 	case PHASE_ADJ:
 		band_adjacency(s, bd);
 		break;
-	case PHASE_STOP:
-		break;
 	}
+}
+
+static void band_task(void *arg, int b)
+{
+	struct segment *s = arg;
+	band_phase(s, s->phase, b);
+}
+
+/* Runs one phase on all bands, band 0 on the calling thread, and waits. */
+static void phase_run(struct segment *s, enum phase ph)
+{
+	s->phase = ph;
+	pool_run(s->pool, band_task, s, s->n_bands);
 }
 
 /* Returns false when the frame needs the serial segmenter (overflow, or
@@ -1030,7 +882,7 @@ static bool segment_banded(struct segment *s, const struct bitmask *mask)
 		s->bands[b].y1 = (int)((int64_t)height * (b + 1) / nb);
 	}
 
-	pool_run(s, PHASE_COUNT);
+	phase_run(s, PHASE_COUNT);
 	int64_t n_runs = 0;
 	for (int b = 0; b < nb; b++) {
 		const struct band *bd = &s->bands[b];
@@ -1067,7 +919,7 @@ static bool segment_banded(struct segment *s, const struct bitmask *mask)
 		bd->r1 = rf[bd->y1];
 	}
 
-	pool_run(s, PHASE_RUNS);
+	phase_run(s, PHASE_RUNS);
 	if (!seams_join(s))
 		return false;
 	int64_t n_regions = 0;
@@ -1078,13 +930,18 @@ static bool segment_banded(struct segment *s, const struct bitmask *mask)
 	if (n_regions > s->cap_regions)
 		return false;
 
-	pool_run(s, PHASE_LABEL);
+	phase_run(s, PHASE_LABEL);
 	seams_finish(s);
-	pool_run(s, PHASE_ADJ);
+	phase_run(s, PHASE_ADJ);
 	spans_finish(s);
 	s->tree.n_regions = (int32_t)n_regions;
 	s->tree.n_runs = (int32_t)n_runs;
 	return true;
+}
+
+int64_t segment_overflows(const struct segment *s)
+{
+	return s ? s->n_overflows : 0;
 }
 
 int segment_process(struct segment *s, const struct bitmask *mask, const struct region_tree **out)
@@ -1113,8 +970,11 @@ int segment_process(struct segment *s, const struct bitmask *mask, const struct 
 		s->n_bands = height / s->band_min_rows;
 	if (s->n_bands < 2 || !segment_banded(s, mask))
 		segment_serial(s, mask);
-	if (t->overflow)
-		log_once(&s->overflow_logged, LOG_WARN, "segment: frame has more runs or regions than capacity; tree cut short");
+	if (t->overflow) {
+		s->n_overflows++;
+		log_once(&s->overflow_logged, LOG_WARN, "segment: frame has more runs or regions than capacity; tree cut short "
+			 "(max_runs %d, max_regions %d)", s->cap_runs, s->cap_regions);
+	}
 	*out = t;
 	return 0;
 }

@@ -8,11 +8,15 @@
  * Region statistics (bbox, area, moments) are accumulated per run.
  *
  * Memory: all arrays are allocated by segment_create() for max_width x
- * max_height; segment_process() allocates nothing. When a frame has more
- * runs or regions than the capacity (regions_run_capacity() and
- * regions_region_capacity() in core/regions.h: a quarter and an eighth of
- * the pixels, far above any camera frame), the tree is cut short at a row
- * boundary, tree->overflow is set and the warning is logged once.
+ * max_height and the configured max_runs and max_regions (by default
+ * regions_run_capacity() and regions_region_capacity() in core/regions.h:
+ * an eighth and a sixty-fourth of the pixels, far above any camera frame);
+ * segment_process() allocates nothing, so memory is bounded by the
+ * configuration whatever the picture. When a frame has more runs or
+ * regions than that, the tree is cut short at a row boundary (the rows
+ * above are segmented as usual: a degraded frame, not a lost one),
+ * tree->overflow is set, the frame is counted (segment_overflows()) and
+ * the warning is logged once.
  *
  * Algorithm, in two passes over the runs:
  *  1. Per row, runs are cut from the bitmask: the colour changes of a
@@ -66,10 +70,9 @@
  * n_threads x (max_width + 256) x (adj_cap + 1) int32 for the per-band
  * lists, plus one int32 a region slot (1080p, adj_cap 19, 16 threads: 4 MB).
  *
- * Wake-up: parked workers spin 50 us after each phase, then sleep; waking
- * a sleeper costs tens to hundreds of microseconds, the p99 of a frame.
- * segment_prewake() wakes them ahead (the engine calls it when a frame is
- * submitted to the GPU) and keeps them spinning for up to 2 ms.
+ * Wake-up: the workers are a core/pool.h pool: parked between phases and
+ * frames, they spin a few microseconds and then sleep, so an idle
+ * segmenter costs no CPU time; a frame pays for waking sleepers.
  *
  * Performance, std-1080 frame 0 (1920x1080, 30 symbols, Bernsen r 4 gate
  * 48, 43k runs, 705 regions). Instructions (callgrind, 2-core AMD EPYC dev
@@ -100,6 +103,8 @@
 struct segment_config {
 	int max_width, max_height;
 	int adj_cap;          /* neighbour slots a region: the largest tree's node count (>= 2, <= 64) */
+	int32_t max_runs;     /* runs a frame; 0 = regions_run_capacity(max_width, max_height) */
+	int32_t max_regions;  /* regions a frame; 0 = regions_region_capacity(max_width, max_height) */
 };
 
 struct segment;
@@ -125,15 +130,8 @@ void segment_destroy(struct segment *s);  /* NULL-safe; joins the workers */
  * 0 or ERR_RANGE. */
 int segment_set_band_min_rows(struct segment *s, int rows);
 
-/* Wakes the parked workers and keeps them spinning for up to 2 ms, so that
- * the next segment_process() starts at once instead of paying for their
- * wake-up (tens to hundreds of microseconds, the p99 of a frame). Call it
- * when the frame's threshold is submitted to an asynchronous backend (the
- * GPU), whose work then hides the wake-up; not worth it where the caller
- * itself thresholds for longer than that. Safe from any thread, at any
- * time, also while segment_process() runs; NULL-safe, a no-op without
- * workers. Costs the caller a condition-variable broadcast. */
-void segment_prewake(struct segment *s);
+/* Frames cut short for want of run or region slots since create. */
+int64_t segment_overflows(const struct segment *s);
 
 /* Segments `mask`. *out points into the segmenter's arrays, valid until the
  * next call or destroy. Returns 0, or ERR_SIZE when mask exceeds the max. */

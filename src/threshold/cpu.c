@@ -1,7 +1,7 @@
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../cuda/bernsen_cuda.h"
 #include "../core/err.h"
 #include "simd.h"
 #include "threshold.h"
@@ -32,8 +32,8 @@ struct threshold_cpu {
 	/* median: 5 sorted, edge-padded column rows */
 	uint8_t *med_rows;
 	/* gauss */
-	uint8_t *g_pad;   /* max_w + 2 * CUDA_GAUSS_MAX_RADIUS */
-	uint16_t *g_ring; /* (2 * CUDA_GAUSS_MAX_RADIUS + 1) rows */
+	uint8_t *g_pad;   /* max_w + 2 * THRESHOLD_GAUSS_MAX_RADIUS */
+	uint16_t *g_ring; /* (2 * THRESHOLD_GAUSS_MAX_RADIUS + 1) rows */
 };
 
 static size_t round64(size_t n)
@@ -70,7 +70,7 @@ struct threshold_cpu *threshold_cpu_create(int max_width, int max_height, int *e
 	c->isa = best_isa();
 	size_t w = (size_t)max_width, pw = round64(w + 2 * THRESHOLD_MAX_RADIUS + SLACK);
 	size_t ntx = w / THRESHOLD_MIN_TILE + 1, nty = (size_t)max_height / THRESHOLD_MIN_TILE + 1;
-	size_t gpw = round64(w + 2 * CUDA_GAUSS_MAX_RADIUS + SLACK);
+	size_t gpw = round64(w + 2 * THRESHOLD_GAUSS_MAX_RADIUS + SLACK);
 	c->row_stride = round64(w + SLACK);
 	c->med_stride = round64(w + 4 + SLACK);
 	c->g_stride = round64(w + SLACK);
@@ -89,7 +89,7 @@ struct threshold_cpu *threshold_cpu_create(int max_width, int max_height, int *e
 	    rs,                /* tiled */
 	    5 * c->med_stride, /* median */
 	    gpw,               /* gauss pad */
-	    round64((2 * CUDA_GAUSS_MAX_RADIUS + 1) * c->g_stride * sizeof(uint16_t)),
+	    round64((2 * THRESHOLD_GAUSS_MAX_RADIUS + 1) * c->g_stride * sizeof(uint16_t)),
 	};
 	size_t total = 0;
 	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
@@ -186,11 +186,37 @@ void threshold_cpu_median(struct threshold_cpu *c, const struct image_u8 *in, in
 		ISA_CALL(c, median3, c, in, out);
 }
 
+int threshold_gauss_taps(float sigma, int w[THRESHOLD_GAUSS_MAX_RADIUS + 1])
+{
+	double f[THRESHOLD_GAUSS_MAX_RADIUS + 1], total = 0.0;
+	int r, i, side = 0;
+	for (i = 0; i <= THRESHOLD_GAUSS_MAX_RADIUS; i++)
+		w[i] = 0;
+	w[0] = 256;
+	if (!(sigma > 0.0f))
+		return 0;
+	r = (int)ceil(3.0 * (double)sigma);
+	if (r > THRESHOLD_GAUSS_MAX_RADIUS)
+		r = THRESHOLD_GAUSS_MAX_RADIUS;
+	for (i = 0; i <= r; i++) {
+		f[i] = exp(-(double)(i * i) / (2.0 * (double)sigma * (double)sigma));
+		total += i ? 2.0 * f[i] : f[i];
+	}
+	for (i = 1; i <= r; i++) {
+		w[i] = (int)floor(f[i] / total * 256.0 + 0.5);
+		side += w[i];
+	}
+	w[0] = 256 - 2 * side;
+	while (r > 0 && w[r] == 0)
+		r--;
+	return r;
+}
+
 void threshold_cpu_gauss(struct threshold_cpu *c, const struct image_u8 *in, float sigma,
                          struct image_u8 *out)
 {
-	int wk[CUDA_GAUSS_MAX_RADIUS + 1];
-	int R = cuda_gauss_kernel(sigma, wk);
+	int wk[THRESHOLD_GAUSS_MAX_RADIUS + 1];
+	int R = threshold_gauss_taps(sigma, wk);
 	ISA_CALL(c, gauss, c, in, R, wk, out);
 }
 

@@ -395,7 +395,7 @@ KFN static void KN(gauss)(struct threshold_cpu *c, const struct image_u8 *in, in
 {
 	const int vw = V(VW);
 	int w = in->width, h = in->height, n = 2 * R + 1;
-	V(u16) W[CUDA_GAUSS_MAX_RADIUS + 1];
+	V(u16) W[THRESHOLD_GAUSS_MAX_RADIUS + 1];
 	for (int i = 0; i <= R; i++)
 		W[i] = V(w_set1)(wk[i]);
 	const V(u16) half = V(w_set1)(128);
@@ -419,7 +419,7 @@ KFN static void KN(gauss)(struct threshold_cpu *c, const struct image_u8 *in, in
 				V(w_st)(dst + x, acc);
 			}
 		}
-		const uint16_t *rows[2 * CUDA_GAUSS_MAX_RADIUS + 1];
+		const uint16_t *rows[2 * THRESHOLD_GAUSS_MAX_RADIUS + 1];
 		for (int j = -R; j <= R; j++)
 			rows[j + R] = c->g_ring + (size_t)(clampi(y + j, 0, h - 1) % n) * c->g_stride;
 		uint8_t *o = image_u8_row(out, y);

@@ -1,6 +1,7 @@
 #include "threshold.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,8 @@
 #include "../core/err.h"
 #include "../core/log.h"
 #include "threshold_cpu.h"
+
+_Static_assert(THRESHOLD_GAUSS_MAX_RADIUS == CUDA_GAUSS_MAX_RADIUS, "the GPU takes every reference Gaussian");
 
 struct threshold_ops {
 	const char *name;
@@ -129,9 +132,11 @@ static struct cuda_threshold_config cuda_config_of(const struct threshold_config
 		.gate = c->gate,
 		.tile = c->tile,
 		.median = c->median,
-		.gauss_sigma = c->gauss_sigma,
 		.bands = c->gpu_bands,
 	};
+	/* The CPU reference owns the taps; the GPU reproduces them. */
+	if (c->gauss_sigma > 0.0f)
+		g.gauss_radius = threshold_gauss_taps(c->gauss_sigma, g.gauss_taps);
 	return g;
 }
 

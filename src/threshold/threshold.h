@@ -42,8 +42,8 @@
  * network (3 or 9 compare-exchanges, shared by the outputs that see it), then
  * per pixel a selection across the sorted columns: 3x3 the median of (max of
  * lows, median of middles, min of highs), 12 min/max; 5x5 a pruned Batcher
- * merge, 98 min/max; clamped borders. Gaussian: cuda_gauss_kernel() integer
- * taps (cuda/bernsen_cuda.h), clamped edges, exact integer sums in 16-bit
+ * merge, 98 min/max; clamped borders. Gaussian: threshold_gauss_taps() integer
+ * taps (threshold_cpu.h; the GPU backend is handed the same), clamped edges, exact integer sums in 16-bit
  * lanes. The kernels (cpu_kernels.h) are compiled for AVX2 (chosen at run
  * time when the CPU has it), SSE2 (every x86-64) and plain C (elsewhere);
  * all give the same bits.
@@ -124,5 +124,15 @@ void bernsen_cpu(const struct image_u8 *in, int radius, int gate, struct image_u
 void bernsen_tiled_cpu(const struct image_u8 *in, int tile, int gate, struct image_u8 *out);
 void median_cpu(const struct image_u8 *in, int size, struct image_u8 *out);
 void gauss_cpu(const struct image_u8 *in, float sigma, struct image_u8 *out);
+
+#define THRESHOLD_GAUSS_MAX_RADIUS 12
+
+/* The integer Gaussian of the reference, which the GPU backend is handed
+ * (cuda_threshold_config.gauss_taps) so that both agree bit for bit: taps
+ * w[0] (centre) .. w[R], w[0] + 2 * (w[1] + .. + w[R]) = 256. Returns R
+ * (0 and w[0] = 256 when sigma <= 0); w[R + 1 ..] are zero. A row pass
+ * sums w[|i|] * p[x+i] (edges clamped) into 16 bits; the column pass sums
+ * w[|j|] times those and rounds: out = (sum + 32768) >> 16. */
+int threshold_gauss_taps(float sigma, int w[THRESHOLD_GAUSS_MAX_RADIUS + 1]);
 
 #endif

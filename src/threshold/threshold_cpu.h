@@ -21,7 +21,6 @@
 #define THRESHOLD_MAX_RADIUS 32
 #define THRESHOLD_MAX_TILE 64
 #define THRESHOLD_MIN_TILE 2
-
 struct threshold_cpu;
 
 /* Returns NULL with *err = ERR_RANGE or ERR_NOMEM. Free with threshold_cpu_destroy. */
@@ -44,7 +43,8 @@ void threshold_cpu_tiled(struct threshold_cpu *c, const struct image_u8 *in, int
 			 struct image_u8 *img, struct bitmask *mask);
 /* size 3 or 5; out is a grey image the size of in (not in itself). */
 void threshold_cpu_median(struct threshold_cpu *c, const struct image_u8 *in, int size, struct image_u8 *out);
-/* Separable fixed-point Gaussian with the weights of cuda_gauss_kernel(). */
+/* Separable fixed-point Gaussian with the taps of threshold_gauss_taps()
+ * (threshold.h). */
 void threshold_cpu_gauss(struct threshold_cpu *c, const struct image_u8 *in, float sigma, struct image_u8 *out);
 
 #endif

@@ -182,7 +182,7 @@ int main(int argc, char **argv)
 		int err;
 		struct threshold *cpu = threshold_create(&tc, "cpu", &err);
 		struct cuda_threshold_config gc = {.max_width = w, .max_height = h, .mode = 0, .radius = 6, .gate = 32,
-						   .tile = 10, .median = 0, .gauss_sigma = 0.0f, .profile = 0, .kernel_variant = 0};
+						   .tile = 10, .median = 0, .profile = 0, .kernel_variant = 0};
 		struct cuda_threshold *g = have_gpu ? cuda_threshold_create(&gc, &err) : NULL;
 		for (int i = 0; g && i < N_BUF; i++)
 			cuda_threshold_register(g, bufs[i].data, (size_t)bufs[i].stride * (size_t)h);
@@ -250,7 +250,11 @@ int main(int argc, char **argv)
 				gc.radius = 6;
 				gc.mode = tc.mode = extra[e].mode;
 				gc.median = tc.median = extra[e].median;
-				gc.gauss_sigma = tc.gauss_sigma = extra[e].sigma;
+				tc.gauss_sigma = extra[e].sigma;
+				memset(gc.gauss_taps, 0, sizeof gc.gauss_taps);
+				gc.gauss_radius = 0;
+				if (tc.gauss_sigma > 0.0f)
+					gc.gauss_radius = threshold_gauss_taps(tc.gauss_sigma, gc.gauss_taps);
 				threshold_set_config(cpu, &tc);
 				cuda_threshold_set_config(g, &gc);
 				for (int i = 0; i < n_frames / 4; i++) {
@@ -269,7 +273,9 @@ int main(int argc, char **argv)
 			}
 			gc.mode = tc.mode = 0;
 			gc.median = tc.median = 0;
-			gc.gauss_sigma = tc.gauss_sigma = 0.0f;
+			tc.gauss_sigma = 0.0f;
+			memset(gc.gauss_taps, 0, sizeof gc.gauss_taps);
+			gc.gauss_radius = 0;
 		}
 		cuda_threshold_destroy(g);
 		threshold_destroy(cpu);
