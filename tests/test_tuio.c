@@ -116,6 +116,11 @@ struct dmsg {
 	int n_floats;
 };
 
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
 static int decode_bundle(const uint8_t *p, size_t n, struct dmsg *out, int cap)
 {
 	assert_true(n >= 16);
@@ -948,12 +953,15 @@ static void test_tcp_client_target(void **state)
 	assert_true(fd >= 0);
 	struct tracked_state s = make_state(1, 2, 0, 0);
 	assert_int_equal(tuio_send_frame(t, &s), 0);
-	/* 3 length-prefixed packets: 2Dobj with 2 sets, 2Dcur, 2Dblb. */
+	/* ONE length-prefixed packet (the reference TCP receivers handle a
+	 * read only when it holds exactly one): a bundle of the 3 profile
+	 * bundles, 2Dobj with 2 sets, 2Dcur, 2Dblb. */
 	static uint8_t buf[8192];
 	size_t have = 0;
 	/* "tabletrack@test" pads to 8 bytes less than SOURCE23: 120-byte
-	 * empty bundles; two alive IDs add 12, two sets 152. */
-	size_t want = 3 * 4 + (120 + 12 + 152) + 120 + 120;
+	 * empty bundles; two alive IDs add 12, two sets 152; the outer
+	 * bundle adds its 16-byte header and a size word per element. */
+	size_t want = 4 + 16 + 3 * 4 + (120 + 12 + 152) + 120 + 120;
 	struct pollfd pf = {.fd = fd, .events = POLLIN};
 	while (have < want && poll(&pf, 1, 2000) > 0) {
 		ssize_t n = recv(fd, buf + have, sizeof buf - have, 0);
@@ -962,15 +970,17 @@ static void test_tcp_client_target(void **state)
 		have += (size_t)n;
 	}
 	assert_int_equal(have, want);
-	size_t off = 0;
+	assert_int_equal(be32(buf), want - 4);
+	assert_memory_equal(buf + 4, "#bundle\0\0\0\0\0\0\0\0\1", 16);
+	size_t off = 4 + 16;
 	static struct dmsg msgs[16];
 	for (int i = 0; i < 3; i++) {
-		uint32_t n = (uint32_t)buf[off] << 24 | (uint32_t)buf[off + 1] << 16 |
-		             (uint32_t)buf[off + 2] << 8 | buf[off + 3];
+		uint32_t n = be32(buf + off);
 		int k = decode_bundle(buf + off + 4, n, msgs, 16);
 		assert_int_equal(k, i == 0 ? 5 : 3);
 		off += 4 + n;
 	}
+	assert_int_equal(off, want);
 	/* The client goes away: sends go on, later it reconnects. */
 	close(fd);
 	for (int i = 2; i < 10; i++) {

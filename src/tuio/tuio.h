@@ -65,6 +65,7 @@
 
 #define TUIO_MAX_TARGETS 8
 #define TUIO_TARGET_LEN 256
+#define TUIO_MAX_CLIENTS 256
 
 enum tuio_transport { TUIO_UDP = 0, TUIO_TCP_CONNECT, TUIO_TCP_LISTEN, TUIO_WS_LISTEN };
 
@@ -82,6 +83,8 @@ struct tuio_config {
 	int max_datagram;      /* bytes, default 1472 */
 	int refresh_ms;        /* full-state resend period; 0 = never */
 	bool send_cursors, send_blobs;
+	int max_clients;         /* slots per listening target, 1..TUIO_MAX_CLIENTS; 0 = 16 */
+	int clients_per_address; /* slots one peer address may hold; 0 = no limit */
 };
 
 /* Parses one target spec (see above). Returns 0 or ERR_CONFIG. */
@@ -118,6 +121,7 @@ struct tuio_stats {
 	uint64_t packets, bytes, dropped, send_errors;
 	int clients;
 	uint64_t truncated, oversize;
+	uint64_t evicted; /* clients dropped: flood, stalled, half-open, slots */
 };
 /* Safe to call from another thread (relaxed atomic counters). */
 void tuio_get_stats(const struct tuio *t, struct tuio_stats *out);
