@@ -236,8 +236,9 @@ static bool changed_at(const struct tracked_state *s, int p, int i)
  * 8e-6 rad. */
 static float nudged(float a, int steps)
 {
+	float towards = a >= 1.0f ? 0.0f : 1.0f;
 	for (int i = 0; i < steps; i++)
-		a = a >= 1.0f ? nextafterf(a, 0.0f) : nextafterf(a, 1.0f);
+		a = nextafterf(a, towards);
 	return a;
 }
 
