@@ -249,8 +249,12 @@ static int open_listen(struct sink *k)
 		int fd = socket(a->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			continue;
-		int one = 1;
+		int one = 1, rcvbuf = 16384;
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+		/* Inherited by accepted clients: what they send (a handshake,
+		 * pings) is small, and a small receive buffer keeps a flooder's
+		 * bytes in its own kernel, so reading and closing it stay cheap. */
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
 		if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, 64) == 0) {
 			k->fd = fd;
 			rc = 0;
