@@ -116,6 +116,11 @@ struct dmsg {
 	int n_floats;
 };
 
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
 static int decode_bundle(const uint8_t *p, size_t n, struct dmsg *out, int cap)
 {
 	assert_true(n >= 16);
@@ -948,12 +953,15 @@ static void test_tcp_client_target(void **state)
 	assert_true(fd >= 0);
 	struct tracked_state s = make_state(1, 2, 0, 0);
 	assert_int_equal(tuio_send_frame(t, &s), 0);
-	/* 3 length-prefixed packets: 2Dobj with 2 sets, 2Dcur, 2Dblb. */
+	/* ONE length-prefixed packet (the reference TCP receivers handle a
+	 * read only when it holds exactly one): a bundle of the 3 profile
+	 * bundles, 2Dobj with 2 sets, 2Dcur, 2Dblb. */
 	static uint8_t buf[8192];
 	size_t have = 0;
 	/* "tabletrack@test" pads to 8 bytes less than SOURCE23: 120-byte
-	 * empty bundles; two alive IDs add 12, two sets 152. */
-	size_t want = 3 * 4 + (120 + 12 + 152) + 120 + 120;
+	 * empty bundles; two alive IDs add 12, two sets 152; the outer
+	 * bundle adds its 16-byte header and a size word per element. */
+	size_t want = 4 + 16 + 3 * 4 + (120 + 12 + 152) + 120 + 120;
 	struct pollfd pf = {.fd = fd, .events = POLLIN};
 	while (have < want && poll(&pf, 1, 2000) > 0) {
 		ssize_t n = recv(fd, buf + have, sizeof buf - have, 0);
@@ -962,15 +970,17 @@ static void test_tcp_client_target(void **state)
 		have += (size_t)n;
 	}
 	assert_int_equal(have, want);
-	size_t off = 0;
+	assert_int_equal(be32(buf), want - 4);
+	assert_memory_equal(buf + 4, "#bundle\0\0\0\0\0\0\0\0\1", 16);
+	size_t off = 4 + 16;
 	static struct dmsg msgs[16];
 	for (int i = 0; i < 3; i++) {
-		uint32_t n = (uint32_t)buf[off] << 24 | (uint32_t)buf[off + 1] << 16 |
-		             (uint32_t)buf[off + 2] << 8 | buf[off + 3];
+		uint32_t n = be32(buf + off);
 		int k = decode_bundle(buf + off + 4, n, msgs, 16);
 		assert_int_equal(k, i == 0 ? 5 : 3);
 		off += 4 + n;
 	}
+	assert_int_equal(off, want);
 	/* The client goes away: sends go on, later it reconnects. */
 	close(fd);
 	for (int i = 2; i < 10; i++) {
@@ -1115,6 +1125,340 @@ static void test_slow_client_drops(void **state)
 	tuio_destroy(t);
 }
 
+/* The reference TUIO 2.0 client keeps an item "added" until a message
+ * brings a different value, and an identical repeat then adds it twice:
+ * a refresh of an unchanged item must differ from every recent send of it,
+ * while items that changed go out exact. */
+/* Packet 0 of the last encode, decoded. */
+static int decode_first(const struct tuio_encoder *e, struct dmsg *msgs)
+{
+	size_t n = 0;
+	const uint8_t *p = tuio_encoder_packet(e, 0, &n);
+	assert_non_null(p);
+	return decode_bundle(p, n, msgs, 16);
+}
+
+static void test_tuio2_refresh_differs(void **state)
+{
+	(void)state;
+	struct tuio_encoder *e = make_encoder(true, 0, 0);
+	struct tracked_state s = make_state(1, 1, 1, 1);
+	static struct dmsg msgs[16];
+	float exact[3], seen[20][3];
+	assert_int_equal(tuio_encode_frame(e, &s, true, 0), 1);
+	assert_int_equal(decode_first(e, msgs), 5);
+	for (int m = 0; m < 3; m++)
+		exact[m] = msgs[1 + m].floats[2]; /* tok, ptr, bnd angle */
+	assert_true(exact[0] == 1.0f && exact[1] == 0.0f && exact[2] == 0.5f);
+	g_obj[0].changed = g_cur[0].changed = g_blb[0].changed = false;
+	for (int r = 0; r < 20; r++) {
+		s.frame = (uint64_t)(2 + r);
+		assert_int_equal(tuio_encode_frame(e, &s, true, 0), 1);
+		assert_int_equal(decode_first(e, msgs), 5);
+		for (int m = 0; m < 3; m++) {
+			float a = msgs[1 + m].floats[2];
+			seen[r][m] = a;
+			assert_true(a != exact[m]);
+			assert_true(fabsf(a - exact[m]) < 1e-5f);
+			assert_true(a >= 0.0f && a < 6.2831853f);
+			for (int q = r - 1; q >= 0 && q > r - 16; q--)
+				assert_true(a != seen[q][m]);
+		}
+	}
+	/* Not a refresh: unchanged items are not sent; changed ones exact. */
+	assert_int_equal(tuio_encode_frame(e, &s, false, 0), 1);
+	assert_int_equal(decode_first(e, msgs), 2);
+	g_obj[0].changed = true;
+	assert_int_equal(tuio_encode_frame(e, &s, true, 0), 1);
+	assert_int_equal(decode_first(e, msgs), 5);
+	assert_true(msgs[1].floats[2] == exact[0]);
+	assert_true(msgs[2].floats[2] != exact[1]);
+	tuio_encoder_destroy(e);
+}
+
+/* A header value is echoed only when it is a token list: no CR, LF or
+ * other control byte can reach the 101 response. */
+static void test_ws_handshake_no_injection(void **state)
+{
+	(void)state;
+	char resp[512];
+	size_t rl = 0;
+	const char *base = "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+	                   "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n";
+	const char *bad[] = {"tuio\rSet-Cookie: evil=1", "tuio\x01x", "tu\x7fio", "tuio;x"};
+	char req[600];
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(req, sizeof req, "%sSec-WebSocket-Protocol: %s\r\n\r\n", base, bad[i]);
+		memset(resp, 0, sizeof resp);
+		assert_int_equal(tuio_ws_handshake(req, strlen(req), resp, sizeof resp, &rl), -1);
+		assert_memory_equal(resp, "HTTP/1.1 400", 12);
+		assert_null(strstr(resp, "Set-Cookie"));
+		assert_null(strstr(resp, "tuio"));
+	}
+	snprintf(req, sizeof req, "%sSec-WebSocket-Protocol: tuio, other\r\n\r\n", base);
+	assert_int_equal(tuio_ws_handshake(req, strlen(req), resp, sizeof resp, &rl), 1);
+	resp[rl] = 0;
+	assert_non_null(strstr(resp, "\r\nSec-WebSocket-Protocol: tuio\r\n"));
+	assert_non_null(strstr(resp, "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="));
+}
+
+static int tcp_connect_loopback(int port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET,
+	                         .sin_port = htons((uint16_t)port),
+	                         .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+	return fd;
+}
+
+/* Services t until fd has at least want bytes (or ~2 s); returns them. */
+static size_t serve_and_read(struct tuio *t, int fd, uint8_t *buf, size_t cap, size_t want)
+{
+	size_t have = 0;
+	for (int i = 0; i < 400 && have < want; i++) {
+		tuio_service(t);
+		ssize_t n = recv(fd, buf + have, cap - have, MSG_DONTWAIT);
+		if (n == 0)
+			break;
+		if (n > 0)
+			have += (size_t)n;
+		else
+			sleep_ms(5);
+	}
+	return have;
+}
+
+/* A WebSocket client past its handshake (response consumed). */
+static int ws_open(struct tuio *t, int port)
+{
+	int fd = tcp_connect_loopback(port);
+	const char *req = "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+	                  "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n";
+	assert_int_equal(send(fd, req, strlen(req), 0), (ssize_t)strlen(req));
+	char buf[512] = {0};
+	size_t have = 0;
+	for (int i = 0; i < 400 && !memmem(buf, have, "\r\n\r\n", 4); i++) {
+		tuio_service(t);
+		ssize_t n = recv(fd, buf + have, 1, MSG_DONTWAIT); /* stop right after the header */
+		if (n > 0)
+			have += (size_t)n;
+		else
+			sleep_ms(2);
+	}
+	assert_memory_equal(buf, "HTTP/1.1 101", 12);
+	return fd;
+}
+
+/* A masked client frame (mask 0: payload as is) into out; returns its length. */
+static size_t ws_client_frame(uint8_t *out, uint8_t b0, const void *payload, size_t n)
+{
+	out[0] = b0;
+	out[1] = (uint8_t)(0x80 | n);
+	memset(out + 2, 0, 4);
+	memcpy(out + 6, payload, n);
+	return 6 + n;
+}
+
+/* Reads server frames until a close; returns its code (0: none, -1: closed
+ * without a close frame's code). */
+static int ws_read_close(struct tuio *t, int fd)
+{
+	static uint8_t buf[65536];
+	size_t have = 0;
+	for (int i = 0; i < 400; i++) {
+		tuio_service(t);
+		ssize_t n = recv(fd, buf + have, sizeof buf - have, MSG_DONTWAIT);
+		if (n == 0)
+			break;
+		if (n > 0)
+			have += (size_t)n;
+		else
+			sleep_ms(5);
+		size_t off = 0;
+		while (have - off >= 2) {
+			size_t len = buf[off + 1] & 0x7f, h = 2;
+			if (len == 126) {
+				len = (size_t)buf[off + 2] << 8 | buf[off + 3];
+				h = 4;
+			}
+			if (have - off < h + len)
+				break;
+			if ((buf[off] & 0x0f) == TUIO_WS_OP_CLOSE)
+				return len >= 2 ? buf[off + h] << 8 | buf[off + h + 1] : -1;
+			off += h + len;
+		}
+		memmove(buf, buf + off, have - off);
+		have -= off;
+	}
+	return 0;
+}
+
+static void test_ws_protocol_errors(void **state)
+{
+	(void)state;
+	int port = 0;
+	struct tuio *t = make_tuio("ws:listen:127.0.0.1:0", &port);
+	uint8_t f[64];
+	/* A continuation with no message started. */
+	int fd = ws_open(t, port);
+	size_t n = ws_client_frame(f, 0x80 | TUIO_WS_OP_CONT, "ab", 2);
+	assert_int_equal(send(fd, f, n, 0), (ssize_t)n);
+	assert_int_equal(ws_read_close(t, fd), 1002);
+	close(fd);
+	/* A new message while a fragmented one is open. */
+	fd = ws_open(t, port);
+	n = ws_client_frame(f, TUIO_WS_OP_TEXT, "ab", 2);
+	n += ws_client_frame(f + n, 0x80 | TUIO_WS_OP_TEXT, "cd", 2);
+	assert_int_equal(send(fd, f, n, 0), (ssize_t)n);
+	assert_int_equal(ws_read_close(t, fd), 1002);
+	close(fd);
+	/* A close with a 1-byte payload, and one with a reserved code. */
+	fd = ws_open(t, port);
+	n = ws_client_frame(f, 0x80 | TUIO_WS_OP_CLOSE, "\x03", 1);
+	assert_int_equal(send(fd, f, n, 0), (ssize_t)n);
+	assert_int_equal(ws_read_close(t, fd), 1002);
+	close(fd);
+	fd = ws_open(t, port);
+	n = ws_client_frame(f, 0x80 | TUIO_WS_OP_CLOSE, "\x03\xed", 2); /* 1005 */
+	assert_int_equal(send(fd, f, n, 0), (ssize_t)n);
+	assert_int_equal(ws_read_close(t, fd), 1002);
+	close(fd);
+	/* Fragments that are well formed are skipped; a normal close echoed. */
+	fd = ws_open(t, port);
+	n = ws_client_frame(f, TUIO_WS_OP_TEXT, "ab", 2);
+	n += ws_client_frame(f + n, 0x80 | TUIO_WS_OP_PING, "p", 1);
+	n += ws_client_frame(f + n, 0x80 | TUIO_WS_OP_CONT, "cd", 2);
+	n += ws_client_frame(f + n, 0x80 | TUIO_WS_OP_CLOSE, "\x03\xe8", 2);
+	assert_int_equal(send(fd, f, n, 0), (ssize_t)n);
+	assert_int_equal(ws_read_close(t, fd), 1000);
+	close(fd);
+	tuio_destroy(t);
+}
+
+/* Pings in one read burst get one pong (the latest payload); a client
+ * that keeps pinging beyond the bucket is evicted and counted. */
+static void test_ws_ping_coalesced_and_flood_evicted(void **state)
+{
+	(void)state;
+	int port = 0;
+	struct tuio *t = make_tuio("ws:listen:127.0.0.1:0", &port);
+	int fd = ws_open(t, port);
+	static uint8_t f[8192];
+	size_t n = 0;
+	for (int i = 0; i < 5; i++) {
+		char p = (char)('a' + i);
+		n += ws_client_frame(f + n, 0x80 | TUIO_WS_OP_PING, &p, 1);
+	}
+	assert_int_equal(send(fd, f, n, 0), (ssize_t)n);
+	uint8_t got[64];
+	size_t have = serve_and_read(t, fd, got, sizeof got, 3);
+	for (int i = 0; i < 20; i++) { /* nothing more may come */
+		tuio_service(t);
+		ssize_t r = recv(fd, got + have, sizeof got - have, MSG_DONTWAIT);
+		if (r > 0)
+			have += (size_t)r;
+		sleep_ms(2);
+	}
+	assert_int_equal(have, 3);
+	assert_int_equal(got[0], 0x80 | TUIO_WS_OP_PONG);
+	assert_int_equal(got[1], 1);
+	assert_int_equal(got[2], 'e');
+	/* A flood: 1000 pings at once. */
+	n = 0;
+	for (int i = 0; i < 1000; i++)
+		n += ws_client_frame(f + n, 0x80 | TUIO_WS_OP_PING, "x", 1);
+	assert_int_equal(send(fd, f, n, 0), (ssize_t)n);
+	struct tuio_stats st = {0};
+	for (int i = 0; i < 200 && st.evicted == 0; i++) {
+		tuio_service(t);
+		tuio_get_stats(t, &st);
+		sleep_ms(2);
+	}
+	assert_int_equal(st.evicted, 1);
+	assert_int_equal(st.clients, 0);
+	/* At most one pong per read burst went out before the eviction. */
+	have = 0;
+	for (;;) {
+		ssize_t r = recv(fd, f + have, sizeof f - have, MSG_DONTWAIT);
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+	}
+	assert_true(have <= 3 * 4);
+	close(fd);
+	tuio_destroy(t);
+}
+
+static struct tuio *make_tuio_slots(const char *spec, int max_clients, int per_address, int *port)
+{
+	struct tuio_config cfg = {.n_targets = 1, .max_clients = max_clients, .clients_per_address = per_address};
+	strcpy(cfg.source_name, "tabletrack@test");
+	assert_int_equal(tuio_target_parse(spec, &cfg.targets[0]), 0);
+	int err = 0;
+	struct tuio *t = tuio_create(&cfg, &err);
+	assert_non_null(t);
+	*port = tuio_get_port(t, 0);
+	return t;
+}
+
+/* Every slot held by a half-open handshake: a newcomer is still served
+ * (the oldest half-open one makes room). */
+static void test_half_open_no_lockout(void **state)
+{
+	(void)state;
+	int port = 0;
+	struct tuio *t = make_tuio_slots("ws:listen:127.0.0.1:0", 4, 0, &port);
+	int idle[4];
+	for (int i = 0; i < 4; i++) {
+		idle[i] = tcp_connect_loopback(port);
+		tuio_service(t);
+	}
+	sleep_ms(10);
+	tuio_service(t);
+	int fd = ws_open(t, port);
+	struct tuio_stats st;
+	tuio_get_stats(t, &st);
+	assert_int_equal(st.clients, 1);
+	assert_int_equal(st.evicted, 1);
+	close(fd);
+	for (int i = 0; i < 4; i++)
+		close(idle[i]);
+	tuio_destroy(t);
+}
+
+/* One address holds at most clients_per_address slots; its newest
+ * connection replaces its oldest. */
+static void test_per_address_limit(void **state)
+{
+	(void)state;
+	int port = 0;
+	struct tuio *t = make_tuio_slots("tcp:listen:127.0.0.1:0", 8, 2, &port);
+	int fd[3];
+	struct tuio_stats st = {0};
+	for (int i = 0; i < 3; i++) {
+		fd[i] = tcp_connect_loopback(port);
+		for (int k = 0; k < 50; k++) {
+			tuio_service(t);
+			tuio_get_stats(t, &st);
+			if (st.clients == (i < 2 ? i + 1 : 2) && (uint64_t)(i == 2) == st.evicted)
+				break;
+			sleep_ms(2);
+		}
+	}
+	assert_int_equal(st.clients, 2);
+	assert_int_equal(st.evicted, 1);
+	uint8_t b[4096];
+	ssize_t r;
+	do /* the oldest sees its connection end (after the start frame, if any) */
+		r = recv(fd[0], b, sizeof b, MSG_DONTWAIT);
+	while (r > 0);
+	assert_true(r == 0 || (r < 0 && errno == ECONNRESET));
+	for (int i = 0; i < 3; i++)
+		close(fd[i]);
+	tuio_destroy(t);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -1139,6 +1483,12 @@ int main(void)
 	    cmocka_unit_test(test_ws_rejects_plain_http),
 	    cmocka_unit_test(test_decoder_catches_bad),
 	    cmocka_unit_test(test_slow_client_drops),
+	    cmocka_unit_test(test_tuio2_refresh_differs),
+	    cmocka_unit_test(test_ws_handshake_no_injection),
+	    cmocka_unit_test(test_ws_protocol_errors),
+	    cmocka_unit_test(test_ws_ping_coalesced_and_flood_evicted),
+	    cmocka_unit_test(test_half_open_no_lockout),
+	    cmocka_unit_test(test_per_address_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

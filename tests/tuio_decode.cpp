@@ -8,7 +8,7 @@
 // options:
 //   --seconds S      stop after S seconds (default 5)
 //   --frames N       stop once N frames (distinct fseq) are seen (+150 ms for split bundles)
-//   --max-size B     largest allowed packet (default 1472)
+//   --max-size B     largest allowed packet (default 1472 on UDP, 65536 on streams)
 //   --quiet          no per-frame lines
 //   --blob-floats N  2Dblb set floats: 11 (TUIO 1.1, default) or 12 (tuio.md's tag string)
 //
@@ -18,7 +18,8 @@
 // and a final {"done":true,"frames":N,"packets":N,"max_size":N,"problems":N,...}.
 // Problems go to stderr as "PROBLEM: ...". Exit 1 on any problem.
 //
-// Checked: every packet is a bundle of one profile only; element sizes and
+// Checked: every packet is a bundle of one profile only, or (a stream's
+// frame) a bundle of such bundles, each then checked alone; element sizes and
 // message lengths exactly match the type tags (no trailing bytes); TUIO 1.1
 // order source, alive, set*, fseq (nothing after fseq) with exact type tags
 // (source ,ss  alive ,s i*  2Dobj set ,siiffffffff  2Dcur set ,sifffff
@@ -422,6 +423,8 @@ void handle_tuio2(const std::vector<Msg> &msgs)
 	}
 }
 
+bool handle_bundle(const osc::ReceivedBundle &b);
+
 void handle_packet(const char *data, size_t size)
 {
 	g_packets++;
@@ -437,31 +440,56 @@ void handle_packet(const char *data, size_t size)
 			return;
 		}
 		osc::ReceivedBundle b(pk);
+		// A stream frame may be one bundle of bundles (one per profile,
+		// or the split parts of a TUIO 2 frame): each inner bundle is
+		// taken as if it had come alone. Deeper nesting or bundles mixed
+		// with messages are refused.
+		if (b.ElementCount() > 0 && b.ElementsBegin()->IsBundle()) {
+			for (auto it = b.ElementsBegin(); it != b.ElementsEnd(); ++it) {
+				if (!it->IsBundle()) {
+					problem("a bundle mixes bundles and messages");
+					return;
+				}
+				osc::ReceivedBundle inner(*it);
+				if (!handle_bundle(inner))
+					return;
+			}
+			return;
+		}
+		handle_bundle(b);
+	} catch (osc::Exception &e) {
+		problem(std::string("oscpack rejects the packet: ") + e.what());
+	}
+}
+
+bool handle_bundle(const osc::ReceivedBundle &b)
+{
+	try {
 		std::vector<Msg> msgs;
 		for (auto it = b.ElementsBegin(); it != b.ElementsEnd(); ++it) {
 			if (it->IsBundle()) {
-				problem("nested bundle");
-				return;
+				problem("bundle nested two deep");
+				return false;
 			}
 			Msg m;
 			if (!parse_message(*it, m))
-				return;
+				return false;
 			msgs.push_back(m);
 		}
 		if (msgs.empty()) {
 			problem("empty bundle");
-			return;
+			return false;
 		}
 		for (auto &m : msgs)
 			if (m.addr != msgs[0].addr && m.addr.compare(0, 7, "/tuio2/") != 0) {
 				problem("one bundle mixes " + msgs[0].addr + " and " + m.addr);
-				return;
+				return false;
 			}
 		if (msgs[0].addr.compare(0, 7, "/tuio2/") == 0) {
 			for (auto &m : msgs)
 				if (m.addr.compare(0, 7, "/tuio2/") != 0) {
 					problem("TUIO 2 bundle holds " + m.addr);
-					return;
+					return false;
 				}
 			handle_tuio2(msgs);
 		} else {
@@ -469,7 +497,9 @@ void handle_packet(const char *data, size_t size)
 		}
 	} catch (osc::Exception &e) {
 		problem(std::string("oscpack rejects the packet: ") + e.what());
+		return false;
 	}
+	return true;
 }
 
 // --- transports -------------------------------------------------------
@@ -715,6 +745,10 @@ int main(int argc, char **argv)
 	}
 	double seconds = 5;
 	long frames = 0;
+	// Streams carry a whole frame in one packet: their limit is the
+	// reference TCP receivers' read buffer, not a datagram.
+	if (std::string(argv[1]).compare(0, 4, "udp:") != 0)
+		g_max_size = 65536;
 	for (int i = 2; i < argc; i++) {
 		std::string a = argv[i];
 		if (a == "--seconds" && i + 1 < argc)

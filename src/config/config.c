@@ -196,6 +196,11 @@ static const struct config_option options[] = {
             "period of full-state resends in milliseconds; 0 = never"),
     OPT_INT("tuio", "max_datagram", max_datagram, "1472", 256, 65507, false, 0, "BYTES",
             "largest UDP datagram; bigger frames are split into several bundles"),
+    OPT_INT("tuio", "max_clients", max_clients, "16", 1, 256, false, 0, "N",
+            "clients each tcp:listen / ws:listen target serves at once"),
+    OPT_INT("tuio", "clients_per_address", clients_per_address, "8", 0, 256, false, 0, "N",
+            "connections one address may hold on a listening target (its oldest makes room "
+            "for its newest); 0 = no limit"),
 
     OPT_BOOL("daemon", "headless", headless, "false", false, 'H', "run without a window"),
     OPT_BOOL("daemon", "window", window, "false", false, 'w',

@@ -113,6 +113,8 @@ struct tt_config {
 	char source_name[128];
 	int refresh_ms;
 	int max_datagram;
+	int max_clients;         /* per tcp:listen / ws:listen target */
+	int clients_per_address; /* 0 = no limit */
 	/* [daemon] */
 	bool headless, window, stats, verbose, quiet;
 	char dump[CONFIG_PATH_LEN];

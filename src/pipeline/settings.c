@@ -101,6 +101,8 @@ int tuio_config_from(const struct tt_config *c, struct tuio_config *t)
 	snprintf(t->source_name, sizeof t->source_name, "%s", c->source_name);
 	t->max_datagram = c->max_datagram;
 	t->refresh_ms = c->refresh_ms;
+	t->max_clients = c->max_clients;
+	t->clients_per_address = c->clients_per_address;
 	t->send_cursors = true;
 	t->send_blobs = true;
 	return 0;

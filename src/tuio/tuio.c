@@ -22,17 +22,20 @@
 #include "tuio_encode.h"
 #include "tuio_net.h"
 
-#define MAX_CLIENTS 16
+#define DEFAULT_MAX_CLIENTS 16
 #define QUEUE_BYTES (256u << 10)
 #define MAX_RECORD ((64u << 10) + 16)
 #define RBUF_BYTES 4096
-#define HANDSHAKE_TIMEOUT_NS 5000000000LL
+#define HANDSHAKE_TIMEOUT_NS 3000000000LL
+#define STALL_TIMEOUT_NS 3000000000LL
+#define CONTROL_BURST 16.0
+#define CONTROL_PER_S 8.0
 #define CONNECT_TIMEOUT_NS 5000000000LL
 #define CLOSING_TIMEOUT_NS 2000000000LL
 #define BACKOFF_MIN_NS 250000000LL
 #define BACKOFF_MAX_NS 8000000000LL
 #define UDP_QUIET_NS 2000000000LL
-#define READS_PER_SERVICE 8
+#define READS_PER_SERVICE 4
 
 enum conn_state { CONN_FREE = 0, CONN_CONNECTING, CONN_HANDSHAKE, CONN_OPEN, CONN_CLOSING };
 
@@ -40,11 +43,19 @@ struct conn {
 	int fd;
 	enum conn_state state;
 	int64_t since_ns;
-	struct tuio_queue q; /* allocated on first use, kept until destroy */
+	struct sockaddr_storage peer; /* address only is compared (per-address limit) */
+	struct tuio_queue q;          /* allocated on first use, kept until destroy */
 	uint64_t dropped_seen;
+	int64_t progress_ns; /* last time the queue was empty or a byte left */
 	uint8_t rbuf[RBUF_BYTES];
 	size_t rlen;
-	uint64_t skip; /* payload bytes of an ignored client data frame */
+	uint64_t skip;        /* payload bytes of an ignored client data frame */
+	bool in_message;      /* a fragmented client data message is open */
+	double control_tokens; /* token bucket for client control frames */
+	int64_t control_ns;
+	bool pong_due; /* the latest ping of this read burst, answered once */
+	uint8_t pong_len;
+	uint8_t pong[125];
 };
 
 struct sink {
@@ -56,7 +67,7 @@ struct sink {
 	struct conn *conns;
 	int n_conns;
 	int64_t next_try_ns, backoff_ns, last_err_ns;
-	bool logged_err, logged_full;
+	bool logged_err, logged_full, logged_evict, logged_flood, logged_stall;
 };
 
 struct tuio {
@@ -68,7 +79,10 @@ struct tuio {
 	int64_t last_full_ns;
 	int32_t last_fseq;
 	bool logged_truncated, logged_oversize;
-	_Atomic uint64_t packets, bytes, dropped, send_errors, truncated, oversize;
+	int max_clients, per_address;
+	uint8_t *nest; /* one frame's packets as one bundle, for TCP and WebSocket */
+	size_t nest_cap;
+	_Atomic uint64_t packets, bytes, dropped, send_errors, truncated, oversize, evicted;
 	_Atomic int clients;
 };
 
@@ -235,9 +249,13 @@ static int open_listen(struct sink *k)
 		int fd = socket(a->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			continue;
-		int one = 1;
+		int one = 1, rcvbuf = 16384;
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-		if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, MAX_CLIENTS) == 0) {
+		/* Inherited by accepted clients: what they send (a handshake,
+		 * pings) is small, and a small receive buffer keeps a flooder's
+		 * bytes in its own kernel, so reading and closing it stay cheap. */
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+		if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, 64) == 0) {
 			k->fd = fd;
 			rc = 0;
 			break;
@@ -276,6 +294,8 @@ static void conn_close(struct tuio *t, struct conn *c)
 	c->state = CONN_FREE;
 	c->rlen = 0;
 	c->skip = 0;
+	c->in_message = false;
+	c->pong_due = false;
 	if (c->q.ring) {
 		c->dropped_seen = c->q.dropped;
 		tuio_queue_clear(&c->q);
@@ -359,18 +379,89 @@ static void service_connect(struct tuio *t, struct sink *k, int64_t now)
 
 /* --- servers --------------------------------------------------------- */
 
+static bool same_address(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr == ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	if (a->ss_family == AF_INET6)
+		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr, &((const struct sockaddr_in6 *)b)->sin6_addr,
+		              sizeof(struct in6_addr)) == 0;
+	return false;
+}
+
+/* Drops a client to make room or because it misbehaves; counted, and logged
+ * once per target and reason so a flood of them cannot flood the log. */
+static void conn_evict(struct tuio *t, struct sink *k, struct conn *c, bool *logged, const char *why)
+{
+	atomic_fetch_add_explicit(&t->evicted, 1, memory_order_relaxed);
+	log_once(logged, LOG_WARN, "tuio: %s: client dropped: %s (counted in evicted; logged once)", k->name, why);
+	/* A misbehaving client gets no graceful close: its unread input
+	 * makes close() reset the connection, which is what it deserves. */
+	close(c->fd);
+	c->fd = -1;
+	conn_close(t, c);
+}
+
+/* The client to give up for a newcomer: a half-open handshake first (the
+ * oldest), then one already closing, then one whose queue has not moved for
+ * a second (not reading). With only_from set (its address is at the
+ * per-address limit) the oldest of that address goes if none of those
+ * does: an address competes only with itself. NULL: nobody to evict. */
+static struct conn *pick_victim(struct sink *k, const struct sockaddr_storage *only_from, int64_t now)
+{
+	struct conn *best = NULL;
+	int best_rank = 0;
+	int64_t best_since = 0;
+	for (int i = 0; i < k->n_conns; i++) {
+		struct conn *c = &k->conns[i];
+		if (c->state == CONN_FREE || (only_from && !same_address(&c->peer, only_from)))
+			continue;
+		int rank = c->state == CONN_HANDSHAKE                                       ? 4
+		           : c->state == CONN_CLOSING                                       ? 3
+		           : !tuio_queue_empty(&c->q) && now - c->progress_ns > 1000000000LL ? 2
+		           : only_from                                                      ? 1
+		                                                                            : 0;
+		int64_t since = rank == 2 ? c->progress_ns : c->since_ns;
+		if (rank > best_rank || (rank == best_rank && rank > 0 && since < best_since)) {
+			best = c;
+			best_rank = rank;
+			best_since = since;
+		}
+	}
+	return best;
+}
+
 static void accept_clients(struct tuio *t, struct sink *k, int64_t now)
 {
-	for (int tries = 0; tries < MAX_CLIENTS; tries++) {
+	for (int tries = 0; tries < k->n_conns; tries++) {
 		struct sockaddr_storage sa;
 		socklen_t sl = sizeof sa;
+		memset(&sa, 0, sizeof sa);
 		int fd = accept4(k->fd, (struct sockaddr *)&sa, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return;
 		struct conn *c = NULL;
-		for (int i = 0; i < k->n_conns && !c; i++)
-			if (k->conns[i].state == CONN_FREE)
-				c = &k->conns[i];
+		int n_same = 0;
+		for (int i = 0; i < k->n_conns; i++) {
+			struct conn *o = &k->conns[i];
+			if (o->state == CONN_FREE)
+				c = c ? c : o;
+			else
+				n_same += same_address(&o->peer, &sa);
+		}
+		if (t->per_address > 0 && n_same >= t->per_address) {
+			struct conn *v = pick_victim(k, &sa, now);
+			if (v) {
+				conn_evict(t, k, v, &k->logged_evict, "its address holds too many connections");
+				c = c ? c : v;
+			}
+		} else if (!c) {
+			c = pick_victim(k, NULL, now);
+			if (c)
+				conn_evict(t, k, c, &k->logged_evict, "half-open or not reading, and every slot is taken");
+		}
 		if (!c || conn_ready_queue(c) != 0) {
 			log_once(&k->logged_full, LOG_WARN, "tuio: %s: client refused (at most %d clients)",
 			         k->name, k->n_conns);
@@ -383,9 +474,15 @@ static void accept_clients(struct tuio *t, struct sink *k, int64_t now)
 		log_info("tuio: %s: client %s:%s connected", k->name, host, serv);
 		set_nodelay(fd);
 		c->fd = fd;
+		c->peer = sa;
 		c->since_ns = now;
+		c->progress_ns = now;
 		c->rlen = 0;
 		c->skip = 0;
+		c->in_message = false;
+		c->pong_due = false;
+		c->control_tokens = CONTROL_BURST;
+		c->control_ns = now;
 		tuio_queue_clear(&c->q);
 		if (k->tg.transport == TUIO_WS_LISTEN) {
 			c->state = CONN_HANDSHAKE;
@@ -411,8 +508,23 @@ static void ws_fail(struct conn *c, uint16_t code, int64_t now)
 	c->since_ns = now;
 }
 
-/* Consumes complete client frames from rbuf. */
-static void ws_process_frames(struct conn *c, int64_t now)
+/* Takes one control frame from the client's bucket; false when it is
+ * empty (the client sends pings faster than any keep-alive needs). */
+static bool control_allowed(struct conn *c, int64_t now)
+{
+	c->control_tokens += (double)(now - c->control_ns) * (CONTROL_PER_S / 1e9);
+	c->control_ns = now;
+	if (c->control_tokens > CONTROL_BURST)
+		c->control_tokens = CONTROL_BURST;
+	if (c->control_tokens < 1.0)
+		return false;
+	c->control_tokens -= 1.0;
+	return true;
+}
+
+/* Consumes complete client frames from rbuf. Returns false when the client
+ * was evicted (flooding). */
+static bool ws_process_frames(struct tuio *t, struct sink *k, struct conn *c, int64_t now)
 {
 	size_t off = 0;
 	while (c->state == CONN_OPEN) {
@@ -432,6 +544,13 @@ static void ws_process_frames(struct conn *c, int64_t now)
 			break;
 		}
 		if (f.opcode < TUIO_WS_OP_CLOSE) {
+			/* A continuation needs an open message, a new message
+			 * needs none (RFC 6455 5.4). */
+			if ((f.opcode == TUIO_WS_OP_CONT) != c->in_message) {
+				ws_fail(c, 1002, now);
+				break;
+			}
+			c->in_message = !f.fin;
 			/* Client data is not part of TUIO: skipped unbuffered. */
 			off += f.header_len;
 			c->skip = f.payload_len;
@@ -442,17 +561,30 @@ static void ws_process_frames(struct conn *c, int64_t now)
 		uint8_t *p = c->rbuf + off + f.header_len;
 		for (size_t i = 0; i < f.payload_len; i++)
 			p[i] ^= f.mask[i & 3];
-		if (f.opcode == TUIO_WS_OP_PING) {
-			ws_send_control(c, TUIO_WS_OP_PONG, p, f.payload_len);
-		} else if (f.opcode == TUIO_WS_OP_CLOSE) {
+		if (f.opcode == TUIO_WS_OP_CLOSE) {
+			uint16_t code = f.payload_len >= 2 ? (uint16_t)(p[0] << 8 | p[1]) : 1000;
+			if (f.payload_len == 1 || (f.payload_len >= 2 && !tuio_ws_close_code_valid(code))) {
+				ws_fail(c, 1002, now);
+				break;
+			}
 			ws_send_control(c, TUIO_WS_OP_CLOSE, p, f.payload_len >= 2 ? 2 : 0);
 			c->state = CONN_CLOSING;
 			c->since_ns = now;
+		} else if (!control_allowed(c, now)) {
+			conn_evict(t, k, c, &k->logged_flood, "WebSocket control frame flood");
+			return false;
+		} else if (f.opcode == TUIO_WS_OP_PING) {
+			/* Answered once per read burst, for the latest ping
+			 * (RFC 6455 5.5.3 allows it). */
+			memcpy(c->pong, p, (size_t)f.payload_len);
+			c->pong_len = (uint8_t)f.payload_len;
+			c->pong_due = true;
 		}
 		off += f.header_len + f.payload_len;
 	}
 	memmove(c->rbuf, c->rbuf + off, c->rlen - off);
 	c->rlen -= off;
+	return true;
 }
 
 static void ws_handshake_step(struct tuio *t, struct sink *k, struct conn *c, int64_t now)
@@ -480,8 +612,9 @@ static void ws_handshake_step(struct tuio *t, struct sink *k, struct conn *c, in
 	memmove(c->rbuf, c->rbuf + used, c->rlen - used);
 	c->rlen -= used;
 	c->state = CONN_OPEN;
+	c->progress_ns = now;
 	t->want_full = true;
-	ws_process_frames(c, now);
+	ws_process_frames(t, k, c, now);
 }
 
 /* Reads what the client sent: TCP input is discarded, WebSocket input is
@@ -497,11 +630,11 @@ static void conn_read(struct tuio *t, struct sink *k, struct conn *c, int64_t no
 			dst = c->rbuf + c->rlen;
 			cap = sizeof c->rbuf - c->rlen;
 			if (cap == 0)
-				return;
+				break;
 		}
 		ssize_t n = recv(c->fd, dst, cap, MSG_DONTWAIT);
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-			return;
+			break;
 		if (n <= 0) {
 			if (k->tg.transport == TUIO_TCP_CONNECT) {
 				connect_failed(t, k, c, now, n == 0 ? ECONNRESET : errno);
@@ -516,8 +649,12 @@ static void conn_read(struct tuio *t, struct sink *k, struct conn *c, int64_t no
 		c->rlen += (size_t)n;
 		if (c->state == CONN_HANDSHAKE)
 			ws_handshake_step(t, k, c, now);
-		else if (c->state == CONN_OPEN)
-			ws_process_frames(c, now);
+		else if (c->state == CONN_OPEN && !ws_process_frames(t, k, c, now))
+			return;
+	}
+	if (c->pong_due && c->state == CONN_OPEN) {
+		ws_send_control(c, TUIO_WS_OP_PONG, c->pong, c->pong_len);
+		c->pong_due = false;
 	}
 }
 
@@ -530,6 +667,8 @@ static void conn_flush(struct tuio *t, struct sink *k, struct conn *c, int64_t n
 	int rc = tuio_queue_flush(&c->q, c->fd, &bytes, &records, &e);
 	atomic_fetch_add_explicit(&t->bytes, bytes, memory_order_relaxed);
 	atomic_fetch_add_explicit(&t->packets, records, memory_order_relaxed);
+	if (bytes > 0 || rc == 0)
+		c->progress_ns = now;
 	if (c->q.dropped != c->dropped_seen) {
 		atomic_fetch_add_explicit(&t->dropped, c->q.dropped - c->dropped_seen, memory_order_relaxed);
 		c->dropped_seen = c->q.dropped;
@@ -544,8 +683,13 @@ static void conn_flush(struct tuio *t, struct sink *k, struct conn *c, int64_t n
 		}
 		return;
 	}
-	if (c->state == CONN_CLOSING && (rc == 0 || now - c->since_ns > CLOSING_TIMEOUT_NS))
+	if (c->state == CONN_CLOSING && (rc == 0 || now - c->since_ns > CLOSING_TIMEOUT_NS)) {
 		conn_close(t, c);
+	} else if (c->state == CONN_OPEN && k->tg.transport != TUIO_TCP_CONNECT &&
+	           now - c->progress_ns > STALL_TIMEOUT_NS) {
+		/* Its socket has been full this long: it does not read. */
+		conn_evict(t, k, c, &k->logged_stall, "not reading (send buffer full for 3 s)");
+	}
 }
 
 static void service_at(struct tuio *t, int64_t now)
@@ -564,10 +708,8 @@ static void service_at(struct tuio *t, int64_t now)
 			if (c->state == CONN_FREE || c->state == CONN_CONNECTING)
 				continue;
 			conn_read(t, k, c, now);
-			if (c->state == CONN_HANDSHAKE && now - c->since_ns > HANDSHAKE_TIMEOUT_NS) {
-				log_warn("tuio: %s: WebSocket handshake timed out", k->name);
-				conn_close(t, c);
-			}
+			if (c->state == CONN_HANDSHAKE && now - c->since_ns > HANDSHAKE_TIMEOUT_NS)
+				conn_evict(t, k, c, &k->logged_evict, "WebSocket handshake not finished in 3 s");
 			clients += c->state == CONN_OPEN;
 		}
 	}
@@ -640,13 +782,22 @@ static void send_encoded(struct tuio *t, int which, int n_packets, int64_t now)
 		         "datagrams (IP fragmentation)",
 		         t->cfg.max_datagram, info.max_packet);
 	}
-	for (int i = 0; i < n_packets; i++) {
-		size_t n;
-		const uint8_t *p = tuio_encoder_packet(e, i, &n);
-		for (int s = 0; s < t->n_sinks; s++) {
-			struct sink *k = &t->sinks[s];
-			if (k->tg.tuio2 != (which == 1))
-				continue;
+	/* Stream receivers (the reference TCP clients) handle a read only
+	 * when it holds exactly one packet, so streams get the whole frame as
+	 * one bundle of the per-profile bundles; only a frame too large for
+	 * one record goes out packet by packet. */
+	size_t nest_len = tuio_encoder_nested(e, t->nest, t->nest_cap);
+	for (int s = 0; s < t->n_sinks; s++) {
+		struct sink *k = &t->sinks[s];
+		if (k->tg.tuio2 != (which == 1))
+			continue;
+		if (k->tg.transport != TUIO_UDP && nest_len > 0) {
+			stream_send(k, t->nest, nest_len);
+			continue;
+		}
+		for (int i = 0; i < n_packets; i++) {
+			size_t n;
+			const uint8_t *p = tuio_encoder_packet(e, i, &n);
 			if (k->tg.transport == TUIO_UDP)
 				udp_send(t, k, p, n, now);
 			else
@@ -739,6 +890,7 @@ void tuio_get_stats(const struct tuio *t, struct tuio_stats *out)
 	out->truncated = atomic_load_explicit(&t->truncated, memory_order_relaxed);
 	out->oversize = atomic_load_explicit(&t->oversize, memory_order_relaxed);
 	out->clients = atomic_load_explicit(&t->clients, memory_order_relaxed);
+	out->evicted = atomic_load_explicit(&t->evicted, memory_order_relaxed);
 }
 
 int tuio_get_port(const struct tuio *t, int i)
@@ -770,6 +922,11 @@ struct tuio *tuio_create(const struct tuio_config *cfg, int *err)
 		log_error("tuio: refresh_ms %d is negative", cfg->refresh_ms);
 		goto fail;
 	}
+	if (cfg->max_clients < 0 || cfg->max_clients > TUIO_MAX_CLIENTS || cfg->clients_per_address < 0) {
+		log_error("tuio: max_clients %d (0..%d) or clients_per_address %d (>= 0) out of range",
+		          cfg->max_clients, TUIO_MAX_CLIENTS, cfg->clients_per_address);
+		goto fail;
+	}
 	rc = ERR_NOMEM;
 	t = calloc(1, sizeof *t);
 	if (!t)
@@ -777,6 +934,12 @@ struct tuio *tuio_create(const struct tuio_config *cfg, int *err)
 	t->cfg = *cfg;
 	if (t->cfg.max_datagram <= 0)
 		t->cfg.max_datagram = TUIO_DEFAULT_MAX_DATAGRAM;
+	t->max_clients = cfg->max_clients ? cfg->max_clients : DEFAULT_MAX_CLIENTS;
+	t->per_address = cfg->clients_per_address;
+	t->nest_cap = MAX_RECORD - 16;
+	t->nest = malloc(t->nest_cap);
+	if (!t->nest)
+		goto fail;
 	for (int s = 0; s < TUIO_MAX_TARGETS; s++)
 		t->sinks[s].fd = -1;
 
@@ -827,7 +990,7 @@ struct tuio *tuio_create(const struct tuio_config *cfg, int *err)
 			break;
 		case TUIO_TCP_LISTEN:
 		case TUIO_WS_LISTEN:
-			k->n_conns = MAX_CLIENTS;
+			k->n_conns = t->max_clients;
 			rc = open_listen(k);
 			break;
 		default:
@@ -858,6 +1021,7 @@ fail:
 		}
 		tuio_encoder_destroy(t->enc[0]);
 		tuio_encoder_destroy(t->enc[1]);
+		free(t->nest);
 		free(t);
 	}
 	if (err)
@@ -888,7 +1052,7 @@ void tuio_destroy(struct tuio *t)
 	for (;;) {
 		now = clock_now_ns();
 		flush_all(t, now);
-		struct pollfd pf[TUIO_MAX_TARGETS * MAX_CLIENTS];
+		struct pollfd pf[TUIO_MAX_TARGETS * TUIO_MAX_CLIENTS];
 		int n = 0;
 		for (int s = 0; s < t->n_sinks; s++)
 			for (int i = 0; i < t->sinks[s].n_conns; i++) {
@@ -912,5 +1076,6 @@ void tuio_destroy(struct tuio *t)
 	}
 	tuio_encoder_destroy(t->enc[0]);
 	tuio_encoder_destroy(t->enc[1]);
+	free(t->nest);
 	free(t);
 }

@@ -33,15 +33,26 @@
  *     broadcast and multicast addresses work; multicast TTL is the kernel
  *     default, 1). Connected so that "port unreachable" surfaces as
  *     ECONNREFUSED, which is logged once and counted in send_errors.
- *   TCP: each packet is one record, 4-byte big-endian length + packet,
- *     written with ONE send() (see tuio_net.h). Client role connects
- *     non-blocking and reconnects with back-off (250 ms doubling to 8 s);
- *     server role accepts up to 16 clients per target (more are refused and
- *     logged once). A new connection forces a full-state frame.
+ *   TCP: each frame is ONE record, 4-byte big-endian length + packet (a
+ *     bundle of the profile bundles; the reference TCP receivers drop a
+ *     read holding more than one packet), written with ONE send() (see
+ *     tuio_net.h). Client role connects non-blocking and reconnects with
+ *     back-off (250 ms doubling to 8 s). Server role serves max_clients per
+ *     target (default 16), at most clients_per_address from one address
+ *     (its newest replaces its oldest). With every slot taken a newcomer
+ *     evicts the oldest half-open handshake, closing client or client whose
+ *     queue has not moved for 1 s; otherwise it is refused (logged once).
+ *     A client whose queue makes no progress for 3 s is dropped. Evictions
+ *     are counted (stats.evicted) and logged once per target and reason.
+ *     A new connection forces a full-state frame.
  *   WebSocket: RFC 6455 server (handshake with our own SHA-1/base64, first
- *     requested subprotocol echoed), each packet one unmasked binary frame;
- *     pings answered, close answered and the socket closed, client data
- *     frames skipped without buffering; request header at most 4 KiB and 5 s.
+ *     requested subprotocol echoed when it is a token), each frame one
+ *     unmasked binary frame; pings answered once per read burst (the
+ *     latest), control frames limited to a burst of 16 and 8/s per client
+ *     (beyond that the client is evicted), close answered, protocol errors
+ *     (continuation without a start, 1-byte close) closed with 1002, client
+ *     data frames skipped without buffering; request header at most 4 KiB
+ *     and 3 s. Accepted sockets take a 16 KiB receive buffer.
  *   Listening targets bind to the ADDR given ("*" = every interface);
  *   loopback (127.0.0.1) is recommended unless clients are remote.
  *
@@ -65,6 +76,7 @@
 
 #define TUIO_MAX_TARGETS 8
 #define TUIO_TARGET_LEN 256
+#define TUIO_MAX_CLIENTS 256
 
 enum tuio_transport { TUIO_UDP = 0, TUIO_TCP_CONNECT, TUIO_TCP_LISTEN, TUIO_WS_LISTEN };
 
@@ -82,6 +94,8 @@ struct tuio_config {
 	int max_datagram;      /* bytes, default 1472 */
 	int refresh_ms;        /* full-state resend period; 0 = never */
 	bool send_cursors, send_blobs;
+	int max_clients;         /* slots per listening target, 1..TUIO_MAX_CLIENTS; 0 = 16 */
+	int clients_per_address; /* slots one peer address may hold; 0 = no limit */
 };
 
 /* Parses one target spec (see above). Returns 0 or ERR_CONFIG. */
@@ -118,6 +132,7 @@ struct tuio_stats {
 	uint64_t packets, bytes, dropped, send_errors;
 	int clients;
 	uint64_t truncated, oversize;
+	uint64_t evicted; /* clients dropped: flood, stalled, half-open, slots */
 };
 /* Safe to call from another thread (relaxed atomic counters). */
 void tuio_get_stats(const struct tuio *t, struct tuio_stats *out);

@@ -24,6 +24,7 @@ struct tuio_encoder {
 	struct packet *packets;
 	int max_packets;
 	uint32_t dims; /* last width<<16|height, for empty frames */
+	uint32_t n_full; /* TUIO 2.0 full frames so far: picks the refresh nudge */
 	struct tuio_encode_info info;
 };
 
@@ -230,13 +231,24 @@ static bool changed_at(const struct tracked_state *s, int p, int i)
 	}
 }
 
+/* An angle moved by `steps` units in the last place, towards the inside of
+ * [0, 2pi) (see tuio_encode.h, TUIO 2.0 refresh): at most 16 steps, about
+ * 8e-6 rad. */
+static float nudged(float a, int steps)
+{
+	float towards = a >= 1.0f ? 0.0f : 1.0f;
+	for (int i = 0; i < steps; i++)
+		a = nextafterf(a, towards);
+	return a;
+}
+
 /* TUIO 1.1 2Dobj "set" and TUIO 2.0 /tuio2/tok carry an object's pose and
  * motion in the same order: x y a X Y A m r. */
-static void w_object_pose(struct writer *w, const struct tracked_object *o)
+static void w_object_pose(struct writer *w, const struct tracked_object *o, int nudge)
 {
 	w_f32(w, clamp01(o->x));
 	w_f32(w, clamp01(o->y));
-	w_f32(w, wrap_angle(o->angle));
+	w_f32(w, nudged(wrap_angle(o->angle), nudge));
 	w_f32(w, finite_or0(o->X));
 	w_f32(w, finite_or0(o->Y));
 	w_f32(w, finite_or0(o->A));
@@ -246,12 +258,12 @@ static void w_object_pose(struct writer *w, const struct tracked_object *o)
 
 /* TUIO 1.1 2Dblb "set" and TUIO 2.0 /tuio2/bnd carry the same fields in the
  * same order: s x y a w h f X Y A m r. */
-static void w_blob_fields(struct writer *w, const struct tracked_blob *b)
+static void w_blob_fields(struct writer *w, const struct tracked_blob *b, int nudge)
 {
 	w_i32(w, (int32_t)b->session_id);
 	w_f32(w, clamp01(b->x));
 	w_f32(w, clamp01(b->y));
-	w_f32(w, wrap_angle(b->angle));
+	w_f32(w, nudged(wrap_angle(b->angle), nudge));
 	w_f32(w, clamp01(b->w));
 	w_f32(w, clamp01(b->h));
 	w_f32(w, clamp01(b->area));
@@ -272,7 +284,7 @@ static void t1_write_set(struct writer *w, const struct tracked_state *s, int p,
 		const struct tracked_object *o = &s->objects[i];
 		w_i32(w, (int32_t)o->session_id);
 		w_i32(w, o->class_id);
-		w_object_pose(w, o);
+		w_object_pose(w, o, 0);
 	} else if (p == TUIO_PROFILE_CUR) {
 		const struct tracked_cursor *c = &s->cursors[i];
 		w_i32(w, (int32_t)c->session_id);
@@ -283,7 +295,7 @@ static void t1_write_set(struct writer *w, const struct tracked_state *s, int p,
 		w_f32(w, finite_or0(c->m));
 	} else {
 		const struct tracked_blob *b = &s->blobs[i];
-		w_blob_fields(w, b);
+		w_blob_fields(w, b, 0);
 		if (TUIO_BLB_SET_FLOATS == 12)
 			w_f32(w, 0.0f);
 	}
@@ -411,7 +423,9 @@ static size_t t2_item_size(int kind)
 	                                  : TUIO2_MSG_SIZE(TUIO2_BND_TAGS);
 }
 
-static void t2_write_item(struct writer *w, const struct tracked_state *s, int kind, int i)
+/* nudge: 0 for an item sent because it changed; 1..16 for one only
+ * repeated by a full refresh (tuio_encode.h). */
+static void t2_write_item(struct writer *w, const struct tracked_state *s, int kind, int i, int nudge)
 {
 	size_t at = w_elem_begin(w);
 	if (kind == TUIO_PROFILE_OBJ) {
@@ -421,7 +435,7 @@ static void t2_write_item(struct writer *w, const struct tracked_state *s, int k
 		w_i32(w, (int32_t)o->session_id);
 		w_i32(w, 0);
 		w_i32(w, o->class_id);
-		w_object_pose(w, o);
+		w_object_pose(w, o, nudge);
 	} else if (kind == TUIO_PROFILE_CUR) {
 		const struct tracked_cursor *c = &s->cursors[i];
 		w_str(w, "/tuio2/ptr");
@@ -431,7 +445,7 @@ static void t2_write_item(struct writer *w, const struct tracked_state *s, int k
 		w_i32(w, 0);
 		w_f32(w, clamp01(c->x));
 		w_f32(w, clamp01(c->y));
-		w_f32(w, 0.0f);
+		w_f32(w, nudged(0.0f, nudge));
 		w_f32(w, 0.0f);
 		w_f32(w, clamp01(c->diameter * 0.5f));
 		w_f32(w, 0.0f);
@@ -444,7 +458,7 @@ static void t2_write_item(struct writer *w, const struct tracked_state *s, int k
 		const struct tracked_blob *b = &s->blobs[i];
 		w_str(w, "/tuio2/bnd");
 		w_str(w, TUIO2_BND_TAGS);
-		w_blob_fields(w, b);
+		w_blob_fields(w, b, nudge);
 	}
 	w_elem_end(w, at);
 }
@@ -532,7 +546,8 @@ static void t2_encode(struct tuio_encoder *e, const struct tracked_state *s, int
 		w_str(&w, e->source2);
 		w_elem_end(&w, at);
 		for (int k = 0; k < n_items; k++) {
-			t2_write_item(&w, s, it.kind, it.index);
+			int nudge = full && !changed_at(s, it.kind, it.index) ? (int)(e->n_full % 16) + 1 : 0;
+			t2_write_item(&w, s, it.kind, it.index, nudge);
 			it.index++;
 			t2_next_due(e, s, full, &it);
 		}
@@ -626,6 +641,7 @@ int tuio_encode_frame(struct tuio_encoder *e, const struct tracked_state *s, boo
 		e->dims = ((uint32_t)s->width & 0xffffu) << 16 | ((uint32_t)s->height & 0xffffu);
 	if (e->cfg.tuio2) {
 		t2_encode(e, s, fseq, full, ntp_time);
+		e->n_full += full;
 	} else {
 		if (e->cfg.send_objects)
 			t1_encode_profile(e, s, TUIO_PROFILE_OBJ, s->n_objects, fseq, full);
@@ -672,6 +688,29 @@ int tuio_encoder_packet_profile(const struct tuio_encoder *e, int i)
 	if (!e || i < 0 || i >= e->info.n_packets)
 		return -1;
 	return e->packets[i].profile;
+}
+
+size_t tuio_encoder_nested(const struct tuio_encoder *e, uint8_t *out, size_t cap)
+{
+	if (!e || e->info.n_packets < 1)
+		return 0;
+	if (e->info.n_packets == 1) {
+		if (e->packets[0].length > cap)
+			return 0;
+		memcpy(out, e->buf + e->packets[0].offset, e->packets[0].length);
+		return e->packets[0].length;
+	}
+	size_t need = 16 + e->info.bytes + 4 * (size_t)e->info.n_packets;
+	if (need > cap)
+		return 0;
+	struct writer w = {out, 0, cap};
+	w_bundle_header(&w, 1);
+	for (int i = 0; i < e->info.n_packets; i++) {
+		w_u32(&w, e->packets[i].length);
+		memcpy(out + w.len, e->buf + e->packets[i].offset, e->packets[i].length);
+		w.len += e->packets[i].length;
+	}
+	return w.len;
 }
 
 void tuio_encoder_get_info(const struct tuio_encoder *e, struct tuio_encode_info *out)

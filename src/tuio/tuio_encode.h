@@ -35,6 +35,16 @@
  * (blobs, ",ifffffffffff"), /tuio2/alv (every session ID of all kinds) last.
  * Velocities are sent in the same units as TUIO 1.1 (A in turns/s).
  *
+ * TUIO 2.0 refresh: the reference TUIO 2.0 client keeps a new item in its
+ * "added" state until a tok/ptr/bnd brings a value different from the one
+ * it holds; an identical repeat while "added" makes it insert the item a
+ * second time into its list and later free it twice. So an item that a
+ * full frame repeats without a change goes out with its angle moved by
+ * 1..16 units in the last place (at most about 8e-6 rad; cursors' angle
+ * field is 0 plus that), the count cycling with each full frame: every
+ * refresh differs from the previous ones, so the client takes it as an
+ * update. Items sent because they changed carry their exact values.
+ *
  * Splitting (algorithm): every message size is known in advance (OSC pads
  * strings to 4 bytes, each number is 4 bytes), so the encoder computes the
  * fixed part of a bundle (header, source, full alive, fseq; or frm and alv)
@@ -141,6 +151,12 @@ int tuio_encode_empty(struct tuio_encoder *e, int32_t fseq, uint64_t ntp_time);
 const uint8_t *tuio_encoder_packet(const struct tuio_encoder *e, int i, size_t *len);
 /* Which profile packet i carries (TUIO_PROFILE_*), or -1. */
 int tuio_encoder_packet_profile(const struct tuio_encoder *e, int i);
+/* All packets of the last encode as ONE OSC packet for stream transports:
+ * the single packet as is, or a bundle (time tag "immediately") whose
+ * elements are the packets (bundles nest in OSC 1.0; the reference clients
+ * take them apart). Writes into out[0..cap); returns the length, or 0 when
+ * it does not fit or nothing was encoded. */
+size_t tuio_encoder_nested(const struct tuio_encoder *e, uint8_t *out, size_t cap);
 void tuio_encoder_get_info(const struct tuio_encoder *e, struct tuio_encode_info *out);
 
 /* Size in bytes of a TUIO 1.1 bundle with source, alive of n_alive IDs, fseq

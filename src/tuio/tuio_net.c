@@ -154,6 +154,15 @@ static bool contains_token(const char *list, const char *token)
 	return false;
 }
 
+/* RFC 7230 tchar, plus the list separators ',' ' ' and tab. */
+static bool http_token_list(const char *v)
+{
+	for (const unsigned char *p = (const unsigned char *)v; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z') || strchr("!#$%&'*+-.^_`|~, \t", *p)))
+			return false;
+	return true;
+}
+
 static int http_error(char *resp, size_t cap, size_t *resp_len, const char *status, const char *extra)
 {
 	int n = snprintf(resp, cap, "HTTP/1.1 %s\r\n%sContent-Length: 0\r\nConnection: close\r\n\r\n", status,
@@ -186,6 +195,10 @@ int tuio_ws_handshake(const char *req, size_t len, char *resp, size_t cap, size_
 		                  "Sec-WebSocket-Version: 13\r\n");
 	char proto_line[160] = "";
 	if (http_header(req, len, "Sec-WebSocket-Protocol", proto, sizeof proto)) {
+		/* Echoed into our response: anything but a list of HTTP tokens
+		 * could inject headers (a CR, LF or other control byte). */
+		if (!http_token_list(proto))
+			return http_error(resp, cap, resp_len, "400 Bad Request", "");
 		size_t n = strcspn(proto, ", \t");
 		proto[n] = 0;
 		if (n > 0)
@@ -241,6 +254,11 @@ int tuio_ws_parse_header(const uint8_t *buf, size_t len, struct tuio_ws_frame *f
 	f->payload_len = n;
 	f->header_len = h + 4;
 	return 1;
+}
+
+bool tuio_ws_close_code_valid(uint16_t code)
+{
+	return (code >= 1000 && code <= 1003) || (code >= 1007 && code <= 1011) || (code >= 3000 && code <= 4999);
 }
 
 size_t tuio_ws_frame_header(uint8_t opcode, uint64_t payload_len, uint8_t hdr[10])

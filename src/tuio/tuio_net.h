@@ -18,7 +18,9 @@
  * (bounded by the caller's buffer) and writes the 101 response with
  * Sec-WebSocket-Accept = base64(SHA-1(key + RFC 6455 GUID)), echoing the
  * first requested subprotocol (browsers fail the connection otherwise), or a
- * 400/426 error response. tuio_ws_parse_header() decodes one client frame
+ * 400/426 error response. A Sec-WebSocket-Protocol value that is not a list
+ * of HTTP tokens (a CR, LF or any other control byte in it) gets 400, so
+ * nothing but a token is ever echoed into the response. tuio_ws_parse_header() decodes one client frame
  * header (clients must mask). tuio_ws_frame_header() writes a server frame
  * header (FIN set, unmasked).
  *
@@ -57,6 +59,9 @@ struct tuio_ws_frame {
  * (need more bytes) or -1 (protocol error: unmasked client frame, reserved
  * bits, fragmented or oversized control frame, unknown opcode). */
 int tuio_ws_parse_header(const uint8_t *buf, size_t len, struct tuio_ws_frame *f);
+/* Whether a close frame's status code may be sent by a peer (RFC 6455
+ * 7.4: 1000-1003, 1007-1011, 3000-4999). */
+bool tuio_ws_close_code_valid(uint16_t code);
 /* Server frame header (FIN, opcode, unmasked length) into hdr; returns its
  * length (2, 4 or 10). */
 size_t tuio_ws_frame_header(uint8_t opcode, uint64_t payload_len, uint8_t hdr[10]);
