@@ -327,6 +327,8 @@ static void snapshot_publish(struct pipeline *p, const struct frame *f, const st
 	s->gate = p->cfg.gate;
 	s->threshold_mode = strcmp(p->cfg.threshold_mode, "tiled") == 0;
 	s->median = p->cfg.median;
+	s->radius2 = p->cfg.radius2;
+	s->median2 = p->cfg.median2;
 	s->finger_size = p->cfg.finger_size;
 	s->finger_sensitivity = p->cfg.finger_sensitivity;
 	s->blob_min = p->cfg.blob_min;
