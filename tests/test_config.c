@@ -909,6 +909,14 @@ static void test_default_files(void **state)
 	assert_int_equal(c.radius, 11);
 	assert_int_equal(c.gate, 40);
 	assert_string_equal(c.config_path, want);
+	/* The file K wrote from the window says window = true; the service
+	 * runs it with --headless, which wins as any command-line option. */
+	assert_true(config_set(&c, "window", "true") == 0 && config_save(&c) == 0);
+	config_defaults(&c);
+	char *argv_h[] = {"tt", "--headless"};
+	assert_int_equal(config_parse_args(&c, ARGC(argv_h), argv_h), 0);
+	assert_true(c.headless);
+	assert_false(c.window);
 	/* A named file wins over it. */
 	char other[1024];
 	snprintf(other, sizeof other, "%s/other.conf", dir);

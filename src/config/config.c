@@ -1192,6 +1192,14 @@ int config_parse_args(struct tt_config *c, int argc, char **argv)
 	}
 	if (n_errors)
 		return ERR_CONFIG;
+	/* headless and window are one choice: one given on the command line
+	 * overrides the other from a file (K saves window = true, and the
+	 * service runs that file with --headless). Both given is still an error. */
+	int i_headless = (int)(config_find("headless") - options), i_window = (int)(config_find("window") - options);
+	if (seen[i_headless] && !seen[i_window] && tmp.headless)
+		tmp.window = false;
+	if (seen[i_window] && !seen[i_headless] && tmp.window)
+		tmp.headless = false;
 	if (config_check(&tmp))
 		return ERR_CONFIG;
 	*c = tmp;
