@@ -732,7 +732,7 @@ static void note_commands(struct ui_sdl *u, const struct ui_command *cmds, int n
 			if (u->config_path[0])
 				set_message(u, "saving the configuration to %s", u->config_path);
 			else
-				set_message(u, "saving the configuration (the log says where)");
+				set_message(u, "configuration NOT saved: no file to write (--config FILE)");
 			break;
 		default: break;
 		}
