@@ -7,8 +7,14 @@
 # and checks them with a small python3 script:
 #   - the camera view has grey levels and the overlay's colours;
 #   - T shows the threshold view: inside the frame every grey pixel is 0 or
-#     255 (overlays are saturated colours, never grey);
+#     255 (overlays are saturated colours, never grey); T again keeps it, S
+#     (twice) selects the camera view;
 #   - C draws the calibration grid, which is absent before;
+#   - W and K without a grid or config file save to the user's default files
+#     ($XDG_CONFIG_HOME/tabletrack/tabletrack.grid and .conf), say so in the
+#     log, and the next start reads both (the saved window = true opens the
+#     window without --window);
+#   - G, DOWN x4, RIGHT in the harness sends SET radius2 3 (second scale);
 #   - ESC ends the process with exit status 0;
 #   - moving the calibration grid changes the positions sent over TUIO.
 # Skips (77) without Xvfb, xdotool, xwd, ImageMagick or python3, or when
@@ -36,6 +42,9 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
+# The user's default config and grid live here, never in the real home.
+XDG_CONFIG_HOME=$tmp/xdg
+export XDG_CONFIG_HOME
 
 # -displayfd lets Xvfb pick a free display and tell us which.
 Xvfb -displayfd 3 -screen 0 1024x768x24 -nolisten tcp 3>"$tmp/display" >"$tmp/xvfb.log" 2>&1 &
@@ -181,9 +190,31 @@ if [ $have_daemon -eq 1 ]; then
 	shot window-camera greyscale has=decoded lacks=grid
 	xdotool key t
 	shot window-threshold binary has=decoded
-	xdotool key t c Right Right ctrl+Up ctrl+Up ctrl+Right Left Down ctrl+Left ctrl+Down
+	xdotool key t
+	shot window-threshold-again binary has=decoded
+	xdotool key s s c Right Right ctrl+Up ctrl+Up ctrl+Right Left Down ctrl+Left ctrl+Down
 	shot window-calibration greyscale has=grid
+	xdotool key w k
+	sleep 1
 	quit_app
+	saved_grid=$XDG_CONFIG_HOME/tabletrack/tabletrack.grid
+	saved_conf=$XDG_CONFIG_HOME/tabletrack/tabletrack.conf
+	for want in "calibration grid saved to $saved_grid" "configuration saved to $saved_conf"; do
+		grep -qF "$want" "$tmp/app.log" && echo "  log: $want" ||
+			{ echo "FAIL: no log line '$want'"; fails=$((fails + 1)); }
+	done
+	head -n1 "$saved_grid" 2>/dev/null | grep -q '^tabletrack-grid 1$' ||
+		{ echo "FAIL: W wrote no grid to $saved_grid"; fails=$((fails + 1)); }
+	grep -q '^window = true$' "$saved_conf" 2>/dev/null ||
+		{ echo "FAIL: K wrote no config (window = true) to $saved_conf"; fails=$((fails + 1)); }
+	# The next start, with neither file named, reads both.
+	start_app "$BUILD/tabletrack" --source demo --tuio "udp:127.0.0.1:$port"
+	quit_app
+	for want in "configuration from $saved_conf" "calibration grid from $saved_grid"; do
+		grep -qF "$want" "$tmp/app.log" && echo "  next start: $want" ||
+			{ echo "FAIL: next start did not log '$want'"; fails=$((fails + 1)); }
+	done
+	XDG_CONFIG_HOME=$tmp/xdg-empty
 fi
 # A calibration move changes the reported TUIO positions: a still frame, the
 # grid scaled down (-) and moved right (SHIFT+Right) in calibration mode, objects'
@@ -224,12 +255,13 @@ if [ $have_demo -eq 1 ]; then
 	shot uidemo-camera greyscale has=decoded has=fuzzy has=root has=predicted has=cursor has=blob lacks=grid
 	xdotool key t
 	shot uidemo-threshold binary has=decoded has=cursor has=blob
-	xdotool key t c
+	xdotool key s c
 	shot uidemo-calibration greyscale has=grid
-	xdotool key g Right
+	xdotool key g Right Down Down Down Down Right
 	sleep 0.5
 	quit_app
 	grep -q '^SET radius 7$' "$tmp/app.log" || { echo "FAIL: G then RIGHT did not send SET radius 7"; fails=$((fails + 1)); }
+	grep -q '^SET radius2 3$' "$tmp/app.log" || { echo "FAIL: G, DOWN x4, RIGHT did not send SET radius2 3"; fails=$((fails + 1)); }
 	grep -q '^QUIT$' "$tmp/app.log" || { echo "FAIL: ESC did not send QUIT"; fails=$((fails + 1)); }
 fi
 [ $fails -eq 0 ] || { echo "FAIL: $fails check(s) failed"; exit 1; }

@@ -5,6 +5,10 @@
 BUILD=${1:-build}
 passed=0; failed=0; skipped=0; failures=""
 log=$(mktemp)
+# The daemon reads ~/.config/tabletrack/tabletrack.conf and .grid when they
+# exist (what the window's K and W save): tests must not see a user's own.
+XDG_CONFIG_HOME=$(mktemp -d)
+export XDG_CONFIG_HOME
 for t in "$BUILD"/tests/test_*; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
@@ -35,6 +39,7 @@ for t in tests/e2e_*.sh; do
 	esac
 done
 rm -f "$log"
+rm -rf "$XDG_CONFIG_HOME"
 [ -n "$failures" ] && echo "failing:$failures"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -849,8 +849,104 @@ static void test_checked_in_conf_in_sync(void **state)
 	free(want);
 }
 
+
+/* The default files: the user's config (read when it exists, written by
+ * config_save when no file was named) and the grid beside the config. */
+static void test_default_files(void **state)
+{
+	(void)state;
+	char dir[200], want[1024], buf[1024];
+	snprintf(dir, sizeof dir, "%s", test_tmpdir());
+	char *old_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+
+	setenv("XDG_CONFIG_HOME", dir, 1);
+	assert_int_equal(config_user_path(buf, sizeof buf), 0);
+	snprintf(want, sizeof want, "%s/tabletrack/tabletrack.conf", dir);
+	assert_string_equal(buf, want);
+	assert_int_equal(config_user_path(buf, 8), ERR_RANGE);
+	/* A relative $XDG_CONFIG_HOME is ignored (XDG spec): $HOME/.config. */
+	setenv("XDG_CONFIG_HOME", "rel", 1);
+	setenv("HOME", "/home/u", 1);
+	assert_int_equal(config_user_path(buf, sizeof buf), 0);
+	assert_string_equal(buf, "/home/u/.config/tabletrack/tabletrack.conf");
+	unsetenv("XDG_CONFIG_HOME");
+	unsetenv("HOME");
+	assert_int_equal(config_user_path(buf, sizeof buf), ERR_UNSUPPORTED);
+
+	/* The grid: `grid` when set, else beside the config file. */
+	struct tt_config c;
+	config_defaults(&c);
+	assert_int_equal(config_grid_path(&c, buf, sizeof buf), ERR_UNSUPPORTED);
+	setenv("HOME", "/home/u", 1);
+	assert_int_equal(config_grid_path(&c, buf, sizeof buf), 0);
+	assert_string_equal(buf, "/home/u/.config/tabletrack/tabletrack.grid");
+	snprintf(c.config_path, sizeof c.config_path, "/etc/tabletrack/cam1.conf");
+	assert_int_equal(config_grid_path(&c, buf, sizeof buf), 0);
+	assert_string_equal(buf, "/etc/tabletrack/cam1.grid");
+	assert_int_equal(config_save_path(&c, buf, sizeof buf), 0);
+	assert_string_equal(buf, "/etc/tabletrack/cam1.conf");
+	snprintf(c.config_path, sizeof c.config_path, "conf.d/mine");
+	assert_int_equal(config_grid_path(&c, buf, sizeof buf), 0);
+	assert_string_equal(buf, "conf.d/mine.grid");
+	snprintf(c.config_path, sizeof c.config_path, "a.b/.conf");
+	assert_int_equal(config_grid_path(&c, buf, sizeof buf), 0);
+	assert_string_equal(buf, "a.b/.conf.grid");
+	assert_int_equal(config_set(&c, "grid", "my.grid"), 0);
+	assert_int_equal(config_grid_path(&c, buf, sizeof buf), 0);
+	assert_string_equal(buf, "my.grid");
+
+	/* No file named: config_save writes the user's file, folders made, and
+	 * remembers it; the next start reads it without being told. */
+	setenv("XDG_CONFIG_HOME", dir, 1);
+	config_defaults(&c);
+	assert_int_equal(config_set(&c, "radius", "11"), 0);
+	assert_int_equal(config_save(&c), 0);
+	snprintf(want, sizeof want, "%s/tabletrack/tabletrack.conf", dir);
+	assert_string_equal(c.config_path, want);
+	config_defaults(&c);
+	char *argv[] = {"tt", "--gate", "40"};
+	assert_int_equal(config_parse_args(&c, ARGC(argv), argv), 0);
+	assert_int_equal(c.radius, 11);
+	assert_int_equal(c.gate, 40);
+	assert_string_equal(c.config_path, want);
+	/* The file K wrote from the window says window = true; the service
+	 * runs it with --headless, which wins as any command-line option. */
+	assert_true(config_set(&c, "window", "true") == 0 && config_save(&c) == 0);
+	config_defaults(&c);
+	char *argv_h[] = {"tt", "--headless"};
+	assert_int_equal(config_parse_args(&c, ARGC(argv_h), argv_h), 0);
+	assert_true(c.headless);
+	assert_false(c.window);
+	/* A named file wins over it. */
+	char other[1024];
+	snprintf(other, sizeof other, "%s/other.conf", dir);
+	write_file(other, "[threshold]\ngate = 22\n");
+	config_defaults(&c);
+	char *argv2[] = {"tt", "--config", other};
+	assert_int_equal(config_parse_args(&c, ARGC(argv2), argv2), 0);
+	assert_int_equal(c.radius, 8);
+	assert_int_equal(c.gate, 22);
+	/* A folder that cannot be made is an error, not a crash. */
+	snprintf(c.config_path, sizeof c.config_path, "%s/other.conf/x/y.conf", dir);
+	assert_int_equal(config_save(&c), ERR_IO);
+
+	unlink(want);
+	unlink(other);
+	snprintf(buf, sizeof buf, "%s/tabletrack", dir);
+	rmdir(buf);
+	rmdir(dir);
+	/* Later tests must not see a user's file. */
+	setenv("XDG_CONFIG_HOME", "/nonexistent/tabletrack-test", 1);
+	if (old_home)
+		setenv("HOME", old_home, 1);
+	free(old_home);
+}
+
 int main(void)
 {
+	/* A user's own ~/.config/tabletrack/tabletrack.conf must not change
+	 * what these tests parse. */
+	setenv("XDG_CONFIG_HOME", "/nonexistent/tabletrack-test", 1);
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_defaults),
 	    cmocka_unit_test(test_table_is_sane),
@@ -866,6 +962,7 @@ int main(void)
 	    cmocka_unit_test(test_print_load_round_trip),
 	    cmocka_unit_test(test_help_mentions_every_key),
 	    cmocka_unit_test(test_checked_in_conf_in_sync),
+	    cmocka_unit_test(test_default_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

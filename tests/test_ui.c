@@ -82,6 +82,8 @@ static void km_init(struct km *k)
 	ui_state_init(&k->st, 640, 480);
 	k->tun.radius = 6;
 	k->tun.gate = 32;
+	k->tun.radius2 = 2;
+	k->tun.median2 = 3;
 	k->tun.finger_sensitivity = 0.5f;
 	k->tun.blob_min = 50;
 	ui_grid_init(&k->grid, 9, 7);
@@ -141,12 +143,28 @@ static void test_keymap_views(void **state)
 	struct km k;
 	km_init(&k);
 	assert_int_equal(k.st.view, UI_VIEW_CAMERA);
+	/* S selects the camera view and T the threshold view, however often
+	 * pressed (reacTIVision's keys; they once toggled). */
+	press(&k, 's', 0);
+	assert_int_equal(k.st.view, UI_VIEW_CAMERA);
+	assert_true(k.actions & UI_ACT_REDRAW);
 	press(&k, 't', 0);
 	assert_int_equal(k.st.view, UI_VIEW_BINARY);
 	press(&k, 't', 0);
+	assert_int_equal(k.st.view, UI_VIEW_BINARY);
+	press(&k, 's', 0);
 	assert_int_equal(k.st.view, UI_VIEW_CAMERA);
 	press(&k, 's', 0);
+	assert_int_equal(k.st.view, UI_VIEW_CAMERA);
+	/* Either brings a switched-off display back, in its own view. */
+	press(&k, 'n', 0);
+	assert_int_equal(k.st.view, UI_VIEW_OFF);
+	press(&k, 't', 0);
 	assert_int_equal(k.st.view, UI_VIEW_BINARY);
+	press(&k, 'n', 0);
+	press(&k, 's', 0);
+	assert_int_equal(k.st.view, UI_VIEW_CAMERA);
+	press(&k, 't', 0);
 	press(&k, 'n', 0);
 	assert_int_equal(k.st.view, UI_VIEW_OFF);
 	press(&k, 'n', 0);
@@ -186,12 +204,31 @@ static void test_keymap_threshold_menu(void **state)
 	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "median", "3");
 	assert_set(&k, press(&k, UI_KEY_LEFT, 0), "median", "0");
 	assert_set(&k, press(&k, UI_KEY_LEFT, 0), "median", "5");
+	/* The second scale: radius2 (0 = off) and its own median. */
+	char line[64];
+	press(&k, UI_KEY_DOWN, 0);
+	assert_int_equal(k.st.menu_item, 4);
+	assert_string_equal(ui_menu_line(UI_MENU_THRESHOLD, 4, &k.tun, line, sizeof line),
+			    "radius2 (2nd)   2");
+	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "radius2", "3");
+	assert_set(&k, press(&k, UI_KEY_LEFT, UI_MOD_SHIFT), "radius2", "0"); /* config's minimum */
+	assert_int_equal(k.tun.radius2, 0);
+	assert_string_equal(ui_menu_line(UI_MENU_THRESHOLD, 4, &k.tun, line, sizeof line),
+			    "radius2 (2nd)   off");
+	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "radius2", "1");
+	press(&k, UI_KEY_DOWN, 0);
+	assert_string_equal(ui_menu_line(UI_MENU_THRESHOLD, 5, &k.tun, line, sizeof line),
+			    "median2 (2nd)   3x3");
+	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "median2", "5");
+	assert_set(&k, press(&k, '+', 0), "median2", "0");
+	assert_int_equal(k.tun.median2, 0);
+	assert_int_equal(k.tun.median, 5); /* the first scale's is its own */
+	assert_int_equal(ui_menu_lines(UI_MENU_THRESHOLD), 6);
 	/* Wraps to the first line. */
 	press(&k, UI_KEY_DOWN, 0);
 	assert_int_equal(k.st.menu_item, 0);
 	press(&k, UI_KEY_UP, 0);
-	assert_int_equal(k.st.menu_item, 3);
-	char line[64];
+	assert_int_equal(k.st.menu_item, 5);
 	assert_string_equal(ui_menu_line(UI_MENU_THRESHOLD, 3, &k.tun, line, sizeof line),
 			    "median          5x5");
 	/* The menu's own key closes it; the arrows then mean nothing. */
@@ -295,16 +332,26 @@ static void test_tunables_from_snapshot(void **state)
 	s.radius = 9;
 	s.gate = 20;
 	s.median = 3;
+	s.radius2 = 4;
+	s.median2 = 5;
 	s.finger_size = 12;
 	s.invert_y = true;
 	struct ui_tunables a, b;
 	ui_tunables_from_snapshot(&a, &s);
 	assert_int_equal(a.radius, 9);
 	assert_int_equal(a.median, 3);
+	assert_int_equal(a.radius2, 4);
+	assert_int_equal(a.median2, 5);
 	assert_true(a.invert_y);
 	b = a;
 	assert_true(ui_tunables_equal(&a, &b));
 	b.gate++;
+	assert_false(ui_tunables_equal(&a, &b));
+	b = a;
+	b.radius2 = 0;
+	assert_false(ui_tunables_equal(&a, &b));
+	b = a;
+	b.median2 = 0;
 	assert_false(ui_tunables_equal(&a, &b));
 }
 

@@ -149,6 +149,10 @@ static void apply_set(struct snapshot *s, const struct ui_command *c)
 		s->threshold_mode = strcmp(v, "tiled") == 0;
 	else if (!strcmp(c->key, "median"))
 		s->median = atoi(v);
+	else if (!strcmp(c->key, "radius2"))
+		s->radius2 = atoi(v);
+	else if (!strcmp(c->key, "median2"))
+		s->median2 = atoi(v);
 	else if (!strcmp(c->key, "finger_size"))
 		s->finger_size = strtof(v, NULL);
 	else if (!strcmp(c->key, "finger_sensitivity"))
@@ -209,6 +213,8 @@ int main(int argc, char **argv)
 	if (grid_path[0] && calib_map_load(&grid, grid_path) != 0)
 		grid.cols = 0;
 	snap.radius = 6;
+	snap.radius2 = 2;
+	snap.median2 = 3;
 	snap.gate = 32;
 	snap.finger_sensitivity = 0.5f;
 	snap.fps = (float)fps;

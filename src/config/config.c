@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "../core/err.h"
 #include "../core/log.h"
+#include "../core/path.h"
 
 #ifndef TT_VERSION
 #define TT_VERSION "unknown"
@@ -167,7 +169,9 @@ static const struct config_option options[] = {
     OPT_BOOL("tracking", "finger_blobs", finger_blobs, "false", true, 0,
              "also send every finger as a /tuio/2Dblb blob with the finger's session ID"),
     OPT_STRING("tracking", "grid", grid, "", false, 0, "FILE",
-               "calibration grid file (the window writes it); empty = no correction"),
+               "calibration grid file (the window's W writes it); empty = beside the config file "
+               "with .grid for its extension (~/.config/tabletrack/tabletrack.grid without one), "
+               "read when it exists; no file = no correction"),
     OPT_BOOL("tracking", "euro", euro_enabled, "false", true, 0,
              "smooth positions and angles with a One Euro filter"),
     OPT_FLOAT("tracking", "euro_min_cutoff", euro_min_cutoff, "1", 0.01, 100, true, 0, "HZ",
@@ -839,16 +843,19 @@ void config_print_help(FILE *out, const char *prog)
 	        "Tracks amoeba fiducials, fingers and blobs on a tabletop camera and sends them\n"
 	        "as TUIO.\n\n"
 	        "Every option can also be set in the config file (--config FILE, else\n"
-	        "$TABLETRACK_CONFIG) under its [section], with underscores or dashes. The\n"
-	        "command line overrides the file. Options marked \"live\" can be changed while\n"
-	        "running. Exit status: 0 done, 78 bad configuration, 1 other failure.\n\n"
+	        "$TABLETRACK_CONFIG, else ~/.config/tabletrack/tabletrack.conf when it\n"
+	        "exists: what the window's K saves) under its [section], with underscores\n"
+	        "or dashes. The command line overrides the file. Options marked \"live\" can\n"
+	        "be changed while running. Exit status: 0 done, 78 bad configuration, 1 other\n"
+	        "failure.\n\n"
 	        "General:\n",
 	        prog ? prog : "tabletrack");
 	help_line(out, 'h', "help", NULL, "show this help and exit");
 	help_line(out, 'V', "version", NULL, "show the version and exit");
 	help_line(out, 'c', "config", "FILE",
 	          "load FILE before the other options, wherever it stands (default: "
-	          "$TABLETRACK_CONFIG, else none)");
+	          "$TABLETRACK_CONFIG, else $XDG_CONFIG_HOME/tabletrack/tabletrack.conf "
+	          "(~/.config/...) when it exists, else none)");
 	help_line(out, 0, "print-config", NULL,
 	          "write the effective configuration as a commented config file to standard "
 	          "output, and exit");
@@ -1148,6 +1155,10 @@ int config_parse_args(struct tt_config *c, int argc, char **argv)
 		if (env && *env)
 			config_path = env;
 	}
+	/* What the window's K saved when no file was named (config_save). */
+	char user_path[CONFIG_PATH_LEN];
+	if (!config_path && config_user_path(user_path, sizeof user_path) == 0 && access(user_path, F_OK) == 0)
+		config_path = user_path;
 	if (config_path) {
 		if (strlen(config_path) >= sizeof(tmp.config_path)) {
 			set_error("--config: the path is too long");
@@ -1212,13 +1223,95 @@ int config_parse_args(struct tt_config *c, int argc, char **argv)
 	}
 	if (n_errors)
 		return ERR_CONFIG;
+	/* headless and window are one choice: one given on the command line
+	 * overrides the other from a file (K saves window = true, and the
+	 * service runs that file with --headless). Both given is still an error. */
+	int i_headless = (int)(config_find("headless") - options), i_window = (int)(config_find("window") - options);
+	if (seen[i_headless] && !seen[i_window] && tmp.headless)
+		tmp.window = false;
+	if (seen[i_window] && !seen[i_headless] && tmp.window)
+		tmp.headless = false;
 	if (config_check(&tmp))
 		return ERR_CONFIG;
 	*c = tmp;
+	if (config_path == user_path && !print && !c->quiet)
+		log_info("configuration from %s (the user's default file; --config FILE names another)", user_path);
 	if (print) {
 		config_print(c, stdout);
 		fflush(stdout);
 		return 1;
 	}
+	return 0;
+}
+
+int config_user_path(char *buf, size_t cap)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	int n;
+	/* The XDG base-directory spec: a relative $XDG_CONFIG_HOME is invalid
+	 * and ignored. */
+	if (xdg && xdg[0] == '/')
+		n = snprintf(buf, cap, "%s/tabletrack/tabletrack.conf", xdg);
+	else if (home && *home)
+		n = snprintf(buf, cap, "%s/.config/tabletrack/tabletrack.conf", home);
+	else
+		return ERR_UNSUPPORTED;
+	return n < 0 || (size_t)n >= cap ? ERR_RANGE : 0;
+}
+
+int config_save_path(const struct tt_config *c, char *buf, size_t cap)
+{
+	if (!c->config_path[0])
+		return config_user_path(buf, cap);
+	int n = snprintf(buf, cap, "%s", c->config_path);
+	return n < 0 || (size_t)n >= cap ? ERR_RANGE : 0;
+}
+
+int config_grid_path(const struct tt_config *c, char *buf, size_t cap)
+{
+	int n;
+	if (c->grid[0]) {
+		n = snprintf(buf, cap, "%s", c->grid);
+		return n < 0 || (size_t)n >= cap ? ERR_RANGE : 0;
+	}
+	int err = config_save_path(c, buf, cap);
+	if (err)
+		return err;
+	char *base = strrchr(buf, '/');
+	base = base ? base + 1 : buf;
+	/* "cam1.conf" -> "cam1.grid"; a name that is all extension
+	 * (".conf") or has none keeps it and gains ".grid". */
+	char *dot = strrchr(base, '.');
+	size_t keep = dot && dot != base ? (size_t)(dot - buf) : strlen(buf);
+	if (keep + sizeof ".grid" > cap)
+		return ERR_RANGE;
+	memcpy(buf + keep, ".grid", sizeof ".grid");
+	return 0;
+}
+
+int config_save(struct tt_config *c)
+{
+	char path[CONFIG_PATH_LEN];
+	int err = config_save_path(c, path, sizeof path);
+	if (err) {
+		log_error("cannot save the configuration: no file to write (start with --config FILE, or set HOME)");
+		return err;
+	}
+	FILE *out = NULL;
+	err = path_make_parent_dirs(path);
+	if (!err && !(out = fopen(path, "w")))
+		err = ERR_IO;
+	if (out) {
+		config_print(c, out);
+		if (ferror(out) | fclose(out))
+			err = ERR_IO;
+	}
+	if (err) {
+		log_error("cannot save the configuration to %s: %s", path, err == ERR_IO ? strerror(errno) : err_str(err));
+		return err;
+	}
+	if (!c->config_path[0])
+		memcpy(c->config_path, path, strlen(path) + 1);
+	log_info("configuration saved to %s", path);
 	return 0;
 }

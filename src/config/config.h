@@ -10,7 +10,20 @@
  * goes through the same validation as a user's value.
  *
  * Precedence: defaults < config file (--config FILE, else
- * $TABLETRACK_CONFIG, else none) < command line.
+ * $TABLETRACK_CONFIG, else the user's file config_user_path() when it
+ * exists, else none) < command line.
+ *
+ * Default files (what the window's K and W write, and what is read at the
+ * next start without being named):
+ *   configuration  the file given (--config, $TABLETRACK_CONFIG), else
+ *                  $XDG_CONFIG_HOME/tabletrack/tabletrack.conf, else
+ *                  $HOME/.config/tabletrack/tabletrack.conf;
+ *   grid           `grid` when set, else beside the configuration: its
+ *                  name with ".grid" for its extension (cam1.conf ->
+ *                  cam1.grid; the service's /etc/tabletrack/NAME.conf ->
+ *                  /etc/tabletrack/NAME.grid, one grid per camera).
+ * /etc/tabletrack is never read unless named: the service names its file,
+ * and a person's own runs should not pick up a daemon's settings.
  * Errors name the key, the file and line (or the option) and the bad value;
  * callers exit with 78 (EX_CONFIG).
  *
@@ -204,6 +217,22 @@ typedef void config_diff_fn(const struct config_option *o, const char *was, cons
 int config_diff(const struct tt_config *was, const struct tt_config *now, enum config_diff_rows rows,
 		config_diff_fn *fn, void *ctx);
 
+/* The user's configuration file: $XDG_CONFIG_HOME/tabletrack/tabletrack.conf
+ * ($XDG_CONFIG_HOME only when absolute), else
+ * $HOME/.config/tabletrack/tabletrack.conf, whether it exists or not.
+ * Returns 0, ERR_UNSUPPORTED (neither variable set) or ERR_RANGE (buf small). */
+int config_user_path(char *buf, size_t cap);
+/* Where the configuration is saved: c->config_path when set, else
+ * config_user_path(). Same returns. */
+int config_save_path(const struct tt_config *c, char *buf, size_t cap);
+/* The calibration grid file: c->grid when set, else beside
+ * config_save_path() with the extension ".grid". Same returns. */
+int config_grid_path(const struct tt_config *c, char *buf, size_t cap);
+/* Writes c with config_print() to config_save_path(), creating missing
+ * folders, and sets c->config_path to it when it was empty, so a later
+ * reload (SIGHUP) and start read that file. Logs the path, or the error.
+ * Returns 0, ERR_UNSUPPORTED, ERR_RANGE or ERR_IO. */
+int config_save(struct tt_config *c);
 /* The first error message of the last failing call on this thread ("" if none). */
 const char *config_last_error(void);
 

@@ -35,6 +35,7 @@ struct snapshot {
 	char status[128];          /* source state ("camera lost, retrying", ...) */
 	/* Current tunables, so the window can show them. */
 	int radius, gate, threshold_mode, median;
+	int radius2, median2;      /* the second scale; radius2 0 = off */
 	float finger_size, finger_sensitivity, blob_min, blob_max;
 	bool invert_x, invert_y, invert_angle, paused;
 };

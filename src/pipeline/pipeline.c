@@ -38,6 +38,7 @@ struct pipeline {
 	struct calib_map ui_calib;  /* what the window edits (main thread) */
 	struct calib_map pending_calib; /* ui_calib handed over under cmd_lock */
 	bool calib_pending;
+	char grid_path[CONFIG_PATH_LEN]; /* config_grid_path(): read at start, W writes it */
 	struct demo_scene demo;
 	struct feed *feed;
 	struct tuio *tuio;
@@ -248,18 +249,9 @@ static void apply_command(struct pipeline *p, const struct ui_command *c)
 		pthread_mutex_unlock(&p->cmd_lock);
 		apply_live_config(p);
 		break;
-	case UI_CMD_SAVE_CONFIG: {
-		const char *path = p->cfg.config_path[0] ? p->cfg.config_path : "tabletrack.conf";
-		FILE *out = fopen(path, "w");
-		if (out) {
-			config_print(&p->cfg, out);
-			fclose(out);
-			log_info("configuration saved to %s", path);
-		} else {
-			log_error("cannot save the configuration to %s: %s", path, strerror(errno));
-		}
+	case UI_CMD_SAVE_CONFIG:
+		config_save(&p->cfg);
 		break;
-	}
 	case UI_CMD_EQUALIZE:
 		/* Takes the next frame as the empty table: clear it first. */
 		if (p->eng)
@@ -404,9 +396,12 @@ static int run_once(struct pipeline *p)
 static int run_live(struct pipeline *p)
 {
 	int err = 0;
+	char config_path[CONFIG_PATH_LEN];
+	if (config_save_path(&p->cfg, config_path, sizeof config_path))
+		config_path[0] = '\0';
 	struct ui_config uc = {.backend = p->cfg.window && !p->cfg.headless ? "sdl" : "none",
 			       .width = p->width, .height = p->height, .grid = &p->ui_calib,
-			       .grid_path = p->cfg.grid, .config_path = p->cfg.config_path,
+			       .grid_path = p->grid_path, .config_path = config_path,
 			       .fullscreen = p->cfg.fullscreen};
 	p->ui_calib = p->calib;
 	p->ui = ui_create(&uc, &err);
@@ -498,10 +493,14 @@ struct pipeline *pipeline_create(const struct tt_config *cfg, int argc, char **a
 	log_info("%d symbols from %s", tree_set_count(p->trees), p->cfg.trees[0] ? p->cfg.trees : "the built-in set");
 
 	calib_map_identity(&p->calib, 9, 7);
-	if (p->cfg.grid[0] && access(p->cfg.grid, R_OK) == 0) {
-		*err = calib_map_load(&p->calib, p->cfg.grid);
+	if (config_grid_path(&p->cfg, p->grid_path, sizeof p->grid_path))
+		p->grid_path[0] = '\0';
+	if (p->grid_path[0] && access(p->grid_path, R_OK) == 0) {
+		*err = calib_map_load(&p->calib, p->grid_path);
 		if (*err)
 			goto fail;
+		log_info("calibration grid from %s%s", p->grid_path,
+			 p->cfg.grid[0] ? "" : " (the default; grid = FILE names another)");
 	}
 
 	struct tuio_config tc;

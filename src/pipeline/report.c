@@ -177,6 +177,8 @@ static void snapshot_publish(struct report *r, const struct report_frame *fr)
 	s->gate = c->gate;
 	s->threshold_mode = strcmp(c->threshold_mode, "tiled") == 0;
 	s->median = c->median;
+	s->radius2 = c->radius2;
+	s->median2 = c->median2;
 	s->finger_size = c->finger_size;
 	s->finger_sensitivity = c->finger_sensitivity;
 	s->blob_min = c->blob_min;

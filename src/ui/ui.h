@@ -28,7 +28,9 @@
  * ui_keymap.h (H shows them); the calibration grid editing is ui_grid.h.
  * The window grows cfg->grid to the default size for the aspect (9x7 for
  * 4:3, 11x7 for 16:9) when it is the identity; W writes it to grid_path
- * with calib_map_save(), L reloads it from there. Closing the window or ESC
+ * with calib_map_save(), creating missing folders, and says where in the
+ * status bar and the log; L reloads it from there. K's status line names
+ * config_path (the pipeline writes the file). Closing the window or ESC
  * gives UI_CMD_QUIT.
  *
  * Memory: the frame texture (ARGB) and the preview table (4 bytes a pixel)
@@ -49,8 +51,9 @@ struct ui_config {
 	const char *backend;          /* "sdl" or "none" */
 	int width, height;            /* frame size */
 	struct calib_map *grid;       /* edited by the calibration mode (borrowed) */
-	const char *grid_path;        /* where "save grid" writes; may be "" */
-	const char *config_path;      /* where "save config" writes; may be "" */
+	const char *grid_path;        /* where W writes and L reads (the caller
+	                                 resolves defaults); "" = nowhere */
+	const char *config_path;      /* where K's command will write; "" = unknown */
 	bool fullscreen;
 };
 

@@ -7,7 +7,8 @@
 
 #include "ui_grid.h"
 
-enum item_kind { ITEM_INT, ITEM_FLOAT, ITEM_BOOL, ITEM_MODE, ITEM_MEDIAN };
+/* ITEM_INT_OFF: an integer whose 0 means off (shown as "off"). */
+enum item_kind { ITEM_INT, ITEM_INT_OFF, ITEM_FLOAT, ITEM_BOOL, ITEM_MODE, ITEM_MEDIAN };
 
 struct menu_item {
 	enum ui_menu menu;
@@ -28,6 +29,8 @@ static const struct menu_item menu_items[] = {
 	{UI_MENU_THRESHOLD, "gate", "gate", ITEM_INT, TUN(gate), 1, 0, 255},
 	{UI_MENU_THRESHOLD, "threshold", "mode", ITEM_MODE, TUN(threshold_mode), 1, 0, 1},
 	{UI_MENU_THRESHOLD, "median", "median", ITEM_MEDIAN, TUN(median), 1, 0, 5},
+	{UI_MENU_THRESHOLD, "radius2", "radius2 (2nd)", ITEM_INT_OFF, TUN(radius2), 1, 0, 32},
+	{UI_MENU_THRESHOLD, "median2", "median2 (2nd)", ITEM_MEDIAN, TUN(median2), 1, 0, 5},
 	{UI_MENU_FINGER, "finger_size", "finger size px", ITEM_FLOAT, TUN(finger_size), 1, 0, 500},
 	{UI_MENU_FINGER, "finger_sensitivity", "sensitivity", ITEM_FLOAT, TUN(finger_sensitivity), 0.05f, 0, 1},
 	{UI_MENU_BLOB, "blob_min", "blob min px", ITEM_FLOAT, TUN(blob_min), 0, 0, 16384},
@@ -42,11 +45,12 @@ static const char *const mode_names[] = {"bernsen", "tiled"};
 
 static const char help_text[] =
 	"ESC quit         H help          F1 fullscreen\n"
-	"S camera/binary  T threshold     N display off\n"
+	"S camera view    T threshold view N display off\n"
 	"V verbose        P pause         SPACE reset tracking\n"
 	"E equaliser      SHIFT+E reset   K save config\n"
 	"M median         C calibration\n"
-	"G threshold menu F finger menu   B blob menu\n"
+	"G threshold menu (both scales)\n"
+	"F finger menu    B blob menu\n"
 	"I invert menu: X/Y/A toggle\n"
 	"menu: UP/DOWN line, LEFT/RIGHT or -/+ change (SHIFT x10)\n"
 	"calibration: arrows select, CTRL+arrows move point,\n"
@@ -75,6 +79,8 @@ void ui_tunables_from_snapshot(struct ui_tunables *t, const struct snapshot *s)
 	t->gate = s->gate;
 	t->threshold_mode = s->threshold_mode;
 	t->median = s->median;
+	t->radius2 = s->radius2;
+	t->median2 = s->median2;
 	t->finger_size = s->finger_size;
 	t->finger_sensitivity = s->finger_sensitivity;
 	t->blob_min = s->blob_min;
@@ -87,7 +93,8 @@ void ui_tunables_from_snapshot(struct ui_tunables *t, const struct snapshot *s)
 bool ui_tunables_equal(const struct ui_tunables *a, const struct ui_tunables *b)
 {
 	return a->radius == b->radius && a->gate == b->gate && a->threshold_mode == b->threshold_mode &&
-	       a->median == b->median && a->finger_size == b->finger_size &&
+	       a->median == b->median && a->radius2 == b->radius2 && a->median2 == b->median2 &&
+	       a->finger_size == b->finger_size &&
 	       a->finger_sensitivity == b->finger_sensitivity && a->blob_min == b->blob_min &&
 	       a->blob_max == b->blob_max && a->invert_x == b->invert_x && a->invert_y == b->invert_y &&
 	       a->invert_angle == b->invert_angle;
@@ -141,6 +148,7 @@ static void item_format_value(const struct menu_item *it, const struct ui_tunabl
 	struct ui_tunables *t = (struct ui_tunables *)tc;
 	switch (it->kind) {
 	case ITEM_INT:
+	case ITEM_INT_OFF:
 	case ITEM_MEDIAN: snprintf(buf, cap, "%d", *item_int(it, t)); break;
 	case ITEM_MODE: snprintf(buf, cap, "%s", mode_names[*item_int(it, t) ? 1 : 0]); break;
 	case ITEM_BOOL: snprintf(buf, cap, "%s", *item_bool(it, t) ? "true" : "false"); break;
@@ -174,6 +182,8 @@ const char *ui_menu_line(enum ui_menu menu, int i, const struct ui_tunables *tun
 		snprintf(val, sizeof val, "%s", *item_int(it, t) == 0 ? "off" : *item_int(it, t) == 3 ? "3x3" : "5x5");
 	else if (it->kind == ITEM_BOOL)
 		snprintf(val, sizeof val, "%s", *item_bool(it, t) ? "on" : "off");
+	else if (it->kind == ITEM_INT_OFF && *item_int(it, t) == 0)
+		snprintf(val, sizeof val, "off");
 	else
 		item_format_value(it, tun, val, sizeof val);
 	snprintf(buf, (size_t)cap, "%-15s %s", it->label, val);
@@ -207,7 +217,8 @@ static void item_adjust(const struct menu_item *it, struct ui_tunables *t, int d
 {
 	int mult = big ? 10 : 1;
 	switch (it->kind) {
-	case ITEM_INT: {
+	case ITEM_INT:
+	case ITEM_INT_OFF: {
 		int v = *item_int(it, t) + dir * mult * (int)it->step;
 		*item_int(it, t) = v < (int)it->min ? (int)it->min : v > (int)it->max ? (int)it->max : v;
 		break;
@@ -358,12 +369,10 @@ int ui_keymap_handle(struct ui_state *st, struct ui_tunables *tun, struct calib_
 		return n;
 	switch (key) {
 	case 'h': st->help = !st->help; break;
-	case 's':
-		st->view = st->view == UI_VIEW_CAMERA ? UI_VIEW_BINARY : UI_VIEW_CAMERA;
-		break;
-	case 't':
-		st->view = st->view == UI_VIEW_BINARY ? UI_VIEW_CAMERA : UI_VIEW_BINARY;
-		break;
+	/* S and T select their view, as in reacTIVision: pressing one twice
+	 * keeps it, and either brings a switched-off display back. */
+	case 's': st->view = UI_VIEW_CAMERA; break;
+	case 't': st->view = UI_VIEW_BINARY; break;
 	case 'n':
 		if (st->view == UI_VIEW_OFF) {
 			st->view = st->view_before_off;

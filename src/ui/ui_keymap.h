@@ -9,11 +9,12 @@
  *
  * Keys (reacTIVision's, where it had one):
  *   ESC quit                     H help            F1 fullscreen
- *   S camera <-> binary view     T threshold view  N display off/on
+ *   S camera view                T threshold view  N display off/on
  *   V verbose overlay            P pause           SPACE reset tracking
  *   E capture equaliser          SHIFT+E reset it  K save config
  *   M median filter off/3/5      C calibration mode
- *   G threshold menu (radius, gate, mode, median)
+ *   G threshold menu (radius, gate, mode, median; the second scale's
+ *     radius2, 0 = off, and median2)
  *   F finger menu (size, sensitivity)   B blob menu (min, max)
  *   I invert menu (x, y, angle; X/Y/A toggle directly)
  *   In a menu: UP/DOWN pick a line, LEFT/RIGHT or -/+ change it (SHIFT: x10),
@@ -74,6 +75,7 @@ enum ui_action {
 /* The live-tunable values the window shows and changes. */
 struct ui_tunables {
 	int radius, gate, threshold_mode, median; /* threshold_mode 0 bernsen, 1 tiled */
+	int radius2, median2;                     /* the second scale; radius2 0 = off */
 	float finger_size, finger_sensitivity, blob_min, blob_max;
 	bool invert_x, invert_y, invert_angle;
 };

@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 
 #include "../core/err.h"
 #include "../core/log.h"
+#include "../core/path.h"
 #include "../track/calib.h"
 #include "ui_backend.h"
 #include "ui_font.h"
@@ -57,6 +59,7 @@ struct ui_sdl {
 	struct calib_map own_grid; /* used when the caller gives none */
 	struct calib_map saved;    /* the grid as last loaded or saved */
 	char grid_path[PATH_CAP];
+	char config_path[PATH_CAP];
 	uint64_t frame_drawn;
 	bool drawn_any, dirty, fullscreen;
 	char message[128];
@@ -197,6 +200,7 @@ static struct ui *sdl_create(const struct ui_config *cfg, int *err)
 	u->st.sel_col = u->grid->cols / 2;
 	u->st.sel_row = u->grid->rows / 2;
 	snprintf(u->grid_path, sizeof u->grid_path, "%s", cfg->grid_path ? cfg->grid_path : "");
+	snprintf(u->config_path, sizeof u->config_path, "%s", cfg->config_path ? cfg->config_path : "");
 
 	/* Start at frame size plus the status bar, halved until it fits. */
 	int ww = fw, wh = fh;
@@ -673,14 +677,21 @@ static void apply_actions(struct ui_sdl *u, unsigned actions, struct ui_command 
 	}
 	if (actions & UI_ACT_GRID_SAVE) {
 		if (!u->grid_path[0]) {
-			set_message(u, "no grid file configured (grid = FILE): not saved");
+			log_warn("calibration grid not saved: no file to write (set grid = FILE, or HOME)");
+			set_message(u, "grid NOT saved: no file to write (set grid = FILE)");
 		} else {
-			int rc = calib_map_save(u->grid, u->grid_path);
+			int rc = path_make_parent_dirs(u->grid_path);
+			if (rc)
+				log_error("%s: cannot create its folder: %s", u->grid_path,
+					  rc == ERR_IO ? strerror(errno) : err_str(rc));
+			else
+				rc = calib_map_save(u->grid, u->grid_path);
 			if (rc == 0) {
 				u->saved = *u->grid;
+				log_info("calibration grid saved to %s", u->grid_path);
 				set_message(u, "grid saved to %s", u->grid_path);
 			} else {
-				set_message(u, "cannot save grid to %s: %s", u->grid_path, err_str(rc));
+				set_message(u, "grid NOT saved to %s: %s (see the log)", u->grid_path, err_str(rc));
 			}
 		}
 	}
@@ -717,7 +728,12 @@ static void note_commands(struct ui_sdl *u, const struct ui_command *cmds, int n
 		case UI_CMD_EQUALIZE: set_message(u, "equaliser: capturing the background"); break;
 		case UI_CMD_EQUALIZE_RESET: set_message(u, "equaliser reset"); break;
 		case UI_CMD_PAUSE: set_message(u, "pause toggled"); break;
-		case UI_CMD_SAVE_CONFIG: set_message(u, "saving the configuration"); break;
+		case UI_CMD_SAVE_CONFIG:
+			if (u->config_path[0])
+				set_message(u, "saving the configuration to %s", u->config_path);
+			else
+				set_message(u, "configuration NOT saved: no file to write (--config FILE)");
+			break;
 		default: break;
 		}
 	}
