@@ -16,15 +16,7 @@ run_set() {
 	sopts=""; while [ "$1" != "--" ]; do sopts="$sopts $1"; shift; done; shift
 	topts=""; while [ "$1" != "--" ]; do topts="$topts $1"; shift; done; shift
 	"$B/tabletrack-scenes" -o "$T/$name" --frames 10 $sopts >/dev/null || { echo "FAIL: scenes $name"; fail=1; return; }
-	mkdir -p "$T/$name-seq"
-	w=$(python3 -c "import json;print(json.load(open('$T/$name/truth.json'))['w'])")
-	h=$(python3 -c "import json;print(json.load(open('$T/$name/truth.json'))['h'])")
-	python3 -c "import sys; sys.stdout.buffer.write(b'P5\n%d %d\n255\n' % ($w, $h) + bytes([128]) * ($w * $h))" >"$T/blank.pgm"
-	k=0
-	for f in "$T/$name"/frame_*.png; do
-		for r in 1 2 3; do ln -s "$f" "$T/$name-seq/$(printf 'seq_%06d' $k).png"; k=$((k + 1)); done
-		for r in 1 2; do ln -s "$T/blank.pgm" "$T/$name-seq/$(printf 'seq_%06d' $k).pgm"; k=$((k + 1)); done
-	done
+	e2e_scene_seq "$T/$name" "$T/$name-seq"
 	e2e_once_to_osc "$T/$name-seq" "$T/$name.osc" $topts || { echo "FAIL: tracker exit $? on $name"; fail=1; }
 	printf '%-10s ' "$name"
 	python3 tests/tuio_check.py score "$T/$name.osc" "$T/$name/truth.json" 3 2 $* || fail=1

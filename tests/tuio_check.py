@@ -5,12 +5,14 @@ build/tabletrack-scenes, or just prints them.
 
     tuio_check.py states OSCDUMP.txt                 # one JSON line per fseq
     tuio_check.py score OSCDUMP.txt TRUTH.json REPEAT BLANK [--min-recall R]
-        [--max-fp N] [--max-pos-p95 PX] [--max-angle-p95 DEG] [--min-finger-recall R]
+        [--max-fp N] [--max-wrong N] [--max-pos-p95 PX] [--max-angle-p95 DEG] [--min-finger-recall R]
 
 Scoring follows ../shared/spec/testing.md §3: a fiducial is found when an
 object with the right ID lies within 0.3 x its size of the true centre; the
 state of scene i is the one after its REPEAT-th copy (fseq = (REPEAT+BLANK)*i
-+ REPEAT). Standard library only.
++ REPEAT). A symbol marked "occluded" in truth (a hand over its ring) is left
+out: not counted in recall, and an object reported on it is neither found
+nor a false positive. Standard library only.
 """
 import json, math, shlex, sys
 
@@ -60,7 +62,7 @@ def pct(xs, q):
 
 def score(frames, truth, repeat, blank):
     W, H = truth["w"], truth["h"]
-    found = total = fp = wrong = 0
+    found = total = fp = wrong = occluded = 0
     pos, ang = [], []
     f_found = f_total = f_fp = 0
     for i, tf in enumerate(truth["frames"]):
@@ -68,6 +70,13 @@ def score(frames, truth, repeat, blank):
         objs = [(int(v[0]), v[1] * W, v[2] * H, v[3]) for v in st["obj"].values()]
         used = set()
         for t in tf["fiducials"]:
+            if t.get("occluded"):
+                occluded += 1
+                for k, (cid, x, y, a) in enumerate(objs):
+                    if k not in used and math.hypot(x - t["x"], y - t["y"]) <= 0.3 * t["size"]:
+                        used.add(k)
+                        break
+                continue
             total += 1
             best = None
             for k, (cid, x, y, a) in enumerate(objs):
@@ -95,7 +104,7 @@ def score(frames, truth, repeat, blank):
                     f_found += 1
                     break
         f_fp += len(curs) - len(cused)
-    return {"symbols": total, "recall": found / total if total else 0.0, "wrong_id": wrong,
+    return {"symbols": total, "occluded": occluded, "recall": found / total if total else 0.0, "wrong_id": wrong,
             "false_pos": fp, "pos_median": pct(pos, 0.5), "pos_p95": pct(pos, 0.95),
             "angle_median": pct(ang, 0.5), "angle_p95": pct(ang, 0.95),
             "fingers": f_total, "finger_recall": f_found / f_total if f_total else None,
@@ -117,6 +126,7 @@ def main():
         return float(opts[opts.index(name) + 1]) if name in opts else None
     checks = [("--min-recall", lambda v: r["recall"] >= v, "recall"),
               ("--max-fp", lambda v: r["false_pos"] <= v, "false_pos"),
+              ("--max-wrong", lambda v: r["wrong_id"] <= v, "wrong_id"),
               ("--max-pos-p95", lambda v: r["pos_p95"] < v, "pos_p95"),
               ("--max-angle-p95", lambda v: r["angle_p95"] < v, "angle_p95"),
               ("--min-finger-recall", lambda v: (r["finger_recall"] or 0) >= v, "finger_recall")]

@@ -1,29 +1,76 @@
 /*
  * tabletrack-scenes - synthetic camera frames with known truth.
  *
- *   tabletrack-scenes -o DIR [--trees SET.trees] [--frames N] [--size W:H]
- *       [--fids N] [--fid-size MIN:MAX] [--fingers N] [--finger-r R]
- *       [--blur SIGMA] [--noise SIGMA] [--light L] [--contrast C]
- *       [--motion PX] [--jpeg Q] [--clutter N] [--move PX] [--seed S]
- *       [--format png|pgm]
+ *   tabletrack-scenes -o DIR [--preset NAME] [--trees SET.trees] [--frames N]
+ *       [--size W:H] [--fids N] [--fid-size MIN:MAX] [--fingers N]
+ *       [--finger-r R] [--blur SIGMA] [--noise SIGMA] [--shot K] [--light L]
+ *       [--contrast C] [--motion PX] [--defocus R] [--jpeg Q] [--clutter N]
+ *       [--move PX] [--tilt DEG] [--fov DEG] [--k1 K] [--k2 K]
+ *       [--vignette V] [--hotspots N] [--hotspot-gain G] [--shadows N]
+ *       [--hands N] [--penumbra PX] [--dark MIN:MAX] [--dot-gain PX]
+ *       [--paper A] [--seed S] [--format png|pgm]
  *
  * Writes DIR/frame_NNNNN.png and DIR/truth.json in the format of
  * ../shared/spec/testing.md §2: the symbols' centres and angles are the
  * renderer's truth (amoeba.md §7), fingers are bright round blobs of radius
- * r. Everything is deterministic per seed.
+ * r. Everything is deterministic per seed. --help lists the presets: named
+ * option sets for harsh, real-room conditions (`tilt`, `barrel`, `uneven`,
+ * `shadow`, `hands`, `small`, `motion`, `blur`, `room`); options after
+ * --preset override it.
  *
  * A frame is made like a camera would see a lit table: the table's
  * reflectance (grey), printed cards (paper and ink slightly off white and
  * black), distractor shapes (ellipses, strokes, rings) and fingers; then
- * uneven light (a radial fall-off around a random hot spot plus a linear
- * gradient), a contrast squeeze around mid-grey, a motion streak along a
- * random direction, Gaussian blur, Gaussian noise, and optionally a JPEG
- * round trip. Without --move each frame is a fresh random layout; with
- * --move PX symbols and fingers persist and drift about PX pixels a frame
- * (bouncing off each other and the edges), which is what tracker tests need.
+ * ink spreading (--dot-gain: the print's black grows by a fraction of a
+ * pixel), paper texture (--paper: smooth multiplicative noise), hands
+ * (--hands: bright palm-and-fingers shapes whose pointing finger lies on a
+ * symbol, each casting a shadow); then the light: a radial fall-off around
+ * a random point plus a linear gradient (--light), vignetting about the
+ * image centre (--vignette), hard shadows (--shadows: hand shapes, or
+ * straight-edged bars, placed where their edge crosses the most symbols,
+ * darkened by a factor drawn from --dark with a linear penumbra up to
+ * --penumbra px wide), a contrast squeeze around mid-grey and additive IR
+ * hot spots (--hotspots: Gaussian glare); then a motion streak along a
+ * random direction, a defocus disc, Gaussian blur, Gaussian sensor noise
+ * plus shot noise of variance K x signal (--shot), and optionally a JPEG
+ * round trip. Without --move each frame is a fresh random layout (and a
+ * fresh camera tilt); with --move PX symbols and fingers persist and drift
+ * about PX pixels a frame (bouncing off each other and the edges), which is
+ * what tracker tests need.
+ *
+ * Geometry. The table is seen through a pinhole camera tilted by a random
+ * angle up to --tilt degrees about a random axis in the image plane (a
+ * homography; --fov is the horizontal field of view that sets the focal
+ * length), then through a radial lens. Each symbol's size is drawn in the
+ * image (the square root of its mapped area), so a tilt changes the shapes,
+ * not the size range. The lens (--k1, --k2: barrel when negative) is the
+ * division model on the camera image: a camera pixel d sees the ideal
+ * (undistorted) point u = c + (d - c) F / (1 + k1 r^2 + k2 r^4), c the image
+ * centre, r = |d - c| / (half the image diagonal), F the constant that keeps
+ * the midpoints of the left and right edges in place, so the whole ideal
+ * frame is in view (a user fits the table in the picture) and the corners
+ * see past it. Truth is in ideal coordinates, which is what a calibrated
+ * tracker reports: with a lens the tool writes DIR/grid.txt, a calibration
+ * grid for `tabletrack --grid` (src/track/calib.h) that undoes the lens.
+ * The tracker measures a symbol in the camera image, so truth is computed
+ * the same way: leaf centres mapped into the camera image, their weighted
+ * centres and angle there (amoeba.md §7), then the centre mapped back
+ * through the lens and the angle as the direction of its mapped "up" step.
+ * Without a lens the two images are one. "size" is the mapped card width
+ * (distance between the mapped midpoints of the card's left and right
+ * edges, ideal pixels).
+ *
+ * Occlusion. A symbol any part of whose ring or its inside lies under a hand
+ * has "covered" (the fraction of that square under the hand, sampled on a
+ * 20 x 20 grid) and "occluded": true in truth.json: its tree is broken, no
+ * tracker can decode it from one frame, and tests/tuio_check.py leaves it
+ * out of recall (a report of it is neither found nor a false positive).
+ * Fingers never overlap symbols; hands may cover fingers (presets with
+ * hands draw no fingers).
  */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,21 +84,57 @@
 #include "common/treefile.h"
 
 #define MAX_OBJECTS 512
+#define MAX_HANDS 16
+#define HAND_SEGS 7
+#define CARD_MAX 1024
+#define GRID_SIDE 33
+#define COVER_SAMPLES 20
 
 struct params {
-	const char *out, *trees, *format;
-	int w, h, frames, fids, fingers, clutter, jpeg;
+	const char *out, *trees, *format, *preset;
+	int w, h, frames, fids, fingers, clutter, jpeg, hotspots, shadows, hands;
 	float size_min, size_max, finger_r, blur, noise, light, contrast, motion, move;
+	float tilt, fov, k1, k2, vignette, hotspot_gain, penumbra, dark_min, dark_max;
+	float dot_gain, paper, defocus, shot;
 	unsigned long long seed;
 };
 
 struct object {
 	int kind;        /* 0 symbol, 1 finger */
 	int id;
-	float x, y;      /* card centre / finger centre */
+	float x, y;      /* card centre / finger centre, ideal image pixels */
 	float r;         /* exclusion radius */
 	float size, angle, vx, vy, va;
 	float grey;      /* finger brightness */
+	float tx, ty, ts; /* card centre and side on the table plane (tilt) */
+};
+
+/* Where the table's drawing lands: a homography from the table plane (T) to
+ * the ideal pinhole image (U, the coordinates truth is given in), then the
+ * lens to the camera image (D). See the comment at the top. */
+struct camera {
+	int tilted, lens;
+	double h[9], hinv[9]; /* T -> U and U -> T, row-major */
+	double k1, k2, cx, cy, norm, fit;
+};
+
+/* The drawing raster S of the ideal image: q samples a pixel, its sample k
+ * centred at ideal x = ox + (k + 1/2) / q - 1/2. Without warp S is the
+ * frame itself. */
+struct view {
+	int warp;
+	float ox, oy, q;
+};
+
+/* A hand or a shadow-casting object: the union of round-capped strokes
+ * (x0, y0, x1, y1, radius), camera pixels. */
+struct hand {
+	int n;
+	float seg[HAND_SEGS][5];
+	float dx, dy;     /* shadow offset */
+	float dark, pen;  /* shadow darkening factor, penumbra width px */
+	float grey;       /* reflectance of a visible hand */
+	int visible;
 };
 
 /* ---- random numbers (splitmix64: tiny, good, reproducible everywhere) ---- */
@@ -80,6 +163,516 @@ static double rng_gauss(uint64_t *s)
 	if (u < 1e-300)
 		u = 1e-300;
 	return sqrt(-2.0 * log(u)) * cos(2.0 * M_PI * v);
+}
+
+/* ---- geometry: homography and lens --------------------------------------- */
+
+static void mat3_mul(const double *a, const double *b, double *out)
+{
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++)
+			out[i * 3 + j] = a[i * 3] * b[j] + a[i * 3 + 1] * b[3 + j] + a[i * 3 + 2] * b[6 + j];
+}
+
+static void homography_apply(const double *m, double x, double y, double *ox, double *oy)
+{
+	double w = m[6] * x + m[7] * y + m[8];
+	*ox = (m[0] * x + m[1] * y + m[2]) / w;
+	*oy = (m[3] * x + m[4] * y + m[5]) / w;
+}
+
+/* A camera rotated by `tilt` rad about the axis at angle `axis` in the image
+ * plane sees the fronto-parallel view through K R K^-1 (K: focal length f,
+ * principal point at the image centre). */
+static void camera_tilt(struct camera *c, double tilt, double axis, double f)
+{
+	double ax = cos(axis), ay = sin(axis), ct = cos(tilt), st = sin(tilt);
+	/* Rodrigues for a unit axis (ax, ay, 0). */
+	double r[9] = {ct + ax * ax * (1 - ct), ax * ay * (1 - ct), ay * st,
+		       ax * ay * (1 - ct), ct + ay * ay * (1 - ct), -ax * st,
+		       -ay * st, ax * st, ct};
+	double rt[9] = {r[0], r[3], r[6], r[1], r[4], r[7], r[2], r[5], r[8]};
+	double k[9] = {f, 0, c->cx, 0, f, c->cy, 0, 0, 1};
+	double kinv[9] = {1 / f, 0, -c->cx / f, 0, 1 / f, -c->cy / f, 0, 0, 1};
+	double t[9];
+	mat3_mul(k, r, t);
+	mat3_mul(t, kinv, c->h);
+	mat3_mul(k, rt, t);
+	mat3_mul(t, kinv, c->hinv);
+	c->tilted = tilt != 0;
+}
+
+static void camera_init(struct camera *c, const struct params *p)
+{
+	memset(c, 0, sizeof *c);
+	c->cx = (p->w - 1) * 0.5;
+	c->cy = (p->h - 1) * 0.5;
+	c->norm = hypot(c->cx, c->cy);
+	c->k1 = p->k1;
+	c->k2 = p->k2;
+	c->lens = p->k1 != 0 || p->k2 != 0;
+	double rx2 = (c->cx / c->norm) * (c->cx / c->norm);
+	c->fit = 1 + c->k1 * rx2 + c->k2 * rx2 * rx2;
+	for (int i = 0; i < 9; i++)
+		c->h[i] = c->hinv[i] = i % 4 == 0;
+}
+
+/* Ideal radius (units of the half diagonal) seen at camera radius r. */
+static double lens_radius(const struct camera *c, double r)
+{
+	double r2 = r * r;
+	return r * c->fit / (1 + c->k1 * r2 + c->k2 * r2 * r2);
+}
+
+static void lens_undistort(const struct camera *c, double x, double y, double *ux, double *uy)
+{
+	if (!c->lens) {
+		*ux = x;
+		*uy = y;
+		return;
+	}
+	double dx = x - c->cx, dy = y - c->cy;
+	double r = hypot(dx, dy) / c->norm;
+	double g = r > 0 ? lens_radius(c, r) / r : c->fit / 1.0;
+	*ux = c->cx + dx * g;
+	*uy = c->cy + dy * g;
+}
+
+/* The inverse, by bisection: lens_radius rises over [0, 1.5] (checked when
+ * the options are read). */
+static void lens_distort(const struct camera *c, double ux, double uy, double *x, double *y)
+{
+	if (!c->lens) {
+		*x = ux;
+		*y = uy;
+		return;
+	}
+	double dx = ux - c->cx, dy = uy - c->cy;
+	double ru = hypot(dx, dy) / c->norm;
+	if (ru < 1e-12) {
+		*x = ux;
+		*y = uy;
+		return;
+	}
+	double lo = 0, hi = 1.5;
+	for (int i = 0; i < 60; i++) {
+		double mid = 0.5 * (lo + hi);
+		if (lens_radius(c, mid) < ru)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	double s = 0.5 * (lo + hi) / ru;
+	*x = c->cx + dx * s;
+	*y = c->cy + dy * s;
+}
+
+static int lens_valid(const struct params *p)
+{
+	struct camera c;
+	camera_init(&c, p);
+	double prev = 0;
+	for (int i = 1; i <= 300; i++) {
+		double r = 1.5 * i / 300.0, r2 = r * r;
+		double v = lens_radius(&c, r);
+		if (1 + c.k1 * r2 + c.k2 * r2 * r2 < 0.1 || !(v > prev))
+			return 0;
+		prev = v;
+	}
+	return c.fit > 0.1;
+}
+
+/* Table point -> camera point. */
+static void camera_map(const struct camera *c, double tx, double ty, double *x, double *y)
+{
+	double ux = tx, uy = ty;
+	if (c->tilted)
+		homography_apply(c->h, tx, ty, &ux, &uy);
+	lens_distort(c, ux, uy, x, y);
+}
+
+/* Writes the grid that maps the camera image back to the ideal one: point
+ * (i, j) of the regular grid over the ideal frame, normalised, and where the
+ * lens shows it, normalised (src/track/calib.h). */
+static int write_grid(const struct camera *c, const struct params *p, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return ERR_IO;
+	fprintf(f, "tabletrack-grid 1\n# radial lens k1 %g k2 %g (tabletrack-scenes)\n%d %d\n",
+		(double)p->k1, (double)p->k2, GRID_SIDE, GRID_SIDE);
+	for (int j = 0; j < GRID_SIDE; j++)
+		for (int i = 0; i < GRID_SIDE; i++) {
+			double x, y;
+			lens_distort(c, (double)i / (GRID_SIDE - 1) * p->w,
+				     (double)j / (GRID_SIDE - 1) * p->h, &x, &y);
+			fprintf(f, "%.7f %.7f\n", x / p->w, y / p->h);
+		}
+	return fclose(f) ? ERR_IO : 0;
+}
+
+static float view_x(const struct view *v, float x)
+{
+	return v->warp ? (x + 0.5f - v->ox) * v->q - 0.5f : x;
+}
+
+static float view_y(const struct view *v, float y)
+{
+	return v->warp ? (y + 0.5f - v->oy) * v->q - 0.5f : y;
+}
+
+static float view_len(const struct view *v, float d)
+{
+	return v->warp ? d * v->q : d;
+}
+
+/* Card pose on the table for the symbol's ideal centre and image size: the
+ * side that gives the mapped card the wanted area. Returns the radius of
+ * the mapped card's corners around its centre (ideal pixels). */
+static float symbol_pose(const struct camera *c, struct object *o)
+{
+	if (!c->tilted) {
+		o->tx = o->x;
+		o->ty = o->y;
+		o->ts = o->size;
+		return o->size * 0.7072f;
+	}
+	double tx, ty, ax, ay, bx, by, cx, cy;
+	homography_apply(c->hinv, o->x, o->y, &tx, &ty);
+	homography_apply(c->h, tx + 0.5, ty, &ax, &ay);
+	homography_apply(c->h, tx - 0.5, ty, &bx, &by);
+	homography_apply(c->h, tx, ty + 0.5, &cx, &cy);
+	double ex = ax - bx, ey = ay - by;
+	homography_apply(c->h, tx, ty - 0.5, &bx, &by);
+	double det = fabs(ex * (cy - by) - ey * (cx - bx));
+	o->tx = (float)tx;
+	o->ty = (float)ty;
+	o->ts = (float)(o->size / sqrt(det > 1e-12 ? det : 1e-12));
+	float co = cosf(o->angle), si = sinf(o->angle), r = 0;
+	for (int k = 0; k < 4; k++) {
+		float lx = k & 1 ? 0.5f : -0.5f, ly = k & 2 ? 0.5f : -0.5f;
+		double px, py;
+		homography_apply(c->h, tx + o->ts * (lx * co - ly * si),
+				 ty + o->ts * (lx * si + ly * co), &px, &py);
+		float d = (float)hypot(px - o->x, py - o->y);
+		r = d > r ? d : r;
+	}
+	return r;
+}
+
+/* Table point of card point (lx, ly) (card units, centre 0, y down). */
+static void card_point(const struct object *o, double lx, double ly, double *tx, double *ty)
+{
+	double co = cos(o->angle), si = sin(o->angle);
+	*tx = o->tx + o->ts * (lx * co - ly * si);
+	*ty = o->ty + o->ts * (lx * si + ly * co);
+}
+
+/* Truth as a calibrated tracker measures it: see the comment at the top. */
+static void symbol_truth(const struct camera *c, const struct render_layout *l,
+			 const struct object *o, float *x, float *y, float *angle, float *size)
+{
+	if (!c->tilted && !c->lens) {
+		render_layout_truth(l, o->size, o->angle, o->x, o->y, x, y, angle);
+		*size = o->size;
+		return;
+	}
+	double sw = 0, sx = 0, sy = 0, bw = 0, bx = 0, by = 0;
+	for (int i = 0; i < l->n_shapes; i++) {
+		const struct render_shape *s = &l->shapes[i];
+		if (!s->leaf)
+			continue;
+		double d = s->depth, w = M_PI * (d + 0.5) * (d + 0.5), tx, ty, px, py;
+		card_point(o, s->x, s->y, &tx, &ty);
+		camera_map(c, tx, ty, &px, &py);
+		sw += w;
+		sx += w * px;
+		sy += w * py;
+		if (!s->white) {
+			bw += w;
+			bx += w * px;
+			by += w * py;
+		}
+	}
+	double cx = sx / sw, cy = sy / sw, ux, uy, vx, vy;
+	double a = bw > 0 ? atan2(cy - by / bw, cx - bx / bw) - M_PI / 2 : 0;
+	lens_undistort(c, cx, cy, &ux, &uy);
+	lens_undistort(c, cx + 0.05 * sin(a), cy - 0.05 * cos(a), &vx, &vy);
+	*x = (float)ux;
+	*y = (float)uy;
+	*angle = bw > 0 ? render_wrap_angle((float)atan2(vx - ux, -(vy - uy))) : 0.0f;
+	double ax, ay, ex, ey;
+	card_point(o, -0.5, 0, &ax, &ay);
+	card_point(o, 0.5, 0, &ex, &ey);
+	if (c->tilted) {
+		homography_apply(c->h, ax, ay, &ax, &ay);
+		homography_apply(c->h, ex, ey, &ex, &ey);
+	}
+	*size = (float)hypot(ex - ax, ey - ay);
+}
+
+static float sample_u8(const struct image_u8 *img, float x, float y)
+{
+	x = x < 0 ? 0 : x > (float)(img->width - 1) ? (float)(img->width - 1) : x;
+	y = y < 0 ? 0 : y > (float)(img->height - 1) ? (float)(img->height - 1) : y;
+	int x0 = (int)x, y0 = (int)y;
+	int x1 = x0 + 1 < img->width ? x0 + 1 : x0, y1 = y0 + 1 < img->height ? y0 + 1 : y0;
+	float fx = x - (float)x0, fy = y - (float)y0;
+	const uint8_t *r0 = image_u8_row(img, y0), *r1 = image_u8_row(img, y1);
+	float a = r0[x0] * (1 - fx) + r0[x1] * fx;
+	float b = r1[x0] * (1 - fx) + r1[x1] * fx;
+	return a * (1 - fy) + b * fy;
+}
+
+/* Draws a tilted symbol: the flat card is rendered into `card` (on the
+ * table's grey, so its edge blends), then every raster pixel the mapped
+ * card covers takes the mean of 2 x 2 samples looked up through the inverse
+ * homography. */
+static void draw_tilted(struct image_u8 *s, const struct view *v, const struct camera *c,
+			const struct render_layout *l, const struct object *o,
+			const struct render_options *ro, uint8_t table, struct image_u8 *card)
+{
+	float bx0 = 1e9f, by0 = 1e9f, bx1 = -1e9f, by1 = -1e9f, edge = 0, px[4], py[4];
+	for (int k = 0; k < 4; k++) {
+		double lx = k == 1 || k == 2 ? 0.5 : -0.5, ly = k >= 2 ? 0.5 : -0.5, tx, ty, ux, uy;
+		card_point(o, lx, ly, &tx, &ty);
+		homography_apply(c->h, tx, ty, &ux, &uy);
+		px[k] = view_x(v, (float)ux);
+		py[k] = view_y(v, (float)uy);
+		bx0 = fminf(bx0, px[k]);
+		by0 = fminf(by0, py[k]);
+		bx1 = fmaxf(bx1, px[k]);
+		by1 = fmaxf(by1, py[k]);
+	}
+	for (int k = 0; k < 4; k++)
+		edge = fmaxf(edge, hypotf(px[(k + 1) % 4] - px[k], py[(k + 1) % 4] - py[k]));
+	int side = (int)ceilf(edge * 1.5f);
+	side = side < 16 ? 16 : side > CARD_MAX - 8 ? CARD_MAX - 8 : side;
+	struct image_u8 cv = {side + 6, side + 6, card->stride, card->data};
+	for (int y = 0; y < cv.height; y++)
+		memset(image_u8_row(&cv, y), table, (size_t)cv.width);
+	float mid = (float)(cv.width - 1) * 0.5f;
+	render_layout_draw(l, (float)side, 0, mid, mid, &cv, ro);
+	int x0 = (int)floorf(bx0) - 1, y0 = (int)floorf(by0) - 1;
+	int x1 = (int)ceilf(bx1) + 1, y1 = (int)ceilf(by1) + 1;
+	image_u8_clip_box(s, &x0, &y0, &x1, &y1);
+	double co = cos(o->angle), si = sin(o->angle), lim = 0.5 + 2.0 / side;
+	for (int y = y0; y <= y1; y++) {
+		uint8_t *row = image_u8_row(s, y);
+		for (int x = x0; x <= x1; x++) {
+			float sum = 0;
+			for (int k = 0; k < 4; k++) {
+				double sx = x + (k & 1 ? 0.25 : -0.25), sy = y + (k & 2 ? 0.25 : -0.25);
+				double ux = v->ox + (sx + 0.5) / v->q - 0.5, uy = v->oy + (sy + 0.5) / v->q - 0.5;
+				double tx, ty;
+				homography_apply(c->hinv, ux, uy, &tx, &ty);
+				double dx = tx - o->tx, dy = ty - o->ty;
+				double lx = (dx * co + dy * si) / o->ts, ly = (-dx * si + dy * co) / o->ts;
+				if (fabs(lx) > lim || fabs(ly) > lim)
+					sum += row[x];
+				else
+					sum += sample_u8(&cv, mid + (float)(lx * side), mid + (float)(ly * side));
+			}
+			row[x] = (uint8_t)lrintf(sum * 0.25f);
+		}
+	}
+}
+
+/* The camera image: each pixel the mean of 2 x 2 samples of the raster at
+ * the ideal points the lens shows there. */
+static void resample_camera(const struct image_u8 *s, const struct view *v, const struct camera *c,
+			    float *f, int w, int h)
+{
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			float sum = 0;
+			for (int k = 0; k < 4; k++) {
+				double ux, uy;
+				lens_undistort(c, x + (k & 1 ? 0.25 : -0.25), y + (k & 2 ? 0.25 : -0.25),
+					       &ux, &uy);
+				sum += sample_u8(s, view_x(v, (float)ux), view_y(v, (float)uy));
+			}
+			f[(size_t)y * (size_t)w + (size_t)x] = sum * 0.25f;
+		}
+}
+
+/* ---- hands and shadows --------------------------------------------------- */
+
+static float segment_distance(const float *s, float x, float y)
+{
+	float dx = s[2] - s[0], dy = s[3] - s[1];
+	float t = ((x - s[0]) * dx + (y - s[1]) * dy) / (dx * dx + dy * dy + 1e-9f);
+	t = t < 0 ? 0 : t > 1 ? 1 : t;
+	return hypotf(x - s[0] - t * dx, y - s[1] - t * dy) - s[4];
+}
+
+/* Signed distance (px, negative inside) from the hand's outline. */
+static float hand_distance(const struct hand *hd, float x, float y)
+{
+	float d = 1e9f;
+	for (int i = 0; i < hd->n; i++)
+		d = fminf(d, segment_distance(hd->seg[i], x, y));
+	return d;
+}
+
+static void hand_add(struct hand *hd, float ox, float oy, float c, float s, float x0, float y0,
+		     float x1, float y1, float r)
+{
+	float *g = hd->seg[hd->n++];
+	g[0] = ox + x0 * c - y0 * s;
+	g[1] = oy + x0 * s + y0 * c;
+	g[2] = ox + x1 * c - y1 * s;
+	g[3] = oy + x1 * s + y1 * c;
+	g[4] = r;
+}
+
+/* A hand of palm width u whose pointing fingertip is at (x, y), the finger
+ * pointing along `dir`: forearm, palm, four fingers (each bent back by a
+ * random amount) and thumb; or, with bar set, a straight-edged object (a
+ * lamp arm, a phone) ending at (x, y). */
+static void hand_make(struct hand *hd, uint64_t *rng, float x, float y, float dir, float u, int bar)
+{
+	static const float length[4] = {0.75f, 0.85f, 0.8f, 0.62f};
+	hd->n = 0;
+	float c = cosf(dir), s = sinf(dir);
+	if (bar) {
+		float r = u * rng_range(rng, 0.4f, 1.2f);
+		hand_add(hd, x, y, c, s, -r, 0, -r - 8 * u, 0, r);
+		return;
+	}
+	float side = rng_uniform(rng) < 0.5 ? -1.0f : 1.0f;
+	float lx[4], ly[4], ex[4], ey[4];
+	for (int k = 0; k < 4; k++) {
+		float a = ((float)k - 1.5f) * 0.08f * side + rng_range(rng, -0.05f, 0.05f);
+		float len = length[k] * u * rng_range(rng, 0.55f, 1.0f);
+		lx[k] = 0.95f * u;
+		ly[k] = ((float)k - 1.5f) * 0.24f * u * side;
+		ex[k] = lx[k] + len * cosf(a);
+		ey[k] = ly[k] + len * sinf(a);
+	}
+	/* Finger 1 points; the hand's frame puts its tip at (x, y). */
+	float ox = x - (ex[1] * c - ey[1] * s), oy = y - (ex[1] * s + ey[1] * c);
+	hand_add(hd, ox, oy, c, s, 0, 0, -4 * u, 0, 0.36f * u);
+	hand_add(hd, ox, oy, c, s, 0.3f * u, 0, 0.6f * u, 0, 0.48f * u);
+	for (int k = 0; k < 4; k++)
+		hand_add(hd, ox, oy, c, s, lx[k], ly[k], ex[k], ey[k], 0.1f * u);
+	float ta = side * rng_range(rng, 0.7f, 1.1f);
+	hand_add(hd, ox, oy, c, s, 0.45f * u, 0.42f * u * side,
+		 0.45f * u + 0.62f * u * cosf(ta), 0.42f * u * side + 0.62f * u * sinf(ta), 0.12f * u);
+}
+
+/* Fraction of the symbol's ring square (the ring and its inside) under the
+ * shape moved by (dx, dy); shadow set: only samples not fully dark or
+ * fully lit count as crossed, and the result is 1 when the edge crosses. */
+static float hand_cover(const struct hand *hd, const struct camera *c, const struct object *o,
+			float dx, float dy, float pen)
+{
+	int in = 0, edge = 0, n = COVER_SAMPLES * COVER_SAMPLES;
+	for (int j = 0; j < COVER_SAMPLES; j++)
+		for (int i = 0; i < COVER_SAMPLES; i++) {
+			double lx = ((i + 0.5) / COVER_SAMPLES - 0.5) * 0.92;
+			double ly = ((j + 0.5) / COVER_SAMPLES - 0.5) * 0.92, tx, ty, x, y;
+			card_point(o, lx, ly, &tx, &ty);
+			camera_map(c, tx, ty, &x, &y);
+			float d = hand_distance(hd, (float)x - dx, (float)y - dy);
+			in += d < 0;
+			edge += fabsf(d) <= pen * 0.5f + 0.5f;
+		}
+	if (pen > 0)
+		return edge > 0 && in > 0 && in < n ? 1.0f : 0.0f;
+	return (float)in / (float)n;
+}
+
+/* Shadows go where their edge crosses the most symbols (of 24 tries, each
+ * aimed at a random symbol); hands put the pointing fingertip on one. */
+static void place_hands(struct hand *hands, int *n_hands, uint64_t *rng, const struct object *objs,
+			int n_objs, const struct camera *c, const struct params *p)
+{
+	int n_sym = 0;
+	for (int i = 0; i < n_objs; i++)
+		n_sym += objs[i].kind == 0;
+	int n = 0;
+	float unit = 0.17f * (float)(p->w < p->h ? p->w : p->h);
+	for (int k = 0; k < p->shadows + p->hands && n < MAX_HANDS; k++) {
+		int visible = k >= p->shadows;
+		struct hand best = {0};
+		float best_score = -1;
+		for (int t = 0; t < (visible ? 1 : 24); t++) {
+			struct hand hd = {0};
+			float x = rng_range(rng, 0, (float)p->w), y = rng_range(rng, 0, (float)p->h);
+			int pick = n_sym ? (int)(rng_uniform(rng) * n_sym) : -1;
+			for (int i = 0; i < n_objs && pick >= 0; i++)
+				if (objs[i].kind == 0 && pick-- == 0) {
+					double tx, ty, dx, dy;
+					card_point(&objs[i], rng_range(rng, -0.4f, 0.4f),
+						   rng_range(rng, -0.4f, 0.4f), &tx, &ty);
+					camera_map(c, tx, ty, &dx, &dy);
+					x = (float)dx;
+					y = (float)dy;
+				}
+			int bar = !visible && rng_uniform(rng) < 0.3;
+			hand_make(&hd, rng, x, y, rng_range(rng, 0, 6.2832f),
+				  unit * rng_range(rng, 0.85f, 1.15f), bar);
+			hd.visible = visible;
+			hd.pen = rng_range(rng, 1.0f, p->penumbra);
+			hd.dark = rng_range(rng, p->dark_min, p->dark_max);
+			hd.grey = rng_range(rng, 150, 220);
+			float off = visible ? rng_range(rng, 8, 30) : 0, oa = rng_range(rng, 0, 6.2832f);
+			hd.dx = off * cosf(oa);
+			hd.dy = off * sinf(oa);
+			float score = 0;
+			for (int i = 0; i < n_objs && !visible; i++)
+				if (objs[i].kind == 0)
+					score += hand_cover(&hd, c, &objs[i], hd.dx, hd.dy, hd.pen);
+			if (score > best_score) {
+				best_score = score;
+				best = hd;
+			}
+		}
+		hands[n++] = best;
+	}
+	*n_hands = n;
+}
+
+/* Visible hands into the reflectance (their edge 1.5 px soft: they hover). */
+static void paint_hands(float *f, int w, int h, const struct hand *hands, int n)
+{
+	for (int k = 0; k < n; k++) {
+		if (!hands[k].visible)
+			continue;
+		for (int y = 0; y < h; y++)
+			for (int x = 0; x < w; x++) {
+				float d = hand_distance(&hands[k], (float)x, (float)y);
+				float a = 0.5f - d / 1.5f;
+				if (a <= 0)
+					continue;
+				a = a > 1 ? 1 : a;
+				float *v = &f[(size_t)y * (size_t)w + (size_t)x];
+				*v = *v * (1 - a) + hands[k].grey * a;
+			}
+	}
+}
+
+/* Light left at (x, y) by the shadows: each darkens by its factor inside,
+ * ramping linearly across its penumbra; a visible hand is not in its own
+ * shadow. */
+static float shadow_light(const struct hand *hands, int n, float x, float y)
+{
+	float light = 1;
+	for (int k = 0; k < n; k++) {
+		const struct hand *hd = &hands[k];
+		float d = hand_distance(hd, x - hd->dx, y - hd->dy);
+		float a = 0.5f - d / hd->pen;
+		if (a <= 0)
+			continue;
+		a = a > 1 ? 1 : a;
+		if (hd->visible) {
+			float own = 0.5f - hand_distance(hd, x, y) / 1.5f;
+			a *= 1 - (own < 0 ? 0 : own > 1 ? 1 : own);
+		}
+		light *= 1 - hd->dark * a;
+	}
+	return light;
 }
 
 /* ---- shapes ---------------------------------------------------------------- */
@@ -147,8 +740,25 @@ static int inside_ring(const float *s, float x, float y)
 	return d >= s[2] && d <= s[3];
 }
 
-static void draw_clutter(struct image_u8 *img, uint64_t *rng, const struct object *objs, int n,
-			 const struct params *p)
+/* paint() of a shape given in ideal pixels: its first n_pts (x, y) pairs
+ * and the n_len lengths after them are moved into the raster's frame. */
+static void paint_view(struct image_u8 *img, const struct view *v, const float *shape, int n_pts,
+		       int n_len, inside_fn inside, float bx0, float by0, float bx1, float by1,
+		       float grey)
+{
+	float t[5];
+	memcpy(t, shape, sizeof t);
+	for (int i = 0; i < n_pts; i++) {
+		t[2 * i] = view_x(v, shape[2 * i]);
+		t[2 * i + 1] = view_y(v, shape[2 * i + 1]);
+	}
+	for (int i = 0; i < n_len; i++)
+		t[2 * n_pts + i] = view_len(v, shape[2 * n_pts + i]);
+	paint(img, t, inside, view_x(v, bx0), view_y(v, by0), view_x(v, bx1), view_y(v, by1), grey);
+}
+
+static void draw_clutter(struct image_u8 *img, const struct view *v, uint64_t *rng,
+			 const struct object *objs, int n, const struct params *p)
 {
 	for (int k = 0; k < p->clutter; k++) {
 		float grey = rng_uniform(rng) < 0.5 ? rng_range(rng, 15, 80) : rng_range(rng, 170, 245);
@@ -165,16 +775,18 @@ static void draw_clutter(struct image_u8 *img, uint64_t *rng, const struct objec
 			if (kind == 0) {
 				float s[5] = {x, y, size, size * rng_range(rng, 0.3f, 1.0f),
 					      rng_range(rng, 0, 3.1416f)};
-				paint(img, s, inside_ellipse, x - size, y - size, x + size, y + size, grey);
+				paint_view(img, v, s, 1, 2, inside_ellipse, x - size, y - size, x + size,
+					   y + size, grey);
 			} else if (kind == 1) {
 				float a = rng_range(rng, 0, 6.2832f);
 				float s[5] = {x - size * cosf(a), y - size * sinf(a), x + size * cosf(a),
 					      y + size * sinf(a), rng_range(rng, 1.5f, 5.0f)};
-				paint(img, s, inside_stroke, x - size - 5, y - size - 5, x + size + 5,
-				      y + size + 5, grey);
+				paint_view(img, v, s, 2, 1, inside_stroke, x - size - 5, y - size - 5,
+					   x + size + 5, y + size + 5, grey);
 			} else {
-				float s[4] = {x, y, size * rng_range(rng, 0.4f, 0.8f), size};
-				paint(img, s, inside_ring, x - size, y - size, x + size, y + size, grey);
+				float s[5] = {x, y, size * rng_range(rng, 0.4f, 0.8f), size, 0};
+				paint_view(img, v, s, 1, 2, inside_ring, x - size, y - size, x + size,
+					   y + size, grey);
 			}
 			break;
 		}
@@ -272,10 +884,71 @@ done:
 	return rc;
 }
 
+/* Ink spreading by g px (0..1): each sample moves g of the way to the
+ * darkest of its 4-neighbourhood, as a dilation of the print by g. */
+static void dot_gain(float *img, float *tmp, int w, int h, float g)
+{
+	if (g <= 0)
+		return;
+	memcpy(tmp, img, sizeof(float) * (size_t)w * (size_t)h);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			size_t i = (size_t)y * (size_t)w + (size_t)x;
+			float m = tmp[i];
+			m = x > 0 ? fminf(m, tmp[i - 1]) : m;
+			m = x < w - 1 ? fminf(m, tmp[i + 1]) : m;
+			m = y > 0 ? fminf(m, tmp[i - (size_t)w]) : m;
+			m = y < h - 1 ? fminf(m, tmp[i + (size_t)w]) : m;
+			img[i] = tmp[i] + g * (m - tmp[i]);
+		}
+}
+
+/* Matte paper: multiplicative noise of standard deviation a, smoothed over
+ * about a pixel (white noise blurred with sigma 1 has deviation 0.282). */
+static void paper_texture(float *img, float *tmp, float *tmp2, int w, int h, float a,
+			  uint64_t *rng)
+{
+	if (a <= 0)
+		return;
+	size_t n = (size_t)w * (size_t)h;
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = (float)rng_gauss(rng);
+	blur_gauss(tmp, tmp2, w, h, 1.0f);
+	for (size_t i = 0; i < n; i++)
+		img[i] *= 1.0f + a * tmp[i] / 0.282f;
+}
+
+/* A defocused lens: the mean over a disc of radius r (edge pixels weighted
+ * by how much of them the disc covers, roughly). */
+static void blur_disc(float *img, float *tmp, int w, int h, float r)
+{
+	if (r < 0.3f)
+		return;
+	int k = (int)ceilf(r + 0.5f);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			float s = 0, sw = 0;
+			for (int j = -k; j <= k; j++) {
+				int yy = y + j < 0 ? 0 : y + j >= h ? h - 1 : y + j;
+				for (int i = -k; i <= k; i++) {
+					float wt = r + 0.5f - hypotf((float)i, (float)j);
+					if (wt <= 0)
+						continue;
+					wt = wt > 1 ? 1 : wt;
+					int xx = x + i < 0 ? 0 : x + i >= w ? w - 1 : x + i;
+					s += wt * img[(size_t)yy * (size_t)w + (size_t)xx];
+					sw += wt;
+				}
+			}
+			tmp[(size_t)y * (size_t)w + (size_t)x] = s / sw;
+		}
+	memcpy(img, tmp, sizeof(float) * (size_t)w * (size_t)h);
+}
+
 /* ---- scene --------------------------------------------------------------- */
 
 static void place_objects(struct object *objs, int *n_objs, uint64_t *rng, int n_ids,
-			  const struct params *p)
+			  const struct camera *cam, const struct params *p)
 {
 	int n = 0;
 	int *ids = malloc(sizeof(int) * (size_t)n_ids);
@@ -303,7 +976,9 @@ static void place_objects(struct object *objs, int *n_objs, uint64_t *rng, int n
 		for (int tries = 0; tries < 500; tries++) {
 			o.x = rng_range(rng, o.r, (float)p->w - o.r);
 			o.y = rng_range(rng, o.r, (float)p->h - o.r);
-			if (fits(objs, n, -1, o.x, o.y, o.r, p)) {
+			float r = symbol_pose(cam, &o);
+			if (fits(objs, n, -1, o.x, o.y, r, p)) {
+				o.r = r;
 				objs[n++] = o;
 				break;
 			}
@@ -329,15 +1004,18 @@ static void place_objects(struct object *objs, int *n_objs, uint64_t *rng, int n
 	*n_objs = n;
 }
 
-static void move_objects(struct object *objs, int n, const struct params *p)
+static void move_objects(struct object *objs, int n, const struct camera *cam,
+			 const struct params *p)
 {
 	for (int i = 0; i < n; i++) {
-		struct object *o = &objs[i];
-		float nx = o->x + o->vx, ny = o->y + o->vy;
+		struct object *o = &objs[i], moved = *o;
+		moved.x += o->vx;
+		moved.y += o->vy;
 		float pad = o->kind ? 2.0f : 0.0f;
-		if (fits(objs, n, i, nx, ny, o->r + pad, p)) {
-			o->x = nx;
-			o->y = ny;
+		if (o->kind == 0)
+			moved.r = symbol_pose(cam, &moved);
+		if (fits(objs, n, i, moved.x, moved.y, moved.r + pad, p)) {
+			*o = moved;
 		} else {
 			o->vx = -o->vx;
 			o->vy = -o->vy;
@@ -356,98 +1034,192 @@ static int parse_pair(const char *s, float *a, float *b)
 	return *end || !(*a > 0) || !(*b >= *a) ? -1 : 0;
 }
 
+/* Real-room conditions, 640 x 480. Every set has the same mild print and
+ * sensor (dot gain 0.2 px, paper texture 2 %, shot noise) and symbols of
+ * 32-96 px unless its point is size; fingers are left out so that recall
+ * speaks of symbols. */
+#define PRESET_BASE "--fingers 0 --dot-gain 0.2 --paper 0.02 --shot 0.04 "
+static const struct preset {
+	const char *name, *options, *help;
+} presets[] = {
+	{"tilt", PRESET_BASE "--fids 8 --fid-size 32:96 --tilt 45",
+	 "camera tilted up to 45 degrees"},
+	{"barrel", PRESET_BASE "--fids 8 --fid-size 32:96 --k1 -0.35",
+	 "strong barrel lens, k1 -0.35 (writes grid.txt)"},
+	{"uneven", PRESET_BASE "--fids 8 --fid-size 32:96 --light 0.5 --vignette 0.5 --hotspots 2",
+	 "IR hot spots, vignetting, uneven light"},
+	{"shadow", PRESET_BASE "--fids 8 --fid-size 32:96 --shadows 2",
+	 "two hard shadows a frame whose edges cross symbols"},
+	{"hands", PRESET_BASE "--fids 8 --fid-size 32:96 --hands 2",
+	 "two hands a frame, fingertips on symbols, with shadows"},
+	{"small", PRESET_BASE "--fids 14 --fid-size 20:24", "symbols of 20-24 px, plain light"},
+	{"motion", PRESET_BASE "--fids 8 --fid-size 32:96 --motion 6", "6 px motion streaks"},
+	{"blur", PRESET_BASE "--fids 8 --fid-size 32:96 --defocus 2", "defocus disc of radius 2 px"},
+	{"room",
+	 PRESET_BASE "--fids 8 --fid-size 32:96 --tilt 35 --k1 -0.25 --light 0.4 --vignette 0.3 "
+		     "--hotspots 1 --shadows 1 --hands 1 --dot-gain 0.3 --paper 0.03 --defocus 0.8 "
+		     "--jpeg 85",
+	 "all of it, milder: tilt 35, k1 -0.25, hot spot, shadow, hand, defocus, JPEG"},
+};
+#define N_PRESETS (int)(sizeof presets / sizeof presets[0])
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tabletrack-scenes -o DIR [options]\n"
+		"  --preset NAME         a named set of the options below (later options\n"
+		"                        override it); NAME is one of:\n");
+	for (int i = 0; i < N_PRESETS; i++)
+		fprintf(f, "      %-8s %s\n", presets[i].name, presets[i].help);
+	fprintf(f,
 		"  --trees SET.trees     symbols to draw (default fiducials/tabletrack.trees)\n"
 		"  --frames N            frames (default 24)\n"
 		"  --size WxH            frame size (default 640x480)\n"
 		"  --fids N              symbols a frame (default 7)\n"
-		"  --fid-size MIN:MAX    card side range, px (default 60:110)\n"
+		"  --fid-size MIN:MAX    card side range in the image, px (default 60:110)\n"
 		"  --fingers N           fingers a frame (default 5)\n"
 		"  --finger-r R          finger radius, px (default 9)\n"
 		"  --blur SIGMA          Gaussian blur, px (default 0.7)\n"
+		"  --defocus R           defocus disc radius, px (default 0)\n"
 		"  --noise SIGMA         Gaussian noise, grey levels (default 3)\n"
+		"  --shot K              shot noise, variance K x grey level (default 0)\n"
 		"  --light L             uneven light, 0..1 (default 0.3)\n"
+		"  --vignette V          light lost at the corners, 0..0.9 (default 0)\n"
+		"  --hotspots N          IR hot spots (additive glare) a frame (default 0)\n"
+		"  --hotspot-gain G      their peak, grey levels (default 90)\n"
 		"  --contrast C          contrast factor (default 1)\n"
 		"  --motion PX           motion streak length, px (default 0)\n"
 		"  --jpeg Q              JPEG round trip at quality Q, 0 = none (default 0)\n"
 		"  --clutter N           distractor shapes a frame (default 0)\n"
+		"  --tilt DEG            camera tilt up to DEG degrees, 0..50 (default 0)\n"
+		"  --fov DEG             horizontal field of view for the tilt (default 60)\n"
+		"  --k1 K, --k2 K        radial lens (division model), negative = barrel\n"
+		"                        (default 0); writes DIR/grid.txt for --grid\n"
+		"  --shadows N           hard shadows a frame crossing symbols (default 0)\n"
+		"  --hands N             hands a frame covering symbols, with shadows (default 0)\n"
+		"  --penumbra PX         widest shadow penumbra, >= 1 (default 4)\n"
+		"  --dark MIN:MAX        shadow darkening factor range (default 0.3:0.6)\n"
+		"  --dot-gain PX         ink spreading, 0..1 px (default 0)\n"
+		"  --paper A             paper texture, relative deviation (default 0)\n"
 		"  --move PX             persistent objects drifting PX px a frame (default 0:\n"
 		"                        a fresh layout every frame)\n"
 		"  --seed S              random seed (default 1)\n"
 		"  --format png|pgm      frame file format (default png)\n");
 }
 
+/* One option and its value; returns 0 or -1 for an unknown option or a
+ * malformed value. */
+static int parse_option(struct params *p, const char *a, const char *v)
+{
+	char *end = NULL;
+	float fa, fb;
+	if (!strcmp(a, "-o"))
+		p->out = v;
+	else if (!strcmp(a, "--trees"))
+		p->trees = v;
+	else if (!strcmp(a, "--format"))
+		p->format = v;
+	else if (!strcmp(a, "--size")) {
+		if (parse_pair(v, &fa, &fb) && !(sscanf(v, "%fx%f", &fa, &fb) == 2))
+			return -1;
+		p->w = (int)fa;
+		p->h = (int)fb;
+	} else if (!strcmp(a, "--fid-size") || !strcmp(a, "--dark")) {
+		if (parse_pair(v, &fa, &fb))
+			return -1;
+		*(a[2] == 'f' ? &p->size_min : &p->dark_min) = fa;
+		*(a[2] == 'f' ? &p->size_max : &p->dark_max) = fb;
+	} else if (!strcmp(a, "--seed"))
+		p->seed = strtoull(v, &end, 10);
+	else {
+		static const struct {
+			const char *name;
+			size_t offset;
+			int integer;
+		} numbers[] = {
+			{"--frames", offsetof(struct params, frames), 1},
+			{"--fids", offsetof(struct params, fids), 1},
+			{"--fingers", offsetof(struct params, fingers), 1},
+			{"--jpeg", offsetof(struct params, jpeg), 1},
+			{"--clutter", offsetof(struct params, clutter), 1},
+			{"--hotspots", offsetof(struct params, hotspots), 1},
+			{"--shadows", offsetof(struct params, shadows), 1},
+			{"--hands", offsetof(struct params, hands), 1},
+			{"--finger-r", offsetof(struct params, finger_r), 0},
+			{"--blur", offsetof(struct params, blur), 0},
+			{"--noise", offsetof(struct params, noise), 0},
+			{"--light", offsetof(struct params, light), 0},
+			{"--contrast", offsetof(struct params, contrast), 0},
+			{"--motion", offsetof(struct params, motion), 0},
+			{"--move", offsetof(struct params, move), 0},
+			{"--tilt", offsetof(struct params, tilt), 0},
+			{"--fov", offsetof(struct params, fov), 0},
+			{"--k1", offsetof(struct params, k1), 0},
+			{"--k2", offsetof(struct params, k2), 0},
+			{"--vignette", offsetof(struct params, vignette), 0},
+			{"--hotspot-gain", offsetof(struct params, hotspot_gain), 0},
+			{"--penumbra", offsetof(struct params, penumbra), 0},
+			{"--dot-gain", offsetof(struct params, dot_gain), 0},
+			{"--paper", offsetof(struct params, paper), 0},
+			{"--defocus", offsetof(struct params, defocus), 0},
+			{"--shot", offsetof(struct params, shot), 0},
+		};
+		int k = 0, n = (int)(sizeof numbers / sizeof numbers[0]);
+		while (k < n && strcmp(a, numbers[k].name))
+			k++;
+		if (k == n)
+			return -1;
+		double d = strtod(v, &end);
+		char *field = (char *)p + numbers[k].offset;
+		if (numbers[k].integer)
+			*(int *)field = (int)d;
+		else
+			*(float *)field = (float)d;
+	}
+	return end && *end ? -1 : 0;
+}
+
+/* Applies the preset's options, split at spaces. */
+static int apply_preset(struct params *p, const char *name)
+{
+	for (int i = 0; i < N_PRESETS; i++) {
+		if (strcmp(presets[i].name, name))
+			continue;
+		char buf[512], *save = NULL;
+		snprintf(buf, sizeof buf, "%s", presets[i].options);
+		for (char *a = strtok_r(buf, " ", &save); a; a = strtok_r(NULL, " ", &save)) {
+			char *v = strtok_r(NULL, " ", &save);
+			if (!v || parse_option(p, a, v))
+				return -1;
+		}
+		p->preset = presets[i].name;
+		return 0;
+	}
+	fprintf(stderr, "tabletrack-scenes: no preset named '%s' (see --help)\n", name);
+	return -1;
+}
+
 static int parse_args(int argc, char **argv, struct params *p)
 {
-	*p = (struct params){.trees = "fiducials/tabletrack.trees", .format = "png", .w = 640,
-			     .h = 480, .frames = 24, .fids = 7, .fingers = 5, .size_min = 60,
-			     .size_max = 110, .finger_r = 9, .blur = 0.7f, .noise = 3,
-			     .light = 0.3f, .contrast = 1, .seed = 1};
+	*p = (struct params){.trees = "fiducials/tabletrack.trees", .format = "png", .preset = "",
+			     .w = 640, .h = 480, .frames = 24, .fids = 7, .fingers = 5,
+			     .size_min = 60, .size_max = 110, .finger_r = 9, .blur = 0.7f,
+			     .noise = 3, .light = 0.3f, .contrast = 1, .fov = 60,
+			     .hotspot_gain = 90, .penumbra = 4, .dark_min = 0.3f, .dark_max = 0.6f,
+			     .seed = 1};
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
 			exit(0);
 		}
-		if (!v)
-			goto bad;
+		if (!strcmp(argv[i], "--preset") && (i + 1 >= argc || apply_preset(p, argv[i + 1])))
+			return -1;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		i++;
-		char *end = NULL;
-		float fa, fb;
-		if (!strcmp(a, "-o"))
-			p->out = v;
-		else if (!strcmp(a, "--trees"))
-			p->trees = v;
-		else if (!strcmp(a, "--format"))
-			p->format = v;
-		else if (!strcmp(a, "--size")) {
-			if (parse_pair(v, &fa, &fb) && !(sscanf(v, "%fx%f", &fa, &fb) == 2))
-				goto bad;
-			p->w = (int)fa;
-			p->h = (int)fb;
-		} else if (!strcmp(a, "--fid-size")) {
-			if (parse_pair(v, &fa, &fb))
-				goto bad;
-			p->size_min = fa;
-			p->size_max = fb;
-		} else if (!strcmp(a, "--seed"))
-			p->seed = strtoull(v, &end, 10);
-		else {
-			double d = strtod(v, &end);
-			if (!strcmp(a, "--frames"))
-				p->frames = (int)d;
-			else if (!strcmp(a, "--fids"))
-				p->fids = (int)d;
-			else if (!strcmp(a, "--fingers"))
-				p->fingers = (int)d;
-			else if (!strcmp(a, "--finger-r"))
-				p->finger_r = (float)d;
-			else if (!strcmp(a, "--blur"))
-				p->blur = (float)d;
-			else if (!strcmp(a, "--noise"))
-				p->noise = (float)d;
-			else if (!strcmp(a, "--light"))
-				p->light = (float)d;
-			else if (!strcmp(a, "--contrast"))
-				p->contrast = (float)d;
-			else if (!strcmp(a, "--motion"))
-				p->motion = (float)d;
-			else if (!strcmp(a, "--jpeg"))
-				p->jpeg = (int)d;
-			else if (!strcmp(a, "--clutter"))
-				p->clutter = (int)d;
-			else if (!strcmp(a, "--move"))
-				p->move = (float)d;
-			else
-				goto bad;
-		}
-		if (end && *end)
-			goto bad;
-		continue;
-bad:
+		if (v && (!strcmp(a, "--preset") || !parse_option(p, a, v)))
+			continue;
 		fprintf(stderr, "tabletrack-scenes: bad option or value: %s %s\n", a, v ? v : "");
 		usage(stderr);
 		return -1;
@@ -461,12 +1233,76 @@ bad:
 	    p->fingers < 0 || p->fingers > 200 || p->clutter < 0 || p->clutter > 10000 ||
 	    p->finger_r <= 0 || p->blur < 0 || p->blur > 20 || p->noise < 0 || p->light < 0 ||
 	    p->light > 1 || p->contrast <= 0 || p->motion < 0 || p->motion > 100 || p->jpeg < 0 ||
-	    p->jpeg > 100 || p->move < 0 || (strcmp(p->format, "png") && strcmp(p->format, "pgm"))) {
+	    p->jpeg > 100 || p->move < 0 || p->tilt < 0 || p->tilt > 50 || p->fov < 20 ||
+	    p->fov > 120 || p->vignette < 0 || p->vignette > 0.9f || p->hotspots < 0 ||
+	    p->hotspots > 20 || p->hotspot_gain < 0 || p->shadows < 0 || p->hands < 0 ||
+	    p->shadows + p->hands > MAX_HANDS || p->penumbra < 1 || p->penumbra > 32 ||
+	    !(p->dark_max <= 1) || p->dot_gain < 0 || p->dot_gain > 1 || p->paper < 0 ||
+	    p->paper > 0.3f || p->defocus < 0 || p->defocus > 16 || p->shot < 0 ||
+	    (strcmp(p->format, "png") && strcmp(p->format, "pgm"))) {
 		fprintf(stderr, "tabletrack-scenes: a value is out of range (see --help)\n");
+		return -1;
+	}
+	/* The far edge of the view must stay in front of the camera. */
+	double half_diag = atan(tan(0.5 * p->fov * M_PI / 180) * hypot(p->w, p->h) / p->w);
+	if (p->tilt * M_PI / 180 + half_diag > 85 * M_PI / 180) {
+		fprintf(stderr, "tabletrack-scenes: --tilt plus half the diagonal field of view "
+				"passes 85 degrees\n");
+		return -1;
+	}
+	if (!lens_valid(p)) {
+		fprintf(stderr, "tabletrack-scenes: --k1/--k2 fold the image (keep 1 + k1 r^2 + "
+				"k2 r^4 rising in r; k1 >= -0.5 with k2 = 0)\n");
 		return -1;
 	}
 	return 0;
 }
+
+/* The per-frame random camera pose: a tilt uniform in [0, --tilt] about a
+ * uniform random axis. */
+static void camera_pose(struct camera *cam, uint64_t *rng, const struct params *p)
+{
+	if (p->tilt <= 0)
+		return;
+	double f = 0.5 * p->w / tan(0.5 * p->fov * M_PI / 180);
+	double tilt = rng_range(rng, 0, p->tilt) * M_PI / 180;
+	camera_tilt(cam, tilt, rng_range(rng, 0, 6.2832f), f);
+}
+
+/* The drawing raster: twice the frame's resolution over every ideal point
+ * the camera sees (with a lens, more than the frame). */
+static int view_make(struct view *v, struct image_u8 *s, const struct camera *cam,
+		     const struct params *p)
+{
+	v->warp = cam->lens || p->tilt > 0;
+	if (!v->warp)
+		return image_u8_alloc(s, p->w, p->h);
+	double x0 = 0, y0 = 0, x1 = p->w - 1, y1 = p->h - 1;
+	for (int k = 0; k <= 400; k++) {
+		double t = k / 400.0, e[4][2] = {{t * p->w, -0.5}, {t * p->w, p->h - 0.5},
+						 {-0.5, t * p->h}, {p->w - 0.5, t * p->h}};
+		for (int i = 0; i < 4; i++) {
+			double ux, uy;
+			lens_undistort(cam, e[i][0], e[i][1], &ux, &uy);
+			x0 = fmin(x0, ux);
+			y0 = fmin(y0, uy);
+			x1 = fmax(x1, ux);
+			y1 = fmax(y1, uy);
+		}
+	}
+	v->q = 2;
+	v->ox = (float)floor(x0) - 3;
+	v->oy = (float)floor(y0) - 3;
+	int w = (int)ceil((x1 + 4 - v->ox) * v->q), h = (int)ceil((y1 + 4 - v->oy) * v->q);
+	if (w > IMAGE_MAX_SIDE || h > IMAGE_MAX_SIDE)
+		return ERR_RANGE;
+	return image_u8_alloc(s, w, h);
+}
+
+struct truth {
+	int id;
+	float x, y, angle, size, covered;
+};
 
 int main(int argc, char **argv)
 {
@@ -478,9 +1314,12 @@ int main(int argc, char **argv)
 		return 1;
 	int rc = 1;
 	struct render_layout *layouts = NULL;
-	float *f = NULL, *tmp = NULL;
-	struct image_u8 img = {0};
+	float *f = NULL, *tmp = NULL, *tmp2 = NULL;
+	struct image_u8 img = {0}, raster = {0}, card = {0};
 	FILE *truth = NULL;
+	struct camera cam;
+	struct view view;
+	camera_init(&cam, &p);
 	if (tf.n == 0 && p.fids > 0) {
 		fprintf(stderr, "tabletrack-scenes: %s has no symbols\n", p.trees);
 		goto done;
@@ -503,9 +1342,19 @@ int main(int argc, char **argv)
 	size_t npx = (size_t)p.w * (size_t)p.h;
 	f = malloc(npx * sizeof *f);
 	tmp = malloc(npx * sizeof *tmp);
-	if (!f || !tmp || image_u8_alloc(&img, p.w, p.h))
+	tmp2 = malloc(npx * sizeof *tmp2);
+	if (!f || !tmp || !tmp2 || image_u8_alloc(&img, p.w, p.h) ||
+	    view_make(&view, &raster, &cam, &p) ||
+	    (p.tilt > 0 && image_u8_alloc(&card, CARD_MAX, CARD_MAX)))
 		goto done;
 	char path[4096];
+	if (cam.lens) {
+		snprintf(path, sizeof path, "%s/grid.txt", p.out);
+		if (write_grid(&cam, &p, path)) {
+			fprintf(stderr, "tabletrack-scenes: %s: write failed\n", path);
+			goto done;
+		}
+	}
 	snprintf(path, sizeof path, "%s/truth.json", p.out);
 	truth = fopen(path, "w");
 	if (!truth) {
@@ -516,52 +1365,110 @@ int main(int argc, char **argv)
 		"{\"w\": %d, \"h\": %d, \"params\": {\"trees\": \"%s\", \"frames\": %d, \"fids\": %d, "
 		"\"size\": \"%g:%g\", \"fingers\": %d, \"finger_r\": %g, \"blur\": %g, \"noise\": %g, "
 		"\"light\": %g, \"contrast\": %g, \"motion\": %g, \"jpeg\": %d, \"clutter\": %d, "
-		"\"move\": %g, \"seed\": %llu},\n \"frames\": [",
+		"\"move\": %g, \"seed\": %llu",
 		p.w, p.h, p.trees, p.frames, p.fids, (double)p.size_min, (double)p.size_max,
 		p.fingers, (double)p.finger_r, (double)p.blur, (double)p.noise, (double)p.light,
 		(double)p.contrast, (double)p.motion, p.jpeg, p.clutter, (double)p.move, p.seed);
+	if (view.warp || p.preset[0] || p.shadows || p.hands || p.hotspots || p.vignette > 0 ||
+	    p.dot_gain > 0 || p.paper > 0 || p.defocus > 0 || p.shot > 0)
+		fprintf(truth,
+			", \"preset\": \"%s\", \"tilt\": %g, \"fov\": %g, \"k1\": %g, \"k2\": %g, "
+			"\"grid\": %s, \"vignette\": %g, \"hotspots\": %d, \"hotspot_gain\": %g, "
+			"\"shadows\": %d, \"hands\": %d, \"penumbra\": %g, \"dark\": \"%g:%g\", "
+			"\"dot_gain\": %g, \"paper\": %g, \"defocus\": %g, \"shot\": %g",
+			p.preset, (double)p.tilt, (double)p.fov, (double)p.k1, (double)p.k2,
+			cam.lens ? "\"grid.txt\"" : "null", (double)p.vignette, p.hotspots,
+			(double)p.hotspot_gain, p.shadows, p.hands, (double)p.penumbra,
+			(double)p.dark_min, (double)p.dark_max, (double)p.dot_gain, (double)p.paper,
+			(double)p.defocus, (double)p.shot);
+	fprintf(truth, "},\n \"frames\": [");
 
 	uint64_t rng = p.seed * 0x2545f4914f6cdd1dull + 1;
+	/* The newer effects draw from their own stream, so that scenes without
+	 * them stay what they were. */
+	uint64_t rng2 = p.seed * 0x9e3779b97f4a7c15ull + 7;
 	struct object objs[MAX_OBJECTS];
-	int n_objs = 0;
+	struct truth tr[MAX_OBJECTS];
+	struct hand hands[MAX_HANDS];
+	int n_objs = 0, n_hands = 0;
 	struct render_options ro;
 	render_options_default(&ro);
 	for (int fr = 0; fr < p.frames; fr++) {
-		if (fr == 0 || p.move <= 0)
-			place_objects(objs, &n_objs, &rng, tf.n, &p);
-		else
-			move_objects(objs, n_objs, &p);
+		if (fr == 0 || p.move <= 0) {
+			camera_pose(&cam, &rng2, &p);
+			place_objects(objs, &n_objs, &rng, tf.n, &cam, &p);
+		} else {
+			move_objects(objs, n_objs, &cam, &p);
+		}
 		uint8_t table = (uint8_t)lrintf(rng_range(&rng, 105, 135));
-		memset(img.data, table, (size_t)img.stride * (size_t)img.height);
-		draw_clutter(&img, &rng, objs, n_objs, &p);
-		fprintf(truth, "%s\n  {\"frame\": %d, \"fiducials\": [", fr ? "," : "", fr);
-		int first = 1;
+		memset(raster.data, table, (size_t)raster.stride * (size_t)raster.height);
+		draw_clutter(&raster, &view, &rng, objs, n_objs, &p);
+		int n_tr = 0;
 		for (int i = 0; i < n_objs; i++) {
-			const struct object *o = &objs[i];
+			struct object *o = &objs[i];
 			if (o->kind != 0)
 				continue;
 			ro.black = (uint8_t)lrintf(rng_range(&rng, 10, 35));
 			ro.white = (uint8_t)lrintf(rng_range(&rng, 225, 250));
 			const struct render_layout *l = &layouts[o->id];
-			render_layout_draw(l, o->size, o->angle, o->x, o->y, &img, &ro);
-			float tx, ty, ta;
-			render_layout_truth(l, o->size, o->angle, o->x, o->y, &tx, &ty, &ta);
-			fprintf(truth,
-				"%s\n    {\"id\": %d, \"x\": %.4f, \"y\": %.4f, \"angle\": %.6f, "
-				"\"size\": %.4f}",
-				first ? "" : ",", o->id, (double)tx, (double)ty, (double)ta,
-				(double)o->size);
-			first = 0;
+			symbol_pose(&cam, o);
+			if (cam.tilted)
+				draw_tilted(&raster, &view, &cam, l, o, &ro, table, &card);
+			else
+				render_layout_draw(l, view_len(&view, o->size), o->angle,
+						   view_x(&view, o->x), view_y(&view, o->y), &raster,
+						   &ro);
+			struct truth *t = &tr[n_tr++];
+			t->id = o->id;
+			t->covered = 0;
+			symbol_truth(&cam, l, o, &t->x, &t->y, &t->angle, &t->size);
 		}
-		fprintf(truth, "],\n   \"fingers\": [");
-		first = 1;
 		for (int i = 0; i < n_objs; i++) {
 			const struct object *o = &objs[i];
 			if (o->kind != 1)
 				continue;
 			float s[5] = {o->x, o->y, o->r, o->r, 0};
-			paint(&img, s, inside_ellipse, o->x - o->r, o->y - o->r, o->x + o->r,
-			      o->y + o->r, o->grey);
+			paint_view(&raster, &view, s, 1, 2, inside_ellipse, o->x - o->r, o->y - o->r,
+				   o->x + o->r, o->y + o->r, o->grey);
+		}
+		if (view.warp)
+			resample_camera(&raster, &view, &cam, f, p.w, p.h);
+		else
+			for (int y = 0; y < p.h; y++) {
+				const uint8_t *row = image_u8_row(&raster, y);
+				for (int x = 0; x < p.w; x++)
+					f[(size_t)y * (size_t)p.w + (size_t)x] = row[x];
+			}
+		dot_gain(f, tmp, p.w, p.h, p.dot_gain);
+		paper_texture(f, tmp, tmp2, p.w, p.h, p.paper, &rng2);
+		place_hands(hands, &n_hands, &rng2, objs, n_objs, &cam, &p);
+		paint_hands(f, p.w, p.h, hands, n_hands);
+
+		fprintf(truth, "%s\n  {\"frame\": %d, \"fiducials\": [", fr ? "," : "", fr);
+		for (int i = 0, k = 0; i < n_objs; i++) {
+			if (objs[i].kind != 0)
+				continue;
+			struct truth *t = &tr[k];
+			for (int j = 0; j < n_hands; j++)
+				if (hands[j].visible)
+					t->covered += hand_cover(&hands[j], &cam, &objs[i], 0, 0, 0);
+			t->covered = t->covered > 1 ? 1 : t->covered;
+			fprintf(truth,
+				"%s\n    {\"id\": %d, \"x\": %.4f, \"y\": %.4f, \"angle\": %.6f, "
+				"\"size\": %.4f",
+				k ? "," : "", t->id, (double)t->x, (double)t->y, (double)t->angle,
+				(double)t->size);
+			if (t->covered > 0)
+				fprintf(truth, ", \"covered\": %.4f, \"occluded\": true",
+					(double)t->covered);
+			fprintf(truth, "}");
+			k++;
+		}
+		fprintf(truth, "],\n   \"fingers\": [");
+		for (int i = 0, first = 1; i < n_objs; i++) {
+			const struct object *o = &objs[i];
+			if (o->kind != 1)
+				continue;
 			fprintf(truth, "%s{\"x\": %.4f, \"y\": %.4f, \"r\": %.4f}", first ? "" : ", ",
 				(double)o->x, (double)o->y, (double)o->r);
 			first = 0;
@@ -573,26 +1480,50 @@ int main(int argc, char **argv)
 		float hy = rng_range(&rng, 0.3f, 0.7f) * (float)p.h;
 		float ga = rng_range(&rng, 0, 6.2832f), gx = cosf(ga), gy = sinf(ga);
 		float diag = hypotf((float)p.w, (float)p.h) * 0.5f;
+		float spot[20][4];
+		for (int k = 0; k < p.hotspots; k++) {
+			spot[k][0] = rng_range(&rng2, 0.1f, 0.9f) * (float)p.w;
+			spot[k][1] = rng_range(&rng2, 0.1f, 0.9f) * (float)p.h;
+			float sd = rng_range(&rng2, 0.05f, 0.12f) * (float)(p.w < p.h ? p.w : p.h);
+			spot[k][2] = 0.5f / (sd * sd);
+			spot[k][3] = p.hotspot_gain * rng_range(&rng2, 0.6f, 1.0f);
+		}
 		for (int y = 0; y < p.h; y++) {
-			const uint8_t *row = image_u8_row(&img, y);
 			for (int x = 0; x < p.w; x++) {
+				float *px = &f[(size_t)y * (size_t)p.w + (size_t)x];
 				float rx = ((float)x - hx) / diag, ry = ((float)y - hy) / diag;
 				float lin = (((float)x / (float)p.w - 0.5f) * gx +
 					     ((float)y / (float)p.h - 0.5f) * gy);
 				float illum = 1.0f - p.light * (0.7f * (rx * rx + ry * ry) + 0.6f * lin);
 				if (illum < 0.05f)
 					illum = 0.05f;
-				float v = 128.0f + ((float)row[x] - 128.0f) * p.contrast;
-				f[(size_t)y * (size_t)p.w + (size_t)x] = v * illum;
+				float v = 128.0f + (*px - 128.0f) * p.contrast;
+				if (p.vignette > 0) {
+					float cx = ((float)x - 0.5f * (float)(p.w - 1)) / diag;
+					float cy = ((float)y - 0.5f * (float)(p.h - 1)) / diag;
+					illum *= 1.0f - p.vignette * (cx * cx + cy * cy);
+				}
+				if (n_hands)
+					illum *= shadow_light(hands, n_hands, (float)x, (float)y);
+				v *= illum;
+				for (int k = 0; k < p.hotspots; k++) {
+					float dx = (float)x - spot[k][0], dy = (float)y - spot[k][1];
+					v += spot[k][3] * expf(-(dx * dx + dy * dy) * spot[k][2]);
+				}
+				*px = v;
 			}
 		}
 		blur_motion(f, tmp, p.w, p.h, p.motion, rng_range(&rng, 0, 3.1416f));
+		blur_disc(f, tmp, p.w, p.h, p.defocus);
 		blur_gauss(f, tmp, p.w, p.h, p.blur);
 		for (int y = 0; y < p.h; y++) {
 			uint8_t *row = image_u8_row(&img, y);
 			for (int x = 0; x < p.w; x++) {
 				float v = f[(size_t)y * (size_t)p.w + (size_t)x];
-				if (p.noise > 0)
+				if (p.shot > 0)
+					v += sqrtf(p.noise * p.noise + p.shot * fmaxf(v, 0)) *
+					     (float)rng_gauss(&rng);
+				else if (p.noise > 0)
 					v += p.noise * (float)rng_gauss(&rng);
 				int q = (int)lrintf(v);
 				row[x] = (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
@@ -621,8 +1552,11 @@ done:
 	if (truth)
 		fclose(truth);
 	image_u8_free(&img);
+	image_u8_free(&raster);
+	image_u8_free(&card);
 	free(f);
 	free(tmp);
+	free(tmp2);
 	free(layouts);
 	treefile_free(&tf);
 	return rc;

@@ -50,3 +50,19 @@ e2e_once_to_osc() {
 	e2e_oscdump_stop 0.5
 	return $e2e_rc
 }
+
+# e2e_scene_seq SCENE SEQ: links the frames of a tabletrack-scenes folder
+# SCENE into the folder SEQ as the scorers want them (tests/tuio_check.py
+# score ... 3 2): each frame three times, then two blank frames of the
+# scene's size (SEQ/../blank-WxH.pgm).
+e2e_scene_seq() {
+	e2e_size=$(python3 -c "import json, sys; t = json.load(open(sys.argv[1])); print(t['w'], t['h'])" "$1/truth.json")
+	e2e_blank=$(dirname "$2")/blank-$(echo "$e2e_size" | tr ' ' x).pgm
+	python3 -c "import sys; w, h = int(sys.argv[1]), int(sys.argv[2]); sys.stdout.buffer.write(b'P5\n%d %d\n255\n' % (w, h) + bytes([128]) * (w * h))" $e2e_size >"$e2e_blank"
+	mkdir -p "$2"
+	e2e_k=0
+	for e2e_f in "$1"/frame_*.*; do
+		for e2e_r in 1 2 3; do ln -s "$e2e_f" "$2/$(printf 'seq_%06d' $e2e_k).${e2e_f##*.}"; e2e_k=$((e2e_k + 1)); done
+		for e2e_r in 1 2; do ln -s "$e2e_blank" "$2/$(printf 'seq_%06d' $e2e_k).pgm"; e2e_k=$((e2e_k + 1)); done
+	done
+}

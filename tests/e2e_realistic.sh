@@ -1,0 +1,60 @@
+#!/bin/sh
+# End to end on harsh, real-room scenes (issue 13): build/tabletrack-scenes
+# draws each --preset (tilted camera, barrel lens, uneven IR light, hard
+# shadows, hands, small symbols, motion, defocus, all together) from a seed
+# at test time; tabletrack --once runs them through the same harness as
+# e2e_scenes.sh (each scene three times, then two blank frames; --grid with
+# the lens's grid.txt, so positions are scored undistorted); oscdump decodes
+# the TUIO and tests/tuio_check.py scores it. Prints recall, wrong IDs and
+# false positives a set, and fails below the floors today's tracker reaches.
+#
+# Bigger offline runs (no floors checked; any tracker options, any set):
+#   REALISTIC_FRAMES=48 REALISTIC_CHECK=0 REALISTIC_OPTS="--threshold tiled" \
+#   REALISTIC_TREES=SET.trees sh tests/e2e_realistic.sh
+B=${BUILD:-build}
+. "$(dirname "$0")/lib/e2e.sh"
+command -v oscdump >/dev/null || { echo "oscdump missing (liblo-tools)"; exit 77; }
+T=$(mktemp -d); trap 'kill $e2e_dump 2>/dev/null; rm -rf "$T"' EXIT
+FRAMES=${REALISTIC_FRAMES:-8}
+CHECK=${REALISTIC_CHECK:-1}
+TREES=${REALISTIC_TREES:-fiducials/tabletrack.trees}
+fail=0
+
+# run_set PRESET SEED CHECK-OPTIONS...
+run_set() {
+	name=$1 seed=$2; shift 2
+	"$B/tabletrack-scenes" -o "$T/$name" --preset "$name" --seed "$seed" --frames "$FRAMES" \
+		--trees "$TREES" >/dev/null || { echo "FAIL: scenes $name"; fail=1; return; }
+	e2e_scene_seq "$T/$name" "$T/$name-seq"
+	grid=""
+	[ -f "$T/$name/grid.txt" ] && grid="--grid $T/$name/grid.txt"
+	# shellcheck disable=SC2086 # option lists split on purpose
+	e2e_once_to_osc "$T/$name-seq" "$T/$name.osc" --trees "$TREES" $grid ${REALISTIC_OPTS:-} ||
+		{ echo "FAIL: tracker exit $? on $name"; fail=1; }
+	[ "$CHECK" = 1 ] || set --
+	python3 tests/tuio_check.py score "$T/$name.osc" "$T/$name/truth.json" 3 2 "$@" >"$T/$name.score"
+	rc=$?
+	python3 -c "import json, sys
+r = json.loads(open(sys.argv[2]).readline())
+print('%-7s symbols %3d (+%d occluded)  recall %.3f  wrong IDs %d  false pos. %d  pos. p95 %.2f px  angle p95 %.2f deg'
+      % (sys.argv[1], r['symbols'], r['occluded'], r['recall'], r['wrong_id'], r['false_pos'],
+         r['pos_p95'], r['angle_p95']))" "$name" "$T/$name.score"
+	tail -n +2 "$T/$name.score"
+	[ $rc = 0 ] || fail=1
+}
+
+# Floors: a little below today's figures (8 frames each; see the README's
+# table of realistic sets), zero wrong IDs and false positives as today. The
+# lens sets allow more angle error: calib_map_angle() steps in normalised
+# units, which skews angles by up to 4 degrees under this grid at 4:3.
+run_set tilt 31 --min-recall 0.88 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+run_set barrel 32 --min-recall 0.83 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 5
+run_set uneven 33 --min-recall 0.95 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+run_set shadow 34 --min-recall 0.67 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+run_set hands 35 --min-recall 0.90 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+# Today nothing of 20-24 px is decoded; only wrong IDs and false positives are held.
+run_set small 36 --min-recall 0 --max-wrong 0 --max-fp 0
+run_set motion 37 --min-recall 0.15 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+run_set blur 38 --min-recall 0.65 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+run_set room 39 --min-recall 0.53 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 5
+exit $fail
