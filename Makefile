@@ -341,7 +341,7 @@ $(STAMP):
 #   make frame-bench  build/tabletrack-bench built with the GPU stage (tests/gpu/run_frame_bench.sh runs it)
 GPU_SRC := $(wildcard tests/gpu/*.c)
 GPU_BIN := $(GPU_SRC:tests/gpu/%.c=$(BUILD)/gpu/%)
-ifneq ($(filter gpu-test gpu-bench gpu-build frame-bench $(BUILD)/gpu/%,$(MAKECMDGOALS)),)
+ifneq ($(filter gpu-test gpu-bench gpu-build gpu-ptxas frame-bench $(BUILD)/gpu/%,$(MAKECMDGOALS)),)
   ifneq ($(CUDA),1)
     $(error the GPU test and benches need the GPU stage: nvcc with libcudart_static.a (CUDA=1))
   endif
@@ -361,7 +361,11 @@ gpu-bench: $(BUILD)/gpu/gpu_bench
 
 frame-bench: $(BUILD)/tabletrack-bench
 
-.PHONY: gpu-build gpu-test gpu-bench frame-bench
+# Registers and spills of every kernel, per architecture (ptxas -v).
+gpu-ptxas:
+	$(NVCC) -O3 -std=c++17 $(CUDA_ARCH) -Xptxas -v -DTT_HAVE_CUDA=1 -c $(CUDA_SRC) -o /dev/null
+
+.PHONY: gpu-build gpu-test gpu-bench frame-bench gpu-ptxas
 
 # --- Soak (not part of make test): the demo for SOAK_MINUTES (default 30)
 # under SAN=address,undefined and SAN=thread in parallel (builds in
