@@ -1,38 +1,136 @@
-# tabletrack - build, test, install.
+# tabletrack - build, test, install. The one build description: every
+# binary (daemon, tools, unit tests, GPU test and bench, fuzz targets, soak)
+# is built from the rules here.
 #
 #   make                 build the daemon, tools and tests into build/
 #   make run             install missing packages, build, run on camera or demo
 #   make test            install missing packages, build, run every test
+#   make deps            install the missing Debian packages (tools/deps.sh)
 #   make SAN=address,undefined test    the same under sanitizers (also SAN=thread)
 #   make CUDA=0|1|auto   build the GPU stage never / always / when nvcc exists
+#   make UI=0 PNG=0 ...  leave out an optional library (auto: when pkg-config
+#                        finds it); OPTIONAL=0 leaves out all of them
+#   make gpu-test gpu-bench   the GPU stage against the CPU, and its bench (CUDA=1)
+#   make fuzz            build the libFuzzer targets (clang) into build/fuzz/
+#   make soak            30 minutes under ASan and TSan (tools/soak.sh)
+#   make check-layers    the include rules of architecture.md (also in make test)
 #   make install PREFIX=/usr/local DESTDIR=
-#   make fuzz            build the libFuzzer targets (clang)
 #   make format          clang-format every source file
 #
 # Every room's .c files are picked up by wildcard: a new file needs no edit here.
+#
+# Each flag set (CUDA, SAN, the optional libraries) compiles into its own
+# folder, $(BUILD)/obj-<variant>/, so a sanitizer build never reuses plain
+# objects; the binaries are linked into $(BUILD)/ and relinked when the
+# variant changes ($(BUILD)/variant records the last one).
+#
+# Libraries. Required: libc and liblo (the TUIO transport); for `make` (all)
+# also cmocka and oscpack (the tests). liblo is found by pkg-config, else in
+# LIBLO_PREFIX (a folder holding usr/include/lo and usr/lib/*/liblo.a, e.g.
+# the liblo-dev .deb unpacked with dpkg -x; linked statically), else through
+# the compiler's own search path (CPATH, LIBRARY_PATH).
+# Optional, each NAME=auto|0|1 (auto: when pkg-config finds it), and the
+# daemon says what is missing when a feature needs one:
+#   UI       sdl2          the calibration window (--window); else headless only
+#   PNG      libpng        PNG frames and dumps; PGM works without
+#   JPEG     libturbojpeg  MJPEG cameras and raw pipes
+#   INIH     inih          config files (--config); command-line options work without
+#   SYSTEMD  libsystemd    sd_notify readiness and watchdog pings
+#   V4L2     libv4l2       format conversion for cameras; without it the camera
+#                          is driven with plain V4L2 system calls
+#   ZLIB     zlib          tools only (tabletrack-fiducials writes PDF)
 
 CC       ?= gcc
 CXX      ?= g++
 NVCC     ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
-BUILD    := build
+BUILD    ?= build
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 SAN      ?=
 CUDA     ?= auto
+OPTIONAL ?= auto
 VERSION  := 0.1.0
 
-PKGS     := liblo libpng zlib inih libsystemd libv4l2 libturbojpeg sdl2
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+comma := ,
+empty :=
+space := $(empty) $(empty)
+pc_have = $(shell pkg-config --exists $(1) 2>/dev/null && echo 1 || echo 0)
+
+# Goals that must work before the libraries are installed.
+NO_LIB_GOALS := deps run test clean format check-layers help
+LIB_GOALS    := $(if $(MAKECMDGOALS),$(filter-out $(NO_LIB_GOALS),$(MAKECMDGOALS)),all)
+
+# --- optional libraries --------------------------------------------------------
+# $(call optional,VAR,pkg-config name,word for the variant folder)
+OPT_PKGS :=
+OPT_OFF  :=
+define optional
+$(1) ?= $$(OPTIONAL)
+ifeq ($$($(1)),auto)
+  override $(1) := $$(call pc_have,$(2))
+endif
+ifeq ($$($(1)),1)
+  ifneq ($$(LIB_GOALS),)
+    ifeq ($$(call pc_have,$(2)),0)
+      $$(error $(1)=1 but pkg-config does not find $(2): run `make deps`, or build with $(1)=0)
+    endif
+  endif
+  OPT_PKGS += $(2)
+else
+  override $(1) := 0
+  OPT_OFF += $(3)
+endif
+endef
+$(eval $(call optional,UI,sdl2,sdl))
+$(eval $(call optional,PNG,libpng,png))
+$(eval $(call optional,JPEG,libturbojpeg,jpeg))
+$(eval $(call optional,INIH,inih,inih))
+$(eval $(call optional,SYSTEMD,libsystemd,systemd))
+$(eval $(call optional,V4L2,libv4l2,v4l2))
+$(eval $(call optional,ZLIB,zlib,zlib))
+
+# --- required libraries --------------------------------------------------------
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+ifneq ($(LIBLO_PREFIX),)
+  LO_CFLAGS := -I$(LIBLO_PREFIX)/usr/include -I$(LIBLO_PREFIX)/include
+  LO_A      := $(firstword $(wildcard $(LIBLO_PREFIX)/usr/lib/$(MULTIARCH)/liblo.a $(LIBLO_PREFIX)/usr/lib/liblo.a $(LIBLO_PREFIX)/lib/liblo.a))
+  LO_LIBS   := $(if $(LO_A),$(LO_A),-L$(LIBLO_PREFIX)/usr/lib/$(MULTIARCH) -L$(LIBLO_PREFIX)/lib -llo) -lpthread
+  LO_FOUND  := $(if $(wildcard $(LIBLO_PREFIX)/usr/include/lo/lo.h $(LIBLO_PREFIX)/include/lo/lo.h),1,0)
+else ifeq ($(call pc_have,liblo),1)
+  LO_CFLAGS := $(shell pkg-config --cflags liblo)
+  LO_LIBS   := $(shell pkg-config --libs liblo)
+  LO_FOUND  := 1
+else
+  LO_CFLAGS :=
+  LO_LIBS   := -llo -lpthread
+  LO_FOUND  := $(shell printf '\043include <lo/lo.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1 || echo 0)
+endif
+ifneq ($(LIB_GOALS),)
+  ifeq ($(LO_FOUND),0)
+    $(error liblo not found (lo/lo.h): run `make deps` (or sh tools/deps.sh), or point LIBLO_PREFIX, PKG_CONFIG_PATH or CPATH/LIBRARY_PATH at it)
+  endif
+endif
+# The tests need cmocka and oscpack; only goals that build them ask.
+ifneq ($(filter all tests,$(LIB_GOALS)),)
+  ifeq ($(call pc_have,cmocka),0)
+    $(error cmocka not found (the unit tests): run `make deps` (or sh tools/deps.sh), or build the daemon alone: make build/tabletrack)
+  endif
+endif
+
+PKG_CFLAGS := $(if $(strip $(OPT_PKGS)),$(shell pkg-config --cflags $(OPT_PKGS)))
+PKG_LIBS   := $(if $(strip $(OPT_PKGS)),$(shell pkg-config --libs $(OPT_PKGS)))
 
 WARN     := -Wall -Wextra -Wshadow -Wmissing-prototypes -Werror
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=c11 $(WARN) -D_GNU_SOURCE -DTT_VERSION=\"$(VERSION)\" -MMD -MP $(PKG_CFLAGS)
-LDLIBS   += $(PKG_LIBS) -lpthread -lm
+HAVE     := -DTT_HAVE_SDL=$(UI) -DTT_HAVE_PNG=$(PNG) -DTT_HAVE_JPEG=$(JPEG) -DTT_HAVE_INIH=$(INIH) \
+            -DTT_HAVE_SYSTEMD=$(SYSTEMD) -DTT_HAVE_V4L2=$(V4L2)
+TT_CFLAGS = -std=c11 $(WARN) -D_GNU_SOURCE -DTT_VERSION=\"$(VERSION)\" -MMD -MP $(HAVE) \
+            -DTT_HAVE_CUDA=$(CUDA) $(LO_CFLAGS) $(PKG_CFLAGS)
+LDLIBS   += $(LO_LIBS) $(PKG_LIBS) -lpthread -lm
 
 ifneq ($(SAN),)
-CFLAGS   += -fsanitize=$(SAN) -fno-omit-frame-pointer -O1
-LDFLAGS  += -fsanitize=$(SAN)
+TT_CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer -O1
+LDFLAGS   += -fsanitize=$(SAN)
 endif
 
 # --- CUDA seam: cuda/*.cu when nvcc is there (CUDA=auto) or demanded (CUDA=1),
@@ -45,33 +143,57 @@ ifneq ($(NVCC),)
 endif
 ifeq ($(CUDA),auto)
   ifneq ($(wildcard $(CUDA_LIBDIR)/libcudart_static.a),)
-    CUDA := 1
+    override CUDA := 1
   else
     ifneq ($(NVCC),)
       $(info nvcc found but not libcudart_static.a; building without the GPU stage)
     endif
-    CUDA := 0
+    override CUDA := 0
+  endif
+endif
+ifeq ($(CUDA),1)
+  ifeq ($(wildcard $(CUDA_LIBDIR)/libcudart_static.a),)
+    ifneq ($(LIB_GOALS),)
+      $(error CUDA=1 but no nvcc with libcudart_static.a (NVCC=$(NVCC)))
+    endif
   endif
 endif
 CUDA_ARCH ?= -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 \
              -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 \
              -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
-ifeq ($(CUDA),1)
-  CUDA_SRC  := $(wildcard cuda/*.cu)
-  CUDA_OBJ  := $(CUDA_SRC:%.cu=$(BUILD)/obj/%.o)
-  LDLIBS    += -L$(CUDA_LIBDIR) -lcudart_static -ldl -lrt
-  CFLAGS    += -DTT_HAVE_CUDA=1
-else
-  CUDA_OBJ  := $(BUILD)/obj/cuda/none.o
+
+# --- the variant: one object folder per flag set -------------------------------
+VARIANT := cuda$(CUDA)$(if $(strip $(OPT_OFF)),-no-$(subst $(space),-,$(strip $(OPT_OFF))))$(if $(SAN),-san-$(subst $(comma),-,$(SAN)))
+OBJ      := $(BUILD)/obj-$(VARIANT)
+STAMP    := $(BUILD)/variant
+ifneq ($(LIB_GOALS),)
+  $(shell mkdir -p $(BUILD); [ "$$(cat $(STAMP) 2>/dev/null)" = "$(VARIANT)" ] || echo "$(VARIANT)" >$(STAMP))
 endif
 
-LIB_SRC  := $(wildcard src/*/*.c)
-GEN_SRC  := $(BUILD)/gen/default_trees.c
-LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(CUDA_OBJ) $(BUILD)/obj/gen/default_trees.o
-LIB      := $(BUILD)/libtabletrack.a
+ifeq ($(CUDA),1)
+  CUDA_SRC  := $(wildcard cuda/*.cu)
+  CUDA_OBJ  := $(CUDA_SRC:%.cu=$(OBJ)/%.o)
+  LDLIBS    += -L$(CUDA_LIBDIR) -lcudart_static -ldl -lrt -lstdc++
+else
+  CUDA_OBJ  := $(OBJ)/cuda/none.o
+endif
 
-TOOL_COMMON := $(wildcard tools/common/*.c)
-TOOL_SRC := $(wildcard tools/*.c)
+# The window is the only SDL user: without SDL2 ui_sdl.c is not compiled
+# and ui.c offers the headless front end alone.
+LIB_SRC  := $(filter-out src/main.c $(if $(filter 0,$(UI)),src/ui/ui_sdl.c),$(wildcard src/*/*.c))
+GEN_SRC  := $(BUILD)/gen/default_trees.c
+LIB_OBJ  := $(LIB_SRC:%.c=$(OBJ)/%.o) $(CUDA_OBJ) $(OBJ)/gen/default_trees.o
+LIB      := $(OBJ)/libtabletrack.a
+
+# Tools: every tools/NAME.c is build/tabletrack-NAME, linked with
+# tools/common/ (as an archive: each takes what it uses). A tool that needs
+# an optional library is left out without it.
+TOOLS_NEED_JPEG := scenes
+TOOLS_NEED_ZLIB := fiducials
+TOOL_SKIP := $(if $(filter 0,$(JPEG)),$(TOOLS_NEED_JPEG)) $(if $(filter 0,$(ZLIB)),$(TOOLS_NEED_ZLIB))
+TOOL_COMMON := $(filter-out $(if $(filter 0,$(ZLIB)),tools/common/sheet.c),$(wildcard tools/common/*.c))
+TOOL_LIB := $(OBJ)/libtools.a
+TOOL_SRC := $(filter-out $(TOOL_SKIP:%=tools/%.c),$(wildcard tools/*.c))
 TOOLS    := $(TOOL_SRC:tools/%.c=$(BUILD)/tabletrack-%)
 
 TEST_SRC := $(wildcard tests/test_*.c)
@@ -80,14 +202,15 @@ TEST_CXX := $(wildcard tests/*.cpp)
 TEST_CXX_BIN := $(TEST_CXX:tests/%.cpp=$(BUILD)/tests/%)
 
 all: $(BUILD)/tabletrack $(TOOLS) $(TESTS) $(TEST_CXX_BIN)
+tests: $(TESTS) $(TEST_CXX_BIN)
 
-$(BUILD)/obj/%.o: %.c
+$(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(TT_CFLAGS) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/cuda/%.o: cuda/%.cu cuda/*.h
+$(OBJ)/cuda/%.o: cuda/%.cu $(wildcard cuda/*.h)
 	@mkdir -p $(dir $@)
-	$(NVCC) -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra -Werror all-warnings -DTT_HAVE_CUDA=1 -c $< -o $@
+	$(NVCC) -O3 -std=c++17 $(CUDA_ARCH) -lineinfo -Xcompiler -Wall,-Wextra -Werror all-warnings -DTT_HAVE_CUDA=1 -c $< -o $@
 
 # The default symbol set is compiled into the daemon so it runs from anywhere.
 $(GEN_SRC): $(wildcard fiducials/tabletrack.trees)
@@ -97,26 +220,30 @@ $(GEN_SRC): $(wildcard fiducials/tabletrack.trees)
 	   if [ -f fiducials/tabletrack.trees ]; then sed 's/[^wb0-9 ]//g; s/.*/"&\\n"/' fiducials/tabletrack.trees; fi; \
 	   echo '"";'; } > $@
 
-$(BUILD)/obj/gen/default_trees.o: $(GEN_SRC)
+$(OBJ)/gen/default_trees.o: $(GEN_SRC)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Wno-missing-variable-declarations -include src/fiducial/trees.h -c $< -o $@
+	$(CC) $(TT_CFLAGS) $(CFLAGS) -Wno-missing-variable-declarations -include src/fiducial/trees.h -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/tabletrack: $(BUILD)/obj/src/main.o $(LIB)
-	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS) $(if $(filter 1,$(CUDA)),-lstdc++)
+$(TOOL_LIB): $(TOOL_COMMON:%.c=$(OBJ)/%.o)
+	@rm -f $@
+	ar rcs $@ $^
 
-$(BUILD)/tabletrack-%: $(BUILD)/obj/tools/%.o $(TOOL_COMMON:%.c=$(BUILD)/obj/%.o) $(LIB)
-	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS) $(if $(filter 1,$(CUDA)),-lstdc++)
+$(BUILD)/tabletrack: $(OBJ)/src/main.o $(LIB) $(STAMP)
+	$(CC) $(LDFLAGS) $(filter %.o %.a,$^) -o $@ $(LDLIBS)
 
-$(BUILD)/tests/test_%: $(BUILD)/obj/tests/test_%.o $(BUILD)/obj/tests/common/testutil.o $(LIB)
+$(BUILD)/tabletrack-%: $(OBJ)/tools/%.o $(TOOL_LIB) $(LIB) $(STAMP)
+	$(CC) $(LDFLAGS) $(filter %.o %.a,$^) -o $@ $(LDLIBS)
+
+$(BUILD)/tests/test_%: $(OBJ)/tests/test_%.o $(OBJ)/tests/common/testutil.o $(LIB) $(STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lcmocka $(if $(filter 1,$(CUDA)),-lstdc++)
+	$(CC) $(LDFLAGS) $(filter %.o %.a,$^) -o $@ $(LDLIBS) -lcmocka
 
 # Independent TUIO decoder for end-to-end tests, built on Debian's oscpack.
-$(BUILD)/tests/%: tests/%.cpp
+$(BUILD)/tests/%: tests/%.cpp $(STAMP)
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 -O1 -g -Wall -Wextra -Werror $(if $(SAN),-fsanitize=$(SAN)) -I/usr/include/oscpack $< -o $@ -loscpack
 
@@ -131,8 +258,21 @@ test: deps
 	@$(MAKE) --no-print-directory all
 	@sh tests/run.sh $(BUILD)
 
+# The libFuzzer targets: every tests/fuzz/fuzz_NAME.c becomes
+# $(BUILD)/fuzz/fuzz_NAME, linked with the library built by clang with
+# -fsanitize=fuzzer-no-link,address,undefined in its own folder.
+#   build/fuzz/fuzz_trees -max_total_time=60 DIR
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 fuzz:
-	@$(MAKE) --no-print-directory -C tests/fuzz BUILD=$(abspath $(BUILD))/fuzz
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fuzz CC=clang CUDA=0 UI=0 \
+		SAN=fuzzer-no-link,address,undefined fuzz-targets
+fuzz-targets: $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/%)
+$(BUILD)/fuzz_%: $(OBJ)/tests/fuzz/fuzz_%.o $(LIB) $(STAMP)
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer $(filter %.o %.a,$^) -o $@ $(LDLIBS)
+
+# The include rules of architecture.md (make test runs them too).
+check-layers:
+	@sh tools/check_layers.sh
 
 # Installs the daemon and tools, the unit files (ExecStart pointed at
 # $(PREFIX)/bin), every symbol set (subfolders kept), a man page made from
@@ -182,33 +322,50 @@ format:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps run test fuzz install uninstall format clean
+.PHONY: all tests deps run test fuzz fuzz-targets check-layers install uninstall format clean
 .SECONDARY:
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
-
-# --- GPU test and benchmark (threshold room): need only the CUDA toolkit and
-# libc, so they build on a GPU machine without the Debian dev packages.
-#   make gpu-test     CUDA against the CPU reference, bit for bit
-#   make gpu-bench    per-stage medians and p99, CPU and GPU
-GPU_C_SRC := src/threshold/cpu.c src/threshold/threshold.c src/core/image.c src/core/err.c src/core/log.c src/core/clock.c
-GPU_CFLAGS := -std=c11 -O2 -g -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wmissing-prototypes -Werror
-GPU_LIBS := -L$(CUDA_LIBDIR) -lcudart_static -ldl -lrt -lpthread -lm -lstdc++
-
-$(BUILD)/gpu/bernsen.o: cuda/bernsen.cu cuda/bernsen_cuda.h
+# A variant's stamp is written when the Makefile is read; this rule only
+# covers a goal that skipped that.
+$(STAMP):
 	@mkdir -p $(dir $@)
-	$(NVCC) -O3 -std=c++17 $(CUDA_ARCH) -lineinfo -Xcompiler -Wall,-Wextra -Werror all-warnings -c $< -o $@
+	@echo "$(VARIANT)" >$@
 
-$(BUILD)/gpu/gpu_%: tests/gpu/gpu_%.c $(GPU_C_SRC) $(BUILD)/gpu/bernsen.o
-	$(CC) $(GPU_CFLAGS) $< $(GPU_C_SRC) $(BUILD)/gpu/bernsen.o -o $@ $(GPU_LIBS)
+-include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
+
+# --- GPU test and benchmarks: the library objects of a CUDA=1 build plus
+# tests/gpu/NAME.c (build/gpu/NAME), with the project's warnings. They need
+# only the CUDA toolkit, libc and liblo (see LIBLO_PREFIX above).
+#   make gpu-test     CUDA against the CPU reference, bit for bit (GPU_FRAMES=DIR of PGM/PNG frames)
+#   make gpu-bench    per-stage medians and p99, CPU and GPU (GPU_BENCH_ARGS="FRAMES [WxH]")
+#   make frame-bench  build/tabletrack-bench built with the GPU stage (tests/gpu/run_frame_bench.sh runs it)
+GPU_SRC := $(wildcard tests/gpu/*.c)
+GPU_BIN := $(GPU_SRC:tests/gpu/%.c=$(BUILD)/gpu/%)
+ifneq ($(filter gpu-test gpu-bench gpu-build gpu-ptxas frame-bench $(BUILD)/gpu/%,$(MAKECMDGOALS)),)
+  ifneq ($(CUDA),1)
+    $(error the GPU test and benches need the GPU stage: nvcc with libcudart_static.a (CUDA=1))
+  endif
+endif
+
+$(BUILD)/gpu/%: $(OBJ)/tests/gpu/%.o $(LIB) $(STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $(filter %.o %.a,$^) -o $@ $(LDLIBS)
+
+gpu-build: $(GPU_BIN)
 
 gpu-test: $(BUILD)/gpu/gpu_test
 	$(BUILD)/gpu/gpu_test $(GPU_FRAMES)
 
 gpu-bench: $(BUILD)/gpu/gpu_bench
-	$(BUILD)/gpu/gpu_bench
+	$(BUILD)/gpu/gpu_bench $(GPU_BENCH_ARGS)
 
-.PHONY: gpu-test gpu-bench
+frame-bench: $(BUILD)/tabletrack-bench
+
+# Registers and spills of every kernel, per architecture (ptxas -v).
+gpu-ptxas:
+	$(NVCC) -O3 -std=c++17 $(CUDA_ARCH) -Xptxas -v -DTT_HAVE_CUDA=1 -c $(CUDA_SRC) -o /dev/null
+
+.PHONY: gpu-build gpu-test gpu-bench frame-bench gpu-ptxas
 
 # --- Soak (not part of make test): the demo for SOAK_MINUTES (default 30)
 # under SAN=address,undefined and SAN=thread in parallel (builds in

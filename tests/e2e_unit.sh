@@ -31,6 +31,14 @@ for unit in config/tabletrack.service config/tabletrack@.service; do
 		check_has "$unit" "$line"
 	done
 done
+# Reload must not need /bin/kill (procps, absent from minimal systems):
+# the shell's builtin kill sends SIGHUP, found with an empty PATH too.
+for unit in config/tabletrack.service config/tabletrack@.service; do
+	check_has "$unit" "ExecReload=/bin/sh -c 'kill -HUP \$MAINPID'"
+done
+got=$(env -i PATH=/nonexistent /bin/sh -c 'trap "echo hup" HUP; MAINPID=$$; kill -HUP $MAINPID' 2>&1)
+[ "$got" = hup ] && echo "ok: /bin/sh's own kill delivers SIGHUP without a kill binary" ||
+	{ echo "FAIL: /bin/sh -c 'kill -HUP \$MAINPID' without PATH printed '$got'"; fail=1; }
 check_has config/tabletrack.service \
 	"ExecStart=/usr/local/bin/tabletrack --headless --config /etc/tabletrack/tabletrack.conf"
 check_has config/tabletrack@.service \

@@ -18,6 +18,13 @@
 #include "../src/pipeline/service.h"
 #include "common/testutil.h"
 
+/* Notifications need libsystemd; their tests skip in a build without. */
+#if TT_HAVE_SYSTEMD
+#define NEED_SYSTEMD()
+#else
+#define NEED_SYSTEMD() skip()
+#endif
+
 #define SEC_NS 1000000000LL
 
 struct fake_systemd {
@@ -118,6 +125,7 @@ static void test_request_stop(void **state)
 
 static void test_ready_status_stopping(void **state)
 {
+	NEED_SYSTEMD();
 	struct fake_systemd *f = *state;
 	assert_null(next_message(f));
 	service_notify_ready();
@@ -133,6 +141,7 @@ static void test_ready_status_stopping(void **state)
 
 static void test_watchdog_rate_limited(void **state)
 {
+	NEED_SYSTEMD();
 	struct fake_systemd *f = *state;
 	assert_int_equal(setenv("WATCHDOG_USEC", "2000000", 1), 0); /* 2 s: ping every 1 s */
 	int64_t t = 1000 * SEC_NS;
@@ -164,6 +173,7 @@ static void test_watchdog_rate_limited(void **state)
 
 static void test_no_watchdog_when_disabled(void **state)
 {
+	NEED_SYSTEMD();
 	struct fake_systemd *f = *state;
 	/* No WATCHDOG_USEC: never a ping, however often it is called. */
 	for (int i = 0; i < 100; i++)

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#if TT_HAVE_JPEG
 #include <turbojpeg.h>
+#endif
 
 #include "../core/err.h"
 #include "../core/log.h"
@@ -24,15 +26,19 @@ static const struct {
 	{PIXFMT_VYUY, L_PACKED_ODD, 2},   {PIXFMT_NV12, L_PLANAR, 1},
 	{PIXFMT_NV21, L_PLANAR, 1},       {PIXFMT_YUV420, L_PLANAR, 1},
 	{PIXFMT_YVU420, L_PLANAR, 1},     {PIXFMT_NV16, L_PLANAR, 1},
-	{PIXFMT_NV61, L_PLANAR, 1},       {PIXFMT_MJPEG, L_JPEG, 0},
-	{PIXFMT_JPEG, L_JPEG, 0},
+	{PIXFMT_NV61, L_PLANAR, 1},
+#if TT_HAVE_JPEG
+	{PIXFMT_MJPEG, L_JPEG, 0},        {PIXFMT_JPEG, L_JPEG, 0},
+#endif
 };
 
 struct pixfmt_conv {
 	uint32_t fourcc;
 	enum layout layout;
 	int width, height, pitch;
+#if TT_HAVE_JPEG
 	tjhandle tj;
+#endif
 	bool size_logged;
 };
 
@@ -89,6 +95,8 @@ struct pixfmt_conv *pixfmt_create(uint32_t fourcc, int width, int height, int by
 	struct pixfmt_conv *pc = NULL;
 	int i = find(fourcc);
 	if (i < 0) {
+		if (fourcc == PIXFMT_MJPEG || fourcc == PIXFMT_JPEG)
+			log_error("capture: MJPEG frames need libturbojpeg, which this build lacks");
 		e = ERR_UNSUPPORTED;
 		goto fail;
 	}
@@ -108,6 +116,7 @@ struct pixfmt_conv *pixfmt_create(uint32_t fourcc, int width, int height, int by
 	pc->height = height;
 	int packed = width * formats[i].row_bytes;
 	pc->pitch = bytesperline >= packed ? bytesperline : packed;
+#if TT_HAVE_JPEG
 	if (pc->layout == L_JPEG) {
 		pc->tj = tjInitDecompress();
 		if (!pc->tj) {
@@ -115,6 +124,7 @@ struct pixfmt_conv *pixfmt_create(uint32_t fourcc, int width, int height, int by
 			goto fail;
 		}
 	}
+#endif
 	if (err)
 		*err = 0;
 	return pc;
@@ -129,11 +139,14 @@ void pixfmt_destroy(struct pixfmt_conv *pc)
 {
 	if (!pc)
 		return;
+#if TT_HAVE_JPEG
 	if (pc->tj)
 		tjDestroy(pc->tj);
+#endif
 	free(pc);
 }
 
+#if TT_HAVE_JPEG
 static int convert_jpeg(struct pixfmt_conv *pc, const uint8_t *src, size_t len,
 			struct image_u8 *dst)
 {
@@ -156,13 +169,16 @@ static int convert_jpeg(struct pixfmt_conv *pc, const uint8_t *src, size_t len,
 		return ERR_FORMAT;
 	return 0;
 }
+#endif
 
 int pixfmt_convert(struct pixfmt_conv *pc, const uint8_t *src, size_t len, struct image_u8 *dst)
 {
 	if (dst->width != pc->width || dst->height != pc->height)
 		return ERR_SIZE;
+#if TT_HAVE_JPEG
 	if (pc->layout == L_JPEG)
 		return convert_jpeg(pc, src, len, dst);
+#endif
 	int i = find(pc->fourcc);
 	int w = pc->width, h = pc->height;
 	size_t row_min = (size_t)w * (size_t)formats[i].row_bytes;

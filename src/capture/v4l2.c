@@ -2,13 +2,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#if TT_HAVE_V4L2
 #include <libv4l2.h>
+#endif
 #include <linux/videodev2.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "../core/err.h"
 #include "../core/log.h"
@@ -22,6 +26,7 @@
 
 /* ------------------------------------------------------ the system calls -- */
 
+#if TT_HAVE_V4L2
 static int sys_open(const char *path, int flags) { return v4l2_open(path, flags); }
 static int sys_close(int fd) { return v4l2_close(fd); }
 static int sys_ioctl(int fd, unsigned long req, void *arg) { return v4l2_ioctl(fd, req, arg); }
@@ -30,6 +35,18 @@ static void *sys_mmap(void *addr, size_t len, int prot, int flags, int fd, int64
 	return v4l2_mmap(addr, len, prot, flags, fd, off);
 }
 static int sys_munmap(void *addr, size_t len) { return v4l2_munmap(addr, len); }
+#else
+/* Without libv4l2 the camera is driven with the kernel's own calls: only
+ * the pixel formats the camera itself offers (pixfmt.c) are usable. */
+static int sys_open(const char *path, int flags) { return open(path, flags); }
+static int sys_close(int fd) { return close(fd); }
+static int sys_ioctl(int fd, unsigned long req, void *arg) { return ioctl(fd, req, arg); }
+static void *sys_mmap(void *addr, size_t len, int prot, int flags, int fd, int64_t off)
+{
+	return mmap(addr, len, prot, flags, fd, (off_t)off);
+}
+static int sys_munmap(void *addr, size_t len) { return munmap(addr, len); }
+#endif
 static int sys_poll(struct pollfd *fds, nfds_t n, int timeout_ms) { return poll(fds, n, timeout_ms); }
 
 static const struct v4l2_sys sys_libv4l2 = {

@@ -4,7 +4,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#if TT_HAVE_INIH
 #include <ini.h>
+#endif
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -909,6 +911,7 @@ static void loader_error(struct loader *l, int line, const char *fmt, ...)
 		l->first_error_line = line;
 }
 
+#if TT_HAVE_INIH
 /* fgets-style reader over a file or a string. It reads whole lines itself,
  * because inih would silently treat the rest of an over-long line as a new
  * line; here an over-long line is reported and skipped. */
@@ -999,11 +1002,28 @@ static int loader_handle(void *user, const char *section, const char *name, cons
 	return 1;
 }
 
+#endif
+
+static int parse(struct loader *l)
+{
+#if TT_HAVE_INIH
+	return ini_parse_stream(loader_read, l, loader_handle, l);
+#else
+	(void)sections;
+	set_error("%s: config files need libinih, which this build lacks "
+		  "(command-line options work; rebuild with libinih-dev)",
+		  l->name);
+	return ERR_UNSUPPORTED;
+#endif
+}
+
 static int load(struct tt_config *c, struct loader *l)
 {
 	struct tt_config tmp = *c;
 	l->c = &tmp;
-	int rc = ini_parse_stream(loader_read, l, loader_handle, l);
+	int rc = parse(l);
+	if (rc == ERR_UNSUPPORTED)
+		return rc;
 	if (rc > 0 && (!l->n_errors || rc < l->first_error_line))
 		loader_error(l, rc, "syntax error: expected [section], key = value or a comment");
 	else if (rc > 0)

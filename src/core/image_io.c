@@ -2,7 +2,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#if TT_HAVE_PNG
 #include <png.h>
+#endif
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,8 @@
 #define ZLIB_MAX_RATIO 1040u
 
 /* ---------------------------------------------------------------- PNG ---- */
+
+#if TT_HAVE_PNG
 
 struct png_mem {
 	const uint8_t *data;
@@ -152,6 +156,7 @@ static int png_read_mem(const void *data, size_t len, const char *name, struct i
 	*img = job.img;
 	return 0;
 }
+#endif
 
 /* ---------------------------------------------------------------- PGM ---- */
 
@@ -246,8 +251,14 @@ int image_read_mem(const void *data, size_t len, const char *name, struct image_
 	memset(img, 0, sizeof *img);
 	if (!name)
 		name = "(memory)";
-	if (len >= 8 && png_sig_cmp(d, 0, 8) == 0)
+	if (len >= 8 && memcmp(d, "\x89PNG\r\n\x1a\n", 8) == 0) {
+#if TT_HAVE_PNG
 		return png_read_mem(data, len, name, img);
+#else
+		log_error("image: %s: PNG needs libpng, which this build lacks (use PGM frames)", name);
+		return ERR_UNSUPPORTED;
+#endif
+	}
 	if (len >= 2 && d[0] == 'P' && d[1] == '5')
 		return pgm_read_mem(d, len, name, img);
 	log_error("image: %s: neither PNG nor binary PGM (P5)", name);
@@ -304,6 +315,7 @@ fail:
 
 /* ---------------------------------------------------------------- write -- */
 
+#if TT_HAVE_PNG
 struct png_wjob {
 	png_structp png;
 	png_infop info;
@@ -342,6 +354,7 @@ static int png_write_job(struct png_wjob *j, FILE *f, const struct image_u8 *img
 	png_write_end(j->png, NULL);
 	return 0;
 }
+#endif
 
 static int has_suffix(const char *s, const char *suffix)
 {
@@ -356,6 +369,10 @@ int image_write(const char *path, const struct image_u8 *img)
 		log_error("image: %s: nothing to write", path);
 		return ERR_RANGE;
 	}
+	if (!TT_HAVE_PNG && has_suffix(path, ".png")) {
+		log_error("image: %s: PNG needs libpng, which this build lacks (write .pgm)", path);
+		return ERR_UNSUPPORTED;
+	}
 	FILE *f = fopen(path, "wb");
 	if (!f) {
 		log_error("image: %s: %s", path, strerror(errno));
@@ -363,23 +380,24 @@ int image_write(const char *path, const struct image_u8 *img)
 	}
 	int e = 0;
 	if (has_suffix(path, ".png")) {
+#if TT_HAVE_PNG
 		struct png_wjob *j = calloc(1, sizeof *j);
-		if (!j) {
+		if (j) {
+			e = png_write_job(j, f, img);
+			if (e == ERR_IO)
+				log_error("image: %s: PNG write failed: %s", path, j->msg);
+			png_destroy_write_struct(&j->png, &j->info);
+			free(j);
+		} else {
 			e = ERR_NOMEM;
-			goto fail;
 		}
-		e = png_write_job(j, f, img);
-		if (e == ERR_IO)
-			log_error("image: %s: PNG write failed: %s", path, j->msg);
-		png_destroy_write_struct(&j->png, &j->info);
-		free(j);
+#endif
 	} else {
 		fprintf(f, "P5\n%d %d\n255\n", img->width, img->height);
 		for (int y = 0; y < img->height; y++)
 			if (fwrite(image_u8_row(img, y), 1, (size_t)img->width, f) != (size_t)img->width)
 				break;
 	}
-fail:
 	if (ferror(f) && !e) {
 		log_error("image: %s: write failed", path);
 		e = ERR_IO;

@@ -4,9 +4,13 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#if TT_HAVE_SYSTEMD
 #include <systemd/sd-daemon.h>
+#endif
 
 #include "../core/log.h"
 
@@ -67,6 +71,29 @@ bool service_take_reload(void)
 {
 	return atomic_exchange(&reload_requested, 0) != 0;
 }
+
+#if !TT_HAVE_SYSTEMD
+/* Without libsystemd nothing is sent; a unit that waits for READY=1 or
+ * watchdog pings is told once why they never come. */
+static int sd_notify(int unset_environment, const char *msg)
+{
+	(void)unset_environment;
+	(void)msg;
+	static bool logged;
+	if (getenv("NOTIFY_SOCKET"))
+		log_once(&logged, LOG_WARN,
+			 "service: built without libsystemd: no READY/WATCHDOG notifications "
+			 "(use Type=simple and no WatchdogSec=)");
+	return 0;
+}
+
+static int sd_watchdog_enabled(int unset_environment, uint64_t *usec)
+{
+	(void)unset_environment;
+	*usec = 0;
+	return 0;
+}
+#endif
 
 static void notify(const char *msg)
 {

@@ -7,7 +7,11 @@
 #include "../core/log.h"
 #include "ui_backend.h"
 
+#if TT_HAVE_SDL
 static const struct ui_backend *const backends[] = {&ui_backend_none, &ui_backend_sdl};
+#else
+static const struct ui_backend *const backends[] = {&ui_backend_none};
+#endif
 
 struct ui *ui_create(const struct ui_config *cfg, int *err)
 {
@@ -23,6 +27,12 @@ struct ui *ui_create(const struct ui_config *cfg, int *err)
 		if (ui)
 			ui->ops = backends[i];
 		return ui;
+	}
+	if (!TT_HAVE_SDL && strcmp(name, "sdl") == 0) {
+		log_error("ui: built without the window (SDL2 missing): run headless, or rebuild with "
+			  "libsdl2-dev installed");
+		*err = ERR_UNSUPPORTED;
+		return NULL;
 	}
 	log_error("ui: unknown front end \"%s\" (use sdl or none)", name);
 	*err = ERR_CONFIG;

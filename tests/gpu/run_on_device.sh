@@ -2,33 +2,28 @@
 # One call on the GPU machine: build, CUDA-vs-CPU equality (with real frames
 # from .devdata/threshold/*.pgm when carried), compute-sanitizer memcheck and
 # racecheck on a quick equality run, then the benchmark. Needs only the CUDA
-# toolkit, a C compiler and libc. Full log: $OUT/gpu-results.txt.
+# toolkit, a C compiler, libc and liblo; builds with `make gpu-build`.
+# Full log: $OUT/gpu-results.txt.
 #     [NCU=0] sh tests/gpu/run_on_device.sh [bench-frames]    (NCU=0: no Nsight Compute pass)
 OUT=${OUT:-/tmp/tabletrack-gpu}
 mkdir -p "$OUT"
 LOG="$OUT/gpu-results.txt"
 FRAMES=${1:-1000}
-B=build-gpu
-NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-CUDA_LIB=$(sh tests/gpu/cuda_libdir.sh "$NVCC")
-ARCH="-gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90"
-CSRC="src/threshold/cpu.c src/threshold/threshold.c src/core/image.c src/core/err.c src/core/log.c src/core/clock.c"
-CFLAGS="-std=c11 -O2 -g -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wmissing-prototypes -Werror"
-LIBS="-L$CUDA_LIB -lcudart_static -ldl -lrt -lpthread -lm -lstdc++"
+B=build/gpu
+# Everything is built by the Makefile (CUDA=1; the optional libraries are
+# detected, so a machine with only the CUDA toolkit, libc and liblo works:
+# pass LIBLO_PREFIX=DIR when liblo is an unpacked .deb).
+MAKEARGS="CUDA=1 UI=0 ${LIBLO_PREFIX:+LIBLO_PREFIX=$LIBLO_PREFIX}"
 summary=""
 step() { echo; echo "== $*"; }
 {
 	step machine
 	nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current,clocks.sm,clocks.max.sm --format=csv
-	"$NVCC" --version | tail -2
+	nvcc --version 2>/dev/null | tail -2
 	grep -m1 'model name' /proc/cpuinfo; nproc
 	step build
-	mkdir -p $B
-	"$NVCC" -O3 -std=c++17 $ARCH -lineinfo -Xcompiler -Wall,-Wextra -Werror all-warnings -c cuda/bernsen.cu -o $B/bernsen.o || exit 1
-	for p in gpu_test gpu_bench; do
-		${CC:-gcc} $CFLAGS tests/gpu/$p.c $CSRC $B/bernsen.o -o $B/$p $LIBS || exit 1
-	done
-	"$NVCC" -O3 -std=c++17 -arch=sm_90 -Xptxas -v -c cuda/bernsen.cu -o /dev/null 2>&1 | grep -E 'registers|spill' | sort | uniq -c | head -20
+	make -j"$(nproc)" $MAKEARGS gpu-build || exit 1
+	make -s $MAKEARGS gpu-ptxas 2>&1 | grep -E 'registers|spill' | sort | uniq -c | head -20
 	step gpu-test
 	$B/gpu_test .devdata/threshold; rc=$?
 	summary="$summary gpu-test rc=$rc;"
