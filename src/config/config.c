@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "../core/err.h"
+#include "../core/file.h"
 #include "../core/log.h"
 
 #ifndef TT_VERSION
@@ -1016,9 +1017,10 @@ int config_load_string(struct tt_config *c, const char *text, const char *name)
 int config_load_file(struct tt_config *c, const char *path)
 {
 	begin_call();
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		set_error("%s: cannot open: %s", path, strerror(errno));
+	FILE *f = NULL;
+	const char *why = "";
+	if (file_open_regular(path, &f, &why)) {
+		set_error("%s: cannot open: %s", path, why);
 		return ERR_IO;
 	}
 	struct loader l = {.name = path, .f = f};
