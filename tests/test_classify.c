@@ -244,6 +244,49 @@ static void test_blobs(void **state)
 	assert_int_equal(s->det.n_blobs, 0);
 }
 
+static bool blob_near(const struct detections *d, float x, float y, float min_w)
+{
+	for (int i = 0; i < d->n_blobs; i++)
+		if (fabsf(d->blobs[i].x - x) < 2 && fabsf(d->blobs[i].y - y) < 2 && d->blobs[i].w >= min_w)
+			return true;
+	return false;
+}
+
+/* Blobs are the untagged regions: a found finger, and the white card around
+ * a symbol (box holding the symbol's, at most twice its side), are not
+ * blobs; a card much bigger than its symbol is an object of its own. */
+static void test_blobs_not_reported(void **state)
+{
+	struct scene *s = *state;
+	struct match_config c = config(18, 10, 200);
+	detections_clear(&s->det);
+	blobs_find(&c, s->tree, s->claimed, &s->det);
+	assert_true(blob_near(&s->det, 60, 60, 0));     /* the fingertip, while no finger is found */
+	assert_true(blob_near(&s->det, 360, 280, 100));   /* the card, while no symbol is found */
+
+	detections_clear(&s->det);
+	fingers_find(&c, s->tree, &s->grey, s->claimed, &s->det);
+	assert_true(s->det.n_fingers >= 2);
+	struct fiducial_det *f = &s->det.fids[s->det.n_fids++];
+	memset(f, 0, sizeof *f);
+	f->x = 360;
+	f->y = 280;
+	f->size_px = 62;
+	blobs_find(&c, s->tree, s->claimed, &s->det);
+	assert_false(blob_near(&s->det, 60, 60, 0));
+	assert_false(blob_near(&s->det, 360, 280, 100));
+	for (int i = 0; i < s->det.n_blobs; i++)
+		for (int k = 0; k < s->det.n_fingers; k++)
+			assert_int_not_equal(s->det.blobs[i].region, s->det.fingers[k].region);
+	assert_true(blob_near(&s->det, 300, 60, 0)); /* the streak stays */
+
+	s->det.n_blobs = 0;
+	f->size_px = 40; /* the card is three times the symbol: an object */
+	blobs_find(&c, s->tree, s->claimed, &s->det);
+	assert_true(blob_near(&s->det, 360, 280, 100));
+	detections_clear(&s->det);
+}
+
 /* Finger recall on a shared scene, when ../shared is there: the daemon's
  * own path (Bernsen r 6, gate 32; segment; classify) at finger size 18. */
 static void test_shared_std640_recall(void **state)
@@ -339,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_fingers),
 		cmocka_unit_test(test_finger_overflow),
 		cmocka_unit_test(test_blobs),
+		cmocka_unit_test(test_blobs_not_reported),
 		cmocka_unit_test(test_shared_std640_recall),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

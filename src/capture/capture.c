@@ -156,6 +156,11 @@ int capture_read_into(struct capture *c, struct frame *dst)
 	return 0;
 }
 
+bool capture_interrupted(const struct capture *c)
+{
+	return c->cfg.interrupted && c->cfg.interrupted(c->cfg.interrupted_ctx);
+}
+
 bool capture_is_finite(const struct capture *c)
 {
 	return c->finite;

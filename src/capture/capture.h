@@ -106,6 +106,11 @@ struct capture_config {
 	                            * (N in 100 us units), gain, brightness, contrast, gamma,
 	                            * sharpness, focus=auto|N, power_line=off|50|60,
 	                            * white_balance=auto|N (kelvin); "" = leave as is */
+	/* A read that waits on a stream (raw:) asks this every 100 ms and ends
+	 * the source (ERR_EOF) when it says so, so that a silent writer cannot
+	 * hold up a shutdown. NULL = never interrupted. */
+	bool (*interrupted)(void *ctx);
+	void *interrupted_ctx;
 };
 
 /* Per-source counters since open. */
@@ -143,6 +148,8 @@ int capture_read(struct capture *c, struct frame **out);
  * frame does not fit; other errors as capture_read. */
 int capture_read_into(struct capture *c, struct frame *dst);
 /* True when the source is finite (folder, file without loop, raw pipe). */
+/* Whether the config's interrupted() says to give up waiting. */
+bool capture_interrupted(const struct capture *c);
 bool capture_is_finite(const struct capture *c);
 const char *capture_describe(const struct capture *c);
 /* The source's own frame rate (camera's negotiated rate, raw:WxH:FPS, demo

@@ -72,6 +72,13 @@ static int size_by_first_frame(struct feed *f)
 	return 0;
 }
 
+/* A read waiting on a stream gives up at feed_stop or a shutdown. */
+static bool feed_interrupted(void *ctx)
+{
+	struct feed *f = ctx;
+	return atomic_load(&f->stop) || (f->cfg.should_stop && f->cfg.should_stop());
+}
+
 struct feed *feed_create(const struct feed_config *cfg, int *err)
 {
 	struct feed *f = calloc(1, sizeof *f);
@@ -83,6 +90,8 @@ struct feed *feed_create(const struct feed_config *cfg, int *err)
 	atomic_init(&f->stop, false);
 	atomic_init(&f->bad_frames, 0);
 	pthread_mutex_init(&f->status_lock, NULL);
+	f->cfg.cap.interrupted = feed_interrupted;
+	f->cfg.cap.interrupted_ctx = f;
 	f->cap = capture_open(&f->cfg.cap, err);
 	if (!f->cap) {
 		if (*err == ERR_CONFIG || !is_camera(cfg->cap.source) || !cfg->live)
@@ -111,6 +120,12 @@ void feed_destroy(struct feed *f)
 	ring_destroy(f->ring);
 	pthread_mutex_destroy(&f->status_lock);
 	free(f);
+}
+
+bool feed_is_endless(const struct feed *f)
+{
+	/* A camera not there yet (retried in the background) is endless too. */
+	return !f->cap || !capture_is_finite(f->cap);
 }
 
 struct ring *feed_ring(struct feed *f)

@@ -40,6 +40,7 @@ struct feed_config {
 	struct capture_config cap;        /* the source (copied; sprites stay borrowed) */
 	bool live;                        /* a ring and a capture thread; else feed_read */
 	int default_width, default_height; /* ring size when no first frame could be read */
+	bool (*should_stop)(void);        /* a shutdown was asked for (a signal); NULL = never */
 };
 
 struct feed;
@@ -50,6 +51,10 @@ struct feed;
 struct feed *feed_create(const struct feed_config *cfg, int *err);
 /* Stops the capture thread (if started), closes the ring and the source. NULL-safe. */
 void feed_destroy(struct feed *f);
+
+/* Whether the source never ends by itself (a camera, the demo): --once
+ * cannot run on it. */
+bool feed_is_endless(const struct feed *f);
 
 /* Live: the ring frames arrive in (owned by the feed; NULL when not live). */
 struct ring *feed_ring(struct feed *f);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "../core/err.h"
 #include "../core/image_io.h"
@@ -109,9 +110,19 @@ static int folder_open(struct capture *c, const char *arg)
 		goto fail;
 	}
 	struct dirent *de;
+	int skipped = 0;
 	while ((de = readdir(d)) != NULL) {
 		if (!is_image_name(de->d_name))
 			continue;
+		/* A FIFO or device named like an image would block or never end
+		 * a read: only regular files (or links to them) are frames. */
+		struct stat st;
+		if (fstatat(dirfd(d), de->d_name, &st, 0) != 0 || !S_ISREG(st.st_mode)) {
+			if (skipped++ == 0)
+				log_warn("capture: folder %s: %s is not a regular file: skipped (and any other, silently)",
+					 arg, de->d_name);
+			continue;
+		}
 		if (s->n >= FOLDER_MAX_NAMES) {
 			log_warn("capture: folder %s: more than %d images; the rest are ignored", arg,
 				 FOLDER_MAX_NAMES);

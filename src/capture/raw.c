@@ -1,6 +1,7 @@
 /* raw:WxH[:FPS][@PATH] - raw GRAY8 frames from standard input or a FIFO. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -88,7 +89,9 @@ static int raw_open(struct capture *c, const char *arg)
 	s->frame.img = (struct image_u8){.width = w, .height = h, .stride = w, .data = s->buf};
 	snprintf(s->path, sizeof s->path, "%s", path ? path : "stdin");
 	if (path) {
-		s->fd = open(path, O_RDONLY | O_CLOEXEC);
+		/* O_NONBLOCK: a FIFO without a writer yet must not block open();
+		 * reads wait in poll(), where a shutdown can end them. */
+		s->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (s->fd < 0) {
 			log_error("capture: raw: %s: %s", path, strerror(errno));
 			raw_close(c);
@@ -103,14 +106,27 @@ static int raw_open(struct capture *c, const char *arg)
 	return 0;
 }
 
-/* Reads n bytes; returns how many came before the end of the stream, or
- * -1 on a read error (errno set). */
-static ssize_t read_full(int fd, uint8_t *buf, size_t n)
+#define RAW_POLL_MS 100
+
+/* Reads n bytes; returns how many came before the end of the stream, -1 on
+ * a read error (errno set), or -2 when the capture was interrupted while
+ * waiting (a shutdown: the frame is lost, nothing more is read). Waits in
+ * poll() a slice at a time, so neither a silent writer nor a signal that
+ * only interrupts a system call can keep it waiting past a shutdown. */
+static ssize_t read_full(const struct capture *c, int fd, uint8_t *buf, size_t n)
 {
 	size_t got = 0;
 	while (got < n) {
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		int pr = poll(&pfd, 1, RAW_POLL_MS);
+		if (pr < 0 && errno != EINTR)
+			return -1;
+		if (capture_interrupted(c))
+			return -2;
+		if (pr <= 0)
+			continue;
 		ssize_t r = read(fd, buf + got, n - got);
-		if (r < 0 && errno == EINTR)
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (r < 0)
 			return -1;
@@ -129,7 +145,11 @@ static int raw_read(struct capture *c, struct frame **out)
 	/* Packed rows arrive in one read; a wider buffer takes them row by row. */
 	size_t chunk = img->stride == img->width ? s->frame_bytes : row;
 	for (int y = 0; got < s->frame_bytes; y += (int)(chunk / row)) {
-		ssize_t n = read_full(s->fd, image_u8_row(img, y), chunk);
+		ssize_t n = read_full(c, s->fd, image_u8_row(img, y), chunk);
+		if (n == -2) {
+			log_debug("capture: raw %s: stopped while waiting for a frame", s->path);
+			return ERR_EOF;
+		}
 		if (n < 0) {
 			/* Nothing else will come from a broken pipe: end the source. */
 			log_error("capture: raw %s: %s", s->path, strerror(errno));

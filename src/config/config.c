@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../core/err.h"
+#include "../core/file.h"
 #include "../core/log.h"
 #include "../core/path.h"
 
@@ -1055,9 +1056,10 @@ int config_load_string(struct tt_config *c, const char *text, const char *name)
 int config_load_file(struct tt_config *c, const char *path)
 {
 	begin_call();
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		set_error("%s: cannot open: %s", path, strerror(errno));
+	FILE *f = NULL;
+	const char *why = "";
+	if (file_open_regular(path, &f, &why)) {
+		set_error("%s: cannot open: %s", path, why);
 		return ERR_IO;
 	}
 	struct loader l = {.name = path, .f = f};

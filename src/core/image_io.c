@@ -270,7 +270,9 @@ int image_read(const char *path, struct image_u8 *img)
 	memset(img, 0, sizeof *img);
 	uint8_t *buf = NULL;
 	int e = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO named like an image must not block the reader in
+	 * open(); the check below then refuses it. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		log_error("image: %s: %s", path, strerror(errno));
 		return ERR_IO;

@@ -237,6 +237,28 @@ static void oriented_box(const struct region_tree *t, int32_t r, double cx, doub
 }
 
 #define BLOB_MAX_HOLES 3
+/* A region around a symbol whose box is at most this many times the
+ * symbol's side is the symbol's own white card or paper, not an object. */
+#define BLOB_SURROUND_MAX 2.0f
+
+/* True when region g belongs to something already reported: a finger found
+ * this frame, or the surround of a decoded or fuzzy symbol (its box holds
+ * the symbol's whole box and is not much larger). */
+static bool blob_is_reported(const struct region *g, int32_t r, const struct detections *out)
+{
+	for (int i = 0; i < out->n_fingers; i++)
+		if (out->fingers[i].region == r)
+			return true;
+	const float side = (float)region_side(g);
+	for (int i = 0; i < out->n_fids + out->n_fuzzy; i++) {
+		const struct fiducial_det *d = i < out->n_fids ? &out->fids[i] : &out->fuzzy[i - out->n_fids];
+		const float h = 0.5f * d->size_px;
+		if (side <= BLOB_SURROUND_MAX * d->size_px && (float)g->x0 <= d->x - h + 1.0f &&
+		    (float)g->x1 >= d->x + h - 1.0f && (float)g->y0 <= d->y - h + 1.0f && (float)g->y1 >= d->y + h - 1.0f)
+			return true;
+	}
+	return false;
+}
 
 void blobs_find(const struct match_config *cfg, const struct region_tree *tree,
 		const uint8_t *claimed, struct detections *out)
@@ -249,6 +271,11 @@ void blobs_find(const struct match_config *cfg, const struct region_tree *tree,
 			continue;
 		int side = region_side(g);
 		if (side < cfg->blob_min_px || side > cfg->blob_max_px)
+			continue;
+		/* Blobs are the untagged regions: symbols and fingers go out as
+		 * such (and as blobs with their own session when object_blobs or
+		 * finger_blobs ask the tracker for it). */
+		if (blob_is_reported(g, r, out))
 			continue;
 		/* A saturated region has lost its neighbour list: its holes are
 		 * unknown, so it cannot be shown to have few. */

@@ -23,7 +23,10 @@
  * About 0.25 M instructions a 1920x1080 frame (callgrind).
  *
  * Blobs: a white, unclaimed region not on the border, size in
- * [blob_min_px, blob_max_px], 1..4 neighbours (at most 3 holes). The box is
+ * [blob_min_px, blob_max_px], 1..4 neighbours (at most 3 holes), that is
+ * not already reported: not a finger in out->fingers (found first), not the
+ * white card or paper around a symbol in out->fids or out->fuzzy (a region
+ * whose box holds the symbol's box and is at most twice its side). The box is
  * aligned with the moment ellipse's axes and spans the region exactly (run
  * ends projected); w >= h; angle of the long side clockwise on screen from
  * the x axis, [0, pi); area = pixel count.

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../core/err.h"
+#include "../core/file.h"
 #include "../core/log.h"
 
 #define TREES_MAX_FILE (4u << 20)
@@ -317,9 +318,9 @@ int tree_set_load(const char *path, struct tree_set **out)
 	if (!path || !out)
 		return ERR_RANGE;
 	*out = NULL;
-	f = fopen(path, "rb");
-	if (!f) {
-		log_error("%s: cannot open: %s", path, strerror(errno));
+	const char *why = "";
+	if (file_open_regular(path, &f, &why)) {
+		log_error("%s: cannot open: %s", path, why);
 		goto fail;
 	}
 	buf = malloc(TREES_MAX_FILE + 1);

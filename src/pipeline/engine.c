@@ -163,11 +163,15 @@ static int second_scale_sync(struct engine *e)
 		match_set_config(e->s2.mat, &mc);
 		return 0;
 	}
-	int err = scale_create(&e->s2, &e->cfg, &tc, &mc, threshold_backend_name(e->s1.thr));
-	if (err)
+	const char *backend = threshold_backend_name(e->s1.thr);
+	int err = scale_create(&e->s2, &e->cfg, &tc, &mc, backend);
+	if (err) {
 		log_error("second threshold scale (radius2 %d) not available: %s", e->cfg.radius2, err_str(err));
-	else
+	} else {
+		log_info("threshold: second scale on the %s backend, %s", backend,
+			 !e->cfg.backend || strcmp(e->cfg.backend, "auto") == 0 ? "as auto chose for the first" : "as configured");
 		worker_start(e);
+	}
 	return err;
 }
 
@@ -183,6 +187,8 @@ struct engine *engine_create(const struct engine_config *cfg, int *err)
 	*err = scale_create(&e->s1, &e->cfg, &e->cfg.thr, &e->cfg.match, e->cfg.backend);
 	if (*err)
 		goto fail;
+	if (e->cfg.backend && strcmp(e->cfg.backend, "auto") != 0) /* auto logged its choice and why */
+		log_info("threshold: %s backend, as configured", threshold_backend_name(e->s1.thr));
 	*err = second_scale_sync(e);
 	if (*err)
 		goto fail;

@@ -16,6 +16,7 @@
 #include "../core/ring.h"
 #include "../core/snapshot.h"
 #include "../fiducial/trees.h"
+#include "../threshold/threshold.h"
 #include "../track/calib.h"
 #include "../track/track.h"
 #include "../tuio/tuio.h"
@@ -58,7 +59,11 @@ struct pipeline {
 
 	/* Live mode. */
 	atomic_bool stop;
-	atomic_bool reload_requested; /* set by the main thread on SIGHUP, served by the pipeline thread */
+	/* SIGHUP: the main thread reads the config file into reload_next and
+	 * sets reload_pending (under cmd_lock); the pipeline thread applies it,
+	 * so a slow or hostile file never holds up frames. */
+	struct tt_config reload_next;
+	bool reload_pending;
 
 	/* Window: commands from the main thread to the pipeline thread. */
 	struct ui *ui;
@@ -285,6 +290,38 @@ static void drain_commands(struct pipeline *p)
 		apply_command(p, &local[i]);
 }
 
+/* The pipeline thread's half of a SIGHUP: the configuration the main
+ * thread read, applied without any I/O. */
+static bool take_reload(struct pipeline *p)
+{
+	pthread_mutex_lock(&p->cmd_lock);
+	bool pending = p->reload_pending;
+	if (pending) {
+		settings_reload_apply(&p->cfg, &p->cfg_given, &p->reload_next);
+		p->reload_pending = false;
+	}
+	pthread_mutex_unlock(&p->cmd_lock);
+	return pending;
+}
+
+/* The main thread's half: reads the file (a regular file, opened without
+ * blocking) while the pipeline thread goes on with frames. */
+static void read_reload(struct pipeline *p)
+{
+	struct tt_config *next = malloc(sizeof *next);
+	if (!next) {
+		log_error("SIGHUP: out of memory; keeping the running configuration");
+		return;
+	}
+	if (settings_reload_read(&p->cfg_given, p->argc, p->argv, next)) {
+		pthread_mutex_lock(&p->cmd_lock);
+		p->reload_next = *next;
+		p->reload_pending = true;
+		pthread_mutex_unlock(&p->cmd_lock);
+	}
+	free(next);
+}
+
 static void summary_publish(struct pipeline *p)
 {
 	report_summary_publish(p->report, p->fseq, &p->last_state, p->eng ? engine_backend(p->eng) : "-",
@@ -300,9 +337,8 @@ static void *pipeline_main(void *arg)
 	int64_t last_frame_ns = clock_now_ns(), last_keepalive_ns = 0;
 	while (!atomic_load(&p->stop)) {
 		drain_commands(p);
-		if (atomic_exchange(&p->reload_requested, false)) {
-			if (settings_reload(&p->cfg, &p->cfg_given, p->argc, p->argv))
-				apply_live_config(p);
+		if (take_reload(p)) {
+			apply_live_config(p);
 			summary_publish(p);
 		}
 		struct frame *f = ring_take(ring, 100);
@@ -424,7 +460,7 @@ static int run_live(struct pipeline *p)
 		if (service_should_stop())
 			atomic_store(&p->stop, true);
 		if (service_take_reload())
-			atomic_store(&p->reload_requested, true);
+			read_reload(p);
 		struct ui_command cmds[16];
 		const struct snapshot *snap = p->ui ? report_snapshot_front(p->report) : NULL;
 		int n = p->ui ? ui_poll(p->ui, snap, cmds, 16, 50) : 0;
@@ -472,6 +508,95 @@ static int load_trees(struct pipeline *p)
 			      "built-in set (fiducials/tabletrack.trees)", &p->trees);
 }
 
+/* Errors found while setting up are configuration errors (exit 78) when
+ * the setting named cannot be met here, whatever the code underneath. */
+static int as_config_error(int err)
+{
+	return err == ERR_NOMEM ? err : ERR_CONFIG;
+}
+
+/* What is checked before anything is opened: settings that no source or
+ * device can meet. */
+static int check_settings(struct pipeline *p)
+{
+	char why[160] = "";
+	if (threshold_backend_check(settings_gpu_backend(&p->cfg), why, sizeof why)) {
+		log_error("--gpu %s: %s; use --gpu auto or off", p->cfg.gpu, why);
+		return ERR_CONFIG;
+	}
+	return 0;
+}
+
+/* Everything that reads a setting, the source included, before the TUIO
+ * sockets open: a configuration error leaves no trace on the network. */
+static int setup_inputs(struct pipeline *p)
+{
+	int err = load_trees(p);
+	if (err)
+		return as_config_error(err);
+	log_info("%d symbols from %s", tree_set_count(p->trees), p->cfg.trees[0] ? p->cfg.trees : "the built-in set");
+
+	calib_map_identity(&p->calib, 9, 7);
+	/* A missing grid is where the window's W saves one. */
+	if (config_grid_path(&p->cfg, p->grid_path, sizeof p->grid_path))
+		p->grid_path[0] = '\0';
+	if (p->grid_path[0] && access(p->grid_path, R_OK) == 0) {
+		if ((err = calib_map_load(&p->calib, p->grid_path)))
+			return as_config_error(err);
+		log_info("calibration grid from %s%s", p->grid_path,
+			 p->cfg.grid[0] ? "" : " (the default; grid = FILE names another)");
+	}
+
+	if ((err = check_settings(p)))
+		return err;
+
+	struct track_config tk;
+	track_config_from(&p->cfg, &p->calib, &tk);
+	p->trk = track_create(&tk, &err);
+	if (!p->trk)
+		return err;
+
+	p->report = report_create(p->cfg.dump, !p->cfg.once, &err);
+	if (!p->report)
+		return err;
+
+	settings_choose_source(&p->cfg);
+	struct feed_config fc = {.live = !p->cfg.once,
+				 .default_width = p->cfg.width > 0 ? p->cfg.width : 640,
+				 .default_height = p->cfg.height > 0 ? p->cfg.height : 480,
+				 .should_stop = service_should_stop};
+	capture_config_from(&p->cfg, &fc.cap);
+	if (settings_source_is_demo(p->cfg.source)) {
+		err = demo_scene_make(p->trees, &p->demo);
+		if (err)
+			return err;
+		fc.cap.sprites = p->demo.sprites;
+		fc.cap.sprite_ids = p->demo.ids;
+		fc.cap.n_sprites = p->demo.n;
+		if (p->cfg.finger_size == 0) {
+			/* The demo's fingertips are 24 px; showing them is the point of a demo. */
+			p->cfg.finger_size = 24;
+			log_info("demo: finger size 24 px (--finger-size to change)");
+		}
+	}
+	p->feed = feed_create(&fc, &err);
+	if (!p->feed)
+		return as_config_error(err);
+	if (p->cfg.once && feed_is_endless(p->feed)) {
+		log_error("--once: source %s never ends (a camera or the demo); --once plays a folder, file or "
+			  "raw: stream through once",
+			  p->cfg.source);
+		return ERR_CONFIG;
+	}
+	if (!p->cfg.once) {
+		int w, h;
+		feed_size(p->feed, &w, &h);
+		if ((err = stages_ensure_size(p, w, h)))
+			return err == ERR_UNSUPPORTED ? ERR_CONFIG : err;
+	}
+	return 0;
+}
+
 struct pipeline *pipeline_create(const struct tt_config *cfg, int argc, char **argv, int *err)
 {
 	struct pipeline *p = calloc(1, sizeof *p);
@@ -485,70 +610,17 @@ struct pipeline *pipeline_create(const struct tt_config *cfg, int argc, char **a
 	p->argv = argv;
 	pthread_mutex_init(&p->cmd_lock, NULL);
 	atomic_init(&p->stop, false);
-	atomic_init(&p->reload_requested, false);
-
-	*err = load_trees(p);
-	if (*err)
-		goto fail;
-	log_info("%d symbols from %s", tree_set_count(p->trees), p->cfg.trees[0] ? p->cfg.trees : "the built-in set");
-
-	calib_map_identity(&p->calib, 9, 7);
-	if (config_grid_path(&p->cfg, p->grid_path, sizeof p->grid_path))
-		p->grid_path[0] = '\0';
-	if (p->grid_path[0] && access(p->grid_path, R_OK) == 0) {
-		*err = calib_map_load(&p->calib, p->grid_path);
-		if (*err)
-			goto fail;
-		log_info("calibration grid from %s%s", p->grid_path,
-			 p->cfg.grid[0] ? "" : " (the default; grid = FILE names another)");
-	}
 
 	struct tuio_config tc;
 	*err = tuio_config_from(&p->cfg, &tc);
 	if (*err)
 		goto fail;
+	*err = setup_inputs(p);
+	if (*err)
+		goto fail;
 	p->tuio = tuio_create(&tc, err);
 	if (!p->tuio)
 		goto fail;
-
-	struct track_config tk;
-	track_config_from(&p->cfg, &p->calib, &tk);
-	p->trk = track_create(&tk, err);
-	if (!p->trk)
-		goto fail;
-
-	p->report = report_create(p->cfg.dump, !p->cfg.once, err);
-	if (!p->report)
-		goto fail;
-
-	settings_choose_source(&p->cfg);
-	struct feed_config fc = {.live = !p->cfg.once,
-				 .default_width = p->cfg.width > 0 ? p->cfg.width : 640,
-				 .default_height = p->cfg.height > 0 ? p->cfg.height : 480};
-	capture_config_from(&p->cfg, &fc.cap);
-	if (settings_source_is_demo(p->cfg.source)) {
-		*err = demo_scene_make(p->trees, &p->demo);
-		if (*err)
-			goto fail;
-		fc.cap.sprites = p->demo.sprites;
-		fc.cap.sprite_ids = p->demo.ids;
-		fc.cap.n_sprites = p->demo.n;
-		if (p->cfg.finger_size == 0) {
-			/* The demo's fingertips are 24 px; showing them is the point of a demo. */
-			p->cfg.finger_size = 24;
-			log_info("demo: finger size 24 px (--finger-size to change)");
-		}
-	}
-	p->feed = feed_create(&fc, err);
-	if (!p->feed)
-		goto fail;
-	if (!p->cfg.once) {
-		int w, h;
-		feed_size(p->feed, &w, &h);
-		*err = stages_ensure_size(p, w, h);
-		if (*err)
-			goto fail;
-	}
 	/* Clients clear any state left from an earlier run. */
 	tuio_send_empty(p->tuio, UINT64_MAX);
 	summary_publish(p);

@@ -32,9 +32,11 @@
 
 struct pipeline;
 
-/* Loads trees and the calibration grid, opens the TUIO targets and the
- * source, and creates the stages. *err is ERR_CONFIG for a bad setting
- * (exit 78), another ERR_* otherwise; the reason is logged. `cfg` is copied;
+/* Loads trees and the calibration grid, checks --gpu, creates the --dump
+ * folder, opens the source and creates the stages, and only then opens the
+ * TUIO targets: a bad setting leaves no trace on the network. *err is
+ * ERR_CONFIG for a bad setting or one this machine cannot meet (exit 78),
+ * another ERR_* otherwise; the reason is logged. `cfg` is copied;
  * argc/argv (borrowed, must outlive the pipeline) are parsed again over the
  * re-read config file on SIGHUP so the command line keeps precedence. */
 struct pipeline *pipeline_create(const struct tt_config *cfg, int argc, char **argv, int *err);

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../core/clock.h"
 #include "../core/err.h"
@@ -43,6 +45,33 @@ struct report {
 	pthread_mutex_t snap_lock;
 };
 
+/* mkdir -p: --dump DIR is created with its parents; a path that cannot be
+ * a folder is a configuration error, found before the first frame. */
+static int make_dirs(const char *dir)
+{
+	char path[sizeof ((struct report *)0)->dump_dir];
+	snprintf(path, sizeof path, "%s", dir);
+	for (char *q = path + 1;; q++) {
+		if (*q != '/' && *q != '\0')
+			continue;
+		char c = *q;
+		*q = '\0';
+		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+			log_error("--dump %s: cannot create %s: %s", dir, path, strerror(errno));
+			return ERR_CONFIG;
+		}
+		*q = c;
+		if (!c)
+			break;
+	}
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode) || access(path, W_OK | X_OK) != 0) {
+		log_error("--dump %s: not a writable folder", dir);
+		return ERR_CONFIG;
+	}
+	return 0;
+}
+
 struct report *report_create(const char *dump_dir, bool window, int *err)
 {
 	struct report *r = calloc(1, sizeof *r);
@@ -51,6 +80,10 @@ struct report *report_create(const char *dump_dir, bool window, int *err)
 		return NULL;
 	}
 	snprintf(r->dump_dir, sizeof r->dump_dir, "%s", dump_dir);
+	if (r->dump_dir[0] && (*err = make_dirs(r->dump_dir)) != 0) {
+		free(r);
+		return NULL;
+	}
 	pthread_mutex_init(&r->summary_lock, NULL);
 	pthread_mutex_init(&r->snap_lock, NULL);
 	r->snap_back = 0;
@@ -204,7 +237,10 @@ static void update_fps(struct report *r, uint64_t fseq, int64_t now)
 		return;
 	}
 	int64_t dt = now - r->fps_t0;
-	if (dt >= 1000000000LL) {
+	/* The first rate after a quarter second, so the first summary line (at
+	 * one second) has one; then over whole seconds. */
+	bool first = r->fps == 0.0f && dt >= 250000000LL && fseq - r->fps_n0 >= 2;
+	if (first || dt >= 1000000000LL) {
 		r->fps = (float)((double)(fseq - r->fps_n0) * 1e9 / (double)dt);
 		r->fps_t0 = now;
 		r->fps_n0 = fseq;
@@ -274,8 +310,13 @@ void report_print_summary(struct report *r, const char *status)
 	s = r->summary;
 	pthread_mutex_unlock(&r->summary_lock);
 	if (!s.quiet) {
-		printf("tabletrack: frame %llu  %.1f fps  %d objects [%s]  %d fingers  %d blobs  %.2f ms/frame (%s)%s%s\n",
-		       (unsigned long long)s.fseq, s.fps, s.n_objects, s.ids, s.n_cursors, s.n_blobs,
+		char fps[32];
+		if (s.fps > 0.0f)
+			snprintf(fps, sizeof fps, "%.1f fps", s.fps);
+		else
+			snprintf(fps, sizeof fps, "-- fps"); /* not measured yet */
+		printf("tabletrack: frame %llu  %s  %d objects [%s]  %d fingers  %d blobs  %.2f ms/frame (%s)%s%s\n",
+		       (unsigned long long)s.fseq, fps, s.n_objects, s.ids, s.n_cursors, s.n_blobs,
 		       s.median_ms, s.backend, status[0] ? "  " : "", status);
 		fflush(stdout);
 	}

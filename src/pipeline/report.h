@@ -50,7 +50,8 @@ struct report_frame {
 
 struct report;
 
-/* dump_dir: --dump's folder ("" = off); window: keep snapshots for it. */
+/* dump_dir: --dump's folder ("" = off), created with its parents when
+ * missing (ERR_CONFIG, logged, when it cannot be); window: keep snapshots for it. */
 struct report *report_create(const char *dump_dir, bool window, int *err);
 void report_destroy(struct report *r);  /* NULL-safe */
 

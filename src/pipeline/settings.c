@@ -58,8 +58,9 @@ void track_config_from(const struct tt_config *c, const struct calib_map *calib,
 	t->calib = calib;
 }
 
-static const char *threshold_backend_for(const char *gpu)
+const char *settings_gpu_backend(const struct tt_config *c)
 {
+	const char *gpu = c->gpu;
 	if (strcmp(gpu, "on") == 0)
 		return "cuda";
 	if (strcmp(gpu, "off") == 0)
@@ -73,7 +74,7 @@ void engine_config_from(const struct tt_config *c, const struct tree_set *trees,
 	memset(e, 0, sizeof *e);
 	e->width = w;
 	e->height = h;
-	e->backend = threshold_backend_for(c->gpu);
+	e->backend = settings_gpu_backend(c);
 	threshold_config_from(c, w, h, &e->thr);
 	e->radius2 = c->radius2;
 	e->median2 = c->median2;
@@ -89,11 +90,9 @@ int tuio_config_from(const struct tt_config *c, struct tuio_config *t)
 {
 	memset(t, 0, sizeof *t);
 	for (int i = 0; i < c->n_tuio && i < TUIO_MAX_TARGETS; i++) {
-		if (tuio_target_parse(c->tuio[i], &t->targets[i]) != 0) {
-			log_error("tuio: bad target '%s' (udp:HOST:PORT, tcp:HOST:PORT, tcp:listen:ADDR:PORT, ws:listen:ADDR:PORT)",
-				  c->tuio[i]);
+		/* tuio_target_parse names the target and what is wrong with it. */
+		if (tuio_target_parse(c->tuio[i], &t->targets[i]) != 0)
 			return ERR_CONFIG;
-		}
 		t->n_targets++;
 	}
 	if (t->n_targets == 0)
@@ -181,31 +180,34 @@ static void reload_restart(const struct config_option *o, const char *was, const
 	r->n_restart++;
 }
 
-bool settings_reload(struct tt_config *running, const struct tt_config *given, int argc, char **argv)
+bool settings_reload_read(const struct tt_config *running, int argc, char **argv, struct tt_config *next)
 {
-	struct tt_config next;
 	if (!running->config_path[0]) {
 		log_info("SIGHUP: no config file to reload (start with --config FILE)");
 		return false;
 	}
 	log_debug("SIGHUP: reading %s", running->config_path);
-	config_defaults(&next);
-	if (config_parse_args(&next, argc, argv) != 0) {
+	config_defaults(next);
+	if (config_parse_args(next, argc, argv) != 0) {
 		log_error("SIGHUP: %s has errors (above); keeping the running configuration", running->config_path);
 		return false;
 	}
-	if (settings_source_is_demo(running->source) && next.finger_size == 0)
-		next.finger_size = running->finger_size; /* the demo's default, as at start */
+	return true;
+}
+
+void settings_reload_apply(struct tt_config *running, const struct tt_config *given, struct tt_config *next)
+{
+	if (settings_source_is_demo(running->source) && next->finger_size == 0)
+		next->finger_size = running->finger_size; /* the demo's default, as at start */
 	/* Live keys against the running value; the others against what the file
 	 * and command line said at start, not the running value, which the
 	 * pipeline may have filled in (an empty source). */
 	struct reload r = {.running = running};
-	config_diff(running, &next, CONFIG_DIFF_LIVE, reload_live, &r);
-	config_diff(given, &next, CONFIG_DIFF_RESTART, reload_restart, &r);
+	config_diff(running, next, CONFIG_DIFF_LIVE, reload_live, &r);
+	config_diff(given, next, CONFIG_DIFF_RESTART, reload_restart, &r);
 	/* quiet and verbose take effect before the closing line, so quiet = true
 	 * already silences it. */
 	settings_apply_log_level(running);
 	log_info("SIGHUP: configuration reloaded from %s (%d live key%s changed, %d need%s a restart)",
 		 running->config_path, r.n_live, r.n_live == 1 ? "" : "s", r.n_restart, r.n_restart == 1 ? "s" : "");
-	return true;
 }

@@ -45,17 +45,23 @@ bool settings_source_is_demo(const char *source);
 /* An empty source becomes the camera /dev/video0 when it can be opened,
  * else the demo (logged). */
 void settings_choose_source(struct tt_config *c);
+/* The threshold backend --gpu asks for: "cuda" (on), "cpu" (off) or "auto". */
+const char *settings_gpu_backend(const struct tt_config *c);
 /* Sets the log level from verbose/quiet (both live), logging the change. */
 void settings_apply_log_level(const struct tt_config *c);
 
-/* SIGHUP: reads the config file again (defaults, file, then argc/argv again
- * so the command line keeps winning) and sets each changed live key in
- * *running, one key at a time (other threads may read the non-live bytes);
- * a changed non-live key is compared with `given` (the configuration as
- * given at start, before the pipeline filled anything in) and only logged as
- * needing a restart. Returns true when *running may have changed (the
- * caller then re-applies the stage configs); false when there is no config
- * file or it has errors (logged; *running untouched). */
-bool settings_reload(struct tt_config *running, const struct tt_config *given, int argc, char **argv);
+/* SIGHUP, in two steps so that the file is read off the pipeline thread:
+ * settings_reload_read reads the config file again into *next (defaults,
+ * file, then argc/argv again so the command line keeps winning); the file
+ * must be a regular file, opened without blocking. Reads only running's
+ * config_path. Returns false when there is no config file or it has errors
+ * (logged; *next then unusable). */
+bool settings_reload_read(const struct tt_config *running, int argc, char **argv, struct tt_config *next);
+/* settings_reload_apply sets each live key that *next changed in *running,
+ * one key at a time (other threads may read the non-live bytes); a changed
+ * non-live key is compared with `given` (the configuration as given at
+ * start, before the pipeline filled anything in) and only logged as needing
+ * a restart. No I/O. The caller then re-applies the stage configs. */
+void settings_reload_apply(struct tt_config *running, const struct tt_config *given, struct tt_config *next);
 
 #endif

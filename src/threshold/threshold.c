@@ -239,6 +239,17 @@ static int fall_back_to_cpu(struct threshold *t)
 	return err;
 }
 
+int threshold_backend_check(const char *backend, char *why, size_t cap)
+{
+	if (!backend || strcmp(backend, "auto") == 0 || strcmp(backend, "cpu") == 0)
+		return 0;
+	if (strcmp(backend, "cuda") != 0) {
+		snprintf(why, cap, "unknown backend '%s' (cpu, cuda or auto)", backend);
+		return ERR_CONFIG;
+	}
+	return cuda_threshold_probe(why, cap) == 0 ? 0 : ERR_UNSUPPORTED;
+}
+
 struct threshold *threshold_create(const struct threshold_config *cfg, const char *backend, int *err)
 {
 	struct threshold *t = NULL;
@@ -290,7 +301,9 @@ struct threshold *threshold_create(const struct threshold_config *cfg, const cha
 	}
 	if ((e = t->ops->open(t)) < 0)
 		goto fail;
-	log_info("threshold: %s backend, as configured", t->ops->name);
+	/* The caller knows whether the name was configured or chosen by auto
+	 * (a second scale follows the first's choice), and says which. */
+	log_debug("threshold: %s backend, as asked", t->ops->name);
 ok:
 	*err = 0;
 	return t;

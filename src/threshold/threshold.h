@@ -93,6 +93,11 @@ struct threshold;
  * when "cuda" is asked for and unavailable). */
 struct threshold *threshold_create(const struct threshold_config *cfg, const char *backend, int *err);
 void threshold_destroy(struct threshold *t);  /* NULL-safe */
+/* Whether threshold_create could open `backend` here ("auto" and "cpu"
+ * always can; "cuda" needs a usable device), without allocating anything:
+ * for refusing a configuration at start-up. ERR_UNSUPPORTED or ERR_CONFIG
+ * with the reason in why. */
+int threshold_backend_check(const char *backend, char *why, size_t cap);
 
 /* Changes radius/gate/mode/prefilters live (sizes must stay within max). */
 int threshold_set_config(struct threshold *t, const struct threshold_config *cfg);

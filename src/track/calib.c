@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../core/err.h"
+#include "../core/file.h"
 #include "../core/log.h"
 
 #define CALIB_LINE_MAX 256
@@ -49,11 +50,20 @@ void calib_map_identity(struct calib_map *m, int cols, int rows)
 	m->identity = true;
 }
 
+/* A grid file has a header, a size line and at most CALIB_MAX_SIDE^2 points;
+ * comments and blank lines get generous room, but a file of NUL bytes (read
+ * by fgets as blank lines) or endless blanks must end. */
+#define CALIB_MAX_LINES (4 * CALIB_MAX_SIDE * CALIB_MAX_SIDE + 1000)
+
 /* Reads the next line that is not blank or a comment into buf. Returns 1 with a
- * line, 0 at the end of the file, ERR_FORMAT for an over-long line. */
+ * line, 0 at the end of the file, ERR_FORMAT for an over-long line or too many lines. */
 static int read_line(FILE *f, const char *path, int *line_no, char *buf, size_t cap)
 {
 	while (fgets(buf, (int)cap, f)) {
+		if (*line_no >= CALIB_MAX_LINES) {
+			log_error("%s: more than %d lines: not a calibration grid", path, CALIB_MAX_LINES);
+			return ERR_FORMAT;
+		}
 		(*line_no)++;
 		size_t len = strlen(buf);
 		if (len == cap - 1 && buf[len - 1] != '\n' && !feof(f)) {
@@ -85,9 +95,10 @@ int calib_map_load(struct calib_map *m, const char *path)
 	int line_no = 0, rc = ERR_FORMAT;
 	struct calib_map tmp;
 
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		log_error("%s: cannot open calibration grid: %s", path, strerror(errno));
+	FILE *f = NULL;
+	const char *why = "";
+	if (file_open_regular(path, &f, &why)) {
+		log_error("%s: cannot open calibration grid: %s", path, why);
 		return ERR_IO;
 	}
 	int got = read_line(f, path, &line_no, buf, sizeof(buf));
