@@ -14,6 +14,10 @@
 
 int64_t clock_now_ns(void);               /* CLOCK_MONOTONIC */
 void clock_sleep_ns(int64_t ns);          /* restarts on EINTR until slept or a signal flag is irrelevant */
+/* CPU time (user + system) the whole process has used so far, every thread
+ * included (getrusage RUSAGE_SELF), in ns. What a frame costs the machine,
+ * as opposed to how long it took. */
+int64_t clock_process_cpu_ns(void);
 
 /* One step of a spin-wait: tells the CPU (x86 PAUSE) so the sibling
  * hyperthread and the memory system are not flooded. */

@@ -32,6 +32,10 @@ struct report {
 	bool dump_failed;
 	struct timing timing[STAGE_N];
 	float fps;
+	/* CPU and wall time at the first frame, and frames since: the CPU cost
+	 * a frame of the run, start-up (trees, CUDA context) left out. */
+	int64_t cpu0_ns, wall0_ns;
+	uint64_t cpu_frames;
 	int64_t fps_t0;
 	uint64_t fps_n0;
 
@@ -257,6 +261,10 @@ void report_frame(struct report *r, const struct report_frame *fr, int64_t now_n
 	if (r->snaps[0])
 		snapshot_publish(r, fr);
 	update_fps(r, fr->fseq, now_ns);
+	if (!r->cpu_frames++) {
+		r->cpu0_ns = clock_process_cpu_ns();
+		r->wall0_ns = now_ns;
+	}
 }
 
 const struct snapshot *report_snapshot_front(struct report *r)
@@ -335,6 +343,13 @@ void report_print_stats(struct report *r, uint64_t frames, uint64_t bad_frames, 
 		timing_summary(&r->timing[i], &med, &p99);
 		if (r->timing[i].n_total)
 			printf("  %-16s %10.3f %10.3f\n", stage_name((enum stage)i), (double)med / 1e6, (double)p99 / 1e6);
+	}
+	if (r->cpu_frames > 1) {
+		double cpu_s = (double)(clock_process_cpu_ns() - r->cpu0_ns) / 1e9;
+		double wall_s = (double)(clock_now_ns() - r->wall0_ns) / 1e9;
+		uint64_t n = r->cpu_frames - 1;
+		printf("  CPU (user+sys, all threads): %.3f ms a frame over %llu frames, %.2f cores busy in %.1f s\n",
+		       cpu_s * 1e3 / (double)n, (unsigned long long)n, wall_s > 0 ? cpu_s / wall_s : 0.0, wall_s);
 	}
 	fflush(stdout);
 }
