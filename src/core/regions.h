@@ -3,7 +3,7 @@
  *
  * Regions are 4-connected sets of pixels of one colour. Two regions are
  * adjacent when they touch (4-neighbourhood); for nested clean shapes the
- * adjacency graph is the containment tree (see ../shared/spec/amoeba.md §2).
+ * adjacency graph is the containment tree (see the amoeba symbol specification, §2).
  *
  * Everything is addressed by int32_t index into flat arrays owned by the
  * segmenter and sized at create time for the configured maximum frame; a

@@ -4,7 +4,7 @@
  * Positions are normalised to [0, 1) of the image (x / width, y / height),
  * angles in radians [0, 2pi) clockwise on screen, velocities in normalised
  * units a second, angular velocity A in turns a second, m and r the changes
- * of speed and of A a second (../shared/spec/tuio.md §1). Session IDs come
+ * of speed and of A a second (TUIO specification §1). Session IDs come
  * from one counter shared by all three kinds and are never reused.
  *
  * The arrays are owned by the tracker (sized at create time) and borrowed by

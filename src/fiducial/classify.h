@@ -1,6 +1,6 @@
 /*
  * classify.h - fingers and blobs among the regions symbols did not claim
- * (../shared/spec/amoeba.md §9, §10). Called by match_process() after the
+ * (amoeba symbol specification §9, §10). Called by match_process() after the
  * symbols are found; internal to the fiducial room.
  *
  * `claimed[r]` is non-zero for regions that belong to a found symbol or lie

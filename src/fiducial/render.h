@@ -1,6 +1,6 @@
 /*
  * render.h - amoeba symbols from tree strings: vector layout, anti-aliased
- * grey raster, and the true centre and angle (../shared/spec/amoeba.md §7).
+ * grey raster, and the true centre and angle (amoeba symbol specification §7).
  *
  * Purpose: the daemon's demo source, the scene synthesiser
  * (tools/scenes.c), the fiducial sheet tool (tools/fiducials.c) and the
@@ -77,8 +77,7 @@
  * Performance (one core of a shared, busy AMD EPYC, -O2, our large set):
  * render_layout_tree() about 8-10 ms a tree (the packing search; done once
  * a tree), render_layout_draw() 3.5-6 ms for a 100 px card at 4 x 4
- * supersampling, 1.2-1.4 times the old grid layout's time measured side
- * by side; the draw's cost grows with the card's area.
+ * supersampling; the draw's cost grows with the card's area.
  */
 #ifndef TT_FIDUCIAL_RENDER_H
 #define TT_FIDUCIAL_RENDER_H

@@ -1,5 +1,5 @@
 /*
- * trees.h - symbol dictionaries (.trees files, ../shared/spec/amoeba.md §4).
+ * trees.h - symbol dictionaries (.trees files, amoeba symbol specification §4).
  *
  * A .trees file is whitespace-separated tokens `[wb][0-9]+` (a bare digit
  * token means `w` + token); the ID of a symbol is the 0-based position of

@@ -1,7 +1,7 @@
 /*
  * track.h - detections over time: session IDs, association, prediction,
- * smoothing, dead band, calibration, inversion (../shared/spec/amoeba.md §8,
- * ../shared/spec/tuio.md §3).
+ * smoothing, dead band, calibration, inversion (amoeba symbol specification §8,
+ * TUIO specification §3).
  *
  * Objects are associated to detections of the same ID near their predicted
  * position; fuzzy symbols and root regions near a prediction keep a known

@@ -5,7 +5,7 @@
  * 2Dblb) one bundle: source, full alive, the sets of items that changed
  * (all of them on a periodic refresh), fseq; split into several bundles with
  * the same fseq and the full alive when a datagram would exceed
- * max_datagram bytes (../shared/spec/tuio.md §2).
+ * max_datagram bytes (TUIO specification §2).
  *
  * Targets (tuio_target_parse):
  *     udp:HOST:PORT            UDP datagrams (unicast, broadcast, multicast)

@@ -2,7 +2,7 @@
  * tuio_encode.h - the pure TUIO encoder: tracked state in, OSC packets out.
  *
  * Purpose: turn one frame of tracker output (struct tracked_state) into the
- * exact bytes TUIO clients expect (../shared/spec/tuio.md), without sending
+ * exact bytes TUIO clients expect (TUIO specification), without sending
  * anything. tuio.c sends what this produces; the bench tool and the tests
  * call it directly to measure or inspect the bytes.
  *
