@@ -54,7 +54,7 @@ static void test_identity_exact(void **state)
 		float x = probes[i][0], y = probes[i][1];
 		calib_map_apply(&m, &x, &y);
 		assert_true(x == probes[i][0] && y == probes[i][1]);
-		assert_true(calib_map_angle(&m, x, y, 1.25f) == 1.25f);
+		assert_true(calib_map_angle(&m, x, y, 1.25f, 1.0f) == 1.25f);
 	}
 	/* The slow path must agree with the fast one on an identity grid. */
 	m.identity = false;
@@ -63,7 +63,7 @@ static void test_identity_exact(void **state)
 		calib_map_apply(&m, &x, &y);
 		assert_float_equal(x, probes[i][0], 1e-5);
 		assert_float_equal(y, probes[i][1], 1e-5);
-		float a = calib_map_angle(&m, probes[i][0], probes[i][1], 1.25f);
+		float a = calib_map_angle(&m, probes[i][0], probes[i][1], 1.25f, 1.0f);
 		assert_float_equal(a, 1.25f, 1e-3);
 	}
 }
@@ -86,7 +86,7 @@ static void test_shift(void **state)
 		calib_map_apply(&m, &x, &y);
 		assert_float_equal(x, probes[i][0] - dx, 1e-5);
 		assert_float_equal(y, probes[i][1] - dy, 1e-5);
-		assert_float_equal(calib_map_angle(&m, probes[i][0], probes[i][1], 0.7f), 0.7f, 1e-3);
+		assert_float_equal(calib_map_angle(&m, probes[i][0], probes[i][1], 0.7f, 1.0f), 0.7f, 1e-3);
 	}
 }
 
@@ -113,8 +113,39 @@ static void test_scale(void **state)
 	for (int k = 0; k < m.cols * m.rows; k++)
 		m.pts[k][0] *= 0.5f;
 	m.identity = false;
-	float a = calib_map_angle(&m, 0.25f, 0.5f, (float)M_PI / 4);
+	float a = calib_map_angle(&m, 0.25f, 0.5f, (float)M_PI / 4, 1.0f);
 	assert_float_equal(a, atan2f(2.0f, 1.0f), 1e-3);
+}
+
+/* A grid that turns the picture by 10 degrees in pixels, on a 4:3 frame:
+ * every direction turns by the same 10 degrees, which only holds when the
+ * step is measured in pixel-proportional units, not normalised ones. */
+static void test_angle_aspect(void **state)
+{
+	(void)state;
+	struct calib_map m;
+	calib_map_identity(&m, 9, 7);
+	const float aspect = 4.0f / 3.0f, th = 10.0f * (float)M_PI / 180.0f;
+	for (int k = 0; k < m.cols * m.rows; k++) {
+		/* camera point of table point k: the table point turned by -th */
+		float dx = (m.pts[k][0] - 0.5f) * aspect, dy = m.pts[k][1] - 0.5f;
+		m.pts[k][0] = 0.5f + (dx * cosf(th) + dy * sinf(th)) / aspect;
+		m.pts[k][1] = 0.5f + (-dx * sinf(th) + dy * cosf(th));
+	}
+	m.identity = false;
+	float turn[3];
+	const float angles[3] = {0.3f, 1.2f, 2.5f};
+	for (int i = 0; i < 3; i++) {
+		float a = calib_map_angle(&m, 0.5f, 0.5f, angles[i], aspect) - angles[i];
+		while (a < -(float)M_PI)
+			a += 2.0f * (float)M_PI;
+		while (a > (float)M_PI)
+			a -= 2.0f * (float)M_PI;
+		turn[i] = a;
+	}
+	assert_float_equal(fabsf(turn[0]), th, 2e-3);
+	assert_float_equal(turn[1], turn[0], 2e-3);
+	assert_float_equal(turn[2], turn[0], 2e-3);
 }
 
 /* A smoothly warped grid: camera points of its control points map exactly
@@ -230,6 +261,7 @@ int main(void)
 		cmocka_unit_test(test_identity_exact),
 		cmocka_unit_test(test_shift),
 		cmocka_unit_test(test_scale),
+		cmocka_unit_test(test_angle_aspect),
 		cmocka_unit_test(test_warp_control_points),
 		cmocka_unit_test(test_save_load_round_trip),
 		cmocka_unit_test(test_malformed),

@@ -304,16 +304,22 @@ void calib_map_apply(const struct calib_map *m, float *x, float *y)
 	*y = (float)(t / (m->rows - 1));
 }
 
-float calib_map_angle(const struct calib_map *m, float x, float y, float angle)
+float calib_map_angle(const struct calib_map *m, float x, float y, float angle, float aspect)
 {
 	if (!m || m->identity)
 		return angle;
+	if (!(aspect > 0))
+		aspect = 1.0f;
+	/* The step is taken, and the mapped step measured, in units of equal
+	 * length on both axes (x in widths, y in heights times the aspect):
+	 * in normalised units a 4:3 frame's x and y differ by a third, which
+	 * would skew every angle a non-linear grid touches. */
 	const float step = 1e-3f;
 	float x0 = x, y0 = y;
-	float x1 = x + step * sinf(angle), y1 = y - step * cosf(angle);
+	float x1 = x + step * sinf(angle), y1 = y - step * cosf(angle) * aspect;
 	calib_map_apply(m, &x0, &y0);
 	calib_map_apply(m, &x1, &y1);
-	float a = atan2f(x1 - x0, -(y1 - y0));
+	float a = atan2f(x1 - x0, -(y1 - y0) / aspect);
 	const float two_pi = 6.28318530717958647692f;
 	if (a < 0)
 		a += two_pi;

@@ -19,7 +19,6 @@
  * skipped, lines longer than 254 characters, sizes outside 2..33, points
  * outside -1..2 or not finite, and extra text are errors (ERR_FORMAT /
  * ERR_RANGE, logged with file:line); a failed load leaves *m unchanged.
- * calib_map_angle() treats normalised x and y as the same unit.
  */
 #ifndef TT_TRACK_CALIB_H
 #define TT_TRACK_CALIB_H
@@ -39,8 +38,11 @@ int calib_map_load(struct calib_map *m, const char *path);
 int calib_map_save(const struct calib_map *m, const char *path);
 /* Maps camera point (x, y) (normalised) to table coordinates in place. */
 void calib_map_apply(const struct calib_map *m, float *x, float *y);
-/* Maps an angle at (x, y) by mapping a short step along it. */
-float calib_map_angle(const struct calib_map *m, float x, float y, float angle);
+/* Maps an angle at (x, y) by mapping a short step along it. aspect is the
+ * frame's width / height: the step is measured in pixel-proportional units,
+ * so an angle means the same on the table whatever the frame's shape
+ * (a value <= 0 is taken as 1). */
+float calib_map_angle(const struct calib_map *m, float x, float y, float angle, float aspect);
 /* Row-major index of the control point nearest camera point (x, y) (squared
  * distance in double, the first of equals wins); -1 for NULL or a grid
  * smaller than 2 x 2. */

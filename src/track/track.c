@@ -267,10 +267,10 @@ static void report_position(const struct track *t, float px, float py, int width
 	*oy = y < 0 ? 0 : y > top ? top : y;
 }
 
-static float report_angle(const struct track *t, float a, float x, float y, float period)
+static float report_angle(const struct track *t, float a, float x, float y, float aspect, float period)
 {
 	if (period == TWO_PI)
-		a = calib_map_angle(t->cfg.calib, x, y, a);
+		a = calib_map_angle(t->cfg.calib, x, y, a, aspect);
 	if (t->cfg.invert_angle)
 		a = period - a;
 	return wrap_period(a, period);
@@ -283,8 +283,8 @@ static void item_report_pose(const struct track *t, struct item *it, enum kind k
 {
 	report_position(t, it->rx, it->ry, width, height, &it->ox, &it->oy);
 	it->oa = k == KIND_FINGER ? 0
-				  : report_angle(t, it->ra, it->rx / (float)width,
-						 it->ry / (float)height, kind_period(k));
+				  : report_angle(t, it->ra, it->rx / (float)width, it->ry / (float)height,
+						 (float)width / (float)height, kind_period(k));
 }
 
 /* The blob geometry a 2Dblb set carries: the blob's own box, or the owner's
