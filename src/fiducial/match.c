@@ -6,6 +6,7 @@
 
 #include "../core/err.h"
 #include "../core/log.h"
+#include "../segment/segment.h"
 #include "classify.h"
 
 #define BAD_FLAGS (REGION_BORDER | REGION_SATURATED | REGION_FRAGMENTED)
@@ -697,20 +698,6 @@ static void candidate_decode(struct match *m, const struct region_tree *t, int32
 
 /* ---- saturated lists rebuilt without specks ------------------------------ */
 
-/* First run of row y that ends right of x. */
-static int32_t run_first_after(const struct region_tree *t, int y, int32_t x)
-{
-	int32_t a = t->row_first_run[y], b = t->row_first_run[y + 1];
-	while (a < b) {
-		int32_t mid = a + (b - a) / 2;
-		if (t->runs[mid].x + t->runs[mid].len <= x)
-			a = mid + 1;
-		else
-			b = mid;
-	}
-	return a;
-}
-
 /* Adds q to the set s (n entries, at most cap). Returns false when full. */
 static bool set_add(int32_t *s, int *n, int cap, int32_t q)
 {
@@ -736,51 +723,6 @@ static bool is_speck(const struct region_tree *t, int32_t q)
 	return t->regions[q].area <= SPECK_MAX_AREA;
 }
 
-/* Adds q to the set s like set_add, counting the regions that are not
- * specks in *n_big; false when full or when that count exceeds big_cap. */
-static bool neigh_add(const struct region_tree *t, int32_t *s, int *n, int cap, int *n_big, int big_cap, int32_t q)
-{
-	for (int i = *n - 1; i >= 0; i--)
-		if (s[i] == q)
-			return true;
-	if (*n >= cap || (!is_speck(t, q) && ++*n_big > big_cap))
-		return false;
-	s[(*n)++] = q;
-	return true;
-}
-
-/* Region g's neighbours from the runs (its list was dropped), in raster
- * order of first contact. Returns their count, or -1 when more than cap
- * or more than big_cap of them are not specks (the table, a textured
- * area: given up after a few rows). */
-static int neigh_from_runs(const struct region_tree *t, int32_t g, int32_t *nb, int cap, int big_cap)
-{
-	const struct region *r = &t->regions[g];
-	int n = 0, n_big = 0;
-	for (int y = r->y0; y <= r->y1; y++) {
-		const int32_t lo = t->row_first_run[y], hi = t->row_first_run[y + 1];
-		for (int32_t k = run_first_after(t, y, r->x0); k < hi && t->runs[k].x <= r->x1; k++) {
-			const struct run *u = &t->runs[k];
-			if (u->region != g)
-				continue;
-			if (k > lo && !neigh_add(t, nb, &n, cap, &n_big, big_cap, t->runs[k - 1].region))
-				return -1;
-			for (int yy = y - 1; yy <= y + 1; yy += 2) {
-				if (yy < 0 || yy >= t->height)
-					continue;
-				const int32_t hi2 = t->row_first_run[yy + 1];
-				for (int32_t j = run_first_after(t, yy, u->x); j < hi2 && t->runs[j].x < u->x + u->len; j++)
-					if (t->runs[j].colour != u->colour &&
-					    !neigh_add(t, nb, &n, cap, &n_big, big_cap, t->runs[j].region))
-						return -1;
-			}
-			if (k + 1 < hi && !neigh_add(t, nb, &n, cap, &n_big, big_cap, t->runs[k + 1].region))
-				return -1;
-		}
-	}
-	return n;
-}
-
 /* The group around region g that lists_repair rebuilds: g and the islands
  * of its colour joined to it through specks (members), the specks, the
  * members' other neighbours (nb) and the other regions that touch the
@@ -796,7 +738,7 @@ static const int32_t *list_of(const struct match *m, const struct region_tree *t
 {
 	if (!(m->flags[x] & REGION_SATURATED))
 		return adj_of(m, t, x, n);
-	*n = neigh_from_runs(t, x, buf, REPAIR_MAX_NEIGH, t->adj_cap + REPAIR_MAX_MEMBERS);
+	*n = segment_neighbours(t, x, buf, REPAIR_MAX_NEIGH, SPECK_MAX_AREA, t->adj_cap + REPAIR_MAX_MEMBERS);
 	return *n < 0 ? NULL : buf;
 }
 
@@ -967,19 +909,8 @@ static int lists_repair(struct match *m, const struct region_tree *t)
 			struct region *u = &m->merged[n_done];
 			mi = n_done;
 			*u = *reg(m, t, g);
-			for (int i = 1; i < gr.n_mem; i++) {
-				const struct region *v = reg(m, t, gr.mem[i]);
-				u->x0 = v->x0 < u->x0 ? v->x0 : u->x0;
-				u->y0 = v->y0 < u->y0 ? v->y0 : u->y0;
-				u->x1 = v->x1 > u->x1 ? v->x1 : u->x1;
-				u->y1 = v->y1 > u->y1 ? v->y1 : u->y1;
-				u->area += v->area;
-				u->sum_x += v->sum_x;
-				u->sum_y += v->sum_y;
-				u->sum_xx += v->sum_xx;
-				u->sum_yy += v->sum_yy;
-				u->sum_xy += v->sum_xy;
-			}
+			for (int i = 1; i < gr.n_mem; i++)
+				segment_region_merge(u, reg(m, t, gr.mem[i]));
 		}
 		pool_put(m, g, mi, gr.nb, gr.n_nb, &gr);
 		for (int j = 0; j < gr.n_nb + gr.n_other; j++) {
@@ -1178,24 +1109,15 @@ static int64_t row_span_fill(const struct region_tree *t, int32_t g)
 	int64_t filled = 0;
 	for (int y = r->y0; y <= r->y1; y++) {
 		const int32_t hi = t->row_first_run[y + 1];
-		int32_t a = t->row_first_run[y], b = hi;
-		while (a < b) {
-			int32_t mid = a + (b - a) / 2;
-			if (t->runs[mid].x + t->runs[mid].len <= r->x0)
-				a = mid + 1;
-			else
-				b = mid;
-		}
 		int32_t first = -1;
-		for (int32_t k = a; k < hi && t->runs[k].x <= r->x1; k++)
+		for (int32_t k = segment_run_first_after(t, y, r->x0); k < hi && t->runs[k].x <= r->x1; k++)
 			if (t->runs[k].region == g) {
 				first = k;
 				break;
 			}
 		if (first < 0)
 			continue;
-		a = first;
-		b = hi;
+		int32_t a = first, b = hi;
 		while (a < b) {
 			int32_t mid = a + (b - a) / 2;
 			if (t->runs[mid].x <= r->x1)
