@@ -143,19 +143,22 @@ static void test_diagonal(void **state)
 	bitmask_free(&m);
 }
 
+/* A white region around five 1 px black dots inside a black ring: six
+ * neighbours. */
+static const char *const dots_in_ring[] = {
+	"#############",
+	"#...........#",
+	"#.#.#.#.#.#.#",
+	"#...........#",
+	"#############",
+};
+
 /* A region with more neighbours than adj_cap saturates; they fragment. */
 static void test_saturation(void **state)
 {
 	(void)state;
-	static const char *const rows[] = {
-		"#############",
-		"#...........#",
-		"#.#.#.#.#.#.#",
-		"#...........#",
-		"#############",
-	};
 	struct bitmask m;
-	mask_from_rows(&m, rows, 5);
+	mask_from_rows(&m, dots_in_ring, 5);
 	struct segment *s = seg_new(13, 5, 4);
 	const struct region_tree *t;
 	assert_int_equal(segment_process(s, &m, &t), 0);
@@ -169,7 +172,7 @@ static void test_saturation(void **state)
 	bitmask_free(&m);
 
 	/* With room for 6 neighbours nothing saturates. */
-	mask_from_rows(&m, rows, 5);
+	mask_from_rows(&m, dots_in_ring, 5);
 	s = seg_new(13, 5, 6);
 	assert_int_equal(segment_process(s, &m, &t), 0);
 	in = region_at(t, 1, 1);
@@ -811,15 +814,8 @@ static void test_walks(void **state)
 {
 	(void)state;
 	log_set_level(LOG_ERROR);
-	static const char *const rows[] = {
-		"#############",
-		"#...........#",
-		"#.#.#.#.#.#.#",
-		"#...........#",
-		"#############",
-	};
 	struct bitmask m;
-	mask_from_rows(&m, rows, 5);
+	mask_from_rows(&m, dots_in_ring, 5);
 	struct segment *s = seg_new(13, 5, 4);
 	const struct region_tree *t;
 	assert_int_equal(segment_process(s, &m, &t), 0);

@@ -16,8 +16,8 @@ int32_t segment_run_first_after(const struct region_tree *t, int y, int32_t x)
 /* Adds q to the set s (n entries) unless it is there; false when the set
  * is full or too many big regions are in it. Searched from the end: a run's
  * neighbours were mostly met by the run before it. */
-static bool neighbour_add(const struct region_tree *t, int32_t *s, int *n, int cap, int *n_big, int32_t small_area,
-			  int big_cap, int32_t q)
+static bool neighbour_add(const struct region_tree *t, int32_t *s, int *n, int cap, int *n_big,
+			  int32_t small_area, int big_cap, int32_t q)
 {
 	for (int i = *n - 1; i >= 0; i--)
 		if (s[i] == q)
@@ -28,7 +28,8 @@ static bool neighbour_add(const struct region_tree *t, int32_t *s, int *n, int c
 	return true;
 }
 
-int segment_neighbours(const struct region_tree *t, int32_t g, int32_t *nb, int cap, int32_t small_area, int big_cap)
+int segment_neighbours(const struct region_tree *t, int32_t g, int32_t *nb, int cap, int32_t small_area,
+		       int big_cap)
 {
 	const struct region *r = &t->regions[g];
 	int n = 0, n_big = 0;
