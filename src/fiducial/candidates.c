@@ -22,7 +22,7 @@ int32_t match_candidates_find(struct match *m, const struct region_tree *t)
 			const struct region *g = &t->regions[r];
 			m->claimed[r] = 0;
 			m->flags[r] = g->flags;
-			/* Seeds of lists_repair: saturated parts, specks between regions. */
+			/* Seeds of the repair round: saturated parts, specks between regions. */
 			if (m->n_seeds < SEED_MAX &&
 			    ((g->area <= SPECK_MAX_AREA && g->n_adj >= 2) ||
 			     ((g->flags & (REGION_SATURATED | REGION_BORDER)) == REGION_SATURATED &&

@@ -72,13 +72,13 @@ struct match {
 	int32_t *cands;   /* candidate roots, full and fuzzy */
 	uint8_t *claimed;
 	/* Region flags as the matcher sees them: the tree's, except for
-	 * regions whose lists were rebuilt without specks (lists_repair). */
+	 * regions whose lists were rebuilt without specks (repair.c). */
 	uint8_t *flags;
 	int32_t *repair_at; /* read only where flags has FLAG_REPAIRED: offset in repair_pool */
 	int32_t repair_pool[REPAIR_POOL];  /* a list: count, merged index or -1, neighbours */
 	int32_t n_repair_pool;
 	struct region merged[REPAIR_MAX];  /* a group's region: its members together */
-	int32_t seeds[SEED_MAX];           /* regions lists_repair starts from */
+	int32_t seeds[SEED_MAX];           /* regions the repair round starts from */
 	int32_t n_seeds;
 	/* valid[d] bit n-1: some tree of depth d has n nodes. */
 	uint64_t valid[11];
@@ -105,7 +105,7 @@ static inline const int32_t *adj_of(const struct match *m, const struct region_t
 	return region_adj(t, r);
 }
 
-/* Region r's statistics: the tree's, or its group's (lists_repair). */
+/* Region r's statistics: the tree's, or its group's (repair.c). */
 static inline const struct region *reg(const struct match *m, const struct region_tree *t, int32_t r)
 {
 	if (m->flags[r] & FLAG_REPAIRED) {
