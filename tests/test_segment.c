@@ -1,6 +1,7 @@
 /* test_segment.c - the segmenter on hand-made and random bitmasks, checked
  * against a naive flood fill; the banded (multi-threaded) segmenter checked
- * against the single-threaded one, down to the matcher's detections. */
+ * against the single-threaded one, down to the matcher's detections; the
+ * helpers over a finished tree (run search, neighbour walk, region merge). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -142,19 +143,22 @@ static void test_diagonal(void **state)
 	bitmask_free(&m);
 }
 
+/* A white region around five 1 px black dots inside a black ring: six
+ * neighbours. */
+static const char *const dots_in_ring[] = {
+	"#############",
+	"#...........#",
+	"#.#.#.#.#.#.#",
+	"#...........#",
+	"#############",
+};
+
 /* A region with more neighbours than adj_cap saturates; they fragment. */
 static void test_saturation(void **state)
 {
 	(void)state;
-	static const char *const rows[] = {
-		"#############",
-		"#...........#",
-		"#.#.#.#.#.#.#",
-		"#...........#",
-		"#############",
-	};
 	struct bitmask m;
-	mask_from_rows(&m, rows, 5);
+	mask_from_rows(&m, dots_in_ring, 5);
 	struct segment *s = seg_new(13, 5, 4);
 	const struct region_tree *t;
 	assert_int_equal(segment_process(s, &m, &t), 0);
@@ -168,7 +172,7 @@ static void test_saturation(void **state)
 	bitmask_free(&m);
 
 	/* With room for 6 neighbours nothing saturates. */
-	mask_from_rows(&m, rows, 5);
+	mask_from_rows(&m, dots_in_ring, 5);
 	s = seg_new(13, 5, 6);
 	assert_int_equal(segment_process(s, &m, &t), 0);
 	in = region_at(t, 1, 1);
@@ -796,6 +800,93 @@ static void test_configured_caps(void **state)
 	bitmask_free(&m);
 }
 
+static int cmp_i32(const void *a, const void *b)
+{
+	const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The helpers over a finished tree: the run search against a linear scan,
+ * the neighbour walk against the segmenter's own lists wherever a region
+ * has one, its caps on a saturated region, and the region merge against
+ * whole-frame sums. */
+static void test_walks(void **state)
+{
+	(void)state;
+	log_set_level(LOG_ERROR);
+	struct bitmask m;
+	mask_from_rows(&m, dots_in_ring, 5);
+	struct segment *s = seg_new(13, 5, 4);
+	const struct region_tree *t;
+	assert_int_equal(segment_process(s, &m, &t), 0);
+	const int32_t in = region_at(t, 1, 1);
+	assert_true(t->regions[in].flags & REGION_SATURATED);
+	int32_t nb[64];
+	/* The ring first (left of the first run), then the dots left to right. */
+	assert_int_equal(segment_neighbours(t, in, nb, 64, 0, 64), 6);
+	assert_int_equal(nb[0], region_at(t, 0, 1));
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(nb[1 + i], region_at(t, 2 + 2 * i, 2));
+	assert_int_equal(segment_neighbours(t, in, nb, 5, 0, 64), -1);
+	assert_int_equal(segment_neighbours(t, in, nb, 64, 0, 5), -1);
+	/* The 1 px dots do not count against big_cap; the ring does. */
+	assert_int_equal(segment_neighbours(t, in, nb, 64, 1, 1), 6);
+	assert_int_equal(segment_neighbours(t, in, nb, 64, 1, 0), -1);
+	segment_destroy(s);
+	bitmask_free(&m);
+
+	const int w = 150, h = 110;
+	assert_int_equal(bitmask_alloc(&m, w, h), 0);
+	s = seg_new(w, h, 64);
+	uint32_t rng = 4242;
+	int n_checked = 0;
+	for (int iter = 0; iter < 40; iter++) {
+		mask_random(&m, &rng);
+		assert_int_equal(segment_process(s, &m, &t), 0);
+		for (int y = 0; y < h; y++)
+			for (int32_t x = 0; x <= w; x += 7) {
+				int32_t k = t->row_first_run[y];
+				while (k < t->row_first_run[y + 1] && t->runs[k].x + t->runs[k].len <= x)
+					k++;
+				assert_int_equal(segment_run_first_after(t, y, x), k);
+			}
+		if (t->overflow)
+			continue;
+		struct region all = t->regions[0];
+		for (int32_t g = 1; g < t->n_regions; g++)
+			segment_region_merge(&all, &t->regions[g]);
+		int64_t sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+		for (int64_t y = 0; y < h; y++)
+			for (int64_t x = 0; x < w; x++) {
+				sx += x;
+				sy += y;
+				sxx += x * x;
+				syy += y * y;
+				sxy += x * y;
+			}
+		assert_int_equal(all.area, w * h);
+		assert_true(all.x0 == 0 && all.y0 == 0 && all.x1 == w - 1 && all.y1 == h - 1);
+		assert_true(all.sum_x == sx && all.sum_y == sy && all.sum_xx == sxx && all.sum_yy == syy &&
+			    all.sum_xy == sxy);
+		assert_true(all.flags & REGION_BORDER);
+		for (int32_t g = 0; g < t->n_regions; g++) {
+			if (t->regions[g].flags & REGION_SATURATED)
+				continue;
+			const int n = segment_neighbours(t, g, nb, 64, 0, 64);
+			assert_int_equal(n, t->regions[g].n_adj);
+			int32_t want[64];
+			memcpy(want, region_adj(t, g), (size_t)n * sizeof *want);
+			qsort(want, (size_t)n, sizeof *want, cmp_i32);
+			qsort(nb, (size_t)n, sizeof *nb, cmp_i32);
+			assert_memory_equal(nb, want, (size_t)n * sizeof *nb);
+			n_checked++;
+		}
+	}
+	assert_true(n_checked > 1000);
+	segment_destroy(s);
+	bitmask_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -806,6 +897,7 @@ int main(void)
 		cmocka_unit_test(test_exact_vs_naive),
 		cmocka_unit_test(test_errors_and_overflow),
 		cmocka_unit_test(test_configured_caps),
+		cmocka_unit_test(test_walks),
 		cmocka_unit_test(test_threads_random),
 		cmocka_unit_test(test_threads_shared_frames),
 	};

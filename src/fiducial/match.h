@@ -1,16 +1,17 @@
 /*
  * match.h - region tree -> fiducials, fuzzy symbols, root regions, fingers, blobs.
  *
- * Candidate roots are found bottom-up from leaves (../shared/spec/amoeba.md
- * §5), filtered by leaf sizes (§6), their canonical strings (§3) looked up in
- * the tree set, and centre and angle computed from the leaves (§7). Fingers
- * (§9) and blobs (§10) are white regions classified by size, holes,
- * roundness and grey contrast.
+ * Candidate roots are found bottom-up from leaves (amoeba.md §5), filtered
+ * by leaf sizes (§6), their canonical strings (§3) looked up in the tree
+ * set, and centre and angle computed from the leaves (§7). Fingers (§9) and
+ * blobs (§10) are white regions classified by size, holes, roundness and
+ * grey contrast.
  *
  * Memory: scratch arrays sized at create time for the segmenter's maximum
- * region count (regions_region_capacity()); match_process() allocates
- * nothing. Results go into the caller's struct detections (cleared first);
- * full lists set its overflow flag.
+ * region count (regions_region_capacity()), and fixed arrays for the
+ * hairline round; match_process() allocates nothing. Results go into the
+ * caller's struct detections (cleared first); full lists set its overflow
+ * flag.
  *
  * Algorithm. Leaves (one neighbour; not border, saturated or fragmented)
  * seed a queue; a region whose neighbours but one are finished sub-trees is
@@ -18,7 +19,7 @@
  * remaining neighbour is its parent. A finished region is a candidate when
  * (height, nodes) is that of some tree in the set (decoded), or 1-2 nodes
  * short with at least 4 left (fuzzy, id -1); the climb stops there. Beyond
- * the spec, two kinds of noise are tolerated:
+ * the spec, these kinds of noise are tolerated:
  *  - specks: a leaf of at most 2 px is taken for noise in the region around
  *    it and left out of the tree (real leaves of the default set on 36 px
  *    symbols measure 4 px and more);
@@ -70,22 +71,11 @@
  * regions inside their root's bbox, are claimed before fingers_find() and
  * blobs_find() run (only when finger_size_px > 0 / blob_max_px > 0).
  *
- * Accuracy (tools/detect.c, Bernsen r 4 gate 48, default set, shared
- * scenes): recall 1.000 on std-640, std-1080, small-640, clutter-640;
- * 0.924 blur-640, 0.444 motion-640, 0.965 dim-640; no wrong IDs or false
- * positives anywhere; position error p95 < 0.6 px, angle p95 < 1.1 deg.
- * Merged leaves, with the daemon's defaults (score.py): motion-640
- * 0.535 -> 0.632, blur-640 0.972 -> 0.979, the other sets unchanged, no
- * wrong IDs or false positives. Hairlines: motion-640 0.632 -> 0.646, the
- * other sets unchanged, no wrong IDs or false positives; on 14 harsher
- * tabletrack-scenes sets (motion 4-10 px, noise, JPEG, clutter, 720p)
- * recall up on 12, the same on 2, no new wrong ID; tools/detect.c, one
- * scale, all 22 sets: found 3075 -> 3093 (r 8 g 32), 2769 -> 2823 (r 4
- * g 48), 2505 -> 2668 (r 2 median 3), wrong IDs unchanged (1, 0, 5).
- * Performance (callgrind, std-1080 frame 0): 0.26 M instructions a frame.
- * On the 8 frames of .devdata/b1080 (r 8 gate 32, fingers on) matching
- * averages 0.94 M a frame, 0.73 M without the hairline round (2-core AMD
- * EPYC dev VM, gcc 12 -O2).
+ * Files: match.c (create, config, match_process), candidates.c (the
+ * bottom-up walk), decode.c (canonical strings and decoding), repair.c
+ * (the hairline round; it reads lists back from the runs with the
+ * segmenter's walks, segment.h), roots.c (root regions, claimed boxes);
+ * match_int.h holds what they share.
  */
 #ifndef TT_FIDUCIAL_MATCH_H
 #define TT_FIDUCIAL_MATCH_H

@@ -646,7 +646,7 @@ static void band_label(struct segment *s, struct band *bd)
 	}
 }
 
-static void region_merge(struct region *r, const struct region *q)
+void segment_region_merge(struct region *r, const struct region *q)
 {
 	if (q->x0 < r->x0)
 		r->x0 = q->x0;
@@ -681,7 +681,7 @@ static void seams_finish(struct segment *s)
 		const int32_t gid = s->runs[s->parent[s->slot_run[i]]].region;
 		s->slot_region[i] = gid;
 		if (s->slot_part[i].area)
-			region_merge(&s->regions[gid], &s->slot_part[i]);
+			segment_region_merge(&s->regions[gid], &s->slot_part[i]);
 		if (s->span_of[gid] < 0) {
 			s->span_of[gid] = s->n_span;
 			s->span_region[s->n_span++] = gid;

@@ -74,23 +74,14 @@
  * frames, they spin a few microseconds and then sleep, so an idle
  * segmenter costs no CPU time; a frame pays for waking sleepers.
  *
- * Performance, std-1080 frame 0 (1920x1080, 30 symbols, Bernsen r 4 gate
- * 48, 43k runs, 705 regions). Instructions (callgrind, 2-core AMD EPYC dev
- * VM, gcc 12 -O2): serial 9.6 M (was 14.9 M before the two-pass rewrite;
- * the reacTIVision 1.6 segmenter: 49 M); the banded version does 11.9 M in
- * all (was 18.0 M), the busiest thread, spinning left out, 5.9 M at 2
- * threads (was 9.1 M), 3.0 M at 4 (4.5 M), 1.01 M at 16 (1.38 M), of which
- * the serial steps 0.05 M at 4 and 0.22 M at 16 (0.25 M). On the 8
- * frames of .devdata/b1080 (Bernsen r 8 gate 32) the serial segmenter
- * averages 10.0 M (was 15.2 M): cutting runs 1.5 M, joining rows 2.5 M,
- * labels, statistics and lists 5.9 M. Wall, same VM, tabletrack-bench -j 1
- * (both scales, so two segmentations a frame), median: 2.3-2.4 ms (was
- * 3.9 ms). Earlier wall times on the 16-core Xeon host of the H100
- * machine, before the rewrite, frames back to back: serial 3.4 ms (3.7);
- * 2 threads 2.0 (2.1); 4: 1.04 (1.24); 8: 0.60 (0.71); 12: 0.46 (0.94);
- * 16: 0.39 (0.55); with 3 ms idle between frames (workers asleep): 8:
- * 0.73 (1.6); 16: 0.55 (1.3). Leave cores for the rest of the daemon: 8 is
- * a good default on 16 cores.
+ * Choosing n_threads: each band's thread does about 1/N of the work, plus
+ * the short serial steps; leave cores for the rest of the daemon.
+ *
+ * Helpers over a finished tree, for later stages that need more than the
+ * adjacency lists hold (the matcher's repair of saturated lists): the runs
+ * of a row near a column and the neighbours of a region read back from the
+ * runs (walk.c), and the sum of several regions' statistics (the merge the
+ * banded pass uses for regions that cross a seam).
  */
 #ifndef TT_SEGMENT_H
 #define TT_SEGMENT_H
@@ -136,5 +127,37 @@ int64_t segment_overflows(const struct segment *s);
 /* Segments `mask`. *out points into the segmenter's arrays, valid until the
  * next call or destroy. Returns 0, or ERR_SIZE when mask exceeds the max. */
 int segment_process(struct segment *s, const struct bitmask *mask, const struct region_tree **out);
+
+/* ---- helpers over a finished tree -----------------------------------------
+ * The walks take a tree handed out by segment_process() (runs and
+ * row_first_run set); they read the tree alone, allocate nothing and may
+ * run on any thread while the tree is valid. Coordinates are pixels; regions and runs are
+ * indices into the tree's arrays. */
+
+/* The first run of row y (0 <= y < tree->height) that ends right of column
+ * x (x < run.x + run.len), or tree->row_first_run[y + 1] when none does.
+ * Runs of a row are sorted by x: a binary search, O(log runs in the row). */
+int32_t segment_run_first_after(const struct region_tree *tree, int y, int32_t x);
+
+/* Region g's neighbours read from the runs, for a region whose adjacency
+ * list was dropped (REGION_SATURATED) or is not trusted. Walks g's runs
+ * top to bottom, left to right, and for each meets its left neighbour, the
+ * runs of the other colour overlapping it in the row above, then in the
+ * row below, then its right neighbour; nb[] gets each region once, in the
+ * order first met. Regions of at most small_area pixels are listed but do
+ * not count against big_cap. Returns the number written (<= cap), or -1 as
+ * soon as more than cap regions, or more than big_cap bigger than
+ * small_area, are met: the walk stops early, so a region in textured
+ * surroundings costs a few rows, not its whole box. Cost: per run of g, two
+ * binary searches and the runs overlapping it above and below. */
+int segment_neighbours(const struct region_tree *tree, int32_t g, int32_t *nb, int cap, int32_t small_area,
+		       int big_cap);
+
+/* Adds region `from` to `into`, as if their pixels were one region: the
+ * bounding box becomes the union, area and moments (sum_x .. sum_xy) the
+ * sums, flags the union; colour, n_adj and adjacency are into's. The two
+ * should be disjoint sets of pixels, or area and moments count the shared
+ * ones twice. */
+void segment_region_merge(struct region *into, const struct region *from);
 
 #endif

@@ -1,0 +1,500 @@
+/* decode.c - the matcher's decoding: canonical strings, leaf filter, lookup,
+ * centre and angle (match_int.h step 2). */
+#include "match_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/err.h"
+
+#define CANON_CAP (TREES_MAX_NODES + 2)
+/* Leaves of at most this bounding-box width + height are left out of the
+ * leaf-size filter (amoeba.md §6). */
+#define LEAF_FILTER_MIN_SIZE 2
+#define PRUNE_MAX_ITER 4
+/* Merged leaves (merged_decode): a leaf of at least MERGED_AREA_X10 / 10
+ * times the median area of the leaves of its colour, among at least
+ * MERGED_MIN_LEAVES, and no other leaf of that colour above
+ * MERGED_ALONE_X10 / 10 times it. */
+#define MERGED_MIN_LEAVES 4
+#define MERGED_AREA_X10 16
+#define MERGED_ALONE_X10 13
+#define MERGED_AREA_MAX_X10 30
+#define MERGED_ELONGATION 2.5
+
+/* ---- canonical strings ------------------------------------------------ */
+
+struct canon_ctx {
+	const struct match *m;  /* NULL: the tree's lists */
+	const struct region_tree *tree;
+	const uint8_t *state;   /* NULL: children are all neighbours but the parent */
+	const int32_t *parent;
+	int32_t dup;            /* this leaf is written twice (a merged pair); -1 none */
+	int nodes;
+};
+
+static int is_child(const struct canon_ctx *c, int32_t n, int32_t from, int32_t k)
+{
+	if (k == from)
+		return 0;
+	if (!c->state)
+		return 1;
+	return (c->state[k] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && c->parent[k] == n;
+}
+
+static int seg_greater(const char *a, int la, const char *b, int lb)
+{
+	int r = memcmp(a, b, (size_t)(la < lb ? la : lb));
+	return r > 0 || (r == 0 && la > lb);
+}
+
+/* Writes the string of the sub-tree at n into out; returns its length or
+ * ERR_RANGE. Children's strings are written in place, then their slices are
+ * put in descending order. */
+static int canon_node(struct canon_ctx *c, int32_t n, int32_t from, int depth, char *out, int cap)
+{
+	if (depth > 9 || cap < 1 || ++c->nodes > TREES_MAX_NODES)
+		return ERR_RANGE;
+	int n_adj;
+	const int32_t *l = adj_of(c->m, c->tree, n, &n_adj);
+	int off[TREES_MAX_NODES], len[TREES_MAX_NODES], n_child = 0;
+	int pos = 1;
+	out[0] = (char)('0' + depth);
+	for (int i = 0; i < n_adj; i++) {
+		if (!is_child(c, n, from, l[i]))
+			continue;
+		if (n_child >= TREES_MAX_NODES)
+			return ERR_RANGE;
+		int k = canon_node(c, l[i], n, depth + 1, out + pos, cap - pos);
+		if (k < 0)
+			return k;
+		off[n_child] = pos;
+		len[n_child++] = k;
+		pos += k;
+		if (l[i] == c->dup) {
+			if (n_child >= TREES_MAX_NODES || pos + k > cap || ++c->nodes > TREES_MAX_NODES)
+				return ERR_RANGE;
+			memcpy(out + pos, out + pos - k, (size_t)k);
+			off[n_child] = pos;
+			len[n_child++] = k;
+			pos += k;
+		}
+	}
+	if (n_child > 1) {
+		int order[TREES_MAX_NODES];
+		for (int i = 0; i < n_child; i++) {
+			int v = i, j = i;
+			while (j > 0 && seg_greater(out + off[v], len[v], out + off[order[j - 1]], len[order[j - 1]])) {
+				order[j] = order[j - 1];
+				j--;
+			}
+			order[j] = v;
+		}
+		char tmp[CANON_CAP];
+		int t = 0;
+		for (int i = 0; i < n_child; i++) {
+			memcpy(tmp + t, out + off[order[i]], (size_t)len[order[i]]);
+			t += len[order[i]];
+		}
+		memcpy(out + 1, tmp, (size_t)t);
+	}
+	return pos;
+}
+
+static int canon_string(struct canon_ctx *c, int32_t root, int32_t from, char *buf, size_t cap)
+{
+	char tmp[CANON_CAP];
+	c->nodes = 0;
+	int n = canon_node(c, root, from, 0, tmp, (int)sizeof tmp - 1);
+	if (n < 0)
+		return n;
+	if ((size_t)n + 2 > cap)
+		return ERR_RANGE;
+	buf[0] = c->tree->regions[root].colour ? 'w' : 'b';
+	memcpy(buf + 1, tmp, (size_t)n);
+	buf[n + 1] = 0;
+	return n + 1;
+}
+
+int match_canonical_string(const struct region_tree *tree, int32_t root, int32_t parent, char *buf, size_t cap)
+{
+	if (!tree || !buf || root < 0 || root >= tree->n_regions || parent >= tree->n_regions)
+		return ERR_RANGE;
+	if (parent < 0) {
+		/* The parent is the neighbour that encloses the root. */
+		const struct region *r = &tree->regions[root];
+		const int32_t *l = region_adj(tree, root);
+		for (int i = 0; i < r->n_adj; i++) {
+			const struct region *q = &tree->regions[l[i]];
+			if (q->x0 <= r->x0 && q->y0 <= r->y0 && q->x1 >= r->x1 && q->y1 >= r->y1 &&
+			    (q->x0 < r->x0 || q->y0 < r->y0 || q->x1 > r->x1 || q->y1 > r->y1)) {
+				parent = l[i];
+				break;
+			}
+		}
+	}
+	struct canon_ctx c = {.tree = tree, .dup = -1};
+	return canon_string(&c, root, parent, buf, cap);
+}
+
+/* ---- decoding a candidate ------------------------------------------------ */
+
+struct leaf_acc {
+	double cx, cy, cw;  /* weighted midpoints, all leaves */
+	double bx, by, bw;  /* black leaves */
+	int n[2];           /* leaves per colour that enter the size filter */
+	int sum_size[2], min_size[2], max_size[2];
+};
+
+static void leaves_walk(const struct match *m, const struct region_tree *t, int32_t n, int depth, struct leaf_acc *a)
+{
+	const struct region *r = reg(m, t, n);
+	int n_adj;
+	const int32_t *l = adj_of(m, t, n, &n_adj);
+	int n_child = 0;
+	m->claimed[n] = CLAIM_SYMBOL;
+	for (int i = 0; i < n_adj; i++) {
+		int32_t k = l[i];
+		if ((m->state[k] & ST_RESOLVED) && m->parent[k] == n) {
+			if (m->state[k] & ST_SPECK) {
+				m->claimed[k] = CLAIM_SYMBOL;
+				continue;
+			}
+			n_child++;
+			leaves_walk(m, t, k, depth + 1, a);
+		}
+	}
+	if (n_child || depth == 0)
+		return;
+	const double w = M_PI * (depth + 0.5) * (depth + 0.5);
+	const double mx = 0.5 * (r->x0 + r->x1), my = 0.5 * (r->y0 + r->y1);
+	a->cx += w * mx;
+	a->cy += w * my;
+	a->cw += w;
+	int c = r->colour ? 1 : 0;
+	if (!c) {
+		a->bx += w * mx;
+		a->by += w * my;
+		a->bw += w;
+	}
+	int size = (r->x1 - r->x0 + 1) + (r->y1 - r->y0 + 1);
+	if (size <= LEAF_FILTER_MIN_SIZE)
+		return;
+	if (a->n[c] == 0 || size < a->min_size[c])
+		a->min_size[c] = size;
+	if (a->n[c] == 0 || size > a->max_size[c])
+		a->max_size[c] = size;
+	a->n[c]++;
+	a->sum_size[c] += size;
+}
+
+static int leaves_uniform(const struct leaf_acc *a)
+{
+	for (int c = 0; c < 2; c++) {
+		if (!a->n[c])
+			continue;
+		/* min < avg / 2 or max > 2 avg, in integers: avg = sum / n. */
+		if (2 * a->min_size[c] * a->n[c] < a->sum_size[c] || a->max_size[c] * a->n[c] > 2 * a->sum_size[c])
+			return 0;
+	}
+	return 1;
+}
+
+static void emit(struct fiducial_det *list, int32_t *n, int32_t cap, bool *overflow, const struct region *r,
+		 int32_t root, int32_t id, int32_t nodes, const struct leaf_acc *a)
+{
+	if (*n >= cap) {
+		*overflow = true;
+		return;
+	}
+	struct fiducial_det *d = &list[(*n)++];
+	d->id = id;
+	d->root = root;
+	d->n_nodes = nodes;
+	int w = r->x1 - r->x0 + 1, h = r->y1 - r->y0 + 1;
+	d->size_px = (float)(w > h ? w : h);
+	if (a->cw > 0) {
+		double x = a->cx / a->cw, y = a->cy / a->cw;
+		d->x = (float)x;
+		d->y = (float)y;
+		double ang = 0;
+		if (a->bw > 0) {
+			ang = atan2(y - a->by / a->bw, x - a->bx / a->bw) - M_PI / 2;
+			ang = fmod(ang, 2 * M_PI);
+			if (ang < 0)
+				ang += 2 * M_PI;
+			if (ang >= 2 * M_PI)
+				ang = 0;
+		}
+		d->angle = (float)ang;
+		if (d->angle >= (float)(2 * M_PI))
+			d->angle = 0;
+	} else {
+		d->x = 0.5f * (float)(r->x0 + r->x1);
+		d->y = 0.5f * (float)(r->y0 + r->y1);
+		d->angle = 0;
+	}
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* Leaves of the sub-tree at n (specks left out), with their depth. */
+static int leaves_list(const struct match *m, const struct region_tree *t, int32_t n, int depth, int32_t *leaf,
+		       uint8_t *leaf_depth, int n_leaf)
+{
+	int n_adj;
+	const int32_t *l = adj_of(m, t, n, &n_adj);
+	int n_child = 0;
+	for (int i = 0; i < n_adj; i++) {
+		int32_t k = l[i];
+		if ((m->state[k] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && m->parent[k] == n) {
+			n_child++;
+			n_leaf = leaves_list(m, t, k, depth + 1, leaf, leaf_depth, n_leaf);
+			if (n_leaf < 0)
+				return n_leaf;
+		}
+	}
+	if (n_child || depth == 0)
+		return n_leaf;
+	if (n_leaf >= TREES_MAX_NODES)
+		return ERR_RANGE;
+	leaf[n_leaf] = n;
+	leaf_depth[n_leaf] = (uint8_t)depth;
+	return n_leaf + 1;
+}
+
+/* Two round leaves side by side: the larger eigenvalue of the pixel
+ * covariance at least MERGED_ELONGATION times the smaller (a disc: 1;
+ * two touching equal discs: 5). */
+static bool elongated(const struct region *g)
+{
+	const double n = g->area, mx = g->sum_x / n, my = g->sum_y / n;
+	const double cxx = g->sum_xx / n - mx * mx, cyy = g->sum_yy / n - my * my, cxy = g->sum_xy / n - mx * my;
+	const double tr = 0.5 * (cxx + cyy), det = sqrt(0.25 * (cxx - cyy) * (cxx - cyy) + cxy * cxy);
+	const double l1 = tr + det, l2 = tr - det;
+	return l2 > 0 ? l1 >= MERGED_ELONGATION * l2 : l1 > 0;
+}
+
+/* A candidate one node short of a symbol whose leaves of one colour are
+ * all alike but one, which has about twice their area and is elongated
+ * like two discs side by side: two leaves merged
+ * (a motion streak or blur bridged the gap between them). It is decoded as
+ * the tree with that leaf counted twice, when that tree is in the set;
+ * the leaf then weighs twice in centre and angle, and the size filter
+ * (§6) judges the other leaves. Without a leaf that stands out this way
+ * nothing is guessed: which leaf went missing is then unknown, and the
+ * default set has other symbols one leaf away. */
+static bool merged_decode(struct match *m, const struct region_tree *t, int32_t root, struct leaf_acc *a,
+			  int32_t *id)
+{
+	int32_t leaf[TREES_MAX_NODES];
+	uint8_t leaf_depth[TREES_MAX_NODES];
+	int n = leaves_list(m, t, root, 0, leaf, leaf_depth, 0);
+	if (n < 4)
+		return false;
+	for (int c = 0; c < 2; c++) {
+		int area[TREES_MAX_NODES], k = 0;
+		for (int i = 0; i < n; i++)
+			if ((reg(m, t, leaf[i])->colour ? 1 : 0) == c)
+				area[k++] = reg(m, t, leaf[i])->area;
+		if (k < MERGED_MIN_LEAVES)
+			continue;
+		qsort(area, (size_t)k, sizeof(int), cmp_int);
+		const int med = area[(k - 1) / 2];
+		int big = -1, n_big = 0;
+		for (int i = 0; i < n; i++) {
+			const struct region *g = reg(m, t, leaf[i]);
+			if ((g->colour ? 1 : 0) != c)
+				continue;
+			if (10 * g->area >= MERGED_AREA_X10 * med) {
+				if (10 * g->area > MERGED_AREA_MAX_X10 * med || !elongated(g))
+					return false;
+				big = i;
+				n_big++;
+			} else if (10 * g->area > MERGED_ALONE_X10 * med) {
+				n_big = 2;
+			}
+		}
+		if (n_big != 1)
+			continue;
+		char buf[CANON_CAP];
+		struct canon_ctx cc = {.m = m, .tree = t, .state = m->state, .parent = m->parent, .dup = leaf[big]};
+		if (canon_string(&cc, root, -1, buf, sizeof buf) <= 0)
+			return false;
+		int32_t got = tree_set_lookup(m->cfg.trees, buf);
+		if (got < 0)
+			return false;
+		struct leaf_acc u;
+		memset(&u, 0, sizeof u);
+		for (int i = 0; i < n; i++) {
+			if (i == big)
+				continue;
+			const struct region *g = reg(m, t, leaf[i]);
+			int size = (g->x1 - g->x0 + 1) + (g->y1 - g->y0 + 1), cg = g->colour ? 1 : 0;
+			if (size <= LEAF_FILTER_MIN_SIZE)
+				continue;
+			if (u.n[cg] == 0 || size < u.min_size[cg])
+				u.min_size[cg] = size;
+			if (u.n[cg] == 0 || size > u.max_size[cg])
+				u.max_size[cg] = size;
+			u.n[cg]++;
+			u.sum_size[cg] += size;
+		}
+		if (!leaves_uniform(&u))
+			return false;
+		const struct region *g = reg(m, t, leaf[big]);
+		const double d = leaf_depth[big], w = M_PI * (d + 0.5) * (d + 0.5);
+		const double mx = 0.5 * (g->x0 + g->x1), my = 0.5 * (g->y0 + g->y1);
+		a->cx += w * mx;
+		a->cy += w * my;
+		a->cw += w;
+		if (!g->colour) {
+			a->bx += w * mx;
+			a->by += w * my;
+			a->bw += w;
+		}
+		*id = got;
+		return true;
+	}
+	return false;
+}
+
+/* Marks the sub-tree at n (specks included) as claimed by a fuzzy symbol. */
+static void claim_fuzzy(struct match *m, const struct region_tree *t, int32_t n, int depth)
+{
+	int n_adj;
+	const int32_t *l = adj_of(m, t, n, &n_adj);
+	m->claimed[n] = CLAIM_FUZZY;
+	if (depth > 10)
+		return;
+	for (int i = 0; i < n_adj; i++)
+		if ((m->state[l[i]] & ST_RESOLVED) && m->parent[l[i]] == n)
+			claim_fuzzy(m, t, l[i], depth + 1);
+}
+
+void match_tree_decode(struct match *m, const struct region_tree *t, int32_t root, int height, int nodes,
+		       struct detections *out)
+{
+	struct leaf_acc a;
+	memset(&a, 0, sizeof a);
+	leaves_walk(m, t, root, 0, &a);
+	int32_t id = -1;
+	if (is_valid(m, height, nodes)) {
+		char buf[CANON_CAP];
+		struct canon_ctx c = {.m = m, .tree = t, .state = m->state, .parent = m->parent, .dup = -1};
+		if (canon_string(&c, root, -1, buf, sizeof buf) > 0 && leaves_uniform(&a))
+			id = tree_set_lookup(m->cfg.trees, buf);
+	} else if (is_valid(m, height, nodes + 1) && merged_decode(m, t, root, &a, &id)) {
+		nodes++;
+	}
+	if (id >= 0)
+		emit(out->fids, &out->n_fids, out->cap_fids, &out->overflow, reg(m, t, root), root, id, nodes, &a);
+	else if (!m->again)
+		emit(out->fuzzy, &out->n_fuzzy, out->cap_fuzzy, &out->overflow, reg(m, t, root), root, -1, nodes, &a);
+	if (id < 0)
+		claim_fuzzy(m, t, root, 0);
+}
+
+/* An over-full candidate: leaves far smaller than the median leaf of their
+ * colour in this sub-tree are noise (motion ghosts, sensor specks) and are
+ * dropped, repeatedly while some are; what is left must be a whole symbol.
+ * The leaf-size filter would refuse such leaves anyway, so dropping them
+ * cannot turn a symbol the filter accepts into another one. */
+static void over_decode(struct match *m, const struct region_tree *t, int32_t root, struct detections *out)
+{
+	int32_t node[OVER_MAX_NODES + 1];
+	int16_t up[OVER_MAX_NODES + 1];
+	uint8_t depth[OVER_MAX_NODES + 1], n_kids[OVER_MAX_NODES + 1], alive[OVER_MAX_NODES + 1];
+	int n = 0;
+	node[0] = root;
+	up[0] = -1;
+	depth[0] = 0;
+	n = 1;
+	for (int i = 0; i < n; i++) {
+		int n_adj;
+		const int32_t *l = adj_of(m, t, node[i], &n_adj);
+		n_kids[i] = 0;
+		alive[i] = 1;
+		if (m->claimed[node[i]] && m->claimed[node[i]] != CLAIM_FUZZY_FIRST)
+			return;
+		for (int j = 0; j < n_adj; j++) {
+			int32_t k = l[j];
+			if ((m->state[k] & (ST_RESOLVED | ST_SPECK)) != ST_RESOLVED || m->parent[k] != node[i])
+				continue;
+			if (n > OVER_MAX_NODES || depth[i] >= 9)
+				return;
+			node[n] = k;
+			up[n] = (int16_t)i;
+			depth[n] = (uint8_t)(depth[i] + 1);
+			n_kids[i]++;
+			n++;
+		}
+	}
+	int n_alive = n;
+	for (int iter = 0; iter < PRUNE_MAX_ITER; iter++) {
+		int sizes[2][OVER_MAX_NODES + 1], n_sz[2] = {0, 0};
+		for (int i = 1; i < n; i++) {
+			if (!alive[i] || n_kids[i])
+				continue;
+			const struct region *g = reg(m, t, node[i]);
+			int c = g->colour ? 1 : 0;
+			sizes[c][n_sz[c]++] = (g->x1 - g->x0 + 1) + (g->y1 - g->y0 + 1);
+		}
+		int median[2] = {0, 0};
+		for (int c = 0; c < 2; c++)
+			if (n_sz[c]) {
+				qsort(sizes[c], (size_t)n_sz[c], sizeof(int), cmp_int);
+				median[c] = sizes[c][n_sz[c] / 2];
+			}
+		int pruned = 0;
+		for (int i = 1; i < n; i++) {
+			if (!alive[i] || n_kids[i])
+				continue;
+			const struct region *g = reg(m, t, node[i]);
+			int c = g->colour ? 1 : 0;
+			if (2 * ((g->x1 - g->x0 + 1) + (g->y1 - g->y0 + 1)) >= median[c])
+				continue;
+			alive[i] = 0;
+			n_kids[up[i]]--;
+			m->state[node[i]] |= ST_SPECK;
+			n_alive--;
+			pruned++;
+		}
+		if (!pruned)
+			break;
+	}
+	int height = 0;
+	for (int i = 0; i < n; i++)
+		if (alive[i] && depth[i] > height)
+			height = depth[i];
+	if (is_valid(m, height, n_alive) || is_fuzzy(m, height, n_alive))
+		match_tree_decode(m, t, root, height, n_alive, out);
+}
+
+/* Pass 0 decodes whole and over-full candidates; pass 1 reports the fuzzy
+ * ones that are not part of a symbol found in pass 0. */
+static void candidate_decode(struct match *m, const struct region_tree *t, int32_t root, int pass,
+			     struct detections *out)
+{
+	const int h = m->height[root], n = m->dc[root] + 1;
+	if (is_valid(m, h, n)) {
+		if (pass == 0)
+			match_tree_decode(m, t, root, h, n, out);
+	} else if (is_fuzzy(m, h, n)) {
+		if (pass == 1 && !m->claimed[root])
+			match_tree_decode(m, t, root, h, n, out);
+	} else if (pass == 0) {
+		over_decode(m, t, root, out);
+	}
+}
+
+void match_candidates_decode(struct match *m, const struct region_tree *t, int32_t n_cands, struct detections *out)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (int32_t i = 0; i < n_cands; i++)
+			candidate_decode(m, t, m->cands[i], pass, out);
+}
