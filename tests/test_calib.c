@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "../src/core/err.h"
-#include "../src/track/calib.h"
+#include "../src/core/calib.h"
 #include "common/testutil.h"
 
 static char tmp_dir[256];

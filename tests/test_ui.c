@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "../src/core/err.h"
-#include "../src/track/calib.h"
+#include "../src/core/calib.h"
 #include "../src/ui/ui.h"
 #include "../src/ui/ui_font.h"
 #include "../src/ui/ui_grid.h"

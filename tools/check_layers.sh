@@ -23,11 +23,7 @@
 # list only shrinks.
 # Prints one line a break; exit 0 when none, 1 otherwise.
 
-ALLOW="
-src/ui/ui_grid.h:src/track/calib.h
-src/ui/ui_keymap.h:src/track/calib.h
-src/ui/ui_sdl.c:src/track/calib.h
-"
+ALLOW=""
 
 check() { # root
 	root=$1
@@ -162,12 +158,15 @@ self_test() {
 			echo "FAIL: self-test: $f with '$inc' failed without naming the rule:"; cat "$t/out"; fail=1
 		fi
 	done
-	good "$t/stale"
-	rm -f "$t/stale/src/ui/ui_grid.h"
-	if check "$t/stale" >"$t/out" 2>&1; then
-		echo "FAIL: self-test: an ALLOW entry that no longer matches passed"; fail=1
-	else
-		echo "ok: self-test: a stale ALLOW entry fails"
+	if [ -n "$ALLOW" ]; then
+		a=$(echo $ALLOW | cut -d' ' -f1)
+		good "$t/stale"
+		rm -f "$t/stale/${a%%:*}"
+		if check "$t/stale" >"$t/out" 2>&1; then
+			echo "FAIL: self-test: an ALLOW entry that no longer matches passed"; fail=1
+		else
+			echo "ok: self-test: a stale ALLOW entry fails"
+		fi
 	fi
 	return $fail
 }

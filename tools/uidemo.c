@@ -26,7 +26,7 @@
 #include "../src/core/image.h"
 #include "../src/core/log.h"
 #include "../src/core/snapshot.h"
-#include "../src/track/calib.h"
+#include "../src/core/calib.h"
 #include "../src/ui/ui.h"
 
 static const char *const kind_names[] = {"?", "QUIT", "SET", "RESET_TRACKING", "EQUALIZE", "EQUALIZE_RESET",

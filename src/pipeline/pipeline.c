@@ -17,7 +17,7 @@
 #include "../core/snapshot.h"
 #include "../fiducial/trees.h"
 #include "../threshold/threshold.h"
-#include "../track/calib.h"
+#include "../core/calib.h"
 #include "../track/track.h"
 #include "../tuio/tuio.h"
 #include "../ui/ui.h"

@@ -20,7 +20,7 @@
 #include "../config/config.h"
 #include "../fiducial/match.h"
 #include "../threshold/threshold.h"
-#include "../track/calib.h"
+#include "../core/calib.h"
 #include "../track/track.h"
 #include "../tuio/tuio.h"
 #include "engine.h"

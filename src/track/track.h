@@ -66,7 +66,7 @@
 
 #include "../core/detect.h"
 #include "../core/tracked.h"
-#include "calib.h"
+#include "../core/calib.h"
 
 struct one_euro_config {
 	bool enabled;

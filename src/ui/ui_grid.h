@@ -32,7 +32,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../track/calib.h"
+#include "../core/calib.h"
 
 /* Grid size for a frame: 11x7 for wide frames (aspect >= 1.6, e.g. 16:9),
  * else 9x7 (4:3 and squarer). */

@@ -41,7 +41,7 @@
 #include <stdbool.h>
 
 #include "../core/snapshot.h"
-#include "../track/calib.h"
+#include "../core/calib.h"
 
 /* Printable keys are their lower-case ASCII code ('a'..'z', '0'..'9', '+',
  * '-'); SHIFT comes in the modifier flags. */

@@ -10,7 +10,7 @@
 #include "../core/err.h"
 #include "../core/log.h"
 #include "../core/path.h"
-#include "../track/calib.h"
+#include "../core/calib.h"
 #include "ui_backend.h"
 #include "ui_font.h"
 #include "ui_grid.h"

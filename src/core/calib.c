@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/err.h"
-#include "../core/file.h"
-#include "../core/log.h"
+#include "err.h"
+#include "file.h"
+#include "log.h"
 
 #define CALIB_LINE_MAX 256
 /* Control points may lie a little outside the image (a lens pushes the

@@ -20,8 +20,8 @@
  * outside -1..2 or not finite, and extra text are errors (ERR_FORMAT /
  * ERR_RANGE, logged with file:line); a failed load leaves *m unchanged.
  */
-#ifndef TT_TRACK_CALIB_H
-#define TT_TRACK_CALIB_H
+#ifndef TT_CORE_CALIB_H
+#define TT_CORE_CALIB_H
 
 #include <stdbool.h>
 
