@@ -11,7 +11,13 @@ void threshold_config_from(const struct tt_config *c, int w, int h, struct thres
 	memset(t, 0, sizeof *t);
 	t->max_width = w;
 	t->max_height = h;
-	t->mode = strcmp(c->threshold_mode, "tiled") == 0 ? THRESHOLD_TILED : THRESHOLD_BERNSEN;
+	static const char *const modes[THRESHOLD_MODES] = {"bernsen", "tiled", "mean", "gated", "either", "both"};
+	t->mode = THRESHOLD_BERNSEN;
+	for (int i = 0; i < THRESHOLD_MODES; i++)
+		if (strcmp(c->threshold_mode, modes[i]) == 0)
+			t->mode = i;
+	t->mean_radius = c->mean_radius;
+	t->mean_bias = c->mean_bias;
 	t->radius = c->radius;
 	t->gate = c->gate;
 	t->tile = c->tile;

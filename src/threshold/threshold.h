@@ -73,7 +73,15 @@
 
 #include "../core/image.h"
 
-enum threshold_mode { THRESHOLD_BERNSEN = 0, THRESHOLD_TILED = 1 };
+enum threshold_mode {
+	THRESHOLD_BERNSEN = 0, /* per-pixel Bernsen */
+	THRESHOLD_TILED = 1,   /* one Bernsen threshold a tile */
+	THRESHOLD_MEAN = 2,    /* Bradley-Roth local mean, dark areas (mean < gate) black */
+	THRESHOLD_GATED = 3,   /* local mean where Bernsen's window is steep, Bernsen's flat rule elsewhere */
+	THRESHOLD_EITHER = 4,  /* white where Bernsen or the local mean says white; Bernsen's flat rule */
+	THRESHOLD_BOTH = 5,    /* white where Bernsen and the local mean say white; Bernsen's flat rule */
+};
+#define THRESHOLD_MODES 6
 
 struct threshold_config {
 	int max_width, max_height;
@@ -81,6 +89,8 @@ struct threshold_config {
 	int radius;         /* Bernsen window radius, 1..32 (window 2r+1) */
 	int gate;           /* minimum contrast hi - lo, 0..255 */
 	int tile;           /* tiled mode: tile side, 2..64 */
+	int mean_radius;    /* local-mean modes: window radius, 1..63 (window 2m+1) */
+	int mean_bias;      /* local-mean modes: percent below the mean that is still black, 0..50 */
 	int median;         /* 0 (off), 3 or 5 */
 	float gauss_sigma;  /* 0 = off, else 0.3..4 */
 	int gpu_bands;      /* CUDA only: bands a frame is cut into to overlap copies and kernels, 1..8; 0 = auto */
