@@ -146,6 +146,8 @@ static const struct config_option options[] = {
     OPT_INT("threshold", "tile", tile, "10", 2, 64, true, 0, "N", "tile side in pixels for the tiled method"),
     OPT_INT_SET("threshold", "median", median, "0", 0, 5, "0|3|5", true, 0, "N",
                 "median pre-filter size against sensor noise: 0 (off), 3 or 5"),
+    OPT_ENUM("threshold", "threshold2", threshold2_mode, "bernsen", "bernsen|tiled|mean|gated|either|both", true,
+             0, "thresholding method of the second scale (radius2), as threshold"),
     OPT_INT_SET("threshold", "median2", median2, "3", 0, 5, "0|3|5", true, 0, "N",
                 "median pre-filter of the second scale (radius2): 0 (off), 3 or 5"),
     OPT_FLOAT("threshold", "gauss", gauss_sigma, "0", 0, 4, true, 0, "SIGMA",
