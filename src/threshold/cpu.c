@@ -365,6 +365,17 @@ void bernsen_tiled_cpu(const struct image_u8 *in, int tile, int gate, struct ima
 	threshold_cpu_destroy(c);
 }
 
+void threshold_mean_cpu(const struct image_u8 *in, int mode, int radius, int gate, int mean_radius, int mean_bias,
+                        struct image_u8 *out)
+{
+	int err;
+	struct threshold_cpu *c = threshold_cpu_create(in->width, in->height, &err);
+	if (!c)
+		return;
+	threshold_cpu_mean(c, in, mode, radius, gate, mean_radius, mean_bias, out, NULL);
+	threshold_cpu_destroy(c);
+}
+
 void median_cpu(const struct image_u8 *in, int size, struct image_u8 *out)
 {
 	int err;

@@ -78,8 +78,9 @@ enum threshold_mode {
 	THRESHOLD_TILED = 1,   /* one Bernsen threshold a tile */
 	THRESHOLD_MEAN = 2,    /* Bradley-Roth local mean, dark areas (mean < gate) black */
 	THRESHOLD_GATED = 3,   /* local mean where Bernsen's window is steep, Bernsen's flat rule elsewhere */
-	THRESHOLD_EITHER = 4,  /* white where Bernsen or the local mean says white; Bernsen's flat rule */
-	THRESHOLD_BOTH = 5,    /* white where Bernsen and the local mean say white; Bernsen's flat rule */
+	THRESHOLD_EITHER = 4,  /* steep: white where Bernsen or the local mean says white; else the flat rule */
+	THRESHOLD_BOTH = 5,    /* steep: white where Bernsen and the local mean say white; else the flat rule */
+	/* threshold_mean_cpu() below defines the four local-mean modes bit for bit. */
 };
 #define THRESHOLD_MODES 6
 
@@ -132,6 +133,19 @@ int threshold_unregister_buffer(struct threshold *t, void *data);
  * left unwritten. */
 void bernsen_cpu(const struct image_u8 *in, int radius, int gate, struct image_u8 *out);
 void bernsen_tiled_cpu(const struct image_u8 *in, int tile, int gate, struct image_u8 *out);
+/* The local-mean modes (mode THRESHOLD_MEAN, GATED, EITHER or BOTH), bit for
+ * bit: S = the sum and n = the count of the pixels in the square of radius
+ * mean_radius (1..63) around p, cropped at the image border; v = p's value;
+ *     M  = 100 * v * n > (100 - mean_bias) * S        (above the mean less bias %)
+ * and Bernsen's lo, hi, t = (lo + hi) / 2 over radius, B = the §1 verdict
+ * with gate, steep = hi - lo >= gate:
+ *     MEAN    white = M and S >= gate * n   (a window darker on average than gate is black)
+ *     GATED   white = steep ? M : B         (B there is the flat rule)
+ *     EITHER  white = steep ? (M or B) : B
+ *     BOTH    white = steep ? (M and B) : B
+ * All products fit 32-bit signed integers. mean_bias is clamped to 0..50. */
+void threshold_mean_cpu(const struct image_u8 *in, int mode, int radius, int gate, int mean_radius, int mean_bias,
+			struct image_u8 *out);
 void median_cpu(const struct image_u8 *in, int size, struct image_u8 *out);
 void gauss_cpu(const struct image_u8 *in, float sigma, struct image_u8 *out);
 
