@@ -134,6 +134,8 @@ static struct cuda_threshold_config cuda_config_of(const struct threshold_config
 		.radius = c->radius,
 		.gate = c->gate,
 		.tile = c->tile,
+		.mean_radius = c->mean_radius,
+		.mean_bias = c->mean_bias,
 		.median = c->median,
 		.bands = c->gpu_bands,
 	};
