@@ -64,6 +64,41 @@ KFN static inline void KN(store_part)(struct threshold_cpu *c, uint8_t *o, V(u8)
  * sums (16 bits: at most 127 rows of 255) are carried from row to row, so
  * rows must come in order from 0; a row of prefix sums gives each window.
  */
+KFN static void KN(col_step)(uint16_t *restrict col, const uint8_t *restrict row, int w, int sign)
+{
+	int x = 0;
+	/* whole blocks of 32: a fixed trip count and restrict let -O2 vectorise */
+	if (sign > 0) {
+		for (; x + 32 <= w; x += 32)
+			for (int j = 0; j < 32; j++)
+				col[x + j] = (uint16_t)(col[x + j] + row[x + j]);
+		for (; x < w; x++)
+			col[x] = (uint16_t)(col[x] + row[x]);
+	} else {
+		for (; x + 32 <= w; x += 32)
+			for (int j = 0; j < 32; j++)
+				col[x + j] = (uint16_t)(col[x + j] - row[x + j]);
+		for (; x < w; x++)
+			col[x] = (uint16_t)(col[x] - row[x]);
+	}
+}
+
+/* The windows that lie wholly inside the row, x in [a, b): n is the same for all. */
+KFN static void KN(mean_inner)(uint8_t *restrict mw, const uint8_t *restrict v, const int32_t *restrict hi,
+                               const int32_t *restrict lo, int32_t vn, int32_t k, int32_t mn, int a, int b)
+{
+	int x = a;
+	for (; x + 32 <= b; x += 32)
+		for (int j = 0; j < 32; j++) {
+			int32_t s = hi[x + j] - lo[x + j];
+			mw[x + j] = (uint8_t)(-(int32_t)((vn * v[x + j] > k * s) & (s >= mn)));
+		}
+	for (; x < b; x++) {
+		int32_t s = hi[x] - lo[x];
+		mw[x] = (vn * v[x] > k * s && s >= mn) ? 0xff : 0;
+	}
+}
+
 KFN static void KN(mean_row)(struct threshold_cpu *c, const struct image_u8 *in, int y, int m, int bias,
                              int mean_min)
 {
@@ -72,30 +107,21 @@ KFN static void KN(mean_row)(struct threshold_cpu *c, const struct image_u8 *in,
 	int32_t *pre = c->m_pre;
 	if (y == 0) {
 		memset(col, 0, (size_t)w * sizeof *col);
-		for (int j = 0; j <= m && j < h; j++) {
-			const uint8_t *row = image_u8_row(in, j);
-			for (int x = 0; x < w; x++)
-				col[x] = (uint16_t)(col[x] + row[x]);
-		}
+		for (int j = 0; j <= m && j < h; j++)
+			KN(col_step)(col, image_u8_row(in, j), w, 1);
 	} else {
-		if (y + m < h) {
-			const uint8_t *row = image_u8_row(in, y + m);
-			for (int x = 0; x < w; x++)
-				col[x] = (uint16_t)(col[x] + row[x]);
-		}
-		if (y - m - 1 >= 0) {
-			const uint8_t *row = image_u8_row(in, y - m - 1);
-			for (int x = 0; x < w; x++)
-				col[x] = (uint16_t)(col[x] - row[x]);
-		}
+		if (y + m < h)
+			KN(col_step)(col, image_u8_row(in, y + m), w, 1);
+		if (y - m - 1 >= 0)
+			KN(col_step)(col, image_u8_row(in, y - m - 1), w, -1);
 	}
 	pre[0] = 0;
 	for (int x = 0; x < w; x++)
 		pre[x + 1] = pre[x] + col[x];
 	int ny = (y + m < h ? y + m : h - 1) - (y - m > 0 ? y - m : 0) + 1;
-	const uint8_t *v = image_u8_row(in, y);
+	const uint8_t *restrict v = image_u8_row(in, y);
 	const int32_t k = 100 - bias;
-	uint8_t *mw = c->m_white;
+	uint8_t *restrict mw = c->m_white;
 	int a = m < w ? m : w, b = w - m > a ? w - m : a;
 	for (int x = 0; x < a; x++) {
 		int x1 = x + m + 1 < w ? x + m + 1 : w;
@@ -103,11 +129,8 @@ KFN static void KN(mean_row)(struct threshold_cpu *c, const struct image_u8 *in,
 		mw[x] = (100 * v[x] * n > k * s && s >= mean_min * n) ? 0xff : 0;
 	}
 	{
-		const int32_t n = (2 * m + 1) * ny, vn = 100 * n, mn = mean_min * n;
-		for (int x = a; x < b; x++) {
-			int32_t s = pre[x + m + 1] - pre[x - m];
-			mw[x] = (vn * v[x] > k * s && s >= mn) ? 0xff : 0;
-		}
+		const int32_t n = (2 * m + 1) * ny;
+		KN(mean_inner)(mw, v, pre + m + 1, pre - m, 100 * n, k, mean_min * n, a, b);
 	}
 	for (int x = b; x < w; x++) {
 		int x0 = x - m > 0 ? x - m : 0, x1 = x + m + 1 < w ? x + m + 1 : w;
