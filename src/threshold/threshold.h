@@ -1,8 +1,9 @@
 /*
  * threshold.h - grey frame -> black/white bitmask.
  *
- * Per-pixel Bernsen (the default; ../shared/spec/threshold.md §1 defines it
- * bit for bit), tiled Bernsen (classic, cheaper, blockier), optional median
+ * Per-pixel Bernsen (the default; the threshold spec's §1 defines it bit for
+ * bit), tiled Bernsen (classic, cheaper, blockier), the local mean
+ * (Bradley-Roth) alone or fused with Bernsen, optional median
  * (3x3, 5x5) and Gaussian pre-filters. Backends are chosen by name from a
  * table: "cpu" (the reference, separable running min/max, O(1) a pixel in the
  * radius) and "cuda" (cuda/, when built and a GPU works). Every backend gives
@@ -25,6 +26,13 @@
  * height (bitmask_alloc; reallocate when the camera's size changes) else
  * ERR_SIZE; bits past width are written zero. collect_view instead lends the
  * backend's own mask, sized to the frame.
+ *
+ * Local-mean modes (Bradley-Roth and its fusions with Bernsen, rules at
+ * threshold_mean_cpu()): column sums over the window's rows carried from row
+ * to row (16 bits), one row of prefix sums, the rule in 32-bit integers;
+ * the fused modes run it beside the Bernsen row pass and pick per pixel.
+ * O(1) a pixel whatever the radius: about 19 M instructions a 1080p frame
+ * on top of Bernsen's (callgrind, AVX2; the prefix sums, serial, are 12 M).
  *
  * Algorithm (CPU): prefilters first (median, then Gaussian), then the
  * threshold compares the filtered value. Per-pixel Bernsen is separable: a
