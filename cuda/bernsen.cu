@@ -27,6 +27,17 @@ extern "C" {
 #define THREADS 256
 #define MAX_REGISTERED 16
 #define MAX_BANDS 8
+/* enum threshold_mode (src/threshold/threshold.h), whose bit-exact rules the
+ * local-mean kernels follow (threshold_mean_cpu there). */
+#define MODE_BERNSEN 0
+#define MODE_TILED 1
+#define MODE_MEAN 2
+#define MODE_GATED 3
+#define MODE_EITHER 4
+#define MODE_BOTH 5
+#define MAX_MEAN_RADIUS 63
+#define MAX_MEAN_BIAS 50
+#define MEAN_COL_ROWS 64 /* rows a thread of the column-sum kernel slides down */
 
 struct registered {
 	const uint8_t *p;
@@ -44,6 +55,8 @@ struct cuda_threshold {
 	uint8_t *d_grey, *d_pre_a, *d_pre_b;
 	uint16_t *d_gauss_tmp;
 	uint8_t *d_tile_lo, *d_tile_hi, *d_tile_t;
+	uint16_t *d_mean_col;  /* local mean: column sums over the window's rows */
+	uint32_t *d_mean_mask; /* local mean's verdict, laid out as d_mask (fused modes) */
 	uint32_t *d_mask;
 	uint8_t *h_grey;  /* pinned staging for frames not registered */
 	uint64_t *h_mask; /* pinned */
@@ -126,7 +139,8 @@ static __device__ __forceinline__ void scan_prefix(const uint8_t *src, uint8_t *
 template <int RT, int TH>
 __global__ void __launch_bounds__(THREADS) bernsen_kernel(const uint8_t *__restrict__ d_in, int pitch, int w, int h,
 							   int r_run, int gate, uint32_t *__restrict__ d_mask,
-							   int mask_words32, int row0)
+							   int mask_words32, int row0, const uint32_t *__restrict__ d_mw,
+							   int mode)
 {
 	extern __shared__ uint8_t smem[];
 	const int r = RT > 0 ? RT : r_run;
@@ -210,8 +224,16 @@ __global__ void __launch_bounds__(THREADS) bernsen_kernel(const uint8_t *__restr
 	for (int seg = warp; seg < TH * (TILE_W / 32); seg += THREADS / 32) {
 		int y = seg / (TILE_W / 32), xs = (seg % (TILE_W / 32)) * 32, x = xs + lane;
 		int gy = y0 + y;
-		bool white = x0 + x < w && gy < h &&
-			     bernsen_white(s_hmin[y * po + x], s_hmax[y * po + x], s_in[(y + r) * pi + x + r], gate);
+		bool white = false;
+		if (x0 + x < w && gy < h) {
+			int lo = s_hmin[y * po + x], hi = s_hmax[y * po + x];
+			white = bernsen_white(lo, hi, s_in[(y + r) * pi + x + r], gate);
+			if (mode != MODE_BERNSEN && hi - lo >= gate) {
+				int gx = x0 + x;
+				bool mw = (d_mw[(size_t)gy * mask_words32 + gx / 32] >> (gx & 31)) & 1u;
+				white = mode == MODE_GATED ? mw : mode == MODE_EITHER ? (white || mw) : (white && mw);
+			}
+		}
 		unsigned bits = __ballot_sync(0xffffffffu, white);
 		if (lane == 0 && gy < h)
 			d_mask[(size_t)gy * mask_words32 + (x0 + xs) / 32] = bits;
@@ -343,9 +365,84 @@ __global__ void tile_compare_kernel(const uint8_t *__restrict__ d_in, int pitch,
 	(void)h;
 }
 
+/* Local mean, pass 1: the sum down each column over the window's rows
+ * (cropped), one thread a column and MEAN_COL_ROWS rows, sliding. At most
+ * 127 rows of 255: 16 bits. */
+__global__ void mean_cols_kernel(const uint8_t *__restrict__ d_in, int pitch, int w, int h, int m,
+				 uint16_t *__restrict__ d_col)
+{
+	int x = blockIdx.x * blockDim.x + threadIdx.x, y0 = blockIdx.y * MEAN_COL_ROWS;
+	if (x >= w)
+		return;
+	int y1 = min(y0 + MEAN_COL_ROWS, h), s = 0;
+	for (int j = max(y0 - m, 0); j <= min(y0 + m, h - 1); j++)
+		s += d_in[(size_t)j * pitch + x];
+	for (int y = y0; y < y1; y++) {
+		d_col[(size_t)y * w + x] = (uint16_t)s;
+		if (y + m + 1 < h)
+			s += d_in[(size_t)(y + m + 1) * pitch + x];
+		if (y - m >= 0)
+			s -= d_in[(size_t)(y - m) * pitch + x];
+	}
+}
+
+/* Local mean, pass 2: one block a row. Prefix sums of the row's column sums
+ * in shared memory (each thread scans a run, the run totals are scanned,
+ * then added back), then each warp packs 32 verdicts with a ballot:
+ * white = 100 v n > (100 - bias) S and S >= mean_min n, in 32-bit integers as
+ * on the CPU. Every mask word of the row is written, padding bits zero. */
+__global__ void __launch_bounds__(THREADS) mean_rows_kernel(const uint8_t *__restrict__ d_in, int pitch, int w, int h,
+							    int m, int bias, int mean_min,
+							    const uint16_t *__restrict__ d_col,
+							    uint32_t *__restrict__ d_out, int mask_words32)
+{
+	extern __shared__ int s_pre[]; /* w + 1 prefix sums, then THREADS run totals */
+	int *s_run = s_pre + w + 1;
+	const int y = blockIdx.x, tid = threadIdx.x;
+	const uint16_t *col = d_col + (size_t)y * w;
+	const int per = (w + THREADS - 1) / THREADS, a = min(tid * per, w), b = min(a + per, w);
+	int acc = 0;
+	for (int x = a; x < b; x++)
+		acc += col[x];
+	s_run[tid] = acc;
+	__syncthreads();
+	if (tid == 0) {
+		int t = 0;
+		for (int i = 0; i < THREADS; i++) {
+			int v = s_run[i];
+			s_run[i] = t;
+			t += v;
+		}
+	}
+	__syncthreads();
+	acc = s_run[tid];
+	if (tid == 0)
+		s_pre[0] = 0;
+	for (int x = a; x < b; x++) {
+		acc += col[x];
+		s_pre[x + 1] = acc;
+	}
+	__syncthreads();
+	const int ny = min(y + m, h - 1) - max(y - m, 0) + 1, k = 100 - bias;
+	const uint8_t *row = d_in + (size_t)y * pitch;
+	const int lane = tid & 31;
+	for (int word = tid >> 5; word < mask_words32; word += THREADS / 32) {
+		int x = word * 32 + lane;
+		bool white = false;
+		if (x < w) {
+			int x0 = max(x - m, 0), x1 = min(x + m + 1, w);
+			int s = s_pre[x1] - s_pre[x0], n = (x1 - x0) * ny;
+			white = 100 * (int)row[x] * n > k * s && s >= mean_min * n;
+		}
+		unsigned bits = __ballot_sync(0xffffffffu, white);
+		if (lane == 0)
+			d_out[(size_t)y * mask_words32 + word] = bits;
+	}
+}
+
 __global__ void probe_kernel(int *d_out) { *d_out = 42; }
 
-typedef void (*bernsen_fn)(const uint8_t *, int, int, int, int, int, uint32_t *, int, int);
+typedef void (*bernsen_fn)(const uint8_t *, int, int, int, int, int, uint32_t *, int, int, const uint32_t *, int);
 /* Tile height by radius: 16 rows up to r = 8, 32 up to 16, then 64. */
 static int tile_h_for(int r) { return r == 0 ? 64 : r <= 8 ? 16 : r <= 16 ? 32 : 64; }
 #define BK(n) bernsen_kernel<n, (n <= 8 ? 16 : n <= 16 ? 32 : 64)>
@@ -378,7 +475,10 @@ static bool gauss_ok(const struct cuda_threshold_config *c)
 static int config_ok(const struct cuda_threshold_config *c)
 {
 	return c->max_width >= 1 && c->max_height >= 1 && c->max_width <= 8192 && c->max_height <= 8192 &&
-	       (c->mode == 0 || c->mode == 1) && c->radius >= 1 && c->radius <= MAX_RADIUS && c->gate >= 0 &&
+	       c->mode >= MODE_BERNSEN && c->mode <= MODE_BOTH &&
+	       (c->mode < MODE_MEAN || (c->mean_radius >= 1 && c->mean_radius <= MAX_MEAN_RADIUS &&
+					c->mean_bias >= 0 && c->mean_bias <= MAX_MEAN_BIAS)) &&
+	       c->radius >= 1 && c->radius <= MAX_RADIUS && c->gate >= 0 &&
 	       c->gate <= 255 && c->tile >= 2 && c->tile <= 64 && (c->median == 0 || c->median == 3 || c->median == 5) &&
 	       gauss_ok(c) && c->bands >= 0 && c->bands <= MAX_BANDS;
 }
@@ -452,6 +552,8 @@ struct cuda_threshold *cuda_threshold_create(const struct cuda_threshold_config 
 	CUDA_CHECK(cudaMalloc(&t->d_tile_hi, tiles));
 	CUDA_CHECK(cudaMalloc(&t->d_tile_t, tiles));
 	CUDA_CHECK(cudaMalloc(&t->d_mask, words * sizeof(uint64_t)));
+	CUDA_CHECK(cudaMalloc(&t->d_mean_col, px * sizeof(uint16_t)));
+	CUDA_CHECK(cudaMalloc(&t->d_mean_mask, words * sizeof(uint64_t)));
 	CUDA_CHECK(cudaHostAlloc(&t->h_grey, px, cudaHostAllocDefault));
 	/* Not mapped memory for the kernels to write into: measured on an H100,
 	 * 4-byte writes across PCIe cost 30-60 us a 1080p frame, the download
@@ -492,6 +594,8 @@ void cuda_threshold_destroy(struct cuda_threshold *t)
 	cudaFree(t->d_tile_hi);
 	cudaFree(t->d_tile_t);
 	cudaFree(t->d_mask);
+	cudaFree(t->d_mean_col);
+	cudaFree(t->d_mean_mask);
 	cudaFreeHost(t->h_grey);
 	cudaFreeHost(t->h_mask);
 	for (int i = 0; i < 4; i++)
@@ -652,7 +756,7 @@ static int launch_bernsen(struct cuda_threshold *t, const uint8_t *src, int widt
 		}
 		dim3 gb((width + TILE_W - 1) / TILE_W, (y1 - y0 + th - 1) / th);
 		fn<<<gb, THREADS, bernsen_smem_bytes(r, th), sk>>>(d_src, width, width, height, r, c->gate, t->d_mask,
-								    words32, y0);
+								    words32, y0, t->d_mask, MODE_BERNSEN);
 		CUDA_CHECK(cudaGetLastError());
 		if (split) {
 			CUDA_CHECK(cudaEventRecord(t->ev_k[j], sk));
@@ -700,7 +804,16 @@ static int launch_whole(struct cuda_threshold *t, const uint8_t *src, int width,
 		gauss_cols_kernel<<<g2, b2, 0, t->stream>>>(t->d_gauss_tmp, d_dst, width, width, height, taps);
 		d_src = d_dst;
 	}
-	if (c->mode == 1) {
+	if (c->mode >= MODE_MEAN) {
+		/* the local mean first: into the mask itself, or beside it for the Bernsen kernel to fuse */
+		dim3 bm(128), gm((width + 127) / 128, (height + MEAN_COL_ROWS - 1) / MEAN_COL_ROWS);
+		int m = c->mean_radius, mean_min = c->mode == MODE_MEAN ? c->gate : 0;
+		uint32_t *d_mw = c->mode == MODE_MEAN ? t->d_mask : t->d_mean_mask;
+		mean_cols_kernel<<<gm, bm, 0, t->stream>>>(d_src, width, width, height, m, t->d_mean_col);
+		mean_rows_kernel<<<height, THREADS, (size_t)(width + 1 + THREADS) * sizeof(int), t->stream>>>(
+			d_src, width, width, height, m, c->mean_bias, mean_min, t->d_mean_col, d_mw, words32);
+	}
+	if (c->mode == MODE_TILED) {
 		int s = c->tile, ntx = (width + s - 1) / s, nty = (height + s - 1) / s;
 		dim3 bt(16, 16), gt((ntx + 15) / 16, (nty + 15) / 16);
 		tile_minmax_kernel<<<gt, bt, 0, t->stream>>>(d_src, width, width, height, s, ntx, nty, t->d_tile_lo,
@@ -710,11 +823,11 @@ static int launch_whole(struct cuda_threshold *t, const uint8_t *src, int width,
 		dim3 bc(256), gc((words32 + 7) / 8, height);
 		tile_compare_kernel<<<gc, bc, 0, t->stream>>>(d_src, width, width, height, s, ntx, t->d_tile_t,
 							      t->d_mask, words32);
-	} else {
+	} else if (c->mode != MODE_MEAN) {
 		int kr = c->kernel_variant == 1 ? 0 : c->radius, th = tile_h_for(kr);
 		dim3 gb((width + TILE_W - 1) / TILE_W, (height + th - 1) / th);
 		bernsen_by_radius[kr]<<<gb, THREADS, bernsen_smem_bytes(c->radius, th), t->stream>>>(
-			d_src, width, width, height, c->radius, c->gate, t->d_mask, words32, 0);
+			d_src, width, width, height, c->radius, c->gate, t->d_mask, words32, 0, t->d_mean_mask, c->mode);
 	}
 	CUDA_CHECK(cudaGetLastError());
 	if (c->profile)
@@ -750,7 +863,7 @@ int cuda_threshold_submit(struct cuda_threshold *t, const uint8_t *grey, int wid
 	}
 	t->src_stride = stride;
 	t->words = (width + 63) / 64;
-	if (c->mode == 0 && !gauss_on(c))
+	if (c->mode == MODE_BERNSEN && !gauss_on(c))
 		e = launch_bernsen(t, src, width, height, 2 * t->words);
 	else
 		e = launch_whole(t, src, width, height, 2 * t->words);

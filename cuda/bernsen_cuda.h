@@ -19,6 +19,11 @@
  * min or for max), and each warp packs 32 results of the §1 rule with
  * __ballot_sync into the bit mask, which comes back with one copy. The
  * kernel is specialised for each radius 1..32 (compile-time loop bounds).
+ * Local mean (modes 2..5): a column-sum kernel (one thread a column
+ * sliding down 64 rows) then a row kernel (one block a row: prefix sums in
+ * shared memory, 32 verdicts a warp by ballot) in the reference's 32-bit
+ * integers; mode 2 writes the mask, modes 3..5 a second mask that the
+ * Bernsen kernel reads where its window is steep. Whole frames, one band.
  * Median: forgetful selection in registers, one pixel a thread. Gaussian:
  * row then column pass with the integer taps of the config. Tiled:
  * tile min/max, tile thresholds, compare + ballot.
@@ -52,8 +57,11 @@ extern "C" {
 
 struct cuda_threshold_config {
 	int max_width, max_height;
-	int mode;           /* 0 per-pixel Bernsen, 1 tiled */
+	int mode;           /* enum threshold_mode: 0 per-pixel Bernsen, 1 tiled, 2..5 local mean (mean,
+			     * gated, either, both; threshold_mean_cpu() in src/threshold defines them) */
 	int radius, gate, tile;
+	int mean_radius;    /* local-mean modes: 1..63 */
+	int mean_bias;      /* local-mean modes: percent, 0..50 */
 	int median;         /* 0, 3, 5 */
 	/* The Gaussian prefilter, owned by the CPU reference (src/threshold,
 	 * threshold_gauss_taps()), which the kernels reproduce bit for bit:

@@ -157,6 +157,138 @@ static void test_bernsen_matches_brute_force(void **state)
 	}
 }
 
+/* Window sums the slow, obvious way (cropped at the border). */
+static void ref_box(const struct image_u8 *in, int m, int32_t *sum, int32_t *cnt)
+{
+	int w = in->width, h = in->height;
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			int32_t s = 0, n = 0;
+			for (int j = y - m; j <= y + m; j++)
+				for (int i = x - m; i <= x + m; i++) {
+					if (j < 0 || j >= h || i < 0 || i >= w)
+						continue;
+					s += image_u8_row(in, j)[i];
+					n++;
+				}
+			sum[y * w + x] = s;
+			cnt[y * w + x] = n;
+		}
+}
+
+/* threshold.h's rules, written out in 64-bit arithmetic. */
+static int ref_mean_pixel(int mode, int lo, int hi, int v, int gate, int64_t s, int64_t n, int bias)
+{
+	bool mw = 100 * (int64_t)v * n > (int64_t)(100 - bias) * s;
+	bool bw = ref_pixel(lo, hi, v, gate) != 0, steep = hi - lo >= gate;
+	bool white;
+	if (mode == THRESHOLD_MEAN)
+		white = mw && s >= (int64_t)gate * n;
+	else if (mode == THRESHOLD_GATED)
+		white = steep ? mw : bw;
+	else if (mode == THRESHOLD_EITHER)
+		white = steep ? (mw || bw) : bw;
+	else
+		white = steep ? (mw && bw) : bw;
+	return white ? 255 : 0;
+}
+
+static void test_mean_modes_match_brute_force(void **state)
+{
+	(void)state;
+	static const int mradii[] = {1, 2, 3, 8, 16, 31, 63};
+	static const int biases[] = {0, 1, 16, 50};
+	static const int gates[] = {0, 1, 32, 128, 255};
+	static const int modes[] = {THRESHOLD_MEAN, THRESHOLD_GATED, THRESHOLD_EITHER, THRESHOLD_BOTH};
+	uint32_t rng = 777;
+	for (int si = 0; si < N_SIZES; si++) {
+		int w = sizes[si][0], h = sizes[si][1];
+		struct image_u8 in, out;
+		struct bitmask m;
+		assert_int_equal(image_u8_alloc(&in, w, h), 0);
+		assert_int_equal(image_u8_alloc(&out, w, h), 0);
+		assert_int_equal(bitmask_alloc(&m, w, h), 0);
+		int err = 0;
+		struct threshold_cpu *c = threshold_cpu_create(w, h, &err);
+		assert_non_null(c);
+		uint8_t *lo = malloc((size_t)w * h), *hi = malloc((size_t)w * h);
+		int32_t *sum = malloc(sizeof(int32_t) * (size_t)w * h), *cnt = malloc(sizeof(int32_t) * (size_t)w * h);
+		assert_true(lo && hi && sum && cnt);
+		for (size_t mi = 0; mi < sizeof mradii / sizeof mradii[0]; mi++) {
+			int mr = mradii[mi], r = 1 + (int)(test_rand(&rng) % THRESHOLD_MAX_RADIUS);
+			fill_frame(&in, &rng, (int)(mi + (size_t)si) % 3);
+			ref_window(&in, r, lo, hi);
+			ref_box(&in, mr, sum, cnt);
+			for (int ii = 0; ii < N_ISAS; ii++) {
+				if (!use_isa(c, ii))
+					continue;
+				for (size_t mo = 0; mo < 4; mo++)
+					for (size_t bi = 0; bi < 4; bi++)
+						for (size_t gi = 0; gi < 5; gi++) {
+							int mode = modes[mo], bias = biases[bi], gate = gates[gi];
+							threshold_cpu_mean(c, &in, mode, r, gate, mr, bias, &out, NULL);
+							for (int y = 0; y < h; y++)
+								for (int x = 0; x < w; x++) {
+									int i = y * w + x;
+									int want = ref_mean_pixel(
+									    mode, lo[i], hi[i], image_u8_row(&in, y)[x], gate,
+									    sum[i], cnt[i], bias);
+									if (image_u8_row(&out, y)[x] != want)
+										fail_msg("%s %dx%d mode %d r=%d gate=%d m=%d "
+											 "bias=%d: pixel (%d,%d) differs",
+											 isas[ii], w, h, mode, r, gate, mr,
+											 bias, x, y);
+								}
+							if ((bi + gi) % 3 == 0) {
+								memset(m.bits, 0xa5, (size_t)m.stride_words * (size_t)h * 8);
+								threshold_cpu_mean(c, &in, mode, r, gate, mr, bias, NULL, &m);
+								check_mask_equals_image(&m, &out);
+							}
+						}
+			}
+		}
+		free(lo);
+		free(hi);
+		free(sum);
+		free(cnt);
+		threshold_cpu_destroy(c);
+		bitmask_free(&m);
+		image_u8_free(&out);
+		image_u8_free(&in);
+	}
+}
+
+/* The largest window sums stay exact: a white frame of 255 with the widest window. */
+static void test_mean_extremes(void **state)
+{
+	(void)state;
+	struct image_u8 in, out;
+	assert_int_equal(image_u8_alloc(&in, 300, 200), 0);
+	assert_int_equal(image_u8_alloc(&out, 300, 200), 0);
+	for (int y = 0; y < 200; y++)
+		memset(image_u8_row(&in, y), 255, 300);
+	/* v * n == S: white only while the bias is above 0 */
+	threshold_mean_cpu(&in, THRESHOLD_MEAN, 6, 32, 63, 1, &out);
+	for (int y = 0; y < 200; y++)
+		for (int x = 0; x < 300; x++)
+			assert_int_equal(image_u8_row(&out, y)[x], 255);
+	threshold_mean_cpu(&in, THRESHOLD_MEAN, 6, 32, 63, 0, &out);
+	for (int y = 0; y < 200; y++)
+		for (int x = 0; x < 300; x++)
+			assert_int_equal(image_u8_row(&out, y)[x], 0);
+	/* a dark flat frame: black in every mode (MEAN by the mean floor, the others by the flat rule) */
+	for (int y = 0; y < 200; y++)
+		memset(image_u8_row(&in, y), 20, 300);
+	for (int mode = THRESHOLD_MEAN; mode <= THRESHOLD_BOTH; mode++) {
+		threshold_mean_cpu(&in, mode, 6, 32, 16, 16, &out);
+		for (int y = 0; y < 200; y++)
+			for (int x = 0; x < 300; x++)
+				assert_int_equal(image_u8_row(&out, y)[x], 0);
+	}
+	image_u8_free(&in);
+	image_u8_free(&out);
+}
+
 /* The input may be a view into a larger buffer with a stride past its width. */
 static void test_bernsen_on_view(void **state)
 {
@@ -203,7 +335,7 @@ static void test_exact_buffers_all_isas(void **state)
 		int err;
 		struct threshold_cpu *c = threshold_cpu_create(w, h, &err);
 		assert_non_null(c);
-		for (int op = 0; op < 5; op++) {
+		for (int op = 0; op < 9; op++) {
 			for (int ii = N_ISAS - 1; ii >= 0; ii--) { /* scalar first: the reference */
 				if (!use_isa(c, ii))
 					continue;
@@ -216,8 +348,10 @@ static void test_exact_buffers_all_isas(void **state)
 					threshold_cpu_median(c, &in, 3, &out);
 				else if (op == 3)
 					threshold_cpu_median(c, &in, 5, &out);
-				else
+				else if (op == 4)
 					threshold_cpu_gauss(c, &in, 1.0f, &out);
+				else
+					threshold_cpu_mean(c, &in, THRESHOLD_MEAN + op - 5, 3, 20, 5, 16, &out, NULL);
 				for (int g = 0; g < 64; g++)
 					assert_int_equal(dst[n + (size_t)g], 0x77);
 				if (ii == N_ISAS - 1)
@@ -474,8 +608,10 @@ static void reference_chain(const struct threshold_config *cfg, const struct ima
 	}
 	if (cfg->mode == THRESHOLD_TILED)
 		bernsen_tiled_cpu(src, cfg->tile, cfg->gate, out);
-	else
+	else if (cfg->mode == THRESHOLD_BERNSEN)
 		bernsen_cpu(src, cfg->radius, cfg->gate, out);
+	else
+		threshold_mean_cpu(src, cfg->mode, cfg->radius, cfg->gate, cfg->mean_radius, cfg->mean_bias, out);
 	image_u8_free(&a);
 	image_u8_free(&b);
 }
@@ -535,6 +671,14 @@ static void run_object_api(const char *backend)
 	cfg.mode = THRESHOLD_TILED;
 	cfg.tile = 12;
 	check_object(t, &cfg, &rng, 319, 239);
+	for (int mode = THRESHOLD_MEAN; mode <= THRESHOLD_BOTH; mode++) {
+		cfg.mode = mode;
+		cfg.mean_radius = mode == THRESHOLD_MEAN ? 63 : 1 + mode * 5;
+		cfg.mean_bias = mode * 7;
+		cfg.median = mode == THRESHOLD_GATED ? 3 : 0;
+		check_object(t, &cfg, &rng, 301, 211);
+		check_object(t, &cfg, &rng, 7, 130);
+	}
 	threshold_destroy(t);
 }
 
@@ -593,6 +737,20 @@ static void test_object_api_errors(void **state)
 	cfg = default_config(64, 48);
 	cfg.gauss_sigma = 0.1f;
 	assert_int_equal(threshold_set_config(t, &cfg), ERR_RANGE);
+	cfg = default_config(64, 48);
+	cfg.mode = THRESHOLD_MODES;
+	assert_int_equal(threshold_set_config(t, &cfg), ERR_RANGE);
+	cfg.mode = THRESHOLD_GATED;
+	cfg.mean_radius = 0;
+	cfg.mean_bias = 16;
+	assert_int_equal(threshold_set_config(t, &cfg), ERR_RANGE);
+	cfg.mean_radius = 64;
+	assert_int_equal(threshold_set_config(t, &cfg), ERR_RANGE);
+	cfg.mean_radius = 16;
+	cfg.mean_bias = 51;
+	assert_int_equal(threshold_set_config(t, &cfg), ERR_RANGE);
+	cfg.mean_bias = 50;
+	assert_int_equal(threshold_set_config(t, &cfg), 0);
 	assert_int_equal(threshold_process(t, &in, &m), 0);
 	threshold_destroy(t);
 	threshold_destroy(NULL);
@@ -629,6 +787,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bernsen_matches_brute_force),
+		cmocka_unit_test(test_mean_modes_match_brute_force),
+		cmocka_unit_test(test_mean_extremes),
 		cmocka_unit_test(test_bernsen_on_view),
 		cmocka_unit_test(test_exact_buffers_all_isas),
 		cmocka_unit_test(test_isa_choice),

@@ -99,9 +99,11 @@ struct tt_config {
 	char controls[256]; /* camera controls, "key=value,..." */
 	/* [threshold] */
 	char gpu[8];            /* auto | on | off */
-	char threshold_mode[8]; /* bernsen | tiled */
+	char threshold_mode[16]; /* bernsen | tiled | mean | gated | either | both */
 	int radius, gate, tile, median;
+	int mean_radius, mean_bias; /* local-mean modes */
 	int radius2;          /* second scale, 0 = off */
+	char threshold2_mode[16]; /* second scale's method, as threshold_mode */
 	int median2;          /* second scale's median pre-filter */
 	int segment_threads;  /* per scale; 0 = auto */
 	int max_runs, max_regions; /* per scale and frame; 0 = from the frame size */

@@ -64,6 +64,7 @@ static void second_configs(const struct engine_config *c, struct threshold_confi
 	*tc = c->thr;
 	tc->radius = c->radius2;
 	tc->median = c->median2;
+	tc->mode = c->mode2;
 	*mc = c->match;
 	mc->finger_size_px = 0;
 	mc->blob_max_px = 0;

@@ -6,12 +6,24 @@
 #include "../core/err.h"
 #include "../core/log.h"
 
+static const char *const mode_names[THRESHOLD_MODES] = {"bernsen", "tiled", "mean", "gated", "either", "both"};
+
+int threshold_mode_of(const char *name)
+{
+	for (int i = 0; i < THRESHOLD_MODES; i++)
+		if (strcmp(name, mode_names[i]) == 0)
+			return i;
+	return THRESHOLD_BERNSEN;
+}
+
 void threshold_config_from(const struct tt_config *c, int w, int h, struct threshold_config *t)
 {
 	memset(t, 0, sizeof *t);
 	t->max_width = w;
 	t->max_height = h;
-	t->mode = strcmp(c->threshold_mode, "tiled") == 0 ? THRESHOLD_TILED : THRESHOLD_BERNSEN;
+	t->mode = threshold_mode_of(c->threshold_mode);
+	t->mean_radius = c->mean_radius;
+	t->mean_bias = c->mean_bias;
 	t->radius = c->radius;
 	t->gate = c->gate;
 	t->tile = c->tile;
@@ -78,6 +90,7 @@ void engine_config_from(const struct tt_config *c, const struct tree_set *trees,
 	threshold_config_from(c, w, h, &e->thr);
 	e->radius2 = c->radius2;
 	e->median2 = c->median2;
+	e->mode2 = threshold_mode_of(c->threshold2_mode);
 	e->segment_threads = c->segment_threads;
 	e->max_runs = c->max_runs;
 	e->max_regions = c->max_regions;

@@ -28,6 +28,8 @@
 /* Capacity of every detection list and of the tracker's item lists. */
 #define SETTINGS_MAX_DETECTIONS 1024
 
+/* The enum threshold_mode of a configured method name (config.c lists them); unknown names give Bernsen. */
+int threshold_mode_of(const char *name);
 void threshold_config_from(const struct tt_config *c, int w, int h, struct threshold_config *out);
 void match_config_from(const struct tt_config *c, const struct tree_set *trees, int w, int h,
 		       struct match_config *out);

@@ -34,6 +34,10 @@ struct threshold_cpu {
 	/* gauss */
 	uint8_t *g_pad;   /* max_w + 2 * THRESHOLD_GAUSS_MAX_RADIUS */
 	uint16_t *g_ring; /* (2 * THRESHOLD_GAUSS_MAX_RADIUS + 1) rows */
+	/* local mean: column sums, one row of prefix sums, the row's verdicts */
+	uint16_t *m_col; /* max_w */
+	int32_t *m_pre;  /* max_w + 1 */
+	uint8_t *m_white;
 };
 
 static size_t round64(size_t n)
@@ -90,6 +94,9 @@ struct threshold_cpu *threshold_cpu_create(int max_width, int max_height, int *e
 	    5 * c->med_stride, /* median */
 	    gpw,               /* gauss pad */
 	    round64((2 * THRESHOLD_GAUSS_MAX_RADIUS + 1) * c->g_stride * sizeof(uint16_t)),
+	    rs * sizeof(uint16_t),
+	    round64((w + 1) * sizeof(int32_t)),
+	    rs, /* local mean */
 	};
 	size_t total = 0;
 	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
@@ -108,6 +115,12 @@ struct threshold_cpu *threshold_cpu_create(int max_width, int max_height, int *e
 		p += sizes[i];
 	}
 	c->g_ring = (uint16_t *)(void *)p;
+	p += sizes[i++];
+	c->m_col = (uint16_t *)(void *)p;
+	p += sizes[i++];
+	c->m_pre = (int32_t *)(void *)p;
+	p += sizes[i++];
+	c->m_white = p;
 	return c;
 fail:
 	threshold_cpu_destroy(c);
@@ -175,7 +188,20 @@ void threshold_cpu_bernsen(struct threshold_cpu *c, const struct image_u8 *in, i
                            struct image_u8 *img, struct bitmask *mask)
 {
 	int r = clampi(radius, 1, THRESHOLD_MAX_RADIUS);
-	ISA_CALL(c, bernsen, c, in, r, clampi(gate, 0, 255), img, mask);
+	ISA_CALL(c, bernsen, c, in, r, clampi(gate, 0, 255), THRESHOLD_BERNSEN, 1, 0, img, mask);
+}
+
+void threshold_cpu_mean(struct threshold_cpu *c, const struct image_u8 *in, int mode, int radius, int gate,
+                        int mean_radius, int mean_bias, struct image_u8 *img, struct bitmask *mask)
+{
+	int r = clampi(radius, 1, THRESHOLD_MAX_RADIUS), m = clampi(mean_radius, 1, THRESHOLD_MAX_MEAN_RADIUS);
+	int b = clampi(mean_bias, 0, THRESHOLD_MAX_MEAN_BIAS), g = clampi(gate, 0, 255);
+	if (mode == THRESHOLD_MEAN)
+		ISA_CALL(c, mean, c, in, m, b, g, img, mask);
+	else if (mode == THRESHOLD_GATED || mode == THRESHOLD_EITHER || mode == THRESHOLD_BOTH)
+		ISA_CALL(c, bernsen, c, in, r, g, mode, m, b, img, mask);
+	else
+		ISA_CALL(c, bernsen, c, in, r, g, THRESHOLD_BERNSEN, 1, 0, img, mask);
 }
 
 void threshold_cpu_median(struct threshold_cpu *c, const struct image_u8 *in, int size, struct image_u8 *out)
@@ -336,6 +362,17 @@ void bernsen_tiled_cpu(const struct image_u8 *in, int tile, int gate, struct ima
 	if (!c)
 		return;
 	threshold_cpu_tiled(c, in, tile, gate, out, NULL);
+	threshold_cpu_destroy(c);
+}
+
+void threshold_mean_cpu(const struct image_u8 *in, int mode, int radius, int gate, int mean_radius, int mean_bias,
+                        struct image_u8 *out)
+{
+	int err;
+	struct threshold_cpu *c = threshold_cpu_create(in->width, in->height, &err);
+	if (!c)
+		return;
+	threshold_cpu_mean(c, in, mode, radius, gate, mean_radius, mean_bias, out, NULL);
 	threshold_cpu_destroy(c);
 }
 

@@ -58,6 +58,111 @@ KFN static inline void KN(store_part)(struct threshold_cpu *c, uint8_t *o, V(u8)
 }
 
 /*
+ * One row of the local-mean rule into c->m_white (0xff white, 0 black): the
+ * box of radius m around each pixel, cropped at the borders, n pixels of sum
+ * S; white iff 100 * v * n > (100 - bias) * S and S >= mean_min * n. Column
+ * sums (16 bits: at most 127 rows of 255) are carried from row to row, so
+ * rows must come in order from 0; a row of prefix sums gives each window.
+ */
+KFN static void KN(col_step)(uint16_t *restrict col, const uint8_t *restrict row, int w, int sign)
+{
+	int x = 0;
+	/* whole blocks of 32: a fixed trip count and restrict let -O2 vectorise */
+	if (sign > 0) {
+		for (; x + 32 <= w; x += 32)
+			for (int j = 0; j < 32; j++)
+				col[x + j] = (uint16_t)(col[x + j] + row[x + j]);
+		for (; x < w; x++)
+			col[x] = (uint16_t)(col[x] + row[x]);
+	} else {
+		for (; x + 32 <= w; x += 32)
+			for (int j = 0; j < 32; j++)
+				col[x + j] = (uint16_t)(col[x + j] - row[x + j]);
+		for (; x < w; x++)
+			col[x] = (uint16_t)(col[x] - row[x]);
+	}
+}
+
+/* The windows that lie wholly inside the row, x in [a, b): n is the same for all. */
+KFN static void KN(mean_inner)(uint8_t *restrict mw, const uint8_t *restrict v, const int32_t *restrict hi,
+                               const int32_t *restrict lo, int32_t vn, int32_t k, int32_t mn, int a, int b)
+{
+	int x = a;
+	for (; x + 32 <= b; x += 32)
+		for (int j = 0; j < 32; j++) {
+			int32_t s = hi[x + j] - lo[x + j];
+			mw[x + j] = (uint8_t)(-(int32_t)((vn * v[x + j] > k * s) & (s >= mn)));
+		}
+	for (; x < b; x++) {
+		int32_t s = hi[x] - lo[x];
+		mw[x] = (vn * v[x] > k * s && s >= mn) ? 0xff : 0;
+	}
+}
+
+KFN static void KN(mean_row)(struct threshold_cpu *c, const struct image_u8 *in, int y, int m, int bias,
+                             int mean_min)
+{
+	int w = in->width, h = in->height;
+	uint16_t *col = c->m_col;
+	int32_t *pre = c->m_pre;
+	if (y == 0) {
+		memset(col, 0, (size_t)w * sizeof *col);
+		for (int j = 0; j <= m && j < h; j++)
+			KN(col_step)(col, image_u8_row(in, j), w, 1);
+	} else {
+		if (y + m < h)
+			KN(col_step)(col, image_u8_row(in, y + m), w, 1);
+		if (y - m - 1 >= 0)
+			KN(col_step)(col, image_u8_row(in, y - m - 1), w, -1);
+	}
+	pre[0] = 0;
+	for (int x = 0; x < w; x++)
+		pre[x + 1] = pre[x] + col[x];
+	int ny = (y + m < h ? y + m : h - 1) - (y - m > 0 ? y - m : 0) + 1;
+	const uint8_t *restrict v = image_u8_row(in, y);
+	const int32_t k = 100 - bias;
+	uint8_t *restrict mw = c->m_white;
+	int a = m < w ? m : w, b = w - m > a ? w - m : a;
+	for (int x = 0; x < a; x++) {
+		int x1 = x + m + 1 < w ? x + m + 1 : w;
+		int32_t s = pre[x1] - pre[0], n = x1 * ny;
+		mw[x] = (100 * v[x] * n > k * s && s >= mean_min * n) ? 0xff : 0;
+	}
+	{
+		const int32_t n = (2 * m + 1) * ny;
+		KN(mean_inner)(mw, v, pre + m + 1, pre - m, 100 * n, k, mean_min * n, a, b);
+	}
+	for (int x = b; x < w; x++) {
+		int x0 = x - m > 0 ? x - m : 0, x1 = x + m + 1 < w ? x + m + 1 : w;
+		int32_t s = pre[x1] - pre[x0], n = (x1 - x0) * ny;
+		mw[x] = (100 * v[x] * n > k * s && s >= mean_min * n) ? 0xff : 0;
+	}
+}
+
+/* The local mean alone (THRESHOLD_MEAN): c->m_white packed or copied out. */
+KFN static void KN(mean)(struct threshold_cpu *c, const struct image_u8 *in, int m, int bias, int mean_min,
+                         struct image_u8 *img, struct bitmask *mask)
+{
+	int w = in->width, h = in->height;
+	for (int y = 0; y < h; y++) {
+		KN(mean_row)(c, in, y, m, bias, mean_min);
+		if (img) {
+			memcpy(image_u8_row(img, y), c->m_white, (size_t)w);
+			continue;
+		}
+		uint64_t *mrow = mask->bits + (size_t)y * (size_t)mask->stride_words;
+		for (int x0 = 0; x0 < w; x0 += 64) {
+			uint64_t white = 0;
+			for (int j = 0; j < 64 && x0 + j < w; j += V(VB))
+				white |= (uint64_t)V(bits)(V(ld)(c->m_white + x0 + j)) << j;
+			if (w - x0 < 64)
+				white &= ((uint64_t)1 << (w - x0)) - 1;
+			mrow[x0 >> 6] = white;
+		}
+	}
+}
+
+/*
  * The horizontal window of one row of vertical min/max (at p_min/p_max + r),
  * fused with the §1 rule and the packing. Log-step doubling in place: after
  * step j each byte holds the min (max) of the 2^j bytes from it onwards;
@@ -65,7 +170,7 @@ KFN static inline void KN(store_part)(struct threshold_cpu *c, uint8_t *o, V(u8)
  * at x and x + k - 2^j. That is ceil(log2 k) + 1 vector min and max a byte
  * (4 for r = 6, 7 for r = 32), all whole-vector loads at byte offsets.
  */
-KFN static void KN(hpass_emit)(struct threshold_cpu *c, int w, int r, const uint8_t *v, int gate,
+KFN static void KN(hpass_emit)(struct threshold_cpu *c, int w, int r, const uint8_t *v, int gate, int mode,
                                uint8_t *img_row, uint64_t *mask_row)
 {
 	const int vb = V(VB);
@@ -96,6 +201,15 @@ KFN static void KN(hpass_emit)(struct threshold_cpu *c, int w, int r, const uint
 			V(u8) lo = V(min)(V(ld)(pmin + x), V(ld)(pmin + x + d));
 			V(u8) hi = V(max)(V(ld)(pmax + x), V(ld)(pmax + x + d));
 			V(u8) b = V(black)(lo, hi, V(ld)(vp), g);
+			if (mode != THRESHOLD_BERNSEN) {
+				V(u8) st = V(steep)(lo, hi, g), mb = V(inv)(V(ld)(c->m_white + x));
+				if (mode == THRESHOLD_GATED)
+					b = V(or)(V(and)(st, mb), V(and)(V(inv)(st), b));
+				else if (mode == THRESHOLD_EITHER)
+					b = V(and)(b, V(or)(V(inv)(st), mb));
+				else
+					b = V(or)(b, V(and)(st, mb));
+			}
 			if (mask_row)
 				black |= (uint64_t)V(bits)(b) << j;
 			else
@@ -116,8 +230,8 @@ KFN static void KN(hpass_emit)(struct threshold_cpu *c, int w, int r, const uint
  * the suffix of y's block joined with a prefix of the next block. Whole rows
  * are vector operations; each pixel costs 3 min and 3 max whatever r is.
  */
-KFN static void KN(bernsen)(struct threshold_cpu *c, const struct image_u8 *in, int r, int gate,
-                            struct image_u8 *img, struct bitmask *mask)
+KFN static void KN(bernsen)(struct threshold_cpu *c, const struct image_u8 *in, int r, int gate, int mode, int m,
+                            int bias, struct image_u8 *img, struct bitmask *mask)
 {
 	int w = in->width, h = in->height, k = 2 * r + 1;
 	size_t rs = c->row_stride;
@@ -155,8 +269,10 @@ KFN static void KN(bernsen)(struct threshold_cpu *c, const struct image_u8 *in, 
 				 c->vg_min + (size_t)(i - 1) * rs, c->vh_max + (size_t)i * rs,
 				 c->vg_max + (size_t)(i - 1) * rs, w);
 			}
+			if (mode != THRESHOLD_BERNSEN)
+				KN(mean_row)(c, in, y, m, bias, 0);
 			KN(hpass_emit)
-			(c, w, r, image_u8_row(in, y), gate, img ? image_u8_row(img, y) : NULL,
+			(c, w, r, image_u8_row(in, y), gate, mode, img ? image_u8_row(img, y) : NULL,
 			 mask ? mask->bits + (size_t)y * (size_t)mask->stride_words : NULL);
 		}
 	}

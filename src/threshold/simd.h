@@ -76,6 +76,19 @@ static inline sc_u8 sc_black(sc_u8 lo, sc_u8 hi, sc_u8 v, sc_u8 gate)
 		t = t < 128 ? 255 : 0;
 	return v > t ? 0 : 0xff;
 }
+/* 0xff where hi - lo >= gate (Bernsen's window is steep), else 0. */
+static inline sc_u8 sc_steep(sc_u8 lo, sc_u8 hi, sc_u8 gate)
+{
+	return hi - lo >= gate ? 0xff : 0;
+}
+static inline sc_u8 sc_and(sc_u8 a, sc_u8 b)
+{
+	return a & b;
+}
+static inline sc_u8 sc_or(sc_u8 a, sc_u8 b)
+{
+	return a | b;
+}
 static inline sc_u16 sc_w_ld8(const uint8_t *p)
 {
 	return *p;
@@ -159,6 +172,18 @@ static inline __m128i sse2_black(__m128i lo, __m128i hi, __m128i v, __m128i gate
 	t = _mm_or_si128(_mm_and_si128(steep, t), _mm_andnot_si128(steep, flat_t));
 	return _mm_cmpeq_epi8(_mm_subs_epu8(v, t), zero);
 }
+static inline __m128i sse2_steep(__m128i lo, __m128i hi, __m128i gate)
+{
+	return _mm_cmpeq_epi8(_mm_subs_epu8(gate, _mm_sub_epi8(hi, lo)), _mm_setzero_si128());
+}
+static inline __m128i sse2_and(__m128i a, __m128i b)
+{
+	return _mm_and_si128(a, b);
+}
+static inline __m128i sse2_or(__m128i a, __m128i b)
+{
+	return _mm_or_si128(a, b);
+}
 static inline __m128i sse2_w_ld8(const uint8_t *p)
 {
 	return _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(const void *)p), _mm_setzero_si128());
@@ -239,6 +264,18 @@ TT_AVX2 static inline __m256i avx2_black(__m256i lo, __m256i hi, __m256i v, __m2
 	__m256i flat_t = _mm256_cmpgt_epi8(t, _mm256_set1_epi8(-1));
 	t = _mm256_or_si256(_mm256_and_si256(steep, t), _mm256_andnot_si256(steep, flat_t));
 	return _mm256_cmpeq_epi8(_mm256_subs_epu8(v, t), zero);
+}
+TT_AVX2 static inline __m256i avx2_steep(__m256i lo, __m256i hi, __m256i gate)
+{
+	return _mm256_cmpeq_epi8(_mm256_subs_epu8(gate, _mm256_sub_epi8(hi, lo)), _mm256_setzero_si256());
+}
+TT_AVX2 static inline __m256i avx2_and(__m256i a, __m256i b)
+{
+	return _mm256_and_si256(a, b);
+}
+TT_AVX2 static inline __m256i avx2_or(__m256i a, __m256i b)
+{
+	return _mm256_or_si256(a, b);
 }
 TT_AVX2 static inline __m256i avx2_w_ld8(const uint8_t *p)
 {

@@ -91,8 +91,11 @@ static int cpu_collect(struct threshold *t, struct bitmask *out)
 	}
 	if (t->cfg.mode == THRESHOLD_TILED)
 		threshold_cpu_tiled(t->cpu, src, t->cfg.tile, t->cfg.gate, NULL, out);
-	else
+	else if (t->cfg.mode == THRESHOLD_BERNSEN)
 		threshold_cpu_bernsen(t->cpu, src, t->cfg.radius, t->cfg.gate, NULL, out);
+	else
+		threshold_cpu_mean(t->cpu, src, t->cfg.mode, t->cfg.radius, t->cfg.gate, t->cfg.mean_radius,
+				   t->cfg.mean_bias, NULL, out);
 	return 0;
 }
 
@@ -131,6 +134,8 @@ static struct cuda_threshold_config cuda_config_of(const struct threshold_config
 		.radius = c->radius,
 		.gate = c->gate,
 		.tile = c->tile,
+		.mean_radius = c->mean_radius,
+		.mean_bias = c->mean_bias,
 		.median = c->median,
 		.bands = c->gpu_bands,
 	};
@@ -212,7 +217,11 @@ static int config_check(const struct threshold_config *c)
 {
 	if (c->max_width < 1 || c->max_height < 1 || c->max_width > IMAGE_MAX_SIDE || c->max_height > IMAGE_MAX_SIDE)
 		return ERR_RANGE;
-	if (c->mode != THRESHOLD_BERNSEN && c->mode != THRESHOLD_TILED)
+	if (c->mode < 0 || c->mode >= THRESHOLD_MODES)
+		return ERR_RANGE;
+	if (c->mode >= THRESHOLD_MEAN &&
+	    (c->mean_radius < 1 || c->mean_radius > THRESHOLD_MAX_MEAN_RADIUS || c->mean_bias < 0 ||
+	     c->mean_bias > THRESHOLD_MAX_MEAN_BIAS))
 		return ERR_RANGE;
 	if (c->radius < 1 || c->radius > THRESHOLD_MAX_RADIUS || c->gate < 0 || c->gate > 255)
 		return ERR_RANGE;

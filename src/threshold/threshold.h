@@ -1,8 +1,9 @@
 /*
  * threshold.h - grey frame -> black/white bitmask.
  *
- * Per-pixel Bernsen (the default; ../shared/spec/threshold.md §1 defines it
- * bit for bit), tiled Bernsen (classic, cheaper, blockier), optional median
+ * Per-pixel Bernsen (the default; the threshold spec's §1 defines it bit for
+ * bit), tiled Bernsen (classic, cheaper, blockier), the local mean
+ * (Bradley-Roth) alone or fused with Bernsen, optional median
  * (3x3, 5x5) and Gaussian pre-filters. Backends are chosen by name from a
  * table: "cpu" (the reference, separable running min/max, O(1) a pixel in the
  * radius) and "cuda" (cuda/, when built and a GPU works). Every backend gives
@@ -25,6 +26,13 @@
  * height (bitmask_alloc; reallocate when the camera's size changes) else
  * ERR_SIZE; bits past width are written zero. collect_view instead lends the
  * backend's own mask, sized to the frame.
+ *
+ * Local-mean modes (Bradley-Roth and its fusions with Bernsen, rules at
+ * threshold_mean_cpu()): column sums over the window's rows carried from row
+ * to row (16 bits), one row of prefix sums, the rule in 32-bit integers;
+ * the fused modes run it beside the Bernsen row pass and pick per pixel.
+ * O(1) a pixel whatever the radius: about 19 M instructions a 1080p frame
+ * on top of Bernsen's (callgrind, AVX2; the prefix sums, serial, are 12 M).
  *
  * Algorithm (CPU): prefilters first (median, then Gaussian), then the
  * threshold compares the filtered value. Per-pixel Bernsen is separable: a
@@ -73,7 +81,16 @@
 
 #include "../core/image.h"
 
-enum threshold_mode { THRESHOLD_BERNSEN = 0, THRESHOLD_TILED = 1 };
+enum threshold_mode {
+	THRESHOLD_BERNSEN = 0, /* per-pixel Bernsen */
+	THRESHOLD_TILED = 1,   /* one Bernsen threshold a tile */
+	THRESHOLD_MEAN = 2,    /* Bradley-Roth local mean, dark areas (mean < gate) black */
+	THRESHOLD_GATED = 3,   /* local mean where Bernsen's window is steep, Bernsen's flat rule elsewhere */
+	THRESHOLD_EITHER = 4,  /* steep: white where Bernsen or the local mean says white; else the flat rule */
+	THRESHOLD_BOTH = 5,    /* steep: white where Bernsen and the local mean say white; else the flat rule */
+	/* threshold_mean_cpu() below defines the four local-mean modes bit for bit. */
+};
+#define THRESHOLD_MODES 6
 
 struct threshold_config {
 	int max_width, max_height;
@@ -81,6 +98,8 @@ struct threshold_config {
 	int radius;         /* Bernsen window radius, 1..32 (window 2r+1) */
 	int gate;           /* minimum contrast hi - lo, 0..255 */
 	int tile;           /* tiled mode: tile side, 2..64 */
+	int mean_radius;    /* local-mean modes: window radius, 1..63 (window 2m+1) */
+	int mean_bias;      /* local-mean modes: percent below the mean that is still black, 0..50 */
 	int median;         /* 0 (off), 3 or 5 */
 	float gauss_sigma;  /* 0 = off, else 0.3..4 */
 	int gpu_bands;      /* CUDA only: bands a frame is cut into to overlap copies and kernels, 1..8; 0 = auto */
@@ -127,6 +146,19 @@ int threshold_unregister_buffer(struct threshold *t, void *data);
  * left unwritten. */
 void bernsen_cpu(const struct image_u8 *in, int radius, int gate, struct image_u8 *out);
 void bernsen_tiled_cpu(const struct image_u8 *in, int tile, int gate, struct image_u8 *out);
+/* The local-mean modes (mode THRESHOLD_MEAN, GATED, EITHER or BOTH), bit for
+ * bit: S = the sum and n = the count of the pixels in the square of radius
+ * mean_radius (1..63) around p, cropped at the image border; v = p's value;
+ *     M  = 100 * v * n > (100 - mean_bias) * S        (above the mean less bias %)
+ * and Bernsen's lo, hi, t = (lo + hi) / 2 over radius, B = the §1 verdict
+ * with gate, steep = hi - lo >= gate:
+ *     MEAN    white = M and S >= gate * n   (a window darker on average than gate is black)
+ *     GATED   white = steep ? M : B         (B there is the flat rule)
+ *     EITHER  white = steep ? (M or B) : B
+ *     BOTH    white = steep ? (M and B) : B
+ * All products fit 32-bit signed integers. mean_bias is clamped to 0..50. */
+void threshold_mean_cpu(const struct image_u8 *in, int mode, int radius, int gate, int mean_radius, int mean_bias,
+			struct image_u8 *out);
 void median_cpu(const struct image_u8 *in, int size, struct image_u8 *out);
 void gauss_cpu(const struct image_u8 *in, float sigma, struct image_u8 *out);
 

@@ -21,6 +21,8 @@
 #define THRESHOLD_MAX_RADIUS 32
 #define THRESHOLD_MAX_TILE 64
 #define THRESHOLD_MIN_TILE 2
+#define THRESHOLD_MAX_MEAN_RADIUS 63
+#define THRESHOLD_MAX_MEAN_BIAS 50
 struct threshold_cpu;
 
 /* Returns NULL with *err = ERR_RANGE or ERR_NOMEM. Free with threshold_cpu_destroy. */
@@ -38,6 +40,12 @@ int threshold_cpu_set_isa(struct threshold_cpu *c, const char *isa);
 /* in must fit the workspace; radius 1..THRESHOLD_MAX_RADIUS, gate 0..255. */
 void threshold_cpu_bernsen(struct threshold_cpu *c, const struct image_u8 *in, int radius, int gate,
 			   struct image_u8 *img, struct bitmask *mask);
+/* The local-mean modes (enum threshold_mode: MEAN, GATED, EITHER, BOTH;
+ * anything else runs Bernsen): radius and gate as Bernsen's, mean_radius
+ * 1..THRESHOLD_MAX_MEAN_RADIUS, mean_bias 0..THRESHOLD_MAX_MEAN_BIAS
+ * percent; threshold.h defines each rule. */
+void threshold_cpu_mean(struct threshold_cpu *c, const struct image_u8 *in, int mode, int radius, int gate,
+                        int mean_radius, int mean_bias, struct image_u8 *img, struct bitmask *mask);
 /* tile THRESHOLD_MIN_TILE..THRESHOLD_MAX_TILE. */
 void threshold_cpu_tiled(struct threshold_cpu *c, const struct image_u8 *in, int tile, int gate,
 			 struct image_u8 *img, struct bitmask *mask);

@@ -5,7 +5,8 @@
  *     make gpu-test            (or tests/gpu/run_on_device.sh)
  *     build/gpu/gpu_test [DIR] DIR: optional binary PGM (P5) frames to test too
  * Every radius 1..32, gates 0/1/32/255 and random ones, odd sizes, 1-pixel
- * rows and columns, medians, Gaussians, tiled mode, frames cut into 1..8
+ * rows and columns, medians, Gaussians, tiled mode, the local-mean modes
+ * (every mean radius 1..63 and bias 0..50; a PASS/FAIL line a mode), frames cut into 1..8
  * bands (each case runs with the automatic and a forced band count), the object API (split
  * submit/collect, collect_view, registered buffers, size changes). Masks are
  * compared whole words, padding bits included. Prints "N passed, N failed";
@@ -102,9 +103,11 @@ static void compare(const struct threshold_config *cfg, const struct image_u8 *i
 		one = one && threshold_process(gpu, in, &m_gpu) == 0;
 		one = one && strcmp(threshold_backend_name(gpu), "cuda") == 0; /* no silent fallback */
 		one = one && masks_equal(&m_cpu, &m_gpu, in->width, in->height, where, sizeof where);
-		snprintf(what, sizeof what, "%s %dx%d mode=%d r=%d gate=%d tile=%d median=%d sigma=%.2f bands=%d %s",
-			 label, in->width, in->height, cfg->mode, cfg->radius, cfg->gate, cfg->tile, cfg->median,
-			 (double)cfg->gauss_sigma, g.gpu_bands, where);
+		snprintf(what, sizeof what,
+			 "%s %dx%d mode=%d r=%d gate=%d tile=%d mean_radius=%d mean_bias=%d median=%d sigma=%.2f "
+			 "bands=%d %s",
+			 label, in->width, in->height, cfg->mode, cfg->radius, cfg->gate, cfg->tile, cfg->mean_radius,
+			 cfg->mean_bias, cfg->median, (double)cfg->gauss_sigma, g.gpu_bands, where);
 		check(one, what);
 	}
 }
@@ -112,7 +115,8 @@ static void compare(const struct threshold_config *cfg, const struct image_u8 *i
 static struct threshold_config base_config(int w, int h)
 {
 	struct threshold_config c = {.max_width = w, .max_height = h, .mode = THRESHOLD_BERNSEN, .radius = 6,
-				     .gate = 32, .tile = 10, .median = 0, .gauss_sigma = 0.0f};
+				     .gate = 32, .tile = 10, .mean_radius = 16, .mean_bias = 16, .median = 0,
+				     .gauss_sigma = 0.0f};
 	return c;
 }
 
@@ -225,6 +229,57 @@ static void test_prefilters_and_tiled(void)
 	}
 }
 
+/* The local-mean modes (mean, gated, either, both): every mean radius 1..63
+ * and every bias 0..50 across odd sizes, with Bernsen radii and gates
+ * varied, prefilters on some; each group prints PASS or FAIL. */
+static void test_mean_modes(void)
+{
+	static const int sizes[][2] = {{1, 1},   {1, 130}, {130, 1},  {2, 3},     {63, 17},  {65, 65},
+				       {127, 3}, {129, 130}, {333, 97}, {640, 480}, {1279, 719}, {1921, 1081}};
+	static const char *const names[] = {"mean", "gated", "either", "both"};
+	for (int mode = THRESHOLD_MEAN; mode <= THRESHOLD_BOTH; mode++) {
+		int fails = n_fail;
+		for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+			struct image_u8 in;
+			if (quick && (sizes[s][0] > 400 || s % 2))
+				continue;
+			if (image_u8_alloc(&in, sizes[s][0], sizes[s][1]) < 0)
+				abort();
+			for (int mr = 1; mr <= 63; mr++) {
+				if ((quick || sizes[s][0] > 1000) && mr % 8 != 1 && mr != 63)
+					continue;
+				fill(&in, (int)((size_t)mr + s) % 3);
+				struct threshold_config c = base_config(1920, 1080);
+				c.mode = mode;
+				c.mean_radius = mr;
+				c.mean_bias = (int)(rnd() % 51);
+				c.radius = 1 + (int)(rnd() % 32);
+				int gates[] = {0, 32, 255, (int)(rnd() % 256)};
+				c.gate = gates[mr % 4];
+				compare(&c, &in, names[mode - THRESHOLD_MEAN]);
+			}
+			image_u8_free(&in);
+		}
+		struct image_u8 in;
+		if (image_u8_alloc(&in, 301, 203) < 0)
+			abort();
+		for (int bias = 0; bias <= 50; bias++) {
+			fill(&in, bias % 3);
+			struct threshold_config c = base_config(1920, 1080);
+			c.mode = mode;
+			c.mean_bias = bias;
+			c.mean_radius = 1 + bias % 63;
+			c.gate = (int)(rnd() % 256);
+			c.median = bias % 3 == 0 ? 3 : bias % 3 == 1 ? 5 : 0;
+			c.gauss_sigma = bias % 4 == 0 ? 1.0f : 0.0f;
+			compare(&c, &in, names[mode - THRESHOLD_MEAN]);
+		}
+		image_u8_free(&in);
+		printf("%s: mode %s (every mean radius and bias)\n", n_fail == fails ? "PASS" : "FAIL",
+		       names[mode - THRESHOLD_MEAN]);
+	}
+}
+
 static void test_api(void)
 {
 	struct threshold_config c = base_config(1920, 1080);
@@ -334,6 +389,7 @@ int main(int argc, char **argv)
 	test_sizes_radii_gates();
 	test_big_frames();
 	test_prefilters_and_tiled();
+	test_mean_modes();
 	test_api();
 	if (argc > 1 && !quick)
 		test_real_frames(argv[1]);
