@@ -445,6 +445,55 @@ static void test_match_merged(void **state)
 	tree_set_free(set);
 }
 
+/* A symbol w012211 drawn straight on a black table, as small symbols come
+ * out of the threshold: ring and card margin merged into the table, which
+ * white specks saturate (so the root is REGION_FRAGMENTED), and the holes of
+ * the blob 1 px each. Root side `side`; the blob and dots scale with it. */
+static void draw_small(struct image_u8 *img, int side)
+{
+	assert_int_equal(image_u8_alloc(img, 96, 96), 0);
+	rect(img, 0, 0, 95, 95, 0);
+	for (int i = 0; i < 12; i++) {
+		rect(img, 3 + 7 * i, 3, 4 + 7 * i, 4, 255);
+		rect(img, 3 + 7 * i, 90, 4 + 7 * i, 91, 255);
+	}
+	const int o = 10, u = side / 6;
+	rect(img, o, o, o + side - 1, o + side - 1, 255);
+	rect(img, o + u / 2, o + u / 2, o + u / 2 + 3 * u, o + u / 2 + 2 * u, 0);
+	rect(img, o + u / 2 + u, o + u / 2 + u, o + u / 2 + u, o + u / 2 + u, 255);
+	rect(img, o + u / 2 + 2 * u, o + u / 2 + u, o + u / 2 + 2 * u, o + u / 2 + u, 255);
+	rect(img, o + 4 * u, o + u / 2, o + 5 * u - 1, o + 3 * u / 2 - 1, 0);
+	rect(img, o + 4 * u, o + 4 * u, o + 5 * u - 1, o + 5 * u - 1, 0);
+}
+
+/* Small symbols are read at their own scale: 1 px holes count as leaves and
+ * a root touching the saturated table is taken when its sub-tree is a whole
+ * symbol; on a big root the same 1 px holes stay specks and a root touching
+ * the table stays out. */
+static void test_match_small(void **state)
+{
+	(void)state;
+	struct tree_set *set = set_parse("w0111111\nw012211\nb012211\n");
+	struct image_u8 img;
+	struct rig r;
+
+	draw_small(&img, 18);
+	rig_run(&r, set, &img, 100);
+	assert_true(r.tree->regions[r.tree->regions[0].colour ? 1 : 0].flags & REGION_SATURATED);
+	assert_int_equal(r.det.n_fids, 1);
+	assert_int_equal(r.det.fids[0].id, 1);
+	assert_int_equal(r.det.fids[0].n_nodes, 6);
+	rig_free(&r);
+	image_u8_free(&img);
+
+	draw_small(&img, 60);
+	rig_run(&r, set, &img, 100);
+	assert_int_equal(r.det.n_fids, 0);
+	rig_free(&r);
+	image_u8_free(&img);
+	tree_set_free(set);
+}
+
 static int roots_with_size(const struct rig *r, float size, float cx, float cy)
 {
 	int n = 0;
@@ -715,6 +764,7 @@ int main(void)
 		cmocka_unit_test(test_set_parse),
 		cmocka_unit_test(test_match_drawn),
 		cmocka_unit_test(test_match_merged),
+		cmocka_unit_test(test_match_small),
 		cmocka_unit_test(test_match_hairlines),
 		cmocka_unit_test(test_match_ring_roots),
 		cmocka_unit_test(test_match_errors),

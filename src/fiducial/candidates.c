@@ -1,8 +1,106 @@
 /* candidates.c - the matcher's bottom-up walk to candidate roots
  * (match_int.h step 1). */
+#include <math.h>
+#include <string.h>
+
 #include "match_int.h"
 
 #define BAD_FLAGS (REGION_BORDER | REGION_SATURATED | REGION_FRAGMENTED)
+/* Small symbols (small_candidate): roots whose sub-tree covers at most
+ * SMALL_ROOT_PX squared pixels (a card of about 40 px), in a box of at
+ * most SMALL_BOX_PX a side (that square turned 45 degrees). A root that
+ * touches the background must fill its sub-tree's moment ellipse to at
+ * least SMALL_SOLIDITY: a filled square at any turn gives 0.955, a disc 1,
+ * the roots of small symbols measure 0.955-0.97; a ring or card margin
+ * around a foreign region (a b symbol's black root that lost its leaves)
+ * measured 0.87-0.934. */
+#define SMALL_ROOT_PX 32
+#define SMALL_BOX_PX (SMALL_ROOT_PX * 3 / 2)
+#define SMALL_SOLIDITY 0.945
+
+struct subtree_sum {
+	int nodes, height;
+	double n, sx, sy, sxx, syy, sxy;  /* pixel moments of the sub-tree's regions together */
+};
+
+/* Nodes, height and filled moments of the resolved sub-tree at n, specks
+ * included. */
+static void subtree_sum(const struct match *m, const struct region_tree *t, int32_t n, int depth,
+			struct subtree_sum *s)
+{
+	const struct region *g = reg(m, t, n);
+	s->nodes++;
+	if (depth > s->height)
+		s->height = depth;
+	s->n += g->area;
+	s->sx += (double)g->sum_x;
+	s->sy += (double)g->sum_y;
+	s->sxx += (double)g->sum_xx;
+	s->syy += (double)g->sum_yy;
+	s->sxy += (double)g->sum_xy;
+	if (depth > 10 || s->nodes > TREES_MAX_NODES)
+		return;
+	int n_adj;
+	const int32_t *l = adj_of(m, t, n, &n_adj);
+	for (int i = 0; i < n_adj; i++)
+		if ((m->state[l[i]] & ST_RESOLVED) && m->parent[l[i]] == n)
+			subtree_sum(m, t, l[i], depth + 1, s);
+}
+
+static void specks_keep(struct match *m, const struct region_tree *t, int32_t n, int depth)
+{
+	int n_adj;
+	const int32_t *l = adj_of(m, t, n, &n_adj);
+	m->state[n] &= (uint8_t)~ST_SPECK;
+	if (depth > 10)
+		return;
+	for (int i = 0; i < n_adj; i++)
+		if ((m->state[l[i]] & ST_RESOLVED) && m->parent[l[i]] == n)
+			specks_keep(m, t, l[i], depth + 1);
+}
+
+/* A small resolved region p (SMALL_ROOT_PX) that is not a whole
+ * symbol as counted, or that touches a saturated region, read at its own
+ * scale. On small symbols the holes of the blobs shrink to 1-2 px, the
+ * size of the specks that are noise on bigger ones: when the sub-tree is
+ * no symbol without its specks but is one with them, they are its leaves
+ * (p's counts then include them). And the ring and card margin, a pixel
+ * or so wide, merge with the table, so the root touches the saturated
+ * background (REGION_FRAGMENTED): such a root's list is still complete,
+ * and it is taken when its sub-tree is a whole symbol that fills its
+ * moment ellipse (SMALL_SOLIDITY), as the inside of a ring does and a
+ * piece of margin or table around a foreign region does not. True: p is
+ * a whole candidate now. */
+static bool small_candidate(struct match *m, const struct region_tree *t, int32_t p)
+{
+	const struct region *g = reg(m, t, p);
+	if (g->x1 - g->x0 >= SMALL_BOX_PX || g->y1 - g->y0 >= SMALL_BOX_PX)
+		return false;
+	const bool frag = (m->flags[p] & REGION_FRAGMENTED) != 0;
+	const int h = m->height[p], n = m->dc[p] + 1;
+	struct subtree_sum s;
+	memset(&s, 0, sizeof s);
+	subtree_sum(m, t, p, 0, &s);
+	if (s.n > SMALL_ROOT_PX * SMALL_ROOT_PX)
+		return false;
+	const bool with_specks = !is_valid(m, h, n) && s.nodes > n && is_valid(m, s.height, s.nodes);
+	if (!with_specks && !(frag && is_valid(m, h, n)))
+		return false;
+	if (frag) {
+		const double mx = s.sx / s.n, my = s.sy / s.n;
+		const double cxx = s.sxx / s.n - mx * mx, cyy = s.syy / s.n - my * my, cxy = s.sxy / s.n - mx * my;
+		const double det = cxx * cyy - cxy * cxy;
+		if (det <= 0 || s.n < SMALL_SOLIDITY * 4 * M_PI * sqrt(det))
+			return false;
+	}
+	if (with_specks) {
+		specks_keep(m, t, p, 0);
+		m->height[p] = (uint8_t)s.height;
+		m->dc[p] = s.nodes - 1;
+	}
+	return true;
+}
+
 
 /* Bottom-up from the leaves (amoeba.md §5): a region whose neighbours but
  * one are finished sub-trees is finished too, and the remaining neighbour is
@@ -40,7 +138,11 @@ int32_t match_candidates_find(struct match *m, const struct region_tree *t)
 	for (int32_t qh = 0; qh < qt; qh++) {
 		const int32_t r = m->queue[qh];
 		const int32_t p = m->parent[r];
-		if ((m->flags[p] & BAD_FLAGS) || (m->state[p] & (ST_RESOLVED | ST_DEAD)))
+		/* A fragmented region may still be a small symbol's root (small_candidate). */
+		if ((m->flags[p] & (REGION_BORDER | REGION_SATURATED)) || (m->state[p] & (ST_RESOLVED | ST_DEAD)) ||
+		    ((m->flags[p] & REGION_FRAGMENTED) &&
+		     (t->regions[p].x1 - t->regions[p].x0 >= SMALL_BOX_PX ||
+		      t->regions[p].y1 - t->regions[p].y0 >= SMALL_BOX_PX)))
 			continue;
 		m->n_done[p]++;
 		if (!(m->state[r] & ST_SPECK)) {
@@ -58,6 +160,15 @@ int32_t match_candidates_find(struct match *m, const struct region_tree *t)
 			continue;
 		m->state[p] |= ST_RESOLVED;
 		m->parent[p] = -1;
+		if ((m->flags[p] & REGION_FRAGMENTED) || !is_valid(m, m->height[p], m->dc[p] + 1)) {
+			if (small_candidate(m, t, p)) {
+				m->cands[n_cands++] = p;
+				continue;
+			}
+			/* Its other neighbour is the saturated background. */
+			if (m->flags[p] & REGION_FRAGMENTED)
+				continue;
+		}
 		const int h = m->height[p], n = m->dc[p] + 1;
 		if (is_valid(m, h, n)) {
 			/* Candidates do not nest: do not climb past one. */

@@ -58,6 +58,14 @@
  *    whatever the first round finds is reported exactly as before. Bounds:
  *    64 groups from 1024 seeds a frame, 16 regions a group, 64 neighbours
  *    a region, groups within half the frame's smaller side.
+ *  - small symbols (a sub-tree of at most 32^2 px): the holes of the blobs
+ *    shrink to the size of specks and the ring and card margin merge with
+ *    the table, so the root touches the saturated background
+ *    (REGION_FRAGMENTED; its own list is still complete). Such a region is
+ *    a candidate when its sub-tree is a whole symbol counting its specks
+ *    (and not without them), or, touching the background, a whole symbol
+ *    that fills its moment ellipse (solidity >= 0.945: a filled square
+ *    gives 0.955; a ring around a foreign region less). It ends the climb.
  * Decoding builds the canonical string (children sorted in descending byte
  * order, in place), applies the leaf-size filter (§6), looks the string up,
  * and computes centre and angle from the leaves' bbox midpoints with
