@@ -62,7 +62,7 @@
  * client's data first reaches it) and kept until tuio_destroy. Nothing a
  * client sends can grow memory. No allocation per frame.
  *
- * Work per call (tuio_send_frame, tuio_service): at most 2 new connections
+ * Work per call (tuio_send_frame, tuio_service): at most 8 new connections
  * are accepted (a connection storm waits in the kernel's backlog of 64 and
  * is spread over frames); per client at most 4 non-blocking reads and one
  * send() per queued record; no call ever blocks.
