@@ -46,7 +46,7 @@ def free_port(kind):
 def make_seq(scene, seq, lead, gap, tail):
     frames = sorted(f for f in os.listdir(scene) if f.startswith("frame_") and f.endswith(".pgm"))
     with open(os.path.join(scene, frames[0]), "rb") as f:
-        magic, w, h = f.readline(), None, None
+        f.readline()  # P5
         dims = f.readline().split()
         while dims and dims[0].startswith(b"#"):
             dims = f.readline().split()
@@ -194,7 +194,7 @@ def full_life(sessions):
     return [s for s in sessions if s.adds == 1 and s.sets >= 1 and s.dels == 1]
 
 
-def check11(name, path, truth, segments):
+def check11(path, truth, segments):
     W, H = truth["w"], truth["h"]
     sess, events, other = parse11(path)
     problems = []
@@ -313,7 +313,7 @@ def run(binary, clients, seq, truth_path, out, opts):
             print("FAIL: TuioDump %s did not run" % name)
             fail = True
             continue
-        sess, problems, other, summary = check11(name, path, truth, 2)
+        sess, problems, other, summary = check11(path, truth, 2)
         if name == "udp":
             ref = sess
         noise = [l for l in other if not re.match(r"(TUIO/TCP socket created|listening to TUIO|closed TUIO/TCP)", l)]
