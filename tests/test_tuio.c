@@ -1176,6 +1176,55 @@ static void test_tuio2_refresh_differs(void **state)
 	tuio_encoder_destroy(e);
 }
 
+/* The reference TUIO 2.0 client also adds an item twice when a component
+ * arrives for a session it already lists, and takes every bundle as a
+ * frame: an owner's blob goes right after its tok/ptr, and a split frame
+ * never separates one session's messages. */
+static void test_tuio2_sessions_whole(void **state)
+{
+	(void)state;
+	struct tuio_encoder *e = make_encoder(true, 0, 0);
+	struct tracked_state s = make_state(5, 12, 12, 34);
+	for (int i = 0; i < 12; i++) {
+		g_blb[i].session_id = g_obj[i].session_id;
+		g_blb[12 + i].session_id = g_cur[i].session_id;
+	}
+	static struct dmsg msgs[64];
+	static int bundle_of[3000];
+	for (int pass = 0; pass < 2; pass++) {
+		memset(bundle_of, 0xff, sizeof bundle_of);
+		int np = tuio_encode_frame(e, &s, pass == 0, 0);
+		assert_true(pass == 1 || np > 1);
+		int n_msgs = 0;
+		for (int b = 0; b < np; b++) {
+			size_t n;
+			const uint8_t *p = tuio_encoder_packet(e, b, &n);
+			int k = decode_bundle(p, n, msgs, 64);
+			assert_int_equal(msgs[k - 1].n_ints, 12 + 12 + 10);
+			for (int m = 1; m < k - 1; m++) {
+				int32_t sid = msgs[m].ints[0];
+				assert_true(sid > 0 && sid < 3000);
+				assert_true(bundle_of[sid] == -1 || bundle_of[sid] == b);
+				bundle_of[sid] = b;
+				n_msgs++;
+				if (pass == 1) {
+					assert_string_equal(msgs[m].path, "/tuio2/bnd");
+				} else if (strcmp(msgs[m].path, "/tuio2/bnd") == 0 && sid < 2000) {
+					/* an owner's blob: right after its owner */
+					assert_true(m > 1 && msgs[m - 1].ints[0] == sid);
+					assert_true(strcmp(msgs[m - 1].path, "/tuio2/bnd") != 0);
+				}
+			}
+		}
+		assert_int_equal(n_msgs, pass == 0 ? 12 + 12 + 34 : 34);
+		/* Second pass: nothing changed but the owners' blobs, which go
+		 * out alone (the owner's tok/ptr is not repeated). */
+		for (int i = 0; i < 12; i++)
+			g_obj[i].changed = g_cur[i].changed = false;
+	}
+	tuio_encoder_destroy(e);
+}
+
 /* A header value is echoed only when it is a token list: no CR, LF or
  * other control byte can reach the 101 response. */
 static void test_ws_handshake_no_injection(void **state)
@@ -1484,6 +1533,7 @@ int main(void)
 	    cmocka_unit_test(test_decoder_catches_bad),
 	    cmocka_unit_test(test_slow_client_drops),
 	    cmocka_unit_test(test_tuio2_refresh_differs),
+	    cmocka_unit_test(test_tuio2_sessions_whole),
 	    cmocka_unit_test(test_ws_handshake_no_injection),
 	    cmocka_unit_test(test_ws_protocol_errors),
 	    cmocka_unit_test(test_ws_ping_coalesced_and_flood_evicted),

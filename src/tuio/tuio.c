@@ -36,6 +36,7 @@
 #define BACKOFF_MAX_NS 8000000000LL
 #define UDP_QUIET_NS 2000000000LL
 #define READS_PER_SERVICE 4
+#define ACCEPTS_PER_SERVICE 8
 
 enum conn_state { CONN_FREE = 0, CONN_CONNECTING, CONN_HANDSHAKE, CONN_OPEN, CONN_CLOSING };
 
@@ -302,15 +303,6 @@ static void conn_close(struct tuio *t, struct conn *c)
 	}
 }
 
-static int conn_ready_queue(struct conn *c)
-{
-	if (c->q.ring)
-		return 0;
-	int rc = tuio_queue_init(&c->q, QUEUE_BYTES, MAX_RECORD);
-	c->dropped_seen = 0;
-	return rc;
-}
-
 /* --- TCP client target ----------------------------------------------- */
 
 static void connect_failed(struct tuio *t, struct sink *k, struct conn *c, int64_t now, int e)
@@ -341,10 +333,6 @@ static void service_connect(struct tuio *t, struct sink *k, int64_t now)
 	if (c->state == CONN_FREE) {
 		if (now < k->next_try_ns)
 			return;
-		if (conn_ready_queue(c) != 0) {
-			log_once(&k->logged_err, LOG_ERROR, "tuio: %s: out of memory", k->name);
-			return;
-		}
 		c->fd = socket(k->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (c->fd < 0) {
 			connect_failed(t, k, c, now, errno);
@@ -435,7 +423,9 @@ static struct conn *pick_victim(struct sink *k, const struct sockaddr_storage *o
 
 static void accept_clients(struct tuio *t, struct sink *k, int64_t now)
 {
-	for (int tries = 0; tries < k->n_conns; tries++) {
+	/* A few a call: a connection storm is spread over frames (the
+	 * kernel's backlog holds the rest), so no frame pays for all of it. */
+	for (int tries = 0; tries < ACCEPTS_PER_SERVICE; tries++) {
 		struct sockaddr_storage sa;
 		socklen_t sl = sizeof sa;
 		memset(&sa, 0, sizeof sa);
@@ -462,7 +452,7 @@ static void accept_clients(struct tuio *t, struct sink *k, int64_t now)
 			if (c)
 				conn_evict(t, k, c, &k->logged_evict, "half-open or not reading, and every slot is taken");
 		}
-		if (!c || conn_ready_queue(c) != 0) {
+		if (!c) {
 			log_once(&k->logged_full, LOG_WARN, "tuio: %s: client refused (at most %d clients)",
 			         k->name, k->n_conns);
 			close(fd);
@@ -1004,8 +994,13 @@ struct tuio *tuio_create(const struct tuio_config *cfg, int *err)
 			k->conns = calloc((size_t)k->n_conns, sizeof *k->conns);
 			if (!k->conns)
 				goto fail;
-			for (int i = 0; i < k->n_conns; i++)
+			/* Queues now, not in the frame loop; untouched pages
+			 * cost no memory until a client uses them. */
+			for (int i = 0; i < k->n_conns; i++) {
 				k->conns[i].fd = -1;
+				if (tuio_queue_init(&k->conns[i].q, QUEUE_BYTES, MAX_RECORD) != 0)
+					goto fail;
+			}
 		}
 		log_info("tuio: sending to %s", k->name);
 	}
@@ -1017,6 +1012,8 @@ fail:
 			struct sink *k = &t->sinks[s];
 			if (k->fd >= 0)
 				close(k->fd);
+			for (int i = 0; k->conns && i < k->n_conns; i++)
+				tuio_queue_free(&k->conns[i].q);
 			free(k->conns);
 		}
 		tuio_encoder_destroy(t->enc[0]);

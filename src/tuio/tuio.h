@@ -57,9 +57,15 @@
  *   loopback (127.0.0.1) is recommended unless clients are remote.
  *
  * Memory: per TUIO version in use one encoder (1 MiB packet buffer); per
- * TCP/WS client a 256 KiB queue plus a 64 KiB in-flight record, allocated
- * when a client slot is first used and kept until tuio_destroy. Nothing a
+ * TCP/WS client slot a 256 KiB queue plus a 64 KiB in-flight record,
+ * allocated by tuio_create (address space: a page becomes resident when a
+ * client's data first reaches it) and kept until tuio_destroy. Nothing a
  * client sends can grow memory. No allocation per frame.
+ *
+ * Work per call (tuio_send_frame, tuio_service): at most 8 new connections
+ * are accepted (a connection storm waits in the kernel's backlog of 64 and
+ * is spread over frames); per client at most 4 non-blocking reads and one
+ * send() per queued record; no call ever blocks.
  *
  * Performance (AMD EPYC, gcc -O2): encoding 16 objects + 10 cursors +
  * 5 blobs takes 1.5 us (3 packets, 2.7 KB); 100 objects + 15 others 6.5 us

@@ -477,19 +477,6 @@ static int t2_count(const struct tuio_encoder *e, const struct tracked_state *s,
 	}
 }
 
-/* Advances (kind, index) to the next item due, or returns false at the end. */
-static bool t2_next_due(const struct tuio_encoder *e, const struct tracked_state *s, bool full,
-                        struct t2_item *it)
-{
-	for (; it->kind <= TUIO_PROFILE_BLB; it->kind++, it->index = 0) {
-		int n = t2_count(e, s, it->kind);
-		for (; it->index < n; it->index++)
-			if (full || changed_at(s, it->kind, it->index))
-				return true;
-	}
-	return false;
-}
-
 /* A blob sent for an object or finger (tracked.h) shares its owner's
  * session: in TUIO 2.0 that is one session with two components, listed
  * once in alv. */
@@ -503,6 +490,57 @@ static bool t2_blob_has_owner(const struct tuio_encoder *e, const struct tracked
 	return false;
 }
 
+/* The blob of owner (kind, i), an object or cursor, or -1. */
+static int t2_owned_blob(const struct tuio_encoder *e, const struct tracked_state *s, int kind, int i)
+{
+	if (kind == TUIO_PROFILE_BLB)
+		return -1;
+	uint32_t sid = session_at(s, kind, i);
+	for (int j = 0; j < t2_count(e, s, TUIO_PROFILE_BLB); j++)
+		if (s->blobs[j].session_id == sid)
+			return j;
+	return -1;
+}
+
+/* One session's messages (tuio_encode.h, TUIO 2.0 sessions): the item
+ * (kind, index) and, for an owner, its blob; each part only when due. */
+struct t2_unit {
+	bool item_due;
+	int blob; /* the owner's blob when due, else -1 */
+};
+
+static bool t2_unit_at(const struct tuio_encoder *e, const struct tracked_state *s, bool full,
+                       const struct t2_item *it, struct t2_unit *u)
+{
+	u->item_due = full || changed_at(s, it->kind, it->index);
+	u->blob = -1;
+	if (it->kind == TUIO_PROFILE_BLB)
+		return u->item_due && !t2_blob_has_owner(e, s, it->index);
+	int b = t2_owned_blob(e, s, it->kind, it->index);
+	if (b >= 0 && (full || changed_at(s, TUIO_PROFILE_BLB, b)))
+		u->blob = b;
+	return u->item_due || u->blob >= 0;
+}
+
+static size_t t2_unit_size(const struct t2_item *it, const struct t2_unit *u)
+{
+	return (u->item_due ? t2_item_size(it->kind) : 0) + (u->blob >= 0 ? t2_item_size(TUIO_PROFILE_BLB) : 0);
+}
+
+/* Advances (kind, index) to the next session with something due (into
+ * *u), or returns false at the end. */
+static bool t2_next_due(const struct tuio_encoder *e, const struct tracked_state *s, bool full,
+                        struct t2_item *it, struct t2_unit *u)
+{
+	for (; it->kind <= TUIO_PROFILE_BLB; it->kind++, it->index = 0) {
+		int n = t2_count(e, s, it->kind);
+		for (; it->index < n; it->index++)
+			if (t2_unit_at(e, s, full, it, u))
+				return true;
+	}
+	return false;
+}
+
 static void t2_encode(struct tuio_encoder *e, const struct tracked_state *s, int32_t fseq, bool full,
                       uint64_t ntp_time)
 {
@@ -513,27 +551,30 @@ static void t2_encode(struct tuio_encoder *e, const struct tracked_state *s, int
 		n_alive -= t2_blob_has_owner(e, s, i);
 	size_t fixed = t2_fixed_size(e, n_alive);
 	struct t2_item it = {TUIO_PROFILE_OBJ, 0};
-	bool more = t2_next_due(e, s, full, &it);
+	struct t2_unit u;
+	bool more = t2_next_due(e, s, full, &it, &u);
 	do {
-		/* Sizes differ by kind: count what fits by walking a copy. */
+		/* Sizes differ by kind: count the sessions that fit by walking
+		 * a copy. A session is never split across bundles. */
 		struct t2_item scan = it;
+		struct t2_unit su = u;
 		size_t size = fixed;
-		int n_items = 0;
+		int n_units = 0;
 		bool scan_more = more;
 		while (scan_more) {
-			size_t add = t2_item_size(scan.kind);
-			if (n_items > 0 && size + add > (size_t)e->cfg.max_datagram)
+			size_t add = t2_unit_size(&scan, &su);
+			if (n_units > 0 && size + add > (size_t)e->cfg.max_datagram)
 				break;
 			size += add;
-			n_items++;
+			n_units++;
 			scan.index++;
-			scan_more = t2_next_due(e, s, full, &scan);
+			scan_more = t2_next_due(e, s, full, &scan, &su);
 		}
 		struct writer w;
 		if (!packet_begin(e, &w, size)) {
 			if (!packet_begin(e, &w, fixed))
 				return;
-			n_items = 0;
+			n_units = 0;
 			scan_more = false;
 		}
 		w_bundle_header(&w, 1);
@@ -545,13 +586,21 @@ static void t2_encode(struct tuio_encoder *e, const struct tracked_state *s, int
 		w_i32(&w, (int32_t)e->dims);
 		w_str(&w, e->source2);
 		w_elem_end(&w, at);
-		for (int k = 0; k < n_items; k++) {
-			int nudge = full && !changed_at(s, it.kind, it.index) ? (int)(e->n_full % 16) + 1 : 0;
-			t2_write_item(&w, s, it.kind, it.index, nudge);
+		int nudge = (int)(e->n_full % 16) + 1;
+		for (int k = 0; k < n_units; k++) {
+			if (u.item_due) {
+				t2_write_item(&w, s, it.kind, it.index,
+				              full && !changed_at(s, it.kind, it.index) ? nudge : 0);
+				e->info.n_sets++;
+			}
+			if (u.blob >= 0) {
+				t2_write_item(&w, s, TUIO_PROFILE_BLB, u.blob,
+				              full && !changed_at(s, TUIO_PROFILE_BLB, u.blob) ? nudge : 0);
+				e->info.n_sets++;
+			}
 			it.index++;
-			t2_next_due(e, s, full, &it);
+			t2_next_due(e, s, full, &it, &u);
 		}
-		e->info.n_sets += n_items;
 		at = w_elem_begin(&w);
 		w_str(&w, "/tuio2/alv");
 		w_tags_ints(&w, "", n_alive);
@@ -563,7 +612,7 @@ static void t2_encode(struct tuio_encoder *e, const struct tracked_state *s, int
 		}
 		w_elem_end(&w, at);
 		packet_end(e, &w, TUIO_PROFILE_TUIO2);
-		if (n_items == 0 && more) {
+		if (n_units == 0 && more) {
 			e->info.truncated = true;
 			return;
 		}

@@ -45,6 +45,13 @@
  * refresh differs from the previous ones, so the client takes it as an
  * update. Items sent because they changed carry their exact values.
  *
+ * TUIO 2.0 sessions: that client also inserts an item a second time when a
+ * component (tok, ptr, bnd) arrives for a session it already lists, and it
+ * takes every bundle as a frame. So an object's or finger's own blob
+ * (tracked.h) goes out right after its tok/ptr, in the same bundle, and a
+ * split never separates one session's messages: a new session arrives with
+ * all its components at once.
+ *
  * Splitting (algorithm): every message size is known in advance (OSC pads
  * strings to 4 bytes, each number is 4 bytes), so the encoder computes the
  * fixed part of a bundle (header, source, full alive, fseq; or frm and alv)
