@@ -46,16 +46,8 @@ trap cleanup EXIT INT TERM
 XDG_CONFIG_HOME=$tmp/xdg
 export XDG_CONFIG_HOME
 
-# -displayfd lets Xvfb pick a free display and tell us which.
-Xvfb -displayfd 3 -screen 0 1024x768x24 -nolisten tcp 3>"$tmp/display" >"$tmp/xvfb.log" 2>&1 &
-xvfb_pid=$!
-for _ in $(seq 50); do
-	[ -s "$tmp/display" ] && break
-	sleep 0.1
-done
-[ -s "$tmp/display" ] || { echo "FAIL: Xvfb did not start"; cat "$tmp/xvfb.log"; exit 1; }
-DISPLAY=:$(head -n1 "$tmp/display")
-export DISPLAY
+. "$(dirname "$0")/../tools/xvfb.sh"
+xvfb_start "$tmp" 2>&1 || { echo "FAIL: Xvfb did not start"; exit 1; }
 unset WAYLAND_DISPLAY
 echo "Xvfb on $DISPLAY"
 

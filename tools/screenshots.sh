@@ -40,16 +40,8 @@ trap cleanup EXIT INT TERM
 XDG_CONFIG_HOME=$tmp/xdg
 export XDG_CONFIG_HOME
 
-Xvfb -displayfd 3 -screen 0 1024x768x24 -nolisten tcp 3>"$tmp/display" >"$tmp/xvfb.log" 2>&1 &
-xvfb_pid=$!
-for _ in $(seq 50); do
-	[ -s "$tmp/display" ] && break
-	sleep 0.1
-done
-[ -s "$tmp/display" ] || { echo "screenshots: Xvfb did not start" >&2; cat "$tmp/xvfb.log" >&2; exit 1; }
-DISPLAY=:$(head -n1 "$tmp/display")
-export DISPLAY
-unset WAYLAND_DISPLAY
+. "$(dirname "$0")/xvfb.sh"
+xvfb_start "$tmp" || { echo "screenshots: Xvfb did not start" >&2; exit 1; }
 
 "$BUILD/tabletrack-scenes" -o "$tmp/scene" --frames 1 --fids 6 --fingers 3 --clutter 2 --seed 5 >/dev/null ||
 	{ echo "screenshots: tabletrack-scenes failed" >&2; exit 1; }

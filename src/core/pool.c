@@ -34,6 +34,20 @@ struct pool {
 	void *arg;
 };
 
+/* One step of a bounded spin: pauses, and every 16th step reads the clock.
+ * False once POOL_SPIN_NS have passed since the first reading (*t0 starts
+ * at 0): the caller then sleeps instead. */
+static bool spin_step(unsigned i, int64_t *t0)
+{
+	clock_spin_pause();
+	if (i % 16 != 0)
+		return true;
+	int64_t t = clock_now_ns();
+	if (!*t0)
+		*t0 = t;
+	return t - *t0 <= POOL_SPIN_NS;
+}
+
 /* Spins for at most POOL_SPIN_NS until the word differs from seen, then
  * sleeps until it does. */
 static uint64_t wait_word(struct pool *p, uint64_t seen)
@@ -43,14 +57,8 @@ static uint64_t wait_word(struct pool *p, uint64_t seen)
 		uint64_t w = atomic_load_explicit(&p->word, memory_order_acquire);
 		if (w != seen)
 			return w;
-		clock_spin_pause();
-		if (i % 16 == 0) {
-			int64_t t = clock_now_ns();
-			if (!t0)
-				t0 = t;
-			else if (t - t0 > POOL_SPIN_NS)
-				break;
-		}
+		if (!spin_step(i, &t0))
+			break;
 	}
 	uint64_t w;
 	pthread_mutex_lock(&p->mu);
@@ -178,14 +186,8 @@ void pool_wait(struct pool *p)
 	for (unsigned i = 1;; i++) {
 		if (atomic_load_explicit(&p->pending, memory_order_acquire) == 0)
 			return;
-		clock_spin_pause();
-		if (i % 16 == 0) {
-			int64_t t = clock_now_ns();
-			if (!t0)
-				t0 = t;
-			else if (t - t0 > POOL_SPIN_NS)
-				break;
-		}
+		if (!spin_step(i, &t0))
+			break;
 	}
 	pthread_mutex_lock(&p->mu);
 	while (atomic_load_explicit(&p->pending, memory_order_acquire) > 0)

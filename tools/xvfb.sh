@@ -1,0 +1,17 @@
+# Sourced by tools/screenshots.sh and tests/e2e_window.sh: starts Xvfb on a
+# free display for a real window without a desktop.
+#     xvfb_start DIR    sets xvfb_pid, DISPLAY (exported); returns 1 with
+#                       Xvfb's log on stderr when it did not come up
+# -displayfd lets Xvfb pick a free display and tell us which.
+xvfb_start() {
+	Xvfb -displayfd 3 -screen 0 1024x768x24 -nolisten tcp 3>"$1/display" >"$1/xvfb.log" 2>&1 &
+	xvfb_pid=$!
+	for _ in $(seq 50); do
+		[ -s "$1/display" ] && break
+		sleep 0.1
+	done
+	[ -s "$1/display" ] || { cat "$1/xvfb.log" >&2; return 1; }
+	DISPLAY=:$(head -n1 "$1/display")
+	export DISPLAY
+	unset WAYLAND_DISPLAY
+}
