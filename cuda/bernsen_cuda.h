@@ -9,8 +9,8 @@
  * download of a bit-packed mask asynchronously and returns at once;
  * collect() waits (the one synchronisation a frame) and copies the mask out.
  * Output bits are identical to the CPU reference (src/threshold) for every
- * radius, gate, prefilter, band count and frame size (tests/gpu/gpu_test.c: 5317 cases,
- * compute-sanitizer memcheck/racecheck/synccheck clean, on an H100).
+ * radius, gate, prefilter, local-mean method, band count and frame size
+ * (tests/gpu/gpu_test.c, `make gpu-test`; also run under compute-sanitizer).
  *
  * Kernels: per-pixel Bernsen is one fused kernel a frame: a block loads a
  * 64-wide tile (16, 32 or 64 rows by radius) plus its clamped r-pixel apron
@@ -33,14 +33,14 @@
  * uploading, and its mask rows come back at once. At 1080p and below the
  * extra launches and event waits cost what the overlap saves (bands_for).
  *
- * Measured on an NVIDIA H100 80GB (median of 1000 frames, registered frame
- * -> mask on host, r = 6): 640x480 33 us, 1080p 88 us, 4K 222 us (267 in
- * one band); at 1080p the upload takes 55-59 us (the PCIe floor on that
- * host), the kernel 24 us (r = 6) / 43 us (r = 32), the download 6-8 us.
- * At 640x480 the kernel takes 14.5 us for 300 blocks; 8-row tiles (600
- * blocks) measured the same, so it is not a matter of filling the SMs.
- * Frames not in a registered buffer are first copied into pinned staging on
- * the CPU (about 200 us at 1080p on that host).
+ * Measured on an NVIDIA H100 80GB, PCIe Gen5 x16 (gpu_bench, median of 300
+ * frames, registered frame -> mask on the host, r = 6): 640x480 39 us,
+ * 1080p 98 us, 4K 270 us; at 1080p the upload takes 52 us (the PCIe floor
+ * on that host), the kernel 28 us (r = 6) / 35 us (r = 32), the download
+ * 14 us. At 640x480 the three operations' launch and wait latency
+ * dominates (kernel 14.6 us). Frames not in a registered buffer are first
+ * copied into pinned staging on the CPU (about 300 us at 1080p on that
+ * host).
  */
 #ifndef TT_CUDA_BERNSEN_H
 #define TT_CUDA_BERNSEN_H

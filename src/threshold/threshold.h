@@ -57,21 +57,14 @@
  * all give the same bits.
  *
  * Performance, CPU backend (one core, gcc 12 -O2, frame -> mask; AMD EPYC
- * Zen 4 2-vCPU dev VM, best of 40, AVX2 / SSE2): per-pixel Bernsen 640x480
- * 0.08 ms; 1920x1080 0.56 / 0.88 ms (r=6), 0.49 / 0.75 ms (r=3), 0.68 /
- * 1.08 ms (r=32), 7.3 / 14.9 M instructions (r=6, callgrind); 3840x2160
- * 3.9 ms (r=6). 1080p median3 0.26 / 0.43 ms (2.8 M instructions), median5
- * 1.3 / 2.3 ms, Gaussian sigma 1 0.92 / 2.1 ms, tiled (s=10, scalar) 1.5 ms.
- * Plain C (non-x86) is about 25x slower than AVX2. Before the SIMD kernels
- * (SSE2 vertical pass only): Bernsen 1080p 3.6 ms / 57 M instructions,
- * median3 4.4 ms, median5 38 ms, Gaussian 9.9 ms; the Xeon host of the H100
- * machine then (median of 1000): 640x480 0.63 / 0.79 ms, 1080p 5.4 / 5.2 ms,
- * 4K 19 / 25 ms (r=6 / r=32).
- * CUDA backend (NVIDIA H100 80GB, PCIe Gen5, median of 1000 frames, frame
- * in a registered buffer -> mask on the host via collect_view): 640x480
- * 32 / 41 us, 1080p 85 / 91 us, 4K 261 / 286 us (r=6 / r=32); from an
- * unregistered frame add the staging memcpy: 1080p 282 / 311 us. Details
- * and history: /work/notes/gpu-results.md, tests/gpu/gpu_bench.c.
+ * Zen 4 2-vCPU build machine, best of 40, AVX2 / SSE2): per-pixel Bernsen
+ * 640x480 0.08 ms; 1920x1080 0.56 / 0.88 ms (r=6), 0.68 / 1.08 ms (r=32),
+ * 7.3 / 14.9 M instructions (r=6, callgrind); 3840x2160 3.9 ms (r=6).
+ * 1080p median3 0.26 / 0.43 ms, median5 1.3 / 2.3 ms, Gaussian sigma 1
+ * 0.92 / 2.1 ms, tiled (s=10, scalar) 1.5 ms; the local mean adds about
+ * 19 M instructions a 1080p frame. Plain C (non-x86) is about 25x slower
+ * than AVX2. The CUDA backend's figures: cuda/bernsen_cuda.h and the
+ * README's performance section (tests/gpu/gpu_bench.c measures them).
  */
 #ifndef TT_THRESHOLD_H
 #define TT_THRESHOLD_H
