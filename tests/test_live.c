@@ -1,12 +1,14 @@
-/* Live tuning of the threshold (what the window's SET commands and SIGHUP
+/* Live settings. Tuning of the threshold (what the window's SET commands and SIGHUP
  * do in src/pipeline/pipeline.c's apply_live_config): config_set() on the
  * running config, settings.h's engine_config_from(), engine_set_config().
  * A change of method, mean radius or mean bias must show in the very next
- * frame's mask, bit for bit the reference's. */
+ * frame's mask, bit for bit the reference's. And the window's K
+ * (settings_save_config): what it writes, and what the next start reads. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -166,11 +168,84 @@ static void test_mean_settings_live(void **state)
 	image_u8_free(&before);
 }
 
+static char *read_text(const char *path)
+{
+	static char buf[65536];
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* The window's K: every key is written; those given on the command line
+ * for that run (and not changed since) commented out with a note, followed
+ * by the file's (or default) value; what the
+ * window changed is saved, also over a command-line value; non-live keys
+ * the pipeline filled in are saved as given. */
+static void test_save_marks_command_line(void **state)
+{
+	(void)state;
+	char path[512];
+	snprintf(path, sizeof path, "%s/cam.conf", test_tmpdir());
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("[threshold]\nradius = 5\ngate = 40\n[tuio]\ntuio = udp:127.0.0.1:4444\n", f);
+	fclose(f);
+	static struct tt_config files, given, running;
+	config_defaults(&files);
+	assert_int_equal(config_load_file(&files, path), 0);
+	/* tabletrack --config cam.conf --source demo --window --tuio udp:10.0.0.9:3333 --gate 20 --radius 6 */
+	given = files;
+	snprintf(given.config_path, sizeof given.config_path, "%s", path);
+	assert_int_equal(config_set(&given, "source", "demo"), 0);
+	assert_int_equal(config_set(&given, "window", "true"), 0);
+	assert_int_equal(config_set(&given, "tuio", "udp:10.0.0.9:3333"), 0);
+	assert_int_equal(config_set(&given, "gate", "20"), 0);
+	assert_int_equal(config_set(&given, "radius", "6"), 0);
+	running = given;
+	assert_int_equal(config_set(&running, "radius", "9"), 0);      /* the window: G */
+	assert_int_equal(config_set(&running, "threshold", "mean"), 0); /* the window: G */
+	assert_int_equal(config_set(&running, "width", "640"), 0);     /* filled in by the pipeline */
+	assert_int_equal(settings_save_config(&running, &given, &files), 0);
+
+	const char *text = read_text(path);
+	assert_non_null(strstr(text, "\n# source = demo\n"));
+	assert_non_null(strstr(text, "\n# window = true\n"));
+	assert_non_null(strstr(text, "\n# tuio = udp:10.0.0.9:3333\n"));
+	assert_non_null(strstr(text, "\n# gate = 20\n"));
+	assert_non_null(strstr(text, "\n# given on the command line for that run, not saved; the file's own value "
+				     "follows\n# gate = 20\ngate = 40\n"));
+	assert_non_null(strstr(text, "\n# tuio = udp:10.0.0.9:3333\ntuio = udp:127.0.0.1:4444\n"));
+	assert_non_null(strstr(text, "\n# source = demo\nsource =\n"));
+	assert_non_null(strstr(text, "\nradius = 9\n"));
+	assert_non_null(strstr(text, "\nthreshold = mean\n"));
+	assert_non_null(strstr(text, "\nwidth = auto\n"));
+	assert_null(strstr(text, "\nwindow = true"));
+
+	/* The next start with that file alone: the window's changes, the file's
+	 * own values where the command line had its own, defaults elsewhere. */
+	static struct tt_config next;
+	config_defaults(&next);
+	assert_int_equal(config_load_file(&next, path), 0);
+	assert_int_equal(next.radius, 9);
+	assert_string_equal(next.threshold_mode, "mean");
+	assert_int_equal(next.gate, 40);
+	assert_string_equal(next.source, "");
+	assert_false(next.window);
+	assert_int_equal(next.n_tuio, 1);
+	assert_string_equal(next.tuio[0], "udp:127.0.0.1:4444");
+	assert_int_equal(next.width, 0);
+	assert_string_equal(running.config_path, path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_every_method_live, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mean_settings_live, setup, teardown),
+		cmocka_unit_test(test_save_marks_command_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
