@@ -12,9 +12,11 @@
 #   - C draws the calibration grid, which is absent before;
 #   - W and K without a grid or config file save to the user's default files
 #     ($XDG_CONFIG_HOME/tabletrack/tabletrack.grid and .conf), say so in the
-#     log, and the next start reads both (the saved window = true opens the
-#     window without --window);
+#     log, and the next start reads both; keys given on the command line
+#     (--window, --source, --tuio) are written commented out, so they do
+#     not become the next start's (window = false stays);
 #   - G, DOWN x4, RIGHT in the harness sends SET radius2 3 (second scale);
+#     DOWN, RIGHT then SET threshold2 tiled; UP x3, LEFT SET threshold both;
 #   - ESC ends the process with exit status 0;
 #   - moving the calibration grid changes the positions sent over TUIO.
 # Skips (77) without Xvfb, xdotool, xwd, ImageMagick or python3, or when
@@ -197,10 +199,11 @@ if [ $have_daemon -eq 1 ]; then
 	done
 	head -n1 "$saved_grid" 2>/dev/null | grep -q '^tabletrack-grid 1$' ||
 		{ echo "FAIL: W wrote no grid to $saved_grid"; fails=$((fails + 1)); }
-	grep -q '^window = true$' "$saved_conf" 2>/dev/null ||
-		{ echo "FAIL: K wrote no config (window = true) to $saved_conf"; fails=$((fails + 1)); }
+	grep -q '^# window = true$' "$saved_conf" 2>/dev/null && grep -q '^window = false$' "$saved_conf" &&
+		grep -q '^# source = demo$' "$saved_conf" ||
+		{ echo "FAIL: K did not write --window/--source commented out to $saved_conf"; fails=$((fails + 1)); }
 	# The next start, with neither file named, reads both.
-	start_app "$BUILD/tabletrack" --source demo --tuio "udp:127.0.0.1:$port"
+	start_app "$BUILD/tabletrack" --source demo --window --tuio "udp:127.0.0.1:$port"
 	quit_app
 	for want in "configuration from $saved_conf" "calibration grid from $saved_grid"; do
 		grep -qF "$want" "$tmp/app.log" && echo "  next start: $want" ||
@@ -249,11 +252,13 @@ if [ $have_demo -eq 1 ]; then
 	shot uidemo-threshold binary has=decoded has=cursor has=blob
 	xdotool key s c
 	shot uidemo-calibration greyscale has=grid
-	xdotool key g Right Down Down Down Down Right
+	xdotool key g Right Down Down Down Down Right Down Right Up Up Up Left
 	sleep 0.5
 	quit_app
 	grep -q '^SET radius 7$' "$tmp/app.log" || { echo "FAIL: G then RIGHT did not send SET radius 7"; fails=$((fails + 1)); }
 	grep -q '^SET radius2 3$' "$tmp/app.log" || { echo "FAIL: G, DOWN x4, RIGHT did not send SET radius2 3"; fails=$((fails + 1)); }
+	grep -q '^SET threshold2 tiled$' "$tmp/app.log" || { echo "FAIL: DOWN, RIGHT on method2 did not send SET threshold2 tiled"; fails=$((fails + 1)); }
+	grep -q '^SET threshold both$' "$tmp/app.log" || { echo "FAIL: LEFT on the method did not cycle to SET threshold both"; fails=$((fails + 1)); }
 	grep -q '^QUIT$' "$tmp/app.log" || { echo "FAIL: ESC did not send QUIT"; fails=$((fails + 1)); }
 fi
 [ $fails -eq 0 ] || { echo "FAIL: $fails check(s) failed"; exit 1; }

@@ -742,6 +742,66 @@ static void test_owner_blob_size_change(void **state)
 	}
 }
 
+static void add_card(struct fixture *f, float x, float y, float side)
+{
+	struct blob_det *d = &f->d.blobs[f->d.n_blobs++];
+	*d = (struct blob_det){ .x = x, .y = y, .angle = 0.2f, .w = side, .h = side - 2, .area_px = side * 4, .region = 5001 };
+}
+
+/* A symbol's white card comes as a blob when the matcher could not tie it
+ * to a symbol of this frame (read only by the second scale, or carried or
+ * lingering): the tracker drops blobs lying on a tracked object, with or
+ * without blobs_for_objects, and keeps the ones beside it or much larger. */
+static void test_card_of_tracked_symbol_not_a_blob(void **state)
+{
+	struct fixture *f = *state;
+	for (int pass = 0; pass < 2; pass++) {
+		struct track_config cfg = default_config();
+		cfg.blobs_for_objects = pass == 1;
+		assert_int_equal(track_set_config(f->t, &cfg), 0);
+		track_reset(f->t);
+		/* read, its card (a 60 px symbol on a 72 px card, 4 px off centre) with it */
+		for (int i = 0; i < 3; i++) {
+			add_fid(f, 7, 200, 200, 0);
+			add_card(f, 204, 198, 72);
+			add_blob(f, 400, 300, 0.3f); /* a blob elsewhere */
+			step(f);
+		}
+		assert_int_equal(f->s.n_objects, 1);
+		assert_int_equal(f->s.n_blobs, 1 + pass);
+		assert_float_equal(f->s.blobs[0].x, 400.0f / W, 1e-3);
+		if (pass)
+			assert_int_equal(f->s.blobs[1].session_id, f->s.objects[0].session_id);
+		/* not read: the object lingers at its place; its card is still no blob */
+		for (int i = 0; i < 2; i++) {
+			add_card(f, 204, 198, 72);
+			add_blob(f, 400, 300, 0.3f);
+			step(f);
+			assert_int_equal(f->s.n_objects, 1);
+			assert_int_equal(f->s.objects[0].how, TRACKED_PREDICTED);
+			assert_int_equal(f->s.n_blobs, 1 + pass);
+			assert_float_equal(f->s.blobs[0].x, 400.0f / W, 1e-3);
+		}
+		/* the object gone, the card is a blob again (from its second frame) */
+		for (int i = 0; i < 3; i++) {
+			add_card(f, 204, 198, 72);
+			step(f);
+		}
+		assert_int_equal(f->s.n_objects, 0);
+		assert_int_equal(f->s.n_blobs, 1);
+		/* beside a symbol (more than half its size from its centre) or
+		 * larger than twice it (a hand over it): blobs */
+		track_reset(f->t);
+		for (int i = 0; i < 3; i++) {
+			add_fid(f, 7, 200, 200, 0);
+			add_card(f, 235, 200, 50);
+			add_card(f, 200, 200, 125);
+			step(f);
+		}
+		assert_int_equal(f->s.n_blobs, 2 + pass);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -765,6 +825,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_velocity_follows_calibration, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_blob_size_change_in_place, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_owner_blob_size_change, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_card_of_tracked_symbol_not_a_blob, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

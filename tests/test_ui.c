@@ -13,6 +13,7 @@
 
 #include "../src/core/err.h"
 #include "../src/core/calib.h"
+#include "../src/config/config.h"
 #include "../src/ui/ui.h"
 #include "../src/ui/ui_font.h"
 #include "../src/ui/ui_grid.h"
@@ -84,6 +85,8 @@ static void km_init(struct km *k)
 	k->tun.gate = 32;
 	k->tun.radius2 = 2;
 	k->tun.median2 = 3;
+	k->tun.mean_radius = 16;
+	k->tun.mean_bias = 16;
 	k->tun.finger_sensitivity = 0.5f;
 	k->tun.blob_min = 50;
 	ui_grid_init(&k->grid, 9, 7);
@@ -204,7 +207,7 @@ static void test_keymap_threshold_menu(void **state)
 	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "median", "3");
 	assert_set(&k, press(&k, UI_KEY_LEFT, 0), "median", "0");
 	assert_set(&k, press(&k, UI_KEY_LEFT, 0), "median", "5");
-	/* The second scale: radius2 (0 = off) and its own median. */
+	/* The second scale: radius2 (0 = off), its method and its own median. */
 	char line[64];
 	press(&k, UI_KEY_DOWN, 0);
 	assert_int_equal(k.st.menu_item, 4);
@@ -218,23 +221,87 @@ static void test_keymap_threshold_menu(void **state)
 	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "radius2", "1");
 	press(&k, UI_KEY_DOWN, 0);
 	assert_string_equal(ui_menu_line(UI_MENU_THRESHOLD, 5, &k.tun, line, sizeof line),
+			    "method2 (2nd)   bernsen");
+	assert_set(&k, press(&k, UI_KEY_LEFT, 0), "threshold2", "both"); /* wraps backwards */
+	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "threshold2", "bernsen");
+	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "threshold2", "tiled");
+	assert_int_equal(k.tun.threshold2_mode, 1);
+	assert_int_equal(k.tun.threshold_mode, 1); /* the first scale's is its own */
+	press(&k, UI_KEY_DOWN, 0);
+	assert_string_equal(ui_menu_line(UI_MENU_THRESHOLD, 6, &k.tun, line, sizeof line),
 			    "median2 (2nd)   3x3");
 	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "median2", "5");
 	assert_set(&k, press(&k, '+', 0), "median2", "0");
 	assert_int_equal(k.tun.median2, 0);
 	assert_int_equal(k.tun.median, 5); /* the first scale's is its own */
-	assert_int_equal(ui_menu_lines(UI_MENU_THRESHOLD), 6);
+	/* The local-mean methods' window and bias, within config's ranges. */
+	press(&k, UI_KEY_DOWN, 0);
+	assert_string_equal(ui_menu_line(UI_MENU_THRESHOLD, 7, &k.tun, line, sizeof line),
+			    "mean radius     16");
+	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "mean_radius", "17");
+	for (int i = 0; i < 5; i++)
+		press(&k, UI_KEY_RIGHT, UI_MOD_SHIFT);
+	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "mean_radius", "63");
+	press(&k, UI_KEY_DOWN, 0);
+	assert_string_equal(ui_menu_line(UI_MENU_THRESHOLD, 8, &k.tun, line, sizeof line),
+			    "mean bias %     16");
+	assert_set(&k, press(&k, UI_KEY_LEFT, 0), "mean_bias", "15");
+	assert_set(&k, press(&k, UI_KEY_LEFT, UI_MOD_SHIFT), "mean_bias", "5");
+	assert_set(&k, press(&k, UI_KEY_LEFT, UI_MOD_SHIFT), "mean_bias", "0");
+	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "mean_bias", "1");
+	assert_int_equal(ui_menu_lines(UI_MENU_THRESHOLD), 9);
 	/* Wraps to the first line. */
 	press(&k, UI_KEY_DOWN, 0);
 	assert_int_equal(k.st.menu_item, 0);
 	press(&k, UI_KEY_UP, 0);
-	assert_int_equal(k.st.menu_item, 5);
+	assert_int_equal(k.st.menu_item, 8);
 	assert_string_equal(ui_menu_line(UI_MENU_THRESHOLD, 3, &k.tun, line, sizeof line),
 			    "median          5x5");
 	/* The menu's own key closes it; the arrows then mean nothing. */
 	press(&k, 'g', 0);
 	assert_int_equal(k.st.menu, UI_MENU_NONE);
 	assert_int_equal(press(&k, UI_KEY_RIGHT, 0), 0);
+}
+
+/* The method line cycles through every method config takes, in the config
+ * table's order, and wraps both ways. */
+static void test_keymap_threshold_methods(void **state)
+{
+	(void)state;
+	struct km k;
+	km_init(&k);
+	const struct config_option *o = config_find("threshold");
+	assert_non_null(o);
+	assert_string_equal(o->values, "bernsen|tiled|mean|gated|either|both");
+	assert_string_equal(config_find("threshold2")->values, o->values);
+	char want[128] = "";
+	for (int i = 0; i < UI_THRESHOLD_MODES; i++)
+		snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s", i ? "|" : "",
+			 ui_threshold_mode_name(i));
+	assert_string_equal(want, o->values);
+	assert_null(ui_threshold_mode_name(UI_THRESHOLD_MODES));
+	assert_null(ui_threshold_mode_name(-1));
+
+	press(&k, 'g', 0);
+	press(&k, UI_KEY_DOWN, 0);
+	press(&k, UI_KEY_DOWN, 0);
+	char line[64];
+	assert_string_equal(ui_menu_line(UI_MENU_THRESHOLD, 2, &k.tun, line, sizeof line), "method          bernsen");
+	for (int i = 1; i <= UI_THRESHOLD_MODES; i++) {
+		const char *name = ui_threshold_mode_name(i % UI_THRESHOLD_MODES);
+		assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "threshold", name);
+		assert_int_equal(ui_threshold_mode_index(name), i % UI_THRESHOLD_MODES);
+		struct tt_config c;
+		config_defaults(&c);
+		assert_int_equal(config_set(&c, k.cmds[0].key, k.cmds[0].value), 0);
+		assert_string_equal(c.threshold_mode, name);
+	}
+	assert_set(&k, press(&k, '-', 0), "threshold", "both");
+	assert_set(&k, press(&k, '-', 0), "threshold", "either");
+	assert_string_equal(ui_menu_line(UI_MENU_THRESHOLD, 2, &k.tun, line, sizeof line), "method          either");
+	/* SHIFT steps one method, as without it. */
+	assert_set(&k, press(&k, '+', UI_MOD_SHIFT), "threshold", "both");
+	assert_int_equal(k.tun.threshold2_mode, 0);
 }
 
 static void test_keymap_other_menus(void **state)
@@ -336,9 +403,27 @@ static void test_tunables_from_snapshot(void **state)
 	s.median2 = 5;
 	s.finger_size = 12;
 	s.invert_y = true;
+	snprintf(s.threshold_mode, sizeof s.threshold_mode, "gated");
+	snprintf(s.threshold2_mode, sizeof s.threshold2_mode, "mean");
+	s.mean_radius = 21;
+	s.mean_bias = 7;
 	struct ui_tunables a, b;
 	ui_tunables_from_snapshot(&a, &s);
 	assert_int_equal(a.radius, 9);
+	assert_string_equal(ui_threshold_mode_name(a.threshold_mode), "gated");
+	assert_string_equal(ui_threshold_mode_name(a.threshold2_mode), "mean");
+	assert_int_equal(a.mean_radius, 21);
+	assert_int_equal(a.mean_bias, 7);
+	/* A change of method or of the mean's settings is a change to show. */
+	b = a;
+	b.threshold2_mode = 0;
+	assert_false(ui_tunables_equal(&a, &b));
+	b = a;
+	b.mean_bias++;
+	assert_false(ui_tunables_equal(&a, &b));
+	b = a;
+	b.mean_radius++;
+	assert_false(ui_tunables_equal(&a, &b));
 	assert_int_equal(a.median, 3);
 	assert_int_equal(a.radius2, 4);
 	assert_int_equal(a.median2, 5);
@@ -507,6 +592,7 @@ int main(void)
 		cmocka_unit_test(test_keymap_commands),
 		cmocka_unit_test(test_keymap_views),
 		cmocka_unit_test(test_keymap_threshold_menu),
+		cmocka_unit_test(test_keymap_threshold_methods),
 		cmocka_unit_test(test_keymap_other_menus),
 		cmocka_unit_test(test_keymap_calibration),
 		cmocka_unit_test(test_tunables_from_snapshot),

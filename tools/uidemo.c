@@ -146,7 +146,13 @@ static void apply_set(struct snapshot *s, const struct ui_command *c)
 	else if (!strcmp(c->key, "gate"))
 		s->gate = atoi(v);
 	else if (!strcmp(c->key, "threshold"))
-		s->threshold_mode = strcmp(v, "tiled") == 0;
+		snprintf(s->threshold_mode, sizeof s->threshold_mode, "%s", v);
+	else if (!strcmp(c->key, "threshold2"))
+		snprintf(s->threshold2_mode, sizeof s->threshold2_mode, "%s", v);
+	else if (!strcmp(c->key, "mean_radius"))
+		s->mean_radius = atoi(v);
+	else if (!strcmp(c->key, "mean_bias"))
+		s->mean_bias = atoi(v);
 	else if (!strcmp(c->key, "median"))
 		s->median = atoi(v);
 	else if (!strcmp(c->key, "radius2"))
@@ -216,6 +222,10 @@ int main(int argc, char **argv)
 	snap.radius2 = 2;
 	snap.median2 = 3;
 	snap.gate = 32;
+	snprintf(snap.threshold_mode, sizeof snap.threshold_mode, "bernsen");
+	snprintf(snap.threshold2_mode, sizeof snap.threshold2_mode, "bernsen");
+	snap.mean_radius = 16;
+	snap.mean_bias = 16;
 	snap.finger_sensitivity = 0.5f;
 	snap.fps = (float)fps;
 	snap.stage_ms[0] = 0.91f;

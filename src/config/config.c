@@ -788,6 +788,14 @@ static void print_key_value(FILE *out, const char *name, const char *value)
 
 void config_print(const struct tt_config *c, FILE *out)
 {
+	config_print_marked(c, out, NULL, NULL, NULL, NULL);
+}
+
+static void print_value(const struct tt_config *c, const struct config_option *o, FILE *out, const char *hash);
+
+void config_print_marked(const struct tt_config *c, FILE *out, config_mark_fn *mark, void *ctx, const char *note,
+			 const struct tt_config *alt)
+{
 	fprintf(out,
 	        "# tabletrack configuration.\n"
 	        "#\n"
@@ -808,19 +816,32 @@ void config_print(const struct tt_config *c, FILE *out)
 		write_wrapped(out, o->help, 1, 0, 78, true);
 		describe_default(o, desc, sizeof(desc));
 		fprintf(out, "# (%s)\n", desc);
-		if (o->type == CONFIG_LIST) {
-			const char *items = cfield_of(c, o);
-			int count = *(const int *)((const char *)c + o->count_offset);
-			if (!count)
-				fprintf(out, "%s =\n", o->name);
-			for (int k = 0; k < count; k++)
-				print_key_value(out, o->name, items + (size_t)k * o->size);
-			continue;
-		}
-		char value[CONFIG_PATH_LEN + 16];
-		format_value(c, o, value, sizeof(value));
-		print_key_value(out, o->name, value);
+		bool marked = mark && mark(o, ctx);
+		if (marked)
+			fprintf(out, "# %s\n", note ? note : "not saved");
+		print_value(c, o, out, marked ? "# " : "");
+		if (marked && alt)
+			print_value(alt, o, out, "");
 	}
+}
+
+static void print_value(const struct tt_config *c, const struct config_option *o, FILE *out, const char *hash)
+{
+	if (o->type == CONFIG_LIST) {
+		const char *items = cfield_of(c, o);
+		int count = *(const int *)((const char *)c + o->count_offset);
+		if (!count)
+			fprintf(out, "%s%s =\n", hash, o->name);
+		for (int k = 0; k < count; k++) {
+			fputs(hash, out);
+			print_key_value(out, o->name, items + (size_t)k * o->size);
+		}
+		return;
+	}
+	fputs(hash, out);
+	char value[CONFIG_PATH_LEN + 16];
+	format_value(c, o, value, sizeof(value));
+	print_key_value(out, o->name, value);
 }
 
 static void dashed(const char *name, char *out, size_t cap)
@@ -1325,6 +1346,12 @@ int config_grid_path(const struct tt_config *c, char *buf, size_t cap)
 
 int config_save(struct tt_config *c)
 {
+	return config_save_marked(c, NULL, NULL, NULL, NULL);
+}
+
+int config_save_marked(struct tt_config *c, config_mark_fn *mark, void *ctx, const char *note,
+		       const struct tt_config *alt)
+{
 	char path[CONFIG_PATH_LEN];
 	int err = config_save_path(c, path, sizeof path);
 	if (err) {
@@ -1336,7 +1363,7 @@ int config_save(struct tt_config *c)
 	if (!err && !(out = fopen(path, "w")))
 		err = ERR_IO;
 	if (out) {
-		config_print(c, out);
+		config_print_marked(c, out, mark, ctx, note, alt);
 		if (ferror(out) | fclose(out))
 			err = ERR_IO;
 	}

@@ -219,6 +219,14 @@ typedef void config_diff_fn(const struct config_option *o, const char *was, cons
 int config_diff(const struct tt_config *was, const struct tt_config *now, enum config_diff_rows rows,
 		config_diff_fn *fn, void *ctx);
 
+/* Whether config_print_marked writes a key commented out. */
+typedef bool config_mark_fn(const struct config_option *o, void *ctx);
+/* As config_print, but each key for which mark(o, ctx) is true is written
+ * commented out ("# key = value"), after a comment line holding `note`,
+ * and then, when alt is not NULL, with alt's value as a plain line. */
+void config_print_marked(const struct tt_config *c, FILE *out, config_mark_fn *mark, void *ctx, const char *note,
+			 const struct tt_config *alt);
+
 /* The user's configuration file: $XDG_CONFIG_HOME/tabletrack/tabletrack.conf
  * ($XDG_CONFIG_HOME only when absolute), else
  * $HOME/.config/tabletrack/tabletrack.conf, whether it exists or not.
@@ -235,6 +243,9 @@ int config_grid_path(const struct tt_config *c, char *buf, size_t cap);
  * reload (SIGHUP) and start read that file. Logs the path, or the error.
  * Returns 0, ERR_UNSUPPORTED, ERR_RANGE or ERR_IO. */
 int config_save(struct tt_config *c);
+/* config_save with config_print_marked's marks. */
+int config_save_marked(struct tt_config *c, config_mark_fn *mark, void *ctx, const char *note,
+		       const struct tt_config *alt);
 /* The first error message of the last failing call on this thread ("" if none). */
 const char *config_last_error(void);
 

@@ -34,8 +34,11 @@ struct snapshot {
 	char backend[16];          /* "cpu" or "cuda" */
 	char status[128];          /* source state ("camera lost, retrying", ...) */
 	/* Current tunables, so the window can show them. */
-	int radius, gate, threshold_mode, median;
+	int radius, gate, median;
+	char threshold_mode[16];   /* the method, as the config key "threshold" names it ("bernsen", "mean", ...) */
+	int mean_radius, mean_bias; /* local-mean methods, both scales */
 	int radius2, median2;      /* the second scale; radius2 0 = off */
+	char threshold2_mode[16];  /* the second scale's method, as the key "threshold2" names it */
 	float finger_size, finger_sensitivity, blob_min, blob_max;
 	bool invert_x, invert_y, invert_angle, paused;
 };

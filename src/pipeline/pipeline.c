@@ -32,6 +32,7 @@
 struct pipeline {
 	struct tt_config cfg;       /* live copy: window and SIGHUP change it */
 	struct tt_config cfg_given; /* as given at start: SIGHUP names the non-live keys changed since */
+	struct tt_config cfg_files; /* the defaults and config file alone: K tells command-line keys by it */
 	int argc;                   /* the command line, kept for SIGHUP reloads (borrowed) */
 	char **argv;
 	struct tree_set *trees;
@@ -255,7 +256,7 @@ static void apply_command(struct pipeline *p, const struct ui_command *c)
 		apply_live_config(p);
 		break;
 	case UI_CMD_SAVE_CONFIG:
-		config_save(&p->cfg);
+		settings_save_config(&p->cfg, &p->cfg_given, &p->cfg_files);
 		break;
 	case UI_CMD_EQUALIZE:
 		/* Takes the next frame as the empty table: clear it first. */
@@ -606,6 +607,11 @@ struct pipeline *pipeline_create(const struct tt_config *cfg, int argc, char **a
 	}
 	p->cfg = *cfg;
 	p->cfg_given = *cfg;
+	config_defaults(&p->cfg_files);
+	/* Read a moment ago by config_parse_args: an error now only means every
+	 * key counts as the file's when K saves. */
+	if (cfg->config_path[0] && config_load_file(&p->cfg_files, cfg->config_path) != 0)
+		p->cfg_files = *cfg;
 	p->argc = argc;
 	p->argv = argv;
 	pthread_mutex_init(&p->cmd_lock, NULL);

@@ -212,7 +212,10 @@ static void snapshot_publish(struct report *r, const struct report_frame *fr)
 	snprintf(s->status, sizeof s->status, "%s", fr->status);
 	s->radius = c->radius;
 	s->gate = c->gate;
-	s->threshold_mode = strcmp(c->threshold_mode, "tiled") == 0;
+	snprintf(s->threshold_mode, sizeof s->threshold_mode, "%s", c->threshold_mode);
+	snprintf(s->threshold2_mode, sizeof s->threshold2_mode, "%s", c->threshold2_mode);
+	s->mean_radius = c->mean_radius;
+	s->mean_bias = c->mean_bias;
 	s->median = c->median;
 	s->radius2 = c->radius2;
 	s->median2 = c->median2;

@@ -1,5 +1,7 @@
 #include "settings.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -223,4 +225,49 @@ void settings_reload_apply(struct tt_config *running, const struct tt_config *gi
 	settings_apply_log_level(running);
 	log_info("SIGHUP: configuration reloaded from %s (%d live key%s changed, %d need%s a restart)",
 		 running->config_path, r.n_live, r.n_live == 1 ? "" : "s", r.n_restart, r.n_restart == 1 ? "s" : "");
+}
+
+struct save {
+	struct tt_config *saved;
+	const struct tt_config *given, *files;
+};
+
+static void save_live(const struct config_option *o, const char *was, const char *now, void *ctx)
+{
+	(void)was;
+	struct save *s = ctx;
+	config_set(s->saved, o->name, now);
+}
+
+static bool same_value(const struct tt_config *a, const struct tt_config *b, const char *key)
+{
+	char va[CONFIG_PATH_LEN * 2], vb[CONFIG_PATH_LEN * 2];
+	if (config_get(a, key, va, sizeof va) || config_get(b, key, vb, sizeof vb))
+		return false;
+	return strcmp(va, vb) == 0;
+}
+
+static bool save_from_command_line(const struct config_option *o, void *ctx)
+{
+	const struct save *s = ctx;
+	return !same_value(s->given, s->files, o->name) && same_value(s->saved, s->given, o->name);
+}
+
+int settings_save_config(struct tt_config *running, const struct tt_config *given, const struct tt_config *files)
+{
+	struct tt_config *saved = malloc(sizeof *saved);
+	if (!saved) {
+		log_error("cannot save the configuration: out of memory");
+		return ERR_NOMEM;
+	}
+	*saved = *given;
+	snprintf(saved->config_path, sizeof saved->config_path, "%s", running->config_path);
+	struct save s = {.saved = saved, .given = given, .files = files};
+	config_diff(saved, running, CONFIG_DIFF_LIVE, save_live, &s);
+	int err = config_save_marked(saved, save_from_command_line, &s,
+				     "given on the command line for that run, not saved; the file's own value follows", files);
+	if (!err && !running->config_path[0])
+		snprintf(running->config_path, sizeof running->config_path, "%s", saved->config_path);
+	free(saved);
+	return err;
 }

@@ -66,4 +66,15 @@ bool settings_reload_read(const struct tt_config *running, int argc, char **argv
  * a restart. No I/O. The caller then re-applies the stage configs. */
 void settings_reload_apply(struct tt_config *running, const struct tt_config *given, struct tt_config *next);
 
+/* The window's K. Saves `given` (the configuration as started) with the
+ * live keys of `running` (what the window or SIGHUP changed; the non-live
+ * keys the pipeline filled in, an empty source, stay as given) to
+ * config_save_path(given). A key whose value came from the command line
+ * (it differs between `given` and `files`, the defaults and config file
+ * alone) and was not changed since is written commented out, with a note,
+ * and then with its value in `files`: a --source, --tuio or --window given
+ * for one run does not become the next start's, and the file keeps its own. Sets running->config_path when the save chose the path.
+ * Returns config_save()'s codes. */
+int settings_save_config(struct tt_config *running, const struct tt_config *given, const struct tt_config *files);
+
 #endif

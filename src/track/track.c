@@ -697,6 +697,24 @@ static void track_objects(struct track *t, const struct detections *det, int64_t
 	}
 }
 
+/* A blob on a known object's card: its centre within half the object's
+ * size of the object's position this frame (decoded, carried or lingering)
+ * and its long side at most BLOB_CARD_MAX sizes. The matcher drops the cards
+ * of the symbols its own scale read; this catches those read only by the
+ * second scale or not read this frame at all. */
+#define BLOB_CARD_MAX 2.0f
+
+static bool blob_on_object(const struct track *t, const struct blob_det *b)
+{
+	float side = fmaxf(b->w, b->h);
+	for (int32_t i = 0; i < t->objects.n; i++) {
+		const struct item *o = &t->objects.items[i];
+		if (side <= BLOB_CARD_MAX * o->size && hypotf(b->x - o->x, b->y - o->y) <= 0.5f * o->size)
+			return true;
+	}
+	return false;
+}
+
 /* Fingers and blobs: nearest neighbour, one-frame debounce, gone at once. */
 static void track_simple(struct track *t, enum kind k, const struct detections *det, int64_t t_ns,
 			 float dt)
@@ -708,9 +726,16 @@ static void track_simple(struct track *t, enum kind k, const struct detections *
 
 	list_predict(l, t_ns);
 	memset(t->det_used, 0, (size_t)t->cap);
+	/* det_used2: blob detections that are a tracked symbol's card, neither
+	 * matched nor made into blobs (objects are tracked before blobs). */
+	memset(t->det_used2, 0, (size_t)t->cap);
+	for (int32_t d = 0; k == KIND_BLOB && d < n_det; d++)
+		t->det_used2[d] = blob_on_object(t, &det->blobs[d]);
 	t->n_pairs = 0;
 	for (int32_t d = 0; d < n_det; d++) {
 		float x, y, size;
+		if (t->det_used2[d])
+			continue;
 		if (k == KIND_FINGER) {
 			x = det->fingers[d].x;
 			y = det->fingers[d].y;
@@ -754,7 +779,7 @@ static void track_simple(struct track *t, enum kind k, const struct detections *
 	list_compact(l);
 
 	for (int32_t d = 0; d < n_det; d++) {
-		if (t->det_used[d])
+		if (t->det_used[d] || t->det_used2[d])
 			continue;
 		if (k == KIND_FINGER && det->fingers[d].roundness < t->cfg.finger_new_roundness)
 			continue;

@@ -32,7 +32,11 @@
  *     never do.
  *  3. Fingers and blobs: nearest pairs first within twice the larger size;
  *     a new one becomes visible (gets a session) on its second consecutive
- *     frame and is dropped the first frame it is missing.
+ *     frame and is dropped the first frame it is missing. A blob detection
+ *     centred within half an object's size of an object this frame (read,
+ *     carried or lingering) and at most twice that size long is the
+ *     symbol's white card, not a blob: it is ignored (with blobs_for_objects
+ *     the object's own blob, carrying its session, stands for it).
  *  4. Optional One-Euro filter per kind on position (and angle).
  *  5. Reporting: the reported pose moves only when the estimate leaves the
  *     dead band (dead_band_px, dead_band_rad, in pixels and radians) around

@@ -27,10 +27,14 @@ struct menu_item {
 static const struct menu_item menu_items[] = {
 	{UI_MENU_THRESHOLD, "radius", "radius", ITEM_INT, TUN(radius), 1, 1, 32},
 	{UI_MENU_THRESHOLD, "gate", "gate", ITEM_INT, TUN(gate), 1, 0, 255},
-	{UI_MENU_THRESHOLD, "threshold", "mode", ITEM_MODE, TUN(threshold_mode), 1, 0, 1},
+	{UI_MENU_THRESHOLD, "threshold", "method", ITEM_MODE, TUN(threshold_mode), 1, 0, UI_THRESHOLD_MODES - 1},
 	{UI_MENU_THRESHOLD, "median", "median", ITEM_MEDIAN, TUN(median), 1, 0, 5},
 	{UI_MENU_THRESHOLD, "radius2", "radius2 (2nd)", ITEM_INT_OFF, TUN(radius2), 1, 0, 32},
+	{UI_MENU_THRESHOLD, "threshold2", "method2 (2nd)", ITEM_MODE, TUN(threshold2_mode), 1, 0,
+	 UI_THRESHOLD_MODES - 1},
 	{UI_MENU_THRESHOLD, "median2", "median2 (2nd)", ITEM_MEDIAN, TUN(median2), 1, 0, 5},
+	{UI_MENU_THRESHOLD, "mean_radius", "mean radius", ITEM_INT, TUN(mean_radius), 1, 1, 63},
+	{UI_MENU_THRESHOLD, "mean_bias", "mean bias %", ITEM_INT, TUN(mean_bias), 1, 0, 50},
 	{UI_MENU_FINGER, "finger_size", "finger size px", ITEM_FLOAT, TUN(finger_size), 1, 0, 500},
 	{UI_MENU_FINGER, "finger_sensitivity", "sensitivity", ITEM_FLOAT, TUN(finger_sensitivity), 0.05f, 0, 1},
 	{UI_MENU_BLOB, "blob_min", "blob min px", ITEM_FLOAT, TUN(blob_min), 0, 0, 16384},
@@ -41,7 +45,22 @@ static const struct menu_item menu_items[] = {
 };
 #define N_ITEMS ((int)(sizeof menu_items / sizeof menu_items[0]))
 
-static const char *const mode_names[] = {"bernsen", "tiled"};
+/* The config table's values of "threshold" and "threshold2", in order
+ * (tests/test_ui.c checks they agree). */
+static const char *const mode_names[UI_THRESHOLD_MODES] = {"bernsen", "tiled", "mean", "gated", "either", "both"};
+
+const char *ui_threshold_mode_name(int i)
+{
+	return i >= 0 && i < UI_THRESHOLD_MODES ? mode_names[i] : NULL;
+}
+
+int ui_threshold_mode_index(const char *name)
+{
+	for (int i = 0; i < UI_THRESHOLD_MODES; i++)
+		if (strcmp(name, mode_names[i]) == 0)
+			return i;
+	return 0;
+}
 
 static const char help_text[] =
 	"ESC quit         H help          F1 fullscreen\n"
@@ -77,9 +96,12 @@ void ui_tunables_from_snapshot(struct ui_tunables *t, const struct snapshot *s)
 	memset(t, 0, sizeof *t);
 	t->radius = s->radius;
 	t->gate = s->gate;
-	t->threshold_mode = s->threshold_mode;
+	t->threshold_mode = ui_threshold_mode_index(s->threshold_mode);
+	t->mean_radius = s->mean_radius;
+	t->mean_bias = s->mean_bias;
 	t->median = s->median;
 	t->radius2 = s->radius2;
+	t->threshold2_mode = ui_threshold_mode_index(s->threshold2_mode);
 	t->median2 = s->median2;
 	t->finger_size = s->finger_size;
 	t->finger_sensitivity = s->finger_sensitivity;
@@ -94,6 +116,8 @@ bool ui_tunables_equal(const struct ui_tunables *a, const struct ui_tunables *b)
 {
 	return a->radius == b->radius && a->gate == b->gate && a->threshold_mode == b->threshold_mode &&
 	       a->median == b->median && a->radius2 == b->radius2 && a->median2 == b->median2 &&
+	       a->threshold2_mode == b->threshold2_mode && a->mean_radius == b->mean_radius &&
+	       a->mean_bias == b->mean_bias &&
 	       a->finger_size == b->finger_size &&
 	       a->finger_sensitivity == b->finger_sensitivity && a->blob_min == b->blob_min &&
 	       a->blob_max == b->blob_max && a->invert_x == b->invert_x && a->invert_y == b->invert_y &&
@@ -150,7 +174,11 @@ static void item_format_value(const struct menu_item *it, const struct ui_tunabl
 	case ITEM_INT:
 	case ITEM_INT_OFF:
 	case ITEM_MEDIAN: snprintf(buf, cap, "%d", *item_int(it, t)); break;
-	case ITEM_MODE: snprintf(buf, cap, "%s", mode_names[*item_int(it, t) ? 1 : 0]); break;
+	case ITEM_MODE: {
+		const char *name = ui_threshold_mode_name(*item_int(it, t));
+		snprintf(buf, cap, "%s", name ? name : mode_names[0]);
+		break;
+	}
 	case ITEM_BOOL: snprintf(buf, cap, "%s", *item_bool(it, t) ? "true" : "false"); break;
 	case ITEM_FLOAT: {
 		snprintf(buf, cap, "%.2f", (double)*item_float(it, t));
@@ -234,7 +262,12 @@ static void item_adjust(const struct menu_item *it, struct ui_tunables *t, int d
 		break;
 	}
 	case ITEM_BOOL: *item_bool(it, t) = !*item_bool(it, t); break;
-	case ITEM_MODE: *item_int(it, t) = !*item_int(it, t); break;
+	case ITEM_MODE: {
+		/* Cycles, wrapping: the methods have no order worth stopping at. */
+		int n = (int)it->max + 1, v = *item_int(it, t) + dir;
+		*item_int(it, t) = ((v % n) + n) % n;
+		break;
+	}
 	case ITEM_MEDIAN: {
 		static const int cycle[] = {0, 3, 5};
 		int v = *item_int(it, t), k = v >= 5 ? 2 : v >= 3 ? 1 : 0;

@@ -13,8 +13,9 @@
  *   V verbose overlay            P pause           SPACE reset tracking
  *   E capture equaliser          SHIFT+E reset it  K save config
  *   M median filter off/3/5      C calibration mode
- *   G threshold menu (radius, gate, mode, median; the second scale's
- *     radius2, 0 = off, and median2)
+ *   G threshold menu (radius, gate, method, median; the second scale's
+ *     radius2, 0 = off, its method and median2; the local-mean methods'
+ *     mean radius and bias, shared by both scales)
  *   F finger menu (size, sensitivity)   B blob menu (min, max)
  *   I invert menu (x, y, angle; X/Y/A toggle directly)
  *   In a menu: UP/DOWN pick a line, LEFT/RIGHT or -/+ change it (SHIFT: x10),
@@ -26,8 +27,9 @@
  *   image, C leaves.
  *
  * Every change of a tunable becomes UI_CMD_SET with the config key's name
- * and the new value as text (what config_set() takes; the threshold method
- * is the key "threshold": bernsen|tiled); every grid edit
+ * and the new value as text (what config_set() takes; the threshold methods
+ * are the keys "threshold" and "threshold2", whose values ui_threshold_mode_name()
+ * lists; LEFT/RIGHT cycle through them, wrapping); every grid edit
  * becomes UI_CMD_GRID_CHANGED. Changes are applied at once to the caller's
  * struct ui_tunables, so repeated presses count up before the pipeline's
  * next snapshot confirms them. Things only the backend can do (fullscreen,
@@ -74,8 +76,11 @@ enum ui_action {
 
 /* The live-tunable values the window shows and changes. */
 struct ui_tunables {
-	int radius, gate, threshold_mode, median; /* threshold_mode 0 bernsen, 1 tiled */
+	int radius, gate, median;
+	int threshold_mode;                       /* index of ui_threshold_mode_name() */
+	int mean_radius, mean_bias;               /* local-mean methods */
 	int radius2, median2;                     /* the second scale; radius2 0 = off */
+	int threshold2_mode;                      /* index of ui_threshold_mode_name() */
 	float finger_size, finger_sensitivity, blob_min, blob_max;
 	bool invert_x, invert_y, invert_angle;
 };
@@ -108,6 +113,12 @@ int ui_menu_lines(enum ui_menu menu);
 const char *ui_menu_line(enum ui_menu menu, int i, const struct ui_tunables *tun, char *buf, int cap);
 /* The menu's title ("threshold"). */
 const char *ui_menu_title(enum ui_menu menu);
+/* The threshold methods the menu cycles through, in the config table's
+ * order: name i (0 <= i < UI_THRESHOLD_MODES) or NULL. */
+#define UI_THRESHOLD_MODES 6
+const char *ui_threshold_mode_name(int i);
+/* The index of a method's name; unknown names give 0 (bernsen, the default). */
+int ui_threshold_mode_index(const char *name);
 /* The help text: one line a key, '\n'-separated; static. */
 const char *ui_keymap_help(void);
 
