@@ -37,7 +37,9 @@ def parse(path):
                 if sid not in alive[prof]:
                     del state[prof][sid]
         elif kind == "set":
-            expect = {"2Dobj": "siiffffffff", "2Dcur": "sifffff", "2Dblb": "siffffffffffff"}[prof]
+            # 2Dblb set: TUIO 1.1's 11 floats (x y a w h f X Y A m r), as the
+            # daemon sends them (README, "Note on 2Dblb").
+            expect = {"2Dobj": "siiffffffff", "2Dcur": "sifffff", "2Dblb": "si" + "f" * 11}[prof]
             if tags != expect:
                 raise SystemExit("bad type tags %s for %s set" % (tags, prof))
             sid = int(args[1])
