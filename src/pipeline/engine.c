@@ -72,8 +72,9 @@ static void second_configs(const struct engine_config *c, struct threshold_confi
 }
 
 /* The third scale thresholds the frame with its own method (the first
- * scale's radius, median and gate) and, like the second, reports symbols
- * only; they are merged where neither other scale found one. */
+ * scale's other settings) and, like the second, reports symbols only; they
+ * are merged where neither other scale found one. Without the repair round:
+ * on a local-mean mask it costs more than it finds. */
 static void third_configs(const struct engine_config *c, struct threshold_config *tc, struct match_config *mc)
 {
 	*tc = c->thr;
@@ -368,7 +369,7 @@ static bool near_any(const struct fiducial_det *list, int n, const struct fiduci
 	return false;
 }
 
-/* Adds another scale's symbols the first did not find; a symbol decoded
+/* Adds another scale's symbols that d does not hold yet; a symbol decoded
  * by either scale replaces a fuzzy one at the same place. Region indices
  * of merged items refer to the other scale's tree, so they are cleared. */
 static void merge_scale(struct detections *d, const struct detections *d2)
