@@ -26,15 +26,17 @@ struct fixture {
 	struct engine *eng;
 };
 
-static struct engine *make_engine(struct fixture *f, int radius2)
+static struct engine *make_engine3(struct fixture *f, int radius2, bool scale3)
 {
 	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
 	int err = 0;
 	f->trk = track_create(&tk, &err);
 	assert_non_null(f->trk);
 	struct engine_config ec = {.width = W, .height = H, .backend = "cpu",
-				   .thr = {.mode = THRESHOLD_BERNSEN, .radius = 6, .gate = 32, .tile = 10},
+				   .thr = {.mode = THRESHOLD_BERNSEN, .radius = 6, .gate = 32, .tile = 10,
+					   .mean_radius = 16, .mean_bias = 16},
 				   .radius2 = radius2, .median2 = 3,
+				   .scale3 = scale3, .mode3 = THRESHOLD_MEAN,
 				   .match = {.trees = f->trees, .root_min_px = 12, .root_max_px = 120},
 				   .tracker = f->trk, .max_detections = 64};
 	f->eng = engine_create(&ec, &err);
@@ -60,6 +62,11 @@ static int teardown(void **state)
 	tree_set_free(f->trees);
 	memset(f, 0, sizeof *f);
 	return 0;
+}
+
+static struct engine *make_engine(struct fixture *f, int radius2)
+{
+	return make_engine3(f, radius2, false);
 }
 
 /* A grey table lit unevenly: bright in the middle, dark at the edges. */
@@ -97,6 +104,59 @@ static void test_decodes_and_tracks(void **state)
 	assert_true(fabsf(st.objects[0].y * H - ty) < 1.0f);
 	assert_int_equal(strcmp(engine_backend(e), "cpu"), 0);
 	image_u8_free(&img);
+}
+
+/* A hard shadow edge (the line x = edge_x, a penumbra of pen pixels) darkens
+ * everything left of it to dark percent. */
+static void draw_shadow(struct image_u8 *img, float edge_x, float pen, int dark)
+{
+	for (int y = 0; y < H; y++) {
+		uint8_t *row = image_u8_row(img, y);
+		for (int x = 0; x < W; x++) {
+			float t = (edge_x - (float)x) / pen + 0.5f;
+			t = t < 0 ? 0 : t > 1 ? 1 : t;
+			float k = 1.0f - t * (float)(100 - dark) / 100.0f;
+			row[x] = (uint8_t)((float)row[x] * k + 0.5f);
+		}
+	}
+}
+
+/* 1: the symbol decoded alone, 0: nothing decoded, negative: another ID. */
+static int shadow_probe(struct fixture *f, bool scale3, float edge, float pen, int dark, int id)
+{
+	struct engine *e = make_engine3(f, 2, scale3);
+	struct image_u8 img;
+	assert_int_equal(image_u8_alloc(&img, W, H), 0);
+	draw_table(&img, 30);
+	const char *tok = tree_set_token(f->trees, id);
+	assert_int_equal(render_symbol(tok, 80, 0.4f, 160, 120, &img, NULL), 0);
+	draw_shadow(&img, edge, pen, dark);
+	struct tracked_state st;
+	for (uint64_t i = 1; i <= 2; i++)
+		assert_int_equal(engine_process(e, &img, i, (int64_t)i * 33000000, &st), 0);
+	const struct detections *d = engine_detections(e);
+	int r = 0;
+	for (int i = 0; i < d->n_fids; i++)
+		r = d->fids[i].id == id && r == 0 ? 1 : -1;
+	engine_destroy(e);
+	track_destroy(f->trk);
+	f->eng = NULL;
+	f->trk = NULL;
+	image_u8_free(&img);
+	return r;
+}
+
+/* A hard shadow edge through the middle of a symbol (its left half at 40%
+ * of the light, a 2.5 px penumbra): Bernsen turns the shadowed side's card
+ * black on both scales and the symbol is lost; the third scale's local mean
+ * keeps it, with its own ID and nothing else. */
+static void test_third_scale_under_shadow(void **state)
+{
+	struct fixture *f = *state;
+	for (int id = 0; id < 6; id++) {
+		assert_int_equal(shadow_probe(f, false, 160, 2.5f, 40, id), 0);
+		assert_int_equal(shadow_probe(f, true, 160, 2.5f, 40, id), 1);
+	}
 }
 
 /* Split calls in the overlapped order give the same answer as one call. */
@@ -201,6 +261,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_workers_asleep_same_result, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrong_size_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_equaliser, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_third_scale_under_shadow, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

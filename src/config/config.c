@@ -151,6 +151,10 @@ static const struct config_option options[] = {
                 "median pre-filter size against sensor noise: 0 (off), 3 or 5"),
     OPT_ENUM("threshold", "threshold2", threshold2_mode, "bernsen", "bernsen|tiled|mean|gated|either|both", true,
              0, "thresholding method of the second scale (radius2), as threshold"),
+    OPT_ENUM("threshold", "threshold3", threshold3_mode, "mean", "off|bernsen|tiled|mean|gated|either|both", true,
+             0, "method of a third threshold scale (the first's radius, gate, median and mean settings) whose "
+             "symbols are merged where the other scales found none; mean keeps symbols under hard shadow "
+             "edges; off = no third scale"),
     OPT_INT_SET("threshold", "median2", median2, "3", 0, 5, "0|3|5", true, 0, "N",
                 "median pre-filter of the second scale (radius2): 0 (off), 3 or 5"),
     OPT_FLOAT("threshold", "gauss", gauss_sigma, "0", 0, 4, true, 0, "SIGMA",

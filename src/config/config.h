@@ -104,6 +104,7 @@ struct tt_config {
 	int mean_radius, mean_bias; /* local-mean modes */
 	int radius2;          /* second scale, 0 = off */
 	char threshold2_mode[16]; /* second scale's method, as threshold_mode */
+	char threshold3_mode[16]; /* third scale's method, as threshold_mode, or "off" */
 	int median2;          /* second scale's median pre-filter */
 	int segment_threads;  /* per scale; 0 = auto */
 	int max_runs, max_regions; /* per scale and frame; 0 = from the frame size */

@@ -128,7 +128,8 @@ int match_process(struct match *m, const struct region_tree *tree, const struct 
 	m->again = false;
 	const int32_t n_cands = match_candidates_find(m, tree);
 	match_candidates_decode(m, tree, n_cands, out);
-	match_repair_round(m, tree, out);
+	if (!m->cfg.no_repair)
+		match_repair_round(m, tree, out);
 	match_roots_find(m, tree, out);
 	const bool want_fingers = m->cfg.finger_size_px > 0 && grey;
 	const bool want_blobs = m->cfg.blob_max_px > 0;

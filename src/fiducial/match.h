@@ -105,6 +105,7 @@ struct match_config {
 	int finger_min_contrast;       /* grey levels between finger and surround */
 	float blob_min_px, blob_max_px;/* blob size range (max of w, h); max 0 = no blobs */
 	float root_min_px, root_max_px;/* sizes of root regions worth reporting for tracking */
+	bool no_repair;                /* skip the repair round (hairline groups of motion streaks) */
 };
 
 struct match;

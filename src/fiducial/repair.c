@@ -88,14 +88,16 @@ static bool group_collect(const struct match *m, const struct region_tree *t, in
 		int n;
 		if ((m->flags[x] & FLAG_GONE) || (rx->flags & REGION_BORDER))
 			return false;
-		const int32_t *l = list_of(m, t, x, buf, &n);
-		if (!l)
-			return false;
+		/* Before the list: a saturated region's walks all its runs, and a
+		 * too big one (the table) is a seed's largest neighbour often. */
 		x0 = rx->x0 < x0 ? rx->x0 : x0;
 		y0 = rx->y0 < y0 ? rx->y0 : y0;
 		x1 = rx->x1 > x1 ? rx->x1 : x1;
 		y1 = rx->y1 > y1 ? rx->y1 : y1;
 		if (x1 - x0 >= max_side || y1 - y0 >= max_side)
+			return false;
+		const int32_t *l = list_of(m, t, x, buf, &n);
+		if (!l)
 			return false;
 		for (int j = 0; j < n; j++) {
 			const int32_t q = l[j];
@@ -182,6 +184,10 @@ static int lists_repair(struct match *m, const struct region_tree *t)
 	const int max_side = (t->width < t->height ? t->width : t->height) / 2;
 	int32_t done[REPAIR_MAX];
 	int n_done = 0;
+	/* Regions whose group failed since the last one kept: many seeds share
+	 * their largest neighbour, and a saturated one's list walks its runs. */
+	int32_t failed[REPAIR_MAX];
+	int n_failed = 0;
 	struct repair_group gr;
 	for (int32_t i_seed = 0; i_seed < m->n_seeds && n_done < REPAIR_MAX; i_seed++) {
 		const int32_t s = m->seeds[i_seed];
@@ -198,8 +204,12 @@ static int lists_repair(struct match *m, const struct region_tree *t)
 					g = l[i];
 		}
 		if (g < 0 || (m->flags[g] & FLAG_GONE) || m->claimed[g] == CLAIM_SYMBOL ||
-		    !group_collect(m, t, g, max_side, &gr))
+		    set_has(failed, n_failed, g))
 			continue;
+		if (!group_collect(m, t, g, max_side, &gr)) {
+			set_add(failed, &n_failed, REPAIR_MAX, g);
+			continue;
+		}
 		/* A part of a decoded symbol: the second round would skip it. */
 		bool found = false;
 		for (int i = 1; i < gr.n_mem && !found; i++)
@@ -242,6 +252,7 @@ static int lists_repair(struct match *m, const struct region_tree *t)
 		for (int i = 0; i < gr.n_speck; i++)
 			m->flags[gr.speck[i]] |= FLAG_GONE | REGION_FRAGMENTED;
 		done[n_done++] = g;
+		n_failed = 0;
 	}
 	/* REGION_FRAGMENTED again from the new lists: touches a saturated region. */
 	for (int i = 0; i < n_done; i++) {

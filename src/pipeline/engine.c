@@ -33,6 +33,7 @@ struct worker {
 struct engine {
 	struct engine_config cfg;
 	struct scale s1, s2;  /* s2 exists while radius2 > 0 */
+	struct scale s3;      /* exists while scale3 */
 	struct worker w;
 	/* Equaliser (engine_equalize): background and the equalised frame. */
 	struct image_u8 eq_bg, eq_frame;
@@ -66,6 +67,20 @@ static void second_configs(const struct engine_config *c, struct threshold_confi
 	tc->median = c->median2;
 	tc->mode = c->mode2;
 	*mc = c->match;
+	mc->finger_size_px = 0;
+	mc->blob_max_px = 0;
+}
+
+/* The third scale thresholds the frame with its own method (the first
+ * scale's other settings) and, like the second, reports symbols only; they
+ * are merged where neither other scale found one. Without the repair round:
+ * on a local-mean mask it costs more than it finds. */
+static void third_configs(const struct engine_config *c, struct threshold_config *tc, struct match_config *mc)
+{
+	*tc = c->thr;
+	tc->mode = c->mode3;
+	*mc = c->match;
+	mc->no_repair = true;
 	mc->finger_size_px = 0;
 	mc->blob_max_px = 0;
 }
@@ -118,8 +133,8 @@ static void sizes_from(struct engine_config *c)
 		c->max_detections = 1024;
 }
 
-/* Segment and match of the second scale (worker thread, or inline). */
-static bool scale2_detect(struct scale *s, const struct image_u8 *grey)
+/* Segment and match of the second scale (worker thread, or inline) or the third. */
+static bool scale_detect(struct scale *s, const struct image_u8 *grey)
 {
 	const struct region_tree *tree = NULL;
 	if (s->err || segment_process(s->seg, &s->mask, &tree))
@@ -132,7 +147,7 @@ static void scale2_task(void *arg, int task)
 {
 	(void)task;
 	struct engine *e = arg;
-	e->w.ok = scale2_detect(&e->s2, e->w.grey);
+	e->w.ok = scale_detect(&e->s2, e->w.grey);
 }
 
 static void worker_stop(struct engine *e)
@@ -176,6 +191,26 @@ static int second_scale_sync(struct engine *e)
 	return err;
 }
 
+/* Creates or frees the third scale to follow scale3 (it is live). */
+static int third_scale_sync(struct engine *e)
+{
+	if (!e->cfg.scale3) {
+		scale_free(&e->s3);
+		return 0;
+	}
+	struct threshold_config tc;
+	struct match_config mc;
+	third_configs(&e->cfg, &tc, &mc);
+	if (scale_on(&e->s3)) {
+		int err = threshold_set_config(e->s3.thr, &tc);
+		return err ? err : match_set_config(e->s3.mat, &mc);
+	}
+	int err = scale_create(&e->s3, &e->cfg, &tc, &mc, threshold_backend_name(e->s1.thr));
+	if (err)
+		log_error("third threshold scale not available: %s", err_str(err));
+	return err;
+}
+
 struct engine *engine_create(const struct engine_config *cfg, int *err)
 {
 	struct engine *e = calloc(1, sizeof *e);
@@ -191,6 +226,8 @@ struct engine *engine_create(const struct engine_config *cfg, int *err)
 	if (e->cfg.backend && strcmp(e->cfg.backend, "auto") != 0) /* auto logged its choice and why */
 		log_info("threshold: %s backend, as configured", threshold_backend_name(e->s1.thr));
 	*err = second_scale_sync(e);
+	if (!*err)
+		*err = third_scale_sync(e);
 	if (*err)
 		goto fail;
 	return e;
@@ -208,6 +245,7 @@ void engine_destroy(struct engine *e)
 	image_u8_free(&e->eq_frame);
 	scale_free(&e->s1);
 	scale_free(&e->s2);
+	scale_free(&e->s3);
 	free(e);
 }
 
@@ -225,7 +263,8 @@ int engine_set_config(struct engine *e, const struct engine_config *cfg)
 	if (!err)
 		err = match_set_config(e->s1.mat, &e->cfg.match);
 	int err2 = second_scale_sync(e);
-	return err ? err : err2;
+	int err3 = third_scale_sync(e);
+	return err ? err : err2 ? err2 : err3;
 }
 
 void engine_equalize(struct engine *e, bool on)
@@ -289,6 +328,7 @@ int engine_submit(struct engine *e, const struct image_u8 *grey)
 		return err;
 	/* A failing second scale only loses that scale for this frame. */
 	e->s2.submitted = scale_on(&e->s2) && threshold_submit(e->s2.thr, grey) == 0;
+	e->s3.submitted = scale_on(&e->s3) && threshold_submit(e->s3.thr, grey) == 0;
 	e->submit_ns = clock_now_ns() - t0;
 	return 0;
 }
@@ -305,6 +345,12 @@ int engine_collect(struct engine *e)
 		e->s2.err = threshold_collect(e->s2.thr, &e->s2.mask);
 	} else {
 		e->s2.err = ERR_AGAIN;
+	}
+	if (e->s3.submitted) {
+		e->s3.submitted = false;
+		e->s3.err = threshold_collect(e->s3.thr, &e->s3.mask);
+	} else {
+		e->s3.err = ERR_AGAIN;
 	}
 	/* The time the threshold holds the caller (submit + waiting in collect),
 	 * not the wall time between them, which may hold other work. */
@@ -323,10 +369,10 @@ static bool near_any(const struct fiducial_det *list, int n, const struct fiduci
 	return false;
 }
 
-/* Adds the second scale's symbols the first did not find; a symbol decoded
+/* Adds another scale's symbols that d does not hold yet; a symbol decoded
  * by either scale replaces a fuzzy one at the same place. Region indices
  * of merged items refer to the other scale's tree, so they are cleared. */
-static void merge_second_scale(struct detections *d, const struct detections *d2)
+static void merge_scale(struct detections *d, const struct detections *d2)
 {
 	for (int i = 0; i < d2->n_fids; i++) {
 		const struct fiducial_det *f = &d2->fids[i];
@@ -376,18 +422,22 @@ int engine_detect(struct engine *e, const struct image_u8 *grey)
 		detections_clear(&e->s1.det);
 		err = match_process(e->s1.mat, tree, grey, &e->s1.det);
 	}
+	/* The third scale runs here while the worker still has the second. */
+	bool ok3 = !err && scale_on(&e->s3) && e->s3.err == 0 && scale_detect(&e->s3, grey);
 	bool ok2 = false;
 	if (async) {
 		/* Always wait: the worker reads grey and writes s2 until done. */
 		pool_wait(e->w.pool);
 		ok2 = e->w.ok;
 	} else if (scale2) {
-		ok2 = scale2_detect(&e->s2, grey);
+		ok2 = scale_detect(&e->s2, grey);
 	}
 	if (err)
 		return err;
 	if (ok2)
-		merge_second_scale(&e->s1.det, &e->s2.det);
+		merge_scale(&e->s1.det, &e->s2.det);
+	if (ok3)
+		merge_scale(&e->s1.det, &e->s3.det);
 	e->times.ns[STAGE_SEGMENT] = t1 - t0;
 	e->times.ns[STAGE_MATCH] = clock_now_ns() - t1;
 	return 0;
@@ -448,5 +498,7 @@ int engine_register_buffer(struct engine *e, void *data, size_t bytes)
 	int err = threshold_register_buffer(e->s1.thr, data, bytes);
 	if (!err && scale_on(&e->s2))
 		err = threshold_register_buffer(e->s2.thr, data, bytes);
+	if (!err && scale_on(&e->s3))
+		err = threshold_register_buffer(e->s3.thr, data, bytes);
 	return err;
 }

@@ -46,6 +46,8 @@ struct engine_config {
 	struct threshold_config thr;   /* first scale (max sizes are set from width/height) */
 	int radius2, median2;          /* second scale; radius2 0 = off */
 	int mode2;                     /* second scale's enum threshold_mode */
+	bool scale3;                   /* a third scale: the first's settings but mode3 */
+	int mode3;                     /* third scale's enum threshold_mode */
 	int segment_threads;           /* bands a scale is segmented in; 0 = auto */
 	int32_t max_runs, max_regions; /* per scale and frame; 0 = from the frame size (core/regions.h) */
 	struct match_config match;     /* trees, finger and blob settings */

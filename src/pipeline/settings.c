@@ -93,6 +93,8 @@ void engine_config_from(const struct tt_config *c, const struct tree_set *trees,
 	e->radius2 = c->radius2;
 	e->median2 = c->median2;
 	e->mode2 = threshold_mode_of(c->threshold2_mode);
+	e->scale3 = strcmp(c->threshold3_mode, "off") != 0;
+	e->mode3 = threshold_mode_of(c->threshold3_mode);
 	e->segment_threads = c->segment_threads;
 	e->max_runs = c->max_runs;
 	e->max_regions = c->max_regions;

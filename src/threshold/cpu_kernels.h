@@ -115,9 +115,7 @@ KFN static void KN(mean_row)(struct threshold_cpu *c, const struct image_u8 *in,
 		if (y - m - 1 >= 0)
 			KN(col_step)(col, image_u8_row(in, y - m - 1), w, -1);
 	}
-	pre[0] = 0;
-	for (int x = 0; x < w; x++)
-		pre[x + 1] = pre[x] + col[x];
+	V(prefix)(pre, col, w);
 	int ny = (y + m < h ? y + m : h - 1) - (y - m > 0 ? y - m : 0) + 1;
 	const uint8_t *restrict v = image_u8_row(in, y);
 	const int32_t k = 100 - bias;

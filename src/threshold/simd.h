@@ -36,6 +36,15 @@ static inline uint8_t u8_max(uint8_t a, uint8_t b)
 	return a > b ? a : b;
 }
 
+/* pre[0] = 0, pre[x + 1] = pre[x] + col[x] for x < w: the row of prefix
+ * sums of the local mean (the same integers in every family). */
+static inline void prefix_u16(int32_t *pre, const uint16_t *col, int w)
+{
+	pre[0] = 0;
+	for (int x = 0; x < w; x++)
+		pre[x + 1] = pre[x] + col[x];
+}
+
 /* ---- sc_: one lane ---- */
 #define sc_VB 1
 #define sc_VW 1
@@ -64,6 +73,10 @@ static inline sc_u8 sc_set1(int v)
 static inline sc_u8 sc_inv(sc_u8 v)
 {
 	return (uint8_t)~v;
+}
+static inline void sc_prefix(int32_t *pre, const uint16_t *col, int w)
+{
+	prefix_u16(pre, col, w);
 }
 static inline uint32_t sc_bits(sc_u8 v)
 {
@@ -155,6 +168,10 @@ static inline __m128i sse2_set1(int v)
 static inline __m128i sse2_inv(__m128i v)
 {
 	return _mm_xor_si128(v, _mm_set1_epi8(-1));
+}
+static inline void sse2_prefix(int32_t *pre, const uint16_t *col, int w)
+{
+	prefix_u16(pre, col, w);
 }
 static inline uint32_t sse2_bits(__m128i v)
 {
@@ -313,6 +330,27 @@ TT_AVX2 static inline __m256i avx2_w_shr8(__m256i a)
 TT_AVX2 static inline __m256i avx2_w_lo8(__m256i a)
 {
 	return _mm256_and_si256(a, _mm256_set1_epi16(255));
+}
+/* Eight sums at a time: a scan within each 128-bit half, the low half's
+ * total added to the high half, the running total to all eight. */
+TT_AVX2 static inline void avx2_prefix(int32_t *pre, const uint16_t *col, int w)
+{
+	const __m256i last_lo = _mm256_set_epi32(3, 3, 3, 3, 7, 7, 7, 7), last = _mm256_set1_epi32(7);
+	__m256i carry = _mm256_setzero_si256();
+	int x = 0;
+	pre[0] = 0;
+	for (; x + 8 <= w; x += 8) {
+		__m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(col + x)));
+		v = _mm256_add_epi32(v, _mm256_slli_si256(v, 4));
+		v = _mm256_add_epi32(v, _mm256_slli_si256(v, 8));
+		v = _mm256_add_epi32(v, _mm256_blend_epi32(_mm256_setzero_si256(),
+							   _mm256_permutevar8x32_epi32(v, last_lo), 0xf0));
+		v = _mm256_add_epi32(v, carry);
+		_mm256_storeu_si256((__m256i *)(void *)(pre + x + 1), v);
+		carry = _mm256_permutevar8x32_epi32(v, last);
+	}
+	for (; x < w; x++)
+		pre[x + 1] = pre[x] + col[x];
 }
 #endif
 
