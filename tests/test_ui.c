@@ -87,6 +87,7 @@ static void km_init(struct km *k)
 	k->tun.median2 = 3;
 	k->tun.mean_radius = 16;
 	k->tun.mean_bias = 16;
+	k->tun.threshold3_mode = 2; /* mean, the default */
 	k->tun.finger_sensitivity = 0.5f;
 	k->tun.blob_min = 50;
 	ui_grid_init(&k->grid, 9, 7);
@@ -234,27 +235,38 @@ static void test_keymap_threshold_menu(void **state)
 	assert_set(&k, press(&k, '+', 0), "median2", "0");
 	assert_int_equal(k.tun.median2, 0);
 	assert_int_equal(k.tun.median, 5); /* the first scale's is its own */
-	/* The local-mean methods' window and bias, within config's ranges. */
+	/* The third scale's method: off or any method, wrapping through off. */
 	press(&k, UI_KEY_DOWN, 0);
 	assert_string_equal(ui_menu_line(UI_MENU_THRESHOLD, 7, &k.tun, line, sizeof line),
+			    "method3 (3rd)   mean");
+	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "threshold3", "gated");
+	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "threshold3", "either");
+	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "threshold3", "both");
+	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "threshold3", "off");
+	assert_int_equal(k.tun.threshold3_mode, -1);
+	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "threshold3", "bernsen");
+	assert_set(&k, press(&k, UI_KEY_LEFT, 0), "threshold3", "off");
+	/* The local-mean methods' window and bias, within config's ranges. */
+	press(&k, UI_KEY_DOWN, 0);
+	assert_string_equal(ui_menu_line(UI_MENU_THRESHOLD, 8, &k.tun, line, sizeof line),
 			    "mean radius     16");
 	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "mean_radius", "17");
 	for (int i = 0; i < 5; i++)
 		press(&k, UI_KEY_RIGHT, UI_MOD_SHIFT);
 	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "mean_radius", "63");
 	press(&k, UI_KEY_DOWN, 0);
-	assert_string_equal(ui_menu_line(UI_MENU_THRESHOLD, 8, &k.tun, line, sizeof line),
+	assert_string_equal(ui_menu_line(UI_MENU_THRESHOLD, 9, &k.tun, line, sizeof line),
 			    "mean bias %     16");
 	assert_set(&k, press(&k, UI_KEY_LEFT, 0), "mean_bias", "15");
 	assert_set(&k, press(&k, UI_KEY_LEFT, UI_MOD_SHIFT), "mean_bias", "5");
 	assert_set(&k, press(&k, UI_KEY_LEFT, UI_MOD_SHIFT), "mean_bias", "0");
 	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "mean_bias", "1");
-	assert_int_equal(ui_menu_lines(UI_MENU_THRESHOLD), 9);
+	assert_int_equal(ui_menu_lines(UI_MENU_THRESHOLD), 10);
 	/* Wraps to the first line. */
 	press(&k, UI_KEY_DOWN, 0);
 	assert_int_equal(k.st.menu_item, 0);
 	press(&k, UI_KEY_UP, 0);
-	assert_int_equal(k.st.menu_item, 8);
+	assert_int_equal(k.st.menu_item, 9);
 	assert_string_equal(ui_menu_line(UI_MENU_THRESHOLD, 3, &k.tun, line, sizeof line),
 			    "median          5x5");
 	/* The menu's own key closes it; the arrows then mean nothing. */
@@ -412,6 +424,12 @@ static void test_tunables_from_snapshot(void **state)
 	assert_int_equal(a.radius, 9);
 	assert_string_equal(ui_threshold_mode_name(a.threshold_mode), "gated");
 	assert_string_equal(ui_threshold_mode_name(a.threshold2_mode), "mean");
+	snprintf(s.threshold3_mode, sizeof s.threshold3_mode, "off");
+	ui_tunables_from_snapshot(&a, &s);
+	assert_int_equal(a.threshold3_mode, -1);
+	snprintf(s.threshold3_mode, sizeof s.threshold3_mode, "either");
+	ui_tunables_from_snapshot(&a, &s);
+	assert_string_equal(ui_threshold_mode_name(a.threshold3_mode), "either");
 	assert_int_equal(a.mean_radius, 21);
 	assert_int_equal(a.mean_bias, 7);
 	/* A change of method or of the mean's settings is a change to show. */

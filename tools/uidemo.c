@@ -149,6 +149,8 @@ static void apply_set(struct snapshot *s, const struct ui_command *c)
 		snprintf(s->threshold_mode, sizeof s->threshold_mode, "%s", v);
 	else if (!strcmp(c->key, "threshold2"))
 		snprintf(s->threshold2_mode, sizeof s->threshold2_mode, "%s", v);
+	else if (!strcmp(c->key, "threshold3"))
+		snprintf(s->threshold3_mode, sizeof s->threshold3_mode, "%s", v);
 	else if (!strcmp(c->key, "mean_radius"))
 		s->mean_radius = atoi(v);
 	else if (!strcmp(c->key, "mean_bias"))
@@ -224,6 +226,7 @@ int main(int argc, char **argv)
 	snap.gate = 32;
 	snprintf(snap.threshold_mode, sizeof snap.threshold_mode, "bernsen");
 	snprintf(snap.threshold2_mode, sizeof snap.threshold2_mode, "bernsen");
+	snprintf(snap.threshold3_mode, sizeof snap.threshold3_mode, "mean");
 	snap.mean_radius = 16;
 	snap.mean_bias = 16;
 	snap.finger_sensitivity = 0.5f;

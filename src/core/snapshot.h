@@ -39,6 +39,7 @@ struct snapshot {
 	int mean_radius, mean_bias; /* local-mean methods, both scales */
 	int radius2, median2;      /* the second scale; radius2 0 = off */
 	char threshold2_mode[16];  /* the second scale's method, as the key "threshold2" names it */
+	char threshold3_mode[16];  /* the third scale's method, or "off" (key "threshold3") */
 	float finger_size, finger_sensitivity, blob_min, blob_max;
 	bool invert_x, invert_y, invert_angle, paused;
 };

@@ -214,6 +214,7 @@ static void snapshot_publish(struct report *r, const struct report_frame *fr)
 	s->gate = c->gate;
 	snprintf(s->threshold_mode, sizeof s->threshold_mode, "%s", c->threshold_mode);
 	snprintf(s->threshold2_mode, sizeof s->threshold2_mode, "%s", c->threshold2_mode);
+	snprintf(s->threshold3_mode, sizeof s->threshold3_mode, "%s", c->threshold3_mode);
 	s->mean_radius = c->mean_radius;
 	s->mean_bias = c->mean_bias;
 	s->median = c->median;

@@ -8,7 +8,8 @@
 #include "ui_grid.h"
 
 /* ITEM_INT_OFF: an integer whose 0 means off (shown as "off"). */
-enum item_kind { ITEM_INT, ITEM_INT_OFF, ITEM_FLOAT, ITEM_BOOL, ITEM_MODE, ITEM_MEDIAN };
+/* ITEM_MODE_OFF: a method, or -1 for off (the third scale). */
+enum item_kind { ITEM_INT, ITEM_INT_OFF, ITEM_FLOAT, ITEM_BOOL, ITEM_MODE, ITEM_MODE_OFF, ITEM_MEDIAN };
 
 struct menu_item {
 	enum ui_menu menu;
@@ -33,6 +34,8 @@ static const struct menu_item menu_items[] = {
 	{UI_MENU_THRESHOLD, "threshold2", "method2 (2nd)", ITEM_MODE, TUN(threshold2_mode), 1, 0,
 	 UI_THRESHOLD_MODES - 1},
 	{UI_MENU_THRESHOLD, "median2", "median2 (2nd)", ITEM_MEDIAN, TUN(median2), 1, 0, 5},
+	{UI_MENU_THRESHOLD, "threshold3", "method3 (3rd)", ITEM_MODE_OFF, TUN(threshold3_mode), 1, -1,
+	 UI_THRESHOLD_MODES - 1},
 	{UI_MENU_THRESHOLD, "mean_radius", "mean radius", ITEM_INT, TUN(mean_radius), 1, 1, 63},
 	{UI_MENU_THRESHOLD, "mean_bias", "mean bias %", ITEM_INT, TUN(mean_bias), 1, 0, 50},
 	{UI_MENU_FINGER, "finger_size", "finger size px", ITEM_FLOAT, TUN(finger_size), 1, 0, 500},
@@ -102,6 +105,7 @@ void ui_tunables_from_snapshot(struct ui_tunables *t, const struct snapshot *s)
 	t->median = s->median;
 	t->radius2 = s->radius2;
 	t->threshold2_mode = ui_threshold_mode_index(s->threshold2_mode);
+	t->threshold3_mode = strcmp(s->threshold3_mode, "off") == 0 ? -1 : ui_threshold_mode_index(s->threshold3_mode);
 	t->median2 = s->median2;
 	t->finger_size = s->finger_size;
 	t->finger_sensitivity = s->finger_sensitivity;
@@ -116,7 +120,8 @@ bool ui_tunables_equal(const struct ui_tunables *a, const struct ui_tunables *b)
 {
 	return a->radius == b->radius && a->gate == b->gate && a->threshold_mode == b->threshold_mode &&
 	       a->median == b->median && a->radius2 == b->radius2 && a->median2 == b->median2 &&
-	       a->threshold2_mode == b->threshold2_mode && a->mean_radius == b->mean_radius &&
+	       a->threshold2_mode == b->threshold2_mode && a->threshold3_mode == b->threshold3_mode &&
+	       a->mean_radius == b->mean_radius &&
 	       a->mean_bias == b->mean_bias &&
 	       a->finger_size == b->finger_size &&
 	       a->finger_sensitivity == b->finger_sensitivity && a->blob_min == b->blob_min &&
@@ -174,9 +179,10 @@ static void item_format_value(const struct menu_item *it, const struct ui_tunabl
 	case ITEM_INT:
 	case ITEM_INT_OFF:
 	case ITEM_MEDIAN: snprintf(buf, cap, "%d", *item_int(it, t)); break;
-	case ITEM_MODE: {
+	case ITEM_MODE:
+	case ITEM_MODE_OFF: {
 		const char *name = ui_threshold_mode_name(*item_int(it, t));
-		snprintf(buf, cap, "%s", name ? name : mode_names[0]);
+		snprintf(buf, cap, "%s", name ? name : it->kind == ITEM_MODE_OFF ? "off" : mode_names[0]);
 		break;
 	}
 	case ITEM_BOOL: snprintf(buf, cap, "%s", *item_bool(it, t) ? "true" : "false"); break;
@@ -262,10 +268,12 @@ static void item_adjust(const struct menu_item *it, struct ui_tunables *t, int d
 		break;
 	}
 	case ITEM_BOOL: *item_bool(it, t) = !*item_bool(it, t); break;
-	case ITEM_MODE: {
-		/* Cycles, wrapping: the methods have no order worth stopping at. */
-		int n = (int)it->max + 1, v = *item_int(it, t) + dir;
-		*item_int(it, t) = ((v % n) + n) % n;
+	case ITEM_MODE:
+	case ITEM_MODE_OFF: {
+		/* Cycles, wrapping: the methods have no order worth stopping at
+		 * (min is -1, off, for the third scale). */
+		int lo = (int)it->min, n = (int)it->max - lo + 1, v = *item_int(it, t) + dir - lo;
+		*item_int(it, t) = ((v % n) + n) % n + lo;
 		break;
 	}
 	case ITEM_MEDIAN: {

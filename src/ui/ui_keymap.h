@@ -81,6 +81,7 @@ struct ui_tunables {
 	int mean_radius, mean_bias;               /* local-mean methods */
 	int radius2, median2;                     /* the second scale; radius2 0 = off */
 	int threshold2_mode;                      /* index of ui_threshold_mode_name() */
+	int threshold3_mode;                      /* the third scale's: an index, or -1 = off */
 	float finger_size, finger_sensitivity, blob_min, blob_max;
 	bool invert_x, invert_y, invert_angle;
 };
