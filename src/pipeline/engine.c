@@ -58,31 +58,35 @@ static bool scale_on(const struct scale *s)
 	return s->thr != NULL;
 }
 
-/* The second scale thresholds with its own radius and median and reports
- * symbols only: fingers and blobs come from the first. */
+/* The matcher of an extra scale reports symbols only: fingers and blobs
+ * come from the first. */
+static void symbols_only(const struct engine_config *c, struct match_config *mc)
+{
+	*mc = c->match;
+	mc->finger_size_px = 0;
+	mc->blob_max_px = 0;
+}
+
+/* The second scale thresholds with its own radius, median and method. */
 static void second_configs(const struct engine_config *c, struct threshold_config *tc, struct match_config *mc)
 {
 	*tc = c->thr;
 	tc->radius = c->radius2;
 	tc->median = c->median2;
 	tc->mode = c->mode2;
-	*mc = c->match;
-	mc->finger_size_px = 0;
-	mc->blob_max_px = 0;
+	symbols_only(c, mc);
 }
 
 /* The third scale thresholds the frame with its own method (the first
- * scale's other settings) and, like the second, reports symbols only; they
- * are merged where neither other scale found one. Without the repair round:
- * on a local-mean mask it costs more than it finds. */
+ * scale's other settings); its symbols are merged where neither other scale
+ * found one. Without the repair round: on a local-mean mask it costs more
+ * than it finds. */
 static void third_configs(const struct engine_config *c, struct threshold_config *tc, struct match_config *mc)
 {
 	*tc = c->thr;
 	tc->mode = c->mode3;
-	*mc = c->match;
+	symbols_only(c, mc);
 	mc->no_repair = true;
-	mc->finger_size_px = 0;
-	mc->blob_max_px = 0;
 }
 
 /* Auto: half the cores a scale (both scales segment at once, so together

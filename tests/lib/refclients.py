@@ -86,6 +86,14 @@ class Session:
         self.adds = self.sets = self.dels = 0
         self.pos = []  # (x, y) normalised, from add and set
 
+    def count(self, op):
+        if op == "add":
+            self.adds += 1
+        elif op == "set":
+            self.sets += 1
+        else:
+            self.dels += 1
+
 
 def parse11(path):
     """TuioDump output -> ({kind: {sid: Session}}, trailing del counts, other lines)."""
@@ -104,12 +112,7 @@ def parse11(path):
         s = sess[kind].setdefault(sid, Session(sid))
         s.ident = int(ident)
         events.append((op, kind, sid))
-        if op == "add":
-            s.adds += 1
-        elif op == "set":
-            s.sets += 1
-        else:
-            s.dels += 1
+        s.count(op)
         if op != "del":
             v = rest.split()
             s.pos.append((float(v[0]), float(v[1])))
@@ -130,12 +133,7 @@ def parse20(path):
         op, kind, sid = m.group(1), m.group(2), int(m.group(3))
         s = sess[kind].setdefault(sid, Session(sid))
         events.append((op, kind, sid))
-        if op == "add":
-            s.adds += 1
-        elif op == "set":
-            s.sets += 1
-        else:
-            s.dels += 1
+        s.count(op)
     return sess, events, other
 
 
