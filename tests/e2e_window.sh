@@ -143,14 +143,20 @@ start_app() {
 	"$@" >"$tmp/app.log" 2>&1 &
 	app_pid=$!
 	win=""
-	for _ in $(seq 100); do
+	# Up to 20 s: a loaded 2-core machine can be slow to map a window.
+	for _ in $(seq 200); do
 		win=$(xdotool search --name tabletrack 2>/dev/null | head -n1)
 		[ -n "$win" ] && break
 		kill -0 "$app_pid" 2>/dev/null || break
 		sleep 0.1
 	done
 	if [ -z "$win" ]; then
-		echo "FAIL: no window titled tabletrack from: $*"
+		if kill -0 "$app_pid" 2>/dev/null; then
+			echo "FAIL: no window titled tabletrack within 20 s from: $*"
+		else
+			wait "$app_pid"
+			echo "FAIL: $* ended (status $?) before its window was seen"
+		fi
 		cat "$tmp/app.log"
 		exit 1
 	fi
