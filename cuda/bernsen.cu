@@ -59,7 +59,12 @@ struct cuda_threshold {
 	uint32_t *d_mean_mask; /* local mean's verdict, laid out as d_mask (fused modes) */
 	uint32_t *d_mask;
 	uint8_t *h_grey;  /* pinned staging for frames not registered */
-	uint64_t *h_mask; /* pinned */
+	/* Two pinned host masks, alternating per submit: the mask a collect
+	 * hands out (collect_view) is still being read while the next frame's
+	 * submit downloads into the other one. */
+	uint64_t *h_masks[2];
+	uint64_t *h_mask; /* h_masks[cur]: the one the last submit fills */
+	int cur;
 	int width, height, words; /* the frame in flight; words = 64-bit words a mask row */
 	int src_stride;           /* bytes a row of the frame being uploaded */
 	bool pending, timed;
@@ -558,7 +563,9 @@ struct cuda_threshold *cuda_threshold_create(const struct cuda_threshold_config 
 	/* Not mapped memory for the kernels to write into: measured on an H100,
 	 * 4-byte writes across PCIe cost 30-60 us a 1080p frame, the download
 	 * 1.3-12 us. */
-	CUDA_CHECK(cudaHostAlloc(&t->h_mask, words * sizeof(uint64_t), cudaHostAllocDefault));
+	for (int i = 0; i < 2; i++)
+		CUDA_CHECK(cudaHostAlloc(&t->h_masks[i], words * sizeof(uint64_t), cudaHostAllocDefault));
+	t->h_mask = t->h_masks[0];
 	for (int i = 0; i < 4; i++)
 		CUDA_CHECK(cudaEventCreate(&t->ev[i]));
 	/* r = 32 needs about 43 KB: under the 48 KB default, but say so explicitly. */
@@ -597,7 +604,8 @@ void cuda_threshold_destroy(struct cuda_threshold *t)
 	cudaFree(t->d_mean_col);
 	cudaFree(t->d_mean_mask);
 	cudaFreeHost(t->h_grey);
-	cudaFreeHost(t->h_mask);
+	cudaFreeHost(t->h_masks[0]);
+	cudaFreeHost(t->h_masks[1]);
 	for (int i = 0; i < 4; i++)
 		if (t->ev[i])
 			cudaEventDestroy(t->ev[i]);
@@ -853,6 +861,8 @@ int cuda_threshold_submit(struct cuda_threshold *t, const uint8_t *grey, int wid
 	if (t->pending)
 		CUDA_CHECK(cudaStreamSynchronize(t->last)); /* a submit without collect: the old frame is dropped */
 	t->pending = false;
+	t->cur ^= 1;
+	t->h_mask = t->h_masks[t->cur];
 	span = (size_t)stride * (height - 1) + width;
 	if (!is_registered(t, grey, span)) {
 		/* pageable memory: the DMA engine needs a pinned copy */

@@ -92,7 +92,9 @@ int cuda_threshold_submit(struct cuda_threshold *t, const uint8_t *grey, int wid
  * ERR_DEVICE when the GPU failed (the caller falls back to the CPU). */
 int cuda_threshold_collect(struct cuda_threshold *t, uint64_t *bits, int stride_words);
 /* The same without the copy: *bits points into pinned memory, rows of
- * *stride_words = (width + 63) / 64 words, valid until the next submit. */
+ * *stride_words = (width + 63) / 64 words. Two such buffers alternate per
+ * submit, so the mask stays valid and unchanged through the next submit
+ * (the overlapped one) until the submit after it, or destroy. */
 int cuda_threshold_collect_view(struct cuda_threshold *t, const uint64_t **bits, int *stride_words);
 /* Page-locks a long-lived host buffer (a capture ring slot) so that frames
  * inside it are copied to the GPU by DMA with no staging memcpy. At most 16;

@@ -15,7 +15,7 @@ struct scale {
 	struct threshold *thr;
 	struct segment *seg;
 	struct match *mat;
-	struct bitmask mask;
+	struct bitmask mask;  /* borrowed from thr (threshold_collect_view) after a collect */
 	struct detections det;
 	bool submitted;
 	int err;              /* of the last collect */
@@ -48,7 +48,6 @@ static void scale_free(struct scale *s)
 	threshold_destroy(s->thr);
 	segment_destroy(s->seg);
 	match_destroy(s->mat);
-	bitmask_free(&s->mask);
 	detections_free(&s->det);
 	memset(s, 0, sizeof *s);
 }
@@ -117,7 +116,7 @@ static int scale_create(struct scale *s, const struct engine_config *c, const st
 		s->seg = segment_create_threaded(&sc, segment_threads(c), &err);
 	if (s->seg)
 		s->mat = match_create(mc, &err);
-	if (s->mat && !(err = bitmask_alloc(&s->mask, c->width, c->height)))
+	if (s->mat)
 		err = detections_alloc(&s->det, c->max_detections);
 	if (!s->mat || err) {
 		scale_free(s);
@@ -343,16 +342,16 @@ int engine_collect(struct engine *e)
 		return ERR_AGAIN;
 	int64_t t0 = clock_now_ns();
 	e->s1.submitted = false;
-	e->s1.err = threshold_collect(e->s1.thr, &e->s1.mask);
+	e->s1.err = threshold_collect_view(e->s1.thr, &e->s1.mask);
 	if (e->s2.submitted) {
 		e->s2.submitted = false;
-		e->s2.err = threshold_collect(e->s2.thr, &e->s2.mask);
+		e->s2.err = threshold_collect_view(e->s2.thr, &e->s2.mask);
 	} else {
 		e->s2.err = ERR_AGAIN;
 	}
 	if (e->s3.submitted) {
 		e->s3.submitted = false;
-		e->s3.err = threshold_collect(e->s3.thr, &e->s3.mask);
+		e->s3.err = threshold_collect_view(e->s3.thr, &e->s3.mask);
 	} else {
 		e->s3.err = ERR_AGAIN;
 	}

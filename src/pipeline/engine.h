@@ -14,7 +14,7 @@
  * the CPU segments frame N:
  *
  *     engine_submit(e, grey_n);            // starts threshold work (async on the GPU)
- *     engine_collect(e);                   // waits; the masks are the engine's now
+ *     engine_collect(e);                   // waits; masks borrowed from the thresholders
  *     engine_submit(e, grey_n_plus_1);     // optional: overlap the next frame
  *     engine_detect(e, grey_n);            // segment and match frame N
  *     track_process(tracker, engine_detections(e), ...);
@@ -94,7 +94,10 @@ int engine_finish(struct engine *e, const struct image_u8 *grey, uint64_t frame,
 int engine_process(struct engine *e, const struct image_u8 *grey, uint64_t frame, int64_t t_capture_ns,
 		   struct tracked_state *out);
 
-/* What the last frame produced, borrowed until the next call. */
+/* What the last frame produced, borrowed until the next call. The mask is
+ * the first scale's thresholder's own (no copy): valid until the next
+ * engine_collect(), engine_set_config() or destroy; the overlapped
+ * engine_submit() of the next frame leaves it alone. */
 const struct bitmask *engine_mask(const struct engine *e);
 const struct detections *engine_detections(const struct engine *e);
 const struct engine_times *engine_times(const struct engine *e);

@@ -119,8 +119,11 @@ int threshold_submit(struct threshold *t, const struct image_u8 *grey);
 int threshold_collect(struct threshold *t, struct bitmask *out);
 int threshold_process(struct threshold *t, const struct image_u8 *grey, struct bitmask *out);
 /* collect without the copy: *view borrows the backend's own mask (pinned
- * memory on CUDA; rows of (width + 63) / 64 words), read-only, valid until
- * the next submit or destroy. Saves a 260 KB memcpy a 1080p frame. */
+ * memory on CUDA; rows of (width + 63) / 64 words), read-only. It stays
+ * valid and unchanged until the next collect or destroy: a submit in
+ * between (the next frame's, overlapped with segmenting this one) fills
+ * another buffer (CUDA alternates two; the CPU computes in collect). Saves
+ * a 260 KB memcpy a 1080p frame and scale. */
 int threshold_collect_view(struct threshold *t, struct bitmask *view);
 
 /* Optional, for the GPU: page-locks a long-lived frame buffer (a capture ring

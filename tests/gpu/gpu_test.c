@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../cuda/bernsen_cuda.h"
 #include "../../src/core/err.h"
@@ -280,6 +281,16 @@ static void test_mean_modes(void)
 	}
 }
 
+/* Gives an async submit time to finish its download (a 720p frame takes
+ * well under a millisecond), so that a download into a buffer still being
+ * read would show in the comparison that follows. */
+static int settle(void)
+{
+	struct timespec ts = {0, 5000000};
+	nanosleep(&ts, NULL);
+	return 1;
+}
+
 static void test_api(void)
 {
 	struct threshold_config c = base_config(1920, 1080);
@@ -326,6 +337,19 @@ static void test_api(void)
 		ok = ok && masks_equal(&m_cpu, &m_gpu, 1280, 720, where, sizeof where);
 	}
 	check(ok, "20 alternating frames");
+	/* the engine's order: collect_view N, submit N+1 (downloads while N is
+	 * read), read N, collect_view N+1: N's view must not change under the
+	 * overlapped submit */
+	threshold_process(cpu, &a, &m_cpu);
+	threshold_process(cpu, &b, &ref);
+	ok = threshold_submit(gpu, &a) == 0;
+	for (int i = 0; i < 20 && ok; i++) {
+		const struct bitmask *want = i % 2 ? &ref : &m_cpu;
+		ok = threshold_collect_view(gpu, &view) == 0 && threshold_submit(gpu, i % 2 ? &a : &b) == 0 &&
+		     settle() && masks_equal(want, &view, 1280, 720, where, sizeof where);
+	}
+	ok = ok && threshold_collect_view(gpu, &view) == 0;
+	check(ok, "collect_view N stays N through submit N+1");
 	image_u8_free(&a);
 	image_u8_free(&b);
 	bitmask_free(&ref);
