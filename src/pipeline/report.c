@@ -147,7 +147,9 @@ static void dump_frame(struct report *r, const struct report_frame *fr)
 	if (!r->dump_img.data)
 		return;
 	bitmask_to_image(fr->mask, &r->dump_img);
-	snprintf(path, sizeof path, "%s/%06llu-binary.png", r->dump_dir, (unsigned long long)fr->fseq);
+	/* A build without libpng dumps PGM rather than failing every frame. */
+	snprintf(path, sizeof path, "%s/%06llu-binary.%s", r->dump_dir, (unsigned long long)fr->fseq,
+		 TT_HAVE_PNG ? "png" : "pgm");
 	int err = image_write(path, &r->dump_img);
 	FILE *out = NULL;
 	if (!err) {
