@@ -85,7 +85,7 @@ struct lk_args {
 	int32_t cap_runs, cap_regions, adj_cap;
 	uint32_t table_mask;      /* pair-table slots - 1 (a power of two - 1) */
 	struct lk_hdr *hdr;
-	int32_t *row_count;       /* height + 1 */
+	int64_t *row_count;       /* height + 1 */
 	int64_t *rf64;            /* height + 1: exclusive prefix sum of row_count */
 	int32_t *row_of;          /* cap_runs: a run's row */
 	int32_t *xend;            /* cap_runs: x + len */
@@ -298,7 +298,7 @@ LK_FN void lk_k_count(const struct lk_args *g, int64_t t)
 		return;
 	}
 	const uint64_t *row = g->mask + (int64_t)y * g->stride_words;
-	int32_t n = 1;
+	int64_t n = 1;
 	for (int i = 0; i < g->n_words; i++)
 		n += lk_popc(lk_changes(row, i, g->n_words, g->width));
 	g->row_count[y] = n;

@@ -60,7 +60,7 @@ static struct sim *sim_create(int max_w, int max_h, int adj_cap, int32_t max_run
 	const size_t rows = (size_t)max_h + 1, runs = (size_t)g->cap_runs, regs = (size_t)g->cap_regions;
 	g->hdr = &s->hdr;
 	memset(&s->hdr, 0, sizeof s->hdr);
-	g->row_count = garbage(rows * sizeof(int32_t));
+	g->row_count = garbage(rows * sizeof(int64_t));
 	g->rf64 = garbage(rows * sizeof(int64_t));
 	g->rf_out = garbage(rows * sizeof(int32_t));
 	g->row_of = garbage(runs * sizeof(int32_t));
