@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+extern "C" {
 #include "../src/core/err.h"
 #include "../src/core/image.h"
 #include "../src/core/log.h"
+}
 #include "label_kernels.h"
 
 #define CUDA_CHECK(call)                                                                             \
