@@ -176,6 +176,8 @@ ifeq ($(CUDA),1)
   LDLIBS    += -L$(CUDA_LIBDIR) -lcudart_static -ldl -lrt -lstdc++
 else
   CUDA_OBJ  := $(OBJ)/cuda/none.o
+  # The GPU segmenter's stand-in (label_cuda.h) without nvcc.
+  CUDA_OBJ  += $(OBJ)/cuda/label_none.o
 endif
 
 # The window is the only SDL user: without SDL2 ui_sdl.c is not compiled

@@ -888,6 +888,16 @@ fail:
 	return ERR_DEVICE;
 }
 
+int cuda_threshold_device_mask(struct cuda_threshold *t, const void **dev_bits, int *stride_words, void **stream)
+{
+	if (!t->width)
+		return ERR_AGAIN;
+	*dev_bits = t->d_mask;
+	*stride_words = t->words;
+	*stream = t->stream;
+	return 0;
+}
+
 int cuda_threshold_collect_view(struct cuda_threshold *t, const uint64_t **bits, int *stride_words)
 {
 	if (!t->pending)

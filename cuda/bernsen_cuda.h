@@ -96,6 +96,12 @@ int cuda_threshold_collect(struct cuda_threshold *t, uint64_t *bits, int stride_
  * submit, so the mask stays valid and unchanged through the next submit
  * (the overlapped one) until the submit after it, or destroy. */
 int cuda_threshold_collect_view(struct cuda_threshold *t, const uint64_t **bits, int *stride_words);
+/* The device mask of the frame last submitted (height rows of *stride_words
+ * 64-bit words, as collect() writes them) and the cudaStream_t its kernels
+ * run on, for a GPU stage that reads the mask in place (cuda/label_cuda.h):
+ * work queued on *stream after submit() sees the whole mask. Valid until
+ * the next submit. ERR_AGAIN before the first submit. */
+int cuda_threshold_device_mask(struct cuda_threshold *t, const void **dev_bits, int *stride_words, void **stream);
 /* Page-locks a long-lived host buffer (a capture ring slot) so that frames
  * inside it are copied to the GPU by DMA with no staging memcpy. At most 16;
  * the buffer must stay allocated until unregistered or t is destroyed. */

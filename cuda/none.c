@@ -55,6 +55,15 @@ int cuda_threshold_collect_view(struct cuda_threshold *t, const uint64_t **bits,
 	return ERR_UNSUPPORTED;
 }
 
+int cuda_threshold_device_mask(struct cuda_threshold *t, const void **dev_bits, int *stride_words, void **stream)
+{
+	(void)t;
+	(void)dev_bits;
+	(void)stride_words;
+	(void)stream;
+	return ERR_UNSUPPORTED;
+}
+
 int cuda_threshold_register(struct cuda_threshold *t, void *data, size_t bytes)
 {
 	(void)t;

@@ -21,6 +21,10 @@
  * and 1920x1080: the CPU reference (whole frame, ms), the GPU round trip
  * from a malloc'd frame with edges only and with magnitude and direction
  * too, and the GPU time of upload / kernels / download from events.
+ * Then the GPU segmenter (cuda/label_cuda.h) at 640x480, 1080p and 4K: a
+ * mask already on the GPU (the CPU threshold of the same content, r = 6)
+ * -> the tree's arrays on the host (submit + collect), beside the CPU
+ * segmenter (segment_process, one thread) on the same mask.
  * Frames rotate among 4 buffers so caches do not flatter the numbers.
  * Numbers, not assertions.
  */
@@ -30,6 +34,8 @@
 
 #include "../../cuda/bernsen_cuda.h"
 #include "../../cuda/canny_cuda.h"
+#include "../../cuda/label_cuda.h"
+#include "../../src/segment/segment.h"
 #include "../../src/core/clock.h"
 #include "../../src/core/err.h"
 #include "../../src/core/log.h"
@@ -230,6 +236,61 @@ static void canny_bench(int have_gpu)
 	}
 }
 
+/* The GPU segmenter: device mask -> tree arrays on the host, and the CPU
+ * segmenter on the same mask. */
+static void bench_label(void)
+{
+	static const int sizes[][2] = {{640, 480}, {1920, 1080}, {3840, 2160}};
+	for (int s = 0; s < 3; s++) {
+		const int w = sizes[s][0], h = sizes[s][1];
+		struct threshold_config tc = {.max_width = w, .max_height = h, .mode = THRESHOLD_BERNSEN, .radius = 6,
+					      .gate = 32, .tile = 10, .mean_radius = 16, .mean_bias = 16};
+		struct segment_config sc = {w, h, 19, 0, 0};
+		struct cuda_label_config lc = {w, h, 19, 0, 0};
+		struct image_u8 img;
+		struct bitmask m;
+		int err = 0;
+		struct threshold *cpu = threshold_create(&tc, "cpu", &err);
+		struct segment *seg = segment_create(&sc, &err);
+		struct cuda_label *lab = cuda_label_create(&lc, &err);
+		if (!cpu || !seg || !lab || image_u8_alloc(&img, w, h) < 0 || bitmask_alloc(&m, w, h) < 0) {
+			printf("label %dx%d: cannot create (%s)\n", w, h, err_str(err));
+			return;
+		}
+		fill(&img, 7);
+		threshold_process(cpu, &img, &m);
+		reset();
+		const struct region_tree *t = NULL, *ref = NULL;
+		int ok = cuda_label_upload(lab, m.bits, w, h, m.stride_words) == 0;
+		for (int i = 0; ok && i < 20; i++)
+			ok = cuda_label_submit(lab, NULL, w, h, 0, NULL) == 0 && cuda_label_collect(lab, &t) == 0;
+		for (int i = 0; ok && i < n_frames; i++) {
+			int64_t t0 = clock_now_ns();
+			ok = cuda_label_submit(lab, NULL, w, h, 0, NULL) == 0 && cuda_label_collect(lab, &t) == 0;
+			timing_add(&tm[0], clock_now_ns() - t0);
+		}
+		for (int i = 0; i < n_frames / 4; i++) {
+			int64_t t0 = clock_now_ns();
+			segment_process(seg, &m, &ref);
+			timing_add(&tm[1], clock_now_ns() - t0);
+		}
+		double mg, pg, mc, pc;
+		stat_us(0, &mg, &pg);
+		stat_us(1, &mc, &pc);
+		if (ok)
+			printf("label %4dx%-5d | gpu mask->tree on host %7.1f / %7.1f us | cpu segment (1 thread) %7.1f / "
+			       "%7.1f us | %d runs, %d regions\n",
+			       w, h, mg, pg, mc, pc, (int)t->n_runs, (int)t->n_regions);
+		else
+			printf("label %dx%d: the GPU segmenter failed\n", w, h);
+		cuda_label_destroy(lab);
+		segment_destroy(seg);
+		threshold_destroy(cpu);
+		image_u8_free(&img);
+		bitmask_free(&m);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const int sizes[][2] = {{640, 480}, {1280, 720}, {1920, 1080}, {3840, 2160}};
@@ -370,5 +431,6 @@ int main(int argc, char **argv)
 		}
 	}
 	canny_bench(have_gpu);
+	bench_label();
 	return 0;
 }

@@ -15,6 +15,11 @@
  * with several threshold pairs on odd sizes, random rectangles, 1080p and
  * 4K, the real frames. Prints "N passed, N failed";
  * exits 0 only when nothing failed. Exit 77 when no GPU is usable.
+ * The GPU segmenter (cuda/label_cuda.h) against segment_process(): random
+ * masks of every kind, size and density, odd widths, adjacency caps 2..64,
+ * run and region overflow, 1080p and 4K frames, a mask labelled in place
+ * on the threshold's stream, and the frames of DIR; trees compared array
+ * for array.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -24,6 +29,9 @@
 
 #include "../../cuda/bernsen_cuda.h"
 #include "../../cuda/canny_cuda.h"
+#include "../../cuda/label_cuda.h"
+#include "../../src/segment/segment.h"
+#include "../common/label_cases.h"
 #include "../../src/core/err.h"
 #include "../../src/core/log.h"
 #include "../../src/outline/canny.h"
@@ -618,6 +626,187 @@ done:
 	free(cm_gpu);
 }
 
+/* ---- the GPU segmenter against segment_process() ------------------------ */
+
+static void label_compare(struct segment *seg, struct cuda_label *lab, const struct bitmask *m, const char *what)
+{
+	const struct region_tree *ref = NULL, *t = NULL;
+	char why[300], msg[400];
+	int ok = segment_process(seg, m, &ref) == 0;
+	ok = ok && cuda_label_upload(lab, m->bits, m->width, m->height, m->stride_words) == 0 &&
+	     cuda_label_submit(lab, NULL, m->width, m->height, 0, NULL) == 0 && cuda_label_collect(lab, &t) == 0;
+	if (!ok) {
+		snprintf(msg, sizeof msg, "label %s %dx%d: a call failed", what, m->width, m->height);
+		check(0, msg);
+		return;
+	}
+	int differ = lc_trees_differ(ref, t, why, sizeof why);
+	snprintf(msg, sizeof msg, "label %s %dx%d adj_cap %d: %s", what, m->width, m->height, (int)ref->adj_cap,
+		 differ ? why : "same");
+	check(!differ, msg);
+}
+
+struct label_pair {
+	struct segment *seg;
+	struct cuda_label *lab;
+};
+
+static int label_pair_new(struct label_pair *p, int w, int h, int cap, int32_t runs, int32_t regions)
+{
+	struct segment_config sc = {w, h, cap, runs, regions};
+	struct cuda_label_config lc = {w, h, cap, runs, regions};
+	int err = 0;
+	p->seg = segment_create(&sc, &err);
+	p->lab = cuda_label_create(&lc, &err);
+	check(p->seg && p->lab, "label: create");
+	return p->seg && p->lab;
+}
+
+static void label_pair_free(struct label_pair *p)
+{
+	segment_destroy(p->seg);
+	cuda_label_destroy(p->lab);
+}
+
+static void test_label(const char *dir)
+{
+	const int fail0 = n_fail;
+	uint32_t rng = 4242;
+	struct threshold_config base = base_config(3840, 2160);
+	check(threshold_set_config(cpu, &base) == 0, "label: CPU threshold config");
+	const int caps[] = {2, 3, 8, 19, 64};
+	for (size_t c = 0; c < sizeof caps / sizeof *caps; c++) {
+		struct label_pair p;
+		if (!label_pair_new(&p, 200, 160, caps[c], 0, 0))
+			return;
+		for (int it = 0; it < (quick ? 10 : 80); it++) {
+			struct bitmask m;
+			const int w = 1 + (int)(lc_rand(&rng) % 200), h = 1 + (int)(lc_rand(&rng) % 160);
+			if (bitmask_alloc(&m, w, h) < 0)
+				return;
+			lc_mask(&m, it % LC_KINDS, &rng);
+			label_compare(p.seg, p.lab, &m, "random");
+			bitmask_free(&m);
+		}
+		label_pair_free(&p);
+	}
+	{
+		const int ws[] = {1, 2, 3, 63, 64, 65, 127, 129, 193}, hs[] = {1, 2, 3, 65};
+		struct label_pair p;
+		if (!label_pair_new(&p, 193, 65, 8, 0, 0))
+			return;
+		for (size_t i = 0; i < sizeof ws / sizeof *ws; i++)
+			for (size_t j = 0; j < sizeof hs / sizeof *hs; j++)
+				for (int kind = 0; kind < LC_KINDS; kind++) {
+					struct bitmask m;
+					if (bitmask_alloc(&m, ws[i], hs[j]) < 0)
+						return;
+					lc_mask(&m, kind, &rng);
+					label_compare(p.seg, p.lab, &m, "odd size");
+					bitmask_free(&m);
+				}
+		label_pair_free(&p);
+	}
+	{
+		const struct { int32_t runs, regions; } oc[] = {{5000, 0}, {0, 1000}, {3000, 200}, {1, 0}, {0, 1}, {40, 3}};
+		for (size_t c = 0; c < sizeof oc / sizeof *oc; c++) {
+			struct label_pair p;
+			if (!label_pair_new(&p, 160, 160, 8, oc[c].runs, oc[c].regions))
+				return;
+			for (int it = 0; it < 14; it++) {
+				struct bitmask m;
+				if (bitmask_alloc(&m, 1 + (int)(lc_rand(&rng) % 160), 1 + (int)(lc_rand(&rng) % 160)) < 0)
+					return;
+				lc_mask(&m, it % LC_KINDS, &rng);
+				label_compare(p.seg, p.lab, &m, "overflow");
+				bitmask_free(&m);
+			}
+			label_pair_free(&p);
+		}
+	}
+	/* Camera-sized frames: synthetic images through the CPU threshold, and
+	 * masks of every kind. */
+	const int big[][2] = {{1920, 1080}, {3840, 2160}, {640, 480}};
+	for (int b = 0; b < 3; b++) {
+		const int w = big[b][0], h = big[b][1];
+		struct label_pair p;
+		if (!label_pair_new(&p, w, h, 19, 0, 0))
+			return;
+		struct image_u8 img;
+		struct bitmask m;
+		if (image_u8_alloc(&img, w, h) < 0 || bitmask_alloc(&m, w, h) < 0)
+			return;
+		for (int kind = 0; kind < 3; kind++) {
+			fill(&img, kind);
+			m_cpu.width = w;
+			m_cpu.height = h;
+			check(threshold_process(cpu, &img, &m_cpu) == 0, "label: CPU threshold");
+			label_compare(p.seg, p.lab, &m_cpu, "thresholded");
+		}
+		for (int kind = 0; kind < LC_KINDS; kind++) {
+			lc_mask(&m, kind, &rng);
+			label_compare(p.seg, p.lab, &m, "big");
+		}
+		/* The mask labelled in place, on the GPU threshold's stream. */
+		struct cuda_threshold_config tc = {.max_width = w, .max_height = h, .mode = 0, .radius = 6, .gate = 32,
+						   .tile = 10, .mean_radius = 16, .mean_bias = 16};
+		int err = 0;
+		struct cuda_threshold *ct = cuda_threshold_create(&tc, &err);
+		check(ct != NULL, "label: cuda_threshold_create");
+		for (int kind = 0; ct && kind < 3; kind++) {
+			fill(&img, kind);
+			const void *dev = NULL;
+			void *stream = NULL;
+			int words = 0;
+			const struct region_tree *ref = NULL, *t = NULL;
+			char why[300], msg[400];
+			int ok = cuda_threshold_submit(ct, img.data, w, h, img.stride) == 0 &&
+				 cuda_threshold_device_mask(ct, &dev, &words, &stream) == 0 &&
+				 cuda_label_submit(p.lab, dev, w, h, words, stream) == 0 && cuda_label_collect(p.lab, &t) == 0 &&
+				 cuda_threshold_collect(ct, m.bits, m.stride_words) == 0 && segment_process(p.seg, &m, &ref) == 0;
+			int differ = ok ? lc_trees_differ(ref, t, why, sizeof why) : 1;
+			snprintf(msg, sizeof msg, "label in place %dx%d kind %d: %s", w, h, kind,
+				 !ok ? "a call failed" : differ ? why : "same");
+			check(ok && !differ, msg);
+		}
+		cuda_threshold_destroy(ct);
+		image_u8_free(&img);
+		bitmask_free(&m);
+		label_pair_free(&p);
+	}
+	m_cpu.width = m_gpu.width = 3840;
+	m_cpu.height = m_gpu.height = 2160;
+	/* Real frames, thresholded by the CPU. */
+	DIR *d = dir ? opendir(dir) : NULL;
+	struct dirent *e;
+	int n = 0;
+	while (d && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		char path[1024];
+		struct image_u8 in;
+		if (len < 5 || strcmp(e->d_name + len - 4, ".pgm") != 0)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (read_pgm(path, &in) < 0 || in.width > 3840 || in.height > 2160)
+			continue;
+		struct label_pair p;
+		if (label_pair_new(&p, in.width, in.height, 19, 0, 0)) {
+			m_cpu.width = in.width;
+			m_cpu.height = in.height;
+			check(threshold_process(cpu, &in, &m_cpu) == 0, "label: CPU threshold");
+			label_compare(p.seg, p.lab, &m_cpu, e->d_name);
+			label_pair_free(&p);
+		}
+		m_cpu.width = 3840;
+		m_cpu.height = 2160;
+		image_u8_free(&in);
+		n++;
+	}
+	if (d)
+		closedir(d);
+	printf("%s: GPU segmenter against segment_process (%d real frames)\n", n_fail == fail0 ? "PASS" : "FAIL", n);
+}
+
 int main(int argc, char **argv)
 {
 	char why[200];
@@ -644,6 +833,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && !quick)
 		test_real_frames(argv[1]);
 	test_canny(argc > 1 ? argv[1] : NULL);
+	test_label(argc > 1 && !quick ? argv[1] : NULL);
 	threshold_destroy(cpu);
 	threshold_destroy(gpu);
 	bitmask_free(&m_cpu);

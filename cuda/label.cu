@@ -1,0 +1,288 @@
+/* label.cu - the GPU segmenter's launches (label_cuda.h); the kernel bodies
+ * are in label_kernels.h, shared with the CPU simulation. */
+#include "label_cuda.h"
+
+#include <cub/device/device_scan.cuh>
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern "C" {
+#include "../src/core/err.h"
+#include "../src/core/image.h"
+#include "../src/core/log.h"
+}
+#include "label_kernels.h"
+
+#define CUDA_CHECK(call)                                                                             \
+	do {                                                                                         \
+		cudaError_t e_ = (call);                                                             \
+		if (e_ != cudaSuccess) {                                                             \
+			log_error("cuda: %s failed: %s (%s:%d)", #call, cudaGetErrorString(e_), __FILE__, \
+				  __LINE__);                                                         \
+			goto fail;                                                                   \
+		}                                                                                    \
+	} while (0)
+
+#define THREADS 256
+
+/* One grid-stride __global__ a kernel body: domain n, threads past the
+ * frame's counts return at once inside the body. */
+#define LK_GLOBAL(name)                                                                   \
+	static __global__ void __launch_bounds__(THREADS) g_##name(const struct lk_args g, int64_t n) \
+	{                                                                                 \
+		for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < n;   \
+		     t += (int64_t)gridDim.x * blockDim.x)                                \
+			lk_k_##name(&g, t);                                               \
+	}
+LK_GLOBAL(clear)
+LK_GLOBAL(count)
+LK_GLOBAL(cut)
+LK_GLOBAL(union)
+LK_GLOBAL(flatten)
+LK_GLOBAL(open)
+LK_GLOBAL(stats)
+LK_GLOBAL(pairs)
+LK_GLOBAL(frag)
+LK_GLOBAL(finish)
+
+struct cuda_label {
+	struct cuda_label_config cfg;
+	struct lk_args g;          /* device pointers; mask and size set a frame */
+	uint32_t slots;
+	int max_blocks;
+	cudaStream_t own, stream;  /* stream: the frame's (own or the caller's) */
+	uint64_t *d_own_mask;
+	int own_stride;
+	void *d_temp;
+	size_t temp_bytes;
+	struct lk_hdr *h_hdr;      /* pinned */
+	struct run *h_runs;        /* pinned */
+	int32_t *h_rf, *h_adj;     /* pinned */
+	struct region *h_regions;  /* pinned */
+	struct region_tree tree;
+	bool pending, overflow_logged;
+	int64_t n_overflows;
+};
+
+static int blocks_for(const struct cuda_label *l, int64_t n)
+{
+	int64_t b = (n + THREADS - 1) / THREADS;
+	if (b > l->max_blocks)
+		b = l->max_blocks;
+	return b < 1 ? 1 : (int)b;
+}
+
+void cuda_label_destroy(struct cuda_label *l)
+{
+	if (!l)
+		return;
+	if (l->own)
+		cudaStreamSynchronize(l->own);
+	if (l->pending && l->stream)
+		cudaStreamSynchronize(l->stream);
+	struct lk_args *g = &l->g;
+	void *dev[] = {g->hdr,      g->row_count, g->rf64,  g->row_of,  g->xend,     g->parent,      g->above,
+		       g->root_flag, g->rid,      g->runs,  g->rf_out,  g->regions,  g->flags,       g->deg,
+		       g->slot_key,  g->slot_nb,  g->adj,   g->table_pair, g->table_first, g->used, l->d_own_mask,
+		       l->d_temp};
+	for (size_t i = 0; i < sizeof dev / sizeof *dev; i++)
+		if (dev[i])
+			cudaFree(dev[i]);
+	void *host[] = {l->h_hdr, l->h_runs, l->h_rf, l->h_adj, l->h_regions};
+	for (size_t i = 0; i < sizeof host / sizeof *host; i++)
+		if (host[i])
+			cudaFreeHost(host[i]);
+	if (l->own)
+		cudaStreamDestroy(l->own);
+	free(l);
+}
+
+struct cuda_label *cuda_label_create(const struct cuda_label_config *cfg, int *err)
+{
+	int e = ERR_RANGE;
+	struct cuda_label *l = NULL;
+	if (!cfg || cfg->max_width < 1 || cfg->max_height < 1 || cfg->max_width > IMAGE_MAX_SIDE ||
+	    cfg->max_height > IMAGE_MAX_SIDE || cfg->adj_cap < 2 || cfg->adj_cap > 64 || cfg->max_runs < 0 ||
+	    cfg->max_runs > REGIONS_MAX_CAPACITY || cfg->max_regions < 0 || cfg->max_regions > REGIONS_MAX_CAPACITY) {
+		log_error("cuda label: bad config");
+		goto fail;
+	}
+	e = ERR_DEVICE;
+	l = (struct cuda_label *)calloc(1, sizeof *l);
+	if (!l) {
+		e = ERR_NOMEM;
+		goto fail;
+	}
+	{
+		l->cfg = *cfg;
+		struct lk_args *g = &l->g;
+		g->cap_runs = cfg->max_runs > 0 ? cfg->max_runs : regions_run_capacity(cfg->max_width, cfg->max_height);
+		g->cap_regions = cfg->max_regions > 0 ? cfg->max_regions
+						      : regions_region_capacity(cfg->max_width, cfg->max_height);
+		g->adj_cap = cfg->adj_cap;
+		l->slots = lk_table_slots(g->cap_regions);
+		g->table_mask = l->slots - 1;
+		const size_t rows = (size_t)cfg->max_height + 1, runs = (size_t)g->cap_runs,
+			     regs = (size_t)g->cap_regions, cap = (size_t)cfg->adj_cap;
+		int dev = 0, sms = 0;
+		CUDA_CHECK(cudaGetDevice(&dev));
+		CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+		l->max_blocks = sms * 8;
+		CUDA_CHECK(cudaStreamCreateWithFlags(&l->own, cudaStreamNonBlocking));
+		CUDA_CHECK(cudaMalloc(&g->hdr, sizeof *g->hdr));
+		CUDA_CHECK(cudaMalloc(&g->row_count, rows * sizeof(int64_t)));
+		CUDA_CHECK(cudaMalloc(&g->rf64, rows * sizeof(int64_t)));
+		CUDA_CHECK(cudaMalloc(&g->rf_out, rows * sizeof(int32_t)));
+		CUDA_CHECK(cudaMalloc(&g->row_of, runs * sizeof(int32_t)));
+		CUDA_CHECK(cudaMalloc(&g->xend, runs * sizeof(int32_t)));
+		CUDA_CHECK(cudaMalloc(&g->parent, runs * sizeof(int32_t)));
+		CUDA_CHECK(cudaMalloc(&g->above, runs * sizeof(int32_t)));
+		CUDA_CHECK(cudaMalloc(&g->runs, runs * sizeof(struct run)));
+		CUDA_CHECK(cudaMalloc(&g->root_flag, (runs + 1) * sizeof(int32_t)));
+		CUDA_CHECK(cudaMalloc(&g->rid, (runs + 1) * sizeof(int32_t)));
+		CUDA_CHECK(cudaMalloc(&g->regions, regs * sizeof(struct region)));
+		CUDA_CHECK(cudaMalloc(&g->flags, regs * sizeof(uint32_t)));
+		CUDA_CHECK(cudaMalloc(&g->deg, regs * sizeof(int32_t)));
+		CUDA_CHECK(cudaMalloc(&g->slot_key, regs * cap * sizeof(uint64_t)));
+		CUDA_CHECK(cudaMalloc(&g->slot_nb, regs * cap * sizeof(int32_t)));
+		CUDA_CHECK(cudaMalloc(&g->adj, regs * cap * sizeof(int32_t)));
+		CUDA_CHECK(cudaMalloc(&g->table_pair, l->slots * sizeof(uint64_t)));
+		CUDA_CHECK(cudaMalloc(&g->table_first, l->slots * sizeof(uint64_t)));
+		CUDA_CHECK(cudaMalloc(&g->used, l->slots * sizeof(int32_t)));
+		CUDA_CHECK(cudaMemset(g->table_pair, 0xff, l->slots * sizeof(uint64_t)));
+		CUDA_CHECK(cudaMemset(g->table_first, 0xff, l->slots * sizeof(uint64_t)));
+		CUDA_CHECK(cudaMemset(g->hdr, 0, sizeof *g->hdr));
+		l->own_stride = (cfg->max_width + 63) / 64;
+		CUDA_CHECK(cudaMalloc(&l->d_own_mask, (size_t)l->own_stride * (size_t)cfg->max_height * sizeof(uint64_t)));
+		size_t t1 = 0, t2 = 0;
+		CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, t1, g->row_count, g->rf64, (int)rows));
+		CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, t2, g->root_flag, g->rid, (int)(runs + 1)));
+		l->temp_bytes = t1 > t2 ? t1 : t2;
+		CUDA_CHECK(cudaMalloc(&l->d_temp, l->temp_bytes));
+		CUDA_CHECK(cudaMallocHost(&l->h_hdr, sizeof *l->h_hdr));
+		CUDA_CHECK(cudaMallocHost(&l->h_runs, runs * sizeof(struct run)));
+		CUDA_CHECK(cudaMallocHost(&l->h_rf, rows * sizeof(int32_t)));
+		CUDA_CHECK(cudaMallocHost(&l->h_regions, regs * sizeof(struct region)));
+		CUDA_CHECK(cudaMallocHost(&l->h_adj, regs * cap * sizeof(int32_t)));
+		CUDA_CHECK(cudaDeviceSynchronize());
+	}
+	if (err)
+		*err = 0;
+	return l;
+fail:
+	cuda_label_destroy(l);
+	if (err)
+		*err = e;
+	return NULL;
+}
+
+int cuda_label_upload(struct cuda_label *l, const uint64_t *bits, int width, int height, int stride_words)
+{
+	if (!l || !bits || width < 1 || height < 1 || width > l->cfg.max_width || height > l->cfg.max_height ||
+	    stride_words < (width + 63) / 64)
+		return ERR_SIZE;
+	const size_t row = (size_t)((width + 63) / 64) * sizeof(uint64_t);
+	CUDA_CHECK(cudaMemcpy2DAsync(l->d_own_mask, (size_t)l->own_stride * sizeof(uint64_t), bits,
+				     (size_t)stride_words * sizeof(uint64_t), row, (size_t)height, cudaMemcpyHostToDevice,
+				     l->own));
+	CUDA_CHECK(cudaStreamSynchronize(l->own));
+	return 0;
+fail:
+	return ERR_DEVICE;
+}
+
+int cuda_label_submit(struct cuda_label *l, const void *dev_bits, int width, int height, int stride_words,
+		      void *stream)
+{
+	if (!l || width < 1 || height < 1 || width > l->cfg.max_width || height > l->cfg.max_height ||
+	    (dev_bits && stride_words < (width + 63) / 64))
+		return ERR_SIZE;
+	if (l->pending)
+		cudaStreamSynchronize(l->stream);
+	struct lk_args *g = &l->g;
+	g->mask = dev_bits ? (const uint64_t *)dev_bits : l->d_own_mask;
+	g->stride_words = dev_bits ? stride_words : l->own_stride;
+	g->width = width;
+	g->height = height;
+	g->n_words = (width + 63) / 64;
+	cudaStream_t s = stream ? (cudaStream_t)stream : l->own;
+	l->stream = s;
+	const int64_t runs = g->cap_runs, rows = (int64_t)height + 1;
+	const int64_t fin = g->cap_regions > rows ? g->cap_regions : rows;
+	size_t tb = l->temp_bytes;
+	g_clear<<<blocks_for(l, l->slots), THREADS, 0, s>>>(*g, l->slots);
+	g_count<<<blocks_for(l, rows), THREADS, 0, s>>>(*g, rows);
+	CUDA_CHECK(cub::DeviceScan::ExclusiveSum(l->d_temp, tb, g->row_count, g->rf64, (int)rows, s));
+	g_cut<<<blocks_for(l, (int64_t)height * g->n_words), THREADS, 0, s>>>(*g, (int64_t)height * g->n_words);
+	g_union<<<blocks_for(l, runs), THREADS, 0, s>>>(*g, runs);
+	g_flatten<<<blocks_for(l, runs + 1), THREADS, 0, s>>>(*g, runs + 1);
+	tb = l->temp_bytes;
+	CUDA_CHECK(cub::DeviceScan::ExclusiveSum(l->d_temp, tb, g->root_flag, g->rid, (int)(runs + 1), s));
+	g_open<<<blocks_for(l, runs), THREADS, 0, s>>>(*g, runs);
+	g_stats<<<blocks_for(l, runs), THREADS, 0, s>>>(*g, runs);
+	g_pairs<<<blocks_for(l, l->slots), THREADS, 0, s>>>(*g, l->slots);
+	g_frag<<<blocks_for(l, l->slots), THREADS, 0, s>>>(*g, l->slots);
+	g_finish<<<blocks_for(l, fin), THREADS, 0, s>>>(*g, fin);
+	CUDA_CHECK(cudaGetLastError());
+	CUDA_CHECK(cudaMemcpyAsync(l->h_hdr, g->hdr, sizeof *l->h_hdr, cudaMemcpyDeviceToHost, s));
+	l->pending = true;
+	return 0;
+fail:
+	return ERR_DEVICE;
+}
+
+int cuda_label_collect(struct cuda_label *l, const struct region_tree **out)
+{
+	if (!l || !out)
+		return ERR_RANGE;
+	if (!l->pending)
+		return ERR_AGAIN;
+	l->pending = false;
+	struct lk_args *g = &l->g;
+	cudaStream_t s = l->stream;
+	CUDA_CHECK(cudaStreamSynchronize(s));
+	{
+		const struct lk_hdr h = *l->h_hdr;
+		if (h.error || h.n_runs < 0 || h.n_runs > g->cap_runs || h.n_regions < 0 || h.n_regions > g->cap_regions) {
+			log_error("cuda label: inconsistent frame counts (runs %d, regions %d, table %d)", h.n_runs,
+				  h.n_regions, h.error);
+			return ERR_DEVICE;
+		}
+		CUDA_CHECK(cudaMemcpyAsync(l->h_rf, g->rf_out, ((size_t)g->height + 1) * sizeof(int32_t),
+					   cudaMemcpyDeviceToHost, s));
+		CUDA_CHECK(cudaMemcpyAsync(l->h_runs, g->runs, (size_t)h.n_runs * sizeof(struct run),
+					   cudaMemcpyDeviceToHost, s));
+		CUDA_CHECK(cudaMemcpyAsync(l->h_regions, g->regions, (size_t)h.n_regions * sizeof(struct region),
+					   cudaMemcpyDeviceToHost, s));
+		CUDA_CHECK(cudaMemcpyAsync(l->h_adj, g->adj, (size_t)h.n_regions * (size_t)g->adj_cap * sizeof(int32_t),
+					   cudaMemcpyDeviceToHost, s));
+		CUDA_CHECK(cudaStreamSynchronize(s));
+		struct region_tree *t = &l->tree;
+		t->width = g->width;
+		t->height = g->height;
+		t->n_regions = h.n_regions;
+		t->regions = l->h_regions;
+		t->adj_cap = g->adj_cap;
+		t->adj = l->h_adj;
+		t->n_runs = h.n_runs;
+		t->runs = l->h_runs;
+		t->row_first_run = l->h_rf;
+		t->overflow = h.y_cut < g->height;
+		if (t->overflow) {
+			l->n_overflows++;
+			log_once(&l->overflow_logged, LOG_WARN,
+				 "cuda label: frame has more runs or regions than capacity; tree cut short "
+				 "(max_runs %d, max_regions %d)", g->cap_runs, g->cap_regions);
+		}
+		*out = t;
+	}
+	return 0;
+fail:
+	return ERR_DEVICE;
+}
+
+int64_t cuda_label_overflows(const struct cuda_label *l)
+{
+	return l ? l->n_overflows : 0;
+}
