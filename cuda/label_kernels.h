@@ -205,8 +205,10 @@ LK_FN int32_t lk_find(const int32_t *p, int32_t x)
 }
 
 /* Joins the sets of a and b; the larger root goes under the smaller. An
- * atomicMin that finds its target no longer a root retries from what it
- * found, so joins racing on one root all land. */
+ * atomicMin that finds its target no longer a root has still lowered its
+ * parent to a, cutting the link to the parent it had (old): the loop goes
+ * on joining a with old, so that racing joins all land (Playne and
+ * Hawick's union). */
 LK_FN void lk_unite(int32_t *p, int32_t a, int32_t b)
 {
 	for (;;) {
@@ -222,6 +224,7 @@ LK_FN void lk_unite(int32_t *p, int32_t a, int32_t b)
 		const int32_t old = lk_min_i32(&p[b], a);
 		if (old == b)
 			return;
+		b = old;
 	}
 }
 
