@@ -13,6 +13,7 @@
 #define ANGLE_TOL_DEG 25.0f
 #define MIN_PAIR_PX 2.0f
 #define REFINE_ROUNDS 3
+#define TIGHT_FRACTION 0.4
 
 struct objects_recogniser {
 	const struct objects_library *lib;
@@ -171,11 +172,12 @@ static float wrap_deg(float d)
 
 /* Marks the inliers of pose among the group's matches; returns their number. */
 static int count_inliers(const struct objects_recogniser *r, const struct objects_keypoint *scene,
-			 const struct objects_keypoint *lk, const int *grp, int n, const struct pose *ps, uint8_t *mark)
+			 const struct objects_keypoint *lk, const int *grp, int n, const struct pose *ps, uint8_t *mark,
+			 double tol_px)
 {
 	double s = sqrt(ps->a * ps->a + ps->b * ps->b);
 	float theta_deg = (float)(atan2(ps->b, ps->a) * 180.0 / M_PI);
-	double tol = r->cfg.inlier_px * (s > 1.0 ? sqrt(s) : 1.0);
+	double tol = tol_px * (s > 1.0 ? sqrt(s) : 1.0);
 	double tol2 = tol * tol;
 	int count = 0;
 	for (int i = 0; i < n; i++) {
@@ -303,7 +305,7 @@ static bool verify_object(struct objects_recogniser *r, const struct objects_key
 		double s = sqrt(ps.a * ps.a + ps.b * ps.b);
 		if (s < r->cfg.min_scale || s > r->cfg.max_scale)
 			continue;
-		int c = count_inliers(r, scene, lk, grp, n, &ps, r->inl);
+		int c = count_inliers(r, scene, lk, grp, n, &ps, r->inl, r->cfg.inlier_px);
 		if (c > best) {
 			best = c;
 			best_pose = ps;
@@ -317,7 +319,7 @@ static bool verify_object(struct objects_recogniser *r, const struct objects_key
 		struct pose fit;
 		if (!fit_pose(r, scene, lk, grp, n, r->best_inl, &fit))
 			break;
-		int c = count_inliers(r, scene, lk, grp, n, &fit, r->inl);
+		int c = count_inliers(r, scene, lk, grp, n, &fit, r->inl, r->cfg.inlier_px);
 		if (c < best)
 			break;
 		ps = fit;
@@ -327,6 +329,16 @@ static bool verify_object(struct objects_recogniser *r, const struct objects_key
 	double s = sqrt(ps.a * ps.a + ps.b * ps.b);
 	if (best < r->cfg.min_inliers || s < r->cfg.min_scale || s > r->cfg.max_scale)
 		return false;
+	/* The pose itself from the closest inliers only: the wide tolerance
+	 * that finds an object also lets in keypoints a few pixels off (a
+	 * feature cut by a cover's edge, a blob that moved its scale). */
+	for (int round = 0; round < REFINE_ROUNDS; round++) {
+		struct pose fit;
+		int c = count_inliers(r, scene, lk, grp, n, &ps, r->inl, r->cfg.inlier_px * TIGHT_FRACTION);
+		if (c < r->cfg.min_inliers || !fit_pose(r, scene, lk, grp, n, r->inl, &fit))
+			break;
+		ps = fit;
+	}
 	struct objects_object ob;
 	objects_library_get(r->lib, o, &ob);
 	double cx = (ob.width - 1) * 0.5, cy = (ob.height - 1) * 0.5;

@@ -27,7 +27,9 @@
  *      Hypotheses with s outside min_scale..max_scale are dropped.
  *   4. The best hypothesis is refined by least squares on its inliers
  *      (closed-form Procrustes in complex numbers), inliers recounted,
- *      three times; the object is reported when min_inliers remain. Its
+ *      three times; the object is reported when min_inliers remain. The pose
+ *      is then fitted again, three times, to the inliers within 0.4 x the
+ *      tolerance alone (when min_inliers of them remain), for accuracy. Its
  *      position is where the centre of the learned picture, ((w-1)/2,
  *      (h-1)/2), lands; its angle is theta (radians, 0..2 pi, clockwise on
  *      screen as the fiducial angles); its scale s.

@@ -12,6 +12,13 @@
 #include <opencv2/core.hpp>
 #include <opencv2/features2d.hpp>
 
+// OpenCV's SIFT (4.6, and later ones unless enable_precise_upscale is set)
+// doubles the picture with cv::resize first, whose pixel centres sit a
+// quarter pixel off the doubled grid, and halves keypoint coordinates
+// back: every keypoint lands +0.25 px right and down of the feature. A
+// picture turned a quarter inside a frame shows it as a 0.5 px pose error.
+static const float UPSCALE_SHIFT = 0.25f;
+
 struct sift_opencv {
 	cv::Ptr<cv::SIFT> sift;
 	int max_keypoints;
@@ -84,8 +91,8 @@ extern "C" int sift_opencv_extract(struct sift_opencv *s, const uint8_t *data, i
 		for (int i = 0; i < n; i++) {
 			const cv::KeyPoint &k = kps[(size_t)order[(size_t)i]];
 			objects_keypoint &o = out[i];
-			o.x = k.pt.x;
-			o.y = k.pt.y;
+			o.x = k.pt.x - UPSCALE_SHIFT;
+			o.y = k.pt.y - UPSCALE_SHIFT;
 			o.size = k.size;
 			float a = std::fmod(k.angle, 360.0f);
 			if (a < 0)
