@@ -226,9 +226,9 @@ static const struct config_option options[] = {
             "for its newest); 0 = no limit"),
 
     OPT_STRING("objects", "objects", objects, "", false, 0, "FILE",
-               "object library (tabletrack-objects learn writes it): untagged objects recognised by their "
-               "look; empty = off. Needs a build with OpenCV; every object's ID must lie in "
-               "object_id_min..object_id_max"),
+               "object library (tabletrack-objects learn writes it) of untagged objects recognised by "
+               "their look; empty = none. Checked at start (needs a build with OpenCV; every ID within "
+               "object_id_min..object_id_max); recognition in the running daemon is not wired yet"),
     OPT_INT("objects", "object_id_min", object_id_min, "1000", 0, 1000000000, false, 0, "N",
             "lowest object ID; must be above every fiducial ID (the symbol set's size - 1), which is "
             "checked at start"),
