@@ -32,20 +32,20 @@ fi
 printf 'tabletrack-objects 1\nobject 1500 10 10 0 plain\n' >"$T/ok.objects"
 "$TOOL" list --library "$T/ok.objects" | grep -q '^1500 plain 10x10 0 keypoints$' &&
 	echo "ok: list shows the objects" || { echo "FAIL: list"; fail=1; }
-run_78() { # what, options...
-	what=$1; shift
+run_78() { # what, expected message, options...
+	what=$1; want=$2; shift 2
 	"$B/tabletrack" --headless --source demo --once "$@" </dev/null >"$T/d.out" 2>&1
 	rc=$?
-	if [ $rc -eq 78 ]; then
+	if [ $rc -eq 78 ] && grep -q -- "$want" "$T/d.out"; then
 		echo "ok: $what: exit 78: $(grep -m1 error "$T/d.out")"
 	else
-		echo "FAIL: $what: exit $rc, want 78"; sed 's/^/    /' "$T/d.out" | head -5; fail=1
+		echo "FAIL: $what: exit $rc, want 78 and '$want'"; sed 's/^/    /' "$T/d.out" | head -5; fail=1
 	fi
 }
-run_78 "object IDs over the fiducial IDs" --objects "$T/ok.objects" --object-id-min 100
-run_78 "an object outside the range" --objects "$T/ok.objects" --object-id-min 1000 --object-id-max 1400
-run_78 "a bad library" --objects "$T/bad.objects"
-run_78 "an empty range" --object-id-min 2000 --object-id-max 1999
+run_78 "object IDs over the fiducial IDs" "the symbol set.s IDs run 0\.\." --objects "$T/ok.objects" --object-id-min 100
+run_78 "an object outside the range" "plain has ID 1500, outside" --objects "$T/ok.objects" --object-id-min 1000 --object-id-max 1400
+run_78 "a bad library" "bad.objects:3: k: 2 hex digits" --objects "$T/bad.objects"
+run_78 "an empty range" "smaller than object_id_min" --object-id-min 2000 --object-id-max 1999
 
 # --- recognition (needs OpenCV) ---
 if ! "$B/tabletrack" --headless --source demo --once --objects "$T/ok.objects" </dev/null >"$T/d.out" 2>&1 &&

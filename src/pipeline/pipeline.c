@@ -532,11 +532,6 @@ static int load_objects(struct pipeline *p)
 			  p->cfg.object_id_min, n_fid - 1);
 		return ERR_CONFIG;
 	}
-	char why[256];
-	if (sift_backend_check("auto", why, sizeof why)) {
-		log_error("objects %s: %s", p->cfg.objects, why);
-		return ERR_CONFIG;
-	}
 	int err = objects_library_load(p->cfg.objects, &p->objects);
 	if (err)
 		return as_config_error(err);
@@ -548,6 +543,11 @@ static int load_objects(struct pipeline *p)
 				  p->cfg.objects, ob.name, ob.id, p->cfg.object_id_min, p->cfg.object_id_max);
 			return ERR_CONFIG;
 		}
+	}
+	char why[256];
+	if (sift_backend_check("auto", why, sizeof why)) {
+		log_error("objects %s: %s", p->cfg.objects, why);
+		return ERR_CONFIG;
 	}
 	log_info("%d objects from %s", objects_library_count(p->objects), p->cfg.objects);
 	return 0;
