@@ -39,6 +39,10 @@
 #   V4L2     libv4l2       format conversion for cameras; without it the camera
 #                          is driven with plain V4L2 system calls
 #   ZLIB     zlib          tools only (tabletrack-fiducials writes PDF)
+#   OPENCV   opencv4       objects recognised by their look (src/objects/: the
+#                          SIFT backend, a C++ wrapper); without it the
+#                          object library loads and lists, recognition says
+#                          it was built without OpenCV
 
 CC       ?= gcc
 CXX      ?= g++
@@ -89,6 +93,27 @@ $(eval $(call optional,SYSTEMD,libsystemd,systemd))
 $(eval $(call optional,V4L2,libv4l2,v4l2))
 $(eval $(call optional,ZLIB,zlib,zlib))
 
+# OpenCV is not one of the `optional` list: its pkg-config --libs names every
+# module (and --cflags only matters to the C++ wrapper), so the three modules
+# SIFT needs are named here, and its headers are system headers (-isystem:
+# our warnings are not OpenCV's).
+OPENCV ?= $(OPTIONAL)
+ifeq ($(OPENCV),auto)
+  override OPENCV := $(call pc_have,opencv4)
+endif
+ifeq ($(OPENCV),1)
+  ifneq ($(LIB_GOALS),)
+    ifeq ($(call pc_have,opencv4),0)
+      $(error OPENCV=1 but pkg-config does not find opencv4: apt-get install libopencv-dev, or build with OPENCV=0)
+    endif
+  endif
+  OPENCV_CFLAGS := $(patsubst -I%,-isystem %,$(shell pkg-config --cflags opencv4 2>/dev/null))
+  OPENCV_LIBS   := $(shell pkg-config --libs-only-L opencv4 2>/dev/null) -lopencv_features2d -lopencv_imgproc -lopencv_core -lstdc++
+else
+  override OPENCV := 0
+  OPT_OFF += opencv
+endif
+
 # --- required libraries --------------------------------------------------------
 MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 ifneq ($(LIBLO_PREFIX),)
@@ -123,10 +148,10 @@ PKG_LIBS   := $(if $(strip $(OPT_PKGS)),$(shell pkg-config --libs $(OPT_PKGS)))
 WARN     := -Wall -Wextra -Wshadow -Wmissing-prototypes -Werror
 CFLAGS   ?= -O2 -g
 HAVE     := -DTT_HAVE_SDL=$(UI) -DTT_HAVE_PNG=$(PNG) -DTT_HAVE_JPEG=$(JPEG) -DTT_HAVE_INIH=$(INIH) \
-            -DTT_HAVE_SYSTEMD=$(SYSTEMD) -DTT_HAVE_V4L2=$(V4L2)
+            -DTT_HAVE_SYSTEMD=$(SYSTEMD) -DTT_HAVE_V4L2=$(V4L2) -DTT_HAVE_OPENCV=$(OPENCV)
 TT_CFLAGS = -std=c11 $(WARN) -D_GNU_SOURCE -DTT_VERSION=\"$(VERSION)\" -MMD -MP $(HAVE) \
             -DTT_HAVE_CUDA=$(CUDA) $(LO_CFLAGS) $(PKG_CFLAGS)
-LDLIBS   += $(LO_LIBS) $(PKG_LIBS) -lpthread -lm
+LDLIBS   += $(LO_LIBS) $(PKG_LIBS) $(OPENCV_LIBS) -lpthread -lm
 
 ifneq ($(SAN),)
 TT_CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer -O1
@@ -184,7 +209,9 @@ endif
 # and ui.c offers the headless front end alone.
 LIB_SRC  := $(filter-out src/main.c $(if $(filter 0,$(UI)),src/ui/ui_sdl.c),$(wildcard src/*/*.c))
 GEN_SRC  := $(BUILD)/gen/default_trees.c
-LIB_OBJ  := $(LIB_SRC:%.c=$(OBJ)/%.o) $(CUDA_OBJ) $(OBJ)/gen/default_trees.o
+# The C++ of a room (the OpenCV wrapper) is compiled only with OpenCV.
+LIB_CXX  := $(if $(filter 1,$(OPENCV)),$(wildcard src/*/*.cpp))
+LIB_OBJ  := $(LIB_SRC:%.c=$(OBJ)/%.o) $(LIB_CXX:%.cpp=$(OBJ)/%.o) $(CUDA_OBJ) $(OBJ)/gen/default_trees.o
 LIB      := $(OBJ)/libtabletrack.a
 
 # Tools: every tools/NAME.c is build/tabletrack-NAME, linked with
@@ -209,6 +236,11 @@ tests: $(TESTS) $(TEST_CXX_BIN)
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(OBJ)/src/%.o: src/%.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 $(filter-out -Wmissing-prototypes,$(WARN)) -MMD -MP $(HAVE) $(OPENCV_CFLAGS) \
+		$(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -O1) $(CFLAGS) -c $< -o $@
 
 $(OBJ)/cuda/%.o: cuda/%.cu $(wildcard cuda/*.h)
 	@mkdir -p $(dir $@)
@@ -266,7 +298,7 @@ test: deps
 #   build/fuzz/fuzz_trees -max_total_time=60 DIR
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 fuzz:
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fuzz CC=clang CUDA=0 UI=0 \
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fuzz CC=clang CUDA=0 UI=0 OPENCV=0 \
 		SAN=fuzzer-no-link,address,undefined fuzz-targets
 fuzz-targets: $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/%)
 $(BUILD)/fuzz_%: $(OBJ)/tests/fuzz/fuzz_%.o $(LIB) $(STAMP)

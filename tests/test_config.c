@@ -133,7 +133,7 @@ static void test_table_is_sane(void **state)
 {
 	(void)state;
 	static const char *const sections[] = {"source",   "threshold", "fiducials",
-	                                       "tracking", "tuio",      "daemon"};
+	                                       "tracking", "tuio",      "objects", "daemon"};
 	struct tt_config c;
 	config_defaults(&c);
 	int n = 0;

@@ -225,6 +225,16 @@ static const struct config_option options[] = {
             "connections one address may hold on a listening target (its oldest makes room "
             "for its newest); 0 = no limit"),
 
+    OPT_STRING("objects", "objects", objects, "", false, 0, "FILE",
+               "object library (tabletrack-objects learn writes it) of untagged objects recognised by "
+               "their look; empty = none. Checked at start (needs a build with OpenCV; every ID within "
+               "object_id_min..object_id_max); recognition in the running daemon is not wired yet"),
+    OPT_INT("objects", "object_id_min", object_id_min, "1000", 0, 1000000000, false, 0, "N",
+            "lowest object ID; must be above every fiducial ID (the symbol set's size - 1), which is "
+            "checked at start"),
+    OPT_INT("objects", "object_id_max", object_id_max, "1999", 0, 1000000000, false, 0, "N",
+            "highest object ID (at least object_id_min)"),
+
     OPT_BOOL("daemon", "headless", headless, "false", false, 'H', "run without a window"),
     OPT_BOOL("daemon", "window", window, "false", false, 'w',
              "open the calibration window (without a display: headless, with a warning)"),
@@ -241,7 +251,7 @@ static const struct config_option options[] = {
 
 #define N_OPTIONS ((int)(sizeof(options) / sizeof(options[0])))
 
-static const char *const sections[] = {"source", "threshold", "fiducials", "tracking", "tuio", "daemon"};
+static const char *const sections[] = {"source", "threshold", "fiducials", "tracking", "tuio", "objects", "daemon"};
 #define N_SECTIONS ((int)(sizeof(sections) / sizeof(sections[0])))
 
 static _Thread_local char last_error[CONFIG_ERROR_LEN];
@@ -613,6 +623,10 @@ int config_check(const struct tt_config *c)
 	if (c->blob_max > 0 && c->blob_max < c->blob_min) {
 		set_error("blob_max: %g is smaller than blob_min %g (0 turns blobs off)", (double)c->blob_max,
 		          (double)c->blob_min);
+		rc = ERR_CONFIG;
+	}
+	if (c->object_id_max < c->object_id_min) {
+		set_error("object_id_max: %d is smaller than object_id_min %d", c->object_id_max, c->object_id_min);
 		rc = ERR_CONFIG;
 	}
 	if (c->headless && c->window) {

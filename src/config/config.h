@@ -141,6 +141,10 @@ struct tt_config {
 	int n_buffers;       /* [source] buffers: V4L2 mmap buffers, 3..32 */
 	float euro_d_cutoff; /* [tracking] One Euro cutoff of the speed estimate, Hz */
 	bool fullscreen;     /* [daemon] open the window full screen */
+
+	/* [objects] untagged objects recognised by their look (src/objects/) */
+	char objects[CONFIG_PATH_LEN]; /* object library file; "" = off */
+	int object_id_min, object_id_max; /* the objects' IDs, above every fiducial ID */
 };
 
 /* A word an integer key takes besides numbers ("max" for width). */

@@ -16,6 +16,8 @@
 #include "../core/ring.h"
 #include "../core/snapshot.h"
 #include "../fiducial/trees.h"
+#include "../objects/objects.h"
+#include "../objects/sift.h"
 #include "../threshold/threshold.h"
 #include "../core/calib.h"
 #include "../track/track.h"
@@ -36,6 +38,7 @@ struct pipeline {
 	int argc;                   /* the command line, kept for SIGHUP reloads (borrowed) */
 	char **argv;
 	struct tree_set *trees;
+	struct objects_library *objects; /* objects = FILE: checked and loaded at start */
 	struct calib_map calib;     /* what the tracker applies (pipeline thread) */
 	struct calib_map ui_calib;  /* what the window edits (main thread) */
 	struct calib_map pending_calib; /* ui_calib handed over under cmd_lock */
@@ -516,6 +519,40 @@ static int as_config_error(int err)
 	return err == ERR_NOMEM ? err : ERR_CONFIG;
 }
 
+/* objects = FILE: the library must load, every ID must lie in the
+ * configured range, the range above every fiducial ID (so /tuio/2Dobj
+ * never carries one ID for two things), and a SIFT backend must be built in. */
+static int load_objects(struct pipeline *p)
+{
+	if (!p->cfg.objects[0])
+		return 0;
+	int n_fid = tree_set_count(p->trees);
+	if (p->cfg.object_id_min < n_fid) {
+		log_error("object_id_min %d: the symbol set's IDs run 0..%d; object IDs must start above them",
+			  p->cfg.object_id_min, n_fid - 1);
+		return ERR_CONFIG;
+	}
+	int err = objects_library_load(p->cfg.objects, &p->objects);
+	if (err)
+		return as_config_error(err);
+	for (int i = 0; i < objects_library_count(p->objects); i++) {
+		struct objects_object ob;
+		objects_library_get(p->objects, i, &ob);
+		if (ob.id < p->cfg.object_id_min || ob.id > p->cfg.object_id_max) {
+			log_error("objects %s: %s has ID %d, outside object_id_min..object_id_max (%d..%d)",
+				  p->cfg.objects, ob.name, ob.id, p->cfg.object_id_min, p->cfg.object_id_max);
+			return ERR_CONFIG;
+		}
+	}
+	char why[256];
+	if (sift_backend_check("auto", why, sizeof why)) {
+		log_error("objects %s: %s", p->cfg.objects, why);
+		return ERR_CONFIG;
+	}
+	log_info("%d objects from %s", objects_library_count(p->objects), p->cfg.objects);
+	return 0;
+}
+
 /* What is checked before anything is opened: settings that no source or
  * device can meet. */
 static int check_settings(struct pipeline *p)
@@ -536,6 +573,8 @@ static int setup_inputs(struct pipeline *p)
 	if (err)
 		return as_config_error(err);
 	log_info("%d symbols from %s", tree_set_count(p->trees), p->cfg.trees[0] ? p->cfg.trees : "the built-in set");
+	if ((err = load_objects(p)))
+		return err;
 
 	calib_map_identity(&p->calib, 9, 7);
 	/* A missing grid is where the window's W saves one. */
@@ -658,6 +697,7 @@ void pipeline_destroy(struct pipeline *p)
 	image_u8_free(&p->once_buf[0].img);
 	image_u8_free(&p->once_buf[1].img);
 	tree_set_free(p->trees);
+	objects_library_free(p->objects);
 	demo_scene_free(&p->demo);
 	report_destroy(p->report);
 	pthread_mutex_destroy(&p->cmd_lock);

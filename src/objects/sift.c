@@ -1,0 +1,151 @@
+/* SIFT backends chosen by name: see sift.h. */
+#include "sift.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/err.h"
+#include "../core/log.h"
+#if TT_HAVE_OPENCV
+#include "sift_opencv.h"
+#endif
+
+struct sift_ops {
+	const char *name;
+	/* NULL when not built; else creates the backend state or fails with why. */
+	void *(*create)(const struct sift_config *cfg, char *why, size_t cap);
+	int (*extract)(void *state, const struct image_u8 *grey, struct objects_keypoint *out, int cap, char *why,
+		       size_t why_cap);
+	void (*destroy)(void *state);
+	const char *missing; /* why it is not built */
+};
+
+struct sift {
+	const struct sift_ops *ops;
+	void *state;
+	struct sift_config cfg;
+};
+
+#if TT_HAVE_OPENCV
+static void *opencv_create(const struct sift_config *cfg, char *why, size_t cap)
+{
+	return sift_opencv_create(cfg->max_keypoints, cfg->contrast_threshold, cfg->threads, why, cap);
+}
+
+static int opencv_extract(void *state, const struct image_u8 *grey, struct objects_keypoint *out, int cap,
+			  char *why, size_t why_cap)
+{
+	return sift_opencv_extract(state, grey->data, grey->width, grey->height, grey->stride, out, cap, why,
+				   why_cap);
+}
+
+static void opencv_destroy(void *state)
+{
+	sift_opencv_destroy(state);
+}
+#endif
+
+static const struct sift_ops backends[] = {
+#if TT_HAVE_OPENCV
+    {.name = "opencv", .create = opencv_create, .extract = opencv_extract, .destroy = opencv_destroy},
+#else
+    {.name = "opencv", .missing = "built without OpenCV (libopencv-dev missing, or OPENCV=0)"},
+#endif
+};
+#define N_BACKENDS ((int)(sizeof backends / sizeof backends[0]))
+
+void sift_config_default(struct sift_config *cfg)
+{
+	cfg->max_keypoints = 2000;
+	cfg->contrast_threshold = 0.04f;
+	cfg->threads = 1;
+}
+
+static const struct sift_ops *find_backend(const char *name, char *why, size_t cap)
+{
+	bool any = name && strcmp(name, "auto") == 0;
+	const char *first_missing = NULL;
+	for (int i = 0; i < N_BACKENDS; i++) {
+		if (!any && (!name || strcmp(name, backends[i].name) != 0))
+			continue;
+		if (backends[i].create)
+			return &backends[i];
+		if (!first_missing)
+			first_missing = backends[i].missing;
+		if (!any)
+			break;
+	}
+	if (first_missing)
+		snprintf(why, cap, "SIFT: %s", first_missing);
+	else
+		snprintf(why, cap, "SIFT: no backend '%s' (want opencv or auto)", name ? name : "(null)");
+	return NULL;
+}
+
+int sift_backend_check(const char *backend, char *why, size_t cap)
+{
+	return find_backend(backend, why, cap) ? 0 : ERR_UNSUPPORTED;
+}
+
+struct sift *sift_create(const struct sift_config *cfg, const char *backend, int *err)
+{
+	char why[256] = "";
+	*err = ERR_RANGE;
+	if (!cfg || cfg->max_keypoints < 1 || cfg->max_keypoints > OBJECTS_MAX_KEYPOINTS ||
+	    !(cfg->contrast_threshold >= 0.0f && cfg->contrast_threshold <= 1.0f) || cfg->threads < 0)
+		return NULL;
+	const struct sift_ops *ops = find_backend(backend, why, sizeof why);
+	if (!ops) {
+		log_error("%s", why);
+		*err = ERR_UNSUPPORTED;
+		return NULL;
+	}
+	struct sift *s = calloc(1, sizeof *s);
+	if (!s) {
+		*err = ERR_NOMEM;
+		return NULL;
+	}
+	s->ops = ops;
+	s->cfg = *cfg;
+	s->state = ops->create(cfg, why, sizeof why);
+	if (!s->state) {
+		log_error("SIFT %s: %s", ops->name, why);
+		free(s);
+		*err = ERR_UNSUPPORTED;
+		return NULL;
+	}
+	*err = 0;
+	return s;
+}
+
+void sift_destroy(struct sift *s)
+{
+	if (!s)
+		return;
+	s->ops->destroy(s->state);
+	free(s);
+}
+
+const char *sift_backend_name(const struct sift *s)
+{
+	return s ? s->ops->name : "none";
+}
+
+int sift_extract(struct sift *s, const struct image_u8 *grey, struct objects_keypoint *out, int cap, int *n_out)
+{
+	*n_out = 0;
+	if (!s || !grey || !grey->data || grey->width < 1 || grey->height < 1 || grey->stride < grey->width ||
+	    grey->width > IMAGE_MAX_SIDE || grey->height > IMAGE_MAX_SIDE || cap < 0 || (cap > 0 && !out))
+		return ERR_RANGE;
+	char why[256] = "";
+	int n = s->ops->extract(s->state, grey, out, cap < s->cfg.max_keypoints ? cap : s->cfg.max_keypoints, why,
+				sizeof why);
+	if (n < 0) {
+		log_error("SIFT %s: %s", s->ops->name, why);
+		return ERR_DEVICE;
+	}
+	*n_out = n;
+	return 0;
+}

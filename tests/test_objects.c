@@ -1,0 +1,377 @@
+/* test_objects.c - the object library (format round trip, every kind of
+ * bad file refused), recognition (ratio test and RANSAC similarity) on
+ * keypoints with a known pose, the object ID range's config rule, and the
+ * SIFT backend (skipped without OpenCV) on a picture turned by a known angle. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/config/config.h"
+#include "../src/core/err.h"
+#include "../src/core/log.h"
+#include "../src/objects/objects.h"
+#include "../src/objects/recognise.h"
+#include "../src/objects/sift.h"
+#include "common/testutil.h"
+
+static void random_keypoints(struct objects_keypoint *kp, int n, int w, int h, uint32_t *rs)
+{
+	for (int i = 0; i < n; i++) {
+		kp[i].x = (float)(test_rand(rs) % (uint32_t)((w - 1) * 100)) / 100.0f;
+		kp[i].y = (float)(test_rand(rs) % (uint32_t)((h - 1) * 100)) / 100.0f;
+		kp[i].size = 2.0f + (float)(test_rand(rs) % 3000) / 100.0f;
+		kp[i].angle_deg = (float)(test_rand(rs) % 36000) / 100.0f;
+		kp[i].response = (float)(test_rand(rs) % 1000) / 10000.0f;
+		for (int d = 0; d < OBJECTS_DESC_LEN; d++)
+			kp[i].desc[d] = (uint8_t)(test_rand(rs) % 160);
+	}
+}
+
+static void test_round_trip(void **state)
+{
+	(void)state;
+	uint32_t rs = 7;
+	static struct objects_keypoint a[300], b[5];
+	random_keypoints(a, 300, 320, 240, &rs);
+	random_keypoints(b, 5, 40, 30, &rs);
+	struct objects_library *lib = objects_library_new();
+	assert_non_null(lib);
+	assert_int_equal(objects_library_add(lib, 1000, "card", 320, 240, a, 300), 0);
+	assert_int_equal(objects_library_add(lib, 1007, "tile-7.b", 40, 30, b, 5), 0);
+	assert_int_equal(objects_library_add(lib, 1008, "empty", 10, 10, NULL, 0), 0);
+	/* Used IDs and names, bad names and keypoints outside the picture are refused. */
+	assert_int_equal(objects_library_add(lib, 1000, "other", 320, 240, a, 1), ERR_RANGE);
+	assert_int_equal(objects_library_add(lib, 1001, "card", 320, 240, a, 1), ERR_RANGE);
+	assert_int_equal(objects_library_add(lib, 1001, "a b", 320, 240, a, 1), ERR_FORMAT);
+	assert_int_equal(objects_library_add(lib, 1001, "small", 10, 10, a, 300), ERR_FORMAT);
+	assert_int_equal(objects_library_count(lib), 3);
+
+	char path[512];
+	snprintf(path, sizeof path, "%s/lib.objects", test_tmpdir());
+	assert_int_equal(objects_library_save(lib, path), 0);
+	struct objects_library *back = NULL;
+	assert_int_equal(objects_library_load(path, &back), 0);
+	assert_int_equal(objects_library_count(back), 3);
+	for (int i = 0; i < 3; i++) {
+		struct objects_object x, y;
+		assert_int_equal(objects_library_get(lib, i, &x), 0);
+		assert_int_equal(objects_library_get(back, i, &y), 0);
+		assert_int_equal(x.id, y.id);
+		assert_string_equal(x.name, y.name);
+		assert_int_equal(x.width, y.width);
+		assert_int_equal(x.height, y.height);
+		assert_int_equal(x.n_keypoints, y.n_keypoints);
+		if (x.n_keypoints)
+			assert_memory_equal(x.kp, y.kp, sizeof *x.kp * (size_t)x.n_keypoints);
+	}
+	/* Removing keeps the others whole. */
+	assert_int_equal(objects_library_remove(back, 0), 0);
+	struct objects_object t;
+	assert_int_equal(objects_library_get(back, 0, &t), 0);
+	assert_string_equal(t.name, "tile-7.b");
+	assert_memory_equal(t.kp, b, sizeof b);
+	assert_int_equal(objects_library_find_id(back, 1008), 1);
+	objects_library_free(back);
+	objects_library_free(lib);
+	remove(path);
+}
+
+static const char *const K_LINE =
+    "k 1 2 3.5 90 0.01 00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+    "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+    "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+    "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n";
+
+static int parse(const char *text)
+{
+	struct objects_library *lib = NULL;
+	int rc = objects_library_parse(text, strlen(text), "test", &lib);
+	if (rc == 0) {
+		assert_non_null(lib);
+		objects_library_free(lib);
+	} else {
+		assert_null(lib);
+	}
+	return rc;
+}
+
+static void test_bad_files(void **state)
+{
+	(void)state;
+	char buf[4096];
+	enum log_level was = log_get_level();
+	log_set_level(LOG_ERROR - 1);
+	assert_int_equal(parse("tabletrack-objects 1\n"), 0);
+	assert_int_equal(parse("# a library\n\ntabletrack-objects 1\r\n# nothing yet\n"), 0);
+	snprintf(buf, sizeof buf, "tabletrack-objects 1\nobject 5 10 10 1 a\n%s", K_LINE);
+	assert_int_equal(parse(buf), 0);
+
+	assert_int_equal(parse(""), ERR_FORMAT);
+	assert_int_equal(parse("tabletrack-object 1\n"), ERR_FORMAT);
+	assert_int_equal(parse("tabletrack-objects\n"), ERR_FORMAT);
+	assert_int_equal(parse("tabletrack-objects 2\n"), ERR_FORMAT);
+	assert_int_equal(parse("tabletrack-objects 1\nthing 1\n"), ERR_FORMAT);
+	snprintf(buf, sizeof buf, "tabletrack-objects 1\n%s", K_LINE);
+	assert_int_equal(parse(buf), ERR_FORMAT); /* k before any object */
+	/* A declared count larger than the lines that follow, and one beyond the bound. */
+	assert_int_equal(parse("tabletrack-objects 1\nobject 5 10 10 16384 a\n"), ERR_FORMAT);
+	assert_int_equal(parse("tabletrack-objects 1\nobject 5 10 10 16385 a\n"), ERR_RANGE);
+	assert_int_equal(parse("tabletrack-objects 1\nobject 5 10 10 99999999999999999999 a\n"), ERR_RANGE);
+	snprintf(buf, sizeof buf, "tabletrack-objects 1\nobject 5 10 10 1 a\n%s%s", K_LINE, K_LINE);
+	assert_int_equal(parse(buf), ERR_FORMAT); /* more k lines than declared */
+	snprintf(buf, sizeof buf, "tabletrack-objects 1\nobject 5 10 10 2 a\n%sobject 6 10 10 0 b\n", K_LINE);
+	assert_int_equal(parse(buf), ERR_FORMAT); /* the next object before the k lines are done */
+	assert_int_equal(parse("tabletrack-objects 1\nobject 5 10 10 0 a\nobject 5 10 10 0 b\n"), ERR_RANGE);
+	assert_int_equal(parse("tabletrack-objects 1\nobject 5 10 10 0 a\nobject 6 10 10 0 a\n"), ERR_RANGE);
+	assert_int_equal(parse("tabletrack-objects 1\nobject 5 10 10 0 a/b\n"), ERR_FORMAT);
+	assert_int_equal(parse("tabletrack-objects 1\nobject -1 10 10 0 a\n"), ERR_RANGE);
+	assert_int_equal(parse("tabletrack-objects 1\nobject 5 0 10 0 a\n"), ERR_RANGE);
+	assert_int_equal(parse("tabletrack-objects 1\nobject 5 8193 10 0 a\n"), ERR_RANGE);
+	assert_int_equal(parse("tabletrack-objects 1\nobject 5 10 10 0\n"), ERR_FORMAT);
+	/* Keypoints: outside the picture, not a number, short descriptor, bad hex. */
+	const char *bad_k[] = {
+	    "k 11 2 3.5 90 0.01 ", "k 1 2 nan 90 0.01 ", "k 1 2 3.5 360 0.01 ", "k 1 2 3.5 90 -1 ",
+	    "k 1 2 0x10 90 0.01 ", "k 1 2 3.5 inf 0.01 ",
+	};
+	for (size_t i = 0; i < sizeof bad_k / sizeof bad_k[0]; i++) {
+		snprintf(buf, sizeof buf, "tabletrack-objects 1\nobject 5 10 10 1 a\n%s%s", bad_k[i],
+			 strrchr(K_LINE, ' ') + 1);
+		assert_int_not_equal(parse(buf), 0);
+	}
+	snprintf(buf, sizeof buf, "tabletrack-objects 1\nobject 5 10 10 1 a\n%s", K_LINE);
+	buf[strlen(buf) - 2] = '\n'; /* one hex digit short */
+	assert_int_equal(parse(buf), ERR_FORMAT);
+	snprintf(buf, sizeof buf, "tabletrack-objects 1\nobject 5 10 10 1 a\n%s", K_LINE);
+	buf[strlen(buf) - 5] = 'g';
+	assert_int_equal(parse(buf), ERR_FORMAT);
+	/* A line longer than the bound. */
+	memset(buf, 'x', sizeof buf);
+	memcpy(buf, "tabletrack-objects 1\n# ", 23);
+	buf[sizeof buf - 1] = 0;
+	assert_int_equal(parse(buf), ERR_FORMAT);
+	/* A NUL inside a line. */
+	const char nul[] = "tabletrack-objects 1\nobject 5 10\0 10 0 a\n";
+	struct objects_library *lib = NULL;
+	assert_int_equal(objects_library_parse(nul, sizeof nul - 1, "test", &lib), ERR_FORMAT);
+	assert_null(lib);
+	/* Not a regular file. */
+	assert_int_equal(objects_library_load("/dev/zero", &lib), ERR_IO);
+	assert_int_equal(objects_library_load("/nonexistent/lib.objects", &lib), ERR_IO);
+	log_set_level(was);
+}
+
+/* Scene keypoints: the object's keypoints moved by a known similarity
+ * (some dropped as if covered, descriptors disturbed a little), among
+ * random clutter keypoints. */
+static int make_scene(const struct objects_keypoint *obj, int n_obj, double s, double theta, double tx, double ty,
+		      int n_clutter, struct objects_keypoint *scene, uint32_t *rs)
+{
+	int n = 0;
+	double c = cos(theta), sn = sin(theta);
+	for (int i = 0; i < n_obj; i++) {
+		if (test_rand(rs) % 10 < 3)
+			continue;
+		struct objects_keypoint k = obj[i];
+		k.x = (float)(s * (c * obj[i].x - sn * obj[i].y) + tx + (double)(test_rand(rs) % 100) / 200.0 - 0.25);
+		k.y = (float)(s * (sn * obj[i].x + c * obj[i].y) + ty + (double)(test_rand(rs) % 100) / 200.0 - 0.25);
+		k.size = (float)(obj[i].size * s);
+		k.angle_deg = (float)fmod(obj[i].angle_deg + theta * 180 / M_PI + 360, 360);
+		for (int d = 0; d < OBJECTS_DESC_LEN; d++) {
+			int v = k.desc[d] + (int)(test_rand(rs) % 9) - 4;
+			k.desc[d] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+		}
+		scene[n++] = k;
+	}
+	random_keypoints(scene + n, n_clutter, 1280, 720, rs);
+	return n + n_clutter;
+}
+
+static void test_recognise_known_pose(void **state)
+{
+	(void)state;
+	uint32_t rs = 99;
+	static struct objects_keypoint a[200], b[150], scene[800];
+	random_keypoints(a, 200, 300, 200, &rs);
+	random_keypoints(b, 150, 250, 250, &rs);
+	struct objects_library *lib = objects_library_new();
+	assert_int_equal(objects_library_add(lib, 1000, "a", 300, 200, a, 200), 0);
+	assert_int_equal(objects_library_add(lib, 1001, "b", 250, 250, b, 150), 0);
+	struct objects_match_config mc;
+	objects_match_config_default(&mc);
+	int err;
+	struct objects_recogniser *r = objects_recogniser_create(lib, &mc, 800, &err);
+	assert_non_null(r);
+
+	const double cases[][4] = {{1.0, 0.0, 100, 50}, {0.5, 2.0, 600, 300}, {2.0, 4.0, 700, 100}, {1.3, 5.9, 300, 600}};
+	for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+		double s = cases[t][0], th = cases[t][1];
+		int n = make_scene(a, 200, s, th, cases[t][2], cases[t][3], 400, scene, &rs);
+		struct objects_detection d[4];
+		int nd = -1;
+		assert_int_equal(objects_recognise(r, scene, n, d, 4, &nd), 0);
+		assert_int_equal(nd, 1);
+		assert_int_equal(d[0].id, 1000);
+		assert_int_equal(d[0].index, 0);
+		double cx = 149.5, cy = 99.5;
+		double ex = s * (cos(th) * cx - sin(th) * cy) + cases[t][2], ey = s * (sin(th) * cx + cos(th) * cy) + cases[t][3];
+		assert_true(fabs(d[0].x - ex) < 0.3);
+		assert_true(fabs(d[0].y - ey) < 0.3);
+		assert_true(fabs(d[0].angle - th) < 0.005);
+		assert_true(fabs(d[0].scale - s) < 0.005 * s);
+		assert_true(d[0].n_inliers >= 100);
+	}
+	/* Clutter alone: nothing. */
+	random_keypoints(scene, 800, 1280, 720, &rs);
+	struct objects_detection d[4];
+	int nd = -1;
+	assert_int_equal(objects_recognise(r, scene, 800, d, 4, &nd), 0);
+	assert_int_equal(nd, 0);
+	/* Keypoints that look right but sit in no consistent pose: nothing. */
+	int n = make_scene(b, 150, 1.0, 1.0, 500, 300, 0, scene, &rs);
+	for (int i = 0; i < n; i++) {
+		scene[i].x = (float)(test_rand(&rs) % 1280);
+		scene[i].y = (float)(test_rand(&rs) % 720);
+	}
+	assert_int_equal(objects_recognise(r, scene, n, d, 4, &nd), 0);
+	assert_int_equal(nd, 0);
+	/* A mirrored object is not a similarity of the learned one. */
+	n = make_scene(b, 150, 1.0, 0.0, 500, 300, 0, scene, &rs);
+	for (int i = 0; i < n; i++)
+		scene[i].x = 1000 - scene[i].x;
+	assert_int_equal(objects_recognise(r, scene, n, d, 4, &nd), 0);
+	assert_int_equal(nd, 0);
+	/* Too many scene keypoints for the buffers. */
+	assert_int_equal(objects_recognise(r, scene, 801, d, 4, &nd), ERR_RANGE);
+	objects_recogniser_destroy(r);
+	objects_library_free(lib);
+}
+
+static void test_config_id_range(void **state)
+{
+	(void)state;
+	struct tt_config c;
+	config_defaults(&c);
+	assert_true(c.object_id_min <= c.object_id_max);
+	enum log_level was = log_get_level();
+	log_set_level(LOG_ERROR - 1);
+	assert_int_equal(config_load_string(&c, "[objects]\nobject_id_min = 50\nobject_id_max = 40\n", "t"), ERR_CONFIG);
+	assert_non_null(strstr(config_last_error(), "object_id_max"));
+	assert_int_equal(config_load_string(&c, "[objects]\nobject_id_min = 500\nobject_id_max = 600\n", "t"), 0);
+	assert_int_equal(c.object_id_min, 500);
+	log_set_level(was);
+}
+
+/* A picture of shapes, turned a quarter (exactly, by moving pixels) inside
+ * a larger frame: SIFT and the recogniser must find it there, turned 90
+ * degrees clockwise on screen. */
+static void test_sift_quarter_turn(void **state)
+{
+	(void)state;
+	char why[256];
+	if (sift_backend_check("auto", why, sizeof why)) {
+		print_message("skipped: %s\n", why);
+		skip();
+	}
+	struct image_u8 obj, frame;
+	assert_int_equal(image_u8_alloc(&obj, 200, 150), 0);
+	assert_int_equal(image_u8_alloc(&frame, 640, 480), 0);
+	uint32_t rs = 5;
+	for (int y = 0; y < 150; y++)
+		for (int x = 0; x < 200; x++)
+			image_u8_row(&obj, y)[x] = (uint8_t)(100 + 40 * sin(x * 0.05) * cos(y * 0.07));
+	for (int k = 0; k < 40; k++) {
+		int cx = (int)(test_rand(&rs) % 200), cy = (int)(test_rand(&rs) % 150), r = 3 + (int)(test_rand(&rs) % 15);
+		uint8_t g = (uint8_t)(test_rand(&rs) % 256);
+		for (int y = cy - r; y <= cy + r; y++)
+			for (int x = cx - r; x <= cx + 2 * r; x++)
+				if (x >= 0 && y >= 0 && x < 200 && y < 150 && (k % 2 || (x - cx) * (x - cx) + (y - cy) * (y - cy) <= r * r))
+					image_u8_row(&obj, y)[x] = g;
+	}
+	for (int y = 0; y < 480; y++)
+		memset(image_u8_row(&frame, y), 128, 640);
+	/* Frame (X, Y) = (X0 + (149 - y), Y0 + x): a quarter turn clockwise on screen. */
+	const int X0 = 300, Y0 = 100;
+	for (int y = 0; y < 150; y++)
+		for (int x = 0; x < 200; x++)
+			image_u8_row(&frame, Y0 + x)[X0 + 149 - y] = image_u8_row(&obj, y)[x];
+
+	struct sift_config sc;
+	sift_config_default(&sc);
+	int err;
+	struct sift *s = sift_create(&sc, "auto", &err);
+	assert_non_null(s);
+	static struct objects_keypoint kp[2000], kp2[2000], scene[2000];
+	int n = 0, n2 = 0, ns = 0;
+	assert_int_equal(sift_extract(s, &obj, kp, 2000, &n), 0);
+	assert_true(n >= 30);
+	assert_int_equal(sift_extract(s, &obj, kp2, 2000, &n2), 0);
+	assert_int_equal(n, n2);
+	assert_memory_equal(kp, kp2, sizeof *kp * (size_t)n); /* deterministic */
+	assert_int_equal(sift_extract(s, &frame, scene, 2000, &ns), 0);
+
+	struct objects_library *lib = objects_library_new();
+	assert_int_equal(objects_library_add(lib, 1000, "shapes", 200, 150, kp, n), 0);
+	struct objects_match_config mc;
+	objects_match_config_default(&mc);
+	struct objects_recogniser *r = objects_recogniser_create(lib, &mc, 2000, &err);
+	assert_non_null(r);
+	struct objects_detection d[2];
+	int nd = 0;
+	assert_int_equal(objects_recognise(r, scene, ns, d, 2, &nd), 0);
+	assert_int_equal(nd, 1);
+	/* The centre (99.5, 74.5) lands at (X0 + 149 - 74.5, Y0 + 99.5). */
+	print_message("quarter turn: %d keypoints, %d inliers, at %.2f %.2f, %.3f deg, scale %.4f\n", n,
+		      d[0].n_inliers, (double)d[0].x, (double)d[0].y, (double)d[0].angle * 180 / M_PI,
+		      (double)d[0].scale);
+	assert_true(fabs(d[0].x - (X0 + 74.5)) < 0.25); /* catches a quarter-pixel keypoint bias */
+	assert_true(fabs(d[0].y - (Y0 + 99.5)) < 0.25);
+	assert_true(fabs(d[0].angle * 180 / M_PI - 90) < 1.0);
+	assert_true(fabs(d[0].scale - 1) < 0.01);
+	objects_recogniser_destroy(r);
+	objects_library_free(lib);
+	sift_destroy(s);
+	image_u8_free(&obj);
+	image_u8_free(&frame);
+}
+
+static void test_sift_without_backend(void **state)
+{
+	(void)state;
+	char why[256] = "";
+	int err = 0;
+	struct sift_config sc;
+	sift_config_default(&sc);
+	enum log_level was = log_get_level();
+	log_set_level(LOG_ERROR - 1);
+	assert_int_equal(sift_backend_check("nonesuch", why, sizeof why), ERR_UNSUPPORTED);
+	assert_null(sift_create(&sc, "nonesuch", &err));
+	assert_int_equal(err, ERR_UNSUPPORTED);
+	sc.max_keypoints = 0;
+	assert_null(sift_create(&sc, "auto", &err));
+	assert_int_equal(err, ERR_RANGE);
+#if !TT_HAVE_OPENCV
+	assert_int_equal(sift_backend_check("opencv", why, sizeof why), ERR_UNSUPPORTED);
+	assert_non_null(strstr(why, "OpenCV"));
+#endif
+	log_set_level(was);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_recognise_known_pose),
+		cmocka_unit_test(test_config_id_range),
+		cmocka_unit_test(test_sift_quarter_turn),
+		cmocka_unit_test(test_sift_without_backend),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
