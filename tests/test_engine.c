@@ -207,8 +207,9 @@ static void test_windows(void **state)
 	d.n_fingers = 0;
 	/* Two groups whose grown boxes overlap are one window. */
 	mask_checker(&m, 200, 70, 220, 90);
-	assert_int_equal(windows_find(&m, &d, 48, scratch, win, 4), 1);
-	assert_int_equal(win[0].x1, 224 + 48);
+	assert_int_equal(windows_find(&m, &d, 40, scratch, win, 4), 1);
+	assert_int_equal(win[0].x0, 64 - 40);
+	assert_int_equal(win[0].x1, 224 + 40);
 	/* Structure over most of the frame: the whole frame. */
 	mask_checker(&m, 0, 0, W, H);
 	assert_int_equal(windows_find(&m, &d, 16, scratch, win, 4), -1);

@@ -2,7 +2,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 #include <unistd.h>
 
 #include "../core/clock.h"
@@ -37,6 +36,12 @@ struct worker {
  * segmented and matched into det, and its symbols moved into the scale's
  * detections in frame coordinates. */
 #define THIRD_MAX_WINDOWS 32
+/* Pixels a window reaches past the structure it was found for: where a
+ * hard shadow turns part of a symbol uniform in the first scale's mask,
+ * the window must still hold the whole symbol, also where a decoded
+ * neighbour's box hides part of its structure (64 and 96 lost one on the
+ * uneven preset). */
+#define THIRD_PAD 128
 struct third {
 	int32_t *scratch;      /* windows_scratch_len() for the frame size */
 	struct bitmask crop;   /* a window and its halo, thresholded; frame-sized buffer */
@@ -93,15 +98,14 @@ static void second_configs(const struct engine_config *c, struct threshold_confi
 }
 
 /* The third scale thresholds the frame with its own method (the first
- * scale's other settings); its symbols are merged where neither other scale
- * found one. Without the repair round: on a local-mean mask it costs more
- * than it finds. */
+ * scale's other settings), in windows only (windows.h); its symbols are
+ * merged where neither other scale found one. With the repair round: in
+ * windows it costs little, and it finds symbols a shadow edge broke. */
 static void third_configs(const struct engine_config *c, struct threshold_config *tc, struct match_config *mc)
 {
 	*tc = c->thr;
 	tc->mode = c->mode3;
 	symbols_only(c, mc);
-	mc->no_repair = true;
 }
 
 /* Auto: half the cores a scale (both scales segment at once, so together
@@ -469,15 +473,8 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 static bool third_detect(struct engine *e, const struct image_u8 *grey)
 {
 	const int halo = third_halo(&e->cfg);
-	const int pad = getenv("TT_PAD") ? atoi(getenv("TT_PAD")) : 48;
-	int n = halo < 0 || pad < 0 ? -1 : windows_find(&e->s1.mask, &e->s1.det, pad, e->t3.scratch, e->t3.win, THIRD_MAX_WINDOWS);
+	int n = halo < 0 ? -1 : windows_find(&e->s1.mask, &e->s1.det, THIRD_PAD, e->t3.scratch, e->t3.win, THIRD_MAX_WINDOWS);
 	detections_clear(&e->s3.det);
-	if (getenv("TT_WDBG")) {
-		fprintf(stderr, "WDBG n=%d:", n);
-		for (int i = 0; i < n; i++)
-			fprintf(stderr, " %d,%d-%d,%d", e->t3.win[i].x0, e->t3.win[i].y0, e->t3.win[i].x1, e->t3.win[i].y1);
-		fprintf(stderr, "\n");
-	}
 	if (n < 0) {
 		if (threshold_process(e->s3.thr, grey, &e->s3.mask))
 			return false;
