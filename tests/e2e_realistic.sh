@@ -50,7 +50,7 @@ print('%-12s symbols %3d (+%d occluded)  recall %.3f  wrong IDs %d  false pos. %
 run_set tilt 31 --min-recall 0.93 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 run_set barrel 32 --min-recall 0.87 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 run_set uneven 33 --min-recall 0.98 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
-run_set shadow 34 --min-recall 0.88 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+run_set shadow 34 --min-recall 0.90 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 run_set hands 35 --min-recall 0.97 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 # Our sets' features (holes of 0.0775 card) are 1.5-1.9 px at 20-24 px:
 # nothing is decoded; only wrong IDs and false positives are held (below).

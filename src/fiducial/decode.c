@@ -22,6 +22,14 @@
 #define MERGED_ALONE_X10 13
 #define MERGED_AREA_MAX_X10 30
 #define MERGED_ELONGATION 2.5
+/* Three leaves merged in a row (merged_decode, two nodes short): up to
+ * MERGED3_AREA_MAX_X10 / 10 times the median area, elongation at least
+ * MERGED3_ELONGATION. */
+#define MERGED3_AREA_MAX_X10 45
+#ifndef MERGED_MAX_SHORT
+#define MERGED_MAX_SHORT 2
+#endif
+#define MERGED3_ELONGATION 5.0
 
 /* ---- canonical strings ------------------------------------------------ */
 
@@ -30,7 +38,8 @@ struct canon_ctx {
 	const struct region_tree *tree;
 	const uint8_t *state;   /* NULL: children are all neighbours but the parent */
 	const int32_t *parent;
-	int32_t dup;            /* this leaf is written twice (a merged pair); -1 none */
+	int32_t dup, dup2;      /* leaves written 1 + dup_times times (merged ones); -1 none */
+	int dup_times;
 	int nodes;
 };
 
@@ -72,7 +81,7 @@ static int canon_node(struct canon_ctx *c, int32_t n, int32_t from, int depth, c
 		off[n_child] = pos;
 		len[n_child++] = k;
 		pos += k;
-		if (l[i] == c->dup) {
+		for (int d = 0; (l[i] == c->dup || l[i] == c->dup2) && d < c->dup_times; d++) {
 			if (n_child >= TREES_MAX_NODES || pos + k > cap || ++c->nodes > TREES_MAX_NODES)
 				return ERR_RANGE;
 			memcpy(out + pos, out + pos - k, (size_t)k);
@@ -134,7 +143,7 @@ int match_canonical_string(const struct region_tree *tree, int32_t root, int32_t
 			}
 		}
 	}
-	struct canon_ctx c = {.tree = tree, .dup = -1};
+	struct canon_ctx c = {.tree = tree, .dup = -1, .dup2 = -1};
 	return canon_string(&c, root, parent, buf, cap);
 }
 
@@ -267,29 +276,32 @@ static int leaves_list(const struct match *m, const struct region_tree *t, int32
 	return n_leaf + 1;
 }
 
-/* Two round leaves side by side: the larger eigenvalue of the pixel
- * covariance at least MERGED_ELONGATION times the smaller (a disc: 1;
- * two touching equal discs: 5). */
-static bool elongated(const struct region *g)
+/* Round leaves side by side: the larger eigenvalue of the pixel
+ * covariance at least ratio times the smaller (a disc: 1; two touching
+ * equal discs: 5; three in a row: about 12). */
+static bool elongated(const struct region *g, double ratio)
 {
 	const double n = g->area, mx = g->sum_x / n, my = g->sum_y / n;
 	const double cxx = g->sum_xx / n - mx * mx, cyy = g->sum_yy / n - my * my, cxy = g->sum_xy / n - mx * my;
 	const double tr = 0.5 * (cxx + cyy), det = sqrt(0.25 * (cxx - cyy) * (cxx - cyy) + cxy * cxy);
 	const double l1 = tr + det, l2 = tr - det;
-	return l2 > 0 ? l1 >= MERGED_ELONGATION * l2 : l1 > 0;
+	return l2 > 0 ? l1 >= ratio * l2 : l1 > 0;
 }
 
-/* A candidate one node short of a symbol whose leaves of one colour are
- * all alike but one, which has about twice their area and is elongated
- * like two discs side by side: two leaves merged
- * (a motion streak or blur bridged the gap between them). It is decoded as
- * the tree with that leaf counted twice, when that tree is in the set;
- * the leaf then weighs twice in centre and angle, and the size filter
- * (§6) judges the other leaves. Without a leaf that stands out this way
- * nothing is guessed: which leaf went missing is then unknown, and the
- * default set has other symbols one leaf away. */
-static bool merged_decode(struct match *m, const struct region_tree *t, int32_t root, struct leaf_acc *a,
-			  int32_t *id)
+/* A candidate `short_by` nodes (1 or 2) short of a symbol whose leaves of
+ * one colour are all alike but a few outsized, elongated ones: leaves
+ * merged (a motion streak or blur bridged the gap between them). One node
+ * short: exactly one leaf has about twice the median area (two discs side
+ * by side) and is counted twice. Two nodes short: either two such leaves,
+ * each counted twice, or one leaf of about three times the median area,
+ * elongated like three discs in a row, counted three times; no leaf of
+ * another size stands out. The tree so counted is decoded when it is in
+ * the set; the merged leaves weigh as many times in centre and angle, and
+ * the size filter (§6) judges the other leaves. Without leaves that stand
+ * out this way nothing is guessed: which leaf went missing is then
+ * unknown, and the default set has other symbols one leaf away. */
+static bool merged_decode(struct match *m, const struct region_tree *t, int32_t root, int short_by,
+			  struct leaf_acc *a, int32_t *id)
 {
 	int32_t leaf[TREES_MAX_NODES];
 	uint8_t leaf_depth[TREES_MAX_NODES];
@@ -305,24 +317,38 @@ static bool merged_decode(struct match *m, const struct region_tree *t, int32_t 
 			continue;
 		qsort(area, (size_t)k, sizeof(int), cmp_int);
 		const int med = area[(k - 1) / 2];
-		int big = -1, n_big = 0;
-		for (int i = 0; i < n; i++) {
+		/* big[]: the outsized leaves; mult: how many each stands for. */
+		int big[2] = {-1, -1}, n_big = 0, mult = 2;
+		bool odd = false;
+		for (int i = 0; i < n && !odd; i++) {
 			const struct region *g = reg(m, t, leaf[i]);
 			if ((g->colour ? 1 : 0) != c)
 				continue;
 			if (10 * g->area >= MERGED_AREA_X10 * med) {
-				if (10 * g->area > MERGED_AREA_MAX_X10 * med || !elongated(g))
+				const bool triple = short_by == 2 && 10 * g->area > MERGED_AREA_MAX_X10 * med;
+				if (triple ? 10 * g->area > MERGED3_AREA_MAX_X10 * med || !elongated(g, MERGED3_ELONGATION)
+					   : 10 * g->area > MERGED_AREA_MAX_X10 * med || !elongated(g, MERGED_ELONGATION))
 					return false;
-				big = i;
-				n_big++;
+				if (n_big == 2) {
+					odd = true;
+					break;
+				}
+				if (triple)
+					mult = 3;
+				big[n_big++] = i;
 			} else if (10 * g->area > MERGED_ALONE_X10 * med) {
-				n_big = 2;
+				odd = true;
 			}
 		}
-		if (n_big != 1)
+		if (odd || n_big < 1)
+			continue;
+		/* As many nodes as were lost: (mult - 1) a leaf. */
+		if (n_big == 2 ? mult != 2 || short_by != 2 : mult - 1 != short_by)
 			continue;
 		char buf[CANON_CAP];
-		struct canon_ctx cc = {.m = m, .tree = t, .state = m->state, .parent = m->parent, .dup = leaf[big]};
+		struct canon_ctx cc = {.m = m, .tree = t, .state = m->state, .parent = m->parent,
+				       .dup = leaf[big[0]], .dup2 = n_big == 2 ? leaf[big[1]] : -1,
+				       .dup_times = mult - 1};
 		if (canon_string(&cc, root, -1, buf, sizeof buf) <= 0)
 			return false;
 		int32_t got = tree_set_lookup(m->cfg.trees, buf);
@@ -331,7 +357,7 @@ static bool merged_decode(struct match *m, const struct region_tree *t, int32_t 
 		struct leaf_acc u;
 		memset(&u, 0, sizeof u);
 		for (int i = 0; i < n; i++) {
-			if (i == big)
+			if (i == big[0] || i == big[1])
 				continue;
 			const struct region *g = reg(m, t, leaf[i]);
 			int size = (g->x1 - g->x0 + 1) + (g->y1 - g->y0 + 1), cg = g->colour ? 1 : 0;
@@ -346,16 +372,18 @@ static bool merged_decode(struct match *m, const struct region_tree *t, int32_t 
 		}
 		if (!leaves_uniform(&u))
 			return false;
-		const struct region *g = reg(m, t, leaf[big]);
-		const double d = leaf_depth[big], w = M_PI * (d + 0.5) * (d + 0.5);
-		const double mx = 0.5 * (g->x0 + g->x1), my = 0.5 * (g->y0 + g->y1);
-		a->cx += w * mx;
-		a->cy += w * my;
-		a->cw += w;
-		if (!g->colour) {
-			a->bx += w * mx;
-			a->by += w * my;
-			a->bw += w;
+		for (int b = 0; b < n_big; b++) {
+			const struct region *g = reg(m, t, leaf[big[b]]);
+			const double d = leaf_depth[big[b]], w = (mult - 1) * M_PI * (d + 0.5) * (d + 0.5);
+			const double mx = 0.5 * (g->x0 + g->x1), my = 0.5 * (g->y0 + g->y1);
+			a->cx += w * mx;
+			a->cy += w * my;
+			a->cw += w;
+			if (!g->colour) {
+				a->bx += w * mx;
+				a->by += w * my;
+				a->bw += w;
+			}
 		}
 		*id = got;
 		return true;
@@ -385,11 +413,13 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	int32_t id = -1;
 	if (is_valid(m, height, nodes)) {
 		char buf[CANON_CAP];
-		struct canon_ctx c = {.m = m, .tree = t, .state = m->state, .parent = m->parent, .dup = -1};
+		struct canon_ctx c = {.m = m, .tree = t, .state = m->state, .parent = m->parent, .dup = -1, .dup2 = -1};
 		if (canon_string(&c, root, -1, buf, sizeof buf) > 0 && leaves_uniform(&a))
 			id = tree_set_lookup(m->cfg.trees, buf);
-	} else if (is_valid(m, height, nodes + 1) && merged_decode(m, t, root, &a, &id)) {
-		nodes++;
+	} else {
+		for (int k = 1; k <= MERGED_MAX_SHORT && id < 0; k++)
+			if (is_valid(m, height, nodes + k) && merged_decode(m, t, root, k, &a, &id))
+				nodes += k;
 	}
 	if (id >= 0)
 		emit(out->fids, &out->n_fids, out->cap_fids, &out->overflow, reg(m, t, root), root, id, nodes, &a);

@@ -36,7 +36,11 @@
  *    leaf of that colour exceeds 1.3x, two leaves were bridged (motion
  *    streak, blur); the tree with that leaf counted twice is looked up and
  *    decoded if it is in the set (the leaf weighs twice in centre and
- *    angle, the other leaves pass §6). A big round leaf (a filled hole)
+ *    angle, the other leaves pass §6). Two nodes short, the same with two
+ *    such leaves (each counted twice) or with one leaf of 3-4.5x the
+ *    median elongated like three discs in a row (eigenvalues >= 5:1,
+ *    counted three times): streaks that merge more than one pair. A big
+ *    round leaf (a filled hole)
  *    or two big leaves decode nothing: which leaf was lost is unknown then,
  *    and reacTIVision's default set has other symbols one leaf away;
  *  - hairlines (a second round): motion streaks leave 1 px diagonal lines

@@ -9,13 +9,14 @@
 #include "../core/log.h"
 #include "../core/pool.h"
 #include "../segment/segment.h"
+#include "windows.h"
 
 /* One threshold scale: its thresholder, mask, segmenter and matcher. */
 struct scale {
 	struct threshold *thr;
 	struct segment *seg;
 	struct match *mat;
-	struct bitmask mask;  /* borrowed from thr (threshold_collect_view) after a collect */
+	struct bitmask mask;  /* borrowed from thr (threshold_collect_view); the third scale owns its own */
 	struct detections det;
 	bool submitted;
 	int err;              /* of the last collect */
@@ -30,10 +31,29 @@ struct worker {
 	bool ok;                      /* scale 2 produced detections */
 };
 
+/* The third scale runs in windows (windows.h) of the frame: each is
+ * thresholded with a halo into crop, cut out of it into the scale's mask,
+ * segmented and matched into det, and its symbols moved into the scale's
+ * detections in frame coordinates. */
+#define THIRD_MAX_WINDOWS 32
+/* Pixels a window reaches past the structure it was found for: where a
+ * hard shadow turns part of a symbol uniform in the first scale's mask,
+ * the window must still hold the whole symbol, also where a decoded
+ * neighbour's box hides part of its structure (64 and 96 lost one on the
+ * uneven preset). */
+#define THIRD_PAD 128
+struct third {
+	int32_t *scratch;      /* windows_scratch_len() for the frame size */
+	struct bitmask crop;   /* a window and its halo, thresholded; frame-sized buffer */
+	struct detections det; /* one window's */
+	struct window win[THIRD_MAX_WINDOWS];
+};
+
 struct engine {
 	struct engine_config cfg;
 	struct scale s1, s2;  /* s2 exists while radius2 > 0 */
 	struct scale s3;      /* exists while scale3 */
+	struct third t3;      /* its buffers, while s3 exists */
 	struct worker w;
 	/* Equaliser (engine_equalize): background and the equalised frame. */
 	struct image_u8 eq_bg, eq_frame;
@@ -77,15 +97,14 @@ static void second_configs(const struct engine_config *c, struct threshold_confi
 }
 
 /* The third scale thresholds the frame with its own method (the first
- * scale's other settings); its symbols are merged where neither other scale
- * found one. Without the repair round: on a local-mean mask it costs more
- * than it finds. */
+ * scale's other settings), in windows only (windows.h); its symbols are
+ * merged where neither other scale found one. With the repair round: in
+ * windows it costs little, and it finds symbols a shadow edge broke. */
 static void third_configs(const struct engine_config *c, struct threshold_config *tc, struct match_config *mc)
 {
 	*tc = c->thr;
 	tc->mode = c->mode3;
 	symbols_only(c, mc);
-	mc->no_repair = true;
 }
 
 /* Auto: half the cores a scale (both scales segment at once, so together
@@ -194,11 +213,21 @@ static int second_scale_sync(struct engine *e)
 	return err;
 }
 
+static void third_free(struct engine *e)
+{
+	bitmask_free(&e->s3.mask);
+	scale_free(&e->s3);
+	free(e->t3.scratch);
+	bitmask_free(&e->t3.crop);
+	detections_free(&e->t3.det);
+	memset(&e->t3, 0, sizeof e->t3);
+}
+
 /* Creates or frees the third scale to follow scale3 (it is live). */
 static int third_scale_sync(struct engine *e)
 {
 	if (!e->cfg.scale3) {
-		scale_free(&e->s3);
+		third_free(e);
 		return 0;
 	}
 	struct threshold_config tc;
@@ -208,7 +237,21 @@ static int third_scale_sync(struct engine *e)
 		int err = threshold_set_config(e->s3.thr, &tc);
 		return err ? err : match_set_config(e->s3.mat, &mc);
 	}
-	int err = scale_create(&e->s3, &e->cfg, &tc, &mc, threshold_backend_name(e->s1.thr));
+	/* On the CPU always: it thresholds windows, chosen after the first
+	 * scale is matched. */
+	int err = scale_create(&e->s3, &e->cfg, &tc, &mc, "cpu");
+	if (!err) {
+		/* Its mask is its own (threshold_process into it, windows cut into
+		 * it), not a view of the thresholder's as for the other scales. */
+		err = bitmask_alloc(&e->s3.mask, e->cfg.width, e->cfg.height);
+		e->t3.scratch = malloc(windows_scratch_len(e->cfg.width, e->cfg.height) * sizeof *e->t3.scratch);
+		if (!err)
+			err = e->t3.scratch ? bitmask_alloc(&e->t3.crop, e->cfg.width, e->cfg.height) : ERR_NOMEM;
+		if (!err)
+			err = detections_alloc(&e->t3.det, e->cfg.max_detections);
+		if (err)
+			third_free(e);
+	}
 	if (err)
 		log_error("third threshold scale not available: %s", err_str(err));
 	return err;
@@ -248,7 +291,7 @@ void engine_destroy(struct engine *e)
 	image_u8_free(&e->eq_frame);
 	scale_free(&e->s1);
 	scale_free(&e->s2);
-	scale_free(&e->s3);
+	third_free(e);
 	free(e);
 }
 
@@ -331,7 +374,6 @@ int engine_submit(struct engine *e, const struct image_u8 *grey)
 		return err;
 	/* A failing second scale only loses that scale for this frame. */
 	e->s2.submitted = scale_on(&e->s2) && threshold_submit(e->s2.thr, grey) == 0;
-	e->s3.submitted = scale_on(&e->s3) && threshold_submit(e->s3.thr, grey) == 0;
 	e->submit_ns = clock_now_ns() - t0;
 	return 0;
 }
@@ -349,16 +391,103 @@ int engine_collect(struct engine *e)
 	} else {
 		e->s2.err = ERR_AGAIN;
 	}
-	if (e->s3.submitted) {
-		e->s3.submitted = false;
-		e->s3.err = threshold_collect_view(e->s3.thr, &e->s3.mask);
-	} else {
-		e->s3.err = ERR_AGAIN;
-	}
 	/* The time the threshold holds the caller (submit + waiting in collect),
 	 * not the wall time between them, which may hold other work. */
 	e->times.ns[STAGE_THRESHOLD] = e->submit_ns + (clock_now_ns() - t0);
 	return e->s1.err;
+}
+
+/* Pixels around a window that its threshold reads: the windows of the
+ * method and of the prefilters. Tiled thresholds depend on the tile grid's
+ * origin: -1, whole frames only. */
+static int third_halo(const struct engine_config *c)
+{
+	if (c->mode3 == THRESHOLD_TILED)
+		return -1;
+	int taps[THRESHOLD_GAUSS_MAX_RADIUS + 1];
+	int r = c->mode3 == THRESHOLD_BERNSEN ? c->thr.radius
+	      : c->mode3 == THRESHOLD_MEAN   ? c->thr.mean_radius
+	      : c->thr.radius > c->thr.mean_radius ? c->thr.radius : c->thr.mean_radius;
+	return r + c->thr.median / 2 + threshold_gauss_taps(c->thr.gauss_sigma, taps);
+}
+
+/* dst (its size set) = the bits of src from column ox, row oy on. */
+static void bits_cut(const struct bitmask *src, int ox, int oy, struct bitmask *dst)
+{
+	const int q0 = ox / 64, s = ox % 64, nw = dst->stride_words;
+	const uint64_t last = dst->width % 64 ? (1ull << (dst->width % 64)) - 1 : ~0ull;
+	for (int y = 0; y < dst->height; y++) {
+		const uint64_t *a = bitmask_row(src, y + oy) + q0;
+		uint64_t *o = dst->bits + (size_t)y * (size_t)nw;
+		const int left = src->stride_words - q0;
+		for (int j = 0; j < nw; j++) {
+			uint64_t v = a[j] >> s;
+			if (s && j + 1 < left)
+				v |= a[j + 1] << (64 - s);
+			o[j] = v;
+		}
+		o[nw - 1] &= last;
+	}
+}
+
+/* One window of the third scale: thresholded with its halo, cut out,
+ * segmented and matched; its symbols appended to the scale's detections in
+ * frame coordinates. */
+static bool third_window(struct engine *e, const struct image_u8 *grey, const struct window *w, int halo)
+{
+	struct third *t = &e->t3;
+	const int cx0 = w->x0 - halo > 0 ? w->x0 - halo : 0, cy0 = w->y0 - halo > 0 ? w->y0 - halo : 0;
+	const int cx1 = w->x1 + halo < grey->width ? w->x1 + halo : grey->width;
+	const int cy1 = w->y1 + halo < grey->height ? w->y1 + halo : grey->height;
+	struct image_u8 view = {.width = cx1 - cx0, .height = cy1 - cy0, .stride = grey->stride,
+				.data = grey->data + (size_t)cy0 * (size_t)grey->stride + (size_t)cx0};
+	struct bitmask crop = t->crop, win = e->s3.mask;
+	crop.width = view.width;
+	crop.height = view.height;
+	crop.stride_words = (crop.width + 63) / 64;
+	win.width = w->x1 - w->x0;
+	win.height = w->y1 - w->y0;
+	win.stride_words = (win.width + 63) / 64;
+	if (threshold_process(e->s3.thr, &view, &crop))
+		return false;
+	bits_cut(&crop, w->x0 - cx0, w->y0 - cy0, &win);
+	const struct region_tree *tree = NULL;
+	detections_clear(&t->det);
+	if (segment_process(e->s3.seg, &win, &tree) || match_process(e->s3.mat, tree, NULL, &t->det))
+		return false;
+	struct detections *d = &e->s3.det;
+	for (int i = 0; i < t->det.n_fids + t->det.n_fuzzy; i++) {
+		const bool fid = i < t->det.n_fids;
+		struct fiducial_det f = fid ? t->det.fids[i] : t->det.fuzzy[i - t->det.n_fids];
+		f.x += (float)w->x0;
+		f.y += (float)w->y0;
+		f.root = -1;
+		int32_t *n = fid ? &d->n_fids : &d->n_fuzzy;
+		if (*n >= (fid ? d->cap_fids : d->cap_fuzzy)) {
+			d->overflow = true;
+			continue;
+		}
+		(fid ? d->fids : d->fuzzy)[(*n)++] = f;
+	}
+	return true;
+}
+
+/* The third scale, in the windows where it may add a symbol to the first
+ * scale's (windows.h), or over the whole frame. */
+static bool third_detect(struct engine *e, const struct image_u8 *grey)
+{
+	const int halo = third_halo(&e->cfg);
+	int n = halo < 0 ? -1 : windows_find(&e->s1.mask, &e->s1.det, THIRD_PAD, e->t3.scratch, e->t3.win, THIRD_MAX_WINDOWS);
+	detections_clear(&e->s3.det);
+	if (n < 0) {
+		if (threshold_process(e->s3.thr, grey, &e->s3.mask))
+			return false;
+		return scale_detect(&e->s3, grey);
+	}
+	for (int i = 0; i < n; i++)
+		if (!third_window(e, grey, &e->t3.win[i], halo))
+			return false;
+	return true;
 }
 
 static bool near_any(const struct fiducial_det *list, int n, const struct fiducial_det *f)
@@ -426,7 +555,7 @@ int engine_detect(struct engine *e, const struct image_u8 *grey)
 		err = match_process(e->s1.mat, tree, grey, &e->s1.det);
 	}
 	/* The third scale runs here while the worker still has the second. */
-	bool ok3 = !err && scale_on(&e->s3) && e->s3.err == 0 && scale_detect(&e->s3, grey);
+	bool ok3 = !err && scale_on(&e->s3) && third_detect(e, grey);
 	bool ok2 = false;
 	if (async) {
 		/* Always wait: the worker reads grey and writes s2 until done. */
@@ -501,7 +630,5 @@ int engine_register_buffer(struct engine *e, void *data, size_t bytes)
 	int err = threshold_register_buffer(e->s1.thr, data, bytes);
 	if (!err && scale_on(&e->s2))
 		err = threshold_register_buffer(e->s2.thr, data, bytes);
-	if (!err && scale_on(&e->s3))
-		err = threshold_register_buffer(e->s3.thr, data, bytes);
 	return err;
 }

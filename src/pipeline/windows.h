@@ -1,0 +1,56 @@
+/*
+ * windows.h - where the third threshold scale can add a symbol: windows
+ * of the frame, found from the first scale's mask and symbols.
+ *
+ * The third scale's symbols count only where the first scales found none
+ * (engine.c merges them so), and a symbol leaves structure in the first
+ * scale's mask even where a shadow edge cut its tree. So the third scale
+ * need not see the whole frame: only the places with structure that no
+ * decoded symbol explains.
+ *
+ * Algorithm: the first scale's mask is cut into tiles of WINDOWS_TILE
+ * pixels a side; a tile is live when it holds at least 16 pixels of each
+ * colour (a speck of noise does not count) and meets neither a decoded
+ * symbol's box (its centre +- 0.85 of its size + 4 px: the card's margin
+ * reaches past the root) nor a finger's.
+ * Live tiles joined by an edge or corner form a group; each group's box,
+ * grown by `pad` pixels on every side (so that a symbol whose shadowed
+ * part is uniform in the first mask still lies inside), clamped to the
+ * frame, is a window; windows that overlap are joined into their common
+ * box until none do. When that leaves more than `cap` windows, or their
+ * area is more than half the frame, the answer is the whole frame.
+ *
+ * A window is decoded like a frame of its own (engine.c): a symbol that
+ * the window's edge cuts touches the edge and is skipped, as the matcher
+ * skips symbols on the frame's border.
+ *
+ * Memory: the caller's scratch of windows_scratch_len() int32 for the
+ * frame size; nothing is allocated.
+ */
+#ifndef TT_PIPELINE_WINDOWS_H
+#define TT_PIPELINE_WINDOWS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/detect.h"
+#include "../core/image.h"
+
+#define WINDOWS_TILE 32
+
+/* A window: pixels x0 <= x < x1, y0 <= y < y1. */
+struct window {
+	int x0, y0, x1, y1;
+};
+
+/* int32 entries of scratch that windows_find needs for a frame of w x h. */
+size_t windows_scratch_len(int width, int height);
+
+/* Windows of mask (the first scale's) where the third scale may find a
+ * symbol that d (the first scale's detections, same frame) lacks. Returns
+ * their number (0: none anywhere) into out (at most cap), or -1 for the
+ * whole frame. */
+int windows_find(const struct bitmask *mask, const struct detections *d, int pad, int32_t *scratch,
+		 struct window *out, int cap);
+
+#endif
