@@ -34,6 +34,7 @@ struct engine {
 	struct engine_config cfg;
 	struct scale s1, s2;  /* s2 exists while radius2 > 0 */
 	struct scale s3;      /* exists while scale3 */
+	struct outline *outline; /* first scale; works only when outline_needed() */
 	struct worker w;
 	/* Equaliser (engine_equalize): background and the equalised frame. */
 	struct image_u8 eq_bg, eq_frame;
@@ -229,7 +230,14 @@ struct engine *engine_create(const struct engine_config *cfg, int *err)
 		goto fail;
 	if (e->cfg.backend && strcmp(e->cfg.backend, "auto") != 0) /* auto logged its choice and why */
 		log_info("threshold: %s backend, as configured", threshold_backend_name(e->s1.thr));
-	*err = second_scale_sync(e);
+	/* Made always (a few MB), so touch and hands can be switched on live
+	 * without allocating then. */
+	e->outline = outline_create(&e->cfg.outline, e->cfg.width, e->cfg.height, err);
+	if (!e->outline)
+		goto fail;
+	*err = detections_alloc_outlines(&e->s1.det, e->cfg.outline.max_contours, e->cfg.outline.max_points);
+	if (!*err)
+		*err = second_scale_sync(e);
 	if (!*err)
 		*err = third_scale_sync(e);
 	if (*err)
@@ -250,6 +258,7 @@ void engine_destroy(struct engine *e)
 	scale_free(&e->s1);
 	scale_free(&e->s2);
 	scale_free(&e->s3);
+	outline_destroy(e->outline);
 	free(e);
 }
 
@@ -266,6 +275,8 @@ int engine_set_config(struct engine *e, const struct engine_config *cfg)
 	int err = threshold_set_config(e->s1.thr, &e->cfg.thr);
 	if (!err)
 		err = match_set_config(e->s1.mat, &e->cfg.match);
+	if (!err)
+		err = outline_set_config(e->outline, &e->cfg.outline);
 	int err2 = second_scale_sync(e);
 	int err3 = third_scale_sync(e);
 	return err ? err : err2 ? err2 : err3;
@@ -425,6 +436,8 @@ int engine_detect(struct engine *e, const struct image_u8 *grey)
 	if (!err) {
 		detections_clear(&e->s1.det);
 		err = match_process(e->s1.mat, tree, grey, &e->s1.det);
+		if (!err)
+			err = outline_process(e->outline, tree, grey, &e->s1.det);
 	}
 	/* The third scale runs here while the worker still has the second. */
 	bool ok3 = !err && scale_on(&e->s3) && e->s3.err == 0 && scale_detect(&e->s3, grey);
