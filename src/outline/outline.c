@@ -9,7 +9,7 @@
 #define PROFILE_STEPS (4 * OUTLINE_PROFILE_PX + 1)
 /* The edge is looked for this far either side of the crack: the threshold
  * puts the crack within a pixel or two of the steepest grey. */
-#define REFINE_SEARCH_PX 2.0f
+#define REFINE_SEARCH_PX 3.5f
 
 struct outline {
 	struct outline_config cfg;
@@ -463,7 +463,13 @@ struct tip {
 
 /* Finds the fingertips on the hand outline o->pts[0..n); appends them to
  * det->fingers (hand = hand_blob). Returns how many. */
-static int hand_tips(struct outline *o, int n, int32_t hand_blob, struct detections *det)
+static bool near_border(const struct outline_point *q, int w, int h)
+{
+	const float m = 2.0f;
+	return q->x < m || q->y < m || q->x > (float)w - 1 - m || q->y > (float)h - 1 - m;
+}
+
+static int hand_tips(struct outline *o, int n, int32_t hand_blob, int w, int h, struct detections *det)
 {
 	const float fs = o->cfg.finger_size_px;
 	const struct outline_point *p = o->pts;
@@ -480,19 +486,22 @@ static int hand_tips(struct outline *o, int n, int32_t hand_blob, struct detecti
 	for (int i = 0; i < n; i++) {
 		score[i] = 0;
 		int a = arc_step(o->arc, n, i, quarter, -1), b = arc_step(o->arc, n, i, quarter, 1);
-		float w = hypotf(p[a].x - p[b].x, p[a].y - p[b].y);
-		if (w < 0.5f * fs || w > 1.6f * fs)
+		/* The frame's edge cuts an arm; a cut is no fingertip. */
+		if (near_border(&p[i], w, h) || near_border(&p[a], w, h) || near_border(&p[b], w, h))
+			continue;
+		float wd = hypotf(p[a].x - p[b].x, p[a].y - p[b].y);
+		if (wd < 0.5f * fs || wd > 1.6f * fs)
 			continue;
 		float mx = 0.5f * (p[a].x + p[b].x), my = 0.5f * (p[a].y + p[b].y);
 		float ox = p[i].x - mx, oy = p[i].y - my;
 		float depth = hypotf(ox, oy);
-		if (depth < 0.3f * w || ox * p[i].nx + oy * p[i].ny <= 0)
+		if (depth < 0.3f * wd || ox * p[i].nx + oy * p[i].ny <= 0)
 			continue;
 		int a2 = arc_step(o->arc, n, i, 2 * quarter, -1), b2 = arc_step(o->arc, n, i, 2 * quarter, 1);
 		float w2 = hypotf(p[a2].x - p[b2].x, p[a2].y - p[b2].y);
-		if (w2 > 1.6f * fs)
+		if (w2 > 1.6f * fs || near_border(&p[a2], w, h) || near_border(&p[b2], w, h))
 			continue;
-		score[i] = depth / w;
+		score[i] = depth / wd;
 	}
 	int found = 0;
 	for (int i = 0; i < n; i++) {
@@ -528,11 +537,19 @@ static int hand_tips(struct outline *o, int n, int32_t hand_blob, struct detecti
 			if (j == b || m >= n)
 				break;
 		}
+		/* The centre of a round tip lies half the finger's width behind
+		 * the tip, towards the middle of its two sides; the width is
+		 * taken where the sides run straight (two quarter circles back),
+		 * which holds for fingers thicker than finger_size too. */
+		int a2 = arc_step(o->arc, n, i, 2 * quarter, -1), b2 = arc_step(o->arc, n, i, 2 * quarter, 1);
+		float w2 = hypotf(p[a2].x - p[b2].x, p[a2].y - p[b2].y);
+		float mx = 0.5f * (p[a].x + p[b].x) - p[i].x, my = 0.5f * (p[a].y + p[b].y) - p[i].y;
+		float ml = hypotf(mx, my);
 		struct finger_det *f = &det->fingers[det->n_fingers++];
 		*f = (struct finger_det){0};
-		f->x = 0.5f * (p[a].x + p[b].x);
-		f->y = 0.5f * (p[a].y + p[b].y);
-		f->diameter_px = hypotf(p[a].x - p[b].x, p[a].y - p[b].y);
+		f->x = p[i].x + 0.5f * w2 * mx / ml;
+		f->y = p[i].y + 0.5f * w2 * my / ml;
+		f->diameter_px = w2;
 		f->roundness = 1.0f;
 		f->region = -1;
 		f->sharpness = median_of(o->tip_sharp, m);
@@ -653,7 +670,7 @@ int outline_process(struct outline *o, const struct region_tree *tree, const str
 		int32_t n_before = det->n_fingers;
 		/* Tips go in first with hand index -1, so a hand without tips
 		 * leaves the blobs alone. */
-		int tips = hand_tips(o, n, -1, det);
+		int tips = hand_tips(o, n, -1, tree->width, tree->height, det);
 		if (tips == 0)
 			continue;
 		int32_t hb = hand_blob(tree, r, det);

@@ -41,7 +41,7 @@
  *     tangent (the points two cracks either side); the grey profile along
  *     it is sampled bilinearly every half pixel over +-OUTLINE_PROFILE_PX;
  *     the edge is where the derivative across the profile (bright side to
- *     dark side, one-pixel central difference) peaks within +-2 px of the
+ *     dark side, one-pixel central difference) peaks within +-3.5 px of the
  *     crack, placed to a fraction of a sample by a parabola through the
  *     peak and its neighbours. That is the sub-pixel edge for sharp and
  *     blurred edges alike (a symmetric blur keeps the steepest point on the
@@ -84,7 +84,7 @@
 #include "../core/regions.h"
 
 #define OUTLINE_MAX_TRACE 32768
-#define OUTLINE_PROFILE_PX 4
+#define OUTLINE_PROFILE_PX 5
 #define OUTLINE_MIN_HOLE_AREA 8
 #define OUTLINE_MAX_HANDS 16
 

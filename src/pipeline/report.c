@@ -164,14 +164,30 @@ static void dump_frame(struct report *r, const struct report_frame *fr)
 		for (int i = 0; i < d->n_fuzzy; i++)
 			fprintf(out, "fuzzy x=%.3f y=%.3f size=%.1f\n", d->fuzzy[i].x, d->fuzzy[i].y,
 				d->fuzzy[i].size_px);
-		for (int i = 0; i < d->n_fingers; i++)
-			fprintf(out, "finger x=%.3f y=%.3f d=%.1f round=%.2f contrast=%.0f\n",
-				d->fingers[i].x, d->fingers[i].y, d->fingers[i].diameter_px,
-				d->fingers[i].roundness, d->fingers[i].contrast);
+		/* What the outline stage adds is written only when it ran, so
+		 * the default dump stays as it was. */
+		for (int i = 0; i < d->n_fingers; i++) {
+			const struct finger_det *g = &d->fingers[i];
+			fprintf(out, "finger x=%.3f y=%.3f d=%.1f round=%.2f contrast=%.0f", g->x, g->y,
+				g->diameter_px, g->roundness, g->contrast);
+			if (g->sharpness != 0 || g->in_hand)
+				fprintf(out, " sharp=%.3f hover=%d hand=%d", g->sharpness, g->hover,
+					g->in_hand ? g->hand : -1);
+			fputc('\n', out);
+		}
 		for (int i = 0; i < d->n_blobs; i++)
-			fprintf(out, "blob x=%.3f y=%.3f w=%.1f h=%.1f angle=%.4f area=%.0f\n", d->blobs[i].x,
+			fprintf(out, "blob x=%.3f y=%.3f w=%.1f h=%.1f angle=%.4f area=%.0f%s\n", d->blobs[i].x,
 				d->blobs[i].y, d->blobs[i].w, d->blobs[i].h, d->blobs[i].angle,
-				d->blobs[i].area_px);
+				d->blobs[i].area_px, d->blobs[i].hand ? " hand=1" : "");
+		for (int i = 0; i < d->n_contours; i++) {
+			const struct contour_det *c = &d->contours[i];
+			fprintf(out, "contour %s=%d hole=%d points=", c->owner_kind == CONTOUR_FINGER ? "finger" : "blob",
+				c->owner, c->hole);
+			for (int k = 0; k < c->n; k++)
+				fprintf(out, "%s%.2f,%.2f", k ? " " : "", d->points[c->first + k].x,
+					d->points[c->first + k].y);
+			fputc('\n', out);
+		}
 		for (int i = 0; i < st->n_objects; i++)
 			fprintf(out, "object session=%u id=%d x=%.5f y=%.5f angle=%.5f how=%d\n",
 				st->objects[i].session_id, st->objects[i].class_id, st->objects[i].x,
