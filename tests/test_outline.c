@@ -226,7 +226,7 @@ static void test_refine_discs(void **state)
 	scene_finish(&s, 0.5f);
 	uint8_t *mask = malloc((W + 2) * (H + 2));
 	static struct outline_point pts[4096];
-	static float sh[4096], err[4096];
+	static float sh[4096], err[4096], off[4096];
 	float med_sharp[2];
 	const struct capsule *discs[2] = {&sharp, &soft};
 	for (int k = 0; k < 2; k++) {
@@ -237,7 +237,7 @@ static void test_refine_discs(void **state)
 		float before[4096];
 		for (int i = 0; i < n; i++)
 			before[i] = fabsf(capsule_dist(discs[k], pts[i].x, pts[i].y));
-		outline_refine(&s.grey, true, pts, n, sh);
+		outline_refine(&s.grey, true, pts, n, sh, off);
 		for (int i = 0; i < n; i++)
 			err[i] = fabsf(capsule_dist(discs[k], pts[i].x, pts[i].y));
 		float med_err = median(err, n), med_before = median(before, n);

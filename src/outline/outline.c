@@ -19,6 +19,7 @@ struct outline {
 	float *sharp;
 	float *select;   /* median scratch */
 	float *tip_sharp;
+	float *offset;
 	int *keep;
 	int *scratch;    /* 2 x OUTLINE_MAX_TRACE */
 	float *arc;      /* cumulative arc length */
@@ -57,10 +58,11 @@ struct outline *outline_create(const struct outline_config *cfg, int max_w, int 
 	o->sharp = malloc(OUTLINE_MAX_TRACE * sizeof *o->sharp);
 	o->select = malloc(OUTLINE_MAX_TRACE * sizeof *o->select);
 	o->tip_sharp = malloc(OUTLINE_MAX_TRACE * sizeof *o->tip_sharp);
+	o->offset = malloc(OUTLINE_MAX_TRACE * sizeof *o->offset);
 	o->keep = malloc(OUTLINE_MAX_TRACE * sizeof *o->keep);
 	o->scratch = malloc(2 * OUTLINE_MAX_TRACE * sizeof *o->scratch);
 	o->arc = malloc((OUTLINE_MAX_TRACE + 1) * sizeof *o->arc);
-	if (!o->mask || !o->pts || !o->sharp || !o->select || !o->tip_sharp || !o->keep || !o->scratch || !o->arc)
+	if (!o->mask || !o->pts || !o->sharp || !o->select || !o->tip_sharp || !o->offset || !o->keep || !o->scratch || !o->arc)
 		goto fail;
 	return o;
 fail:
@@ -79,6 +81,7 @@ void outline_destroy(struct outline *o)
 	free(o->sharp);
 	free(o->select);
 	free(o->tip_sharp);
+	free(o->offset);
 	free(o->keep);
 	free(o->scratch);
 	free(o->arc);
@@ -179,8 +182,20 @@ static float grey_at(const struct image_u8 *g, float x, float y)
 	return a + fy * (b - a);
 }
 
+/* Median of a few values (insertion sort in place). */
+static float median_small(float *v, int n)
+{
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			float t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return v[n / 2];
+}
+
 void outline_refine(const struct image_u8 *grey, bool bright_inside, struct outline_point *pts, int n,
-		    float *sharpness)
+		    float *sharpness, float *offset)
 {
 	if (n < 5) {
 		for (int i = 0; i < n; i++)
@@ -204,7 +219,7 @@ void outline_refine(const struct image_u8 *grey, bool bright_inside, struct outl
 	}
 	const float sign = bright_inside ? 1.0f : -1.0f;
 	for (int i = 0; i < n; i++) {
-		struct outline_point *p = &pts[i];
+		const struct outline_point *p = &pts[i];
 		float prof[PROFILE_STEPS];
 		float lo = 1e9f, hi = -1e9f;
 		for (int k = 0; k < PROFILE_STEPS; k++) {
@@ -217,7 +232,7 @@ void outline_refine(const struct image_u8 *grey, bool bright_inside, struct outl
 		const int k0 = 2 * OUTLINE_PROFILE_PX - (int)(2 * REFINE_SEARCH_PX);
 		const int k1 = 2 * OUTLINE_PROFILE_PX + (int)(2 * REFINE_SEARCH_PX);
 		int best = -1;
-		float dbest = 0, dm = 0, dp = 0;
+		float dbest = 0;
 		for (int k = k0; k <= k1; k++) {
 			float dk = sign * (prof[k - 1] - prof[k + 1]);
 			if (dk > dbest) {
@@ -225,19 +240,31 @@ void outline_refine(const struct image_u8 *grey, bool bright_inside, struct outl
 				best = k;
 			}
 		}
+		offset[i] = 0;
 		if (best < 0 || hi - lo <= 0) {
 			sharpness[i] = 0;
 			continue;
 		}
-		dm = sign * (prof[best - 2] - prof[best]);
-		dp = sign * (prof[best] - prof[best + 2]);
+		float dm = sign * (prof[best - 2] - prof[best]);
+		float dp = sign * (prof[best] - prof[best + 2]);
 		float off = 0, den = dm - 2 * dbest + dp;
 		if (best > k0 && best < k1 && den < 0)
 			off = 0.5f * (dm - dp) / den;
-		float s = 0.5f * ((float)(best - 2 * OUTLINE_PROFILE_PX) + off);
-		p->x += s * p->nx;
-		p->y += s * p->ny;
+		offset[i] = 0.5f * ((float)(best - 2 * OUTLINE_PROFILE_PX) + off);
 		sharpness[i] = dbest / (hi - lo);
+	}
+	/* On a blurred edge the steepest point is a flat peak that sensor
+	 * noise moves by a pixel or more, and Douglas-Peucker would keep
+	 * exactly those outliers: each point moves by the median of its own
+	 * and its six neighbours' offsets (a median does not round corners
+	 * or shrink a curve the way a mean of positions does). */
+	float win[7];
+	for (int i = 0; i < n; i++) {
+		for (int k = 0; k < 7; k++)
+			win[k] = offset[(i + k - 3 + n) % n];
+		float m = median_small(win, 7);
+		pts[i].x += m * pts[i].nx;
+		pts[i].y += m * pts[i].ny;
 	}
 }
 
@@ -378,7 +405,7 @@ static int trace_refined(struct outline *o, const struct region_tree *t, int32_t
 {
 	int n = outline_trace(t, r, o->mask, o->pts, OUTLINE_MAX_TRACE);
 	if (n > 0)
-		outline_refine(grey, t->regions[r].colour != 0, o->pts, n, o->sharp);
+		outline_refine(grey, t->regions[r].colour != 0, o->pts, n, o->sharp, o->offset);
 	return n;
 }
 
@@ -456,13 +483,66 @@ static int arc_step(const float *arc, int n, int i, float len, int dir)
 	return j;
 }
 
-struct tip {
-	int i;
-	float score, cx, cy;
-};
+/* Least-squares circle through pts[a .. b] (Kasa: x^2 + y^2 + D x + E y +
+ * F = 0, linear in D, E, F; coordinates taken about the first point).
+ * Returns false when the points do not fix a circle. */
+static bool circle_fit(const struct outline_point *pts, int n, int a, int b, float *cx, float *cy, float *r)
+{
+	double sxx = 0, sxy = 0, syy = 0, sx = 0, sy = 0, sz = 0, szx = 0, szy = 0, m = 0;
+	const double ox = pts[a].x, oy = pts[a].y;
+	for (int j = a;; j = (j + 1) % n) {
+		double x = pts[j].x - ox, y = pts[j].y - oy, z = x * x + y * y;
+		sxx += x * x;
+		sxy += x * y;
+		syy += y * y;
+		sx += x;
+		sy += y;
+		sz += z;
+		szx += z * x;
+		szy += z * y;
+		m++;
+		if (j == b || m >= n)
+			break;
+	}
+	if (m < 5)
+		return false;
+	/* [sxx sxy sx; sxy syy sy; sx sy m] [D E F]' = -[szx szy sz]' */
+	double A[3][4] = {{sxx, sxy, sx, -szx}, {sxy, syy, sy, -szy}, {sx, sy, m, -sz}};
+	for (int c = 0; c < 3; c++) {
+		int piv = c;
+		for (int k = c + 1; k < 3; k++)
+			if (fabs(A[k][c]) > fabs(A[piv][c]))
+				piv = k;
+		if (fabs(A[piv][c]) < 1e-9)
+			return false;
+		for (int k = 0; k < 4; k++) {
+			double t = A[c][k];
+			A[c][k] = A[piv][k];
+			A[piv][k] = t;
+		}
+		for (int k = 0; k < 3; k++) {
+			if (k == c)
+				continue;
+			double f = A[k][c] / A[c][c];
+			for (int q = c; q < 4; q++)
+				A[k][q] -= f * A[c][q];
+		}
+	}
+	double D = A[0][3] / A[0][0], E = A[1][3] / A[1][1], F = A[2][3] / A[2][2];
+	double rr = 0.25 * (D * D + E * E) - F;
+	if (!(rr > 0))
+		return false;
+	*cx = (float)(ox - 0.5 * D);
+	*cy = (float)(oy - 0.5 * E);
+	*r = (float)sqrt(rr);
+	return true;
+}
 
 /* Finds the fingertips on the hand outline o->pts[0..n); appends them to
  * det->fingers (hand = hand_blob). Returns how many. */
+/* More tips than this on one outline are not a hand. */
+#define HAND_MAX_TIPS 16
+
 static bool near_border(const struct outline_point *q, int w, int h)
 {
 	const float m = 2.0f;
@@ -504,7 +584,8 @@ static int hand_tips(struct outline *o, int n, int32_t hand_blob, int w, int h, 
 		score[i] = depth / wd;
 	}
 	int found = 0;
-	for (int i = 0; i < n; i++) {
+	float tip_score[HAND_MAX_TIPS];
+	for (int i = 0; i < n && found < HAND_MAX_TIPS; i++) {
 		if (score[i] <= 0)
 			continue;
 		/* A local maximum within two quarter circles either way (ties:
@@ -539,10 +620,13 @@ static int hand_tips(struct outline *o, int n, int32_t hand_blob, int w, int h, 
 		}
 		/* The centre of a round tip lies half the finger's width behind
 		 * the tip, towards the middle of its two sides; the width is
-		 * taken where the sides run straight (two quarter circles back),
-		 * which holds for fingers thicker than finger_size too. */
-		int a2 = arc_step(o->arc, n, i, 2 * quarter, -1), b2 = arc_step(o->arc, n, i, 2 * quarter, 1);
-		float w2 = hypotf(p[a2].x - p[b2].x, p[a2].y - p[b2].y);
+		 * taken where the sides run straight (one and a half to two
+		 * quarter circles back, which holds for fingers up to a third
+		 * thicker than finger_size; the narrower, as the wider may
+		 * reach the palm or a neighbour). */
+		int a2 = arc_step(o->arc, n, i, 1.5f * quarter, -1), b2 = arc_step(o->arc, n, i, 1.5f * quarter, 1);
+		int a3 = arc_step(o->arc, n, i, 2 * quarter, -1), b3 = arc_step(o->arc, n, i, 2 * quarter, 1);
+		float w2 = fminf(hypotf(p[a2].x - p[b2].x, p[a2].y - p[b2].y), hypotf(p[a3].x - p[b3].x, p[a3].y - p[b3].y));
 		float mx = 0.5f * (p[a].x + p[b].x) - p[i].x, my = 0.5f * (p[a].y + p[b].y) - p[i].y;
 		float ml = hypotf(mx, my);
 		struct finger_det *f = &det->fingers[det->n_fingers++];
@@ -550,12 +634,36 @@ static int hand_tips(struct outline *o, int n, int32_t hand_blob, int w, int h, 
 		f->x = p[i].x + 0.5f * w2 * mx / ml;
 		f->y = p[i].y + 0.5f * w2 * my / ml;
 		f->diameter_px = w2;
+		/* Better: the circle through the tip's own outline, when it is
+		 * a plausible fingertip near the first estimate. */
+		float fx, fy, fr;
+		if (circle_fit(p, n, a, b, &fx, &fy, &fr) && fr > 0.25f * fs && fr < fs &&
+		    hypotf(fx - f->x, fy - f->y) < 0.5f * fs) {
+			f->x = fx;
+			f->y = fy;
+			f->diameter_px = 2 * fr;
+		}
 		f->roundness = 1.0f;
 		f->region = -1;
 		f->sharpness = median_of(o->tip_sharp, m);
 		f->in_hand = true;
 		f->hand = hand_blob;
-		found++;
+		/* Two candidates on one finger (a bright tip wider than the
+		 * blurred finger behind it makes a second bump) give one tip:
+		 * the one standing out more. */
+		int32_t self = det->n_fingers - 1, dup = -1;
+		for (int32_t k = self - found; k < self; k++)
+			if (hypotf(det->fingers[k].x - f->x, det->fingers[k].y - f->y) < 0.6f * fs)
+				dup = k;
+		if (dup >= 0) {
+			if (score[i] > tip_score[dup - (self - found)]) {
+				det->fingers[dup] = *f;
+				tip_score[dup - (self - found)] = score[i];
+			}
+			det->n_fingers--;
+			continue;
+		}
+		tip_score[found++] = score[i];
 	}
 	return found;
 }

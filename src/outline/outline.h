@@ -45,7 +45,9 @@
  *     crack, placed to a fraction of a sample by a parabola through the
  *     peak and its neighbours. That is the sub-pixel edge for sharp and
  *     blurred edges alike (a symmetric blur keeps the steepest point on the
- *     true edge).
+ *     true edge). Each point then moves along its normal by the median of
+ *     its own and its six neighbours' offsets: on a blurred edge the peak
+ *     is flat and noise moves it.
  *  3. Sharpness of a point: the peak derivative divided by the profile's
  *     range (max - min grey over the profile), in 1/px: about 0.5 for an
  *     edge blurred by a sensor (sigma 0.7 px), about 0.15 for one blurred
@@ -63,9 +65,13 @@
  *     (the width there) is 0.5..1.6 finger sizes, i lies at least 0.3 of
  *     that width beyond the midpoint of a and b, outward, and the width
  *     twice as far back is still at most 1.6 finger sizes (a finger, not a
- *     palm's corner). Candidates within two quarter circles keep the one
- *     standing out most; the fingertip is at the midpoint of a and b (the
- *     centre of a round tip).
+ *     palm's corner); at most 16 a hand. Candidates within two quarter
+ *     circles keep the one standing out most. The fingertip is the centre
+ *     of the circle fitted (least squares) to the outline from a to b, or,
+ *     when that circle is implausible, the point half the finger's
+ *     straight width behind the tip; two tips closer than 0.6 finger sizes
+ *     are one (a bright touching tip wider than the blurred finger behind
+ *     it makes a second bump).
  *
  * Memory: outline_create() allocates the mask (max_w + 2) x (max_h + 2)
  * bytes and point scratch of OUTLINE_MAX_TRACE points; outline_process()
@@ -84,7 +90,7 @@
 #include "../core/regions.h"
 
 #define OUTLINE_MAX_TRACE 32768
-#define OUTLINE_PROFILE_PX 5
+#define OUTLINE_PROFILE_PX 8
 #define OUTLINE_MIN_HOLE_AREA 8
 #define OUTLINE_MAX_HANDS 16
 
@@ -131,9 +137,9 @@ int outline_process(struct outline *o, const struct region_tree *tree, const str
 int outline_trace(const struct region_tree *t, int32_t r, uint8_t *mask, struct outline_point *pts, int cap);
 /* Moves every point to the sub-pixel edge along its normal and writes
  * each point's sharpness (1/px, 0 where there is no edge). bright_inside:
- * the traced region is the bright side. */
+ * the traced region is the bright side. offset: scratch of n floats. */
 void outline_refine(const struct image_u8 *grey, bool bright_inside, struct outline_point *pts, int n,
-		    float *sharpness);
+		    float *sharpness, float *offset);
 /* Douglas-Peucker on the closed polygon pts[0..n); the indices of the kept
  * points, in order, go to keep[0..max_out); scratch holds 2n ints.
  * Returns the number kept (>= min(n, 3)). */
