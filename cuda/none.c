@@ -1,5 +1,6 @@
-/* Built when nvcc is absent (CUDA=0): the GPU path reports itself as not built. */
+/* Built when nvcc is absent (CUDA=0): the GPU stages report themselves as not built. */
 #include "bernsen_cuda.h"
+#include "canny_cuda.h"
 
 #include <stdio.h>
 
@@ -72,6 +73,54 @@ int cuda_threshold_unregister(struct cuda_threshold *t, void *data)
 int cuda_threshold_stage_times(struct cuda_threshold *t, float *upload_us, float *kernels_us, float *download_us)
 {
 	(void)t;
+	*upload_us = *kernels_us = *download_us = 0.0f;
+	return ERR_UNSUPPORTED;
+}
+
+struct cuda_canny *cuda_canny_create(const struct cuda_canny_config *cfg, int *err)
+{
+	(void)cfg;
+	*err = ERR_UNSUPPORTED;
+	return NULL;
+}
+
+void cuda_canny_destroy(struct cuda_canny *k) { (void)k; }
+
+int cuda_canny_set_config(struct cuda_canny *k, const struct cuda_canny_config *cfg)
+{
+	(void)k;
+	(void)cfg;
+	return ERR_UNSUPPORTED;
+}
+
+int cuda_canny_submit(struct cuda_canny *k, const uint8_t *grey, int width, int height, int stride, int x, int y,
+		      int w, int h)
+{
+	(void)k;
+	(void)grey;
+	(void)width;
+	(void)height;
+	(void)stride;
+	(void)x;
+	(void)y;
+	(void)w;
+	(void)h;
+	return ERR_UNSUPPORTED;
+}
+
+int cuda_canny_collect(struct cuda_canny *k, uint8_t *edge, uint16_t *mag, uint8_t *dir, int stride)
+{
+	(void)k;
+	(void)edge;
+	(void)mag;
+	(void)dir;
+	(void)stride;
+	return ERR_UNSUPPORTED;
+}
+
+int cuda_canny_stage_times(struct cuda_canny *k, float *upload_us, float *kernels_us, float *download_us)
+{
+	(void)k;
 	*upload_us = *kernels_us = *download_us = 0.0f;
 	return ERR_UNSUPPORTED;
 }

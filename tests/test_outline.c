@@ -1,457 +1,556 @@
-/* test_outline.c - the outline stage on drawn scenes run through the real
- * segmenter: crack tracing of a square is exact; sub-pixel outlines of
- * sharp and blurred discs lie on the true circle; sharpness tells a sharp
- * disc from a blurred one; Douglas-Peucker keeps every point within its
- * tolerance and honours the point cap; fingers, blobs and holes get their
- * contours within the frame's caps; a hand gets its fingertips (touching
- * and hovering told apart), the palm is never a finger. */
+/* Outline room: the Canny reference on images whose edges are known, its
+ * hysteresis against a brute-force relaxation, its borders, and region-of-
+ * interest runs against the full frame. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/core/detect.h"
 #include "../src/core/err.h"
-#include "../src/core/image.h"
-#include "../src/outline/outline.h"
-#include "../src/segment/segment.h"
-#include "../src/threshold/threshold.h"
+#include "../src/outline/canny.h"
+#include "common/testutil.h"
 
-#define W 400
-#define H 300
-#define BG 40.0f
-#define FG 200.0f
-#define SS 4
-
-/* A drawing: coverage (0..1) of shapes, each with its own blur, mixed
- * into a grey frame, then thresholded at mid-grey and segmented. */
-struct scene {
-	float *cov, *acc, *tmp;
-	struct image_u8 grey;
-	struct bitmask mask;
-	struct segment *seg;
-	const struct region_tree *tree;
+/* Caller buffers for one frame, filled with a sentinel so untouched pixels show. */
+struct outs {
+	uint8_t *edge, *dir;
+	uint16_t *mag;
+	struct canny_out o;
 };
 
-struct capsule {
-	float x0, y0, x1, y1, r;
-};
-
-static float capsule_dist(const struct capsule *c, float x, float y)
+static void outs_alloc(struct outs *b, int w, int h)
 {
-	float vx = c->x1 - c->x0, vy = c->y1 - c->y0, wx = x - c->x0, wy = y - c->y0;
-	float l2 = vx * vx + vy * vy;
-	float u = l2 > 0 ? (wx * vx + wy * vy) / l2 : 0;
-	u = u < 0 ? 0 : u > 1 ? 1 : u;
-	return hypotf(wx - u * vx, wy - u * vy) - c->r;
+	size_t n = (size_t)w * h;
+	b->edge = malloc(n);
+	b->dir = malloc(n);
+	b->mag = malloc(n * sizeof *b->mag);
+	assert_non_null(b->edge);
+	assert_non_null(b->dir);
+	assert_non_null(b->mag);
+	memset(b->edge, 0xee, n);
+	memset(b->dir, 0xee, n);
+	memset(b->mag, 0xee, n * sizeof *b->mag);
+	b->o.edge = b->edge;
+	b->o.mag = b->mag;
+	b->o.dir = b->dir;
+	b->o.stride = w;
 }
 
-static void scene_init(struct scene *s)
+static void outs_free(struct outs *b)
 {
-	memset(s, 0, sizeof *s);
-	s->cov = calloc(W * H, sizeof(float));
-	s->acc = calloc(W * H, sizeof(float));
-	s->tmp = calloc(W * H, sizeof(float));
-	assert_non_null(s->cov);
-	assert_non_null(s->acc);
-	assert_non_null(s->tmp);
-	assert_int_equal(image_u8_alloc(&s->grey, W, H), 0);
-	assert_int_equal(bitmask_alloc(&s->mask, W, H), 0);
-	struct segment_config sc = {.max_width = W, .max_height = H, .adj_cap = 19};
-	int err = 0;
-	s->seg = segment_create(&sc, &err);
-	assert_non_null(s->seg);
+	free(b->edge);
+	free(b->dir);
+	free(b->mag);
 }
 
-static void scene_free(struct scene *s)
+static struct canny *make(int w, int h, int sigma, int low, int high)
 {
-	segment_destroy(s->seg);
-	bitmask_free(&s->mask);
-	image_u8_free(&s->grey);
-	free(s->cov);
-	free(s->acc);
-	free(s->tmp);
+	struct canny_config cfg = {w, h, sigma, low, high};
+	int err = 1;
+	struct canny *c = canny_create(&cfg, &err);
+	assert_non_null(c);
+	assert_int_equal(err, 0);
+	return c;
 }
 
-static void blur(float *v, float *tmp, float sigma)
+/* Discs and boxes of random grey on a noisy background: edges of every
+ * direction, contrast and curvature, touching and crossing the border. */
+static void fill_shapes(struct image_u8 *img, uint32_t *rng, int noise)
 {
-	if (sigma <= 0)
-		return;
-	int r = (int)ceilf(3 * sigma);
-	float k[64];
-	float sum = 0;
-	for (int i = -r; i <= r; i++)
-		sum += k[i + r] = expf(-0.5f * (float)(i * i) / (sigma * sigma));
-	for (int i = 0; i <= 2 * r; i++)
-		k[i] /= sum;
-	for (int y = 0; y < H; y++)
-		for (int x = 0; x < W; x++) {
-			float a = 0;
-			for (int i = -r; i <= r; i++) {
-				int xx = x + i < 0 ? 0 : x + i >= W ? W - 1 : x + i;
-				a += k[i + r] * v[y * W + xx];
+	int w = img->width, h = img->height, bg = (int)(test_rand(rng) % 256);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			image_u8_row(img, y)[x] = (uint8_t)bg;
+	int n = 1 + (int)(test_rand(rng) % 8);
+	for (int k = 0; k < n; k++) {
+		int cx = (int)(test_rand(rng) % (unsigned)w), cy = (int)(test_rand(rng) % (unsigned)h);
+		int r = 1 + (int)(test_rand(rng) % (unsigned)(1 + (w + h) / 6)), v = (int)(test_rand(rng) % 256);
+		int disc = (int)(test_rand(rng) & 1);
+		for (int y = cy - r; y <= cy + r; y++)
+			for (int x = cx - r; x <= cx + r; x++)
+				if (x >= 0 && y >= 0 && x < w && y < h &&
+				    (!disc || (x - cx) * (x - cx) + (y - cy) * (y - cy) <= r * r))
+					image_u8_row(img, y)[x] = (uint8_t)v;
+	}
+	if (noise)
+		for (int y = 0; y < h; y++)
+			for (int x = 0; x < w; x++) {
+				int v = image_u8_row(img, y)[x] + (int)(test_rand(rng) % (unsigned)(2 * noise + 1)) - noise;
+				image_u8_row(img, y)[x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
 			}
-			tmp[y * W + x] = a;
+}
+
+static void test_taps(void **state)
+{
+	(void)state;
+	int w[CANNY_MAX_RADIUS + 1];
+	assert_int_equal(canny_gauss_taps(0, w), 0);
+	assert_int_equal(w[0], 256);
+	for (int s = 1; s <= CANNY_MAX_SIGMA_TENTHS; s++) {
+		int r = canny_gauss_taps(s, w), sum = w[0];
+		assert_in_range(r, 0, CANNY_MAX_RADIUS);
+		for (int i = 1; i <= CANNY_MAX_RADIUS; i++) {
+			sum += 2 * w[i];
+			if (i > r)
+				assert_int_equal(w[i], 0);
+			else
+				assert_true(w[i] > 0 && (i == 1 || w[i] <= w[i - 1])); /* rounding may leave w[0] < w[1] */
 		}
-	for (int y = 0; y < H; y++)
-		for (int x = 0; x < W; x++) {
-			float a = 0;
-			for (int i = -r; i <= r; i++) {
-				int yy = y + i < 0 ? 0 : y + i >= H ? H - 1 : y + i;
-				a += k[i + r] * tmp[yy * W + x];
+		assert_int_equal(sum, 256);
+	}
+	assert_int_equal(canny_gauss_taps(4, w) > 0, 1); /* sigma 0.4: one tap a side */
+	assert_int_equal(canny_gauss_taps(-1, w), ERR_RANGE);
+	assert_int_equal(canny_gauss_taps(CANNY_MAX_SIGMA_TENTHS + 1, w), ERR_RANGE);
+}
+
+static void test_config_errors(void **state)
+{
+	(void)state;
+	const struct canny_config bad[] = {
+		{0, 10, 10, 10, 20},  {10, 0, 10, 10, 20}, {IMAGE_MAX_SIDE + 1, 10, 10, 10, 20},
+		{10, 10, -1, 10, 20}, {10, 10, 41, 10, 20}, {10, 10, 10, 0, 20},
+		{10, 10, 10, 30, 20}, {10, 10, 10, 10, CANNY_MAG_MAX + 1},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		int err = 0;
+		assert_null(canny_create(&bad[i], &err));
+		assert_int_equal(err, ERR_RANGE);
+	}
+	struct canny *c = make(16, 8, 10, 10, 20);
+	struct canny_config grow = {17, 8, 10, 10, 20}, ok = {16, 8, 20, 5, 5};
+	assert_int_equal(canny_set_config(c, &grow), ERR_RANGE);
+	assert_int_equal(canny_set_config(c, &ok), 0);
+	int w[CANNY_MAX_RADIUS + 1];
+	assert_int_equal(canny_taps(c, w), canny_gauss_taps(20, w));
+
+	struct image_u8 big, small;
+	assert_int_equal(image_u8_alloc(&big, 17, 8), 0);
+	assert_int_equal(image_u8_alloc(&small, 16, 8), 0);
+	memset(small.data, 0, (size_t)small.stride * small.height);
+	struct outs b;
+	outs_alloc(&b, 17, 8);
+	assert_int_equal(canny_process(c, &big, &b.o), ERR_SIZE);
+	b.o.stride = 15;
+	assert_int_equal(canny_process(c, &small, &b.o), ERR_SIZE);
+	b.o.stride = 16;
+	b.o.edge = NULL;
+	assert_int_equal(canny_process(c, &small, &b.o), ERR_RANGE);
+	canny_destroy(c);
+	canny_destroy(NULL);
+	outs_free(&b);
+	image_u8_free(&big);
+	image_u8_free(&small);
+}
+
+static void test_flat_has_no_edges(void **state)
+{
+	(void)state;
+	struct image_u8 img;
+	assert_int_equal(image_u8_alloc(&img, 23, 17), 0);
+	memset(img.data, 77, (size_t)img.stride * img.height);
+	struct canny *c = make(23, 17, 14, 1, 1);
+	struct outs b;
+	outs_alloc(&b, 23, 17);
+	assert_int_equal(canny_process(c, &img, &b.o), 0);
+	for (int i = 0; i < 23 * 17; i++) {
+		assert_int_equal(b.edge[i], 0);
+		assert_int_equal(b.mag[i], 0);
+		assert_int_equal(b.dir[i], CANNY_DIR_H);
+	}
+	outs_free(&b);
+	canny_destroy(c);
+	image_u8_free(&img);
+}
+
+/* A vertical step: dark up to column k-1, bright from k. Without blur the
+ * magnitude is 4 x contrast at columns k-1 and k, and the uneven tie-break
+ * keeps column k-1, in every row (the border rows too: replicated). With
+ * blur the edge stays one pixel wide at k-1 or k. */
+static void test_step_edge(void **state)
+{
+	(void)state;
+	const int w = 20, h = 12, k = 8;
+	struct image_u8 img;
+	assert_int_equal(image_u8_alloc(&img, w, h), 0);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			image_u8_row(&img, y)[x] = (uint8_t)(x < k ? 50 : 200);
+	struct outs b;
+	outs_alloc(&b, w, h);
+	struct canny *c = make(w, h, 0, 100, 300);
+	assert_int_equal(canny_process(c, &img, &b.o), 0);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			int i = y * w + x;
+			assert_int_equal(b.edge[i], x == k - 1);
+			assert_int_equal(b.mag[i], (x == k - 1 || x == k) ? 600 : 0);
+			assert_int_equal(b.dir[i], CANNY_DIR_H);
+		}
+	for (int sigma = 5; sigma <= CANNY_MAX_SIGMA_TENTHS; sigma += 7) {
+		struct canny_config cfg = {w, h, sigma, 20, 60};
+		assert_int_equal(canny_set_config(c, &cfg), 0);
+		assert_int_equal(canny_process(c, &img, &b.o), 0);
+		for (int y = 0; y < h; y++) {
+			int n = 0;
+			for (int x = 0; x < w; x++)
+				n += b.edge[y * w + x];
+			assert_int_equal(n, 1);
+			assert_true(b.edge[y * w + k - 1] || b.edge[y * w + k]);
+		}
+	}
+	/* The same step turned on its side: one row, direction V. */
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			image_u8_row(&img, y)[x] = (uint8_t)(y < 5 ? 200 : 50);
+	struct canny_config cfg0 = {w, h, 0, 100, 300};
+	assert_int_equal(canny_set_config(c, &cfg0), 0);
+	assert_int_equal(canny_process(c, &img, &b.o), 0);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			assert_int_equal(b.edge[y * w + x], y == 4);
+			if (y == 4)
+				assert_int_equal(b.dir[y * w + x], CANNY_DIR_V);
+		}
+	outs_free(&b);
+	canny_destroy(c);
+	image_u8_free(&img);
+}
+
+/* A ramp of slope 2: a band of equal gradient (16 inside, 8 on the two
+ * border columns, where the frame is replicated). Suppression keeps only
+ * the first pixel of the plateau (column 1, the uneven tie-break), so the
+ * band thins to one line. */
+static void test_ramp_thins_to_one_line(void **state)
+{
+	(void)state;
+	const int w = 40, h = 9;
+	struct image_u8 img;
+	assert_int_equal(image_u8_alloc(&img, w, h), 0);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			image_u8_row(&img, y)[x] = (uint8_t)(20 + 2 * x);
+	struct outs b;
+	outs_alloc(&b, w, h);
+	struct canny *c = make(w, h, 0, 1, 1);
+	assert_int_equal(canny_process(c, &img, &b.o), 0);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			assert_int_equal(b.mag[y * w + x], x == 0 || x == w - 1 ? 8 : 16);
+			assert_int_equal(b.edge[y * w + x], x == 1);
+		}
+	outs_free(&b);
+	canny_destroy(c);
+	image_u8_free(&img);
+}
+
+/* Two vertical steps: A's upper half is strong (contrast 100, M 400) and
+ * its lower half weak (contrast 30, M 120); B is weak all along. A is one
+ * chain from top to bottom; B has no strong pixel and vanishes until high
+ * drops to its level. A diagonal weak step (C) touches A's strong part only
+ * through corners: 8-connectivity carries it. */
+static void test_hysteresis_chains(void **state)
+{
+	(void)state;
+	const int w = 48, h = 40;
+	struct image_u8 img;
+	assert_int_equal(image_u8_alloc(&img, w, h), 0);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			int v = 100;
+			if (x >= 10 && x < 30)
+				v = y < 20 ? 200 : 130;
+			if (x >= 38)
+				v = 130;
+			image_u8_row(&img, y)[x] = (uint8_t)v;
+		}
+	struct outs b;
+	outs_alloc(&b, w, h);
+	struct canny *c = make(w, h, 0, 100, 300);
+	assert_int_equal(canny_process(c, &img, &b.o), 0);
+	for (int y = 0; y < h; y++) {
+		assert_true(b.edge[y * w + 9] || b.edge[y * w + 10]); /* A (its corner bends into column 10) */
+		assert_int_equal(b.edge[y * w + 37], 0); /* B */
+	}
+	struct canny_config lower = {w, h, 0, 100, 120};
+	assert_int_equal(canny_set_config(c, &lower), 0);
+	assert_int_equal(canny_process(c, &img, &b.o), 0);
+	for (int y = 0; y < h; y++)
+		assert_int_equal(b.edge[y * w + 37], 1);
+
+	/* C: a staircase diagonal, weak (contrast 30) below row 8 and strong
+	 * above it (contrast rising to 150 at the top, gently, so that no
+	 * crosswise edge cuts the chain); pass 1 has no strong part */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int y = 0; y < h; y++)
+			for (int x = 0; x < w; x++)
+				image_u8_row(&img, y)[x] =
+					(uint8_t)(x < 10 || x - 10 > y ? 100 : y < 8 && pass == 0 ? 130 + 15 * (8 - y) : 130);
+		struct canny_config diag = {w, h, 0, 60, 300};
+		assert_int_equal(canny_set_config(c, &diag), 0);
+		assert_int_equal(canny_process(c, &img, &b.o), 0);
+		int n_rows = 0, n_any = 0;
+		for (int y = 0; y < h; y++) {
+			int row = 0;
+			for (int x = 0; x < w; x++) {
+				n_any += b.edge[y * w + x];
+				if (x >= y + 9 && x <= y + 12)
+					row |= b.edge[y * w + x];
 			}
-			v[y * W + x] = a;
+			n_rows += y >= 8 && y < w - 12 && row; /* where the diagonal is inside the frame */
 		}
+		if (pass == 0)
+			assert_int_equal(n_rows, w - 20); /* every row of the weak part */
+		else
+			assert_int_equal(n_any, 0); /* nothing strong: nothing at all */
+	}
+	outs_free(&b);
+	canny_destroy(c);
+	image_u8_free(&img);
 }
 
-/* Adds the union of capsules (a disc is a capsule of length 0), blurred
- * by sigma, at brightness level (0..1 of FG - BG), taking the max with
- * what is there. hole: a capsule cut out of the first ones. */
-static void scene_add(struct scene *s, const struct capsule *caps, int n, const struct capsule *hole, float sigma,
-		      float level)
+/* Hysteresis the obvious way: the candidates are the edges of a run with
+ * high = low; grow the edges from the pixels with M >= high until nothing
+ * changes. */
+static void ref_hysteresis(const uint8_t *cand, const uint16_t *mag, int w, int h, int high, uint8_t *edge)
 {
-	memset(s->cov, 0, W * H * sizeof(float));
-	for (int y = 0; y < H; y++)
-		for (int x = 0; x < W; x++) {
-			int in = 0;
-			for (int sy = 0; sy < SS; sy++)
-				for (int sx = 0; sx < SS; sx++) {
-					float px = (float)x - 0.5f + ((float)sx + 0.5f) / SS;
-					float py = (float)y - 0.5f + ((float)sy + 0.5f) / SS;
-					bool inside = false;
-					for (int c = 0; c < n && !inside; c++)
-						inside = capsule_dist(&caps[c], px, py) <= 0;
-					if (inside && hole && capsule_dist(hole, px, py) <= 0)
-						inside = false;
-					in += inside;
-				}
-			s->cov[y * W + x] = (float)in / (SS * SS);
-		}
-	blur(s->cov, s->tmp, sigma);
-	for (int i = 0; i < W * H; i++)
-		s->acc[i] = fmaxf(s->acc[i], level * s->cov[i]);
+	for (int i = 0; i < w * h; i++)
+		edge[i] = cand[i] && mag[i] >= high;
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (int y = 0; y < h; y++)
+			for (int x = 0; x < w; x++) {
+				if (!cand[y * w + x] || edge[y * w + x])
+					continue;
+				for (int dy = -1; dy <= 1; dy++)
+					for (int dx = -1; dx <= 1; dx++) {
+						int qx = x + dx, qy = y + dy;
+						if (qx >= 0 && qy >= 0 && qx < w && qy < h && edge[qy * w + qx] &&
+						    !edge[y * w + x]) {
+							edge[y * w + x] = 1;
+							changed = 1;
+						}
+					}
+			}
+	}
 }
 
-/* Grey frame, mask at `thr_level` of the contrast, region tree. */
-static void scene_finish(struct scene *s, float thr_level)
-{
-	struct image_u8 bin;
-	assert_int_equal(image_u8_alloc(&bin, W, H), 0);
-	for (int y = 0; y < H; y++)
-		for (int x = 0; x < W; x++) {
-			float v = s->acc[y * W + x];
-			image_u8_row(&s->grey, y)[x] = (uint8_t)lrintf(BG + (FG - BG) * v);
-			image_u8_row(&bin, y)[x] = v > thr_level ? 255 : 0;
-		}
-	bitmask_from_image(&s->mask, &bin);
-	image_u8_free(&bin);
-	assert_int_equal(segment_process(s->seg, &s->mask, &s->tree), 0);
-}
-
-static int32_t region_at(const struct region_tree *t, int x, int y)
-{
-	for (int32_t k = t->row_first_run[y]; k < t->row_first_run[y + 1]; k++)
-		if (x >= t->runs[k].x && x < t->runs[k].x + t->runs[k].len)
-			return t->runs[k].region;
-	return -1;
-}
-
-static int cmp_float(const void *a, const void *b)
-{
-	float x = *(const float *)a, y = *(const float *)b;
-	return (x > y) - (x < y);
-}
-
-static float median(float *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_float);
-	return v[n / 2];
-}
-
-/* A 10 x 6 rectangle: 32 cracks, each midpoint half a pixel outside a
- * pixel centre of the rectangle, the walk closed and clockwise on screen. */
-static void test_trace_rectangle(void **state)
+static void test_hysteresis_matches_relaxation(void **state)
 {
 	(void)state;
-	struct scene s;
-	scene_init(&s);
-	for (int y = 50; y < 56; y++)
-		for (int x = 20; x < 30; x++)
-			s.acc[y * W + x] = 1;
-	scene_finish(&s, 0.5f);
-	int32_t reg = region_at(s.tree, 22, 52);
-	assert_true(reg >= 0);
-	uint8_t *mask = malloc((W + 2) * (H + 2));
-	struct outline_point pts[256];
-	int n = outline_trace(s.tree, reg, mask, pts, 256);
-	assert_int_equal(n, 32);
-	assert_int_equal(outline_trace(s.tree, reg, mask, pts, 31), -1);
-	double area2 = 0;
-	for (int i = 0; i < n; i++) {
-		const struct outline_point *p = &pts[i], *q = &pts[(i + 1) % n];
-		/* On a pixel edge: one coordinate a half-integer. */
-		float fx = p->x - floorf(p->x), fy = p->y - floorf(p->y);
-		assert_true((fabsf(fx - 0.5f) < 1e-6f) != (fabsf(fy - 0.5f) < 1e-6f));
-		assert_true(p->x >= 19.5f && p->x <= 29.5f && p->y >= 49.5f && p->y <= 55.5f);
-		/* the inside pixel is half a pixel against the normal */
-		int ix = (int)lrintf(p->x - 0.5f * p->nx), iy = (int)lrintf(p->y - 0.5f * p->ny);
-		assert_true(ix >= 20 && ix < 30 && iy >= 50 && iy < 56);
-		area2 += (double)p->x * q->y - (double)q->x * p->y;
-		assert_true(hypotf(q->x - p->x, q->y - p->y) <= 1.0f + 1e-5f);
+	uint32_t rng = 1234;
+	for (int iter = 0; iter < 40; iter++) {
+		int w = 1 + (int)(test_rand(&rng) % 90), h = 1 + (int)(test_rand(&rng) % 70);
+		int sigma = (int)(test_rand(&rng) % 25), low = 1 + (int)(test_rand(&rng) % 200);
+		int high = low + (int)(test_rand(&rng) % 400);
+		struct image_u8 img;
+		assert_int_equal(image_u8_alloc(&img, w, h), 0);
+		fill_shapes(&img, &rng, (int)(test_rand(&rng) % 30));
+		struct outs a, b;
+		outs_alloc(&a, w, h);
+		outs_alloc(&b, w, h);
+		uint8_t *ref = malloc((size_t)w * h);
+		assert_non_null(ref);
+		struct canny *c = make(w, h, sigma, low, low);
+		assert_int_equal(canny_process(c, &img, &a.o), 0);
+		struct canny_config cfg = {w, h, sigma, low, high};
+		assert_int_equal(canny_set_config(c, &cfg), 0);
+		assert_int_equal(canny_process(c, &img, &b.o), 0);
+		ref_hysteresis(a.edge, a.mag, w, h, high, ref);
+		assert_memory_equal(b.edge, ref, (size_t)w * h);
+		assert_memory_equal(a.mag, b.mag, (size_t)w * h * sizeof *a.mag);
+		free(ref);
+		outs_free(&a);
+		outs_free(&b);
+		canny_destroy(c);
+		image_u8_free(&img);
 	}
-	/* Shoelace over the midpoints: clockwise on screen (y down) is positive. */
-	assert_true(area2 > 0);
-	free(mask);
-	scene_free(&s);
 }
 
-/* Discs at sub-pixel centres, sharp (sigma 0.7) and blurred (sigma 3):
- * refined points lie on the true circle (median error < 0.2 px sharp,
- * < 0.5 px blurred), and the median sharpness tells them apart. */
-static void test_refine_discs(void **state)
+/* The frame border: a step between columns 0 and 1 is an edge on column 0
+ * (M outside the frame is 0); tiny frames run. */
+static void test_borders(void **state)
 {
 	(void)state;
-	struct scene s;
-	scene_init(&s);
-	struct capsule sharp = {100.3f, 120.6f, 100.3f, 120.6f, 14.2f};
-	struct capsule soft = {260.7f, 140.2f, 260.7f, 140.2f, 14.2f};
-	scene_add(&s, &sharp, 1, NULL, 0.7f, 1.0f);
-	scene_add(&s, &soft, 1, NULL, 3.0f, 1.0f);
-	scene_finish(&s, 0.5f);
-	uint8_t *mask = malloc((W + 2) * (H + 2));
-	static struct outline_point pts[4096];
-	static float sh[4096], err[4096], off[4096];
-	float med_sharp[2];
-	const struct capsule *discs[2] = {&sharp, &soft};
-	for (int k = 0; k < 2; k++) {
-		int32_t reg = region_at(s.tree, (int)discs[k]->x0, (int)discs[k]->y0);
-		assert_true(reg >= 0);
-		int n = outline_trace(s.tree, reg, mask, pts, 4096);
-		assert_true(n > 60);
-		float before[4096];
-		for (int i = 0; i < n; i++)
-			before[i] = fabsf(capsule_dist(discs[k], pts[i].x, pts[i].y));
-		outline_refine(&s.grey, true, pts, n, sh, off);
-		for (int i = 0; i < n; i++)
-			err[i] = fabsf(capsule_dist(discs[k], pts[i].x, pts[i].y));
-		float med_err = median(err, n), med_before = median(before, n);
-		med_sharp[k] = median(sh, n);
-		print_message("disc %d: crack error %.3f px, refined %.3f px, sharpness %.3f /px\n", k,
-			      (double)med_before, (double)med_err, (double)med_sharp[k]);
-		assert_true(med_err < (k == 0 ? 0.2f : 0.5f));
-	}
-	assert_true(med_sharp[0] > 0.35f);
-	assert_true(med_sharp[1] < 0.25f);
-	free(mask);
-	scene_free(&s);
-}
-
-static float seg_dist(float px, float py, const struct outline_point *a, const struct outline_point *b)
-{
-	struct capsule c = {a->x, a->y, b->x, b->y, 0};
-	return capsule_dist(&c, px, py);
-}
-
-/* A polygon of 400 points on a wobbly circle: every point lies within the
- * tolerance of the simplified polygon; a cap of 8 gives at most 8. */
-static void test_simplify(void **state)
-{
-	(void)state;
-	enum { N = 400 };
-	static struct outline_point pts[N];
-	static int keep[N], scratch[2 * N];
-	for (int i = 0; i < N; i++) {
-		float a = 2.0f * (float)M_PI * (float)i / N;
-		float r = 50.0f + 3.0f * sinf(5 * a);
-		pts[i] = (struct outline_point){100 + r * cosf(a), 100 + r * sinf(a), cosf(a), sinf(a)};
-	}
-	for (int t = 0; t < 3; t++) {
-		float tol = t == 0 ? 0.25f : t == 1 ? 1.0f : 3.0f;
-		int m = outline_simplify(pts, N, tol, N, keep, scratch);
-		assert_true(m >= 3 && m < N);
-		for (int k = 1; k < m; k++)
-			assert_true(keep[k] > keep[k - 1]);
-		for (int i = 0; i < N; i++) {
-			float best = 1e9f;
-			for (int k = 0; k < m; k++)
-				best = fminf(best, seg_dist(pts[i].x, pts[i].y, &pts[keep[k]], &pts[keep[(k + 1) % m]]));
-			assert_true(best <= tol + 1e-3f);
+	const int w = 10, h = 6;
+	struct image_u8 img;
+	assert_int_equal(image_u8_alloc(&img, w, h), 0);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			image_u8_row(&img, y)[x] = (uint8_t)(x == 0 ? 10 : 210);
+	struct outs b;
+	outs_alloc(&b, w, h);
+	struct canny *c = make(w, h, 0, 50, 100);
+	assert_int_equal(canny_process(c, &img, &b.o), 0);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			assert_int_equal(b.edge[y * w + x], x == 0);
+			assert_int_equal(b.mag[y * w + x], x <= 1 ? 800 : 0);
 		}
-		print_message("tolerance %.2f px: %d of %d points\n", (double)tol, m, N);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			image_u8_row(&img, y)[x] = (uint8_t)(x == w - 1 ? 10 : 210);
+	assert_int_equal(canny_process(c, &img, &b.o), 0);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			assert_int_equal(b.edge[y * w + x], x == w - 2);
+	static const int tiny[][2] = {{1, 1}, {1, 6}, {7, 1}, {2, 2}, {3, 1}};
+	for (size_t t = 0; t < sizeof tiny / sizeof tiny[0]; t++) {
+		struct image_u8 s = img;
+		s.width = tiny[t][0];
+		s.height = tiny[t][1];
+		struct canny_config cfg = {w, h, 30, 1, 1};
+		assert_int_equal(canny_set_config(c, &cfg), 0);
+		memset(b.edge, 0xee, (size_t)w * h);
+		b.o.stride = s.width;
+		assert_int_equal(canny_process(c, &s, &b.o), 0);
+		for (int i = 0; i < s.width * s.height; i++)
+			assert_true(b.edge[i] <= 1);
+		assert_int_equal(b.edge[s.width * s.height], 0xee);
 	}
-	int m = outline_simplify(pts, N, 0.25f, 8, keep, scratch);
-	assert_true(m >= 3 && m <= 8);
+	outs_free(&b);
+	canny_destroy(c);
+	image_u8_free(&img);
 }
 
-static struct outline_config config(void)
+/* Marks in comp the candidates 8-connected inside r to one that lies on a
+ * side of r that is not the frame border. */
+static void touching_ring(const uint8_t *cand, int w, int h, struct canny_rect r, uint8_t *touch, int32_t *stack)
 {
-	return (struct outline_config){.contours = true, .tolerance_px = 0.5f, .max_points = 24,
-				       .max_contours = 64, .touch_sharpness = 0, .hands = false,
-				       .finger_size_px = 20};
+	int x1 = r.x + r.width, y1 = r.y + r.height, n = 0;
+	memset(touch, 0, (size_t)w * h);
+	for (int y = r.y; y < y1; y++)
+		for (int x = r.x; x < x1; x++) {
+			int ring = (x == r.x && r.x > 0) || (y == r.y && r.y > 0) || (x == x1 - 1 && x1 < w) ||
+				   (y == y1 - 1 && y1 < h);
+			if (ring && cand[y * w + x]) {
+				touch[y * w + x] = 1;
+				stack[n++] = y * w + x;
+			}
+		}
+	while (n > 0) {
+		int p = stack[--n], px = p % w, py = p / w;
+		for (int dy = -1; dy <= 1; dy++)
+			for (int dx = -1; dx <= 1; dx++) {
+				int qx = px + dx, qy = py + dy;
+				if (qx < r.x || qy < r.y || qx >= x1 || qy >= y1 || touch[qy * w + qx] ||
+				    !cand[qy * w + qx])
+					continue;
+				touch[qy * w + qx] = 1;
+				stack[n++] = qy * w + qx;
+			}
+	}
 }
 
-/* Two fingers (one sharp, one blurred), a ring blob: contours for all,
- * an inner contour for the ring's hole, every point near the truth; the
- * point cap holds; touch_sharpness marks the blurred finger hovering;
- * max_contours 1 keeps one and raises overflow. Nothing when nothing is
- * asked. */
-static void test_process(void **state)
+static void test_roi_matches_full_frame(void **state)
 {
 	(void)state;
-	struct scene s;
-	scene_init(&s);
-	struct capsule f1 = {80.4f, 80.2f, 80.4f, 80.2f, 9.6f}, f2 = {180.1f, 80.7f, 180.1f, 80.7f, 9.6f};
-	struct capsule ring = {300, 200, 300, 200, 30}, hole = {300, 200, 300, 200, 14};
-	scene_add(&s, &f1, 1, NULL, 0.7f, 1.0f);
-	scene_add(&s, &f2, 1, NULL, 2.5f, 1.0f);
-	scene_add(&s, &ring, 1, &hole, 0.7f, 1.0f);
-	scene_finish(&s, 0.5f);
-	struct detections det;
-	assert_int_equal(detections_alloc(&det, 16), 0);
-	struct outline_config oc = config();
-	assert_int_equal(detections_alloc_outlines(&det, oc.max_contours, oc.max_points), 0);
-	det.width = W;
-	det.height = H;
-	const struct capsule *fc[2] = {&f1, &f2};
-	for (int i = 0; i < 2; i++)
-		det.fingers[det.n_fingers++] = (struct finger_det){
-			.x = fc[i]->x0, .y = fc[i]->y0, .diameter_px = 19,
-			.region = region_at(s.tree, (int)fc[i]->x0, (int)fc[i]->y0)};
-	det.blobs[det.n_blobs++] = (struct blob_det){.x = 300, .y = 200, .region = region_at(s.tree, 300, 171)};
-	int err = 0;
-	struct outline *o = outline_create(&oc, W, H, &err);
-	assert_non_null(o);
-
-	oc.contours = false;
-	assert_int_equal(outline_set_config(o, &oc), 0);
-	assert_false(outline_needed(&oc));
-	assert_int_equal(outline_process(o, s.tree, &s.grey, &det), 0);
-	assert_int_equal(det.n_contours, 0);
-
-	oc.contours = true;
-	oc.touch_sharpness = 0.3f;
-	assert_int_equal(outline_set_config(o, &oc), 0);
-	assert_int_equal(outline_process(o, s.tree, &s.grey, &det), 0);
-	assert_false(det.overflow);
-	assert_int_equal(det.n_contours, 4);
-	int holes = 0;
-	for (int c = 0; c < det.n_contours; c++) {
-		const struct contour_det *cd = &det.contours[c];
-		assert_true(cd->n >= 3 && cd->n <= oc.max_points);
-		const struct capsule *truth = cd->owner_kind == CONTOUR_FINGER ? fc[cd->owner] : cd->hole ? &hole : &ring;
-		holes += cd->hole;
-		if (cd->hole)
-			assert_int_equal(cd->owner_kind, CONTOUR_BLOB);
-		for (int i = 0; i < cd->n; i++) {
-			const struct contour_point *p = &det.points[cd->first + i];
-			/* A small disc blurred by 2.5 px has its steepest grey
-			 * a little inside the true circle. */
-			float tol = truth == &f2 ? 1.0f : 0.6f;
-			assert_true(fabsf(capsule_dist(truth, p->x, p->y)) < tol);
-		}
-	}
-	assert_int_equal(holes, 1);
-	print_message("sharpness: sharp finger %.3f, blurred %.3f\n", (double)det.fingers[0].sharpness,
-		      (double)det.fingers[1].sharpness);
-	assert_false(det.fingers[0].hover);
-	assert_true(det.fingers[1].hover);
-
-	det.n_contours = det.n_points = 0;
-	oc.max_contours = 1;
-	assert_int_equal(outline_set_config(o, &oc), 0);
-	assert_int_equal(outline_process(o, s.tree, &s.grey, &det), 0);
-	assert_int_equal(det.n_contours, 1);
-	assert_true(det.overflow);
-
-	outline_destroy(o);
-	detections_free(&det);
-	scene_free(&s);
-}
-
-/* A hand: palm, an arm to the border, four fingers; two fingertips lie
- * sharp on the surface, two hover (blurred, dimmer). The hand becomes a
- * blob with the hand flag, its four tips fingers of that hand at their
- * tip centres, touching and hovering told apart; no finger on the palm or
- * the arm. */
-static void test_hand(void **state)
-{
-	(void)state;
-	struct scene s;
-	scene_init(&s);
-	const float fr = 8.0f;
-	struct capsule palm[3] = {{200, 180, 200, 200, 30}, {200, 210, 200, 299, 22}, {0, 0, 0, 0, 0}};
-	struct capsule fing[4] = {{180, 160, 150, 100, fr}, {198, 155, 195, 80, fr}, {215, 158, 232, 90, fr},
-				  {230, 175, 280, 150, fr}};
-	const bool touching[4] = {true, false, true, false};
-	struct capsule hand[6];
-	memcpy(hand, palm, 2 * sizeof *palm);
-	memcpy(hand + 2, fing, sizeof fing);
-	scene_add(&s, hand, 6, NULL, 2.5f, 0.6f);
-	for (int i = 0; i < 4; i++)
-		if (touching[i]) {
-			struct capsule tip = {fing[i].x1, fing[i].y1, fing[i].x1, fing[i].y1, fr};
-			scene_add(&s, &tip, 1, NULL, 0.6f, 1.0f);
-		}
-	scene_finish(&s, 0.3f);
-	struct detections det;
-	assert_int_equal(detections_alloc(&det, 16), 0);
-	struct outline_config oc = config();
-	oc.hands = true;
-	oc.finger_size_px = 2 * fr;
-	oc.touch_sharpness = 0.3f;
-	assert_int_equal(detections_alloc_outlines(&det, oc.max_contours, oc.max_points), 0);
-	det.width = W;
-	det.height = H;
-	int err = 0;
-	struct outline *o = outline_create(&oc, W, H, &err);
-	assert_non_null(o);
-	assert_int_equal(outline_process(o, s.tree, &s.grey, &det), 0);
-	assert_int_equal(det.n_blobs, 1);
-	assert_true(det.blobs[0].hand);
-	assert_int_equal(det.n_fingers, 4);
-	bool seen[4] = {false};
-	for (int i = 0; i < det.n_fingers; i++) {
-		const struct finger_det *f = &det.fingers[i];
-		assert_true(f->in_hand);
-		assert_int_equal(f->hand, 0);
-		int best = -1;
-		float bd = 1e9f;
+	uint32_t rng = 99;
+	int n_exact_edges = 0;
+	for (int iter = 0; iter < 60; iter++) {
+		int w = 2 + (int)(test_rand(&rng) % 120), h = 2 + (int)(test_rand(&rng) % 90);
+		int sigma = (int)(test_rand(&rng) % (CANNY_MAX_SIGMA_TENTHS + 1)), low = 1 + (int)(test_rand(&rng) % 150);
+		int high = low + (int)(test_rand(&rng) % 300);
+		struct image_u8 img;
+		assert_int_equal(image_u8_alloc(&img, w, h), 0);
+		fill_shapes(&img, &rng, (int)(test_rand(&rng) % 20));
+		struct outs full, cand, roi;
+		outs_alloc(&full, w, h);
+		outs_alloc(&cand, w, h);
+		uint8_t *touch = malloc((size_t)w * h);
+		int32_t *stack = malloc((size_t)w * h * sizeof *stack);
+		assert_non_null(touch);
+		assert_non_null(stack);
+		struct canny *c = make(w, h, sigma, low, low);
+		assert_int_equal(canny_process(c, &img, &cand.o), 0);
+		struct canny_config cfg = {w, h, sigma, low, high};
+		assert_int_equal(canny_set_config(c, &cfg), 0);
+		assert_int_equal(canny_process(c, &img, &full.o), 0);
 		for (int k = 0; k < 4; k++) {
-			float d = hypotf(f->x - fing[k].x1, f->y - fing[k].y1);
-			if (d < bd) {
-				bd = d;
-				best = k;
+			struct canny_rect r;
+			/* small ones and ones covering most of the frame */
+			int big = k & 1;
+			r.x = (int)(test_rand(&rng) % (unsigned)(big ? w / 4 + 1 : w));
+			r.y = (int)(test_rand(&rng) % (unsigned)(big ? h / 4 + 1 : h));
+			r.width = 1 + (int)(test_rand(&rng) % (unsigned)(w - r.x));
+			r.height = 1 + (int)(test_rand(&rng) % (unsigned)(h - r.y));
+			if (big) {
+				r.width = w - r.x - (int)(test_rand(&rng) % (unsigned)(w / 4 + 1));
+				r.height = h - r.y - (int)(test_rand(&rng) % (unsigned)(h / 4 + 1));
+				if (r.width < 1)
+					r.width = 1;
+				if (r.height < 1)
+					r.height = 1;
 			}
+			/* the ROI's candidates: a run with high = low over the same rectangle */
+			struct canny_config cc = {w, h, sigma, low, low};
+			outs_alloc(&roi, w, h);
+			assert_int_equal(canny_set_config(c, &cc), 0);
+			assert_int_equal(canny_process_roi(c, &img, &r, &roi.o), 0);
+			uint8_t *roi_cand = malloc((size_t)w * h);
+			assert_non_null(roi_cand);
+			memcpy(roi_cand, roi.edge, (size_t)w * h);
+			for (int y = r.y; y < r.y + r.height; y++)
+				for (int x = r.x; x < r.x + r.width; x++)
+					assert_int_equal(roi_cand[y * w + x], cand.edge[y * w + x]);
+			touching_ring(roi_cand, w, h, r, touch, stack);
+			assert_int_equal(canny_set_config(c, &cfg), 0);
+			assert_int_equal(canny_process_roi(c, &img, &r, &roi.o), 0);
+			for (int y = 0; y < h; y++)
+				for (int x = 0; x < w; x++) {
+					int i = y * w + x;
+					int in = x >= r.x && y >= r.y && x < r.x + r.width && y < r.y + r.height;
+					if (!in) {
+						assert_int_equal(roi.edge[i], 0xee);
+						assert_int_equal(roi.dir[i], 0xee);
+						assert_int_equal(roi.mag[i], 0xeeee);
+						continue;
+					}
+					assert_int_equal(roi.mag[i], full.mag[i]);
+					assert_int_equal(roi.dir[i], full.dir[i]);
+					assert_true(roi.edge[i] <= full.edge[i]);
+					if (!touch[i]) {
+						assert_int_equal(roi.edge[i], full.edge[i]);
+						n_exact_edges += roi.edge[i];
+					}
+				}
+			free(roi_cand);
+			outs_free(&roi);
 		}
-		print_message("tip %d at %.1f %.1f: truth %d at %.1f px, sharpness %.3f, %s\n", i, (double)f->x,
-			      (double)f->y, best, (double)bd, (double)f->sharpness, f->hover ? "hover" : "touch");
-		assert_true(bd < 2.5f);
-		assert_false(seen[best]);
-		seen[best] = true;
-		assert_int_equal(f->hover, !touching[best]);
+		/* A rectangle reaching past the frame is clipped; one outside writes nothing. */
+		struct canny_rect over = {-5, -5, w + 10, h + 10}, out = {w, 0, 5, 5};
+		outs_alloc(&roi, w, h);
+		assert_int_equal(canny_process_roi(c, &img, &over, &roi.o), 0);
+		assert_memory_equal(roi.edge, full.edge, (size_t)w * h);
+		memset(roi.edge, 0xee, (size_t)w * h);
+		assert_int_equal(canny_process_roi(c, &img, &out, &roi.o), 0);
+		for (int i = 0; i < w * h; i++)
+			assert_int_equal(roi.edge[i], 0xee);
+		outs_free(&roi);
+		free(touch);
+		free(stack);
+		outs_free(&full);
+		outs_free(&cand);
+		canny_destroy(c);
+		image_u8_free(&img);
 	}
-	/* The hand's outline came with it, near the truth union. */
-	assert_true(det.n_contours >= 1);
-	assert_int_equal(det.contours[0].owner_kind, CONTOUR_BLOB);
-	outline_destroy(o);
-	detections_free(&det);
-	scene_free(&s);
+	assert_true(n_exact_edges > 100); /* the exact-region check saw real edges */
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_trace_rectangle),
-		cmocka_unit_test(test_refine_discs),
-		cmocka_unit_test(test_simplify),
-		cmocka_unit_test(test_process),
-		cmocka_unit_test(test_hand),
+		cmocka_unit_test(test_taps),
+		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_flat_has_no_edges),
+		cmocka_unit_test(test_step_edge),
+		cmocka_unit_test(test_ramp_thins_to_one_line),
+		cmocka_unit_test(test_hysteresis_chains),
+		cmocka_unit_test(test_hysteresis_matches_relaxation),
+		cmocka_unit_test(test_borders),
+		cmocka_unit_test(test_roi_matches_full_frame),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

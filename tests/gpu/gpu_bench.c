@@ -17,6 +17,10 @@
  * (upload, kernel and download overlapped band by band; "auto" is the
  * stage's own choice).
  * argv[2] "WxH" runs one frame size only (for a profiler).
+ * Then Canny (cuda/canny_cuda.h, sigma 1.4, thresholds 20/60) at 640x480
+ * and 1920x1080: the CPU reference (whole frame, ms), the GPU round trip
+ * from a malloc'd frame with edges only and with magnitude and direction
+ * too, and the GPU time of upload / kernels / download from events.
  * Frames rotate among 4 buffers so caches do not flatter the numbers.
  * Numbers, not assertions.
  */
@@ -25,9 +29,11 @@
 #include <string.h>
 
 #include "../../cuda/bernsen_cuda.h"
+#include "../../cuda/canny_cuda.h"
 #include "../../src/core/clock.h"
 #include "../../src/core/err.h"
 #include "../../src/core/log.h"
+#include "../../src/outline/canny.h"
 #include "../../src/threshold/threshold.h"
 
 #define N_BUF 4
@@ -144,6 +150,84 @@ static void run_gpu(struct cuda_threshold *g, struct image_u8 *bufs, struct imag
 	cfg->kernel_variant = 0;
 	cfg->profile = 0;
 	cuda_threshold_set_config(g, cfg);
+}
+
+/* Canny: one line a frame size. */
+static void canny_bench(int have_gpu)
+{
+	static const int sizes[][2] = {{640, 480}, {1920, 1080}};
+	printf("\ncanny sigma 1.4, 20/60 (median / p99): %-9s | %-15s | %-15s %-15s | %-13s %-13s %-13s\n", "frame",
+	       "cpu ms", "edges us", "edges+m+d us", "up us", "kern us", "down us");
+	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+		int w = sizes[s][0], h = sizes[s][1], err;
+		struct image_u8 bufs[N_BUF];
+		for (int i = 0; i < N_BUF; i++) {
+			if (image_u8_alloc(&bufs[i], w, h) < 0)
+				return;
+			fill(&bufs[i], (unsigned)i + 7);
+		}
+		struct canny_config cc = {w, h, 14, 20, 60};
+		struct canny *cpu = canny_create(&cc, &err);
+		struct cuda_canny_config gc;
+		memset(&gc, 0, sizeof gc);
+		gc.max_width = w;
+		gc.max_height = h;
+		gc.low = 20;
+		gc.high = 60;
+		gc.gauss_radius = cpu ? canny_taps(cpu, gc.gauss_taps) : 0;
+		struct cuda_canny *g = have_gpu && cpu ? cuda_canny_create(&gc, &err) : NULL;
+		uint8_t *edge = malloc((size_t)w * h), *dir = malloc((size_t)w * h);
+		uint16_t *mag = malloc((size_t)w * h * sizeof *mag);
+		if (!cpu || !edge || !dir || !mag)
+			goto next;
+		reset();
+		struct canny_out o = {edge, mag, dir, w};
+		for (int i = 0; i < (n_frames < 50 ? n_frames : 50); i++) {
+			int64_t t0 = clock_now_ns();
+			canny_process(cpu, &bufs[i % N_BUF], &o);
+			timing_add(&tm[0], clock_now_ns() - t0);
+		}
+		if (g) {
+			for (int i = 0; i < n_frames; i++) {
+				const struct image_u8 *in = &bufs[i % N_BUF];
+				int64_t t0 = clock_now_ns();
+				cuda_canny_submit(g, in->data, w, h, in->stride, 0, 0, w, h);
+				cuda_canny_collect(g, edge, NULL, NULL, w);
+				int64_t t1 = clock_now_ns();
+				cuda_canny_submit(g, in->data, w, h, in->stride, 0, 0, w, h);
+				cuda_canny_collect(g, edge, mag, dir, w);
+				timing_add(&tm[1], t1 - t0);
+				timing_add(&tm[2], clock_now_ns() - t1);
+			}
+			gc.profile = 1;
+			cuda_canny_set_config(g, &gc);
+			for (int i = 0; i < n_frames; i++) {
+				const struct image_u8 *in = &bufs[i % N_BUF];
+				float up, kern, down;
+				cuda_canny_submit(g, in->data, w, h, in->stride, 0, 0, w, h);
+				cuda_canny_collect(g, edge, NULL, NULL, w);
+				if (cuda_canny_stage_times(g, &up, &kern, &down) == 0) {
+					timing_add(&tm[3], (int64_t)(up * 1000.0f));
+					timing_add(&tm[4], (int64_t)(kern * 1000.0f));
+					timing_add(&tm[5], (int64_t)(down * 1000.0f));
+				}
+			}
+		}
+		double m[6], p[6];
+		for (int i = 0; i < 6; i++)
+			stat_us(i, &m[i], &p[i]);
+		printf("%-9dx%-5d %24s | %6.2f / %6.2f | %6.1f / %6.1f %6.1f / %6.1f | %5.1f / %5.1f %5.1f / %5.1f "
+		       "%5.1f / %5.1f\n",
+		       w, h, "", m[0] / 1000, p[0] / 1000, m[1], p[1], m[2], p[2], m[3], p[3], m[4], p[4], m[5], p[5]);
+	next:
+		cuda_canny_destroy(g);
+		canny_destroy(cpu);
+		free(edge);
+		free(dir);
+		free(mag);
+		for (int i = 0; i < N_BUF; i++)
+			image_u8_free(&bufs[i]);
+	}
 }
 
 int main(int argc, char **argv)
@@ -285,5 +369,6 @@ int main(int argc, char **argv)
 			image_u8_free(&pageable[i]);
 		}
 	}
+	canny_bench(have_gpu);
 	return 0;
 }

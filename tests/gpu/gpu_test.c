@@ -9,7 +9,11 @@
  * (every mean radius 1..63 and bias 0..50; a PASS/FAIL line a mode), frames cut into 1..8
  * bands (each case runs with the automatic and a forced band count), the object API (split
  * submit/collect, collect_view, registered buffers, size changes). Masks are
- * compared whole words, padding bits included. Prints "N passed, N failed";
+ * compared whole words, padding bits included. Canny (cuda/canny_cuda.h)
+ * against src/outline/canny.h: edges, magnitude and direction on every
+ * pixel (and pixels outside the rectangle left alone), every sigma 0..4.0
+ * with several threshold pairs on odd sizes, random rectangles, 1080p and
+ * 4K, the real frames. Prints "N passed, N failed";
  * exits 0 only when nothing failed. Exit 77 when no GPU is usable.
  */
 #include <dirent.h>
@@ -18,8 +22,10 @@
 #include <string.h>
 
 #include "../../cuda/bernsen_cuda.h"
+#include "../../cuda/canny_cuda.h"
 #include "../../src/core/err.h"
 #include "../../src/core/log.h"
+#include "../../src/outline/canny.h"
 #include "../../src/threshold/threshold.h"
 
 static int n_pass, n_fail;
@@ -368,6 +374,226 @@ static void test_real_frames(const char *dir)
 	printf("real frames: %d from %s\n", n, dir);
 }
 
+/* ---- Canny ---- */
+
+#define CANNY_W 3840
+#define CANNY_H 2160
+static struct canny *canny_cpu;
+static struct cuda_canny *canny_gpu;
+static uint8_t *ce_cpu, *ce_gpu, *cd_cpu, *cd_gpu;
+static uint16_t *cm_cpu, *cm_gpu;
+
+/* Discs and boxes of random grey over noise: edges of every direction and contrast. */
+static void fill_shapes(struct image_u8 *img)
+{
+	int w = img->width, h = img->height, bg = (int)(rnd() % 256), noise = (int)(rnd() % 24);
+	int n = 1 + (int)(rnd() % 12);
+	for (int y = 0; y < h; y++)
+		memset(image_u8_row(img, y), bg, (size_t)w);
+	for (int k = 0; k < n; k++) {
+		int cx = (int)(rnd() % (uint32_t)w), cy = (int)(rnd() % (uint32_t)h), v = (int)(rnd() % 256);
+		int r = 1 + (int)(rnd() % (uint32_t)(1 + (w + h) / 8)), disc = (int)(rnd() & 1);
+		for (int y = cy - r; y <= cy + r; y++)
+			for (int x = cx - r; x <= cx + r; x++)
+				if (x >= 0 && y >= 0 && x < w && y < h &&
+				    (!disc || (x - cx) * (x - cx) + (y - cy) * (y - cy) <= r * r))
+					image_u8_row(img, y)[x] = (uint8_t)v;
+	}
+	if (noise)
+		for (int y = 0; y < h; y++)
+			for (int x = 0; x < w; x++) {
+				int v = image_u8_row(img, y)[x] + (int)(rnd() % (uint32_t)(2 * noise + 1)) - noise;
+				image_u8_row(img, y)[x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+			}
+}
+
+/* One run on both, rectangle r (NULL: whole frame); every array compared
+ * over the whole frame, so writes outside the rectangle show too. */
+static void canny_compare(const struct image_u8 *in, int sigma, int low, int high, const struct canny_rect *r,
+			  const char *label)
+{
+	const int w = in->width, h = in->height;
+	const size_t n = (size_t)w * h;
+	char what[256];
+	struct canny_config cc = {CANNY_W, CANNY_H, sigma, low, high};
+	struct cuda_canny_config gc;
+	memset(&gc, 0, sizeof gc);
+	gc.max_width = CANNY_W;
+	gc.max_height = CANNY_H;
+	gc.low = low;
+	gc.high = high;
+	snprintf(what, sizeof what, "canny %s %dx%d sigma %d low %d high %d rect %d,%d %dx%d", label, w, h, sigma, low,
+		 high, r ? r->x : 0, r ? r->y : 0, r ? r->width : w, r ? r->height : h);
+	if (canny_set_config(canny_cpu, &cc) < 0) {
+		check(0, what);
+		return;
+	}
+	gc.gauss_radius = canny_taps(canny_cpu, gc.gauss_taps);
+	if (cuda_canny_set_config(canny_gpu, &gc) < 0) {
+		check(0, what);
+		return;
+	}
+	memset(ce_cpu, 0xee, n);
+	memset(ce_gpu, 0xee, n);
+	memset(cd_cpu, 0xee, n);
+	memset(cd_gpu, 0xee, n);
+	memset(cm_cpu, 0xee, n * sizeof *cm_cpu);
+	memset(cm_gpu, 0xee, n * sizeof *cm_gpu);
+	struct canny_out o = {ce_cpu, cm_cpu, cd_cpu, w};
+	struct canny_rect all = {0, 0, w, h};
+	int e1 = canny_process_roi(canny_cpu, in, r ? r : &all, &o);
+	int e2 = cuda_canny_submit(canny_gpu, in->data, w, h, in->stride, r ? r->x : 0, r ? r->y : 0,
+				   r ? r->width : w, r ? r->height : h);
+	int e3 = e2 < 0 ? e2 : cuda_canny_collect(canny_gpu, ce_gpu, cm_gpu, cd_gpu, w);
+	if (e1 < 0 || e2 < 0 || e3 < 0) {
+		printf("  %s: errors %d %d %d\n", what, e1, e2, e3);
+		check(0, what);
+		return;
+	}
+	int ok = memcmp(ce_cpu, ce_gpu, n) == 0 && memcmp(cm_cpu, cm_gpu, n * sizeof *cm_cpu) == 0 &&
+		 memcmp(cd_cpu, cd_gpu, n) == 0;
+	if (!ok) {
+		for (size_t i = 0; i < n; i++)
+			if (ce_cpu[i] != ce_gpu[i] || cm_cpu[i] != cm_gpu[i] || cd_cpu[i] != cd_gpu[i]) {
+				printf("  %s: first difference at %zu,%zu: edge %d/%d mag %d/%d dir %d/%d (cpu/gpu)\n",
+				       what, i % (size_t)w, i / (size_t)w, ce_cpu[i], ce_gpu[i], cm_cpu[i], cm_gpu[i],
+				       cd_cpu[i], cd_gpu[i]);
+				break;
+			}
+	}
+	check(ok, what);
+}
+
+static void random_thresholds(int *low, int *high)
+{
+	static const int pairs[][2] = {{1, 1}, {20, 60}, {50, 150}, {100, 300}, {2040, 2040}, {1, 2040}};
+	int k = (int)(rnd() % 8);
+	if (k < 6) {
+		*low = pairs[k][0];
+		*high = pairs[k][1];
+	} else {
+		*low = 1 + (int)(rnd() % 400);
+		*high = *low + (int)(rnd() % 600);
+	}
+}
+
+static struct canny_rect random_rect(int w, int h)
+{
+	struct canny_rect r;
+	r.x = (int)(rnd() % (uint32_t)(w + 4)) - 2;
+	r.y = (int)(rnd() % (uint32_t)(h + 4)) - 2;
+	r.width = (int)(rnd() % (uint32_t)(w + 2));
+	r.height = (int)(rnd() % (uint32_t)(h + 2));
+	return r;
+}
+
+static void test_canny(const char *dir)
+{
+	int err;
+	struct canny_config cc = {CANNY_W, CANNY_H, 14, 20, 60};
+	struct cuda_canny_config gc;
+	size_t n = (size_t)CANNY_W * CANNY_H;
+	int f0 = n_fail;
+	memset(&gc, 0, sizeof gc);
+	canny_cpu = canny_create(&cc, &err);
+	gc.max_width = CANNY_W;
+	gc.max_height = CANNY_H;
+	gc.low = 20;
+	gc.high = 60;
+	gc.gauss_radius = canny_taps(canny_cpu, gc.gauss_taps);
+	canny_gpu = cuda_canny_create(&gc, &err);
+	ce_cpu = malloc(n);
+	ce_gpu = malloc(n);
+	cd_cpu = malloc(n);
+	cd_gpu = malloc(n);
+	cm_cpu = malloc(n * sizeof *cm_cpu);
+	cm_gpu = malloc(n * sizeof *cm_gpu);
+	if (!canny_cpu || !canny_gpu || !ce_cpu || !ce_gpu || !cd_cpu || !cd_gpu || !cm_cpu || !cm_gpu) {
+		check(0, "canny: create");
+		goto done;
+	}
+	/* every sigma, odd sizes, whole frames and rectangles */
+	for (int sigma = 0; sigma <= CANNY_MAX_SIGMA_TENTHS; sigma++) {
+		int reps = quick ? 2 : 8;
+		for (int k = 0; k < reps; k++) {
+			int w = 1 + (int)(rnd() % 300), h = 1 + (int)(rnd() % 200), low, high;
+			struct image_u8 in;
+			if (k == 0) {
+				w = 1 + (int)(rnd() % 3);
+				h = 1 + (int)(rnd() % 40);
+			}
+			if (image_u8_alloc(&in, w, h) < 0) {
+				check(0, "canny: alloc");
+				continue;
+			}
+			if (k % 3 == 2)
+				fill(&in, (int)(rnd() % 3));
+			else
+				fill_shapes(&in);
+			random_thresholds(&low, &high);
+			canny_compare(&in, sigma, low, high, NULL, "random");
+			for (int j = 0; j < 3; j++) {
+				struct canny_rect r = random_rect(w, h);
+				random_thresholds(&low, &high);
+				canny_compare(&in, sigma, low, high, &r, "roi");
+			}
+			image_u8_free(&in);
+		}
+	}
+	/* big frames */
+	static const int big[][2] = {{640, 480}, {1920, 1080}, {3840, 2160}};
+	for (int b = 0; b < (quick ? 2 : 3); b++) {
+		struct image_u8 in;
+		if (image_u8_alloc(&in, big[b][0], big[b][1]) < 0)
+			continue;
+		fill_shapes(&in);
+		canny_compare(&in, 14, 20, 60, NULL, "big");
+		canny_compare(&in, 0, 1, 1, NULL, "big");
+		canny_compare(&in, 40, 10, 30, NULL, "big");
+		struct canny_rect r = {big[b][0] / 3, big[b][1] / 4, big[b][0] / 2, big[b][1] / 3};
+		canny_compare(&in, 14, 20, 60, &r, "big-roi");
+		image_u8_free(&in);
+	}
+	/* the real frames */
+	if (dir && !quick) {
+		DIR *d = opendir(dir);
+		struct dirent *e;
+		char path[1024];
+		int nf = 0;
+		while (d && (e = readdir(d))) {
+			size_t len = strlen(e->d_name);
+			if (len < 5 || strcmp(e->d_name + len - 4, ".pgm") != 0)
+				continue;
+			struct image_u8 in;
+			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+			if (read_pgm(path, &in) < 0 || in.width > CANNY_W || in.height > CANNY_H) {
+				check(0, path);
+				continue;
+			}
+			canny_compare(&in, 14, 20, 60, NULL, e->d_name);
+			canny_compare(&in, 10, 40, 120, NULL, e->d_name);
+			canny_compare(&in, 25, 8, 24, NULL, e->d_name);
+			struct canny_rect r = random_rect(in.width, in.height);
+			canny_compare(&in, 14, 20, 60, &r, e->d_name);
+			image_u8_free(&in);
+			nf++;
+		}
+		if (d)
+			closedir(d);
+		printf("canny: real frames: %d\n", nf);
+	}
+done:
+	printf("%s: canny (edges, magnitude, direction; every sigma, ROI)\n", n_fail == f0 ? "PASS" : "FAIL");
+	canny_destroy(canny_cpu);
+	cuda_canny_destroy(canny_gpu);
+	free(ce_cpu);
+	free(ce_gpu);
+	free(cd_cpu);
+	free(cd_gpu);
+	free(cm_cpu);
+	free(cm_gpu);
+}
+
 int main(int argc, char **argv)
 {
 	char why[200];
@@ -393,6 +619,7 @@ int main(int argc, char **argv)
 	test_api();
 	if (argc > 1 && !quick)
 		test_real_frames(argv[1]);
+	test_canny(argc > 1 ? argv[1] : NULL);
 	threshold_destroy(cpu);
 	threshold_destroy(gpu);
 	bitmask_free(&m_cpu);

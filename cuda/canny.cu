@@ -1,0 +1,435 @@
+/* The GPU Canny: see canny_cuda.h for the contract and the kernels. */
+#include "canny_cuda.h"
+
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern "C" {
+#include "../src/core/err.h"
+#include "../src/core/log.h"
+}
+
+/* The one error check: logs the failing call and jumps to the caller's fail label. */
+#define CUDA_CHECK(call)                                                                             \
+	do {                                                                                         \
+		cudaError_t e_ = (call);                                                             \
+		if (e_ != cudaSuccess) {                                                             \
+			log_error("cuda: %s failed: %s (%s:%d)", #call, cudaGetErrorString(e_), __FILE__, \
+				  __LINE__);                                                         \
+			goto fail;                                                                   \
+		}                                                                                    \
+	} while (0)
+
+#define R_MAX CUDA_CANNY_MAX_RADIUS
+#define TW 32 /* tile of the gradient kernel */
+#define TH 16
+#define THREADS 256
+#define MAG_MAX 2040
+/* enum canny_dir and the classes of src/outline/canny.c */
+#define DIR_H 0
+#define DIR_DIAG 1
+#define DIR_V 2
+#define DIR_ANTI 3
+#define CLS_WEAK 1
+#define CLS_STRONG 2
+
+struct taps {
+	int w[R_MAX + 1];
+	int r;
+};
+
+struct rect {
+	int x0, y0, x1, y1; /* half-open, inside the frame */
+};
+
+struct cuda_canny {
+	struct cuda_canny_config cfg;
+	cudaStream_t stream;
+	uint8_t *d_grey, *d_dir, *d_cls, *d_edge, *d_strong;
+	uint16_t *d_mag;
+	int32_t *d_label;
+	uint8_t *h_grey, *h_edge, *h_dir; /* pinned */
+	uint16_t *h_mag;                  /* pinned */
+	int width, height;
+	struct rect r;
+	bool pending, timed;
+	cudaEvent_t ev[4]; /* profile: before upload, after upload, after kernels, after download */
+};
+
+static __device__ __forceinline__ int clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+/*
+ * Kernel 1. Shared arrays, all in tile-local coordinates whose origin is the
+ * tile's top-left minus the apron:
+ *   s_in  (TW + 4 + 2R) x (TH + 4 + 2R)  input, clamped coordinates
+ *   s_t   (TW + 4) x (TH + 4 + 2R)      Gaussian row pass
+ *   s_s   (TW + 4) x (TH + 4)           smoothed
+ *   s_m   (TW + 2) x (TH + 2)           magnitude (0 outside the frame)
+ *   s_d   (TW + 2) x (TH + 2)           sector
+ * Positions outside the frame in s_t / s_s hold values nobody reads: the
+ * Sobel reads S at clamped frame coordinates, which always fall inside.
+ */
+__global__ void __launch_bounds__(THREADS)
+	gradient_kernel(const uint8_t *__restrict__ d_in, int w, int h, struct rect r, struct taps tp, int low, int high,
+			uint16_t *__restrict__ d_mag, uint8_t *__restrict__ d_dir, uint8_t *__restrict__ d_cls,
+			int32_t *__restrict__ d_label, uint8_t *__restrict__ d_strong)
+{
+	__shared__ uint8_t s_in[(TH + 4 + 2 * R_MAX) * (TW + 4 + 2 * R_MAX)];
+	__shared__ uint16_t s_t[(TH + 4 + 2 * R_MAX) * (TW + 4)];
+	__shared__ uint8_t s_s[(TH + 4) * (TW + 4)];
+	__shared__ uint16_t s_m[(TH + 2) * (TW + 2)];
+	__shared__ uint8_t s_d[(TH + 2) * (TW + 2)];
+	__shared__ int s_w[R_MAX + 1];
+	const int R = tp.r, tid = threadIdx.x;
+	/* constant indices: a by-value array indexed at run time would live in local memory */
+#pragma unroll
+	for (int k = 0; k <= R_MAX; k++)
+		if (tid == k)
+			s_w[k] = tp.w[k];
+	const int gx0 = r.x0 + blockIdx.x * TW, gy0 = r.y0 + blockIdx.y * TH;
+	const int iw = TW + 4 + 2 * R, ih = TH + 4 + 2 * R, sw = TW + 4, sh = TH + 4;
+	const int ox = gx0 - 2 - R, oy = gy0 - 2 - R; /* frame position of s_in[0] */
+
+	for (int i = tid; i < iw * ih; i += THREADS) {
+		int row = i / iw, col = i - row * iw;
+		s_in[i] = d_in[(size_t)clampi(oy + row, 0, h - 1) * w + clampi(ox + col, 0, w - 1)];
+	}
+	__syncthreads();
+	for (int i = tid; i < sw * ih; i += THREADS) {
+		int row = i / sw, col = i - row * sw;
+		const uint8_t *p = s_in + row * iw + col + R;
+		unsigned acc = (unsigned)s_w[0] * p[0];
+		for (int k = 1; k <= R; k++)
+			acc += (unsigned)s_w[k] * ((unsigned)p[k] + p[-k]);
+		s_t[i] = (uint16_t)acc;
+	}
+	__syncthreads();
+	/* S at frame row y reads T at clamped rows; s_t row of frame row yy is yy - oy. */
+	for (int i = tid; i < sw * sh; i += THREADS) {
+		int row = i / sw, col = i - row * sw, y = gy0 - 2 + row;
+		unsigned acc = (unsigned)s_w[0] * s_t[(clampi(y, 0, h - 1) - oy) * sw + col];
+		for (int k = 1; k <= R; k++)
+			acc += (unsigned)s_w[k] * ((unsigned)s_t[(clampi(y + k, 0, h - 1) - oy) * sw + col] +
+						    s_t[(clampi(y - k, 0, h - 1) - oy) * sw + col]);
+		s_s[i] = (uint8_t)((acc + 32768u) >> 16);
+	}
+	__syncthreads();
+	const int mw = TW + 2, mh = TH + 2, sx0 = gx0 - 2, sy0 = gy0 - 2;
+	for (int i = tid; i < mw * mh; i += THREADS) {
+		int row = i / mw, col = i - row * mw, x = gx0 - 1 + col, y = gy0 - 1 + row;
+		int m = 0, d = DIR_H;
+		if (x >= 0 && y >= 0 && x < w && y < h) {
+			int l = clampi(x - 1, 0, w - 1) - sx0, rr = clampi(x + 1, 0, w - 1) - sx0, c = x - sx0;
+			const uint8_t *up = s_s + (clampi(y - 1, 0, h - 1) - sy0) * sw;
+			const uint8_t *mid = s_s + (y - sy0) * sw;
+			const uint8_t *dn = s_s + (clampi(y + 1, 0, h - 1) - sy0) * sw;
+			int gx = (up[rr] + 2 * mid[rr] + dn[rr]) - (up[l] + 2 * mid[l] + dn[l]);
+			int gy = (dn[l] + 2 * dn[c] + dn[rr]) - (up[l] + 2 * up[c] + up[rr]);
+			int ax = abs(gx), ay = abs(gy);
+			if (128 * ay <= 53 * ax)
+				d = DIR_H;
+			else if (128 * ax <= 53 * ay)
+				d = DIR_V;
+			else
+				d = (gx > 0) == (gy > 0) ? DIR_DIAG : DIR_ANTI;
+			m = ax + ay;
+		}
+		s_m[i] = (uint16_t)m;
+		s_d[i] = (uint8_t)d;
+	}
+	__syncthreads();
+	for (int i = tid; i < TW * TH; i += THREADS) {
+		int ty = i / TW, tx = i - ty * TW, x = gx0 + tx, y = gy0 + ty;
+		if (x >= r.x1 || y >= r.y1)
+			continue;
+		int li = (ty + 1) * mw + tx + 1, m = s_m[li], d = s_d[li], cls = 0;
+		if (m >= low) {
+			/* first / second neighbours of enum canny_dir, as offsets in s_m */
+			int off = d == DIR_H ? -1 : d == DIR_DIAG ? -mw - 1 : d == DIR_V ? -mw : -mw + 1;
+			if (m > s_m[li + off] && m >= s_m[li - off])
+				cls = m >= high ? CLS_STRONG : CLS_WEAK;
+		}
+		size_t p = (size_t)y * w + x;
+		d_mag[p] = (uint16_t)m;
+		d_dir[p] = (uint8_t)d;
+		d_cls[p] = (uint8_t)cls;
+		d_label[p] = cls ? (int32_t)p : -1;
+		d_strong[p] = 0;
+	}
+}
+
+static __device__ __forceinline__ int find_root(const int32_t *label, int x)
+{
+	const volatile int32_t *l = label;
+	int y;
+	while ((y = l[x]) != x)
+		x = y;
+	return x;
+}
+
+/* Lock-free union: hook the larger root under the smaller with atomicMin;
+ * when another thread moved that root first, retry from what it found. */
+static __device__ void unite(int32_t *label, int a, int b)
+{
+	for (;;) {
+		a = find_root(label, a);
+		b = find_root(label, b);
+		if (a == b)
+			return;
+		if (a > b) {
+			int t = a;
+			a = b;
+			b = t;
+		}
+		int old = atomicMin(&label[b], a);
+		if (old == b)
+			return;
+		b = old;
+	}
+}
+
+__global__ void union_kernel(const uint8_t *__restrict__ d_cls, int32_t *d_label, int w, struct rect r)
+{
+	int x = r.x0 + blockIdx.x * blockDim.x + threadIdx.x, y = r.y0 + blockIdx.y * blockDim.y + threadIdx.y;
+	if (x >= r.x1 || y >= r.y1)
+		return;
+	int p = y * w + x;
+	if (!d_cls[p])
+		return;
+	if (x > r.x0 && d_cls[p - 1])
+		unite(d_label, p, p - 1);
+	if (y > r.y0) {
+		if (x > r.x0 && d_cls[p - w - 1])
+			unite(d_label, p, p - w - 1);
+		if (d_cls[p - w])
+			unite(d_label, p, p - w);
+		if (x + 1 < r.x1 && d_cls[p - w + 1])
+			unite(d_label, p, p - w + 1);
+	}
+}
+
+__global__ void roots_kernel(const uint8_t *__restrict__ d_cls, int32_t *d_label, uint8_t *d_strong, int w,
+			     struct rect r)
+{
+	int x = r.x0 + blockIdx.x * blockDim.x + threadIdx.x, y = r.y0 + blockIdx.y * blockDim.y + threadIdx.y;
+	if (x >= r.x1 || y >= r.y1)
+		return;
+	int p = y * w + x, c = d_cls[p];
+	if (!c)
+		return;
+	int root = find_root(d_label, p);
+	d_label[p] = root;
+	if (c == CLS_STRONG)
+		d_strong[root] = 1;
+}
+
+__global__ void edges_kernel(const uint8_t *__restrict__ d_cls, const int32_t *__restrict__ d_label,
+			     const uint8_t *__restrict__ d_strong, uint8_t *__restrict__ d_edge, int w, struct rect r)
+{
+	int x = r.x0 + blockIdx.x * blockDim.x + threadIdx.x, y = r.y0 + blockIdx.y * blockDim.y + threadIdx.y;
+	if (x >= r.x1 || y >= r.y1)
+		return;
+	int p = y * w + x;
+	d_edge[p] = d_cls[p] && d_strong[d_label[p]];
+}
+
+/* ---- host side ---- */
+
+static bool config_ok(const struct cuda_canny_config *c)
+{
+	if (c->max_width < 1 || c->max_height < 1 || c->max_width > 8192 || c->max_height > 8192 ||
+	    c->gauss_radius < 0 || c->gauss_radius > R_MAX || c->low < 1 || c->high < c->low || c->high > MAG_MAX)
+		return false;
+	int sum = c->gauss_taps[0];
+	for (int i = 1; i <= R_MAX; i++) {
+		if (c->gauss_taps[i] < 0 || (i > c->gauss_radius && c->gauss_taps[i] != 0))
+			return false;
+		sum += 2 * c->gauss_taps[i];
+	}
+	return sum == 256;
+}
+
+struct cuda_canny *cuda_canny_create(const struct cuda_canny_config *cfg, int *err)
+{
+	struct cuda_canny *k;
+	size_t px;
+	if (!config_ok(cfg)) {
+		*err = ERR_RANGE;
+		return NULL;
+	}
+	k = (struct cuda_canny *)calloc(1, sizeof *k);
+	if (!k) {
+		*err = ERR_NOMEM;
+		return NULL;
+	}
+	k->cfg = *cfg;
+	px = (size_t)cfg->max_width * cfg->max_height;
+	CUDA_CHECK(cudaStreamCreateWithFlags(&k->stream, cudaStreamNonBlocking));
+	CUDA_CHECK(cudaMalloc(&k->d_grey, px));
+	CUDA_CHECK(cudaMalloc(&k->d_dir, px));
+	CUDA_CHECK(cudaMalloc(&k->d_cls, px));
+	CUDA_CHECK(cudaMalloc(&k->d_edge, px));
+	CUDA_CHECK(cudaMalloc(&k->d_strong, px));
+	CUDA_CHECK(cudaMalloc(&k->d_mag, px * sizeof(uint16_t)));
+	CUDA_CHECK(cudaMalloc(&k->d_label, px * sizeof(int32_t)));
+	CUDA_CHECK(cudaHostAlloc(&k->h_grey, px, cudaHostAllocDefault));
+	CUDA_CHECK(cudaHostAlloc(&k->h_edge, px, cudaHostAllocDefault));
+	CUDA_CHECK(cudaHostAlloc(&k->h_dir, px, cudaHostAllocDefault));
+	CUDA_CHECK(cudaHostAlloc(&k->h_mag, px * sizeof(uint16_t), cudaHostAllocDefault));
+	for (int i = 0; i < 4; i++)
+		CUDA_CHECK(cudaEventCreate(&k->ev[i]));
+	*err = 0;
+	return k;
+fail:
+	cuda_canny_destroy(k);
+	*err = ERR_DEVICE;
+	return NULL;
+}
+
+void cuda_canny_destroy(struct cuda_canny *k)
+{
+	if (!k)
+		return;
+	if (k->stream)
+		cudaStreamSynchronize(k->stream);
+	cudaFree(k->d_grey);
+	cudaFree(k->d_dir);
+	cudaFree(k->d_cls);
+	cudaFree(k->d_edge);
+	cudaFree(k->d_strong);
+	cudaFree(k->d_mag);
+	cudaFree(k->d_label);
+	cudaFreeHost(k->h_grey);
+	cudaFreeHost(k->h_edge);
+	cudaFreeHost(k->h_dir);
+	cudaFreeHost(k->h_mag);
+	for (int i = 0; i < 4; i++)
+		if (k->ev[i])
+			cudaEventDestroy(k->ev[i]);
+	if (k->stream)
+		cudaStreamDestroy(k->stream);
+	free(k);
+}
+
+int cuda_canny_set_config(struct cuda_canny *k, const struct cuda_canny_config *cfg)
+{
+	if (!config_ok(cfg) || cfg->max_width > k->cfg.max_width || cfg->max_height > k->cfg.max_height)
+		return ERR_RANGE;
+	int mw = k->cfg.max_width, mh = k->cfg.max_height;
+	k->cfg = *cfg;
+	k->cfg.max_width = mw;
+	k->cfg.max_height = mh;
+	return 0;
+}
+
+int cuda_canny_submit(struct cuda_canny *k, const uint8_t *grey, int width, int height, int stride, int x, int y,
+		      int w, int h)
+{
+	const struct cuda_canny_config *c = &k->cfg;
+	struct rect r;
+	if (width < 1 || height < 1 || width > c->max_width || height > c->max_height || stride < width)
+		return ERR_SIZE;
+	if (k->pending)
+		CUDA_CHECK(cudaStreamSynchronize(k->stream)); /* a submit without collect: the old frame is dropped */
+	k->pending = false;
+	r.x0 = x < 0 ? 0 : x;
+	r.y0 = y < 0 ? 0 : y;
+	r.x1 = (long)x + w > width ? width : x + w;
+	r.y1 = (long)y + h > height ? height : y + h;
+	if (w <= 0 || h <= 0 || r.x0 >= r.x1 || r.y0 >= r.y1)
+		r.x0 = r.y0 = r.x1 = r.y1 = 0;
+	k->r = r;
+	k->width = width;
+	k->height = height;
+	k->timed = c->profile != 0;
+	if (r.x1 > r.x0) {
+		/* pageable memory: the DMA engine needs a pinned copy */
+		for (int j = 0; j < height; j++)
+			memcpy(k->h_grey + (size_t)j * width, grey + (size_t)j * stride, (size_t)width);
+		struct taps tp;
+		tp.r = c->gauss_radius;
+		memcpy(tp.w, c->gauss_taps, sizeof tp.w);
+		int rw = r.x1 - r.x0, rh = r.y1 - r.y0;
+		dim3 g1((rw + TW - 1) / TW, (rh + TH - 1) / TH), b2(32, 8), g2((rw + 31) / 32, (rh + 7) / 8);
+		if (c->profile)
+			CUDA_CHECK(cudaEventRecord(k->ev[0], k->stream));
+		CUDA_CHECK(cudaMemcpyAsync(k->d_grey, k->h_grey, (size_t)width * height, cudaMemcpyHostToDevice,
+					   k->stream));
+		if (c->profile)
+			CUDA_CHECK(cudaEventRecord(k->ev[1], k->stream));
+		gradient_kernel<<<g1, THREADS, 0, k->stream>>>(k->d_grey, width, height, r, tp, c->low, c->high,
+								k->d_mag, k->d_dir, k->d_cls, k->d_label, k->d_strong);
+		union_kernel<<<g2, b2, 0, k->stream>>>(k->d_cls, k->d_label, width, r);
+		roots_kernel<<<g2, b2, 0, k->stream>>>(k->d_cls, k->d_label, k->d_strong, width, r);
+		edges_kernel<<<g2, b2, 0, k->stream>>>(k->d_cls, k->d_label, k->d_strong, k->d_edge, width, r);
+		CUDA_CHECK(cudaGetLastError());
+		if (c->profile)
+			CUDA_CHECK(cudaEventRecord(k->ev[2], k->stream));
+	} else {
+		k->timed = false;
+	}
+	k->pending = true;
+	return 0;
+fail:
+	return ERR_DEVICE;
+}
+
+/* Queues the rectangle of one frame-indexed device array into pinned memory. */
+static cudaError_t download(struct cuda_canny *k, void *h, const void *d, size_t elem)
+{
+	const struct rect *r = &k->r;
+	size_t pitch = (size_t)k->width * elem, off = ((size_t)r->y0 * k->width + r->x0) * elem;
+	return cudaMemcpy2DAsync((uint8_t *)h + off, pitch, (const uint8_t *)d + off, pitch,
+				 (size_t)(r->x1 - r->x0) * elem, (size_t)(r->y1 - r->y0), cudaMemcpyDeviceToHost,
+				 k->stream);
+}
+
+int cuda_canny_collect(struct cuda_canny *k, uint8_t *edge, uint16_t *mag, uint8_t *dir, int stride)
+{
+	const struct rect r = k->r;
+	if (!k->pending)
+		return ERR_AGAIN;
+	if (stride < k->width)
+		return ERR_SIZE;
+	if (!edge)
+		return ERR_RANGE;
+	k->pending = false;
+	if (r.x1 > r.x0) {
+		CUDA_CHECK(download(k, k->h_edge, k->d_edge, 1));
+		if (mag)
+			CUDA_CHECK(download(k, k->h_mag, k->d_mag, sizeof(uint16_t)));
+		if (dir)
+			CUDA_CHECK(download(k, k->h_dir, k->d_dir, 1));
+		if (k->timed)
+			CUDA_CHECK(cudaEventRecord(k->ev[3], k->stream));
+	}
+	CUDA_CHECK(cudaStreamSynchronize(k->stream));
+	for (int y = r.y0; y < r.y1; y++) {
+		size_t src = (size_t)y * k->width + r.x0, dst = (size_t)y * stride + r.x0, n = (size_t)(r.x1 - r.x0);
+		memcpy(edge + dst, k->h_edge + src, n);
+		if (mag)
+			memcpy(mag + dst, k->h_mag + src, n * sizeof *mag);
+		if (dir)
+			memcpy(dir + dst, k->h_dir + src, n);
+	}
+	return 0;
+fail:
+	return ERR_DEVICE;
+}
+
+int cuda_canny_stage_times(struct cuda_canny *k, float *upload_us, float *kernels_us, float *download_us)
+{
+	float ms[3];
+	*upload_us = *kernels_us = *download_us = 0.0f;
+	if (!k->timed || k->pending)
+		return ERR_AGAIN;
+	for (int i = 0; i < 3; i++)
+		CUDA_CHECK(cudaEventElapsedTime(&ms[i], k->ev[i], k->ev[i + 1]));
+	*upload_us = ms[0] * 1000.0f;
+	*kernels_us = ms[1] * 1000.0f;
+	*download_us = ms[2] * 1000.0f;
+	return 0;
+fail:
+	return ERR_DEVICE;
+}
