@@ -1,4 +1,4 @@
-/* test_outline.c - the outline stage on drawn scenes run through the real
+/* test_contours.c - the outline stage on drawn scenes run through the real
  * segmenter: crack tracing of a square is exact; sub-pixel outlines of
  * sharp and blurred discs lie on the true circle; sharpness tells a sharp
  * disc from a blurred one; Douglas-Peucker keeps every point within its
