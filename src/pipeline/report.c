@@ -202,6 +202,26 @@ static void dump_frame(struct report *r, const struct report_frame *fr)
 	}
 }
 
+/* The fingers the outline stage measured and the outlines that fit. */
+static void snapshot_outlines(struct snapshot *s, const struct detections *d)
+{
+	s->n_fingers = 0;
+	for (int32_t i = 0; i < d->n_fingers && s->n_fingers < SNAPSHOT_MAX_ITEMS; i++)
+		if (d->fingers[i].sharpness != 0 || d->fingers[i].in_hand)
+			s->fingers[s->n_fingers++] = d->fingers[i];
+	s->n_contours = s->n_points = 0;
+	for (int32_t i = 0; i < d->n_contours && s->n_contours < SNAPSHOT_MAX_ITEMS; i++) {
+		const struct contour_det *c = &d->contours[i];
+		if (s->n_points + c->n > SNAPSHOT_MAX_CONTOUR_POINTS)
+			break;
+		struct contour_det *o = &s->contours[s->n_contours++];
+		*o = *c;
+		o->first = s->n_points;
+		memcpy(&s->points[s->n_points], &d->points[c->first], (size_t)c->n * sizeof *s->points);
+		s->n_points += c->n;
+	}
+}
+
 static void snapshot_publish(struct report *r, const struct report_frame *fr)
 {
 	struct snapshot *s = r->snaps[r->snap_back];
@@ -218,6 +238,7 @@ static void snapshot_publish(struct report *r, const struct report_frame *fr)
 	memcpy(s->blobs, st->blobs, (size_t)s->n_blobs * sizeof *s->blobs);
 	s->n_fids = fr->det->n_fids < SNAPSHOT_MAX_ITEMS ? fr->det->n_fids : SNAPSHOT_MAX_ITEMS;
 	memcpy(s->fids, fr->det->fids, (size_t)s->n_fids * sizeof *s->fids);
+	snapshot_outlines(s, fr->det);
 	s->fps = r->fps;
 	for (int i = 0; i <= STAGE_TOTAL; i++)
 		s->stage_ms[i] = (float)r->timing[i].samples[(r->timing[i].n_total + TIMING_SAMPLES - 1) %
@@ -240,6 +261,7 @@ static void snapshot_publish(struct report *r, const struct report_frame *fr)
 	s->finger_sensitivity = c->finger_sensitivity;
 	s->blob_min = c->blob_min;
 	s->blob_max = c->blob_max;
+	s->touch_sharpness = c->touch_sharpness;
 	s->invert_x = c->invert_x;
 	s->invert_y = c->invert_y;
 	s->invert_angle = c->invert_angle;
