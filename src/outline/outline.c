@@ -11,6 +11,13 @@
  * puts the crack within a pixel or two of the steepest grey. */
 #define REFINE_SEARCH_PX 3.5f
 
+/* dist2() guards against overflow that pixel coordinates never reach, at
+ * several times the cost. */
+static inline float dist2(float dx, float dy)
+{
+	return sqrtf(dx * dx + dy * dy);
+}
+
 struct outline {
 	struct outline_config cfg;
 	int max_w, max_h;
@@ -22,7 +29,9 @@ struct outline {
 	float *offset;
 	int *keep;
 	int *scratch;    /* 2 x OUTLINE_MAX_TRACE */
+	float *fscratch; /* 2 x OUTLINE_MAX_TRACE */
 	float *arc;      /* cumulative arc length */
+	int *steps;      /* 4 x OUTLINE_MAX_TRACE: points a quarter / two quarter circles back and on */
 };
 
 bool outline_needed(const struct outline_config *cfg)
@@ -61,8 +70,10 @@ struct outline *outline_create(const struct outline_config *cfg, int max_w, int 
 	o->offset = malloc(OUTLINE_MAX_TRACE * sizeof *o->offset);
 	o->keep = malloc(OUTLINE_MAX_TRACE * sizeof *o->keep);
 	o->scratch = malloc(2 * OUTLINE_MAX_TRACE * sizeof *o->scratch);
+	o->fscratch = malloc(2 * OUTLINE_MAX_TRACE * sizeof *o->fscratch);
 	o->arc = malloc((OUTLINE_MAX_TRACE + 1) * sizeof *o->arc);
-	if (!o->mask || !o->pts || !o->sharp || !o->select || !o->tip_sharp || !o->offset || !o->keep || !o->scratch || !o->arc)
+	o->steps = malloc(4 * OUTLINE_MAX_TRACE * sizeof *o->steps);
+	if (!o->mask || !o->pts || !o->sharp || !o->select || !o->tip_sharp || !o->offset || !o->keep || !o->scratch || !o->fscratch || !o->arc || !o->steps)
 		goto fail;
 	return o;
 fail:
@@ -84,7 +95,9 @@ void outline_destroy(struct outline *o)
 	free(o->offset);
 	free(o->keep);
 	free(o->scratch);
+	free(o->fscratch);
 	free(o->arc);
+	free(o->steps);
 	free(o);
 }
 
@@ -194,6 +207,17 @@ static float median_small(float *v, int n)
 	return v[n / 2];
 }
 
+/* grey_at() for a point known to lie in [0, w - 1) x [0, h - 1). */
+static inline float grey_at_inside(const struct image_u8 *g, float x, float y)
+{
+	int ix = (int)x, iy = (int)y;
+	float fx = x - (float)ix, fy = y - (float)iy;
+	const uint8_t *r0 = g->data + (size_t)iy * (size_t)g->stride + ix, *r1 = r0 + g->stride;
+	float a = (float)r0[0] + fx * (float)(r0[1] - r0[0]);
+	float b = (float)r1[0] + fx * (float)(r1[1] - r1[0]);
+	return a + fy * (b - a);
+}
+
 void outline_refine(const struct image_u8 *grey, bool bright_inside, struct outline_point *pts, int n,
 		    float *sharpness, float *offset)
 {
@@ -206,7 +230,7 @@ void outline_refine(const struct image_u8 *grey, bool bright_inside, struct outl
 	for (int i = 0; i < n; i++) {
 		const struct outline_point *a = &pts[(i + n - 2) % n], *b = &pts[(i + 2) % n];
 		float tx = b->x - a->x, ty = b->y - a->y;
-		float len = hypotf(tx, ty);
+		float len = dist2(tx, ty);
 		/* Region on the right of the walk: the outward normal is the
 		 * tangent turned left, (ty, -tx). */
 		if (len > 0) {
@@ -222,11 +246,23 @@ void outline_refine(const struct image_u8 *grey, bool bright_inside, struct outl
 		const struct outline_point *p = &pts[i];
 		float prof[PROFILE_STEPS];
 		float lo = 1e9f, hi = -1e9f;
+		const float r = (float)OUTLINE_PROFILE_PX;
+		const float ex0 = p->x - r * p->nx, ey0 = p->y - r * p->ny, ex1 = p->x + r * p->nx, ey1 = p->y + r * p->ny;
+		const float wl = (float)(grey->width - 1), hl = (float)(grey->height - 1);
+		const bool inside = ex0 >= 0 && ex1 >= 0 && ey0 >= 0 && ey1 >= 0 && ex0 < wl && ex1 < wl && ey0 < hl &&
+				    ey1 < hl;
+		/* Half-pixel steps where the edge is looked for, whole ones
+		 * beyond (they only feed the range). */
+		const int near0 = 2 * OUTLINE_PROFILE_PX - (int)(2 * REFINE_SEARCH_PX) - 2;
+		const int near1 = 2 * OUTLINE_PROFILE_PX + (int)(2 * REFINE_SEARCH_PX) + 2;
 		for (int k = 0; k < PROFILE_STEPS; k++) {
+			if ((k < near0 || k > near1) && ((k - near0) & 1))
+				continue;
 			float s = 0.5f * (float)(k - 2 * OUTLINE_PROFILE_PX);
-			prof[k] = grey_at(grey, p->x + s * p->nx, p->y + s * p->ny);
-			lo = fminf(lo, prof[k]);
-			hi = fmaxf(hi, prof[k]);
+			float x = p->x + s * p->nx, y = p->y + s * p->ny;
+			prof[k] = inside ? grey_at_inside(grey, x, y) : grey_at(grey, x, y);
+			lo = prof[k] < lo ? prof[k] : lo;
+			hi = prof[k] > hi ? prof[k] : hi;
 		}
 		/* deriv at sample k: bright side (s - 0.5) minus dark side (s + 0.5) */
 		const int k0 = 2 * OUTLINE_PROFILE_PX - (int)(2 * REFINE_SEARCH_PX);
@@ -275,15 +311,20 @@ static float seg_dist(const struct outline_point *p, const struct outline_point 
 	float vx = b->x - a->x, vy = b->y - a->y, wx = p->x - a->x, wy = p->y - a->y;
 	float l2 = vx * vx + vy * vy;
 	if (l2 <= 0)
-		return hypotf(wx, wy);
+		return dist2(wx, wy);
 	float u = (wx * vx + wy * vy) / l2;
 	u = u < 0 ? 0 : u > 1 ? 1 : u;
-	return hypotf(wx - u * vx, wy - u * vy);
+	return dist2(wx - u * vx, wy - u * vy);
 }
 
-/* Marks (in flag, one int per point) the points Douglas-Peucker keeps
- * between a and b (indices modulo n, a before b along the walk). */
-static void dp_span(const struct outline_point *pts, int n, int a, int b, float tol, int *flag, int *stack)
+static float kth_smallest(float *v, int n, int kth);
+
+/* Douglas-Peucker computed once for every tolerance: each point gets the
+ * deviation at which the recursion picks it, capped by its parent's (a
+ * segment's endpoints are the splits that made it, and the later one,
+ * whose value is the smaller, is its parent). DP with tolerance t keeps
+ * exactly the points whose value exceeds t (all their ancestors' do). */
+static void dp_values(const struct outline_point *pts, int n, int a, int b, float *eff, int *stack)
 {
 	int top = 0;
 	stack[top++] = a;
@@ -301,78 +342,74 @@ static void dp_span(const struct outline_point *pts, int n, int a, int b, float 
 				imax = i;
 			}
 		}
-		if (imax >= 0 && dmax > tol) {
-			flag[imax] = 1;
-			/* Only spans with points inside are pushed: they are
-			 * disjoint, so at most n/2 wait (n ints of stack). */
-			if ((imax - s + n) % n > 1) {
-				stack[top++] = s;
-				stack[top++] = imax;
-			}
-			if ((e - imax + n) % n > 1) {
-				stack[top++] = imax;
-				stack[top++] = e;
-			}
+		if (imax < 0)
+			continue;
+		float parent = eff[s] < eff[e] ? eff[s] : eff[e];
+		eff[imax] = dmax < parent ? dmax : parent;
+		/* Only spans with points inside are pushed: they are disjoint,
+		 * so at most n/2 wait (n ints of stack). */
+		if ((imax - s + n) % n > 1) {
+			stack[top++] = s;
+			stack[top++] = imax;
+		}
+		if ((e - imax + n) % n > 1) {
+			stack[top++] = imax;
+			stack[top++] = e;
 		}
 	}
 }
 
 int outline_simplify(const struct outline_point *pts, int n, float tolerance_px, int max_out, int *keep,
-		     int *scratch)
+		     int *scratch, float *fscratch)
 {
 	if (n <= 0 || max_out <= 0)
 		return 0;
-	if (n <= 3 || n <= max_out) {
-		if (n <= 3) {
-			int m = n < max_out ? n : max_out;
-			for (int i = 0; i < m; i++)
-				keep[i] = i;
-			return m;
-		}
+	if (n <= 3) {
+		int m = n < max_out ? n : max_out;
+		for (int i = 0; i < m; i++)
+			keep[i] = i;
+		return m;
 	}
 	int far = 0;
 	float dfar = -1;
 	for (int i = 1; i < n; i++) {
-		float dd = hypotf(pts[i].x - pts[0].x, pts[i].y - pts[0].y);
+		float dd = dist2(pts[i].x - pts[0].x, pts[i].y - pts[0].y);
 		if (dd > dfar) {
 			dfar = dd;
 			far = i;
 		}
 	}
-	int *flag = scratch, *stack = scratch + n;
-	float tol = tolerance_px;
+	float *eff = fscratch, *sel = fscratch + n;
+	for (int i = 0; i < n; i++)
+		eff[i] = 0;
+	eff[0] = eff[far] = INFINITY;
+	dp_values(pts, n, 0, far, eff, scratch);
+	dp_values(pts, n, far, 0, eff, scratch);
+	float t = tolerance_px;
 	int m = 0;
-	for (int round = 0; round < 40; round++, tol *= 1.5f) {
-		memset(flag, 0, (size_t)n * sizeof *flag);
-		flag[0] = flag[far] = 1;
-		/* The stack holds at most one pair per kept point plus one. */
-		dp_span(pts, n, 0, far, tol, flag, stack);
-		dp_span(pts, n, far, 0, tol, flag, stack);
-		m = 0;
-		for (int i = 0; i < n; i++)
-			m += flag[i];
-		if (m <= max_out)
-			break;
+	for (int i = 0; i < n; i++)
+		m += eff[i] > t;
+	if (m > max_out) {
+		/* The largest tolerance that leaves max_out or fewer: the
+		 * (max_out + 1)-th largest value. */
+		memcpy(sel, eff, (size_t)n * sizeof *sel);
+		float v = kth_smallest(sel, n, n - 1 - max_out);
+		if (v > t)
+			t = v;
 	}
 	int k = 0;
-	if (m <= max_out) {
-		for (int i = 0; i < n; i++)
-			if (flag[i])
-				keep[k++] = i;
-		return k;
-	}
-	for (k = 0; k < max_out; k++)
-		keep[k] = (int)((int64_t)k * n / max_out);
+	for (int i = 0; i < n && k < max_out; i++)
+		if (eff[i] > t)
+			keep[k++] = i;
 	return k;
 }
 
 /* ---- per frame ------------------------------------------------------------------------ */
 
-static float median_of(float *v, int n)
+/* The kth smallest of v[0..n) (0-based), v reordered (Hoare's select). */
+static float kth_smallest(float *v, int n, int kth)
 {
-	if (n <= 0)
-		return 0;
-	int lo = 0, hi = n - 1, kth = n / 2;
+	int lo = 0, hi = n - 1;
 	while (lo < hi) {
 		float pivot = v[(lo + hi) / 2];
 		int i = lo, j = hi;
@@ -399,6 +436,11 @@ static float median_of(float *v, int n)
 	return v[kth];
 }
 
+static float median_of(float *v, int n)
+{
+	return n > 0 ? kth_smallest(v, n, n / 2) : 0;
+}
+
 /* Traces and refines region r into o->pts / o->sharp. Returns the point
  * count, 0 when there is none, -1 on a trace overflow. */
 static int trace_refined(struct outline *o, const struct region_tree *t, int32_t r, const struct image_u8 *grey)
@@ -421,7 +463,7 @@ static void contour_add(struct outline *o, int n, enum contour_owner kind, int32
 		det->overflow = true;
 		return;
 	}
-	int m = outline_simplify(o->pts, n, o->cfg.tolerance_px, cap, o->keep, o->scratch);
+	int m = outline_simplify(o->pts, n, o->cfg.tolerance_px, cap, o->keep, o->scratch, o->fscratch);
 	struct contour_det *c = &det->contours[det->n_contours++];
 	c->owner_kind = (uint8_t)kind;
 	c->owner = owner;
@@ -540,6 +582,29 @@ static bool circle_fit(const struct outline_point *pts, int n, int a, int b, flo
 
 /* Finds the fingertips on the hand outline o->pts[0..n); appends them to
  * det->fingers (hand = hand_blob). Returns how many. */
+/* arc_step(arc, n, i, len, +1) and (.., -1) for every i at once, into
+ * fwd[0..n) and bwd[0..n), by two pointers over the outline walked twice
+ * (len at most half the perimeter). */
+static void arc_steps(const float *arc, int n, float len, int *fwd, int *bwd)
+{
+	const float per = arc[n];
+#define A(k) (arc[(k) % n] + ((k) >= n ? per : 0.0f))
+	int j = 0, k = 1;
+	for (int i = 0; i < n; i++) {
+		if (j < i)
+			j = i;
+		while (j + 1 < i + n && A(j + 1) - arc[i] <= len)
+			j++;
+		fwd[i] = j % n;
+		if (k < i + 1)
+			k = i + 1;
+		while (k < i + n && A(i + n) - A(k) > len)
+			k++;
+		bwd[i] = k % n;
+	}
+#undef A
+}
+
 /* More tips than this on one outline are not a hand. */
 #define HAND_MAX_TIPS 16
 
@@ -556,29 +621,32 @@ static int hand_tips(struct outline *o, int n, int32_t hand_blob, int w, int h, 
 	o->arc[0] = 0;
 	for (int i = 0; i < n; i++) {
 		const struct outline_point *q = &p[(i + 1) % n];
-		o->arc[i + 1] = o->arc[i] + hypotf(q->x - p[i].x, q->y - p[i].y);
+		o->arc[i + 1] = o->arc[i] + dist2(q->x - p[i].x, q->y - p[i].y);
 	}
 	const float quarter = 0.25f * (float)M_PI * fs;
 	if (o->arc[n] < 8 * quarter)
 		return 0;
 	/* Scores into o->select (0 = no candidate). */
 	float *score = o->select;
+	int *fwd1 = o->steps, *bwd1 = fwd1 + n, *fwd2 = bwd1 + n, *bwd2 = fwd2 + n;
+	arc_steps(o->arc, n, quarter, fwd1, bwd1);
+	arc_steps(o->arc, n, 2 * quarter, fwd2, bwd2);
 	for (int i = 0; i < n; i++) {
 		score[i] = 0;
-		int a = arc_step(o->arc, n, i, quarter, -1), b = arc_step(o->arc, n, i, quarter, 1);
+		int a = bwd1[i], b = fwd1[i];
 		/* The frame's edge cuts an arm; a cut is no fingertip. */
 		if (near_border(&p[i], w, h) || near_border(&p[a], w, h) || near_border(&p[b], w, h))
 			continue;
-		float wd = hypotf(p[a].x - p[b].x, p[a].y - p[b].y);
+		float wd = dist2(p[a].x - p[b].x, p[a].y - p[b].y);
 		if (wd < 0.5f * fs || wd > 1.6f * fs)
 			continue;
 		float mx = 0.5f * (p[a].x + p[b].x), my = 0.5f * (p[a].y + p[b].y);
 		float ox = p[i].x - mx, oy = p[i].y - my;
-		float depth = hypotf(ox, oy);
+		float depth = dist2(ox, oy);
 		if (depth < 0.3f * wd || ox * p[i].nx + oy * p[i].ny <= 0)
 			continue;
-		int a2 = arc_step(o->arc, n, i, 2 * quarter, -1), b2 = arc_step(o->arc, n, i, 2 * quarter, 1);
-		float w2 = hypotf(p[a2].x - p[b2].x, p[a2].y - p[b2].y);
+		int a2 = bwd2[i], b2 = fwd2[i];
+		float w2 = dist2(p[a2].x - p[b2].x, p[a2].y - p[b2].y);
 		if (w2 > 1.6f * fs || near_border(&p[a2], w, h) || near_border(&p[b2], w, h))
 			continue;
 		score[i] = depth / wd;
@@ -626,9 +694,9 @@ static int hand_tips(struct outline *o, int n, int32_t hand_blob, int w, int h, 
 		 * reach the palm or a neighbour). */
 		int a2 = arc_step(o->arc, n, i, 1.5f * quarter, -1), b2 = arc_step(o->arc, n, i, 1.5f * quarter, 1);
 		int a3 = arc_step(o->arc, n, i, 2 * quarter, -1), b3 = arc_step(o->arc, n, i, 2 * quarter, 1);
-		float w2 = fminf(hypotf(p[a2].x - p[b2].x, p[a2].y - p[b2].y), hypotf(p[a3].x - p[b3].x, p[a3].y - p[b3].y));
+		float w2 = fminf(dist2(p[a2].x - p[b2].x, p[a2].y - p[b2].y), dist2(p[a3].x - p[b3].x, p[a3].y - p[b3].y));
 		float mx = 0.5f * (p[a].x + p[b].x) - p[i].x, my = 0.5f * (p[a].y + p[b].y) - p[i].y;
-		float ml = hypotf(mx, my);
+		float ml = dist2(mx, my);
 		struct finger_det *f = &det->fingers[det->n_fingers++];
 		*f = (struct finger_det){0};
 		f->x = p[i].x + 0.5f * w2 * mx / ml;
@@ -638,7 +706,7 @@ static int hand_tips(struct outline *o, int n, int32_t hand_blob, int w, int h, 
 		 * a plausible fingertip near the first estimate. */
 		float fx, fy, fr;
 		if (circle_fit(p, n, a, b, &fx, &fy, &fr) && fr > 0.25f * fs && fr < fs &&
-		    hypotf(fx - f->x, fy - f->y) < 0.5f * fs) {
+		    dist2(fx - f->x, fy - f->y) < 0.5f * fs) {
 			f->x = fx;
 			f->y = fy;
 			f->diameter_px = 2 * fr;
@@ -653,7 +721,7 @@ static int hand_tips(struct outline *o, int n, int32_t hand_blob, int w, int h, 
 		 * the one standing out more. */
 		int32_t self = det->n_fingers - 1, dup = -1;
 		for (int32_t k = self - found; k < self; k++)
-			if (hypotf(det->fingers[k].x - f->x, det->fingers[k].y - f->y) < 0.6f * fs)
+			if (dist2(det->fingers[k].x - f->x, det->fingers[k].y - f->y) < 0.6f * fs)
 				dup = k;
 		if (dup >= 0) {
 			if (score[i] > tip_score[dup - (self - found)]) {

@@ -56,9 +56,12 @@
  *     circle of its tip); it touches when sharpness >= touch_sharpness.
  *  4. Simplify: Douglas-Peucker on the closed polygon (split at point 0 and
  *     the point farthest from it) with tolerance_px; when more than
- *     max_points remain the tolerance grows by half until they fit. The
- *     kept points are refined boundary points, so simplification never
- *     moves a point off the edge.
+ *     max_points remain, the smallest larger tolerance that leaves at most
+ *     max_points. One pass serves every tolerance: each point gets the
+ *     deviation at which the recursion would pick it, capped by its
+ *     parent's, and a tolerance keeps the points above it. The kept points
+ *     are refined boundary points, so simplification never moves a point
+ *     off the edge.
  *  5. Fingertips on a hand's refined outline: at every point i, a and b are
  *     the points a quarter circle of a finger (arc length pi/4 x
  *     finger_size) before and after it; i is a tip candidate when |a - b|
@@ -141,9 +144,9 @@ int outline_trace(const struct region_tree *t, int32_t r, uint8_t *mask, struct 
 void outline_refine(const struct image_u8 *grey, bool bright_inside, struct outline_point *pts, int n,
 		    float *sharpness, float *offset);
 /* Douglas-Peucker on the closed polygon pts[0..n); the indices of the kept
- * points, in order, go to keep[0..max_out); scratch holds 2n ints.
- * Returns the number kept (>= min(n, 3)). */
+ * points, in order, go to keep[0..max_out); scratch holds n ints, fscratch
+ * 2n floats. Returns the number kept (at least 2 for n > 3). */
 int outline_simplify(const struct outline_point *pts, int n, float tolerance_px, int max_out, int *keep,
-		     int *scratch);
+		     int *scratch, float *fscratch);
 
 #endif
