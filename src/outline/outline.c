@@ -244,6 +244,13 @@ void outline_refine(const struct image_u8 *grey, bool bright_inside, struct outl
 	const float sign = bright_inside ? 1.0f : -1.0f;
 	for (int i = 0; i < n; i++) {
 		const struct outline_point *p = &pts[i];
+		/* A crack on the frame's edge is where the picture ends, not an
+		 * edge in it: it stays, with no sharpness. */
+		if (p->x < 0 || p->y < 0 || p->x > (float)(grey->width - 1) || p->y > (float)(grey->height - 1)) {
+			offset[i] = 0;
+			sharpness[i] = 0;
+			continue;
+		}
 		float prof[PROFILE_STEPS];
 		float lo = 1e9f, hi = -1e9f;
 		const float r = (float)OUTLINE_PROFILE_PX;

@@ -45,9 +45,10 @@
  *     crack, placed to a fraction of a sample by a parabola through the
  *     peak and its neighbours. That is the sub-pixel edge for sharp and
  *     blurred edges alike (a symmetric blur keeps the steepest point on the
- *     true edge). Each point then moves along its normal by the median of
- *     its own and its six neighbours' offsets: on a blurred edge the peak
- *     is flat and noise moves it.
+ *     true edge); a crack on the frame's edge stays (sharpness 0). Each
+ *     point then moves along its normal by the median of its own and its
+ *     six neighbours' offsets: on a blurred edge the peak is flat and noise
+ *     moves it.
  *  3. Sharpness of a point: the peak derivative divided by the profile's
  *     range (max - min grey over the profile), in 1/px: about 0.5 for an
  *     edge blurred by a sensor (sigma 0.7 px), about 0.15 for one blurred
