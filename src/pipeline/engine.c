@@ -230,12 +230,14 @@ struct engine *engine_create(const struct engine_config *cfg, int *err)
 		goto fail;
 	if (e->cfg.backend && strcmp(e->cfg.backend, "auto") != 0) /* auto logged its choice and why */
 		log_info("threshold: %s backend, as configured", threshold_backend_name(e->s1.thr));
-	/* Made always (a few MB), so touch and hands can be switched on live
-	 * without allocating then. */
-	e->outline = outline_create(&e->cfg.outline, e->cfg.width, e->cfg.height, err);
-	if (!e->outline)
-		goto fail;
-	*err = detections_alloc_outlines(&e->s1.det, e->cfg.outline.max_contours, e->cfg.outline.max_points);
+	/* Made whenever configured (a few MB), so touch and hands can be
+	 * switched on live without allocating then. */
+	if (e->cfg.outline.max_points > 0) {
+		e->outline = outline_create(&e->cfg.outline, e->cfg.width, e->cfg.height, err);
+		if (!e->outline)
+			goto fail;
+		*err = detections_alloc_outlines(&e->s1.det, e->cfg.outline.max_contours, e->cfg.outline.max_points);
+	}
 	if (!*err)
 		*err = second_scale_sync(e);
 	if (!*err)
@@ -275,7 +277,7 @@ int engine_set_config(struct engine *e, const struct engine_config *cfg)
 	int err = threshold_set_config(e->s1.thr, &e->cfg.thr);
 	if (!err)
 		err = match_set_config(e->s1.mat, &e->cfg.match);
-	if (!err)
+	if (!err && e->outline)
 		err = outline_set_config(e->outline, &e->cfg.outline);
 	int err2 = second_scale_sync(e);
 	int err3 = third_scale_sync(e);

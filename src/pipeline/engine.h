@@ -54,7 +54,8 @@ struct engine_config {
 	int segment_threads;           /* bands a scale is segmented in; 0 = auto */
 	int32_t max_runs, max_regions; /* per scale and frame; 0 = from the frame size (core/regions.h) */
 	struct match_config match;     /* trees, finger and blob settings */
-	struct outline_config outline; /* outlines, touch, hands: first scale, after match */
+	struct outline_config outline; /* outlines, touch, hands: first scale, after match;
+					* max_points 0 = no outline stage at all */
 	struct track *tracker;         /* borrowed: outlives engines, so session IDs
 					* survive a frame-size change */
 	int32_t max_detections;        /* capacity of every detection list */
