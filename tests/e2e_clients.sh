@@ -5,7 +5,9 @@
 # Tuio2Dump (TUIO 2.0, UDP only: it has no TCP mode), all four at once on
 # one run of a scene set made here by build/tabletrack-scenes (symbols,
 # fingers, distractor shapes, drifting), with fingers and blobs on
-# (--finger-blobs, so every finger of the truth is also a blob).
+# (--finger-blobs, so every finger of the truth is also a blob), and with
+# outlines (--contours: Tuio2Dump gets /tuio2/ocg for every finger and
+# blob, in the session's bundle).
 # tests/lib/refclients.py checks that every symbol and finger of the truth
 # (and its blob) is added, updated and removed in every client, near its
 # true position, that the last state is empty after the shutdown, that no
@@ -43,7 +45,7 @@ fi
 python3 "$(dirname "$0")/lib/refclients.py" seq "$T/scene" "$T/seq" 30 10 15 || exit 1
 mkdir "$T/out"
 python3 "$(dirname "$0")/lib/refclients.py" run "$B/tabletrack" "$CL" "$T/seq" "$T/scene/truth.json" "$T/out" \
-	--finger-size 18 --blob-min 20 --blob-max 200 --finger-blobs
+	--finger-size 18 --blob-min 20 --blob-max 200 --finger-blobs --contours
 rc=$?
 [ $rc = 0 ] || { echo "--- daemon log"; tail -20 "$T/out/daemon.log"; }
 exit $rc

@@ -802,6 +802,91 @@ static void test_card_of_tracked_symbol_not_a_blob(void **state)
 	}
 }
 
+/* Outline stage outputs (track.h, 7): touching fingers are the cursors,
+ * hovering ones follow only with hover_out; a change between the two is a
+ * new session; a fingertip carries its hand blob's session; contours go
+ * out with their item's session, mapped like positions (invert_x). */
+static int setup_outlines(void **state)
+{
+	struct track_config c = default_config();
+	c.hover_out = true;
+	c.invert_x = true;
+	c.max_contours = 8;
+	c.max_contour_points = 64;
+	int rc = setup_with(state, &c);
+	struct fixture *f = *state;
+	assert_int_equal(detections_alloc_outlines(&f->d, 8, 8), 0);
+	return rc;
+}
+
+static void add_outline_frame(struct fixture *f, bool second_hovers)
+{
+	add_blob(f, 300, 300, 0.5f);                      /* the hand */
+	f->d.blobs[0].hand = true;
+	add_finger(f, 100, 100);                          /* a fingertip of it, touching */
+	f->d.fingers[0].sharpness = 0.45f;
+	f->d.fingers[0].in_hand = true;
+	f->d.fingers[0].hand = 0;
+	add_finger(f, 200, 100);                          /* a lone one */
+	f->d.fingers[1].sharpness = second_hovers ? 0.15f : 0.45f;
+	f->d.fingers[1].hover = second_hovers;
+	/* a 4-point outline of the lone finger */
+	f->d.contours[0] = (struct contour_det){.owner_kind = CONTOUR_FINGER, .owner = 1, .first = 0, .n = 4};
+	const float px[4] = {190, 210, 210, 190}, py[4] = {90, 90, 110, 110};
+	for (int i = 0; i < 4; i++)
+		f->d.points[i] = (struct contour_point){px[i], py[i]};
+	f->d.n_contours = 1;
+	f->d.n_points = 4;
+}
+
+static void test_touch_hover_hands_contours(void **state)
+{
+	struct fixture *f = *state;
+	add_outline_frame(f, true);
+	step(f);
+	add_outline_frame(f, true);
+	step(f);
+	assert_int_equal(f->s.n_cursors, 1);
+	assert_int_equal(f->s.n_hover, 1);
+	assert_int_equal(f->s.n_blobs, 1);
+	const struct tracked_cursor *t = &f->s.cursors[0], *h = &f->s.cursors[1];
+	assert_true(t->touch_measured && !t->hover);
+	assert_true(h->hover);
+	assert_int_equal(t->hand_session, f->s.blobs[0].session_id);
+	assert_int_equal(h->hand_session, 0);
+	assert_int_equal(f->s.n_contours, 1);
+	assert_int_equal(f->s.contours[0].session_id, h->session_id);
+	assert_int_equal(f->s.contours[0].n, 4);
+	/* inverted like positions: x' = (W - 1 - x) / W */
+	assert_float_equal(f->s.contour_points[0].x, (W - 1 - 190.0f) / W, 1e-5);
+	assert_float_equal(f->s.contour_points[0].y, 90.0f / H, 1e-5);
+	const uint32_t hover_sid = h->session_id, touch_sid = t->session_id;
+
+	/* The lone finger comes down: a new session, now a cursor. */
+	add_outline_frame(f, false);
+	step(f);
+	assert_int_equal(f->s.n_cursors, 2);
+	assert_int_equal(f->s.n_hover, 0);
+	bool seen_new = false;
+	for (int i = 0; i < 2; i++) {
+		assert_true(f->s.cursors[i].session_id != hover_sid);
+		seen_new |= f->s.cursors[i].session_id != touch_sid;
+	}
+	assert_true(seen_new);
+
+	/* Without hover_out a hovering finger and its outline are not reported. */
+	struct track_config c = default_config();
+	c.invert_x = true;
+	c.max_contours = 8;
+	c.max_contour_points = 64;
+	assert_int_equal(track_set_config(f->t, &c), 0);
+	add_outline_frame(f, true);
+	step(f);
+	assert_int_equal(f->s.n_cursors, 1);
+	assert_int_equal(f->s.n_hover, 0);
+	assert_int_equal(f->s.n_contours, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -826,6 +911,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_blob_size_change_in_place, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_owner_blob_size_change, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_card_of_tracked_symbol_not_a_blob, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_touch_hover_hands_contours, setup_outlines, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

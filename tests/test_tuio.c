@@ -1225,6 +1225,103 @@ static void test_tuio2_sessions_whole(void **state)
 	tuio_encoder_destroy(e);
 }
 
+/* Outlines (TUIO 2.0): 4 touching and 2 hovering cursors and 3 blobs,
+ * each with a 32-point outer contour, a blob with a hole: every ocg/icg
+ * decodes with ",i" + 64 'f', follows its owner's message in the owner's
+ * bundle, and carries the points; hovering ptrs have pressure 0, touching
+ * ones 1 and the hand's session as c_id; no datagram is over the limit.
+ * Without send_contours: no ocg at all. TUIO 1.1 never sees hovering
+ * cursors. */
+static struct tracked_contour g_con[16];
+static struct tracked_point g_pts[16 * 32];
+
+static void test_tuio2_contours(void **state)
+{
+	(void)state;
+	struct tracked_state s = make_state(9, 0, 4, 3);
+	for (int i = 0; i < 6; i++) {
+		g_cur[i] = (struct tracked_cursor){.session_id = (uint32_t)(1000 + i), .x = 0.3f, .y = 0.2f,
+		                                   .diameter = 0.02f, .changed = true, .touch_measured = true,
+		                                   .hover = i >= 4, .hand_session = 2000};
+	}
+	s.n_hover = 2;
+	int nc = 0, np = 0;
+	for (int i = 0; i < 10; i++) {
+		uint32_t sid = i < 6 ? (uint32_t)(1000 + i) : i < 9 ? (uint32_t)(2000 + i - 6) : 2000;
+		g_con[nc] = (struct tracked_contour){.session_id = sid, .hole = i == 9, .first = np, .n = 32};
+		for (int k = 0; k < 32; k++)
+			g_pts[np++] = (struct tracked_point){0.5f + 0.01f * (float)i, 0.001f * (float)k};
+		nc++;
+	}
+	s.n_contours = nc;
+	s.contours = g_con;
+	s.contour_points = g_pts;
+	for (int with = 0; with < 2; with++) {
+		struct tuio_encoder_config ec = {.tuio2 = true, .send_cursors = true, .send_blobs = true,
+		                                 .send_contours = with == 1};
+		strcpy(ec.source, SOURCE23);
+		int err = 0;
+		struct tuio_encoder *e = tuio_encoder_create(&ec, &err);
+		assert_non_null(e);
+		int n = tuio_encode_frame(e, &s, false, 0);
+		assert_true(n >= 1);
+		static struct dmsg msgs[64];
+		int n_ocg = 0, n_icg = 0, n_ptr = 0;
+		for (int b = 0; b < n; b++) {
+			size_t len;
+			const uint8_t *p = tuio_encoder_packet(e, b, &len);
+			assert_true(len <= TUIO_DEFAULT_MAX_DATAGRAM);
+			int k = decode_bundle(p, len, msgs, 64);
+			for (int m = 1; m < k - 1; m++) {
+				if (!strcmp(msgs[m].path, "/tuio2/ptr")) {
+					int c = msgs[m].ints[0] - 1000;
+					n_ptr++;
+					assert_int_equal(msgs[m].ints[2], 2000);
+					assert_true(msgs[m].floats[5] == (c >= 4 ? 0.0f : 1.0f));
+				}
+				bool ocg = !strcmp(msgs[m].path, "/tuio2/ocg"), icg = !strcmp(msgs[m].path, "/tuio2/icg");
+				if (!ocg && !icg)
+					continue;
+				n_ocg += ocg;
+				n_icg += icg;
+				assert_int_equal(msgs[m].argc, 1 + 64);
+				assert_int_equal(strlen(msgs[m].types), 65);
+				assert_int_equal(msgs[m].n_floats, 16);
+				assert_true(msgs[m].floats[3] == 0.001f);
+				/* its owner came just before, in this bundle */
+				int o = m - 1;
+				while (o > 0 && (!strcmp(msgs[o].path, "/tuio2/ocg") || !strcmp(msgs[o].path, "/tuio2/icg")))
+					o--;
+				assert_true(o >= 1);
+				assert_int_equal(msgs[o].ints[0], msgs[m].ints[0]);
+			}
+		}
+		assert_int_equal(n_ptr, 6);
+		assert_int_equal(n_ocg, with ? 9 : 0);
+		assert_int_equal(n_icg, with ? 1 : 0);
+		struct tuio_encode_info info;
+		tuio_encoder_get_info(e, &info);
+		assert_false(info.oversize);
+		assert_false(info.truncated);
+		tuio_encoder_destroy(e);
+	}
+	/* TUIO 1.1: the four touching cursors only. */
+	struct tuio_encoder *e1 = make_encoder(false, 0, 0);
+	int n1 = tuio_encode_frame(e1, &s, true, 0);
+	int n_set = 0;
+	for (int b = 0; b < n1; b++) {
+		size_t len;
+		const uint8_t *p = tuio_encoder_packet(e1, b, &len);
+		static struct dmsg msgs[64];
+		int k = decode_bundle(p, len, msgs, 64);
+		for (int m = 0; m < k; m++)
+			if (!strcmp(msgs[m].path, "/tuio/2Dcur") && !strcmp(msgs[m].word, "set"))
+				n_set++;
+	}
+	assert_int_equal(n_set, 4);
+	tuio_encoder_destroy(e1);
+}
+
 /* A header value is echoed only when it is a token list: no CR, LF or
  * other control byte can reach the 101 response. */
 static void test_ws_handshake_no_injection(void **state)
@@ -1534,6 +1631,7 @@ int main(void)
 	    cmocka_unit_test(test_slow_client_drops),
 	    cmocka_unit_test(test_tuio2_refresh_differs),
 	    cmocka_unit_test(test_tuio2_sessions_whole),
+	    cmocka_unit_test(test_tuio2_contours),
 	    cmocka_unit_test(test_ws_handshake_no_injection),
 	    cmocka_unit_test(test_ws_protocol_errors),
 	    cmocka_unit_test(test_ws_ping_coalesced_and_flood_evicted),

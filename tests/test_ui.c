@@ -261,12 +261,18 @@ static void test_keymap_threshold_menu(void **state)
 	assert_set(&k, press(&k, UI_KEY_LEFT, UI_MOD_SHIFT), "mean_bias", "5");
 	assert_set(&k, press(&k, UI_KEY_LEFT, UI_MOD_SHIFT), "mean_bias", "0");
 	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "mean_bias", "1");
-	assert_int_equal(ui_menu_lines(UI_MENU_THRESHOLD), 10);
+	/* The outline stage's touch test. */
+	press(&k, UI_KEY_DOWN, 0);
+	assert_string_equal(ui_menu_line(UI_MENU_THRESHOLD, 10, &k.tun, line, sizeof line),
+			    "touch sharpness 0");
+	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "touch_sharpness", "0.01");
+	assert_set(&k, press(&k, UI_KEY_RIGHT, UI_MOD_SHIFT), "touch_sharpness", "0.11");
+	assert_int_equal(ui_menu_lines(UI_MENU_THRESHOLD), 11);
 	/* Wraps to the first line. */
 	press(&k, UI_KEY_DOWN, 0);
 	assert_int_equal(k.st.menu_item, 0);
 	press(&k, UI_KEY_UP, 0);
-	assert_int_equal(k.st.menu_item, 9);
+	assert_int_equal(k.st.menu_item, 10);
 	assert_string_equal(ui_menu_line(UI_MENU_THRESHOLD, 3, &k.tun, line, sizeof line),
 			    "median          5x5");
 	/* The menu's own key closes it; the arrows then mean nothing. */

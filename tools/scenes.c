@@ -92,7 +92,7 @@
 
 struct params {
 	const char *out, *trees, *format, *preset;
-	int w, h, frames, fids, fingers, clutter, jpeg, hotspots, shadows, hands;
+	int w, h, frames, fids, fingers, clutter, jpeg, hotspots, shadows, hands, di;
 	float size_min, size_max, finger_r, blur, noise, light, contrast, motion, move;
 	float tilt, fov, k1, k2, vignette, hotspot_gain, penumbra, dark_min, dark_max;
 	float dot_gain, paper, defocus, shot;
@@ -559,6 +559,187 @@ static void hand_make(struct hand *hd, uint64_t *rng, float x, float y, float di
 	float ta = side * rng_range(rng, 0.7f, 1.1f);
 	hand_add(hd, ox, oy, c, s, 0.45f * u, 0.42f * u * side,
 		 0.45f * u + 0.62f * u * cosf(ta), 0.42f * u * side + 0.62f * u * sinf(ta), 0.12f * u);
+}
+
+/* ---- diffused illumination (--di) ----------------------------------------- */
+
+/* DI: the table is dark, what is near its surface is lit from below.
+ * A part touching the surface (a fingertip, a palm laid flat) is bright
+ * with sharp edges; a part above it is dimmer and blurred by the diffuser
+ * (one sigma a frame, 2-3.5 px). Each of the N hands (hand_make's forearm,
+ * palm, four fingers, thumb) has each finger touching at random (half of
+ * them); a quarter of the hands are only a palm and forearm (a fist or a
+ * flat hand), and half of those lie flat (the palm bright and sharp).
+ * Lone fingertips (--fingers) touch or hover at random. Truth: every
+ * fingertip (tip centre, radius, touch, hand), every hand's strokes (its
+ * outline is the boundary of their union) and whether its palm touches. */
+#define DI_SS 4
+
+static void blur_gauss(float *img, float *tmp, int w, int h, float sigma);
+
+struct di_finger {
+	float x, y, r;
+	int touch, hand;
+};
+
+/* Coverage in [0,1] of the pixels by the union of strokes (x0 y0 x1 y1 r). */
+static void di_cover(float *out, int w, int h, const float (*seg)[5], int n)
+{
+	for (int i = 0; i < n; i++) {
+		const float *g = seg[i];
+		int x0 = (int)floorf(fminf(g[0], g[2]) - g[4] - 1), x1 = (int)ceilf(fmaxf(g[0], g[2]) + g[4] + 1);
+		int y0 = (int)floorf(fminf(g[1], g[3]) - g[4] - 1), y1 = (int)ceilf(fmaxf(g[1], g[3]) + g[4] + 1);
+		x0 = x0 < 0 ? 0 : x0;
+		y0 = y0 < 0 ? 0 : y0;
+		x1 = x1 > w - 1 ? w - 1 : x1;
+		y1 = y1 > h - 1 ? h - 1 : y1;
+		for (int y = y0; y <= y1; y++)
+			for (int x = x0; x <= x1; x++) {
+				if (out[(size_t)y * (size_t)w + (size_t)x] >= 1)
+					continue;
+				int in = 0;
+				for (int sy = 0; sy < DI_SS; sy++)
+					for (int sx = 0; sx < DI_SS; sx++) {
+						float px = (float)x - 0.5f + ((float)sx + 0.5f) / DI_SS;
+						float py = (float)y - 0.5f + ((float)sy + 0.5f) / DI_SS;
+						float d = 1e9f;
+						for (int j = 0; j < n; j++)
+							d = fminf(d, segment_distance(seg[j], px, py));
+						in += d <= 0;
+					}
+				float c = (float)in / (DI_SS * DI_SS);
+				float *o = &out[(size_t)y * (size_t)w + (size_t)x];
+				*o = fmaxf(*o, c);
+			}
+	}
+}
+
+/* Fills f (reflectance, grey levels) with a DI frame and writes its truth
+ * object to `truth`. tmp, tmp2: scratch of w x h. */
+static void di_frame(float *f, float *tmp, float *tmp2, const struct params *p, uint64_t *rng, FILE *truth,
+		     int fr)
+{
+	const int w = p->w, h = p->h;
+	const size_t npx = (size_t)w * (size_t)h;
+	struct hand hands[MAX_HANDS];
+	int palm_touch[MAX_HANDS] = {0};
+	struct di_finger fing[MAX_HANDS * 5 + 200];
+	int n_f = 0, n_h = 0;
+	float sharp[MAX_HANDS * 6 + 200][5];
+	int n_sharp = 0;
+	const float base = rng_range(rng, 15, 25), hover = rng_range(rng, 75, 100), touch = rng_range(rng, 150, 185);
+	const float sigma = rng_range(rng, 2.0f, 3.5f);
+	const float fr_scale = p->finger_r / 9.0f;
+	for (int k = 0; k < p->di; k++) {
+		struct hand hd = {0};
+		for (int tries = 0; tries < 200; tries++) {
+			float u = rng_range(rng, 80, 100) * fr_scale;
+			float x = rng_range(rng, 0.15f, 0.85f) * (float)w, y = rng_range(rng, 0.15f, 0.85f) * (float)h;
+			hand_make(&hd, rng, x, y, rng_range(rng, 0, 6.2832f), u, 0);
+			/* Apart from the other hands by a finger or more. */
+			int ok = 1;
+			for (int j = 0; j < n_h && ok; j++)
+				for (int a = 0; a < hd.n && ok; a++)
+					for (int b = 0; b < hands[j].n && ok; b++) {
+						const float *g = hd.seg[a], *q = hands[j].seg[b];
+						for (int t = 0; t <= 8 && ok; t++) {
+							float px = g[0] + (g[2] - g[0]) * (float)t / 8;
+							float py = g[1] + (g[3] - g[1]) * (float)t / 8;
+							ok = segment_distance(q, px, py) > g[4] + 2.5f * p->finger_r;
+						}
+					}
+			/* Fingertips and palm inside the frame: the forearm may leave it. */
+			for (int a = 1; a < hd.n && ok; a++) {
+				const float *g = hd.seg[a];
+				ok = g[2] - g[4] > 4 && g[2] + g[4] < (float)w - 5 && g[3] - g[4] > 4 &&
+				     g[3] + g[4] < (float)h - 5 && g[0] > 0 && g[0] < (float)w && g[1] > 0 &&
+				     g[1] < (float)h;
+			}
+			if (ok)
+				break;
+			hd.n = 0;
+		}
+		if (hd.n == 0)
+			continue;
+		int fist = rng_uniform(rng) < 0.25;
+		if (fist) {
+			hd.n = 2;
+			palm_touch[n_h] = rng_uniform(rng) < 0.5;
+			if (palm_touch[n_h])
+				memcpy(sharp[n_sharp++], hd.seg[1], sizeof sharp[0]);
+		} else {
+			for (int a = 2; a < hd.n; a++) {
+				const float *g = hd.seg[a];
+				struct di_finger *d = &fing[n_f++];
+				*d = (struct di_finger){g[2], g[3], g[4], rng_uniform(rng) < 0.5, n_h};
+				if (d->touch) {
+					float *t = sharp[n_sharp++];
+					t[0] = t[2] = g[2];
+					t[1] = t[3] = g[3];
+					t[4] = g[4];
+				}
+			}
+		}
+		hands[n_h++] = hd;
+	}
+	/* Lone fingertips, away from the hands and each other. */
+	for (int k = 0; k < p->fingers; k++) {
+		float r = p->finger_r * rng_range(rng, 0.85f, 1.15f);
+		for (int tries = 0; tries < 200; tries++) {
+			float x = rng_range(rng, 3 * r, (float)w - 3 * r), y = rng_range(rng, 3 * r, (float)h - 3 * r);
+			int ok = 1;
+			for (int j = 0; j < n_h && ok; j++)
+				ok = hand_distance(&hands[j], x, y) > 3 * r;
+			for (int j = 0; j < n_f && ok; j++)
+				ok = hypotf(fing[j].x - x, fing[j].y - y) > 4 * r;
+			if (!ok)
+				continue;
+			fing[n_f++] = (struct di_finger){x, y, r, rng_uniform(rng) < 0.5, -1};
+			break;
+		}
+	}
+	/* Hovering layer: every hand and every lone hovering tip, blurred. */
+	memset(tmp2, 0, npx * sizeof *tmp2);
+	for (int j = 0; j < n_h; j++)
+		di_cover(tmp2, w, h, (const float(*)[5])hands[j].seg, hands[j].n);
+	for (int i = 0; i < n_f; i++)
+		if (fing[i].hand < 0 && !fing[i].touch) {
+			float g[1][5] = {{fing[i].x, fing[i].y, fing[i].x, fing[i].y, fing[i].r}};
+			di_cover(tmp2, w, h, (const float(*)[5])g, 1);
+		}
+	blur_gauss(tmp2, tmp, w, h, sigma);
+	for (size_t i = 0; i < npx; i++)
+		f[i] = base + hover * tmp2[i];
+	/* Touching layer: sharp, brighter. */
+	for (int i = 0; i < n_f; i++)
+		if (fing[i].hand < 0 && fing[i].touch) {
+			float *t = sharp[n_sharp++];
+			t[0] = t[2] = fing[i].x;
+			t[1] = t[3] = fing[i].y;
+			t[4] = fing[i].r;
+		}
+	memset(tmp2, 0, npx * sizeof *tmp2);
+	di_cover(tmp2, w, h, (const float(*)[5])sharp, n_sharp);
+	for (size_t i = 0; i < npx; i++)
+		f[i] = fmaxf(f[i], base + touch * tmp2[i]);
+
+	fprintf(truth, "%s\n  {\"frame\": %d, \"fiducials\": [],\n   \"fingers\": [", fr ? "," : "", fr);
+	for (int i = 0; i < n_f; i++)
+		fprintf(truth, "%s{\"x\": %.4f, \"y\": %.4f, \"r\": %.4f, \"touch\": %s, \"hand\": %d}",
+			i ? ", " : "", (double)fing[i].x, (double)fing[i].y, (double)fing[i].r,
+			fing[i].touch ? "true" : "false", fing[i].hand);
+	fprintf(truth, "],\n   \"hover_sigma\": %.3f, \"hands\": [", (double)sigma);
+	for (int j = 0; j < n_h; j++) {
+		fprintf(truth, "%s\n    {\"palm_touch\": %s, \"palm\": [%.3f, %.3f], \"segments\": [", j ? "," : "",
+			palm_touch[j] ? "true" : "false", (double)hands[j].seg[1][0], (double)hands[j].seg[1][1]);
+		for (int a = 0; a < hands[j].n; a++) {
+			const float *g = hands[j].seg[a];
+			fprintf(truth, "%s[%.3f, %.3f, %.3f, %.3f, %.3f]", a ? ", " : "", (double)g[0], (double)g[1],
+				(double)g[2], (double)g[3], (double)g[4]);
+		}
+		fprintf(truth, "]}");
+	}
+	fprintf(truth, "]}");
 }
 
 /* Fraction of the symbol's ring square (the ring and its inside) under the
@@ -1055,6 +1236,9 @@ static const struct preset {
 	{"small", PRESET_BASE "--fids 14 --fid-size 20:24", "symbols of 20-24 px, plain light"},
 	{"motion", PRESET_BASE "--fids 8 --fid-size 32:96 --motion 6", "6 px motion streaks"},
 	{"blur", PRESET_BASE "--fids 8 --fid-size 32:96 --defocus 2", "defocus disc of radius 2 px"},
+	{"di", "--di 2 --fids 0 --fingers 3 --finger-r 9 --light 0.2 --noise 2 --shot 0.03",
+	 "diffused illumination: 2 hands (touching tips sharp, hovering parts blurred; some only a "
+	 "palm), 3 lone fingertips"},
 	{"room",
 	 PRESET_BASE "--fids 8 --fid-size 32:96 --tilt 35 --k1 -0.25 --light 0.4 --vignette 0.3 "
 		     "--hotspots 1 --shadows 1 --hands 1 --dot-gain 0.3 --paper 0.03 --defocus 0.8 "
@@ -1097,6 +1281,8 @@ static void usage(FILE *f)
 		"                        (default 0); writes DIR/grid.txt for --grid\n"
 		"  --shadows N           hard shadows a frame crossing symbols (default 0)\n"
 		"  --hands N             hands a frame covering symbols, with shadows (default 0)\n"
+		"  --di N                a diffused-illumination table instead: N bright hands over\n"
+		"                        a dark surface, --fingers lone fingertips (default 0)\n"
 		"  --penumbra PX         widest shadow penumbra, >= 1 (default 4)\n"
 		"  --dark MIN:MAX        shadow darkening factor range (default 0.3:0.6)\n"
 		"  --dot-gain PX         ink spreading, 0..1 px (default 0)\n"
@@ -1145,6 +1331,7 @@ static int parse_option(struct params *p, const char *a, const char *v)
 			{"--hotspots", offsetof(struct params, hotspots), 1},
 			{"--shadows", offsetof(struct params, shadows), 1},
 			{"--hands", offsetof(struct params, hands), 1},
+			{"--di", offsetof(struct params, di), 1},
 			{"--finger-r", offsetof(struct params, finger_r), 0},
 			{"--blur", offsetof(struct params, blur), 0},
 			{"--noise", offsetof(struct params, noise), 0},
@@ -1236,7 +1423,7 @@ static int parse_args(int argc, char **argv, struct params *p)
 	    p->jpeg > 100 || p->move < 0 || p->tilt < 0 || p->tilt > 50 || p->fov < 20 ||
 	    p->fov > 120 || p->vignette < 0 || p->vignette > 0.9f || p->hotspots < 0 ||
 	    p->hotspots > 20 || p->hotspot_gain < 0 || p->shadows < 0 || p->hands < 0 ||
-	    p->shadows + p->hands > MAX_HANDS || p->penumbra < 1 || p->penumbra > 32 ||
+	    p->shadows + p->hands > MAX_HANDS || p->di < 0 || p->di > MAX_HANDS || p->penumbra < 1 || p->penumbra > 32 ||
 	    !(p->dark_max <= 1) || p->dot_gain < 0 || p->dot_gain > 1 || p->paper < 0 ||
 	    p->paper > 0.3f || p->defocus < 0 || p->defocus > 16 || p->shot < 0 ||
 	    (strcmp(p->format, "png") && strcmp(p->format, "pgm"))) {
@@ -1369,6 +1556,8 @@ int main(int argc, char **argv)
 		p.w, p.h, p.trees, p.frames, p.fids, (double)p.size_min, (double)p.size_max,
 		p.fingers, (double)p.finger_r, (double)p.blur, (double)p.noise, (double)p.light,
 		(double)p.contrast, (double)p.motion, p.jpeg, p.clutter, (double)p.move, p.seed);
+	if (p.di > 0)
+		fprintf(truth, ", \"di\": %d", p.di);
 	if (view.warp || p.preset[0] || p.shadows || p.hands || p.hotspots || p.vignette > 0 ||
 	    p.dot_gain > 0 || p.paper > 0 || p.defocus > 0 || p.shot > 0)
 		fprintf(truth,
@@ -1394,6 +1583,10 @@ int main(int argc, char **argv)
 	struct render_options ro;
 	render_options_default(&ro);
 	for (int fr = 0; fr < p.frames; fr++) {
+		if (p.di > 0) {
+			di_frame(f, tmp, tmp2, &p, &rng2, truth, fr);
+			goto lit;
+		}
 		if (fr == 0 || p.move <= 0) {
 			camera_pose(&cam, &rng2, &p);
 			place_objects(objs, &n_objs, &rng, tf.n, &cam, &p);
@@ -1475,6 +1668,7 @@ int main(int argc, char **argv)
 		}
 		fprintf(truth, "]}");
 
+	lit:;
 		/* Light and contrast act on reflectance, before the lens blurs. */
 		float hx = rng_range(&rng, 0.3f, 0.7f) * (float)p.w;
 		float hy = rng_range(&rng, 0.3f, 0.7f) * (float)p.h;

@@ -173,6 +173,24 @@ static const struct config_option options[] = {
               "smallest blob reported, in pixels (the larger of width and height)"),
     OPT_FLOAT("fiducials", "blob_max", blob_max, "0", 0, 16384, true, 0, "PX",
               "largest blob reported, in pixels; 0 = no blob tracking"),
+    OPT_BOOL("fiducials", "contours", contours, "false", false, 0,
+             "send the outline of every finger, blob and hand as TUIO 2.0 /tuio2/ocg (and "
+             "/tuio2/icg for holes) on ,tuio2 targets"),
+    OPT_FLOAT("fiducials", "contour_tolerance", contour_tolerance, "1", 0.05, 50, true, 0, "PX",
+              "outlines are simplified until no point is further than this from them"),
+    OPT_INT("fiducials", "contour_points", contour_points, "32", 4, 128, false, 0, "N",
+            "most points of one outline (the tolerance grows until it fits)"),
+    OPT_INT("fiducials", "max_contours", max_contours, "256", 1, 4096, false, 0, "N",
+            "most outlines a frame; more are dropped"),
+    OPT_FLOAT("fiducials", "touch_sharpness", touch_sharpness, "0", 0, 2, true, 0, "PER_PX",
+              "a finger whose outline is at least this sharp (steepest grey step over the "
+              "edge's contrast, per pixel) touches the surface, a blurred one hovers and is no "
+              "cursor; 0 = no touch test"),
+    OPT_BOOL("fiducials", "hover_pointers", hover_pointers, "false", true, 0,
+             "send hovering fingers as TUIO 2.0 /tuio2/ptr with pressure 0 (never as 2Dcur)"),
+    OPT_BOOL("fiducials", "hands", hands, "false", true, 0,
+             "find hands (big bright regions with fingertips at their ends; needs finger_size): "
+             "fingertips become fingers carrying the hand's session, palms and arms never do"),
 
     OPT_INT("tracking", "linger_frames", linger_frames, "2", 0, 10, true, 0, "N",
             "frames a lost object is kept at its predicted place before it is removed"),

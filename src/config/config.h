@@ -115,6 +115,14 @@ struct tt_config {
 	float finger_sensitivity;
 	int finger_contrast;
 	float blob_min, blob_max; /* px; blob_max 0 = off */
+	/* outlines, touch, hands (src/outline) */
+	bool contours;            /* TUIO 2.0 ocg/icg outlines */
+	float contour_tolerance;  /* px, Douglas-Peucker */
+	int contour_points;       /* per contour */
+	int max_contours;         /* per frame */
+	float touch_sharpness;    /* 1/px; 0 = every finger touches */
+	bool hover_pointers;      /* hovering fingers as TUIO 2.0 ptr, pressure 0 */
+	bool hands;
 	/* [tracking] */
 	int linger_frames;
 	float dead_band_px, dead_band_deg;

@@ -36,7 +36,13 @@ struct finger_det {
 	float diameter_px;  /* max of bounding-box w, h */
 	float roundness;    /* 0..1, 1 = perfect ellipse fit of a circle */
 	float contrast;     /* grey levels between region and surround */
-	int32_t region;
+	int32_t region;     /* region index; -1 for a fingertip of a hand */
+	/* Set by the outline stage (src/outline); zero (not measured, on the
+	 * surface, no hand) otherwise. */
+	float sharpness;    /* median edge sharpness of its outline, 1/px; 0 = not measured */
+	bool hover;         /* blurred: above the surface, not touching it */
+	bool in_hand;       /* a fingertip of the hand blobs[hand] */
+	int32_t hand;
 };
 
 struct blob_det {
@@ -45,6 +51,22 @@ struct blob_det {
 	float w, h;         /* oriented box sides, px; w >= h */
 	float area_px;      /* pixel count */
 	int32_t region;
+	bool hand;          /* a hand (outline stage), not a plain blob */
+};
+
+/* An outline (outline stage): points[first .. first + n) of the owner's
+ * outer boundary, or of one of its holes. */
+enum contour_owner { CONTOUR_FINGER = 0, CONTOUR_BLOB };
+
+struct contour_point {
+	float x, y;         /* px, pixel-centre coordinates like centroids */
+};
+
+struct contour_det {
+	uint8_t owner_kind; /* enum contour_owner */
+	bool hole;          /* an inner contour (TUIO 2.0 icg), else outer (ocg) */
+	int32_t owner;      /* index in fingers or blobs */
+	int32_t first, n;
 };
 
 struct detections {
@@ -59,11 +81,19 @@ struct detections {
 	struct finger_det *fingers;
 	int32_t n_blobs, cap_blobs;
 	struct blob_det *blobs;
+	/* Outlines: capacity 0 unless detections_alloc_outlines() was called. */
+	int32_t n_contours, cap_contours;
+	struct contour_det *contours;
+	int32_t n_points, cap_points;
+	struct contour_point *points;
 	bool overflow;
 };
 
 /* Allocates every list with the given capacity. Returns 0 or ERR_NOMEM. */
 int detections_alloc(struct detections *d, int32_t cap);
+/* Adds the outline lists: max_contours contours of up to max_points points
+ * each. Returns 0 or ERR_NOMEM (lists left empty). */
+int detections_alloc_outlines(struct detections *d, int32_t max_contours, int32_t max_points);
 void detections_free(struct detections *d);   /* NULL-safe */
 void detections_clear(struct detections *d);  /* counts to 0, keeps buffers */
 

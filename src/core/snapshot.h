@@ -17,6 +17,7 @@
 #include "tracked.h"
 
 #define SNAPSHOT_MAX_ITEMS 256
+#define SNAPSHOT_MAX_CONTOUR_POINTS 8192
 
 struct snapshot {
 	uint64_t frame;
@@ -28,6 +29,13 @@ struct snapshot {
 	struct tracked_blob blobs[SNAPSHOT_MAX_ITEMS];
 	int32_t n_fids;            /* raw detections of this frame, px */
 	struct fiducial_det fids[SNAPSHOT_MAX_ITEMS];
+	/* The outline stage's work this frame, px (empty when it did not run):
+	 * fingers with their touch state, outlines as in struct detections. */
+	int32_t n_fingers;
+	struct finger_det fingers[SNAPSHOT_MAX_ITEMS];
+	int32_t n_contours, n_points;
+	struct contour_det contours[SNAPSHOT_MAX_ITEMS];
+	struct contour_point points[SNAPSHOT_MAX_CONTOUR_POINTS];
 	float fps;
 	float stage_ms[8];         /* threshold, segment, match, track, tuio, total, -, - */
 	uint64_t dropped_frames, bad_frames;
@@ -41,6 +49,7 @@ struct snapshot {
 	char threshold2_mode[16];  /* the second scale's method, as the key "threshold2" names it */
 	char threshold3_mode[16];  /* the third scale's method, or "off" (key "threshold3") */
 	float finger_size, finger_sensitivity, blob_min, blob_max;
+	float touch_sharpness;
 	bool invert_x, invert_y, invert_angle, paused;
 };
 

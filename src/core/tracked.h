@@ -40,6 +40,24 @@ struct tracked_cursor {
 	float X, Y, m;
 	bool changed;
 	float diameter;       /* normalised by width */
+	/* Touch (outline stage): touch_measured when touch_sharpness is on;
+	 * then hover says the finger is above the surface. hand_session: the
+	 * session of the hand blob it is a fingertip of, 0 for none. */
+	bool touch_measured, hover;
+	uint32_t hand_session;
+};
+
+/* An outline of an item (outline stage): points[first .. first + n),
+ * normalised, inverted and calibrated like positions; hole = an inner
+ * contour (TUIO 2.0 icg), else the outer one (ocg). */
+struct tracked_contour {
+	uint32_t session_id;
+	bool hole;
+	int32_t first, n;
+};
+
+struct tracked_point {
+	float x, y;
 };
 
 struct tracked_blob {
@@ -55,8 +73,15 @@ struct tracked_state {
 	int width, height;
 	int32_t n_objects, n_cursors, n_blobs;
 	const struct tracked_object *objects;
+	/* cursors[0 .. n_cursors) touch the surface (TUIO 1.1 2Dcur);
+	 * cursors[n_cursors .. n_cursors + n_hover) hover (TUIO 2.0 ptr with
+	 * pressure 0 only), present when the tracker is asked for them. */
 	const struct tracked_cursor *cursors;
+	int32_t n_hover;
 	const struct tracked_blob *blobs;
+	int32_t n_contours;
+	const struct tracked_contour *contours;
+	const struct tracked_point *contour_points;
 };
 
 #endif

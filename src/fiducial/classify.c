@@ -202,6 +202,10 @@ void fingers_find(const struct match_config *cfg, const struct region_tree *tree
 		f->roundness = round;
 		f->contrast = contrast;
 		f->region = r;
+		f->sharpness = 0.0f;
+		f->hover = false;
+		f->in_hand = false;
+		f->hand = 0;
 	}
 }
 
@@ -318,5 +322,6 @@ void blobs_find(const struct match_config *cfg, const struct region_tree *tree,
 		b->h = (float)lv;
 		b->area_px = (float)g->area;
 		b->region = r;
+		b->hand = false;
 	}
 }

@@ -54,6 +54,7 @@ struct engine {
 	struct scale s1, s2;  /* s2 exists while radius2 > 0 */
 	struct scale s3;      /* exists while scale3 */
 	struct third t3;      /* its buffers, while s3 exists */
+	struct outline *outline; /* first scale; works only when outline_needed() */
 	struct worker w;
 	/* Equaliser (engine_equalize): background and the equalised frame. */
 	struct image_u8 eq_bg, eq_frame;
@@ -271,7 +272,16 @@ struct engine *engine_create(const struct engine_config *cfg, int *err)
 		goto fail;
 	if (e->cfg.backend && strcmp(e->cfg.backend, "auto") != 0) /* auto logged its choice and why */
 		log_info("threshold: %s backend, as configured", threshold_backend_name(e->s1.thr));
-	*err = second_scale_sync(e);
+	/* Made whenever configured (a few MB), so touch and hands can be
+	 * switched on live without allocating then. */
+	if (e->cfg.outline.max_points > 0) {
+		e->outline = outline_create(&e->cfg.outline, e->cfg.width, e->cfg.height, err);
+		if (!e->outline)
+			goto fail;
+		*err = detections_alloc_outlines(&e->s1.det, e->cfg.outline.max_contours, e->cfg.outline.max_points);
+	}
+	if (!*err)
+		*err = second_scale_sync(e);
 	if (!*err)
 		*err = third_scale_sync(e);
 	if (*err)
@@ -292,6 +302,7 @@ void engine_destroy(struct engine *e)
 	scale_free(&e->s1);
 	scale_free(&e->s2);
 	third_free(e);
+	outline_destroy(e->outline);
 	free(e);
 }
 
@@ -308,6 +319,8 @@ int engine_set_config(struct engine *e, const struct engine_config *cfg)
 	int err = threshold_set_config(e->s1.thr, &e->cfg.thr);
 	if (!err)
 		err = match_set_config(e->s1.mat, &e->cfg.match);
+	if (!err && e->outline)
+		err = outline_set_config(e->outline, &e->cfg.outline);
 	int err2 = second_scale_sync(e);
 	int err3 = third_scale_sync(e);
 	return err ? err : err2 ? err2 : err3;
@@ -553,6 +566,8 @@ int engine_detect(struct engine *e, const struct image_u8 *grey)
 	if (!err) {
 		detections_clear(&e->s1.det);
 		err = match_process(e->s1.mat, tree, grey, &e->s1.det);
+		if (!err)
+			err = outline_process(e->outline, tree, grey, &e->s1.det);
 	}
 	/* The third scale runs here while the worker still has the second. */
 	bool ok3 = !err && scale_on(&e->s3) && third_detect(e, grey);

@@ -5,7 +5,9 @@
  *                  second scale: its own radius and median)
  *   2. segment     bitmask -> region tree (per scale)
  *   3. match       tree -> fiducials, fuzzy symbols, root regions, fingers,
- *                  blobs; the second scale's symbols merged in
+ *                  blobs; then (only when asked for) outlines, touch and
+ *                  hands on the first scale (src/outline); the second
+ *                  scale's symbols merged in
  *   4. track       detections -> sessions
  *
  * The daemon's frame script (pipeline.c, frame_script) calls the steps one
@@ -37,6 +39,7 @@
 #include "../core/image.h"
 #include "../core/tracked.h"
 #include "../fiducial/match.h"
+#include "../outline/outline.h"
 #include "../threshold/threshold.h"
 #include "../track/track.h"
 
@@ -51,6 +54,8 @@ struct engine_config {
 	int segment_threads;           /* bands a scale is segmented in; 0 = auto */
 	int32_t max_runs, max_regions; /* per scale and frame; 0 = from the frame size (core/regions.h) */
 	struct match_config match;     /* trees, finger and blob settings */
+	struct outline_config outline; /* outlines, touch, hands: first scale, after match;
+					* max_points 0 = no outline stage at all */
 	struct track *tracker;         /* borrowed: outlives engines, so session IDs
 					* survive a frame-size change */
 	int32_t max_detections;        /* capacity of every detection list */

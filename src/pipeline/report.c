@@ -166,14 +166,30 @@ static void dump_frame(struct report *r, const struct report_frame *fr)
 		for (int i = 0; i < d->n_fuzzy; i++)
 			fprintf(out, "fuzzy x=%.3f y=%.3f size=%.1f\n", d->fuzzy[i].x, d->fuzzy[i].y,
 				d->fuzzy[i].size_px);
-		for (int i = 0; i < d->n_fingers; i++)
-			fprintf(out, "finger x=%.3f y=%.3f d=%.1f round=%.2f contrast=%.0f\n",
-				d->fingers[i].x, d->fingers[i].y, d->fingers[i].diameter_px,
-				d->fingers[i].roundness, d->fingers[i].contrast);
+		/* What the outline stage adds is written only when it ran, so
+		 * the default dump stays as it was. */
+		for (int i = 0; i < d->n_fingers; i++) {
+			const struct finger_det *g = &d->fingers[i];
+			fprintf(out, "finger x=%.3f y=%.3f d=%.1f round=%.2f contrast=%.0f", g->x, g->y,
+				g->diameter_px, g->roundness, g->contrast);
+			if (g->sharpness != 0 || g->in_hand)
+				fprintf(out, " sharp=%.3f hover=%d hand=%d", g->sharpness, g->hover,
+					g->in_hand ? g->hand : -1);
+			fputc('\n', out);
+		}
 		for (int i = 0; i < d->n_blobs; i++)
-			fprintf(out, "blob x=%.3f y=%.3f w=%.1f h=%.1f angle=%.4f area=%.0f\n", d->blobs[i].x,
+			fprintf(out, "blob x=%.3f y=%.3f w=%.1f h=%.1f angle=%.4f area=%.0f%s\n", d->blobs[i].x,
 				d->blobs[i].y, d->blobs[i].w, d->blobs[i].h, d->blobs[i].angle,
-				d->blobs[i].area_px);
+				d->blobs[i].area_px, d->blobs[i].hand ? " hand=1" : "");
+		for (int i = 0; i < d->n_contours; i++) {
+			const struct contour_det *c = &d->contours[i];
+			fprintf(out, "contour %s=%d hole=%d points=", c->owner_kind == CONTOUR_FINGER ? "finger" : "blob",
+				c->owner, c->hole);
+			for (int k = 0; k < c->n; k++)
+				fprintf(out, "%s%.2f,%.2f", k ? " " : "", d->points[c->first + k].x,
+					d->points[c->first + k].y);
+			fputc('\n', out);
+		}
 		for (int i = 0; i < st->n_objects; i++)
 			fprintf(out, "object session=%u id=%d x=%.5f y=%.5f angle=%.5f how=%d\n",
 				st->objects[i].session_id, st->objects[i].class_id, st->objects[i].x,
@@ -185,6 +201,26 @@ static void dump_frame(struct report *r, const struct report_frame *fr)
 		/* Disk full or a vanished folder must not stop tracking. */
 		log_once(&r->dump_failed, LOG_WARN, "--dump %s: cannot write (%s): dumping stops, tracking goes on",
 			 r->dump_dir, strerror(errno));
+	}
+}
+
+/* The fingers the outline stage measured and the outlines that fit. */
+static void snapshot_outlines(struct snapshot *s, const struct detections *d)
+{
+	s->n_fingers = 0;
+	for (int32_t i = 0; i < d->n_fingers && s->n_fingers < SNAPSHOT_MAX_ITEMS; i++)
+		if (d->fingers[i].sharpness != 0 || d->fingers[i].in_hand)
+			s->fingers[s->n_fingers++] = d->fingers[i];
+	s->n_contours = s->n_points = 0;
+	for (int32_t i = 0; i < d->n_contours && s->n_contours < SNAPSHOT_MAX_ITEMS; i++) {
+		const struct contour_det *c = &d->contours[i];
+		if (s->n_points + c->n > SNAPSHOT_MAX_CONTOUR_POINTS)
+			break;
+		struct contour_det *o = &s->contours[s->n_contours++];
+		*o = *c;
+		o->first = s->n_points;
+		memcpy(&s->points[s->n_points], &d->points[c->first], (size_t)c->n * sizeof *s->points);
+		s->n_points += c->n;
 	}
 }
 
@@ -204,6 +240,7 @@ static void snapshot_publish(struct report *r, const struct report_frame *fr)
 	memcpy(s->blobs, st->blobs, (size_t)s->n_blobs * sizeof *s->blobs);
 	s->n_fids = fr->det->n_fids < SNAPSHOT_MAX_ITEMS ? fr->det->n_fids : SNAPSHOT_MAX_ITEMS;
 	memcpy(s->fids, fr->det->fids, (size_t)s->n_fids * sizeof *s->fids);
+	snapshot_outlines(s, fr->det);
 	s->fps = r->fps;
 	for (int i = 0; i <= STAGE_TOTAL; i++)
 		s->stage_ms[i] = (float)r->timing[i].samples[(r->timing[i].n_total + TIMING_SAMPLES - 1) %
@@ -226,6 +263,7 @@ static void snapshot_publish(struct report *r, const struct report_frame *fr)
 	s->finger_sensitivity = c->finger_sensitivity;
 	s->blob_min = c->blob_min;
 	s->blob_max = c->blob_max;
+	s->touch_sharpness = c->touch_sharpness;
 	s->invert_x = c->invert_x;
 	s->invert_y = c->invert_y;
 	s->invert_angle = c->invert_angle;

@@ -63,6 +63,9 @@ void track_config_from(const struct tt_config *c, const struct calib_map *calib,
 	t->invert_angle = c->invert_angle;
 	t->blobs_for_objects = c->object_blobs;
 	t->blobs_for_fingers = c->finger_blobs;
+	t->hover_out = c->hover_pointers;
+	t->max_contours = c->max_contours;
+	t->max_contour_points = c->max_contours * c->contour_points;
 	t->euro_objects.enabled = t->euro_fingers.enabled = t->euro_blobs.enabled = c->euro_enabled;
 	t->euro_objects.min_cutoff_hz = t->euro_fingers.min_cutoff_hz = t->euro_blobs.min_cutoff_hz =
 		c->euro_min_cutoff;
@@ -70,6 +73,29 @@ void track_config_from(const struct tt_config *c, const struct calib_map *calib,
 	t->euro_objects.d_cutoff_hz = t->euro_fingers.d_cutoff_hz = t->euro_blobs.d_cutoff_hz =
 		c->euro_d_cutoff;
 	t->calib = calib;
+}
+
+/* Outlines are only of use to a TUIO 2.0 target. */
+static bool any_tuio2_target(const struct tt_config *c)
+{
+	for (int i = 0; i < c->n_tuio && i < TUIO_MAX_TARGETS; i++) {
+		struct tuio_target tg;
+		if (tuio_target_parse(c->tuio[i], &tg) == 0 && tg.tuio2)
+			return true;
+	}
+	return false;
+}
+
+void outline_config_from(const struct tt_config *c, struct outline_config *o)
+{
+	memset(o, 0, sizeof *o);
+	o->contours = c->contours && any_tuio2_target(c);
+	o->tolerance_px = c->contour_tolerance;
+	o->max_points = c->contour_points;
+	o->max_contours = c->max_contours;
+	o->touch_sharpness = c->touch_sharpness;
+	o->hands = c->hands;
+	o->finger_size_px = c->finger_size;
 }
 
 const char *settings_gpu_backend(const struct tt_config *c)
@@ -99,6 +125,7 @@ void engine_config_from(const struct tt_config *c, const struct tree_set *trees,
 	e->max_runs = c->max_runs;
 	e->max_regions = c->max_regions;
 	match_config_from(c, trees, w, h, &e->match);
+	outline_config_from(c, &e->outline);
 	e->tracker = tracker;
 	e->max_detections = SETTINGS_MAX_DETECTIONS;
 }
@@ -121,6 +148,7 @@ int tuio_config_from(const struct tt_config *c, struct tuio_config *t)
 	t->clients_per_address = c->clients_per_address;
 	t->send_cursors = true;
 	t->send_blobs = true;
+	t->send_contours = c->contours;
 	return 0;
 }
 

@@ -19,6 +19,7 @@
 #include "../capture/capture.h"
 #include "../config/config.h"
 #include "../fiducial/match.h"
+#include "../outline/outline.h"
 #include "../threshold/threshold.h"
 #include "../core/calib.h"
 #include "../track/track.h"
@@ -34,6 +35,8 @@ void threshold_config_from(const struct tt_config *c, int w, int h, struct thres
 void match_config_from(const struct tt_config *c, const struct tree_set *trees, int w, int h,
 		       struct match_config *out);
 void track_config_from(const struct tt_config *c, const struct calib_map *calib, struct track_config *out);
+/* Outlines (contours only when a target is TUIO 2.0), touch, hands. */
+void outline_config_from(const struct tt_config *c, struct outline_config *out);
 /* The engine for w x h frames; `trees` and `tracker` are borrowed. */
 void engine_config_from(const struct tt_config *c, const struct tree_set *trees, struct track *tracker, int w,
 			int h, struct engine_config *out);

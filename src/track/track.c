@@ -55,6 +55,10 @@ struct item {
 	/* blob geometry (px) at the last 2Dblb set, and whether one is due */
 	float rw, rh, rarea;
 	bool blob_changed;
+	/* this frame's detection (-1 when not seen), touch and hand */
+	int32_t det;
+	bool touch_measured, hover, in_hand;
+	int32_t hand_det;
 };
 
 struct pair {
@@ -85,6 +89,8 @@ struct track {
 	struct tracked_object *out_objects;
 	struct tracked_cursor *out_cursors;
 	struct tracked_blob *out_blobs;
+	struct tracked_contour *out_contours;
+	struct tracked_point *out_points;
 };
 
 static float wrap_period(float a, float period)
@@ -232,6 +238,7 @@ static void item_init(struct item *it, int32_t class_id, float size)
 	it->class_id = class_id;
 	it->size = size;
 	it->conflict_id = -1;
+	it->det = -1;
 }
 
 static struct item *list_add(struct track *t, struct list *l)
@@ -433,6 +440,12 @@ struct track *track_create(const struct track_config *cfg, int *err)
 	if (!t->objects.items || !t->fingers.items || !t->blobs.items || !t->pairs || !t->det_used ||
 	    !t->det_used2 || !t->out_objects || !t->out_cursors || !t->out_blobs)
 		goto fail;
+	if (cfg->max_contours > 0 && cfg->max_contour_points > 0) {
+		t->out_contours = calloc((size_t)cfg->max_contours, sizeof(*t->out_contours));
+		t->out_points = calloc((size_t)cfg->max_contour_points, sizeof(*t->out_points));
+		if (!t->out_contours || !t->out_points)
+			goto fail;
+	}
 	if (err)
 		*err = 0;
 	return t;
@@ -456,6 +469,8 @@ void track_destroy(struct track *t)
 	free(t->out_objects);
 	free(t->out_cursors);
 	free(t->out_blobs);
+	free(t->out_contours);
+	free(t->out_points);
 	free(t);
 }
 
@@ -464,6 +479,10 @@ int track_set_config(struct track *t, const struct track_config *cfg)
 	if (cfg->max_items != t->cap) {
 		log_error("track: max_items cannot change while running (%d -> %d)", t->cap,
 			  cfg->max_items);
+		return ERR_RANGE;
+	}
+	if (cfg->max_contours != t->cfg.max_contours || cfg->max_contour_points != t->cfg.max_contour_points) {
+		log_error("track: outline capacities cannot change while running");
 		return ERR_RANGE;
 	}
 	t->cfg = *cfg;
@@ -715,6 +734,21 @@ static bool blob_on_object(const struct track *t, const struct blob_det *b)
 	return false;
 }
 
+/* Touch state and hand of a finger from its detection; a change between
+ * touching and hovering starts a new session (track.h, 7). */
+static void finger_touch(struct track *t, struct item *it, const struct finger_det *f)
+{
+	bool measured = f->sharpness > 0;
+	if (it->session_id != 0 && f->hover != it->hover) {
+		it->session_id = session_new(t);
+		it->has_rep = false;
+	}
+	it->touch_measured = measured;
+	it->hover = f->hover;
+	it->in_hand = f->in_hand;
+	it->hand_det = f->hand;
+}
+
 /* Fingers and blobs: nearest neighbour, one-frame debounce, gone at once. */
 static void track_simple(struct track *t, enum kind k, const struct detections *det, int64_t t_ns,
 			 float dt)
@@ -725,6 +759,8 @@ static void track_simple(struct track *t, enum kind k, const struct detections *
 		n_det = t->cap;
 
 	list_predict(l, t_ns);
+	for (int32_t i = 0; i < l->n; i++)
+		l->items[i].det = -1;
 	memset(t->det_used, 0, (size_t)t->cap);
 	/* det_used2: blob detections that are a tracked symbol's card, neither
 	 * matched nor made into blobs (objects are tracked before blobs). */
@@ -757,11 +793,13 @@ static void track_simple(struct track *t, enum kind k, const struct detections *
 	for (int32_t p = 0; p < n; p++) {
 		struct item *it = &l->items[t->pairs[p].item];
 		int32_t d = t->pairs[p].det;
+		it->det = d;
 		if (k == KIND_FINGER) {
 			const struct finger_det *f = &det->fingers[d];
 			it->size = f->diameter_px;
 			it->roundness = f->roundness;
 			item_measure(t, it, k, f->x, f->y, 0, t_ns, dt);
+			finger_touch(t, it, f);
 		} else {
 			const struct blob_det *b = &det->blobs[d];
 			it->size = b->w;
@@ -789,17 +827,72 @@ static void track_simple(struct track *t, enum kind k, const struct detections *
 		if (k == KIND_FINGER) {
 			const struct finger_det *f = &det->fingers[d];
 			item_init(it, -1, f->diameter_px);
+			it->det = d;
 			it->roundness = f->roundness;
 			item_measure(t, it, k, f->x, f->y, 0, t_ns, dt);
+			finger_touch(t, it, f);
 		} else {
 			const struct blob_det *b = &det->blobs[d];
 			item_init(it, -1, b->w);
+			it->det = d;
 			it->w = b->w;
 			it->h = b->h;
 			it->area = b->area_px;
 			item_measure(t, it, k, b->x, b->y, b->angle, t_ns, dt);
 		}
 	}
+}
+
+/* The session of the blob tracked from the finger's hand this frame. */
+static uint32_t finger_hand_session(const struct track *t, const struct item *f)
+{
+	if (!f->in_hand || f->det < 0)
+		return 0;
+	for (int32_t i = 0; i < t->blobs.n; i++)
+		if (t->blobs.items[i].det == f->hand_det)
+			return t->blobs.items[i].session_id;
+	return 0;
+}
+
+/* The reported session of the item matched to detection d this frame, 0
+ * when none (track.h, 7). */
+static uint32_t det_session(const struct track *t, uint8_t kind, int32_t d)
+{
+	const struct list *l = kind == CONTOUR_FINGER ? &t->fingers : &t->blobs;
+	for (int32_t i = 0; i < l->n; i++) {
+		const struct item *it = &l->items[i];
+		if (it->det != d)
+			continue;
+		if (kind == CONTOUR_FINGER && it->hover && !t->cfg.hover_out)
+			return 0;
+		return it->session_id;
+	}
+	return 0;
+}
+
+static void contours_out(const struct track *t, const struct detections *det, struct tracked_state *out,
+			 int width, int height)
+{
+	int32_t nc = 0, np = 0;
+	for (int32_t c = 0; t->out_contours && c < det->n_contours && nc < t->cfg.max_contours; c++) {
+		const struct contour_det *cd = &det->contours[c];
+		uint32_t sid = det_session(t, cd->owner_kind, cd->owner);
+		if (sid == 0 || np + cd->n > t->cfg.max_contour_points)
+			continue;
+		struct tracked_contour *tc = &t->out_contours[nc++];
+		tc->session_id = sid;
+		tc->hole = cd->hole;
+		tc->first = np;
+		tc->n = cd->n;
+		for (int32_t i = 0; i < cd->n; i++) {
+			const struct contour_point *p = &det->points[cd->first + i];
+			struct tracked_point *q = &t->out_points[np++];
+			report_position(t, p->x, p->y, width, height, &q->x, &q->y);
+		}
+	}
+	out->n_contours = nc;
+	out->contours = t->out_contours;
+	out->contour_points = t->out_points;
 }
 
 int track_process(struct track *t, const struct detections *det, uint64_t frame, int64_t t_ns,
@@ -844,23 +937,33 @@ int track_process(struct track *t, const struct detections *det, uint64_t frame,
 	}
 	out->n_objects = n_out;
 
+	/* Touching fingers first, then (hover_out) the hovering ones. */
 	n_out = 0;
-	for (int32_t i = 0; i < t->fingers.n; i++) {
-		struct item *it = &t->fingers.items[i];
-		if (it->session_id == 0)
-			continue;
-		item_report(t, it, KIND_FINGER, t_ns, dt, width, height);
-		struct tracked_cursor *c = &t->out_cursors[n_out++];
-		c->session_id = it->session_id;
-		c->x = it->ox;
-		c->y = it->oy;
-		c->X = it->X;
-		c->Y = it->Y;
-		c->m = it->m;
-		c->changed = it->changed;
-		c->diameter = it->size / (float)width;
+	int32_t n_touch = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (int32_t i = 0; i < t->fingers.n; i++) {
+			struct item *it = &t->fingers.items[i];
+			if (it->session_id == 0 || it->hover != (pass == 1) || (pass == 1 && !t->cfg.hover_out))
+				continue;
+			item_report(t, it, KIND_FINGER, t_ns, dt, width, height);
+			struct tracked_cursor *c = &t->out_cursors[n_out++];
+			c->session_id = it->session_id;
+			c->x = it->ox;
+			c->y = it->oy;
+			c->X = it->X;
+			c->Y = it->Y;
+			c->m = it->m;
+			c->changed = it->changed;
+			c->diameter = it->size / (float)width;
+			c->touch_measured = it->touch_measured;
+			c->hover = it->hover;
+			c->hand_session = finger_hand_session(t, it);
+		}
+		if (pass == 0)
+			n_touch = n_out;
 	}
-	out->n_cursors = n_out;
+	out->n_cursors = n_touch;
+	out->n_hover = n_out - n_touch;
 
 	n_out = 0;
 	for (int32_t i = 0; i < t->blobs.n; i++) {
@@ -900,7 +1003,7 @@ int track_process(struct track *t, const struct detections *det, uint64_t frame,
 	for (int32_t i = 0, c_i = 0;
 	     t->cfg.blobs_for_fingers && i < t->fingers.n && n_out < t->cfg.max_items; i++) {
 		const struct item *it = &t->fingers.items[i];
-		if (it->session_id == 0)
+		if (it->session_id == 0 || it->hover)
 			continue;
 		const struct tracked_cursor *c = &t->out_cursors[c_i++];
 		float d = c->diameter * (float)width;
@@ -911,6 +1014,7 @@ int track_process(struct track *t, const struct detections *det, uint64_t frame,
 					   .X = c->X, .Y = c->Y, .m = c->m, .changed = it->blob_changed};
 	}
 	out->n_blobs = n_out;
+	contours_out(t, det, out, width, height);
 
 	out->frame = frame;
 	out->t_capture_ns = t_ns;

@@ -55,6 +55,15 @@
  *     when the owner's size (an integer box side) moves by more than that,
  *     without a 2Dobj / 2Dcur set.
  *
+ *  7. Touch, hands and outlines (outline stage, detect.h): a finger that
+ *     turns from hovering to touching or back gets a new session (a touch
+ *     is a new cursor for TUIO 1.1 clients); a fingertip of a hand carries
+ *     the session of the blob tracked from that hand's detection this frame
+ *     (0 while the blob has none); each detection's contours go out with
+ *     the session of the item it was matched to this frame (none for an
+ *     item without a session, or a hovering finger not reported), points
+ *     mapped like positions.
+ *
  * Measured: about 60 k instructions a frame with 30 objects and 10 fingers
  * (callgrind, std-1080 scenes, AMD EPYC build machine).
  *
@@ -93,6 +102,11 @@ struct track_config {
 	 * the owner's box: a symbol's root size square at its angle, a finger's
 	 * diameter circle. */
 	bool blobs_for_objects, blobs_for_fingers;
+	/* Hovering fingers (finger_det.hover) are tracked but reported only
+	 * with hover_out, after the touching ones (tracked.h). */
+	bool hover_out;
+	/* Outlines carried to the output: capacities (0 = none). */
+	int32_t max_contours, max_contour_points;
 };
 
 struct track;

@@ -942,6 +942,7 @@ struct tuio *tuio_create(const struct tuio_config *cfg, int *err)
 	ec.send_objects = true;
 	ec.send_cursors = cfg->send_cursors;
 	ec.send_blobs = cfg->send_blobs;
+	ec.send_contours = cfg->send_contours;
 	for (int w = 0; w < 2; w++) {
 		bool used = false;
 		for (int s = 0; s < cfg->n_targets; s++)

@@ -100,6 +100,7 @@ struct tuio_config {
 	int max_datagram;      /* bytes, default 1472 */
 	int refresh_ms;        /* full-state resend period; 0 = never */
 	bool send_cursors, send_blobs;
+	bool send_contours;      /* TUIO 2.0 targets: /tuio2/ocg, icg */
 	int max_clients;         /* slots per listening target, 1..TUIO_MAX_CLIENTS; 0 = 16 */
 	int clients_per_address; /* slots one peer address may hold; 0 = no limit */
 };

@@ -442,13 +442,13 @@ static void t2_write_item(struct writer *w, const struct tracked_state *s, int k
 		w_str(w, TUIO2_PTR_TAGS);
 		w_i32(w, (int32_t)c->session_id);
 		w_i32(w, 0);
-		w_i32(w, 0);
+		w_i32(w, (int32_t)c->hand_session);
 		w_f32(w, clamp01(c->x));
 		w_f32(w, clamp01(c->y));
 		w_f32(w, nudged(0.0f, nudge));
 		w_f32(w, 0.0f);
 		w_f32(w, clamp01(c->diameter * 0.5f));
-		w_f32(w, 0.0f);
+		w_f32(w, c->touch_measured && !c->hover ? 1.0f : 0.0f);
 		w_f32(w, finite_or0(c->X));
 		w_f32(w, finite_or0(c->Y));
 		w_f32(w, 0.0f);
@@ -471,10 +471,55 @@ static int t2_count(const struct tuio_encoder *e, const struct tracked_state *s,
 	case TUIO_PROFILE_OBJ:
 		return e->cfg.send_objects ? s->n_objects : 0;
 	case TUIO_PROFILE_CUR:
-		return e->cfg.send_cursors ? s->n_cursors : 0;
+		return e->cfg.send_cursors ? s->n_cursors + s->n_hover : 0;
 	default:
 		return e->cfg.send_blobs ? s->n_blobs : 0;
 	}
+}
+
+/* /tuio2/ocg and /tuio2/icg: s_id and n (x, y) pairs. */
+static size_t t2_contour_size(int32_t n)
+{
+	return 4 + 12 + ((3 + 2 * (size_t)n + 3) & ~(size_t)3) + 4 + 8 * (size_t)n;
+}
+
+static void t2_write_contour(struct writer *w, const struct tracked_state *s, const struct tracked_contour *c)
+{
+	size_t at = w_elem_begin(w);
+	w_str(w, c->hole ? "/tuio2/icg" : "/tuio2/ocg");
+	size_t n = 2 + 2 * (size_t)c->n, padded = (n + 4) & ~(size_t)3;
+	if (w->len + padded > w->cap)
+		return;
+	uint8_t *p = w->p + w->len;
+	p[0] = ',';
+	p[1] = 'i';
+	memset(p + 2, 'f', 2 * (size_t)c->n);
+	memset(p + n, 0, padded - n);
+	w->len += padded;
+	w_i32(w, (int32_t)c->session_id);
+	for (int32_t i = 0; i < c->n; i++) {
+		const struct tracked_point *q = &s->contour_points[c->first + i];
+		w_f32(w, clamp01(q->x));
+		w_f32(w, clamp01(q->y));
+	}
+	w_elem_end(w, at);
+}
+
+/* Bytes of the contours of session sid (0 when contours are not sent);
+ * with w, writes them. */
+static size_t t2_contours(const struct tuio_encoder *e, const struct tracked_state *s, uint32_t sid,
+			  struct writer *w)
+{
+	size_t size = 0;
+	for (int32_t i = 0; e->cfg.send_contours && i < s->n_contours; i++) {
+		const struct tracked_contour *c = &s->contours[i];
+		if (c->session_id != sid || c->n <= 0)
+			continue;
+		size += t2_contour_size(c->n);
+		if (w)
+			t2_write_contour(w, s, c);
+	}
+	return size;
 }
 
 /* A blob sent for an object or finger (tracked.h) shares its owner's
@@ -522,9 +567,11 @@ static bool t2_unit_at(const struct tuio_encoder *e, const struct tracked_state 
 	return u->item_due || u->blob >= 0;
 }
 
-static size_t t2_unit_size(const struct t2_item *it, const struct t2_unit *u)
+static size_t t2_unit_size(const struct tuio_encoder *e, const struct tracked_state *s, const struct t2_item *it,
+			   const struct t2_unit *u)
 {
-	return (u->item_due ? t2_item_size(it->kind) : 0) + (u->blob >= 0 ? t2_item_size(TUIO_PROFILE_BLB) : 0);
+	return (u->item_due ? t2_item_size(it->kind) : 0) + (u->blob >= 0 ? t2_item_size(TUIO_PROFILE_BLB) : 0) +
+	       t2_contours(e, s, session_at(s, it->kind, it->index), NULL);
 }
 
 /* Advances (kind, index) to the next session with something due (into
@@ -562,7 +609,7 @@ static void t2_encode(struct tuio_encoder *e, const struct tracked_state *s, int
 		int n_units = 0;
 		bool scan_more = more;
 		while (scan_more) {
-			size_t add = t2_unit_size(&scan, &su);
+			size_t add = t2_unit_size(e, s, &scan, &su);
 			if (n_units > 0 && size + add > (size_t)e->cfg.max_datagram)
 				break;
 			size += add;
@@ -598,6 +645,7 @@ static void t2_encode(struct tuio_encoder *e, const struct tracked_state *s, int
 				              full && !changed_at(s, TUIO_PROFILE_BLB, u.blob) ? nudge : 0);
 				e->info.n_sets++;
 			}
+			t2_contours(e, s, session_at(s, it.kind, it.index), &w);
 			it.index++;
 			t2_next_due(e, s, full, &it, &u);
 		}

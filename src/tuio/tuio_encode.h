@@ -34,6 +34,14 @@
  * pressure 0, pressure speed 0, pressure acceleration 0) and /tuio2/bnd
  * (blobs, ",ifffffffffff"), /tuio2/alv (every session ID of all kinds) last.
  * Velocities are sent in the same units as TUIO 1.1 (A in turns/s).
+ * Hovering fingers (tracked_state.n_hover) go out as ptr after the
+ * touching ones, only on TUIO 2.0; a ptr's pressure is 1 for a finger
+ * measured touching, else 0; its c_id is the session of the hand it is a
+ * fingertip of (0: none). With send_contours, each session's outlines
+ * follow its tok/ptr/bnd in the same bundle, whenever one of those is
+ * sent: /tuio2/ocg (outer) and /tuio2/icg (holes), ",i" + "ff" per point,
+ * s_id then x y pairs normalised like positions (4 + 12 + tags + 4 + 8 n
+ * bytes; 32 points: 344 bytes).
  *
  * TUIO 2.0 refresh: the reference TUIO 2.0 client keeps a new item in its
  * "added" state until a tok/ptr/bnd brings a value different from the one
@@ -121,6 +129,7 @@ struct tuio_encoder_config {
 	int max_datagram; /* bytes; <= 0 means TUIO_DEFAULT_MAX_DATAGRAM */
 	bool tuio2;       /* TUIO 2.0 instead of 1.1 */
 	bool send_objects, send_cursors, send_blobs;
+	bool send_contours; /* TUIO 2.0: /tuio2/ocg, /tuio2/icg (tracked_state's contours) */
 	size_t buffer_bytes; /* packet memory; 0 means TUIO_DEFAULT_BUFFER_BYTES */
 	int max_packets;     /* 0 means TUIO_DEFAULT_MAX_PACKETS */
 };

@@ -38,6 +38,7 @@ static const struct menu_item menu_items[] = {
 	 UI_THRESHOLD_MODES - 1},
 	{UI_MENU_THRESHOLD, "mean_radius", "mean radius", ITEM_INT, TUN(mean_radius), 1, 1, 63},
 	{UI_MENU_THRESHOLD, "mean_bias", "mean bias %", ITEM_INT, TUN(mean_bias), 1, 0, 50},
+	{UI_MENU_THRESHOLD, "touch_sharpness", "touch sharpness", ITEM_FLOAT, TUN(touch_sharpness), 0.01f, 0, 2},
 	{UI_MENU_FINGER, "finger_size", "finger size px", ITEM_FLOAT, TUN(finger_size), 1, 0, 500},
 	{UI_MENU_FINGER, "finger_sensitivity", "sensitivity", ITEM_FLOAT, TUN(finger_sensitivity), 0.05f, 0, 1},
 	{UI_MENU_BLOB, "blob_min", "blob min px", ITEM_FLOAT, TUN(blob_min), 0, 0, 16384},
@@ -111,6 +112,7 @@ void ui_tunables_from_snapshot(struct ui_tunables *t, const struct snapshot *s)
 	t->finger_sensitivity = s->finger_sensitivity;
 	t->blob_min = s->blob_min;
 	t->blob_max = s->blob_max;
+	t->touch_sharpness = s->touch_sharpness;
 	t->invert_x = s->invert_x;
 	t->invert_y = s->invert_y;
 	t->invert_angle = s->invert_angle;
@@ -125,7 +127,7 @@ bool ui_tunables_equal(const struct ui_tunables *a, const struct ui_tunables *b)
 	       a->mean_bias == b->mean_bias &&
 	       a->finger_size == b->finger_size &&
 	       a->finger_sensitivity == b->finger_sensitivity && a->blob_min == b->blob_min &&
-	       a->blob_max == b->blob_max && a->invert_x == b->invert_x && a->invert_y == b->invert_y &&
+	       a->blob_max == b->blob_max && a->touch_sharpness == b->touch_sharpness && a->invert_x == b->invert_x && a->invert_y == b->invert_y &&
 	       a->invert_angle == b->invert_angle;
 }
 

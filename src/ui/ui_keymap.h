@@ -83,6 +83,7 @@ struct ui_tunables {
 	int threshold2_mode;                      /* index of ui_threshold_mode_name() */
 	int threshold3_mode;                      /* the third scale's: an index, or -1 = off */
 	float finger_size, finger_sensitivity, blob_min, blob_max;
+	float touch_sharpness;                    /* outline stage; 0 = no touch test */
 	bool invert_x, invert_y, invert_angle;
 };
 

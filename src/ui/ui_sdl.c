@@ -35,6 +35,9 @@ static const struct rgb col_root = {255, 128, 0};
 static const struct rgb col_predicted = {255, 0, 255};
 static const struct rgb col_cursor = {0, 220, 255};
 static const struct rgb col_blob = {80, 120, 255};
+static const struct rgb col_outline = {255, 150, 40};
+static const struct rgb col_touch = {0, 255, 160};
+static const struct rgb col_hover = {200, 90, 255};
 static const struct rgb col_raw = {255, 40, 40};
 static const struct rgb col_grid = {255, 80, 160};
 static const struct rgb col_grid_sel = {255, 0, 0};
@@ -383,6 +386,8 @@ static struct rgb how_colour(uint8_t how)
 	}
 }
 
+static void draw_outlines(struct ui_sdl *u, const struct snapshot *s);
+
 static void draw_overlay(struct ui_sdl *u, const struct snapshot *s)
 {
 	char buf[48];
@@ -425,6 +430,7 @@ static void draw_overlay(struct ui_sdl *u, const struct snapshot *s)
 			snprintf(buf, sizeof buf, "%d", (int)o->class_id);
 		draw_label(u, (int)(p.x + side * 0.5f) + 3, (int)(p.y - side * 0.5f), buf, c);
 	}
+	draw_outlines(u, s);
 	if (u->st.verbose && s->grey.width > 0) {
 		float kx = 1.0f / (float)s->grey.width, ky = 1.0f / (float)s->grey.height;
 		set_colour(u, col_raw, 255);
@@ -436,6 +442,53 @@ static void draw_overlay(struct ui_sdl *u, const struct snapshot *s)
 			SDL_FPoint h[2] = {{c.x - 6, c.y}, {c.x + 6, c.y}}, v[2] = {{c.x, c.y - 6}, {c.x, c.y + 6}};
 			draw_poly(u, h, 2, false);
 			draw_poly(u, v, 2, false);
+		}
+	}
+}
+
+/* Camera pixel (px) to the window, through the preview's correction. */
+static SDL_FPoint pixel_to_window(const struct ui_sdl *u, const struct snapshot *s, float px, float py)
+{
+	float x = px / (float)s->grey.width, y = py / (float)s->grey.height;
+	if (u->st.preview)
+		calib_map_apply(u->grid, &x, &y);
+	return to_window(u, x, y);
+}
+
+/* The outline stage's outlines (holes dimmer) and fingers: a touching one
+ * a double ring, a hovering one a single ring in another colour, a tip of
+ * a hand with a line to the hand's centre. */
+static void draw_outlines(struct ui_sdl *u, const struct snapshot *s)
+{
+	if (s->grey.width <= 0)
+		return;
+	for (int i = 0; i < s->n_contours && i < SNAPSHOT_MAX_ITEMS; i++) {
+		const struct contour_det *c = &s->contours[i];
+		set_colour(u, col_outline, c->hole ? 150 : 255);
+		SDL_FPoint q[32];
+		/* In pieces of up to 32 points that share their ends, closed. */
+		for (int k = 0; k < c->n; k += 31) {
+			int m = 0;
+			for (int j = k; j <= k + 31 && j <= c->n; j++) {
+				const struct contour_point *p = &s->points[c->first + j % c->n];
+				q[m++] = pixel_to_window(u, s, p->x, p->y);
+			}
+			draw_poly(u, q, m, false);
+		}
+	}
+	float sx = (float)u->img.w / (float)s->grey.width;
+	for (int i = 0; i < s->n_fingers && i < SNAPSHOT_MAX_ITEMS; i++) {
+		const struct finger_det *f = &s->fingers[i];
+		SDL_FPoint c = pixel_to_window(u, s, f->x, f->y);
+		float r = fmaxf(0.5f * f->diameter_px * sx, 4.0f);
+		set_colour(u, f->hover ? col_hover : col_touch, 255);
+		draw_circle(u, c, r);
+		if (!f->hover)
+			draw_circle(u, c, r * 0.5f);
+		if (u->st.verbose) {
+			char buf[24];
+			snprintf(buf, sizeof buf, "%s %.2f", f->hover ? "hover" : "touch", (double)f->sharpness);
+			draw_label(u, (int)(c.x + r) + 3, (int)c.y - 4, buf, f->hover ? col_hover : col_touch);
 		}
 	}
 }

@@ -1,0 +1,893 @@
+#include "outline.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/err.h"
+
+#define PROFILE_STEPS (4 * OUTLINE_PROFILE_PX + 1)
+/* The edge is looked for this far either side of the crack: the threshold
+ * puts the crack within a pixel or two of the steepest grey. */
+#define REFINE_SEARCH_PX 3.5f
+
+/* dist2() guards against overflow that pixel coordinates never reach, at
+ * several times the cost. */
+static inline float dist2(float dx, float dy)
+{
+	return sqrtf(dx * dx + dy * dy);
+}
+
+struct outline {
+	struct outline_config cfg;
+	int max_w, max_h;
+	uint8_t *mask;
+	struct outline_point *pts;
+	float *sharp;
+	float *select;   /* median scratch */
+	float *tip_sharp;
+	float *offset;
+	int *keep;
+	int *scratch;    /* 2 x OUTLINE_MAX_TRACE */
+	float *fscratch; /* 2 x OUTLINE_MAX_TRACE */
+	float *arc;      /* cumulative arc length */
+	int *steps;      /* 4 x OUTLINE_MAX_TRACE: points a quarter / two quarter circles back and on */
+};
+
+bool outline_needed(const struct outline_config *cfg)
+{
+	return cfg && (cfg->contours || cfg->touch_sharpness > 0 || (cfg->hands && cfg->finger_size_px > 0));
+}
+
+static int config_check(const struct outline_config *cfg)
+{
+	if (!cfg || !(cfg->tolerance_px > 0) || cfg->max_points < 4 || cfg->max_contours < 0 ||
+	    !(cfg->touch_sharpness >= 0) || !(cfg->finger_size_px >= 0))
+		return ERR_CONFIG;
+	return 0;
+}
+
+struct outline *outline_create(const struct outline_config *cfg, int max_w, int max_h, int *err)
+{
+	int e_ = config_check(cfg);
+	struct outline *o = NULL;
+	if (e_ || max_w <= 0 || max_h <= 0) {
+		e_ = ERR_CONFIG;
+		goto fail;
+	}
+	e_ = ERR_NOMEM;
+	o = calloc(1, sizeof *o);
+	if (!o)
+		goto fail;
+	o->cfg = *cfg;
+	o->max_w = max_w;
+	o->max_h = max_h;
+	o->mask = malloc((size_t)(max_w + 2) * (size_t)(max_h + 2));
+	o->pts = malloc(OUTLINE_MAX_TRACE * sizeof *o->pts);
+	o->sharp = malloc(OUTLINE_MAX_TRACE * sizeof *o->sharp);
+	o->select = malloc(OUTLINE_MAX_TRACE * sizeof *o->select);
+	o->tip_sharp = malloc(OUTLINE_MAX_TRACE * sizeof *o->tip_sharp);
+	o->offset = malloc(OUTLINE_MAX_TRACE * sizeof *o->offset);
+	o->keep = malloc(OUTLINE_MAX_TRACE * sizeof *o->keep);
+	o->scratch = malloc(2 * OUTLINE_MAX_TRACE * sizeof *o->scratch);
+	o->fscratch = malloc(2 * OUTLINE_MAX_TRACE * sizeof *o->fscratch);
+	o->arc = malloc((OUTLINE_MAX_TRACE + 1) * sizeof *o->arc);
+	o->steps = malloc(4 * OUTLINE_MAX_TRACE * sizeof *o->steps);
+	if (!o->mask || !o->pts || !o->sharp || !o->select || !o->tip_sharp || !o->offset || !o->keep || !o->scratch || !o->fscratch || !o->arc || !o->steps)
+		goto fail;
+	return o;
+fail:
+	outline_destroy(o);
+	if (err)
+		*err = e_;
+	return NULL;
+}
+
+void outline_destroy(struct outline *o)
+{
+	if (!o)
+		return;
+	free(o->mask);
+	free(o->pts);
+	free(o->sharp);
+	free(o->select);
+	free(o->tip_sharp);
+	free(o->offset);
+	free(o->keep);
+	free(o->scratch);
+	free(o->fscratch);
+	free(o->arc);
+	free(o->steps);
+	free(o);
+}
+
+int outline_set_config(struct outline *o, const struct outline_config *cfg)
+{
+	if (!o || config_check(cfg))
+		return ERR_CONFIG;
+	o->cfg = *cfg;
+	return 0;
+}
+
+/* ---- 1. trace ------------------------------------------------------------------------ */
+
+/* Headings: 0 east (+x), 1 south (+y), 2 west, 3 north; y grows downwards,
+ * so turning right is +1. */
+static const int DX[4] = {1, 0, -1, 0}, DY[4] = {0, 1, 0, -1};
+
+int outline_trace(const struct region_tree *t, int32_t r, uint8_t *mask, struct outline_point *pts, int cap)
+{
+	const struct region *g = &t->regions[r];
+	const int bw = g->x1 - g->x0 + 3, bh = g->y1 - g->y0 + 3;
+	memset(mask, 0, (size_t)bw * (size_t)bh);
+	int sx = -1;
+	for (int y = g->y0; y <= g->y1; y++) {
+		uint8_t *row = mask + (size_t)(y - g->y0 + 1) * (size_t)bw + 1 - g->x0;
+		for (int32_t k = t->row_first_run[y]; k < t->row_first_run[y + 1]; k++) {
+			const struct run *u = &t->runs[k];
+			if (u->region != r)
+				continue;
+			memset(row + u->x, 1, (size_t)u->len);
+			if (sx < 0 && y == g->y0)
+				sx = u->x;
+		}
+	}
+	if (sx < 0)
+		return 0;
+	/* Corners in mask coordinates: corner (cx, cy) is the top-left corner
+	 * of mask pixel (cx, cy). */
+#define IN(px, py) (mask[(size_t)(py) * (size_t)bw + (size_t)(px)] != 0)
+	const int cx0 = sx - g->x0 + 1, cy0 = 1;
+	int cx = cx0, cy = cy0, d = 0, n = 0;
+	do {
+		int lx, ly, rx, ry;
+		switch (d) {
+		case 0: lx = cx; ly = cy - 1; rx = cx; ry = cy; break;
+		case 1: lx = cx; ly = cy; rx = cx - 1; ry = cy; break;
+		case 2: lx = cx - 1; ly = cy; rx = cx - 1; ry = cy - 1; break;
+		default: lx = cx - 1; ly = cy - 1; rx = cx; ry = cy - 1; break;
+		}
+		if (!IN(rx, ry))
+			d = (d + 1) & 3;
+		else if (IN(lx, ly))
+			d = (d + 3) & 3;
+		if (n >= cap)
+			return -1;
+		/* The crack from this corner along d; its midpoint in image
+		 * pixel-centre coordinates (corner = pixel centre - 0.5). */
+		int ol = (d + 3) & 3;
+		pts[n].x = (float)(cx - 1 + g->x0) - 0.5f + 0.5f * (float)DX[d];
+		pts[n].y = (float)(cy - 1 + g->y0) - 0.5f + 0.5f * (float)DY[d];
+		pts[n].nx = (float)DX[ol];
+		pts[n].ny = (float)DY[ol];
+		n++;
+		cx += DX[d];
+		cy += DY[d];
+	} while (cx != cx0 || cy != cy0);
+#undef IN
+	/* Only the start pixel touches the start corner, so the walk passes
+	 * it once: arriving there closes the loop. */
+	return n;
+}
+
+/* ---- 2, 3. refine and sharpness ------------------------------------------------------- */
+
+static float grey_at(const struct image_u8 *g, float x, float y)
+{
+	if (x < 0)
+		x = 0;
+	if (y < 0)
+		y = 0;
+	if (x > (float)(g->width - 1))
+		x = (float)(g->width - 1);
+	if (y > (float)(g->height - 1))
+		y = (float)(g->height - 1);
+	int ix = (int)x, iy = (int)y;
+	if (ix > g->width - 2)
+		ix = g->width - 2 < 0 ? 0 : g->width - 2;
+	if (iy > g->height - 2)
+		iy = g->height - 2 < 0 ? 0 : g->height - 2;
+	float fx = x - (float)ix, fy = y - (float)iy;
+	int ix1 = g->width > 1 ? ix + 1 : ix, iy1 = g->height > 1 ? iy + 1 : iy;
+	const uint8_t *r0 = image_u8_row(g, iy), *r1 = image_u8_row(g, iy1);
+	float a = (float)r0[ix] + fx * (float)(r0[ix1] - r0[ix]);
+	float b = (float)r1[ix] + fx * (float)(r1[ix1] - r1[ix]);
+	return a + fy * (b - a);
+}
+
+/* Median of a few values (insertion sort in place). */
+static float median_small(float *v, int n)
+{
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			float t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return v[n / 2];
+}
+
+/* grey_at() for a point known to lie in [0, w - 1) x [0, h - 1). */
+static inline float grey_at_inside(const struct image_u8 *g, float x, float y)
+{
+	int ix = (int)x, iy = (int)y;
+	float fx = x - (float)ix, fy = y - (float)iy;
+	const uint8_t *r0 = g->data + (size_t)iy * (size_t)g->stride + ix, *r1 = r0 + g->stride;
+	float a = (float)r0[0] + fx * (float)(r0[1] - r0[0]);
+	float b = (float)r1[0] + fx * (float)(r1[1] - r1[0]);
+	return a + fy * (b - a);
+}
+
+void outline_refine(const struct image_u8 *grey, bool bright_inside, struct outline_point *pts, int n,
+		    float *sharpness, float *offset)
+{
+	if (n < 5) {
+		for (int i = 0; i < n; i++)
+			sharpness[i] = 0;
+		return;
+	}
+	/* Normals first, from the crack positions; then the moves. */
+	for (int i = 0; i < n; i++) {
+		const struct outline_point *a = &pts[(i + n - 2) % n], *b = &pts[(i + 2) % n];
+		float tx = b->x - a->x, ty = b->y - a->y;
+		float len = dist2(tx, ty);
+		/* Region on the right of the walk: the outward normal is the
+		 * tangent turned left, (ty, -tx). */
+		if (len > 0) {
+			float nx = ty / len, ny = -tx / len;
+			if (nx * pts[i].nx + ny * pts[i].ny > 0) {
+				pts[i].nx = nx;
+				pts[i].ny = ny;
+			}
+		}
+	}
+	const float sign = bright_inside ? 1.0f : -1.0f;
+	for (int i = 0; i < n; i++) {
+		const struct outline_point *p = &pts[i];
+		/* A crack on the frame's edge is where the picture ends, not an
+		 * edge in it: it stays, with no sharpness. */
+		if (p->x < 0 || p->y < 0 || p->x > (float)(grey->width - 1) || p->y > (float)(grey->height - 1)) {
+			offset[i] = 0;
+			sharpness[i] = 0;
+			continue;
+		}
+		float prof[PROFILE_STEPS];
+		float lo = 1e9f, hi = -1e9f;
+		const float r = (float)OUTLINE_PROFILE_PX;
+		const float ex0 = p->x - r * p->nx, ey0 = p->y - r * p->ny, ex1 = p->x + r * p->nx, ey1 = p->y + r * p->ny;
+		const float wl = (float)(grey->width - 1), hl = (float)(grey->height - 1);
+		const bool inside = ex0 >= 0 && ex1 >= 0 && ey0 >= 0 && ey1 >= 0 && ex0 < wl && ex1 < wl && ey0 < hl &&
+				    ey1 < hl;
+		/* Half-pixel steps where the edge is looked for, whole ones
+		 * beyond (they only feed the range). */
+		const int near0 = 2 * OUTLINE_PROFILE_PX - (int)(2 * REFINE_SEARCH_PX) - 2;
+		const int near1 = 2 * OUTLINE_PROFILE_PX + (int)(2 * REFINE_SEARCH_PX) + 2;
+		for (int k = 0; k < PROFILE_STEPS; k++) {
+			if ((k < near0 || k > near1) && ((k - near0) & 1))
+				continue;
+			float s = 0.5f * (float)(k - 2 * OUTLINE_PROFILE_PX);
+			float x = p->x + s * p->nx, y = p->y + s * p->ny;
+			prof[k] = inside ? grey_at_inside(grey, x, y) : grey_at(grey, x, y);
+			lo = prof[k] < lo ? prof[k] : lo;
+			hi = prof[k] > hi ? prof[k] : hi;
+		}
+		/* deriv at sample k: bright side (s - 0.5) minus dark side (s + 0.5) */
+		const int k0 = 2 * OUTLINE_PROFILE_PX - (int)(2 * REFINE_SEARCH_PX);
+		const int k1 = 2 * OUTLINE_PROFILE_PX + (int)(2 * REFINE_SEARCH_PX);
+		int best = -1;
+		float dbest = 0;
+		for (int k = k0; k <= k1; k++) {
+			float dk = sign * (prof[k - 1] - prof[k + 1]);
+			if (dk > dbest) {
+				dbest = dk;
+				best = k;
+			}
+		}
+		offset[i] = 0;
+		if (best < 0 || hi - lo <= 0) {
+			sharpness[i] = 0;
+			continue;
+		}
+		float dm = sign * (prof[best - 2] - prof[best]);
+		float dp = sign * (prof[best] - prof[best + 2]);
+		float off = 0, den = dm - 2 * dbest + dp;
+		if (best > k0 && best < k1 && den < 0)
+			off = 0.5f * (dm - dp) / den;
+		offset[i] = 0.5f * ((float)(best - 2 * OUTLINE_PROFILE_PX) + off);
+		sharpness[i] = dbest / (hi - lo);
+	}
+	/* On a blurred edge the steepest point is a flat peak that sensor
+	 * noise moves by a pixel or more, and Douglas-Peucker would keep
+	 * exactly those outliers: each point moves by the median of its own
+	 * and its six neighbours' offsets (a median does not round corners
+	 * or shrink a curve the way a mean of positions does). */
+	float win[7];
+	for (int i = 0; i < n; i++) {
+		for (int k = 0; k < 7; k++)
+			win[k] = offset[(i + k - 3 + n) % n];
+		float m = median_small(win, 7);
+		pts[i].x += m * pts[i].nx;
+		pts[i].y += m * pts[i].ny;
+	}
+}
+
+/* ---- 4. simplify ------------------------------------------------------------------- */
+
+static float seg_dist(const struct outline_point *p, const struct outline_point *a, const struct outline_point *b)
+{
+	float vx = b->x - a->x, vy = b->y - a->y, wx = p->x - a->x, wy = p->y - a->y;
+	float l2 = vx * vx + vy * vy;
+	if (l2 <= 0)
+		return dist2(wx, wy);
+	float u = (wx * vx + wy * vy) / l2;
+	u = u < 0 ? 0 : u > 1 ? 1 : u;
+	return dist2(wx - u * vx, wy - u * vy);
+}
+
+static float kth_smallest(float *v, int n, int kth);
+
+/* Douglas-Peucker computed once for every tolerance: each point gets the
+ * deviation at which the recursion picks it, capped by its parent's (a
+ * segment's endpoints are the splits that made it, and the later one,
+ * whose value is the smaller, is its parent). DP with tolerance t keeps
+ * exactly the points whose value exceeds t (all their ancestors' do). */
+static void dp_values(const struct outline_point *pts, int n, int a, int b, float *eff, int *stack)
+{
+	int top = 0;
+	stack[top++] = a;
+	stack[top++] = b;
+	while (top > 0) {
+		int e = stack[--top], s = stack[--top];
+		int len = (e - s + n) % n;
+		float dmax = -1;
+		int imax = -1;
+		for (int k = 1; k < len; k++) {
+			int i = (s + k) % n;
+			float dd = seg_dist(&pts[i], &pts[s], &pts[e]);
+			if (dd > dmax) {
+				dmax = dd;
+				imax = i;
+			}
+		}
+		if (imax < 0)
+			continue;
+		float parent = eff[s] < eff[e] ? eff[s] : eff[e];
+		eff[imax] = dmax < parent ? dmax : parent;
+		/* Only spans with points inside are pushed: they are disjoint,
+		 * so at most n/2 wait (n ints of stack). */
+		if ((imax - s + n) % n > 1) {
+			stack[top++] = s;
+			stack[top++] = imax;
+		}
+		if ((e - imax + n) % n > 1) {
+			stack[top++] = imax;
+			stack[top++] = e;
+		}
+	}
+}
+
+int outline_simplify(const struct outline_point *pts, int n, float tolerance_px, int max_out, int *keep,
+		     int *scratch, float *fscratch)
+{
+	if (n <= 0 || max_out <= 0)
+		return 0;
+	if (n <= 3) {
+		int m = n < max_out ? n : max_out;
+		for (int i = 0; i < m; i++)
+			keep[i] = i;
+		return m;
+	}
+	int far = 0;
+	float dfar = -1;
+	for (int i = 1; i < n; i++) {
+		float dd = dist2(pts[i].x - pts[0].x, pts[i].y - pts[0].y);
+		if (dd > dfar) {
+			dfar = dd;
+			far = i;
+		}
+	}
+	float *eff = fscratch, *sel = fscratch + n;
+	for (int i = 0; i < n; i++)
+		eff[i] = 0;
+	eff[0] = eff[far] = INFINITY;
+	dp_values(pts, n, 0, far, eff, scratch);
+	dp_values(pts, n, far, 0, eff, scratch);
+	float t = tolerance_px;
+	int m = 0;
+	for (int i = 0; i < n; i++)
+		m += eff[i] > t;
+	if (m > max_out) {
+		/* The largest tolerance that leaves max_out or fewer: the
+		 * (max_out + 1)-th largest value. */
+		memcpy(sel, eff, (size_t)n * sizeof *sel);
+		float v = kth_smallest(sel, n, n - 1 - max_out);
+		if (v > t)
+			t = v;
+	}
+	int k = 0;
+	for (int i = 0; i < n && k < max_out; i++)
+		if (eff[i] > t)
+			keep[k++] = i;
+	return k;
+}
+
+/* ---- per frame ------------------------------------------------------------------------ */
+
+/* The kth smallest of v[0..n) (0-based), v reordered (Hoare's select). */
+static float kth_smallest(float *v, int n, int kth)
+{
+	int lo = 0, hi = n - 1;
+	while (lo < hi) {
+		float pivot = v[(lo + hi) / 2];
+		int i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				float tmp = v[i];
+				v[i] = v[j];
+				v[j] = tmp;
+				i++;
+				j--;
+			}
+		}
+		if (kth <= j)
+			hi = j;
+		else if (kth >= i)
+			lo = i;
+		else
+			break;
+	}
+	return v[kth];
+}
+
+static float median_of(float *v, int n)
+{
+	return n > 0 ? kth_smallest(v, n, n / 2) : 0;
+}
+
+/* Traces and refines region r into o->pts / o->sharp. Returns the point
+ * count, 0 when there is none, -1 on a trace overflow. */
+static int trace_refined(struct outline *o, const struct region_tree *t, int32_t r, const struct image_u8 *grey)
+{
+	int n = outline_trace(t, r, o->mask, o->pts, OUTLINE_MAX_TRACE);
+	if (n > 0)
+		outline_refine(grey, t->regions[r].colour != 0, o->pts, n, o->sharp, o->offset);
+	return n;
+}
+
+/* Simplifies o->pts[0..n) into the detections as one contour. */
+static void contour_add(struct outline *o, int n, enum contour_owner kind, int32_t owner, bool hole,
+			struct detections *det)
+{
+	if (n < 3)
+		return;
+	int cap = o->cfg.max_points;
+	if (det->n_contours >= det->cap_contours || det->n_contours >= o->cfg.max_contours ||
+	    det->n_points + cap > det->cap_points) {
+		det->overflow = true;
+		return;
+	}
+	int m = outline_simplify(o->pts, n, o->cfg.tolerance_px, cap, o->keep, o->scratch, o->fscratch);
+	struct contour_det *c = &det->contours[det->n_contours++];
+	c->owner_kind = (uint8_t)kind;
+	c->owner = owner;
+	c->hole = hole;
+	c->first = det->n_points;
+	c->n = m;
+	for (int i = 0; i < m; i++) {
+		const struct outline_point *p = &o->pts[o->keep[i]];
+		det->points[det->n_points++] = (struct contour_point){p->x, p->y};
+	}
+}
+
+static bool box_inside(const struct region *in, const struct region *out)
+{
+	return in->x0 > out->x0 && in->x1 < out->x1 && in->y0 > out->y0 && in->y1 < out->y1;
+}
+
+/* Outer contour of region r (already traced into o->pts, n points) and
+ * its holes' contours. */
+static void contours_of(struct outline *o, const struct region_tree *t, int32_t r, int n,
+			enum contour_owner kind, int32_t owner, const struct image_u8 *grey,
+			struct detections *det)
+{
+	contour_add(o, n, kind, owner, false, det);
+	const struct region *g = &t->regions[r];
+	const int32_t *adj = region_adj(t, r);
+	for (int32_t i = 0; i < g->n_adj; i++) {
+		const struct region *h = &t->regions[adj[i]];
+		if (!box_inside(h, g) || h->area < OUTLINE_MIN_HOLE_AREA)
+			continue;
+		int nh = trace_refined(o, t, adj[i], grey);
+		if (nh < 0)
+			det->overflow = true;
+		else
+			contour_add(o, nh, kind, owner, true, det);
+	}
+}
+
+/* ---- 5. hands ----------------------------------------------------------------------- */
+
+/* Index of the point at arc length `len` from i, forwards (dir 1) or
+ * backwards (dir -1), on the closed outline with cumulative lengths arc
+ * (arc[n] = perimeter). */
+static int arc_step(const float *arc, int n, int i, float len, int dir)
+{
+	float per = arc[n];
+	if (len >= per / 2)
+		len = per / 2;
+	int j = i;
+	for (int guard = 0; guard < n; guard++) {
+		int nj = (j + dir + n) % n;
+		float d = dir > 0 ? arc[nj] - arc[i] : arc[i] - arc[nj];
+		if (d < 0)
+			d += per;
+		if (d > len)
+			break;
+		j = nj;
+	}
+	return j;
+}
+
+/* Least-squares circle through pts[a .. b] (Kasa: x^2 + y^2 + D x + E y +
+ * F = 0, linear in D, E, F; coordinates taken about the first point).
+ * Returns false when the points do not fix a circle. */
+static bool circle_fit(const struct outline_point *pts, int n, int a, int b, float *cx, float *cy, float *r)
+{
+	double sxx = 0, sxy = 0, syy = 0, sx = 0, sy = 0, sz = 0, szx = 0, szy = 0, m = 0;
+	const double ox = pts[a].x, oy = pts[a].y;
+	for (int j = a;; j = (j + 1) % n) {
+		double x = pts[j].x - ox, y = pts[j].y - oy, z = x * x + y * y;
+		sxx += x * x;
+		sxy += x * y;
+		syy += y * y;
+		sx += x;
+		sy += y;
+		sz += z;
+		szx += z * x;
+		szy += z * y;
+		m++;
+		if (j == b || m >= n)
+			break;
+	}
+	if (m < 5)
+		return false;
+	/* [sxx sxy sx; sxy syy sy; sx sy m] [D E F]' = -[szx szy sz]' */
+	double A[3][4] = {{sxx, sxy, sx, -szx}, {sxy, syy, sy, -szy}, {sx, sy, m, -sz}};
+	for (int c = 0; c < 3; c++) {
+		int piv = c;
+		for (int k = c + 1; k < 3; k++)
+			if (fabs(A[k][c]) > fabs(A[piv][c]))
+				piv = k;
+		if (fabs(A[piv][c]) < 1e-9)
+			return false;
+		for (int k = 0; k < 4; k++) {
+			double t = A[c][k];
+			A[c][k] = A[piv][k];
+			A[piv][k] = t;
+		}
+		for (int k = 0; k < 3; k++) {
+			if (k == c)
+				continue;
+			double f = A[k][c] / A[c][c];
+			for (int q = c; q < 4; q++)
+				A[k][q] -= f * A[c][q];
+		}
+	}
+	double D = A[0][3] / A[0][0], E = A[1][3] / A[1][1], F = A[2][3] / A[2][2];
+	double rr = 0.25 * (D * D + E * E) - F;
+	if (!(rr > 0))
+		return false;
+	*cx = (float)(ox - 0.5 * D);
+	*cy = (float)(oy - 0.5 * E);
+	*r = (float)sqrt(rr);
+	return true;
+}
+
+/* Finds the fingertips on the hand outline o->pts[0..n); appends them to
+ * det->fingers (hand = hand_blob). Returns how many. */
+/* arc_step(arc, n, i, len, +1) and (.., -1) for every i at once, into
+ * fwd[0..n) and bwd[0..n), by two pointers over the outline walked twice
+ * (len at most half the perimeter). */
+static void arc_steps(const float *arc, int n, float len, int *fwd, int *bwd)
+{
+	const float per = arc[n];
+#define A(k) (arc[(k) % n] + ((k) >= n ? per : 0.0f))
+	int j = 0, k = 1;
+	for (int i = 0; i < n; i++) {
+		if (j < i)
+			j = i;
+		while (j + 1 < i + n && A(j + 1) - arc[i] <= len)
+			j++;
+		fwd[i] = j % n;
+		if (k < i + 1)
+			k = i + 1;
+		while (k < i + n && A(i + n) - A(k) > len)
+			k++;
+		bwd[i] = k % n;
+	}
+#undef A
+}
+
+/* More tips than this on one outline are not a hand. */
+#define HAND_MAX_TIPS 16
+
+static bool near_border(const struct outline_point *q, int w, int h)
+{
+	const float m = 2.0f;
+	return q->x < m || q->y < m || q->x > (float)w - 1 - m || q->y > (float)h - 1 - m;
+}
+
+static int hand_tips(struct outline *o, int n, int32_t hand_blob, int w, int h, struct detections *det)
+{
+	const float fs = o->cfg.finger_size_px;
+	const struct outline_point *p = o->pts;
+	o->arc[0] = 0;
+	for (int i = 0; i < n; i++) {
+		const struct outline_point *q = &p[(i + 1) % n];
+		o->arc[i + 1] = o->arc[i] + dist2(q->x - p[i].x, q->y - p[i].y);
+	}
+	const float quarter = 0.25f * (float)M_PI * fs;
+	if (o->arc[n] < 8 * quarter)
+		return 0;
+	/* Scores into o->select (0 = no candidate). */
+	float *score = o->select;
+	int *fwd1 = o->steps, *bwd1 = fwd1 + n, *fwd2 = bwd1 + n, *bwd2 = fwd2 + n;
+	arc_steps(o->arc, n, quarter, fwd1, bwd1);
+	arc_steps(o->arc, n, 2 * quarter, fwd2, bwd2);
+	for (int i = 0; i < n; i++) {
+		score[i] = 0;
+		int a = bwd1[i], b = fwd1[i];
+		/* The frame's edge cuts an arm; a cut is no fingertip. */
+		if (near_border(&p[i], w, h) || near_border(&p[a], w, h) || near_border(&p[b], w, h))
+			continue;
+		float wd = dist2(p[a].x - p[b].x, p[a].y - p[b].y);
+		if (wd < 0.5f * fs || wd > 1.6f * fs)
+			continue;
+		float mx = 0.5f * (p[a].x + p[b].x), my = 0.5f * (p[a].y + p[b].y);
+		float ox = p[i].x - mx, oy = p[i].y - my;
+		float depth = dist2(ox, oy);
+		if (depth < 0.3f * wd || ox * p[i].nx + oy * p[i].ny <= 0)
+			continue;
+		int a2 = bwd2[i], b2 = fwd2[i];
+		float w2 = dist2(p[a2].x - p[b2].x, p[a2].y - p[b2].y);
+		if (w2 > 1.6f * fs || near_border(&p[a2], w, h) || near_border(&p[b2], w, h))
+			continue;
+		score[i] = depth / wd;
+	}
+	int found = 0;
+	float tip_score[HAND_MAX_TIPS];
+	for (int i = 0; i < n && found < HAND_MAX_TIPS; i++) {
+		if (score[i] <= 0)
+			continue;
+		/* A local maximum within two quarter circles either way (ties:
+		 * the first). */
+		bool best = true;
+		for (int dir = -1; dir <= 1 && best; dir += 2) {
+			int j = i;
+			for (int guard = 0; guard < n; guard++) {
+				j = (j + dir + n) % n;
+				float d = dir > 0 ? o->arc[j] - o->arc[i] : o->arc[i] - o->arc[j];
+				if (d < 0)
+					d += o->arc[n];
+				if (d > 2 * quarter || j == i)
+					break;
+				if (score[j] > score[i] || (score[j] == score[i] && dir < 0))
+					best = false;
+			}
+		}
+		if (!best)
+			continue;
+		if (det->n_fingers >= det->cap_fingers) {
+			det->overflow = true;
+			break;
+		}
+		int a = arc_step(o->arc, n, i, quarter, -1), b = arc_step(o->arc, n, i, quarter, 1);
+		/* Sharpness over the tip's own quarter circles. */
+		int m = 0;
+		for (int j = a;; j = (j + 1) % n) {
+			o->tip_sharp[m++] = o->sharp[j];
+			if (j == b || m >= n)
+				break;
+		}
+		/* The centre of a round tip lies half the finger's width behind
+		 * the tip, towards the middle of its two sides; the width is
+		 * taken where the sides run straight (one and a half to two
+		 * quarter circles back, which holds for fingers up to a third
+		 * thicker than finger_size; the narrower, as the wider may
+		 * reach the palm or a neighbour). */
+		int a2 = arc_step(o->arc, n, i, 1.5f * quarter, -1), b2 = arc_step(o->arc, n, i, 1.5f * quarter, 1);
+		int a3 = arc_step(o->arc, n, i, 2 * quarter, -1), b3 = arc_step(o->arc, n, i, 2 * quarter, 1);
+		float w2 = fminf(dist2(p[a2].x - p[b2].x, p[a2].y - p[b2].y), dist2(p[a3].x - p[b3].x, p[a3].y - p[b3].y));
+		float mx = 0.5f * (p[a].x + p[b].x) - p[i].x, my = 0.5f * (p[a].y + p[b].y) - p[i].y;
+		float ml = dist2(mx, my);
+		struct finger_det *f = &det->fingers[det->n_fingers++];
+		*f = (struct finger_det){0};
+		f->x = p[i].x + 0.5f * w2 * mx / ml;
+		f->y = p[i].y + 0.5f * w2 * my / ml;
+		f->diameter_px = w2;
+		/* Better: the circle through the tip's own outline, when it is
+		 * a plausible fingertip near the first estimate. */
+		float fx, fy, fr;
+		if (circle_fit(p, n, a, b, &fx, &fy, &fr) && fr > 0.25f * fs && fr < fs &&
+		    dist2(fx - f->x, fy - f->y) < 0.5f * fs) {
+			f->x = fx;
+			f->y = fy;
+			f->diameter_px = 2 * fr;
+		}
+		f->roundness = 1.0f;
+		f->region = -1;
+		f->sharpness = median_of(o->tip_sharp, m);
+		f->in_hand = true;
+		f->hand = hand_blob;
+		/* Two candidates on one finger (a bright tip wider than the
+		 * blurred finger behind it makes a second bump) give one tip:
+		 * the one standing out more. */
+		int32_t self = det->n_fingers - 1, dup = -1;
+		for (int32_t k = self - found; k < self; k++)
+			if (dist2(det->fingers[k].x - f->x, det->fingers[k].y - f->y) < 0.6f * fs)
+				dup = k;
+		if (dup >= 0) {
+			if (score[i] > tip_score[dup - (self - found)]) {
+				det->fingers[dup] = *f;
+				tip_score[dup - (self - found)] = score[i];
+			}
+			det->n_fingers--;
+			continue;
+		}
+		tip_score[found++] = score[i];
+	}
+	return found;
+}
+
+static bool region_is_reported(const struct detections *det, int32_t r)
+{
+	for (int i = 0; i < det->n_fingers; i++)
+		if (det->fingers[i].region == r)
+			return true;
+	return false;
+}
+
+/* Region r as a hand blob: replaces a plain blob of r or is appended.
+ * Returns its index in det->blobs, or -1 when the list is full. */
+static int32_t hand_blob(const struct region_tree *t, int32_t r, struct detections *det)
+{
+	const struct region *g = &t->regions[r];
+	int32_t at = -1;
+	for (int32_t i = 0; i < det->n_blobs; i++)
+		if (det->blobs[i].region == r)
+			at = i;
+	if (at < 0) {
+		if (det->n_blobs >= det->cap_blobs) {
+			det->overflow = true;
+			return -1;
+		}
+		at = det->n_blobs++;
+		double a = (double)g->area, cx = (double)g->sum_x / a, cy = (double)g->sum_y / a;
+		double mxx = (double)g->sum_xx / a - cx * cx, myy = (double)g->sum_yy / a - cy * cy;
+		double mxy = (double)g->sum_xy / a - cx * cy;
+		double th = 0.5 * atan2(2 * mxy, mxx - myy);
+		double tr = 0.5 * (mxx + myy), dd = sqrt(0.25 * (mxx - myy) * (mxx - myy) + mxy * mxy);
+		double l1 = tr + dd, l2 = tr - dd > 0 ? tr - dd : 0;
+		th = fmod(th, M_PI);
+		if (th < 0)
+			th += M_PI;
+		det->blobs[at] = (struct blob_det){.x = (float)cx, .y = (float)cy, .angle = (float)th,
+						   .w = (float)(4 * sqrt(l1)), .h = (float)(4 * sqrt(l2)),
+						   .area_px = (float)g->area, .region = r};
+	}
+	det->blobs[at].hand = true;
+	return at;
+}
+
+/* A matcher's finger within a finger size of a hand's bounding box
+ * belongs to it. */
+static void fingers_to_hands(struct detections *det, int32_t n_old_fingers, const float *hand_box, int n_hands,
+			     const int32_t *hand_index, float fs)
+{
+	for (int32_t i = 0; i < n_old_fingers; i++) {
+		struct finger_det *f = &det->fingers[i];
+		for (int h = 0; h < n_hands && !f->in_hand; h++) {
+			const float *b = &hand_box[4 * h];
+			if (f->x >= b[0] - fs && f->x <= b[2] + fs && f->y >= b[1] - fs && f->y <= b[3] + fs) {
+				f->in_hand = true;
+				f->hand = hand_index[h];
+			}
+		}
+	}
+}
+
+int outline_process(struct outline *o, const struct region_tree *tree, const struct image_u8 *grey,
+		    struct detections *det)
+{
+	if (!o || !outline_needed(&o->cfg))
+		return 0;
+	if (tree->width > o->max_w || tree->height > o->max_h || !grey || grey->width != tree->width ||
+	    grey->height != tree->height)
+		return ERR_SIZE;
+	const struct outline_config *c = &o->cfg;
+	const int32_t n_fingers0 = det->n_fingers;
+	const bool measure = c->touch_sharpness > 0;
+
+	/* Fingers the matcher found: outline, sharpness. */
+	for (int32_t i = 0; i < n_fingers0 && (c->contours || measure); i++) {
+		struct finger_det *f = &det->fingers[i];
+		if (f->region < 0)
+			continue;
+		int n = trace_refined(o, tree, f->region, grey);
+		if (n < 0) {
+			det->overflow = true;
+			continue;
+		}
+		if (measure) {
+			memcpy(o->select, o->sharp, (size_t)n * sizeof *o->select);
+			f->sharpness = median_of(o->select, n);
+			f->hover = f->sharpness < c->touch_sharpness;
+		}
+		if (c->contours)
+			contours_of(o, tree, f->region, n, CONTOUR_FINGER, i, grey, det);
+	}
+
+	/* Hands: big bright regions with fingertips at their ends. */
+	float hand_box[4 * OUTLINE_MAX_HANDS];
+	int32_t hand_index[OUTLINE_MAX_HANDS];
+	int n_hands = 0;
+	const float fs = c->finger_size_px;
+	for (int32_t r = 0; c->hands && fs > 0 && r < tree->n_regions && n_hands < OUTLINE_MAX_HANDS; r++) {
+		const struct region *g = &tree->regions[r];
+		int w = g->x1 - g->x0 + 1, h = g->y1 - g->y0 + 1;
+		int side = w > h ? w : h;
+		if (!g->colour || side <= 2.0f * fs || (float)g->area < 3.0f * fs * fs || region_is_reported(det, r))
+			continue;
+		/* The table itself, lit from below, fills the frame: no hand. */
+		if (w >= tree->width - 2 && h >= tree->height - 2)
+			continue;
+		int n = trace_refined(o, tree, r, grey);
+		if (n <= 0) {
+			det->overflow |= n < 0;
+			continue;
+		}
+		int32_t n_before = det->n_fingers;
+		/* Tips go in first with hand index -1, so a hand without tips
+		 * leaves the blobs alone. */
+		int tips = hand_tips(o, n, -1, tree->width, tree->height, det);
+		if (tips == 0)
+			continue;
+		int32_t hb = hand_blob(tree, r, det);
+		if (hb < 0) {
+			det->n_fingers = n_before;
+			break;
+		}
+		for (int32_t k = n_before; k < det->n_fingers; k++) {
+			det->fingers[k].hand = hb;
+			det->fingers[k].hover = measure && det->fingers[k].sharpness < c->touch_sharpness;
+			if (!measure)
+				det->fingers[k].sharpness = 0;
+		}
+		hand_box[4 * n_hands + 0] = (float)g->x0;
+		hand_box[4 * n_hands + 1] = (float)g->y0;
+		hand_box[4 * n_hands + 2] = (float)g->x1;
+		hand_box[4 * n_hands + 3] = (float)g->y1;
+		hand_index[n_hands++] = hb;
+		if (c->contours)
+			contours_of(o, tree, r, n, CONTOUR_BLOB, hb, grey, det);
+	}
+	if (n_hands)
+		fingers_to_hands(det, n_fingers0, hand_box, n_hands, hand_index, fs);
+
+	/* Blobs (hands done above). */
+	for (int32_t i = 0; c->contours && i < det->n_blobs; i++) {
+		const struct blob_det *b = &det->blobs[i];
+		if (b->hand || b->region < 0)
+			continue;
+		int n = trace_refined(o, tree, b->region, grey);
+		if (n < 0)
+			det->overflow = true;
+		else
+			contours_of(o, tree, b->region, n, CONTOUR_BLOB, i, grey, det);
+	}
+	return 0;
+}
