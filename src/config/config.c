@@ -238,7 +238,7 @@ static const struct config_option options[] = {
     OPT_FLOAT("objects", "object_rate", object_rate, "4", 0.1, 60, false, 0, "HZ",
               "recognitions a second at most; each runs on its own thread on the newest frame while "
               "symbols are tracked every frame, and a frame is only copied for it when the worker is idle"),
-    OPT_INT("objects", "object_hold_ms", object_hold_ms, "1000", 50, 60000, false, 0, "MS",
+    OPT_INT("objects", "object_hold_ms", object_hold_ms, "1000", 10, 60000, false, 0, "MS",
             "a recognised object keeps its last pose this long without being recognised again, then "
             "it is lost (and lingers like a lost symbol)"),
     OPT_INT("objects", "object_keypoints", object_keypoints, "2000", 100, 16384, false, 0, "N",
