@@ -17,6 +17,15 @@
 #include "tracked.h"
 
 #define SNAPSHOT_MAX_ITEMS 256
+#define SNAPSHOT_MAX_RECOGNISED 32
+
+/* An object recognised by its look (src/objects/), as its last
+ * recognition saw it: the outline of its learned picture in the frame, px. */
+struct snapshot_recognised {
+	int32_t id;
+	char name[64];            /* the library name (at most 63 characters) */
+	float corners[4][2];
+};
 
 struct snapshot {
 	uint64_t frame;
@@ -28,6 +37,8 @@ struct snapshot {
 	struct tracked_blob blobs[SNAPSHOT_MAX_ITEMS];
 	int32_t n_fids;            /* raw detections of this frame, px */
 	struct fiducial_det fids[SNAPSHOT_MAX_ITEMS];
+	int32_t n_recognised;      /* objects = FILE: the recognised objects' outlines */
+	struct snapshot_recognised recognised[SNAPSHOT_MAX_RECOGNISED];
 	float fps;
 	float stage_ms[8];         /* threshold, segment, match, track, tuio, total, -, - */
 	uint64_t dropped_frames, bad_frames;

@@ -55,6 +55,8 @@ struct pipeline {
 	int width, height;
 	struct engine *eng;
 	struct objects_stage *objs; /* objects = FILE: recognition on its own thread */
+	struct snapshot_recognised recognised[SNAPSHOT_MAX_RECOGNISED]; /* for the window */
+	int n_recognised;
 	struct frame once_buf[2];   /* --once: frame N and N+1 when thresholds overlap */
 
 	uint64_t fseq;              /* last processed frame number (TUIO fseq) */
@@ -164,6 +166,23 @@ static int frame_start(struct pipeline *p, const struct frame *f)
 	return err;
 }
 
+/* The recognised objects' outlines and names, for the window's snapshot. */
+static void recognised_for_window(struct pipeline *p)
+{
+	int n;
+	const struct objects_seen *seen = objects_stage_seen(p->objs, &n);
+	p->n_recognised = n < SNAPSHOT_MAX_RECOGNISED ? n : SNAPSHOT_MAX_RECOGNISED;
+	for (int i = 0; i < p->n_recognised; i++) {
+		struct snapshot_recognised *r = &p->recognised[i];
+		struct objects_object ob;
+		r->id = seen[i].id;
+		r->name[0] = '\0';
+		if (objects_library_get(p->objects, seen[i].index, &ob) == 0)
+			snprintf(r->name, sizeof r->name, "%s", ob.name);
+		memcpy(r->corners, seen[i].corners, sizeof r->corners);
+	}
+}
+
 /* The script: one frame, threshold -> segment -> match -> track -> TUIO,
  * then what is shown of it. frame_start began f's threshold; when `next` is
  * given (a frame already waiting), its threshold is started as soon as f's
@@ -198,6 +217,7 @@ static int frame_script(struct pipeline *p, const struct frame *f, const struct 
 		objects_stage_poll(p->objs, p->fseq + 1, f->t_capture_ns);
 		objects_stage_submit(p->objs, &f->img, p->fseq + 1, f->t_capture_ns);
 		det = objects_stage_merge(p->objs, det);
+		recognised_for_window(p);
 	}
 	struct tracked_state st;
 	err = track_process(p->trk, det, p->fseq + 1, f->t_capture_ns, &st);
@@ -230,6 +250,7 @@ static int frame_script(struct pipeline *p, const struct frame *f, const struct 
 		.st = &st, .ns = ns, .backend = engine_backend(p->eng), .cfg = &p->cfg, .status = status,
 		.dropped_frames = ring ? ring_dropped(ring) : 0,
 		.bad_frames = p->bad_frames + feed_bad_frames(p->feed), .paused = p->paused,
+		.recognised = p->recognised, .n_recognised = p->objs ? p->n_recognised : 0,
 	};
 	report_frame(p->report, &fr, t5);
 	if (!p->ready_sent) {
