@@ -169,7 +169,8 @@ bool objects_stage_submit(struct objects_stage *s, const struct image_u8 *grey, 
 		return false;
 	t_ns = time_of(t_ns);
 	int64_t period_ns = (int64_t)(1e9 / s->cfg.rate_hz);
-	if (s->submitted_once && t_ns - s->last_submit_ns < period_ns)
+	/* A clock that went back (a replay started again) makes one due at once. */
+	if (s->submitted_once && t_ns >= s->last_submit_ns && t_ns - s->last_submit_ns < period_ns)
 		return false;
 	pthread_mutex_lock(&s->lock);
 	bool idle = s->state == JOB_IDLE;
@@ -261,7 +262,8 @@ bool objects_stage_poll(struct objects_stage *s, uint64_t frame, int64_t t_ns)
 	t_ns = time_of(t_ns);
 	int k = 0;
 	for (int i = 0; i < s->n_seen; i++) {
-		if (t_ns - s->seen[i].t_ns > s->cfg.hold_ns) {
+		int64_t age_ns = t_ns - s->seen[i].t_ns;
+		if (age_ns > s->cfg.hold_ns || age_ns < 0) {
 			changed = true;
 			continue;
 		}

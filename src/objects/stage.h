@@ -42,7 +42,9 @@
  *
  * Time base: capture timestamps of the frames (t_ns), so rate and hold
  * follow the source's clock (a replay's frame times), not the machine's;
- * t_ns 0 falls back to the monotonic clock.
+ * t_ns 0 falls back to the monotonic clock. A time earlier than the last
+ * submission's (a looped replay starting again) makes a recognition due at
+ * once and drops the objects held.
  *
  * Memory: the frame copy (width x height bytes), max_keypoints keypoints,
  * one detection per library object, the merged detections (max_detections
