@@ -246,12 +246,23 @@ static const struct config_option options[] = {
     OPT_STRING("objects", "objects", objects, "", false, 0, "FILE",
                "object library (tabletrack-objects learn writes it) of untagged objects recognised by "
                "their look; empty = none. Checked at start (needs a build with OpenCV; every ID within "
-               "object_id_min..object_id_max); recognition in the running daemon is not wired yet"),
+               "object_id_min..object_id_max). Recognised on a worker thread at object_rate, sent as "
+               "/tuio/2Dobj with their IDs and TUIO 2.0 tok with type object_type_id"),
     OPT_INT("objects", "object_id_min", object_id_min, "1000", 0, 1000000000, false, 0, "N",
             "lowest object ID; must be above every fiducial ID (the symbol set's size - 1), which is "
             "checked at start"),
     OPT_INT("objects", "object_id_max", object_id_max, "1999", 0, 1000000000, false, 0, "N",
             "highest object ID (at least object_id_min)"),
+    OPT_FLOAT("objects", "object_rate", object_rate, "4", 0.1, 60, false, 0, "HZ",
+              "recognitions a second at most; each runs on its own thread on the newest frame while "
+              "symbols are tracked every frame, and a frame is only copied for it when the worker is idle"),
+    OPT_INT("objects", "object_hold_ms", object_hold_ms, "1000", 10, 60000, false, 0, "MS",
+            "a recognised object keeps its last pose this long without being recognised again, then "
+            "it is lost (and lingers like a lost symbol)"),
+    OPT_INT("objects", "object_keypoints", object_keypoints, "2000", 100, 16384, false, 0, "N",
+            "SIFT keypoints of a frame, the strongest (bounds the worker's memory and matching time)"),
+    OPT_INT("objects", "object_type_id", object_type_id, "1", 0, 65535, false, 0, "N",
+            "TUIO 2.0 type ID of recognised objects (tok's tu_id is type << 16); symbols have type 0"),
 
     OPT_BOOL("daemon", "headless", headless, "false", false, 'H', "run without a window"),
     OPT_BOOL("daemon", "window", window, "false", false, 'w',

@@ -18,6 +18,15 @@
 
 #define SNAPSHOT_MAX_ITEMS 256
 #define SNAPSHOT_MAX_CONTOUR_POINTS 8192
+#define SNAPSHOT_MAX_RECOGNISED 32
+
+/* An object recognised by its look (src/objects/), as its last
+ * recognition saw it: the outline of its learned picture in the frame, px. */
+struct snapshot_recognised {
+	int32_t id;
+	char name[64];            /* the library name (at most 63 characters) */
+	float corners[4][2];
+};
 
 struct snapshot {
 	uint64_t frame;
@@ -36,6 +45,8 @@ struct snapshot {
 	int32_t n_contours, n_points;
 	struct contour_det contours[SNAPSHOT_MAX_ITEMS];
 	struct contour_point points[SNAPSHOT_MAX_CONTOUR_POINTS];
+	int32_t n_recognised;      /* objects = FILE: the recognised objects' outlines */
+	struct snapshot_recognised recognised[SNAPSHOT_MAX_RECOGNISED];
 	float fps;
 	float stage_ms[8];         /* threshold, segment, match, track, tuio, total, -, - */
 	uint64_t dropped_frames, bad_frames;

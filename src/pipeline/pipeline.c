@@ -18,6 +18,7 @@
 #include "../fiducial/trees.h"
 #include "../objects/objects.h"
 #include "../objects/sift.h"
+#include "../objects/stage.h"
 #include "../threshold/threshold.h"
 #include "../core/calib.h"
 #include "../track/track.h"
@@ -53,6 +54,9 @@ struct pipeline {
 	/* Size-dependent stages, rebuilt only when the frame size changes. */
 	int width, height;
 	struct engine *eng;
+	struct objects_stage *objs; /* objects = FILE: recognition on its own thread */
+	struct snapshot_recognised recognised[SNAPSHOT_MAX_RECOGNISED]; /* for the window */
+	int n_recognised;
 	struct frame once_buf[2];   /* --once: frame N and N+1 when thresholds overlap */
 
 	uint64_t fseq;              /* last processed frame number (TUIO fseq) */
@@ -80,9 +84,33 @@ struct pipeline {
 
 static void stages_free(struct pipeline *p)
 {
+	objects_stage_destroy(p->objs);
+	p->objs = NULL;
 	engine_destroy(p->eng);
 	p->eng = NULL;
 	p->width = p->height = 0;
+}
+
+/* objects = FILE: the recognition stage for w x h frames. In --once its
+ * results are waited for a frame later, so a replay does not depend on the
+ * machine's speed; live it never waits (objects/stage.h). */
+static int objects_start(struct pipeline *p, int w, int h)
+{
+	if (!p->objects)
+		return 0;
+	struct objects_stage_config oc = {
+		.lib = p->objects, .width = w, .height = h, .backend = "auto",
+		.rate_hz = p->cfg.object_rate, .hold_ns = (int64_t)p->cfg.object_hold_ms * 1000000LL,
+		.max_detections = engine_detections(p->eng)->cap_fids,
+	};
+	sift_config_default(&oc.sift);
+	oc.sift.max_keypoints = p->cfg.object_keypoints;
+	objects_match_config_default(&oc.match);
+	int err = 0;
+	p->objs = objects_stage_create(&oc, &err);
+	if (!p->objs)
+		log_error("object recognition cannot start: %s", err_str(err));
+	return err;
 }
 
 static int stages_ensure_size(struct pipeline *p, int w, int h)
@@ -102,6 +130,8 @@ static int stages_ensure_size(struct pipeline *p, int w, int h)
 			log_error("--gpu on: no usable GPU path (see the line above); use --gpu auto or off");
 		goto fail;
 	}
+	if ((err = objects_start(p, w, h)))
+		goto fail;
 	p->width = w;
 	p->height = h;
 	err = report_size(p->report, w, h);
@@ -136,6 +166,23 @@ static int frame_start(struct pipeline *p, const struct frame *f)
 	return err;
 }
 
+/* The recognised objects' outlines and names, for the window's snapshot. */
+static void recognised_for_window(struct pipeline *p)
+{
+	int n;
+	const struct objects_seen *seen = objects_stage_seen(p->objs, &n);
+	p->n_recognised = n < SNAPSHOT_MAX_RECOGNISED ? n : SNAPSHOT_MAX_RECOGNISED;
+	for (int i = 0; i < p->n_recognised; i++) {
+		struct snapshot_recognised *r = &p->recognised[i];
+		struct objects_object ob;
+		r->id = seen[i].id;
+		r->name[0] = '\0';
+		if (objects_library_get(p->objects, seen[i].index, &ob) == 0)
+			snprintf(r->name, sizeof r->name, "%s", ob.name);
+		memcpy(r->corners, seen[i].corners, sizeof r->corners);
+	}
+}
+
 /* The script: one frame, threshold -> segment -> match -> track -> TUIO,
  * then what is shown of it. frame_start began f's threshold; when `next` is
  * given (a frame already waiting), its threshold is started as soon as f's
@@ -158,10 +205,22 @@ static int frame_script(struct pipeline *p, const struct frame *f, const struct 
 	if (err)
 		return err;
 
-	/* 4. track: detections -> sessions */
+	/* 4. track: detections -> sessions; recognised objects (objects =
+	 * FILE) join the symbols here: the last recognition's result, if one
+	 * is done, and this frame handed to the worker if it is idle and one
+	 * is due (timed as part of the track step). */
+	if (p->objs && p->cfg.once)
+		objects_stage_wait(p->objs);
 	int64_t t3 = clock_now_ns();
+	const struct detections *det = engine_detections(p->eng);
+	if (p->objs) {
+		objects_stage_poll(p->objs, p->fseq + 1, f->t_capture_ns);
+		objects_stage_submit(p->objs, &f->img, p->fseq + 1, f->t_capture_ns);
+		det = objects_stage_merge(p->objs, det);
+		recognised_for_window(p);
+	}
 	struct tracked_state st;
-	err = track_process(p->trk, engine_detections(p->eng), p->fseq + 1, f->t_capture_ns, &st);
+	err = track_process(p->trk, det, p->fseq + 1, f->t_capture_ns, &st);
 	if (err)
 		return err;
 	p->fseq++;
@@ -191,6 +250,7 @@ static int frame_script(struct pipeline *p, const struct frame *f, const struct 
 		.st = &st, .ns = ns, .backend = engine_backend(p->eng), .cfg = &p->cfg, .status = status,
 		.dropped_frames = ring ? ring_dropped(ring) : 0,
 		.bad_frames = p->bad_frames + feed_bad_frames(p->feed), .paused = p->paused,
+		.recognised = p->recognised, .n_recognised = p->objs ? p->n_recognised : 0,
 	};
 	report_frame(p->report, &fr, t5);
 	if (!p->ready_sent) {
@@ -675,6 +735,20 @@ fail:
 	return NULL;
 }
 
+/* --stats: how recognition kept up (after the stage timings). */
+static void objects_print_stats(struct pipeline *p)
+{
+	if (!p->objs)
+		return;
+	struct objects_stage_stats os;
+	objects_stage_stats(p->objs, &os);
+	printf("  objects: %llu recognitions (%llu failed), latency median %d frames (max %d), worker median %.1f ms "
+	       "(SIFT %.1f ms, %d keypoints), max %.1f ms\n",
+	       (unsigned long long)os.n_done, (unsigned long long)os.n_failed, os.latency_frames_median,
+	       os.latency_frames_max, os.work_ms_median, os.sift_ms_median, os.keypoints_median, os.work_ms_max);
+	fflush(stdout);
+}
+
 void pipeline_destroy(struct pipeline *p)
 {
 	if (!p)
@@ -687,6 +761,7 @@ void pipeline_destroy(struct pipeline *p)
 		report_print_stats(p->report, p->fseq, p->bad_frames + feed_bad_frames(p->feed),
 				   ring ? ring_dropped(ring) : 0, p->eng ? engine_backend(p->eng) : "-", p->width,
 				   p->height);
+		objects_print_stats(p);
 	}
 	/* tuio_destroy sends the empty bundles that clear clients' state. */
 	tuio_destroy(p->tuio);

@@ -241,6 +241,9 @@ static void snapshot_publish(struct report *r, const struct report_frame *fr)
 	s->n_fids = fr->det->n_fids < SNAPSHOT_MAX_ITEMS ? fr->det->n_fids : SNAPSHOT_MAX_ITEMS;
 	memcpy(s->fids, fr->det->fids, (size_t)s->n_fids * sizeof *s->fids);
 	snapshot_outlines(s, fr->det);
+	s->n_recognised = fr->n_recognised < SNAPSHOT_MAX_RECOGNISED ? fr->n_recognised : SNAPSHOT_MAX_RECOGNISED;
+	if (s->n_recognised > 0)
+		memcpy(s->recognised, fr->recognised, (size_t)s->n_recognised * sizeof *s->recognised);
 	s->fps = r->fps;
 	for (int i = 0; i <= STAGE_TOTAL; i++)
 		s->stage_ms[i] = (float)r->timing[i].samples[(r->timing[i].n_total + TIMING_SAMPLES - 1) %

@@ -46,6 +46,8 @@ struct report_frame {
 	const char *status;
 	uint64_t dropped_frames, bad_frames;
 	bool paused;
+	const struct snapshot_recognised *recognised; /* recognised objects' outlines (may be NULL) */
+	int n_recognised;
 };
 
 struct report;

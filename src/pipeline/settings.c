@@ -149,6 +149,14 @@ int tuio_config_from(const struct tt_config *c, struct tuio_config *t)
 	t->send_cursors = true;
 	t->send_blobs = true;
 	t->send_contours = c->contours;
+	if (c->objects[0]) {
+		t->object_id_min = c->object_id_min;
+		t->object_id_max = c->object_id_max;
+		t->object_type_id = c->object_type_id;
+	} else {
+		t->object_id_min = 1;
+		t->object_id_max = 0;
+	}
 	return 0;
 }
 

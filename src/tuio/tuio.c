@@ -943,6 +943,9 @@ struct tuio *tuio_create(const struct tuio_config *cfg, int *err)
 	ec.send_cursors = cfg->send_cursors;
 	ec.send_blobs = cfg->send_blobs;
 	ec.send_contours = cfg->send_contours;
+	ec.object_id_min = cfg->object_id_min;
+	ec.object_id_max = cfg->object_id_max;
+	ec.object_type_id = cfg->object_type_id;
 	for (int w = 0; w < 2; w++) {
 		bool used = false;
 		for (int s = 0; s < cfg->n_targets; s++)

@@ -103,6 +103,10 @@ struct tuio_config {
 	bool send_contours;      /* TUIO 2.0 targets: /tuio2/ocg, icg */
 	int max_clients;         /* slots per listening target, 1..TUIO_MAX_CLIENTS; 0 = 16 */
 	int clients_per_address; /* slots one peer address may hold; 0 = no limit */
+	/* Recognised objects (src/objects/): class IDs in object_id_min..max go
+	 * out on TUIO 2.0 tok with type object_type_id (tuio_encode.h). */
+	int32_t object_id_min, object_id_max;
+	int object_type_id;
 };
 
 /* Parses one target spec (see above). Returns 0 or ERR_CONFIG. */

@@ -425,7 +425,15 @@ static size_t t2_item_size(int kind)
 
 /* nudge: 0 for an item sent because it changed; 1..16 for one only
  * repeated by a full refresh (tuio_encode.h). */
-static void t2_write_item(struct writer *w, const struct tracked_state *s, int kind, int i, int nudge)
+/* tu_id of an object: its type in the high 16 bits (tuio_encoder_config), user 0. */
+static int32_t tok_type_user(const struct tuio_encoder_config *c, int32_t class_id)
+{
+	bool recognised = class_id >= c->object_id_min && class_id <= c->object_id_max;
+	return recognised ? (int32_t)((uint32_t)(c->object_type_id & 0xffff) << 16) : 0;
+}
+
+static void t2_write_item(const struct tuio_encoder *e, struct writer *w, const struct tracked_state *s, int kind,
+			  int i, int nudge)
 {
 	size_t at = w_elem_begin(w);
 	if (kind == TUIO_PROFILE_OBJ) {
@@ -433,7 +441,7 @@ static void t2_write_item(struct writer *w, const struct tracked_state *s, int k
 		w_str(w, "/tuio2/tok");
 		w_str(w, TUIO2_TOK_TAGS);
 		w_i32(w, (int32_t)o->session_id);
-		w_i32(w, 0);
+		w_i32(w, tok_type_user(&e->cfg, o->class_id));
 		w_i32(w, o->class_id);
 		w_object_pose(w, o, nudge);
 	} else if (kind == TUIO_PROFILE_CUR) {
@@ -636,12 +644,12 @@ static void t2_encode(struct tuio_encoder *e, const struct tracked_state *s, int
 		int nudge = (int)(e->n_full % 16) + 1;
 		for (int k = 0; k < n_units; k++) {
 			if (u.item_due) {
-				t2_write_item(&w, s, it.kind, it.index,
+				t2_write_item(e, &w, s, it.kind, it.index,
 				              full && !changed_at(s, it.kind, it.index) ? nudge : 0);
 				e->info.n_sets++;
 			}
 			if (u.blob >= 0) {
-				t2_write_item(&w, s, TUIO_PROFILE_BLB, u.blob,
+				t2_write_item(e, &w, s, TUIO_PROFILE_BLB, u.blob,
 				              full && !changed_at(s, TUIO_PROFILE_BLB, u.blob) ? nudge : 0);
 				e->info.n_sets++;
 			}

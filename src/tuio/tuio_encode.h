@@ -132,6 +132,11 @@ struct tuio_encoder_config {
 	bool send_contours; /* TUIO 2.0: /tuio2/ocg, /tuio2/icg (tracked_state's contours) */
 	size_t buffer_bytes; /* packet memory; 0 means TUIO_DEFAULT_BUFFER_BYTES */
 	int max_packets;     /* 0 means TUIO_DEFAULT_MAX_PACKETS */
+	/* TUIO 2.0 tok's tu_id is (type << 16 | user 0): type object_type_id
+	 * for class IDs in object_id_min..object_id_max (objects recognised by
+	 * their look), 0 for every other (symbols). min > max: none. */
+	int32_t object_id_min, object_id_max;
+	int object_type_id;  /* 0..65535 */
 };
 
 /* What the last encode produced. */

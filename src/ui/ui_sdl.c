@@ -39,6 +39,7 @@ static const struct rgb col_outline = {255, 150, 40};
 static const struct rgb col_touch = {0, 255, 160};
 static const struct rgb col_hover = {200, 90, 255};
 static const struct rgb col_raw = {255, 40, 40};
+static const struct rgb col_recognised = {255, 255, 0};
 static const struct rgb col_grid = {255, 80, 160};
 static const struct rgb col_grid_sel = {255, 0, 0};
 static const struct rgb col_text = {255, 255, 255};
@@ -387,6 +388,31 @@ static struct rgb how_colour(uint8_t how)
 }
 
 static void draw_outlines(struct ui_sdl *u, const struct snapshot *s);
+/* Objects recognised by their look: the outline of the learned picture
+ * where the last recognition found it (frame pixels, like the raw
+ * detections) and its name; the tracked object itself is drawn with the
+ * symbols. */
+static void draw_recognised(struct ui_sdl *u, const struct snapshot *s)
+{
+	if (s->grey.width <= 0)
+		return;
+	float kx = 1.0f / (float)s->grey.width, ky = 1.0f / (float)s->grey.height;
+	char buf[48];
+	set_colour(u, col_recognised, 255);
+	for (int i = 0; i < s->n_recognised && i < SNAPSHOT_MAX_RECOGNISED; i++) {
+		const struct snapshot_recognised *r = &s->recognised[i];
+		SDL_FPoint q[4];
+		for (int k = 0; k < 4; k++) {
+			float x = r->corners[k][0] * kx, y = r->corners[k][1] * ky;
+			if (u->st.preview)
+				calib_map_apply(u->grid, &x, &y);
+			q[k] = to_window(u, x, y);
+		}
+		draw_poly(u, q, 4, true);
+		snprintf(buf, sizeof buf, "%s %d", r->name, (int)r->id);
+		draw_label(u, (int)q[0].x + 3, (int)q[0].y + 3, buf, col_recognised);
+	}
+}
 
 static void draw_overlay(struct ui_sdl *u, const struct snapshot *s)
 {
@@ -431,6 +457,7 @@ static void draw_overlay(struct ui_sdl *u, const struct snapshot *s)
 		draw_label(u, (int)(p.x + side * 0.5f) + 3, (int)(p.y - side * 0.5f), buf, c);
 	}
 	draw_outlines(u, s);
+	draw_recognised(u, s);
 	if (u->st.verbose && s->grey.width > 0) {
 		float kx = 1.0f / (float)s->grey.width, ky = 1.0f / (float)s->grey.height;
 		set_colour(u, col_raw, 255);
