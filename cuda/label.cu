@@ -79,8 +79,11 @@ void cuda_label_destroy(struct cuda_label *l)
 		return;
 	if (l->own)
 		cudaStreamSynchronize(l->own);
-	if (l->pending && l->stream)
-		cudaStreamSynchronize(l->stream);
+	/* The frame's stream is the caller's, which may be gone already (a
+	 * threshold that fell back to the CPU destroys its stream): wait for
+	 * the whole device instead. */
+	if (l->pending)
+		cudaDeviceSynchronize();
 	struct lk_args *g = &l->g;
 	void *dev[] = {g->hdr,      g->row_count, g->rf64,  g->row_of,  g->xend,     g->parent,      g->above,
 		       g->root_flag, g->rid,      g->runs,  g->rf_out,  g->regions,  g->flags,       g->deg,

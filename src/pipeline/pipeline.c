@@ -96,7 +96,8 @@ static int stages_ensure_size(struct pipeline *p, int w, int h)
 	p->eng = engine_create(&ec, &err);
 	if (!p->eng) {
 		if (err == ERR_UNSUPPORTED)
-			log_error("--gpu on: no usable GPU path (see the line above); use --gpu auto or off");
+			log_error("--gpu on or --segment-backend gpu: no usable GPU path (see the line above); "
+				  "use auto or off / cpu");
 		goto fail;
 	}
 	p->width = w;
@@ -523,6 +524,13 @@ static int check_settings(struct pipeline *p)
 	char why[160] = "";
 	if (threshold_backend_check(settings_gpu_backend(&p->cfg), why, sizeof why)) {
 		log_error("--gpu %s: %s; use --gpu auto or off", p->cfg.gpu, why);
+		return ERR_CONFIG;
+	}
+	/* The GPU segmenter reads the CUDA threshold's mask in place. */
+	if (strcmp(p->cfg.segment_backend, "gpu") == 0 &&
+	    (strcmp(p->cfg.gpu, "off") == 0 || threshold_backend_check("cuda", why, sizeof why))) {
+		log_error("--segment-backend gpu: %s; use --segment-backend auto or cpu",
+			  strcmp(p->cfg.gpu, "off") == 0 ? "it needs the GPU threshold, and --gpu is off" : why);
 		return ERR_CONFIG;
 	}
 	return 0;

@@ -405,6 +405,13 @@ int threshold_collect_view(struct threshold *t, struct bitmask *view)
 	return e;
 }
 
+int threshold_device_mask(struct threshold *t, struct threshold_device_mask *out)
+{
+	if (t->ops != ops_by_name("cuda"))
+		return ERR_UNSUPPORTED;
+	return cuda_threshold_device_mask(t->gpu, &out->bits, &out->stride_words, &out->stream);
+}
+
 int threshold_register_buffer(struct threshold *t, void *data, size_t bytes)
 {
 	if (!data || bytes == 0)

@@ -126,6 +126,20 @@ int threshold_process(struct threshold *t, const struct image_u8 *grey, struct b
  * a 260 KB memcpy a 1080p frame and scale. */
 int threshold_collect_view(struct threshold *t, struct bitmask *view);
 
+/* The mask of the frame last submitted as it lies on the GPU, for a GPU
+ * stage that reads it in place (the GPU segmenter, segment.h): bits is a
+ * device pointer to rows of stride_words 64-bit words (bit x % 64 of word
+ * x / 64 = pixel x, 1 = white), stream the queue its kernels run on (work
+ * queued there after the submit sees the whole mask). Both are opaque
+ * here; valid until the next submit. ERR_UNSUPPORTED on the CPU backend,
+ * ERR_AGAIN before a submit. */
+struct threshold_device_mask {
+	const void *bits;
+	int stride_words;
+	void *stream;
+};
+int threshold_device_mask(struct threshold *t, struct threshold_device_mask *out);
+
 /* Optional, for the GPU: page-locks a long-lived frame buffer (a capture ring
  * slot) so frames inside it reach the GPU by DMA with no staging memcpy (at
  * 1080p that memcpy costs more than the whole GPU stage). 0 and nothing done
