@@ -46,6 +46,7 @@ struct engine {
 	int64_t submit_ns;
 	int64_t label_ns;     /* waiting for the GPU segmenters in the last collect */
 	bool seg_fault_logged;
+	bool want_mask;       /* engine_want_mask: the first scale's mask comes back every frame */
 };
 
 static void scale_free(struct scale *s)
@@ -391,28 +392,39 @@ static void label_submit(struct engine *e, struct scale *s, const struct image_u
 
 /* A scale's mask, and its GPU tree when it was labelled. A threshold that
  * fell back to the CPU in this collect made its mask there: the GPU tree
- * would be of a mask that may not exist, so the CPU segments. */
+ * would be of a mask that may not exist, so the CPU segments. Without a
+ * tree the CPU segments the mask, fetched now if it stayed on the GPU. */
 static int scale_collect(struct engine *e, struct scale *s)
 {
 	s->tree = NULL;
 	int err = threshold_collect_view(s->thr, &s->mask);
-	if (!s->labelled)
-		return err;
-	s->labelled = false;
 	if (err)
 		return err;
-	if (strcmp(threshold_backend_name(s->thr), "cuda") != 0) {
-		gpu_segment_fault(e, s, ERR_DEVICE);
-		return 0;
+	if (s->labelled) {
+		s->labelled = false;
+		if (strcmp(threshold_backend_name(s->thr), "cuda") != 0) {
+			gpu_segment_fault(e, s, ERR_DEVICE);
+		} else {
+			int64_t t0 = clock_now_ns();
+			int lerr = segment_gpu_collect(s->gseg, &s->tree);
+			e->label_ns += clock_now_ns() - t0;
+			if (lerr) {
+				s->tree = NULL;
+				gpu_segment_fault(e, s, lerr);
+			}
+		}
 	}
-	int64_t t0 = clock_now_ns();
-	int lerr = segment_gpu_collect(s->gseg, &s->tree);
-	e->label_ns += clock_now_ns() - t0;
-	if (lerr) {
-		s->tree = NULL;
-		gpu_segment_fault(e, s, lerr);
-	}
-	return 0;
+	if (!s->tree && !s->mask.bits)
+		err = threshold_fetch_view(s->thr, &s->mask);
+	return err;
+}
+
+/* The mask stays on the GPU where the GPU segments it and nobody reads it
+ * on the host; engine_mask() fetches it for a frame that is looked at. */
+static void mask_download(struct engine *e, struct scale *s)
+{
+	if (scale_on(s))
+		threshold_set_mask_download(s->thr, !s->gseg || (s == &e->s1 && e->want_mask));
 }
 
 int engine_submit(struct engine *e, const struct image_u8 *grey)
@@ -421,6 +433,9 @@ int engine_submit(struct engine *e, const struct image_u8 *grey)
 		return ERR_SIZE;
 	int64_t t0 = clock_now_ns();
 	grey = equalize(e, grey);
+	mask_download(e, &e->s1);
+	mask_download(e, &e->s2);
+	mask_download(e, &e->s3);
 	int err = threshold_submit(e->s1.thr, grey);
 	e->s1.submitted = err == 0;
 	if (err)
@@ -577,9 +592,16 @@ const char *stage_name(enum stage s)
 	return s >= 0 && s < STAGE_N ? names[s] : "?";
 }
 
-const struct bitmask *engine_mask(const struct engine *e)
+const struct bitmask *engine_mask(struct engine *e)
 {
+	if (!e->s1.mask.bits && threshold_fetch_view(e->s1.thr, &e->s1.mask))
+		return NULL;
 	return &e->s1.mask;
+}
+
+void engine_want_mask(struct engine *e, bool on)
+{
+	e->want_mask = on;
 }
 
 const struct detections *engine_detections(const struct engine *e)

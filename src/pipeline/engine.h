@@ -107,8 +107,14 @@ int engine_process(struct engine *e, const struct image_u8 *grey, uint64_t frame
 /* What the last frame produced, borrowed until the next call. The mask is
  * the first scale's thresholder's own (no copy): valid until the next
  * engine_collect(), engine_set_config() or destroy; the overlapped
- * engine_submit() of the next frame leaves it alone. */
-const struct bitmask *engine_mask(const struct engine *e);
+ * engine_submit() of the next frame leaves it alone. Where the GPU
+ * segments, the mask stays on the GPU unless engine_want_mask() asked for
+ * it; then this call downloads it (and waits). NULL when the GPU failed. */
+const struct bitmask *engine_mask(struct engine *e);
+/* Whether the first scale's mask is read on every frame (--dump, the
+ * window): it then comes back with the threshold, overlapped with the
+ * GPU's work, rather than on demand in engine_mask(). Default off. */
+void engine_want_mask(struct engine *e, bool on);
 const struct detections *engine_detections(const struct engine *e);
 const struct engine_times *engine_times(const struct engine *e);
 const char *engine_backend(const struct engine *e);  /* "cpu" or "cuda" */

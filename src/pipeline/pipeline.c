@@ -102,6 +102,7 @@ static int stages_ensure_size(struct pipeline *p, int w, int h)
 	}
 	p->width = w;
 	p->height = h;
+	engine_want_mask(p->eng, report_wants_mask(p->report));
 	err = report_size(p->report, w, h);
 	if (err)
 		goto fail;
@@ -185,7 +186,7 @@ static int frame_script(struct pipeline *p, const struct frame *f, const struct 
 	feed_status(p->feed, status, sizeof status);
 	struct ring *ring = feed_ring(p->feed);
 	struct report_frame fr = {
-		.fseq = p->fseq, .frame = f, .mask = engine_mask(p->eng), .det = engine_detections(p->eng),
+		.fseq = p->fseq, .frame = f, .mask = report_wants_mask(p->report) ? engine_mask(p->eng) : NULL, .det = engine_detections(p->eng),
 		.st = &st, .ns = ns, .backend = engine_backend(p->eng), .cfg = &p->cfg, .status = status,
 		.dropped_frames = ring ? ring_dropped(ring) : 0,
 		.bad_frames = p->bad_frames + feed_bad_frames(p->feed), .paused = p->paused,
