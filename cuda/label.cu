@@ -46,6 +46,14 @@ LK_GLOBAL(pairs)
 LK_GLOBAL(frag)
 LK_GLOBAL(finish)
 
+/* A frame's tree on the host, pinned. */
+struct host_tree {
+	struct lk_hdr *hdr;
+	struct run *runs;
+	int32_t *rf, *adj;
+	struct region *regions;
+};
+
 struct cuda_label {
 	struct cuda_label_config cfg;
 	struct lk_args g;          /* device pointers; mask and size set a frame */
@@ -56,10 +64,16 @@ struct cuda_label {
 	int own_stride;
 	void *d_temp;
 	size_t temp_bytes;
-	struct lk_hdr *h_hdr;      /* pinned */
-	struct run *h_runs;        /* pinned */
-	int32_t *h_rf, *h_adj;     /* pinned */
-	struct region *h_regions;  /* pinned */
+	/* Pinned host trees, alternating per submit: the tree handed out for
+	 * one frame is still read (the matcher) while the next frame's submit
+	 * already queues its downloads into the other. */
+	struct host_tree h[2];
+	int cur;
+	/* Downloads queued with the kernels, sized from the last frame's
+	 * counts with a margin, so that collect usually waits once: only a
+	 * frame with more runs or regions than that fetches the rest. */
+	int32_t spec_runs, spec_regions;
+	int32_t hint_runs, hint_regions;
 	struct region_tree tree;
 	bool pending, overflow_logged;
 	int64_t n_overflows;
@@ -92,7 +106,8 @@ void cuda_label_destroy(struct cuda_label *l)
 	for (size_t i = 0; i < sizeof dev / sizeof *dev; i++)
 		if (dev[i])
 			cudaFree(dev[i]);
-	void *host[] = {l->h_hdr, l->h_runs, l->h_rf, l->h_adj, l->h_regions};
+	void *host[] = {l->h[0].hdr, l->h[0].runs, l->h[0].rf, l->h[0].adj, l->h[0].regions,
+			l->h[1].hdr, l->h[1].runs, l->h[1].rf, l->h[1].adj, l->h[1].regions};
 	for (size_t i = 0; i < sizeof host / sizeof *host; i++)
 		if (host[i])
 			cudaFreeHost(host[i]);
@@ -163,11 +178,13 @@ struct cuda_label *cuda_label_create(const struct cuda_label_config *cfg, int *e
 		CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, t2, g->root_flag, g->rid, (int)(runs + 1)));
 		l->temp_bytes = t1 > t2 ? t1 : t2;
 		CUDA_CHECK(cudaMalloc(&l->d_temp, l->temp_bytes));
-		CUDA_CHECK(cudaMallocHost(&l->h_hdr, sizeof *l->h_hdr));
-		CUDA_CHECK(cudaMallocHost(&l->h_runs, runs * sizeof(struct run)));
-		CUDA_CHECK(cudaMallocHost(&l->h_rf, rows * sizeof(int32_t)));
-		CUDA_CHECK(cudaMallocHost(&l->h_regions, regs * sizeof(struct region)));
-		CUDA_CHECK(cudaMallocHost(&l->h_adj, regs * cap * sizeof(int32_t)));
+		for (int i = 0; i < 2; i++) {
+			CUDA_CHECK(cudaMallocHost(&l->h[i].hdr, sizeof *l->h[i].hdr));
+			CUDA_CHECK(cudaMallocHost(&l->h[i].runs, runs * sizeof(struct run)));
+			CUDA_CHECK(cudaMallocHost(&l->h[i].rf, rows * sizeof(int32_t)));
+			CUDA_CHECK(cudaMallocHost(&l->h[i].regions, regs * sizeof(struct region)));
+			CUDA_CHECK(cudaMallocHost(&l->h[i].adj, regs * cap * sizeof(int32_t)));
+		}
 		CUDA_CHECK(cudaDeviceSynchronize());
 	}
 	if (err)
@@ -193,6 +210,31 @@ int cuda_label_upload(struct cuda_label *l, const uint64_t *bits, int width, int
 	return 0;
 fail:
 	return ERR_DEVICE;
+}
+
+/* The speculative download size: the last frame's count and an eighth. */
+static int32_t spec(int32_t hint, int32_t cap)
+{
+	int64_t n = (int64_t)hint + hint / 8 + 512;
+	return n > cap ? cap : (int32_t)n;
+}
+
+/* Runs [r0, r1) and regions (with their adjacency slots) [g0, g1) to the host. */
+static cudaError_t download(struct host_tree *h, const struct lk_args *g, int32_t r0, int32_t r1, int32_t g0,
+			    int32_t g1, cudaStream_t s)
+{
+	cudaError_t e = cudaSuccess;
+	const size_t cap = (size_t)g->adj_cap;
+	if (r1 > r0)
+		e = cudaMemcpyAsync(h->runs + r0, g->runs + r0, (size_t)(r1 - r0) * sizeof(struct run),
+				    cudaMemcpyDeviceToHost, s);
+	if (e == cudaSuccess && g1 > g0)
+		e = cudaMemcpyAsync(h->regions + g0, g->regions + g0, (size_t)(g1 - g0) * sizeof(struct region),
+				    cudaMemcpyDeviceToHost, s);
+	if (e == cudaSuccess && g1 > g0)
+		e = cudaMemcpyAsync(h->adj + (size_t)g0 * cap, g->adj + (size_t)g0 * cap,
+				    (size_t)(g1 - g0) * cap * sizeof(int32_t), cudaMemcpyDeviceToHost, s);
+	return e;
 }
 
 int cuda_label_submit(struct cuda_label *l, const void *dev_bits, int width, int height, int stride_words,
@@ -228,7 +270,16 @@ int cuda_label_submit(struct cuda_label *l, const void *dev_bits, int width, int
 	g_frag<<<blocks_for(l, l->slots), THREADS, 0, s>>>(*g, l->slots);
 	g_finish<<<blocks_for(l, fin), THREADS, 0, s>>>(*g, fin);
 	CUDA_CHECK(cudaGetLastError());
-	CUDA_CHECK(cudaMemcpyAsync(l->h_hdr, g->hdr, sizeof *l->h_hdr, cudaMemcpyDeviceToHost, s));
+	{
+		l->cur ^= 1;
+		struct host_tree *h = &l->h[l->cur];
+		l->spec_runs = spec(l->hint_runs, g->cap_runs);
+		l->spec_regions = spec(l->hint_regions, g->cap_regions);
+		CUDA_CHECK(cudaMemcpyAsync(h->hdr, g->hdr, sizeof *h->hdr, cudaMemcpyDeviceToHost, s));
+		CUDA_CHECK(cudaMemcpyAsync(h->rf, g->rf_out, ((size_t)height + 1) * sizeof(int32_t),
+					   cudaMemcpyDeviceToHost, s));
+		CUDA_CHECK(download(h, g, 0, l->spec_runs, 0, l->spec_regions, s));
+	}
 	l->pending = true;
 	return 0;
 fail:
@@ -246,31 +297,31 @@ int cuda_label_collect(struct cuda_label *l, const struct region_tree **out)
 	cudaStream_t s = l->stream;
 	CUDA_CHECK(cudaStreamSynchronize(s));
 	{
-		const struct lk_hdr h = *l->h_hdr;
+		struct host_tree *ht = &l->h[l->cur];
+		const struct lk_hdr h = *ht->hdr;
 		if (h.error || h.n_runs < 0 || h.n_runs > g->cap_runs || h.n_regions < 0 || h.n_regions > g->cap_regions) {
 			log_error("cuda label: inconsistent frame counts (runs %d, regions %d, table %d)", h.n_runs,
 				  h.n_regions, h.error);
 			return ERR_DEVICE;
 		}
-		CUDA_CHECK(cudaMemcpyAsync(l->h_rf, g->rf_out, ((size_t)g->height + 1) * sizeof(int32_t),
-					   cudaMemcpyDeviceToHost, s));
-		CUDA_CHECK(cudaMemcpyAsync(l->h_runs, g->runs, (size_t)h.n_runs * sizeof(struct run),
-					   cudaMemcpyDeviceToHost, s));
-		CUDA_CHECK(cudaMemcpyAsync(l->h_regions, g->regions, (size_t)h.n_regions * sizeof(struct region),
-					   cudaMemcpyDeviceToHost, s));
-		CUDA_CHECK(cudaMemcpyAsync(l->h_adj, g->adj, (size_t)h.n_regions * (size_t)g->adj_cap * sizeof(int32_t),
-					   cudaMemcpyDeviceToHost, s));
-		CUDA_CHECK(cudaStreamSynchronize(s));
+		l->hint_runs = h.n_runs;
+		l->hint_regions = h.n_regions;
+		if (h.n_runs > l->spec_runs || h.n_regions > l->spec_regions) {
+			int32_t r0 = l->spec_runs < h.n_runs ? l->spec_runs : h.n_runs;
+			int32_t g0 = l->spec_regions < h.n_regions ? l->spec_regions : h.n_regions;
+			CUDA_CHECK(download(ht, g, r0, h.n_runs, g0, h.n_regions, s));
+			CUDA_CHECK(cudaStreamSynchronize(s));
+		}
 		struct region_tree *t = &l->tree;
 		t->width = g->width;
 		t->height = g->height;
 		t->n_regions = h.n_regions;
-		t->regions = l->h_regions;
+		t->regions = ht->regions;
 		t->adj_cap = g->adj_cap;
-		t->adj = l->h_adj;
+		t->adj = ht->adj;
 		t->n_runs = h.n_runs;
-		t->runs = l->h_runs;
-		t->row_first_run = l->h_rf;
+		t->runs = ht->runs;
+		t->row_first_run = ht->rf;
 		t->overflow = h.y_cut < g->height;
 		if (t->overflow) {
 			l->n_overflows++;

@@ -153,8 +153,9 @@ int segment_gpu_submit(struct segment_gpu *g, const void *dev_bits, int width, i
 		       void *stream);
 
 /* Waits for the submitted frame and hands out its tree: *out points into
- * host memory owned by g, valid until the next collect or destroy (a submit
- * in between leaves it alone). ERR_AGAIN without a submit; ERR_DEVICE when
+ * host memory owned by g, valid until the second submit after the frame's
+ * own, or destroy (the next frame's submit, overlapped with reading this
+ * tree, fills another). ERR_AGAIN without a submit; ERR_DEVICE when
  * the GPU failed (the caller segments the mask on the CPU instead). A frame
  * cut short by the capacities is flagged, counted and logged once, as
  * segment_process() does. */
