@@ -54,6 +54,14 @@ struct host_tree {
 	struct region *regions;
 };
 
+/* The launch sequence of one mask and size, captured once as a CUDA graph. */
+struct graph_entry {
+	const uint64_t *mask;
+	int width, height, stride_words;
+	cudaGraphExec_t exec;
+};
+#define GRAPHS 4 /* the threshold alternates two device masks; room for a size change */
+
 struct cuda_label {
 	struct cuda_label_config cfg;
 	struct lk_args g;          /* device pointers; mask and size set a frame */
@@ -74,6 +82,9 @@ struct cuda_label {
 	 * frame with more runs or regions than that fetches the rest. */
 	int32_t spec_runs, spec_regions;
 	int32_t hint_runs, hint_regions;
+	struct graph_entry graphs[GRAPHS];
+	int n_graphs, next_graph;
+	bool no_graph; /* configured, or capture failed once: launch one by one */
 	struct region_tree tree;
 	bool pending, overflow_logged;
 	int64_t n_overflows;
@@ -111,6 +122,8 @@ void cuda_label_destroy(struct cuda_label *l)
 	for (size_t i = 0; i < sizeof host / sizeof *host; i++)
 		if (host[i])
 			cudaFreeHost(host[i]);
+	for (int i = 0; i < l->n_graphs; i++)
+		cudaGraphExecDestroy(l->graphs[i].exec);
 	if (l->own)
 		cudaStreamDestroy(l->own);
 	free(l);
@@ -134,6 +147,7 @@ struct cuda_label *cuda_label_create(const struct cuda_label_config *cfg, int *e
 	}
 	{
 		l->cfg = *cfg;
+		l->no_graph = cfg->no_graph != 0;
 		struct lk_args *g = &l->g;
 		g->cap_runs = cfg->max_runs > 0 ? cfg->max_runs : regions_run_capacity(cfg->max_width, cfg->max_height);
 		g->cap_regions = cfg->max_regions > 0 ? cfg->max_regions
@@ -237,6 +251,9 @@ static cudaError_t download(struct host_tree *h, const struct lk_args *g, int32_
 	return e;
 }
 
+static cudaError_t enqueue(struct cuda_label *l, cudaStream_t s);
+static cudaGraphExec_t graph_for(struct cuda_label *l);
+
 int cuda_label_submit(struct cuda_label *l, const void *dev_bits, int width, int height, int stride_words,
 		      void *stream)
 {
@@ -253,23 +270,15 @@ int cuda_label_submit(struct cuda_label *l, const void *dev_bits, int width, int
 	g->n_words = (width + 63) / 64;
 	cudaStream_t s = stream ? (cudaStream_t)stream : l->own;
 	l->stream = s;
-	const int64_t runs = g->cap_runs, rows = (int64_t)height + 1;
-	const int64_t fin = g->cap_regions > rows ? g->cap_regions : rows;
-	size_t tb = l->temp_bytes;
-	g_clear<<<blocks_for(l, l->slots), THREADS, 0, s>>>(*g, l->slots);
-	g_count<<<blocks_for(l, rows), THREADS, 0, s>>>(*g, rows);
-	CUDA_CHECK(cub::DeviceScan::ExclusiveSum(l->d_temp, tb, g->row_count, g->rf64, (int)rows, s));
-	g_cut<<<blocks_for(l, (int64_t)height * g->n_words), THREADS, 0, s>>>(*g, (int64_t)height * g->n_words);
-	g_union<<<blocks_for(l, runs), THREADS, 0, s>>>(*g, runs);
-	g_flatten<<<blocks_for(l, runs + 1), THREADS, 0, s>>>(*g, runs + 1);
-	tb = l->temp_bytes;
-	CUDA_CHECK(cub::DeviceScan::ExclusiveSum(l->d_temp, tb, g->root_flag, g->rid, (int)(runs + 1), s));
-	g_open<<<blocks_for(l, runs), THREADS, 0, s>>>(*g, runs);
-	g_stats<<<blocks_for(l, runs), THREADS, 0, s>>>(*g, runs);
-	g_pairs<<<blocks_for(l, l->slots), THREADS, 0, s>>>(*g, l->slots);
-	g_frag<<<blocks_for(l, l->slots), THREADS, 0, s>>>(*g, l->slots);
-	g_finish<<<blocks_for(l, fin), THREADS, 0, s>>>(*g, fin);
-	CUDA_CHECK(cudaGetLastError());
+	if (l->no_graph) {
+		CUDA_CHECK(enqueue(l, s));
+	} else {
+		cudaGraphExec_t exec = graph_for(l);
+		if (exec)
+			CUDA_CHECK(cudaGraphLaunch(exec, s));
+		else
+			CUDA_CHECK(enqueue(l, s));
+	}
 	{
 		l->cur ^= 1;
 		struct host_tree *h = &l->h[l->cur];
@@ -284,6 +293,82 @@ int cuda_label_submit(struct cuda_label *l, const void *dev_bits, int width, int
 	return 0;
 fail:
 	return ERR_DEVICE;
+}
+
+/* The frame's kernels (the mask and size in l->g) on stream s. */
+static cudaError_t enqueue(struct cuda_label *l, cudaStream_t s)
+{
+	struct lk_args *g = &l->g;
+	const int height = g->height;
+	cudaError_t e;
+	const int64_t runs = g->cap_runs, rows = (int64_t)height + 1;
+	const int64_t fin = g->cap_regions > rows ? g->cap_regions : rows;
+	size_t tb = l->temp_bytes;
+	g_clear<<<blocks_for(l, l->slots), THREADS, 0, s>>>(*g, l->slots);
+	g_count<<<blocks_for(l, rows), THREADS, 0, s>>>(*g, rows);
+	if ((e = cub::DeviceScan::ExclusiveSum(l->d_temp, tb, g->row_count, g->rf64, (int)rows, s)) != cudaSuccess)
+		return e;
+	g_cut<<<blocks_for(l, (int64_t)height * g->n_words), THREADS, 0, s>>>(*g, (int64_t)height * g->n_words);
+	g_union<<<blocks_for(l, runs), THREADS, 0, s>>>(*g, runs);
+	g_flatten<<<blocks_for(l, runs + 1), THREADS, 0, s>>>(*g, runs + 1);
+	tb = l->temp_bytes;
+	if ((e = cub::DeviceScan::ExclusiveSum(l->d_temp, tb, g->root_flag, g->rid, (int)(runs + 1), s)) != cudaSuccess)
+		return e;
+	g_open<<<blocks_for(l, runs), THREADS, 0, s>>>(*g, runs);
+	g_stats<<<blocks_for(l, runs), THREADS, 0, s>>>(*g, runs);
+	g_pairs<<<blocks_for(l, l->slots), THREADS, 0, s>>>(*g, l->slots);
+	g_frag<<<blocks_for(l, l->slots), THREADS, 0, s>>>(*g, l->slots);
+	g_finish<<<blocks_for(l, fin), THREADS, 0, s>>>(*g, fin);
+	return cudaGetLastError();
+}
+
+/* The graph of the current mask and size: found, or captured now (once per
+ * mask buffer and size; the oldest of GRAPHS is replaced). NULL when
+ * capture fails: logged once, and the segmenter launches kernel by kernel
+ * from then on. */
+static cudaGraphExec_t graph_for(struct cuda_label *l)
+{
+	const struct lk_args *g = &l->g;
+	for (int i = 0; i < l->n_graphs; i++) {
+		const struct graph_entry *ge = &l->graphs[i];
+		if (ge->mask == g->mask && ge->width == g->width && ge->height == g->height &&
+		    ge->stride_words == g->stride_words)
+			return ge->exec;
+	}
+	cudaGraph_t graph = NULL;
+	cudaGraphExec_t exec = NULL;
+	/* Thread-local: another stage's thread may be calling CUDA meanwhile. */
+	cudaError_t e = cudaStreamBeginCapture(l->own, cudaStreamCaptureModeThreadLocal);
+	if (e == cudaSuccess) {
+		cudaError_t e1 = enqueue(l, l->own);
+		e = cudaStreamEndCapture(l->own, &graph);
+		if (e == cudaSuccess)
+			e = e1;
+	}
+	if (e == cudaSuccess)
+		e = cudaGraphInstantiate(&exec, graph, 0);
+	if (graph)
+		cudaGraphDestroy(graph);
+	if (e != cudaSuccess) {
+		cudaGetLastError(); /* the capture's error is not the next frame's */
+		log_warn("cuda label: no CUDA graph (%s); launching kernel by kernel", cudaGetErrorString(e));
+		l->no_graph = true;
+		return NULL;
+	}
+	struct graph_entry *ge;
+	if (l->n_graphs < GRAPHS) {
+		ge = &l->graphs[l->n_graphs++];
+	} else {
+		ge = &l->graphs[l->next_graph];
+		l->next_graph = (l->next_graph + 1) % GRAPHS;
+		cudaGraphExecDestroy(ge->exec);
+	}
+	ge->mask = g->mask;
+	ge->width = g->width;
+	ge->height = g->height;
+	ge->stride_words = g->stride_words;
+	ge->exec = exec;
+	return exec;
 }
 
 int cuda_label_collect(struct cuda_label *l, const struct region_tree **out)

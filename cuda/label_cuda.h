@@ -26,7 +26,12 @@
  * last frame's counts plus an eighth; collect() waits once, and only a
  * frame with more runs or regions than that fetches the rest (a second
  * wait). The host trees alternate per submit. The mask itself never comes
- * to the host.
+ * to the host. The launch sequence (ten kernels and two CUB scans, whose
+ * arguments depend only on the mask buffer and the size) is captured once
+ * per mask buffer and size as a CUDA graph and launched as one; the
+ * threshold alternates two device masks, so a steady stream of frames uses
+ * two graphs. A capture that fails is logged once and the kernels are then
+ * launched one by one.
  */
 #ifndef TT_CUDA_LABEL_H
 #define TT_CUDA_LABEL_H
@@ -44,6 +49,7 @@ struct cuda_label_config {
 	int adj_cap;          /* as struct segment_config: 2..64 */
 	int32_t max_runs;     /* 0 = regions_run_capacity(max_width, max_height) */
 	int32_t max_regions;  /* 0 = regions_region_capacity(max_width, max_height) */
+	int no_graph;         /* benchmarks: 1 launches kernel by kernel instead of the CUDA graph */
 };
 
 struct cuda_label;
