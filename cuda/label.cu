@@ -26,11 +26,15 @@ extern "C" {
 
 #define THREADS 256
 
-/* One grid-stride __global__ a kernel body: domain n, threads past the
- * frame's counts return at once inside the body. */
+/* One grid-stride __global__ a kernel body: domain n (the host's upper
+ * bound, fixed in the graph), cut at the frame's live end read on the
+ * device (lk_live_NAME), so a few blocks a multiprocessor cover it. */
 #define LK_GLOBAL(name)                                                                   \
 	static __global__ void __launch_bounds__(THREADS) g_##name(const struct lk_args g, int64_t n) \
 	{                                                                                 \
+		const int64_t live = lk_live_##name(&g);                                  \
+		if (live < n)                                                             \
+			n = live;                                                         \
 		for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < n;   \
 		     t += (int64_t)gridDim.x * blockDim.x)                                \
 			lk_k_##name(&g, t);                                               \
@@ -160,7 +164,10 @@ struct cuda_label *cuda_label_create(const struct cuda_label_config *cfg, int *e
 		int dev = 0, sms = 0;
 		CUDA_CHECK(cudaGetDevice(&dev));
 		CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-		l->max_blocks = sms * 8;
+		/* Half the resident threads: the live part of a 1080p frame's
+		 * run domain in one pass, the rest of the capacity idle blocks
+		 * that need not be scheduled. */
+		l->max_blocks = sms * 4;
 		CUDA_CHECK(cudaStreamCreateWithFlags(&l->own, cudaStreamNonBlocking));
 		CUDA_CHECK(cudaMalloc(&g->hdr, sizeof *g->hdr));
 		CUDA_CHECK(cudaMalloc(&g->row_count, rows * sizeof(int64_t)));
