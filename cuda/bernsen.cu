@@ -80,7 +80,11 @@ struct cuda_threshold {
 	int width, height, words; /* the frame in flight; words = 64-bit words a mask row */
 	int src_stride;           /* bytes a row of the frame being uploaded */
 	bool pending, timed;
-	cudaStream_t last; /* the stream of the frame's last operation: collect waits on it */
+	cudaStream_t last; /* the stream of the frame's last operation */
+	/* Recorded on `last` at the end of a submit: collect waits for it, not
+	 * for the stream, behind which a GPU consumer of the mask (the
+	 * segmenter) may have queued its own work. */
+	cudaEvent_t ev_done;
 	cudaEvent_t ev[4]; /* profile: before upload, after upload, after kernels, after download */
 	struct registered reg[MAX_REGISTERED];
 	int n_reg;
@@ -558,6 +562,7 @@ struct cuda_threshold *cuda_threshold_create(const struct cuda_threshold_config 
 	CUDA_CHECK(cudaStreamCreateWithFlags(&t->s_up, cudaStreamNonBlocking));
 	CUDA_CHECK(cudaStreamCreateWithFlags(&t->s_down, cudaStreamNonBlocking));
 	CUDA_CHECK(cudaStreamCreateWithFlags(&t->s_fetch, cudaStreamNonBlocking));
+	CUDA_CHECK(cudaEventCreateWithFlags(&t->ev_done, cudaEventDisableTiming));
 	for (int i = 0; i < MAX_BANDS; i++) {
 		CUDA_CHECK(cudaEventCreateWithFlags(&t->ev_up[i], cudaEventDisableTiming));
 		CUDA_CHECK(cudaEventCreateWithFlags(&t->ev_k[i], cudaEventDisableTiming));
@@ -625,6 +630,8 @@ void cuda_threshold_destroy(struct cuda_threshold *t)
 	for (int i = 0; i < 4; i++)
 		if (t->ev[i])
 			cudaEventDestroy(t->ev[i]);
+	if (t->ev_done)
+		cudaEventDestroy(t->ev_done);
 	for (int i = 0; i < MAX_BANDS; i++) {
 		if (t->ev_up[i])
 			cudaEventDestroy(t->ev_up[i]);
@@ -902,6 +909,7 @@ int cuda_threshold_submit(struct cuda_threshold *t, const uint8_t *grey, int wid
 		e = launch_whole(t, src, width, height, 2 * t->words);
 	if (e < 0)
 		return e;
+	CUDA_CHECK(cudaEventRecord(t->ev_done, t->last));
 	t->timed = c->profile != 0;
 	t->width = width;
 	t->height = height;
@@ -926,7 +934,7 @@ int cuda_threshold_collect_view(struct cuda_threshold *t, const uint64_t **bits,
 	if (!t->pending)
 		return ERR_AGAIN;
 	t->pending = false;
-	CUDA_CHECK(cudaStreamSynchronize(t->last));
+	CUDA_CHECK(cudaEventSynchronize(t->ev_done));
 	t->done_d = t->d_mask;
 	t->done_h = t->h_mask;
 	t->done_down = t->download;
