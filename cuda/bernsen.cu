@@ -57,7 +57,11 @@ struct cuda_threshold {
 	uint8_t *d_tile_lo, *d_tile_hi, *d_tile_t;
 	uint16_t *d_mean_col;  /* local mean: column sums over the window's rows */
 	uint32_t *d_mean_mask; /* local mean's verdict, laid out as d_mask (fused modes) */
-	uint32_t *d_mask;
+	/* Two device masks alternating per submit, as the host ones: the GPU
+	 * segmenter (or a late fetch) still reads one frame's mask while the
+	 * next frame's kernels write the other. */
+	uint32_t *d_masks[2];
+	uint32_t *d_mask; /* d_masks[cur] */
 	uint8_t *h_grey;  /* pinned staging for frames not registered */
 	/* Two pinned host masks, alternating per submit: the mask a collect
 	 * hands out (collect_view) is still being read while the next frame's
@@ -65,10 +69,22 @@ struct cuda_threshold {
 	uint64_t *h_masks[2];
 	uint64_t *h_mask; /* h_masks[cur]: the one the last submit fills */
 	int cur;
+	bool skip_download; /* cuda_threshold_set_download(t, 0): submits leave the mask on the GPU */
+	bool download;      /* the frame in flight's mask is queued for the host */
+	/* The frame last collected, for cuda_threshold_fetch_mask. */
+	const uint32_t *done_d;
+	uint64_t *done_h;
+	bool done_down;
+	int done_words, done_height;
+	cudaStream_t s_fetch; /* late fetches: not behind the next frame's work */
 	int width, height, words; /* the frame in flight; words = 64-bit words a mask row */
 	int src_stride;           /* bytes a row of the frame being uploaded */
 	bool pending, timed;
-	cudaStream_t last; /* the stream of the frame's last operation: collect waits on it */
+	cudaStream_t last; /* the stream of the frame's last operation */
+	/* Recorded on `last` at the end of a submit: collect waits for it, not
+	 * for the stream, behind which a GPU consumer of the mask (the
+	 * segmenter) may have queued its own work. */
+	cudaEvent_t ev_done;
 	cudaEvent_t ev[4]; /* profile: before upload, after upload, after kernels, after download */
 	struct registered reg[MAX_REGISTERED];
 	int n_reg;
@@ -538,6 +554,13 @@ struct cuda_threshold *cuda_threshold_create(const struct cuda_threshold_config 
 		return NULL;
 	}
 	t->cfg = *cfg;
+	/* Every wait for the GPU in this process (collect, the segmenter's
+	 * tree) sleeps on a primitive instead of spinning a core: with the
+	 * default (auto) scheduling a process with fewer contexts than cores
+	 * spins for the whole frame. Overwrites the flags of an already active
+	 * primary context (CUDA 12 and later); a failure only costs CPU. */
+	if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess)
+		(void)cudaGetLastError();
 	px = (size_t)cfg->max_width * cfg->max_height;
 	tiles = ((size_t)cfg->max_width / 2 + 1) * ((size_t)cfg->max_height / 2 + 1);
 	words = (size_t)(cfg->max_width + 63) / 64 * cfg->max_height;
@@ -545,6 +568,8 @@ struct cuda_threshold *cuda_threshold_create(const struct cuda_threshold_config 
 	t->last = t->stream;
 	CUDA_CHECK(cudaStreamCreateWithFlags(&t->s_up, cudaStreamNonBlocking));
 	CUDA_CHECK(cudaStreamCreateWithFlags(&t->s_down, cudaStreamNonBlocking));
+	CUDA_CHECK(cudaStreamCreateWithFlags(&t->s_fetch, cudaStreamNonBlocking));
+	CUDA_CHECK(cudaEventCreateWithFlags(&t->ev_done, cudaEventDisableTiming));
 	for (int i = 0; i < MAX_BANDS; i++) {
 		CUDA_CHECK(cudaEventCreateWithFlags(&t->ev_up[i], cudaEventDisableTiming));
 		CUDA_CHECK(cudaEventCreateWithFlags(&t->ev_k[i], cudaEventDisableTiming));
@@ -556,7 +581,9 @@ struct cuda_threshold *cuda_threshold_create(const struct cuda_threshold_config 
 	CUDA_CHECK(cudaMalloc(&t->d_tile_lo, tiles));
 	CUDA_CHECK(cudaMalloc(&t->d_tile_hi, tiles));
 	CUDA_CHECK(cudaMalloc(&t->d_tile_t, tiles));
-	CUDA_CHECK(cudaMalloc(&t->d_mask, words * sizeof(uint64_t)));
+	for (int i = 0; i < 2; i++)
+		CUDA_CHECK(cudaMalloc(&t->d_masks[i], words * sizeof(uint64_t)));
+	t->d_mask = t->d_masks[0];
 	CUDA_CHECK(cudaMalloc(&t->d_mean_col, px * sizeof(uint16_t)));
 	CUDA_CHECK(cudaMalloc(&t->d_mean_mask, words * sizeof(uint64_t)));
 	CUDA_CHECK(cudaHostAlloc(&t->h_grey, px, cudaHostAllocDefault));
@@ -586,8 +613,8 @@ void cuda_threshold_destroy(struct cuda_threshold *t)
 		return;
 	/* Only this stage's streams: another stage (the second scale) may have
 	 * a frame in flight on the same device. */
-	cudaStream_t streams[3] = {t->stream, t->s_up, t->s_down};
-	for (int i = 0; i < 3; i++)
+	cudaStream_t streams[4] = {t->stream, t->s_up, t->s_down, t->s_fetch};
+	for (int i = 0; i < 4; i++)
 		if (streams[i])
 			cudaStreamSynchronize(streams[i]);
 	for (int i = 0; i < t->n_reg; i++)
@@ -600,7 +627,8 @@ void cuda_threshold_destroy(struct cuda_threshold *t)
 	cudaFree(t->d_tile_lo);
 	cudaFree(t->d_tile_hi);
 	cudaFree(t->d_tile_t);
-	cudaFree(t->d_mask);
+	cudaFree(t->d_masks[0]);
+	cudaFree(t->d_masks[1]);
 	cudaFree(t->d_mean_col);
 	cudaFree(t->d_mean_mask);
 	cudaFreeHost(t->h_grey);
@@ -609,6 +637,8 @@ void cuda_threshold_destroy(struct cuda_threshold *t)
 	for (int i = 0; i < 4; i++)
 		if (t->ev[i])
 			cudaEventDestroy(t->ev[i]);
+	if (t->ev_done)
+		cudaEventDestroy(t->ev_done);
 	for (int i = 0; i < MAX_BANDS; i++) {
 		if (t->ev_up[i])
 			cudaEventDestroy(t->ev_up[i]);
@@ -619,6 +649,8 @@ void cuda_threshold_destroy(struct cuda_threshold *t)
 		cudaStreamDestroy(t->s_up);
 	if (t->s_down)
 		cudaStreamDestroy(t->s_down);
+	if (t->s_fetch)
+		cudaStreamDestroy(t->s_fetch);
 	if (t->stream)
 		cudaStreamDestroy(t->stream);
 	free(t);
@@ -772,8 +804,10 @@ static int launch_bernsen(struct cuda_threshold *t, const uint8_t *src, int widt
 		}
 		if (c->profile && j == nb - 1)
 			CUDA_CHECK(cudaEventRecord(t->ev[2], sk));
-		CUDA_CHECK(cudaMemcpyAsync(t->h_mask + (size_t)y0 * t->words, t->d_mask + (size_t)y0 * words32,
-					   (size_t)t->words * (y1 - y0) * sizeof(uint64_t), cudaMemcpyDeviceToHost, sd));
+		if (t->download)
+			CUDA_CHECK(cudaMemcpyAsync(t->h_mask + (size_t)y0 * t->words, t->d_mask + (size_t)y0 * words32,
+						   (size_t)t->words * (y1 - y0) * sizeof(uint64_t), cudaMemcpyDeviceToHost,
+						   sd));
 	}
 	if (c->profile)
 		CUDA_CHECK(cudaEventRecord(t->ev[3], sd));
@@ -840,8 +874,9 @@ static int launch_whole(struct cuda_threshold *t, const uint8_t *src, int width,
 	CUDA_CHECK(cudaGetLastError());
 	if (c->profile)
 		CUDA_CHECK(cudaEventRecord(t->ev[2], t->stream));
-	CUDA_CHECK(cudaMemcpyAsync(t->h_mask, t->d_mask, (size_t)t->words * height * sizeof(uint64_t),
-				   cudaMemcpyDeviceToHost, t->stream));
+	if (t->download)
+		CUDA_CHECK(cudaMemcpyAsync(t->h_mask, t->d_mask, (size_t)t->words * height * sizeof(uint64_t),
+					   cudaMemcpyDeviceToHost, t->stream));
 	if (c->profile)
 		CUDA_CHECK(cudaEventRecord(t->ev[3], t->stream));
 	t->last = t->stream;
@@ -863,6 +898,8 @@ int cuda_threshold_submit(struct cuda_threshold *t, const uint8_t *grey, int wid
 	t->pending = false;
 	t->cur ^= 1;
 	t->h_mask = t->h_masks[t->cur];
+	t->d_mask = t->d_masks[t->cur];
+	t->download = !t->skip_download;
 	span = (size_t)stride * (height - 1) + width;
 	if (!is_registered(t, grey, span)) {
 		/* pageable memory: the DMA engine needs a pinned copy */
@@ -879,6 +916,7 @@ int cuda_threshold_submit(struct cuda_threshold *t, const uint8_t *grey, int wid
 		e = launch_whole(t, src, width, height, 2 * t->words);
 	if (e < 0)
 		return e;
+	CUDA_CHECK(cudaEventRecord(t->ev_done, t->last));
 	t->timed = c->profile != 0;
 	t->width = width;
 	t->height = height;
@@ -903,9 +941,36 @@ int cuda_threshold_collect_view(struct cuda_threshold *t, const uint64_t **bits,
 	if (!t->pending)
 		return ERR_AGAIN;
 	t->pending = false;
-	CUDA_CHECK(cudaStreamSynchronize(t->last));
-	*bits = t->h_mask;
+	CUDA_CHECK(cudaEventSynchronize(t->ev_done));
+	t->done_d = t->d_mask;
+	t->done_h = t->h_mask;
+	t->done_down = t->download;
+	t->done_words = t->words;
+	t->done_height = t->height;
+	*bits = t->download ? t->h_mask : NULL;
 	*stride_words = t->words;
+	return 0;
+fail:
+	return ERR_DEVICE;
+}
+
+void cuda_threshold_set_download(struct cuda_threshold *t, int on)
+{
+	t->skip_download = !on;
+}
+
+int cuda_threshold_fetch_mask(struct cuda_threshold *t, const uint64_t **bits, int *stride_words)
+{
+	if (!t->done_h)
+		return ERR_AGAIN;
+	if (!t->done_down) {
+		CUDA_CHECK(cudaMemcpyAsync(t->done_h, t->done_d, (size_t)t->done_words * t->done_height * sizeof(uint64_t),
+					   cudaMemcpyDeviceToHost, t->s_fetch));
+		CUDA_CHECK(cudaStreamSynchronize(t->s_fetch));
+		t->done_down = true;
+	}
+	*bits = t->done_h;
+	*stride_words = t->done_words;
 	return 0;
 fail:
 	return ERR_DEVICE;
@@ -918,6 +983,8 @@ int cuda_threshold_collect(struct cuda_threshold *t, uint64_t *bits, int stride_
 	if (stride_words < t->words)
 		return ERR_SIZE;
 	if ((e = cuda_threshold_collect_view(t, &src, &sw)) < 0)
+		return e;
+	if (!src && (e = cuda_threshold_fetch_mask(t, &src, &sw)) < 0)
 		return e;
 	if (stride_words == sw) {
 		memcpy(bits, src, (size_t)sw * t->height * sizeof(uint64_t));

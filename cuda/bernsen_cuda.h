@@ -8,6 +8,8 @@
  * for max_width x max_height; submit() queues the upload, the kernels and the
  * download of a bit-packed mask asynchronously and returns at once;
  * collect() waits (the one synchronisation a frame) and copies the mask out.
+ * create() sets the process's CUDA scheduling to blocking sync, so waiting
+ * threads sleep instead of spinning a core.
  * Output bits are identical to the CPU reference (src/threshold) for every
  * radius, gate, prefilter, local-mean method, band count and frame size
  * (tests/gpu/gpu_test.c, `make gpu-test`; also run under compute-sanitizer).
@@ -94,13 +96,28 @@ int cuda_threshold_collect(struct cuda_threshold *t, uint64_t *bits, int stride_
 /* The same without the copy: *bits points into pinned memory, rows of
  * *stride_words = (width + 63) / 64 words. Two such buffers alternate per
  * submit, so the mask stays valid and unchanged through the next submit
- * (the overlapped one) until the submit after it, or destroy. */
+ * (the overlapped one) until the submit after it, or destroy. *bits is
+ * NULL when the frame was submitted with the download off (below). */
 int cuda_threshold_collect_view(struct cuda_threshold *t, const uint64_t **bits, int *stride_words);
+/* Whether the following submits bring the mask to the host (on: the
+ * default). Off, for a consumer on the GPU (the GPU segmenter): the mask
+ * stays on the device, collect_view hands out NULL and waits for the
+ * kernels alone, and cuda_threshold_fetch_mask() downloads it later only
+ * when someone asks (--dump, the window). */
+void cuda_threshold_set_download(struct cuda_threshold *t, int on);
+/* The mask of the frame last collected, downloaded now (on its own stream,
+ * then waited for) when its submit left it on the GPU: the device masks
+ * alternate per submit like the host ones, so this works until the second
+ * submit after that frame's, and the result stays valid as long.
+ * ERR_AGAIN before a collect. */
+int cuda_threshold_fetch_mask(struct cuda_threshold *t, const uint64_t **bits, int *stride_words);
 /* The device mask of the frame last submitted (height rows of *stride_words
  * 64-bit words, as collect() writes them) and the cudaStream_t its kernels
  * run on, for a GPU stage that reads the mask in place (cuda/label_cuda.h):
- * work queued on *stream after submit() sees the whole mask. Valid until
- * the next submit. ERR_AGAIN before the first submit. */
+ * work queued on *stream after submit() sees the whole mask. The device
+ * masks alternate per submit: the next submit's kernels write the other
+ * one, so the mask stays unchanged until the submit after next.
+ * ERR_AGAIN before the first submit. */
 int cuda_threshold_device_mask(struct cuda_threshold *t, const void **dev_bits, int *stride_words, void **stream);
 /* Page-locks a long-lived host buffer (a capture ring slot) so that frames
  * inside it are copied to the GPU by DMA with no staging memcpy. At most 16;

@@ -26,11 +26,15 @@ extern "C" {
 
 #define THREADS 256
 
-/* One grid-stride __global__ a kernel body: domain n, threads past the
- * frame's counts return at once inside the body. */
+/* One grid-stride __global__ a kernel body: domain n (the host's upper
+ * bound, fixed in the graph), cut at the frame's live end read on the
+ * device (lk_live_NAME), so a few blocks a multiprocessor cover it. */
 #define LK_GLOBAL(name)                                                                   \
 	static __global__ void __launch_bounds__(THREADS) g_##name(const struct lk_args g, int64_t n) \
 	{                                                                                 \
+		const int64_t live = lk_live_##name(&g);                                  \
+		if (live < n)                                                             \
+			n = live;                                                         \
 		for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < n;   \
 		     t += (int64_t)gridDim.x * blockDim.x)                                \
 			lk_k_##name(&g, t);                                               \
@@ -46,6 +50,22 @@ LK_GLOBAL(pairs)
 LK_GLOBAL(frag)
 LK_GLOBAL(finish)
 
+/* A frame's tree on the host, pinned. */
+struct host_tree {
+	struct lk_hdr *hdr;
+	struct run *runs;
+	int32_t *rf, *adj;
+	struct region *regions;
+};
+
+/* The launch sequence of one mask and size, captured once as a CUDA graph. */
+struct graph_entry {
+	const uint64_t *mask;
+	int width, height, stride_words;
+	cudaGraphExec_t exec;
+};
+#define GRAPHS 4 /* the threshold alternates two device masks; room for a size change */
+
 struct cuda_label {
 	struct cuda_label_config cfg;
 	struct lk_args g;          /* device pointers; mask and size set a frame */
@@ -56,10 +76,19 @@ struct cuda_label {
 	int own_stride;
 	void *d_temp;
 	size_t temp_bytes;
-	struct lk_hdr *h_hdr;      /* pinned */
-	struct run *h_runs;        /* pinned */
-	int32_t *h_rf, *h_adj;     /* pinned */
-	struct region *h_regions;  /* pinned */
+	/* Pinned host trees, alternating per submit: the tree handed out for
+	 * one frame is still read (the matcher) while the next frame's submit
+	 * already queues its downloads into the other. */
+	struct host_tree h[2];
+	int cur;
+	/* Downloads queued with the kernels, sized from the last frame's
+	 * counts with a margin, so that collect usually waits once: only a
+	 * frame with more runs or regions than that fetches the rest. */
+	int32_t spec_runs, spec_regions;
+	int32_t hint_runs, hint_regions;
+	struct graph_entry graphs[GRAPHS];
+	int n_graphs, next_graph;
+	bool no_graph; /* configured, or capture failed once: launch one by one */
 	struct region_tree tree;
 	bool pending, overflow_logged;
 	int64_t n_overflows;
@@ -79,8 +108,11 @@ void cuda_label_destroy(struct cuda_label *l)
 		return;
 	if (l->own)
 		cudaStreamSynchronize(l->own);
-	if (l->pending && l->stream)
-		cudaStreamSynchronize(l->stream);
+	/* The frame's stream is the caller's, which may be gone already (a
+	 * threshold that fell back to the CPU destroys its stream): wait for
+	 * the whole device instead. */
+	if (l->pending)
+		cudaDeviceSynchronize();
 	struct lk_args *g = &l->g;
 	void *dev[] = {g->hdr,      g->row_count, g->rf64,  g->row_of,  g->xend,     g->parent,      g->above,
 		       g->root_flag, g->rid,      g->runs,  g->rf_out,  g->regions,  g->flags,       g->deg,
@@ -89,10 +121,13 @@ void cuda_label_destroy(struct cuda_label *l)
 	for (size_t i = 0; i < sizeof dev / sizeof *dev; i++)
 		if (dev[i])
 			cudaFree(dev[i]);
-	void *host[] = {l->h_hdr, l->h_runs, l->h_rf, l->h_adj, l->h_regions};
+	void *host[] = {l->h[0].hdr, l->h[0].runs, l->h[0].rf, l->h[0].adj, l->h[0].regions,
+			l->h[1].hdr, l->h[1].runs, l->h[1].rf, l->h[1].adj, l->h[1].regions};
 	for (size_t i = 0; i < sizeof host / sizeof *host; i++)
 		if (host[i])
 			cudaFreeHost(host[i]);
+	for (int i = 0; i < l->n_graphs; i++)
+		cudaGraphExecDestroy(l->graphs[i].exec);
 	if (l->own)
 		cudaStreamDestroy(l->own);
 	free(l);
@@ -116,6 +151,7 @@ struct cuda_label *cuda_label_create(const struct cuda_label_config *cfg, int *e
 	}
 	{
 		l->cfg = *cfg;
+		l->no_graph = cfg->no_graph != 0;
 		struct lk_args *g = &l->g;
 		g->cap_runs = cfg->max_runs > 0 ? cfg->max_runs : regions_run_capacity(cfg->max_width, cfg->max_height);
 		g->cap_regions = cfg->max_regions > 0 ? cfg->max_regions
@@ -128,7 +164,10 @@ struct cuda_label *cuda_label_create(const struct cuda_label_config *cfg, int *e
 		int dev = 0, sms = 0;
 		CUDA_CHECK(cudaGetDevice(&dev));
 		CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-		l->max_blocks = sms * 8;
+		/* Half the resident threads: the live part of a 1080p frame's
+		 * run domain in one pass, the rest of the capacity idle blocks
+		 * that need not be scheduled. */
+		l->max_blocks = sms * 4;
 		CUDA_CHECK(cudaStreamCreateWithFlags(&l->own, cudaStreamNonBlocking));
 		CUDA_CHECK(cudaMalloc(&g->hdr, sizeof *g->hdr));
 		CUDA_CHECK(cudaMalloc(&g->row_count, rows * sizeof(int64_t)));
@@ -160,11 +199,13 @@ struct cuda_label *cuda_label_create(const struct cuda_label_config *cfg, int *e
 		CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, t2, g->root_flag, g->rid, (int)(runs + 1)));
 		l->temp_bytes = t1 > t2 ? t1 : t2;
 		CUDA_CHECK(cudaMalloc(&l->d_temp, l->temp_bytes));
-		CUDA_CHECK(cudaMallocHost(&l->h_hdr, sizeof *l->h_hdr));
-		CUDA_CHECK(cudaMallocHost(&l->h_runs, runs * sizeof(struct run)));
-		CUDA_CHECK(cudaMallocHost(&l->h_rf, rows * sizeof(int32_t)));
-		CUDA_CHECK(cudaMallocHost(&l->h_regions, regs * sizeof(struct region)));
-		CUDA_CHECK(cudaMallocHost(&l->h_adj, regs * cap * sizeof(int32_t)));
+		for (int i = 0; i < 2; i++) {
+			CUDA_CHECK(cudaMallocHost(&l->h[i].hdr, sizeof *l->h[i].hdr));
+			CUDA_CHECK(cudaMallocHost(&l->h[i].runs, runs * sizeof(struct run)));
+			CUDA_CHECK(cudaMallocHost(&l->h[i].rf, rows * sizeof(int32_t)));
+			CUDA_CHECK(cudaMallocHost(&l->h[i].regions, regs * sizeof(struct region)));
+			CUDA_CHECK(cudaMallocHost(&l->h[i].adj, regs * cap * sizeof(int32_t)));
+		}
 		CUDA_CHECK(cudaDeviceSynchronize());
 	}
 	if (err)
@@ -192,6 +233,34 @@ fail:
 	return ERR_DEVICE;
 }
 
+/* The speculative download size: the last frame's count and an eighth. */
+static int32_t spec(int32_t hint, int32_t cap)
+{
+	int64_t n = (int64_t)hint + hint / 8 + 512;
+	return n > cap ? cap : (int32_t)n;
+}
+
+/* Runs [r0, r1) and regions (with their adjacency slots) [g0, g1) to the host. */
+static cudaError_t download(struct host_tree *h, const struct lk_args *g, int32_t r0, int32_t r1, int32_t g0,
+			    int32_t g1, cudaStream_t s)
+{
+	cudaError_t e = cudaSuccess;
+	const size_t cap = (size_t)g->adj_cap;
+	if (r1 > r0)
+		e = cudaMemcpyAsync(h->runs + r0, g->runs + r0, (size_t)(r1 - r0) * sizeof(struct run),
+				    cudaMemcpyDeviceToHost, s);
+	if (e == cudaSuccess && g1 > g0)
+		e = cudaMemcpyAsync(h->regions + g0, g->regions + g0, (size_t)(g1 - g0) * sizeof(struct region),
+				    cudaMemcpyDeviceToHost, s);
+	if (e == cudaSuccess && g1 > g0)
+		e = cudaMemcpyAsync(h->adj + (size_t)g0 * cap, g->adj + (size_t)g0 * cap,
+				    (size_t)(g1 - g0) * cap * sizeof(int32_t), cudaMemcpyDeviceToHost, s);
+	return e;
+}
+
+static cudaError_t enqueue(struct cuda_label *l, cudaStream_t s);
+static cudaGraphExec_t graph_for(struct cuda_label *l);
+
 int cuda_label_submit(struct cuda_label *l, const void *dev_bits, int width, int height, int stride_words,
 		      void *stream)
 {
@@ -208,28 +277,105 @@ int cuda_label_submit(struct cuda_label *l, const void *dev_bits, int width, int
 	g->n_words = (width + 63) / 64;
 	cudaStream_t s = stream ? (cudaStream_t)stream : l->own;
 	l->stream = s;
+	if (l->no_graph) {
+		CUDA_CHECK(enqueue(l, s));
+	} else {
+		cudaGraphExec_t exec = graph_for(l);
+		if (exec)
+			CUDA_CHECK(cudaGraphLaunch(exec, s));
+		else
+			CUDA_CHECK(enqueue(l, s));
+	}
+	{
+		l->cur ^= 1;
+		struct host_tree *h = &l->h[l->cur];
+		l->spec_runs = spec(l->hint_runs, g->cap_runs);
+		l->spec_regions = spec(l->hint_regions, g->cap_regions);
+		CUDA_CHECK(cudaMemcpyAsync(h->hdr, g->hdr, sizeof *h->hdr, cudaMemcpyDeviceToHost, s));
+		CUDA_CHECK(cudaMemcpyAsync(h->rf, g->rf_out, ((size_t)height + 1) * sizeof(int32_t),
+					   cudaMemcpyDeviceToHost, s));
+		CUDA_CHECK(download(h, g, 0, l->spec_runs, 0, l->spec_regions, s));
+	}
+	l->pending = true;
+	return 0;
+fail:
+	return ERR_DEVICE;
+}
+
+/* The frame's kernels (the mask and size in l->g) on stream s. */
+static cudaError_t enqueue(struct cuda_label *l, cudaStream_t s)
+{
+	struct lk_args *g = &l->g;
+	const int height = g->height;
+	cudaError_t e;
 	const int64_t runs = g->cap_runs, rows = (int64_t)height + 1;
 	const int64_t fin = g->cap_regions > rows ? g->cap_regions : rows;
 	size_t tb = l->temp_bytes;
 	g_clear<<<blocks_for(l, l->slots), THREADS, 0, s>>>(*g, l->slots);
 	g_count<<<blocks_for(l, rows), THREADS, 0, s>>>(*g, rows);
-	CUDA_CHECK(cub::DeviceScan::ExclusiveSum(l->d_temp, tb, g->row_count, g->rf64, (int)rows, s));
+	if ((e = cub::DeviceScan::ExclusiveSum(l->d_temp, tb, g->row_count, g->rf64, (int)rows, s)) != cudaSuccess)
+		return e;
 	g_cut<<<blocks_for(l, (int64_t)height * g->n_words), THREADS, 0, s>>>(*g, (int64_t)height * g->n_words);
 	g_union<<<blocks_for(l, runs), THREADS, 0, s>>>(*g, runs);
 	g_flatten<<<blocks_for(l, runs + 1), THREADS, 0, s>>>(*g, runs + 1);
 	tb = l->temp_bytes;
-	CUDA_CHECK(cub::DeviceScan::ExclusiveSum(l->d_temp, tb, g->root_flag, g->rid, (int)(runs + 1), s));
+	if ((e = cub::DeviceScan::ExclusiveSum(l->d_temp, tb, g->root_flag, g->rid, (int)(runs + 1), s)) != cudaSuccess)
+		return e;
 	g_open<<<blocks_for(l, runs), THREADS, 0, s>>>(*g, runs);
 	g_stats<<<blocks_for(l, runs), THREADS, 0, s>>>(*g, runs);
 	g_pairs<<<blocks_for(l, l->slots), THREADS, 0, s>>>(*g, l->slots);
 	g_frag<<<blocks_for(l, l->slots), THREADS, 0, s>>>(*g, l->slots);
 	g_finish<<<blocks_for(l, fin), THREADS, 0, s>>>(*g, fin);
-	CUDA_CHECK(cudaGetLastError());
-	CUDA_CHECK(cudaMemcpyAsync(l->h_hdr, g->hdr, sizeof *l->h_hdr, cudaMemcpyDeviceToHost, s));
-	l->pending = true;
-	return 0;
-fail:
-	return ERR_DEVICE;
+	return cudaGetLastError();
+}
+
+/* The graph of the current mask and size: found, or captured now (once per
+ * mask buffer and size; the oldest of GRAPHS is replaced). NULL when
+ * capture fails: logged once, and the segmenter launches kernel by kernel
+ * from then on. */
+static cudaGraphExec_t graph_for(struct cuda_label *l)
+{
+	const struct lk_args *g = &l->g;
+	for (int i = 0; i < l->n_graphs; i++) {
+		const struct graph_entry *ge = &l->graphs[i];
+		if (ge->mask == g->mask && ge->width == g->width && ge->height == g->height &&
+		    ge->stride_words == g->stride_words)
+			return ge->exec;
+	}
+	cudaGraph_t graph = NULL;
+	cudaGraphExec_t exec = NULL;
+	/* Thread-local: another stage's thread may be calling CUDA meanwhile. */
+	cudaError_t e = cudaStreamBeginCapture(l->own, cudaStreamCaptureModeThreadLocal);
+	if (e == cudaSuccess) {
+		cudaError_t e1 = enqueue(l, l->own);
+		e = cudaStreamEndCapture(l->own, &graph);
+		if (e == cudaSuccess)
+			e = e1;
+	}
+	if (e == cudaSuccess)
+		e = cudaGraphInstantiate(&exec, graph, 0);
+	if (graph)
+		cudaGraphDestroy(graph);
+	if (e != cudaSuccess) {
+		cudaGetLastError(); /* the capture's error is not the next frame's */
+		log_warn("cuda label: no CUDA graph (%s); launching kernel by kernel", cudaGetErrorString(e));
+		l->no_graph = true;
+		return NULL;
+	}
+	struct graph_entry *ge;
+	if (l->n_graphs < GRAPHS) {
+		ge = &l->graphs[l->n_graphs++];
+	} else {
+		ge = &l->graphs[l->next_graph];
+		l->next_graph = (l->next_graph + 1) % GRAPHS;
+		cudaGraphExecDestroy(ge->exec);
+	}
+	ge->mask = g->mask;
+	ge->width = g->width;
+	ge->height = g->height;
+	ge->stride_words = g->stride_words;
+	ge->exec = exec;
+	return exec;
 }
 
 int cuda_label_collect(struct cuda_label *l, const struct region_tree **out)
@@ -243,31 +389,31 @@ int cuda_label_collect(struct cuda_label *l, const struct region_tree **out)
 	cudaStream_t s = l->stream;
 	CUDA_CHECK(cudaStreamSynchronize(s));
 	{
-		const struct lk_hdr h = *l->h_hdr;
+		struct host_tree *ht = &l->h[l->cur];
+		const struct lk_hdr h = *ht->hdr;
 		if (h.error || h.n_runs < 0 || h.n_runs > g->cap_runs || h.n_regions < 0 || h.n_regions > g->cap_regions) {
 			log_error("cuda label: inconsistent frame counts (runs %d, regions %d, table %d)", h.n_runs,
 				  h.n_regions, h.error);
 			return ERR_DEVICE;
 		}
-		CUDA_CHECK(cudaMemcpyAsync(l->h_rf, g->rf_out, ((size_t)g->height + 1) * sizeof(int32_t),
-					   cudaMemcpyDeviceToHost, s));
-		CUDA_CHECK(cudaMemcpyAsync(l->h_runs, g->runs, (size_t)h.n_runs * sizeof(struct run),
-					   cudaMemcpyDeviceToHost, s));
-		CUDA_CHECK(cudaMemcpyAsync(l->h_regions, g->regions, (size_t)h.n_regions * sizeof(struct region),
-					   cudaMemcpyDeviceToHost, s));
-		CUDA_CHECK(cudaMemcpyAsync(l->h_adj, g->adj, (size_t)h.n_regions * (size_t)g->adj_cap * sizeof(int32_t),
-					   cudaMemcpyDeviceToHost, s));
-		CUDA_CHECK(cudaStreamSynchronize(s));
+		l->hint_runs = h.n_runs;
+		l->hint_regions = h.n_regions;
+		if (h.n_runs > l->spec_runs || h.n_regions > l->spec_regions) {
+			int32_t r0 = l->spec_runs < h.n_runs ? l->spec_runs : h.n_runs;
+			int32_t g0 = l->spec_regions < h.n_regions ? l->spec_regions : h.n_regions;
+			CUDA_CHECK(download(ht, g, r0, h.n_runs, g0, h.n_regions, s));
+			CUDA_CHECK(cudaStreamSynchronize(s));
+		}
 		struct region_tree *t = &l->tree;
 		t->width = g->width;
 		t->height = g->height;
 		t->n_regions = h.n_regions;
-		t->regions = l->h_regions;
+		t->regions = ht->regions;
 		t->adj_cap = g->adj_cap;
-		t->adj = l->h_adj;
+		t->adj = ht->adj;
 		t->n_runs = h.n_runs;
-		t->runs = l->h_runs;
-		t->row_first_run = l->h_rf;
+		t->runs = ht->runs;
+		t->row_first_run = ht->rf;
 		t->overflow = h.y_cut < g->height;
 		if (t->overflow) {
 			l->n_overflows++;

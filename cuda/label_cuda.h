@@ -21,9 +21,17 @@
  * for the tree. Nothing is allocated a frame.
  *
  * A frame: submit() queues the kernels on a stream (the threshold's, so
- * that they follow the kernels that write the mask) and returns; collect()
- * waits, reads the frame's counts, downloads the compact arrays and hands
- * out the tree. The mask itself never comes to the host.
+ * that they follow the kernels that write the mask) and, behind them, the
+ * download of the frame's counts and of the compact arrays sized from the
+ * last frame's counts plus an eighth; collect() waits once, and only a
+ * frame with more runs or regions than that fetches the rest (a second
+ * wait). The host trees alternate per submit. The mask itself never comes
+ * to the host. The launch sequence (ten kernels and two CUB scans, whose
+ * arguments depend only on the mask buffer and the size) is captured once
+ * per mask buffer and size as a CUDA graph and launched as one; the
+ * threshold alternates two device masks, so a steady stream of frames uses
+ * two graphs. A capture that fails is logged once and the kernels are then
+ * launched one by one.
  */
 #ifndef TT_CUDA_LABEL_H
 #define TT_CUDA_LABEL_H
@@ -41,6 +49,7 @@ struct cuda_label_config {
 	int adj_cap;          /* as struct segment_config: 2..64 */
 	int32_t max_runs;     /* 0 = regions_run_capacity(max_width, max_height) */
 	int32_t max_regions;  /* 0 = regions_region_capacity(max_width, max_height) */
+	int no_graph;         /* benchmarks: 1 launches kernel by kernel instead of the CUDA graph */
 };
 
 struct cuda_label;
@@ -65,7 +74,9 @@ int cuda_label_submit(struct cuda_label *l, const void *dev_bits, int width, int
 		      void *stream);
 
 /* Waits for the submitted frame and hands out its tree: *out points into
- * pinned host memory owned by l, valid until the next submit or destroy.
+ * pinned host memory owned by l, valid until the second submit after the
+ * frame's own (the next frame's submit fills the other host tree), or
+ * destroy.
  * ERR_AGAIN without a submit, ERR_DEVICE when the GPU failed (the caller
  * falls back to the CPU segmenter). A frame cut short is counted and
  * logged once, as segment_process() does. */

@@ -54,7 +54,13 @@
  *
  * Thread domains are upper bounds known on the host; each kernel reads the
  * frame's real counts from the header and idles past them, so a frame
- * needs no host round trip before its download.
+ * needs no host round trip before its download. lk_live_NAME(g) is that
+ * count for each kernel (the end of the domain where every thread past it
+ * returns at once; read from what earlier kernels wrote, and written by no
+ * thread of the kernel itself): the GPU's grid-stride loops stop there,
+ * so a launch of a few blocks a multiprocessor covers a sparse frame in
+ * one pass and a dense one in a few, and the simulation runs only the
+ * threads below it.
  */
 #ifndef TT_CUDA_LABEL_KERNELS_H
 #define TT_CUDA_LABEL_KERNELS_H
@@ -524,6 +530,31 @@ LK_FN void lk_k_finish(const struct lk_args *g, int64_t t)
 		r->n_adj = d;
 	}
 	r->flags = (uint8_t)f;
+}
+
+/* ---- the live end of each domain (see the header comment) ---- */
+
+#define LK_ALL INT64_MAX
+LK_FN int64_t lk_live_clear(const struct lk_args *g) { return g->hdr->n_pairs; }
+LK_FN int64_t lk_live_count(const struct lk_args *g) { (void)g; return LK_ALL; }
+LK_FN int64_t lk_live_cut(const struct lk_args *g) { (void)g; return LK_ALL; }
+LK_FN int64_t lk_live_union(const struct lk_args *g) { return g->rf64[g->hdr->y_run]; }
+/* Every slot: the zero flags past the runs feed the scan. */
+LK_FN int64_t lk_live_flatten(const struct lk_args *g) { (void)g; return LK_ALL; }
+LK_FN int64_t lk_live_open(const struct lk_args *g) { return g->rf64[g->hdr->y_run]; }
+/* Thread 0 writes the header's counts even for an empty frame. */
+LK_FN int64_t lk_live_stats(const struct lk_args *g)
+{
+	const int64_t n = g->rf64[g->hdr->y_cut];
+	return n > 1 ? n : 1;
+}
+LK_FN int64_t lk_live_pairs(const struct lk_args *g) { return g->hdr->n_pairs; }
+LK_FN int64_t lk_live_frag(const struct lk_args *g) { return g->hdr->n_pairs; }
+/* Thread t <= height writes row_first_run[t]. */
+LK_FN int64_t lk_live_finish(const struct lk_args *g)
+{
+	const int64_t n = g->hdr->n_regions;
+	return n > (int64_t)g->height + 1 ? n : (int64_t)g->height + 1;
 }
 
 #endif

@@ -55,6 +55,20 @@ int cuda_threshold_collect_view(struct cuda_threshold *t, const uint64_t **bits,
 	return ERR_UNSUPPORTED;
 }
 
+void cuda_threshold_set_download(struct cuda_threshold *t, int on)
+{
+	(void)t;
+	(void)on;
+}
+
+int cuda_threshold_fetch_mask(struct cuda_threshold *t, const uint64_t **bits, int *stride_words)
+{
+	(void)t;
+	(void)bits;
+	(void)stride_words;
+	return ERR_UNSUPPORTED;
+}
+
 int cuda_threshold_device_mask(struct cuda_threshold *t, const void **dev_bits, int *stride_words, void **stream)
 {
 	(void)t;

@@ -114,9 +114,15 @@ static void sim_destroy(struct sim *s)
 }
 
 typedef void (*kernel_fn)(const struct lk_args *, int64_t);
+typedef int64_t (*live_fn)(const struct lk_args *);
 
-static void launch(struct sim *s, kernel_fn k, int64_t n)
+/* Threads 0..n-1 of kernel k, but not past its live end (read once before
+ * the launch, as every GPU thread reads it at its start). */
+static void launch_live(struct sim *s, kernel_fn k, live_fn live, int64_t n)
 {
+	const int64_t end = live(&s->g);
+	if (end < n)
+		n = end;
 	if (s->order == 0) {
 		for (int64_t t = 0; t < n; t++)
 			k(&s->g, t);
@@ -144,6 +150,7 @@ static void launch(struct sim *s, kernel_fn k, int64_t n)
 	for (int64_t t = 0; t < n; t++)
 		k(&s->g, s->perm[t]);
 }
+#define launch(s, name, n) launch_live(s, lk_k_##name, lk_live_##name, n)
 
 /* The launch sequence of label.cu, the prefix sums as loops. */
 static const struct region_tree *sim_process(struct sim *s, const struct bitmask *m)
@@ -156,26 +163,26 @@ static const struct region_tree *sim_process(struct sim *s, const struct bitmask
 	g->height = m->height;
 	g->n_words = (m->width + 63) / 64;
 	const int h = m->height;
-	launch(s, lk_k_clear, s->slots);
-	launch(s, lk_k_count, h + 1);
+	launch(s, clear, s->slots);
+	launch(s, count, h + 1);
 	int64_t acc = 0;
 	for (int y = 0; y <= h; y++) {
 		g->rf64[y] = acc;
 		acc += g->row_count[y];
 	}
-	launch(s, lk_k_cut, (int64_t)h * g->n_words);
-	launch(s, lk_k_union, g->cap_runs);
-	launch(s, lk_k_flatten, (int64_t)g->cap_runs + 1);
+	launch(s, cut, (int64_t)h * g->n_words);
+	launch(s, union, g->cap_runs);
+	launch(s, flatten, (int64_t)g->cap_runs + 1);
 	int32_t racc = 0;
 	for (int64_t k = 0; k <= g->cap_runs; k++) {
 		g->rid[k] = racc;
 		racc += g->root_flag[k];
 	}
-	launch(s, lk_k_open, g->cap_runs);
-	launch(s, lk_k_stats, g->cap_runs);
-	launch(s, lk_k_pairs, s->slots);
-	launch(s, lk_k_frag, s->slots);
-	launch(s, lk_k_finish, g->cap_regions > h + 1 ? g->cap_regions : h + 1);
+	launch(s, open, g->cap_runs);
+	launch(s, stats, g->cap_runs);
+	launch(s, pairs, s->slots);
+	launch(s, frag, s->slots);
+	launch(s, finish, g->cap_regions > h + 1 ? g->cap_regions : h + 1);
 	assert_int_equal(s->hdr.error, 0);
 	struct region_tree *t = &s->tree;
 	t->width = m->width;

@@ -139,6 +139,10 @@ static const struct config_option options[] = {
     OPT_INT("threshold", "segment_threads", segment_threads, "0", 0, 64, false, 0, "N",
             "threads that segment each threshold scale, by horizontal bands (same result as "
             "one); 0 = half the CPU cores, at most 8"),
+    OPT_ENUM("threshold", "segment_backend", segment_backend, "auto", "auto|cpu|gpu", false, 0,
+             "where each threshold scale is segmented into regions: auto (on the GPU when the "
+             "threshold runs there, else the CPU), cpu, gpu (needs the GPU threshold); the trees "
+             "are identical, and a GPU failure falls back to the CPU"),
     OPT_INT("threshold", "max_runs", max_runs, "0", 0, 1073741823, false, 0, "N",
             "row runs a frame may have, per scale; 0 = an eighth of the frame's pixels. Bounds "
             "memory whatever the picture: a frame with more is segmented down to the row where "

@@ -107,6 +107,7 @@ struct tt_config {
 	char threshold3_mode[16]; /* third scale's method, as threshold_mode, or "off" */
 	int median2;          /* second scale's median pre-filter */
 	int segment_threads;  /* per scale; 0 = auto */
+	char segment_backend[8]; /* auto | cpu | gpu */
 	int max_runs, max_regions; /* per scale and frame; 0 = from the frame size */
 	float gauss_sigma;
 	/* [fiducials] */

@@ -11,10 +11,13 @@
 #include "../segment/segment.h"
 #include "windows.h"
 
-/* One threshold scale: its thresholder, mask, segmenter and matcher. */
+/* One threshold scale: its thresholder, mask, segmenters and matcher. */
 struct scale {
 	struct threshold *thr;
-	struct segment *seg;
+	struct segment *seg;          /* the CPU segmenter: the reference, and the GPU's fallback */
+	struct segment_gpu *gseg;     /* the GPU segmenter; NULL: this scale segments on the CPU */
+	const struct region_tree *tree; /* the GPU's tree of the collected frame; NULL: segment the mask */
+	bool labelled;                /* the submitted frame is being segmented on the GPU */
 	struct match *mat;
 	struct bitmask mask;  /* borrowed from thr (threshold_collect_view); the third scale owns its own */
 	struct detections det;
@@ -62,10 +65,14 @@ struct engine {
 	bool eq_on, eq_capture;
 	struct engine_times times;
 	int64_t submit_ns;
+	int64_t label_ns;     /* waiting for the GPU segmenters in the last collect */
+	bool seg_fault_logged;
+	bool want_mask;       /* engine_want_mask: the first scale's mask comes back every frame */
 };
 
 static void scale_free(struct scale *s)
 {
+	segment_gpu_destroy(s->gseg);
 	threshold_destroy(s->thr);
 	segment_destroy(s->seg);
 	match_destroy(s->mat);
@@ -120,6 +127,29 @@ static int segment_threads(const struct engine_config *c)
 	return n < 1 ? 1 : n > 8 ? 8 : (int)n;
 }
 
+/* The GPU segmenter of a scale whose threshold runs on CUDA (it labels the
+ * threshold's device mask in place). Only ENGINE_SEGMENT_GPU makes its
+ * absence an error. */
+static int gpu_segment_open(struct scale *s, const struct segment_config *sc, int backend)
+{
+	bool cuda = strcmp(threshold_backend_name(s->thr), "cuda") == 0;
+	int err = ERR_UNSUPPORTED;
+	if (backend == ENGINE_SEGMENT_CPU)
+		return 0;
+	if (cuda)
+		s->gseg = segment_gpu_create(sc, &err);
+	if (s->gseg)
+		return 0;
+	if (backend == ENGINE_SEGMENT_GPU) {
+		log_error("segment: the GPU segmenter is not available: %s",
+			  cuda ? err_str(err) : "the threshold does not run on CUDA");
+		return err;
+	}
+	if (cuda)
+		log_info("segment: CPU (the GPU segmenter could not start: %s)", err_str(err));
+	return 0;
+}
+
 static int scale_create(struct scale *s, const struct engine_config *c, const struct threshold_config *tc,
 			const struct match_config *mc, const char *backend)
 {
@@ -135,6 +165,8 @@ static int scale_create(struct scale *s, const struct engine_config *c, const st
 	if (s->thr)
 		s->seg = segment_create_threaded(&sc, segment_threads(c), &err);
 	if (s->seg)
+		err = gpu_segment_open(s, &sc, c->segment_backend);
+	if (s->seg && !err)
 		s->mat = match_create(mc, &err);
 	if (s->mat)
 		err = detections_alloc(&s->det, c->max_detections);
@@ -156,11 +188,21 @@ static void sizes_from(struct engine_config *c)
 		c->max_detections = 1024;
 }
 
+/* The collected frame's tree: the GPU's, else the CPU segmenter's. */
+static int scale_tree(struct scale *s, const struct region_tree **tree)
+{
+	if (s->tree) {
+		*tree = s->tree;
+		return 0;
+	}
+	return segment_process(s->seg, &s->mask, tree);
+}
+
 /* Segment and match of the second scale (worker thread, or inline) or the third. */
 static bool scale_detect(struct scale *s, const struct image_u8 *grey)
 {
 	const struct region_tree *tree = NULL;
-	if (s->err || segment_process(s->seg, &s->mask, &tree))
+	if (s->err || scale_tree(s, &tree))
 		return false;
 	detections_clear(&s->det);
 	return match_process(s->mat, tree, grey, &s->det) == 0;
@@ -272,6 +314,8 @@ struct engine *engine_create(const struct engine_config *cfg, int *err)
 		goto fail;
 	if (e->cfg.backend && strcmp(e->cfg.backend, "auto") != 0) /* auto logged its choice and why */
 		log_info("threshold: %s backend, as configured", threshold_backend_name(e->s1.thr));
+	log_info("segment: %s, %s", e->s1.gseg ? "GPU (the threshold's mask labelled in place)" : "CPU",
+		 e->cfg.segment_backend == ENGINE_SEGMENT_AUTO ? "as auto chose from the threshold backend" : "as configured");
 	/* Made whenever configured (a few MB), so touch and hands can be
 	 * switched on live without allocating then. */
 	if (e->cfg.outline.max_points > 0) {
@@ -312,6 +356,7 @@ int engine_set_config(struct engine *e, const struct engine_config *cfg)
 	next.width = e->cfg.width;
 	next.height = e->cfg.height;
 	next.backend = e->cfg.backend;
+	next.segment_backend = e->cfg.segment_backend;
 	next.max_detections = e->cfg.max_detections;
 	next.tracker = e->cfg.tracker;
 	sizes_from(&next);
@@ -375,18 +420,86 @@ static const struct image_u8 *equalize(struct engine *e, const struct image_u8 *
 	return &e->eq_frame;
 }
 
+/* Drops a scale's GPU segmenter for good: it segments on the CPU from now on. */
+static void gpu_segment_fault(struct engine *e, struct scale *s, int err)
+{
+	log_once(&e->seg_fault_logged, LOG_WARN, "segment: GPU failed (%s); continuing on the CPU", err_str(err));
+	segment_gpu_destroy(s->gseg);
+	s->gseg = NULL;
+	s->labelled = false;
+}
+
+/* Queues the GPU segmentation of the mask a threshold submit has just
+ * queued, on the threshold's stream. */
+static void label_submit(struct engine *e, struct scale *s, const struct image_u8 *grey)
+{
+	s->labelled = false;
+	if (!s->gseg || !s->submitted)
+		return;
+	struct threshold_device_mask dm;
+	int err = threshold_device_mask(s->thr, &dm);
+	if (!err)
+		err = segment_gpu_submit(s->gseg, dm.bits, grey->width, grey->height, dm.stride_words, dm.stream);
+	if (err)
+		gpu_segment_fault(e, s, err);
+	else
+		s->labelled = true;
+}
+
+/* A scale's mask, and its GPU tree when it was labelled. A threshold that
+ * fell back to the CPU in this collect made its mask there: the GPU tree
+ * would be of a mask that may not exist, so the CPU segments. Without a
+ * tree the CPU segments the mask, fetched now if it stayed on the GPU. */
+static int scale_collect(struct engine *e, struct scale *s)
+{
+	s->tree = NULL;
+	int err = threshold_collect_view(s->thr, &s->mask);
+	if (err)
+		return err;
+	if (s->labelled) {
+		s->labelled = false;
+		if (strcmp(threshold_backend_name(s->thr), "cuda") != 0) {
+			gpu_segment_fault(e, s, ERR_DEVICE);
+		} else {
+			int64_t t0 = clock_now_ns();
+			int lerr = segment_gpu_collect(s->gseg, &s->tree);
+			e->label_ns += clock_now_ns() - t0;
+			if (lerr) {
+				s->tree = NULL;
+				gpu_segment_fault(e, s, lerr);
+			}
+		}
+	}
+	if (!s->tree && !s->mask.bits)
+		err = threshold_fetch_view(s->thr, &s->mask);
+	return err;
+}
+
+/* The mask stays on the GPU where the GPU segments it and nobody reads it
+ * on the host; engine_mask() fetches it for a frame that is looked at. The
+ * third scale reads the first scale's mask to place its windows. */
+static void mask_download(struct engine *e, struct scale *s)
+{
+	if (scale_on(s))
+		threshold_set_mask_download(s->thr, !s->gseg || (s == &e->s1 && (e->want_mask || scale_on(&e->s3))));
+}
+
 int engine_submit(struct engine *e, const struct image_u8 *grey)
 {
 	if (grey->width != e->cfg.width || grey->height != e->cfg.height)
 		return ERR_SIZE;
 	int64_t t0 = clock_now_ns();
 	grey = equalize(e, grey);
+	mask_download(e, &e->s1);
+	mask_download(e, &e->s2);
 	int err = threshold_submit(e->s1.thr, grey);
 	e->s1.submitted = err == 0;
 	if (err)
 		return err;
+	label_submit(e, &e->s1, grey);
 	/* A failing second scale only loses that scale for this frame. */
 	e->s2.submitted = scale_on(&e->s2) && threshold_submit(e->s2.thr, grey) == 0;
+	label_submit(e, &e->s2, grey);
 	e->submit_ns = clock_now_ns() - t0;
 	return 0;
 }
@@ -396,17 +509,19 @@ int engine_collect(struct engine *e)
 	if (!e->s1.submitted)
 		return ERR_AGAIN;
 	int64_t t0 = clock_now_ns();
+	e->label_ns = 0;
 	e->s1.submitted = false;
-	e->s1.err = threshold_collect_view(e->s1.thr, &e->s1.mask);
+	e->s1.err = scale_collect(e, &e->s1);
 	if (e->s2.submitted) {
 		e->s2.submitted = false;
-		e->s2.err = threshold_collect_view(e->s2.thr, &e->s2.mask);
+		e->s2.err = scale_collect(e, &e->s2);
 	} else {
 		e->s2.err = ERR_AGAIN;
 	}
 	/* The time the threshold holds the caller (submit + waiting in collect),
-	 * not the wall time between them, which may hold other work. */
-	e->times.ns[STAGE_THRESHOLD] = e->submit_ns + (clock_now_ns() - t0);
+	 * not the wall time between them, which may hold other work; waiting
+	 * for the GPU segmenters counts as segmentation (engine_detect). */
+	e->times.ns[STAGE_THRESHOLD] = e->submit_ns + (clock_now_ns() - t0) - e->label_ns;
 	return e->s1.err;
 }
 
@@ -490,7 +605,10 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 static bool third_detect(struct engine *e, const struct image_u8 *grey)
 {
 	const int halo = third_halo(&e->cfg);
-	int n = halo < 0 ? -1 : windows_find(&e->s1.mask, &e->s1.det, THIRD_PAD, e->t3.scratch, e->t3.win, THIRD_MAX_WINDOWS);
+	/* The first scale's mask, fetched from the GPU when it stayed there
+	 * (the third scale was switched on after this frame's submit). */
+	const struct bitmask *m1 = halo < 0 ? NULL : engine_mask(e);
+	int n = !m1 ? -1 : windows_find(m1, &e->s1.det, THIRD_PAD, e->t3.scratch, e->t3.win, THIRD_MAX_WINDOWS);
 	detections_clear(&e->s3.det);
 	if (n < 0) {
 		if (threshold_process(e->s3.thr, grey, &e->s3.mask))
@@ -561,7 +679,7 @@ int engine_detect(struct engine *e, const struct image_u8 *grey)
 		pool_start(e->w.pool, scale2_task, e, 1);
 	}
 	const struct region_tree *tree = NULL;
-	int err = segment_process(e->s1.seg, &e->s1.mask, &tree);
+	int err = scale_tree(&e->s1, &tree);
 	int64_t t1 = clock_now_ns();
 	if (!err) {
 		detections_clear(&e->s1.det);
@@ -585,7 +703,7 @@ int engine_detect(struct engine *e, const struct image_u8 *grey)
 		merge_scale(&e->s1.det, &e->s2.det);
 	if (ok3)
 		merge_scale(&e->s1.det, &e->s3.det);
-	e->times.ns[STAGE_SEGMENT] = t1 - t0;
+	e->times.ns[STAGE_SEGMENT] = e->label_ns + (t1 - t0);
 	e->times.ns[STAGE_MATCH] = clock_now_ns() - t1;
 	return 0;
 }
@@ -620,9 +738,16 @@ const char *stage_name(enum stage s)
 	return s >= 0 && s < STAGE_N ? names[s] : "?";
 }
 
-const struct bitmask *engine_mask(const struct engine *e)
+const struct bitmask *engine_mask(struct engine *e)
 {
+	if (!e->s1.mask.bits && threshold_fetch_view(e->s1.thr, &e->s1.mask))
+		return NULL;
 	return &e->s1.mask;
+}
+
+void engine_want_mask(struct engine *e, bool on)
+{
+	e->want_mask = on;
 }
 
 const struct detections *engine_detections(const struct engine *e)
@@ -638,6 +763,11 @@ const struct engine_times *engine_times(const struct engine *e)
 const char *engine_backend(const struct engine *e)
 {
 	return threshold_backend_name(e->s1.thr);
+}
+
+const char *engine_segment_backend(const struct engine *e)
+{
+	return e->s1.gseg ? "gpu" : "cpu";
 }
 
 int engine_register_buffer(struct engine *e, void *data, size_t bytes)

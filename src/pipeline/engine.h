@@ -3,7 +3,8 @@
  *
  *   1. threshold   grey -> bitmask (CUDA or CPU Bernsen; and the optional
  *                  second scale: its own radius and median)
- *   2. segment     bitmask -> region tree (per scale)
+ *   2. segment     bitmask -> region tree (per scale; on the GPU, from the
+ *                  device mask, when the threshold runs there)
  *   3. match       tree -> fiducials, fuzzy symbols, root regions, fingers,
  *                  blobs; then (only when asked for) outlines, touch and
  *                  hands on the first scale (src/outline); the second
@@ -43,6 +44,14 @@
 #include "../threshold/threshold.h"
 #include "../track/track.h"
 
+/* Where the scales are segmented. AUTO: on the GPU (segment_gpu_*) for a
+ * scale whose threshold runs on CUDA, the mask labelled in place on the
+ * threshold's stream; else on the CPU. GPU: the same, but engine_create
+ * fails (ERR_UNSUPPORTED) when the GPU segmenter cannot run. Either way
+ * the trees equal the CPU segmenter's, which stays the fallback: a GPU
+ * failure mid-run is logged once and that scale goes on on the CPU. */
+enum engine_segment_backend { ENGINE_SEGMENT_AUTO = 0, ENGINE_SEGMENT_CPU, ENGINE_SEGMENT_GPU };
+
 struct engine_config {
 	int width, height;
 	const char *backend;           /* threshold backend: "cpu", "cuda", "auto" */
@@ -52,6 +61,7 @@ struct engine_config {
 	bool scale3;                   /* a third scale: the first's settings but mode3 */
 	int mode3;                     /* third scale's enum threshold_mode */
 	int segment_threads;           /* bands a scale is segmented in; 0 = auto */
+	int segment_backend;           /* enum engine_segment_backend */
 	int32_t max_runs, max_regions; /* per scale and frame; 0 = from the frame size (core/regions.h) */
 	struct match_config match;     /* trees, finger and blob settings */
 	struct outline_config outline; /* outlines, touch, hands: first scale, after match;
@@ -102,11 +112,19 @@ int engine_process(struct engine *e, const struct image_u8 *grey, uint64_t frame
 /* What the last frame produced, borrowed until the next call. The mask is
  * the first scale's thresholder's own (no copy): valid until the next
  * engine_collect(), engine_set_config() or destroy; the overlapped
- * engine_submit() of the next frame leaves it alone. */
-const struct bitmask *engine_mask(const struct engine *e);
+ * engine_submit() of the next frame leaves it alone. Where the GPU
+ * segments, the mask stays on the GPU unless engine_want_mask() asked for
+ * it; then this call downloads it (and waits). NULL when the GPU failed. */
+const struct bitmask *engine_mask(struct engine *e);
+/* Whether the first scale's mask is read on every frame (--dump, the
+ * window): it then comes back with the threshold, overlapped with the
+ * GPU's work, rather than on demand in engine_mask(). Default off. */
+void engine_want_mask(struct engine *e, bool on);
 const struct detections *engine_detections(const struct engine *e);
 const struct engine_times *engine_times(const struct engine *e);
 const char *engine_backend(const struct engine *e);  /* "cpu" or "cuda" */
+/* Where the first scale is segmented now: "cpu" or "gpu". */
+const char *engine_segment_backend(const struct engine *e);
 
 /* The equaliser, against uneven light: engine_equalize(e, true) takes the
  * next submitted frame as the empty table's background; from then on each

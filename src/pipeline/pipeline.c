@@ -127,13 +127,15 @@ static int stages_ensure_size(struct pipeline *p, int w, int h)
 	p->eng = engine_create(&ec, &err);
 	if (!p->eng) {
 		if (err == ERR_UNSUPPORTED)
-			log_error("--gpu on: no usable GPU path (see the line above); use --gpu auto or off");
+			log_error("--gpu on or --segment-backend gpu: no usable GPU path (see the line above); "
+				  "use auto or off / cpu");
 		goto fail;
 	}
 	if ((err = objects_start(p, w, h)))
 		goto fail;
 	p->width = w;
 	p->height = h;
+	engine_want_mask(p->eng, report_wants_mask(p->report));
 	err = report_size(p->report, w, h);
 	if (err)
 		goto fail;
@@ -246,7 +248,7 @@ static int frame_script(struct pipeline *p, const struct frame *f, const struct 
 	feed_status(p->feed, status, sizeof status);
 	struct ring *ring = feed_ring(p->feed);
 	struct report_frame fr = {
-		.fseq = p->fseq, .frame = f, .mask = engine_mask(p->eng), .det = engine_detections(p->eng),
+		.fseq = p->fseq, .frame = f, .mask = report_wants_mask(p->report) ? engine_mask(p->eng) : NULL, .det = engine_detections(p->eng),
 		.st = &st, .ns = ns, .backend = engine_backend(p->eng), .cfg = &p->cfg, .status = status,
 		.dropped_frames = ring ? ring_dropped(ring) : 0,
 		.bad_frames = p->bad_frames + feed_bad_frames(p->feed), .paused = p->paused,
@@ -620,6 +622,13 @@ static int check_settings(struct pipeline *p)
 	char why[160] = "";
 	if (threshold_backend_check(settings_gpu_backend(&p->cfg), why, sizeof why)) {
 		log_error("--gpu %s: %s; use --gpu auto or off", p->cfg.gpu, why);
+		return ERR_CONFIG;
+	}
+	/* The GPU segmenter reads the CUDA threshold's mask in place. */
+	if (strcmp(p->cfg.segment_backend, "gpu") == 0 &&
+	    (strcmp(p->cfg.gpu, "off") == 0 || threshold_backend_check("cuda", why, sizeof why))) {
+		log_error("--segment-backend gpu: %s; use --segment-backend auto or cpu",
+			  strcmp(p->cfg.gpu, "off") == 0 ? "it needs the GPU threshold, and --gpu is off" : why);
 		return ERR_CONFIG;
 	}
 	return 0;

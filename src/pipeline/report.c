@@ -138,6 +138,20 @@ int report_size(struct report *r, int w, int h)
 	return 0;
 }
 
+static void mask_image(const struct bitmask *m, struct image_u8 *img)
+{
+	if (m)
+		bitmask_to_image(m, img);
+	else
+		for (int y = 0; y < img->height; y++)
+			memset(image_u8_row(img, y), 0, (size_t)img->width);
+}
+
+bool report_wants_mask(const struct report *r)
+{
+	return (r->dump_dir[0] && !r->dump_failed) || r->snaps[0];
+}
+
 static void dump_frame(struct report *r, const struct report_frame *fr)
 {
 	char path[CONFIG_PATH_LEN + 64];
@@ -146,7 +160,7 @@ static void dump_frame(struct report *r, const struct report_frame *fr)
 	const struct detections *d = fr->det;
 	if (!r->dump_img.data)
 		return;
-	bitmask_to_image(fr->mask, &r->dump_img);
+	mask_image(fr->mask, &r->dump_img);
 	/* A build without libpng dumps PGM rather than failing every frame. */
 	snprintf(path, sizeof path, "%s/%06llu-binary.%s", r->dump_dir, (unsigned long long)fr->fseq,
 		 TT_HAVE_PNG ? "png" : "pgm");
@@ -231,7 +245,7 @@ static void snapshot_publish(struct report *r, const struct report_frame *fr)
 	const struct tt_config *c = fr->cfg;
 	s->frame = fr->fseq;
 	image_u8_copy(&s->grey, &fr->frame->img);
-	bitmask_to_image(fr->mask, &s->binary);
+	mask_image(fr->mask, &s->binary);
 	s->n_objects = st->n_objects < SNAPSHOT_MAX_ITEMS ? st->n_objects : SNAPSHOT_MAX_ITEMS;
 	s->n_cursors = st->n_cursors < SNAPSHOT_MAX_ITEMS ? st->n_cursors : SNAPSHOT_MAX_ITEMS;
 	s->n_blobs = st->n_blobs < SNAPSHOT_MAX_ITEMS ? st->n_blobs : SNAPSHOT_MAX_ITEMS;

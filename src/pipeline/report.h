@@ -36,7 +36,8 @@
 struct report_frame {
 	uint64_t fseq;                   /* the frame's TUIO frame number */
 	const struct frame *frame;
-	const struct bitmask *mask;      /* the first scale's binary image */
+	const struct bitmask *mask;      /* the first scale's binary image; NULL when report_wants_mask
+					  * said no, or the GPU could not give it (dumped and shown as black) */
 	const struct detections *det;
 	const struct tracked_state *st;
 	const int64_t *ns;               /* [STAGE_N]: this frame's stage times; STAGE_LATENCY <= 0 = none */
@@ -59,6 +60,10 @@ void report_destroy(struct report *r);  /* NULL-safe */
 
 /* Sizes the dump image and snapshots for w x h frames. */
 int report_size(struct report *r, int w, int h);
+
+/* Whether report_frame reads the mask (a dump that still writes, or a
+ * window): where the GPU segments, a mask nobody reads stays there. */
+bool report_wants_mask(const struct report *r);
 
 /* Times, dump and snapshot of one processed frame; `now_ns` is when it was
  * sent (the frame rate is counted from it). */

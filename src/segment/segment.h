@@ -128,6 +128,39 @@ int64_t segment_overflows(const struct segment *s);
  * next call or destroy. Returns 0, or ERR_SIZE when mask exceeds the max. */
 int segment_process(struct segment *s, const struct bitmask *mask, const struct region_tree **out);
 
+/* ---- the GPU segmenter ------------------------------------------------------
+ * The same tree, built on the GPU from a mask that is already there (the
+ * CUDA threshold's, threshold_device_mask()): cuda/label_cuda.h behind this
+ * stage's plain C interface, so that the pipeline never includes cuda/.
+ * The tree handed out equals segment_process()'s for the same mask and
+ * configuration, array for array (the CPU segmenter stays the reference
+ * and the fallback; cuda/label_kernels.h describes the algorithm). Without
+ * nvcc, or without a usable GPU, create fails with ERR_UNSUPPORTED or
+ * ERR_DEVICE and the caller segments on the CPU.
+ *
+ * Memory: device and pinned host arrays sized at create time (as
+ * segment_create, plus a pair table); nothing is allocated a frame. */
+struct segment_gpu;
+
+struct segment_gpu *segment_gpu_create(const struct segment_config *cfg, int *err);
+void segment_gpu_destroy(struct segment_gpu *g);  /* NULL-safe */
+
+/* Queues the segmentation of a device mask: dev_bits (a device pointer, rows
+ * of stride_words 64-bit words) as written on stream (opaque: the queue the
+ * mask's producer runs on), which must stay unchanged until collect. No
+ * wait. 0, ERR_SIZE (larger than the configuration) or ERR_DEVICE. */
+int segment_gpu_submit(struct segment_gpu *g, const void *dev_bits, int width, int height, int stride_words,
+		       void *stream);
+
+/* Waits for the submitted frame and hands out its tree: *out points into
+ * host memory owned by g, valid until the second submit after the frame's
+ * own, or destroy (the next frame's submit, overlapped with reading this
+ * tree, fills another). ERR_AGAIN without a submit; ERR_DEVICE when
+ * the GPU failed (the caller segments the mask on the CPU instead). A frame
+ * cut short by the capacities is flagged, counted and logged once, as
+ * segment_process() does. */
+int segment_gpu_collect(struct segment_gpu *g, const struct region_tree **out);
+
 /* ---- helpers over a finished tree -----------------------------------------
  * The walks take a tree handed out by segment_process() (runs and
  * row_first_run set); they read the tree alone, allocate nothing and may

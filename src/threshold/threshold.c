@@ -32,6 +32,7 @@ struct threshold {
 	struct bitmask own;           /* CPU result for collect_view */
 	struct cuda_threshold *gpu;
 	const struct image_u8 *pending; /* borrowed from submit until collect */
+	int done_w, done_h;             /* the frame last collected (threshold_fetch_view) */
 	bool gpu_fault_logged;
 };
 
@@ -395,6 +396,8 @@ int threshold_collect_view(struct threshold *t, struct bitmask *view)
 {
 	if (!t->pending)
 		return ERR_AGAIN;
+	t->done_w = t->pending->width;
+	t->done_h = t->pending->height;
 	int e = t->ops->collect_view(t, view);
 	if (e < 0 && t->ops != ops_by_name("cpu")) {
 		gpu_fault(t, e);
@@ -402,6 +405,37 @@ int threshold_collect_view(struct threshold *t, struct bitmask *view)
 			e = t->ops->collect_view(t, view);
 	}
 	t->pending = NULL;
+	return e;
+}
+
+int threshold_device_mask(struct threshold *t, struct threshold_device_mask *out)
+{
+	if (t->ops != ops_by_name("cuda"))
+		return ERR_UNSUPPORTED;
+	return cuda_threshold_device_mask(t->gpu, &out->bits, &out->stride_words, &out->stream);
+}
+
+void threshold_set_mask_download(struct threshold *t, bool on)
+{
+	if (t->ops == ops_by_name("cuda"))
+		cuda_threshold_set_download(t->gpu, on);
+}
+
+int threshold_fetch_view(struct threshold *t, struct bitmask *view)
+{
+	if (!t->done_w)
+		return ERR_AGAIN;
+	if (t->ops != ops_by_name("cuda")) {
+		*view = t->own;
+		return 0;
+	}
+	const uint64_t *bits;
+	int e = cuda_threshold_fetch_mask(t->gpu, &bits, &view->stride_words);
+	if (e == 0) {
+		view->bits = (uint64_t *)(uintptr_t)bits; /* read-only for the caller, documented */
+		view->width = t->done_w;
+		view->height = t->done_h;
+	}
 	return e;
 }
 

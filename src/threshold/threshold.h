@@ -123,8 +123,39 @@ int threshold_process(struct threshold *t, const struct image_u8 *grey, struct b
  * valid and unchanged until the next collect or destroy: a submit in
  * between (the next frame's, overlapped with segmenting this one) fills
  * another buffer (CUDA alternates two; the CPU computes in collect). Saves
- * a 260 KB memcpy a 1080p frame and scale. */
+ * a 260 KB memcpy a 1080p frame and scale. view->bits is NULL when the
+ * frame's mask was left on the GPU (threshold_set_mask_download). */
 int threshold_collect_view(struct threshold *t, struct bitmask *view);
+
+/* Whether the following submits bring the mask to the host (on: the
+ * default). Off only matters on CUDA, for a consumer that reads the mask
+ * on the GPU (threshold_device_mask): collect_view then waits for the
+ * kernels alone and hands out bits NULL, and threshold_fetch_view gets the
+ * mask later for the frames someone looks at. The CPU backend always has
+ * its mask. threshold_collect (the copy) fetches by itself. */
+void threshold_set_mask_download(struct threshold *t, bool on);
+
+/* The mask of the frame last collected by collect_view, as its view (a CPU
+ * mask, or a GPU one brought to the host now, on its own queue, when its
+ * submit left it on the GPU). Valid until the second submit after that
+ * frame's (the masks alternate), so the overlapped submit of the next
+ * frame leaves it alone. ERR_AGAIN before a collect; ERR_DEVICE when the
+ * GPU failed (no fallback: the frame's grey is gone). */
+int threshold_fetch_view(struct threshold *t, struct bitmask *view);
+
+/* The mask of the frame last submitted as it lies on the GPU, for a GPU
+ * stage that reads it in place (the GPU segmenter, segment.h): bits is a
+ * device pointer to rows of stride_words 64-bit words (bit x % 64 of word
+ * x / 64 = pixel x, 1 = white), stream the queue its kernels run on (work
+ * queued there after the submit sees the whole mask). Both are opaque
+ * here; valid until the next submit. ERR_UNSUPPORTED on the CPU backend,
+ * ERR_AGAIN before a submit. */
+struct threshold_device_mask {
+	const void *bits;
+	int stride_words;
+	void *stream;
+};
+int threshold_device_mask(struct threshold *t, struct threshold_device_mask *out);
 
 /* Optional, for the GPU: page-locks a long-lived frame buffer (a capture ring
  * slot) so frames inside it reach the GPU by DMA with no staging memcpy (at

@@ -23,8 +23,9 @@
  * too, and the GPU time of upload / kernels / download from events.
  * Then the GPU segmenter (cuda/label_cuda.h) at 640x480, 1080p and 4K: a
  * mask already on the GPU (the CPU threshold of the same content, r = 6)
- * -> the tree's arrays on the host (submit + collect), beside the CPU
- * segmenter (segment_process, one thread) on the same mask.
+ * -> the tree's arrays on the host (submit + collect), launched as a CUDA
+ * graph and kernel by kernel, beside the CPU segmenter (segment_process,
+ * one thread) on the same mask.
  * Frames rotate among 4 buffers so caches do not flatter the numbers.
  * Numbers, not assertions.
  */
@@ -241,12 +242,12 @@ static void canny_bench(int have_gpu)
 static void bench_label(void)
 {
 	static const int sizes[][2] = {{640, 480}, {1920, 1080}, {3840, 2160}};
-	for (int s = 0; s < 3; s++) {
-		const int w = sizes[s][0], h = sizes[s][1];
+	for (int s = 0; s < 6; s++) {
+		const int w = sizes[s / 2][0], h = sizes[s / 2][1], no_graph = s % 2;
 		struct threshold_config tc = {.max_width = w, .max_height = h, .mode = THRESHOLD_BERNSEN, .radius = 6,
 					      .gate = 32, .tile = 10, .mean_radius = 16, .mean_bias = 16};
 		struct segment_config sc = {w, h, 19, 0, 0};
-		struct cuda_label_config lc = {w, h, 19, 0, 0};
+		struct cuda_label_config lc = {w, h, 19, 0, 0, no_graph};
 		struct image_u8 img;
 		struct bitmask m;
 		int err = 0;
@@ -278,9 +279,10 @@ static void bench_label(void)
 		stat_us(0, &mg, &pg);
 		stat_us(1, &mc, &pc);
 		if (ok)
-			printf("label %4dx%-5d | gpu mask->tree on host %7.1f / %7.1f us | cpu segment (1 thread) %7.1f / "
-			       "%7.1f us | %d runs, %d regions\n",
-			       w, h, mg, pg, mc, pc, (int)t->n_runs, (int)t->n_regions);
+			printf("label %4dx%-5d | gpu mask->tree on host %7.1f / %7.1f us (%s) | cpu segment (1 thread) "
+			       "%7.1f / %7.1f us | %d runs, %d regions\n",
+			       w, h, mg, pg, no_graph ? "kernel by kernel" : "CUDA graph", mc, pc, (int)t->n_runs,
+			       (int)t->n_regions);
 		else
 			printf("label %dx%d: the GPU segmenter failed\n", w, h);
 		cuda_label_destroy(lab);

@@ -19,7 +19,11 @@
  * masks of every kind, size and density, odd widths, adjacency caps 2..64,
  * run and region overflow, 1080p and 4K frames, a mask labelled in place
  * on the threshold's stream, and the frames of DIR; trees compared array
- * for array.
+ * for array. The engine with the GPU segmenter against the same engine
+ * segmenting on the CPU (both thresholding on CUDA): every detection list
+ * equal byte for byte, frames run in the pipeline's overlapped order, the
+ * mask left on the GPU and fetched after the next frame's submit equal to
+ * the downloaded one.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -36,6 +40,8 @@
 #include "../../src/core/log.h"
 #include "../../src/outline/canny.h"
 #include "../../src/threshold/threshold.h"
+#include "../../src/fiducial/trees.h"
+#include "../../src/pipeline/engine.h"
 
 static int n_pass, n_fail;
 static int quick; /* GPU_TEST_QUICK=1: a smaller set, for the sanitizers */
@@ -654,7 +660,9 @@ struct label_pair {
 static int label_pair_new(struct label_pair *p, int w, int h, int cap, int32_t runs, int32_t regions)
 {
 	struct segment_config sc = {w, h, cap, runs, regions};
-	struct cuda_label_config lc = {w, h, cap, runs, regions};
+	/* Every other segmenter launches kernel by kernel: both paths compared. */
+	static int n_created;
+	struct cuda_label_config lc = {w, h, cap, runs, regions, n_created++ % 2};
 	int err = 0;
 	p->seg = segment_create(&sc, &err);
 	p->lab = cuda_label_create(&lc, &err);
@@ -807,6 +815,136 @@ static void test_label(const char *dir)
 	printf("%s: GPU segmenter against segment_process (%d real frames)\n", n_fail == fail0 ? "PASS" : "FAIL", n);
 }
 
+/* ---- the engine with the GPU segmenter ---- */
+
+static int lists_differ(const struct detections *a, const struct detections *b, char *why, size_t cap)
+{
+#define LIST(n, arr)                                                                                       \
+	if (a->n != b->n || memcmp(a->arr, b->arr, (size_t)a->n * sizeof *a->arr)) {                     \
+		snprintf(why, cap, #arr ": %d against %d, or their contents differ", (int)a->n, (int)b->n); \
+		return 1;                                                                                  \
+	}
+	LIST(n_fids, fids)
+	LIST(n_fuzzy, fuzzy)
+	LIST(n_roots, roots)
+	LIST(n_fingers, fingers)
+	LIST(n_blobs, blobs)
+#undef LIST
+	if (a->overflow != b->overflow) {
+		snprintf(why, cap, "overflow flag");
+		return 1;
+	}
+	return 0;
+}
+
+/* Frames in the pipeline's order: submit f, collect f, submit f + 1, detect
+ * f, read f's mask. cpu_seg: the reference engine (downloads its masks). */
+static void engine_pair_run(struct engine *ref, struct engine *gpu_seg, const struct image_u8 *frames, int n,
+			    const char *label)
+{
+	char why[200], msg[400];
+	int ok = engine_submit(ref, &frames[0]) == 0 && engine_submit(gpu_seg, &frames[0]) == 0;
+	for (int i = 0; ok && i < n; i++) {
+		ok = engine_collect(ref) == 0 && engine_collect(gpu_seg) == 0;
+		if (ok && i + 1 < n)
+			ok = engine_submit(ref, &frames[i + 1]) == 0 && engine_submit(gpu_seg, &frames[i + 1]) == 0;
+		ok = ok && engine_detect(ref, &frames[i]) == 0 && engine_detect(gpu_seg, &frames[i]) == 0;
+		const struct bitmask *ma = ok ? engine_mask(ref) : NULL, *mb = ok ? engine_mask(gpu_seg) : NULL;
+		int differ = !ok || !ma || !mb;
+		if (!differ)
+			differ = lists_differ(engine_detections(ref), engine_detections(gpu_seg), why, sizeof why);
+		if (!differ && !masks_equal(ma, mb, frames[i].width, frames[i].height, why, sizeof why))
+			differ = 1;
+		snprintf(msg, sizeof msg, "engine %s frame %d %dx%d: %s", label, i, frames[i].width, frames[i].height,
+			 !ok ? "a call failed" : !ma || !mb ? "no mask" : differ ? why : "same");
+		check(!differ, msg);
+	}
+}
+
+static struct engine *engine_new(int w, int h, const struct tree_set *trees, int seg_backend, int radius2,
+				 bool scale3)
+{
+	struct engine_config ec = {.width = w, .height = h, .backend = "cuda",
+				   .thr = {.mode = THRESHOLD_BERNSEN, .radius = 8, .gate = 32, .tile = 10,
+					   .mean_radius = 16, .mean_bias = 16},
+				   .radius2 = radius2, .median2 = 3, .mode2 = THRESHOLD_BERNSEN,
+				   .scale3 = scale3, .mode3 = THRESHOLD_MEAN,
+				   .segment_backend = seg_backend,
+				   .match = {.trees = trees, .finger_size_px = 18.0f * (float)w / 640.0f,
+					     .finger_sensitivity = 0.5f, .finger_min_contrast = 16,
+					     .blob_max_px = 200, .blob_min_px = 20, .root_min_px = 12,
+					     .root_max_px = (float)(w < h ? w : h) / 2.0f},
+				   .max_detections = 1024};
+	int err = 0;
+	struct engine *e = engine_create(&ec, &err);
+	if (!e)
+		printf("engine_create (segment backend %d): %s\n", seg_backend, err_str(err));
+	return e;
+}
+
+static void test_engine_segment(const char *dir)
+{
+	const int fail0 = n_fail;
+	struct tree_set *trees = NULL;
+	check(tree_set_parse(tree_set_builtin_text, strlen(tree_set_builtin_text), "built-in", &trees) == 0,
+	      "engine: built-in trees");
+	enum { N_SYN = 6 };
+	struct image_u8 syn[N_SYN];
+	for (int i = 0; i < N_SYN; i++) {
+		image_u8_alloc(&syn[i], 640, 480);
+		fill(&syn[i], i % 3);
+	}
+	for (int cfg = 0; trees && cfg < 2; cfg++) {
+		struct engine *a = engine_new(640, 480, trees, ENGINE_SEGMENT_CPU, cfg ? 2 : 0, cfg == 1);
+		struct engine *b = engine_new(640, 480, trees, ENGINE_SEGMENT_GPU, cfg ? 2 : 0, cfg == 1);
+		check(a && b && strcmp(engine_segment_backend(b), "gpu") == 0 &&
+			      strcmp(engine_segment_backend(a), "cpu") == 0,
+		      "engine: GPU and CPU segmenting engines");
+		if (a && b)
+			engine_pair_run(a, b, syn, N_SYN, cfg ? "synthetic, 3 scales" : "synthetic, 1 scale");
+		engine_destroy(a);
+		engine_destroy(b);
+	}
+	for (int i = 0; i < N_SYN; i++)
+		image_u8_free(&syn[i]);
+	/* The frames of DIR, all of one size as they come (a run of each size). */
+	DIR *d = dir ? opendir(dir) : NULL;
+	struct dirent *e;
+	enum { MAXF = 64 };
+	static struct image_u8 fr[MAXF];
+	int n = 0;
+	while (d && (e = readdir(d)) && n < MAXF) {
+		size_t len = strlen(e->d_name);
+		char path[1024];
+		if (len < 5 || strcmp(e->d_name + len - 4, ".pgm") != 0)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (read_pgm(path, &fr[n]) < 0 || fr[n].width > 3840 || fr[n].height > 2160)
+			continue;
+		n++;
+	}
+	if (d)
+		closedir(d);
+	for (int i = 0; trees && i < n;) {
+		int j = i;
+		while (j < n && fr[j].width == fr[i].width && fr[j].height == fr[i].height)
+			j++;
+		struct engine *a = engine_new(fr[i].width, fr[i].height, trees, ENGINE_SEGMENT_CPU, 2, true);
+		struct engine *b = engine_new(fr[i].width, fr[i].height, trees, ENGINE_SEGMENT_AUTO, 2, true);
+		check(a && b && strcmp(engine_segment_backend(b), "gpu") == 0, "engine: real-frame engines (auto = gpu)");
+		if (a && b)
+			engine_pair_run(a, b, &fr[i], j - i, "real frames, 3 scales");
+		engine_destroy(a);
+		engine_destroy(b);
+		i = j;
+	}
+	for (int i = 0; i < n; i++)
+		image_u8_free(&fr[i]);
+	tree_set_free(trees);
+	printf("%s: engine with the GPU segmenter against the CPU segmenter (%d real frames)\n",
+	       n_fail == fail0 ? "PASS" : "FAIL", n);
+}
+
 int main(int argc, char **argv)
 {
 	char why[200];
@@ -834,6 +972,7 @@ int main(int argc, char **argv)
 		test_real_frames(argv[1]);
 	test_canny(argc > 1 ? argv[1] : NULL);
 	test_label(argc > 1 && !quick ? argv[1] : NULL);
+	test_engine_segment(argc > 1 && !quick ? argv[1] : NULL);
 	threshold_destroy(cpu);
 	threshold_destroy(gpu);
 	bitmask_free(&m_cpu);
