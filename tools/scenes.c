@@ -75,7 +75,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#if TT_HAVE_JPEG
 #include <turbojpeg.h>
+#endif
 
 #include "../src/core/err.h"
 #include "../src/core/image.h"
@@ -1040,6 +1042,7 @@ static void blur_motion(float *img, float *tmp, int w, int h, float len, float a
 	memcpy(img, tmp, sizeof(float) * (size_t)w * (size_t)h);
 }
 
+#if TT_HAVE_JPEG
 static int jpeg_roundtrip(struct image_u8 *img, int quality)
 {
 	tjhandle c = tjInitCompress(), d = tjInitDecompress();
@@ -1064,6 +1067,15 @@ done:
 		tjDestroy(d);
 	return rc;
 }
+#else
+/* A build without libturbojpeg refuses --jpeg at parse time. */
+static int jpeg_roundtrip(struct image_u8 *img, int quality)
+{
+	(void)img;
+	(void)quality;
+	return ERR_UNSUPPORTED;
+}
+#endif
 
 /* Ink spreading by g px (0..1): each sample moves g of the way to the
  * darkest of its 4-neighbourhood, as a dilation of the print by g. */
@@ -1428,6 +1440,10 @@ static int parse_args(int argc, char **argv, struct params *p)
 	    p->paper > 0.3f || p->defocus < 0 || p->defocus > 16 || p->shot < 0 ||
 	    (strcmp(p->format, "png") && strcmp(p->format, "pgm"))) {
 		fprintf(stderr, "tabletrack-scenes: a value is out of range (see --help)\n");
+		return -1;
+	}
+	if (p->jpeg > 0 && !TT_HAVE_JPEG) {
+		fprintf(stderr, "tabletrack-scenes: --jpeg (and the room preset) needs libturbojpeg, which this build lacks\n");
 		return -1;
 	}
 	/* The far edge of the view must stay in front of the camera. */
