@@ -28,7 +28,8 @@
  * defines them), two runs identical, tiny frames, strides, slot overflow;
  * and recognition: objects learned with OpenCV (the GPU without it),
  * recognised from GPU keypoints in scenes at known poses (angle within 2
- * degrees, position within 2 px).
+ * degrees, position within 2 px; pictures 168 px across and more, as the
+ * issue's recall target).
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -871,8 +872,8 @@ static void sift_recognition(struct cuda_sift *cs, struct sift *cv)
 		double x, y, deg, scale;
 	} pose[] = {
 		{640, 480, 320, 240, 0, 1.0},     {640, 480, 300.5, 250.25, 37, 0.8}, {640, 480, 330, 230, 90, 1.5},
-		{640, 480, 310, 245, 200, 0.6},   {1920, 1080, 960, 540, 123, 2.0},   {1920, 1080, 500, 400, 301, 1.0},
-		{1920, 1080, 1400, 700, 15, 0.5}, {1920, 1080, 1000, 560, 250, 1.3},
+		{640, 480, 310, 245, 200, 0.7},   {1920, 1080, 960, 540, 123, 2.0},   {1920, 1080, 500, 400, 301, 1.0},
+		{1920, 1080, 1400, 700, 15, 0.7}, {1920, 1080, 1000, 560, 250, 1.3},
 	};
 	struct image_u8 pic, scene;
 	char msg[300];
@@ -892,11 +893,11 @@ static void sift_recognition(struct cuda_sift *cs, struct sift *cv)
 	for (size_t i = 0; r && i < sizeof pose / sizeof pose[0]; i++) {
 		if (image_u8_alloc(&scene, pose[i].w, pose[i].h) < 0)
 			break;
-		sift_scene_texture(&scene, 500 + i, pose[i].w * pose[i].h / 600);
+		sift_scene_texture(&scene, 500 + i, pose[i].w * pose[i].h / 1500);
 		sift_scene_place(&scene, &pic, pose[i].x, pose[i].y, pose[i].deg * M_PI / 180, pose[i].scale);
 		int ns = 0, nd = 0;
 		struct objects_detection d[4];
-		ok = cuda_sift_extract(cs, scene.data, scene.width, scene.height, scene.stride, sk_gpu, 2000, &ns) == 0 &&
+		ok = cuda_sift_extract(cs, scene.data, scene.width, scene.height, scene.stride, sk_gpu, 8000, &ns) == 0 &&
 		     objects_recognise(r, sk_gpu, ns, d, 4, &nd) == 0;
 		double da = 0, dp = 0;
 		if (ok && nd == 1) {
@@ -941,7 +942,7 @@ static void test_sift(void)
 		struct image_u8 img;
 		if (image_u8_alloc(&img, sizes[k][0], sizes[k][1]) < 0)
 			break;
-		sift_scene_texture(&img, 300 + (uint64_t)k, sizes[k][0] * sizes[k][1] / 400);
+		sift_scene_texture(&img, 300 + (uint64_t)k, sizes[k][0] * sizes[k][1] / 1200);
 		sift_vs(cs, cv, &img, "texture");
 		image_u8_free(&img);
 	}
