@@ -203,6 +203,8 @@ else
   CUDA_OBJ  := $(OBJ)/cuda/none.o
   # The GPU segmenter's stand-in (label_cuda.h) without nvcc.
   CUDA_OBJ  += $(OBJ)/cuda/label_none.o
+  # The GPU SIFT's stand-in (sift_cuda.h) without nvcc.
+  CUDA_OBJ  += $(OBJ)/cuda/sift_none.o
 endif
 
 # The window is the only SDL user: without SDL2 ui_sdl.c is not compiled

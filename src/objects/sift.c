@@ -11,6 +11,9 @@
 #if TT_HAVE_OPENCV
 #include "sift_opencv.h"
 #endif
+#if TT_HAVE_CUDA
+#include "../../cuda/sift_cuda.h"
+#endif
 
 struct sift_ops {
 	const char *name;
@@ -20,6 +23,8 @@ struct sift_ops {
 		       size_t why_cap);
 	void (*destroy)(void *state);
 	const char *missing; /* why it is not built */
+	/* NULL when always usable once built; else 0 when usable here, or the reason. */
+	int (*probe)(char *why, size_t cap);
 };
 
 struct sift {
@@ -47,7 +52,43 @@ static void opencv_destroy(void *state)
 }
 #endif
 
+#if TT_HAVE_CUDA
+/* The GPU SIFT (cuda/sift_cuda.h): "auto" takes it when a GPU is usable. */
+static void *cuda_create(const struct sift_config *cfg, char *why, size_t cap)
+{
+	struct cuda_sift_config cc = {.max_keypoints = cfg->max_keypoints,
+				      .contrast_threshold = cfg->contrast_threshold};
+	int err = 0;
+	struct cuda_sift *c = cuda_sift_create(&cc, &err);
+	if (!c)
+		snprintf(why, cap, "GPU SIFT: %s", err_str(err));
+	return c;
+}
+
+static int cuda_extract(void *state, const struct image_u8 *grey, struct objects_keypoint *out, int cap, char *why,
+			size_t why_cap)
+{
+	int n = 0, err = cuda_sift_extract(state, grey->data, grey->width, grey->height, grey->stride, out, cap, &n);
+	if (err < 0) {
+		snprintf(why, why_cap, "GPU SIFT: %s", err_str(err));
+		return -1;
+	}
+	return n;
+}
+
+static void cuda_destroy(void *state)
+{
+	cuda_sift_destroy(state);
+}
+#endif
+
 static const struct sift_ops backends[] = {
+#if TT_HAVE_CUDA
+    {.name = "cuda", .create = cuda_create, .extract = cuda_extract, .destroy = cuda_destroy,
+     .probe = cuda_sift_probe},
+#else
+    {.name = "cuda", .missing = "built without CUDA (no nvcc at build time, or CUDA=0)"},
+#endif
 #if TT_HAVE_OPENCV
     {.name = "opencv", .create = opencv_create, .extract = opencv_extract, .destroy = opencv_destroy},
 #else
@@ -63,24 +104,29 @@ void sift_config_default(struct sift_config *cfg)
 	cfg->threads = 1;
 }
 
+/* The named backend, or for "auto" the first usable one; else NULL with
+ * every candidate's reason in why. */
 static const struct sift_ops *find_backend(const char *name, char *why, size_t cap)
 {
 	bool any = name && strcmp(name, "auto") == 0;
-	const char *first_missing = NULL;
+	char probe_why[200];
+	size_t len = 0;
+	snprintf(why, cap, "SIFT:");
 	for (int i = 0; i < N_BACKENDS; i++) {
 		if (!any && (!name || strcmp(name, backends[i].name) != 0))
 			continue;
-		if (backends[i].create)
+		probe_why[0] = 0;
+		if (backends[i].create && (!backends[i].probe || backends[i].probe(probe_why, sizeof probe_why) == 0))
 			return &backends[i];
-		if (!first_missing)
-			first_missing = backends[i].missing;
+		len = strlen(why);
+		if (len + 1 < cap)
+			snprintf(why + len, cap - len, "%s %s: %s", len > 5 ? ";" : "", backends[i].name,
+				 backends[i].create ? probe_why : backends[i].missing);
 		if (!any)
-			break;
+			return NULL;
 	}
-	if (first_missing)
-		snprintf(why, cap, "SIFT: %s", first_missing);
-	else
-		snprintf(why, cap, "SIFT: no backend '%s' (want opencv or auto)", name ? name : "(null)");
+	if (!any)
+		snprintf(why, cap, "SIFT: no backend '%s' (want cuda, opencv or auto)", name ? name : "(null)");
 	return NULL;
 }
 
@@ -110,6 +156,13 @@ struct sift *sift_create(const struct sift_config *cfg, const char *backend, int
 	s->ops = ops;
 	s->cfg = *cfg;
 	s->state = ops->create(cfg, why, sizeof why);
+	/* "auto": a backend that probed usable but failed to start gives way to the next */
+	while (!s->state && backend && strcmp(backend, "auto") == 0 && ops + 1 < backends + N_BACKENDS &&
+	       ops[1].create) {
+		log_warn("SIFT %s: %s; trying %s", ops->name, why, ops[1].name);
+		s->ops = ++ops;
+		s->state = ops->create(cfg, why, sizeof why);
+	}
 	if (!s->state) {
 		log_error("SIFT %s: %s", ops->name, why);
 		free(s);

@@ -7,7 +7,11 @@
  *   "opencv"  OpenCV's SIFT (Debian's libopencv-dev, features2d), through a
  *             small C++ wrapper with a C ABI (sift_opencv.h); built only when
  *             the Makefile finds OpenCV (OPENCV=auto|0|1). The reference.
- *   "auto"    the first backend that works here.
+ *   "cuda"    the GPU SIFT (cuda/sift_cuda.h): OpenCV's algorithm and
+ *             parameters on the GPU; built with nvcc (CUDA=auto|0|1), usable
+ *             when a GPU answers the probe. Its buffers grow with the largest
+ *             frame seen (allocated on the first call of a larger frame).
+ *   "auto"    the first backend that works here: cuda, then opencv.
  * A build without any backend reports ERR_UNSUPPORTED with the reason
  * ("built without OpenCV (libopencv-dev missing)") from sift_create and
  * sift_backend_check, so the daemon can refuse objects = FILE at start.

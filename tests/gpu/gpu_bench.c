@@ -26,6 +26,11 @@
  * -> the tree's arrays on the host (submit + collect), launched as a CUDA
  * graph and kernel by kernel, beside the CPU segmenter (segment_process,
  * one thread) on the same mask.
+ * Then the GPU SIFT (cuda/sift_cuda.h) at 640x480 and 1080p on textured
+ * pictures: the whole extraction from a malloc'd frame to sorted keypoints
+ * with descriptors on the host (median / p99), the GPU time of the pyramid,
+ * detection and descriptors from events, and OpenCV's SIFT (a few frames)
+ * beside it when built in.
  * Frames rotate among 4 buffers so caches do not flatter the numbers.
  * Numbers, not assertions.
  */
@@ -36,6 +41,9 @@
 #include "../../cuda/bernsen_cuda.h"
 #include "../../cuda/canny_cuda.h"
 #include "../../cuda/label_cuda.h"
+#include "../../cuda/sift_cuda.h"
+#include "../../src/objects/sift.h"
+#include "../common/sift_scene.h"
 #include "../../src/segment/segment.h"
 #include "../../src/core/clock.h"
 #include "../../src/core/err.h"
@@ -293,6 +301,73 @@ static void bench_label(void)
 	}
 }
 
+static void bench_sift(void)
+{
+	static const int sizes[][2] = {{640, 480}, {1920, 1080}};
+	static struct objects_keypoint kp[OBJECTS_MAX_KEYPOINTS];
+	for (int s = 0; s < 2; s++) {
+		const int w = sizes[s][0], h = sizes[s][1];
+		struct image_u8 bufs[N_BUF];
+		struct cuda_sift_config cc = {.max_keypoints = 2000, .contrast_threshold = 0.04f};
+		int err = 0, n = 0, ok = 1;
+		struct cuda_sift *cs = cuda_sift_create(&cc, &err);
+		for (int i = 0; i < N_BUF; i++) {
+			ok = ok && image_u8_alloc(&bufs[i], w, h) == 0;
+			if (ok)
+				sift_scene_texture(&bufs[i], 900 + (uint64_t)i, w * h / 600);
+		}
+		if (!cs || !ok) {
+			printf("sift %dx%d: cannot create (%s)\n", w, h, err_str(err));
+			cuda_sift_destroy(cs);
+			return;
+		}
+		reset();
+		for (int i = 0; ok && i < 10; i++)
+			ok = cuda_sift_extract(cs, bufs[i % N_BUF].data, w, h, bufs[i % N_BUF].stride, kp, 2000, &n) == 0;
+		const int frames = n_frames < 200 ? n_frames : 200;
+		for (int i = 0; ok && i < frames; i++) {
+			const struct image_u8 *f = &bufs[i % N_BUF];
+			int64_t t0 = clock_now_ns();
+			ok = cuda_sift_extract(cs, f->data, w, h, f->stride, kp, 2000, &n) == 0;
+			timing_add(&tm[0], clock_now_ns() - t0);
+			float a, b, c;
+			if (ok && cuda_sift_stage_times(cs, &a, &b, &c) == 0) {
+				timing_add(&tm[1], (int64_t)(a * 1000));
+				timing_add(&tm[2], (int64_t)(b * 1000));
+				timing_add(&tm[3], (int64_t)(c * 1000));
+			}
+		}
+		double m[4], p[4];
+		for (int i = 0; i < 4; i++)
+			stat_us(i, &m[i], &p[i]);
+		if (ok)
+			printf("sift %4dx%-5d | gpu extract (frame -> %d keypoints on host) %7.1f / %7.1f us | gpu pyramid "
+			       "%6.1f / %6.1f  detect %6.1f / %6.1f  describe %6.1f / %6.1f us\n",
+			       w, h, n, m[0], p[0], m[1], p[1], m[2], p[2], m[3], p[3]);
+		else
+			printf("sift %dx%d: the GPU SIFT failed\n", w, h);
+#if TT_HAVE_OPENCV
+		struct sift_config sc;
+		sift_config_default(&sc);
+		struct sift *cv = sift_create(&sc, "opencv", &err);
+		reset();
+		for (int i = 0; cv && i < 8; i++) {
+			int64_t t0 = clock_now_ns();
+			sift_extract(cv, &bufs[i % N_BUF], kp, 2000, &n);
+			timing_add(&tm[0], clock_now_ns() - t0);
+		}
+		stat_us(0, &m[0], &p[0]);
+		if (cv)
+			printf("sift %4dx%-5d | opencv (1 thread, 8 frames) %9.1f / %9.1f us, %d keypoints\n", w, h, m[0],
+			       p[0], n);
+		sift_destroy(cv);
+#endif
+		cuda_sift_destroy(cs);
+		for (int i = 0; i < N_BUF; i++)
+			image_u8_free(&bufs[i]);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const int sizes[][2] = {{640, 480}, {1280, 720}, {1920, 1080}, {3840, 2160}};
@@ -434,5 +509,6 @@ int main(int argc, char **argv)
 	}
 	canny_bench(have_gpu);
 	bench_label();
+	bench_sift();
 	return 0;
 }

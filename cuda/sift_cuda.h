@@ -1,0 +1,90 @@
+/*
+ * sift_cuda.h - SIFT keypoints and descriptors of a grey frame on the GPU,
+ * behind a plain C header (no CUDA types), as OpenCV 4.6's SIFT computes
+ * them with the OpenCV backend's parameters (src/objects/sift_opencv.cpp):
+ * 3 layers an octave, sigma 1.6, edge threshold 10, the picture doubled
+ * first. The arithmetic is in cuda/sift_math.h, shared with a CPU
+ * simulation (tests/test_sift_sim.c) that is compared with OpenCV; the GPU
+ * against OpenCV is tests/gpu/gpu_test.c (`make gpu-test`).
+ *
+ * Without nvcc, cuda/sift_none.c answers ERR_UNSUPPORTED.
+ *
+ * Kernels, per frame (one stream):
+ *   1. upscale: the 8-bit frame to float, doubled by bilinear
+ *      interpolation (OpenCV's resize, pixel centres a quarter pixel off);
+ *   2. Gaussian levels: separable blurs, a row pass and a column pass, each
+ *      block a tile plus its apron in shared memory (borders reflected, 101);
+ *      level 0 of octave o > 0 is every other pixel of level 3 of octave o - 1;
+ *   3. extrema: one thread a pixel and layer: DoG from the Gaussian levels,
+ *      the 26-neighbour test, sub-pixel refinement, contrast and edge tests;
+ *      survivors take a slot from an atomic counter;
+ *   4. orientation: one warp a candidate, the 36-bin histogram in shared
+ *      memory (fixed-point atomics: the same sums whatever the order), then
+ *      one keypoint a peak, slots from a second counter;
+ *   5. descriptors: one warp a keypoint, the 4 x 4 x 8 histogram likewise.
+ * The host then reads the keypoints and descriptors back, drops exact
+ * duplicates (OpenCV's removeDuplicatedSorted), sorts them by response
+ * (ties by y, x, size, angle, as the OpenCV wrapper does) and keeps the
+ * strongest. Counters past the slots (max_candidates) are counted as an
+ * overflow: the frame's keypoints are then a subset, which ones depending
+ * on the order the threads ran (logged once, cuda_sift_overflows()).
+ *
+ * Keypoints are struct objects_keypoint (src/objects/objects.h): position
+ * in frame pixels with centres at integers (OpenCV's position less a
+ * quarter pixel, as the OpenCV backend reports), size, angle (degrees,
+ * clockwise on screen, 0..360), response, descriptor bytes.
+ *
+ * Memory: device buffers for the pyramid (7 floats a pixel of the doubled
+ * frame, times about 4/3 for the octaves), the slots (36 bytes a candidate,
+ * 28 + 128 a keypoint) and pinned host copies of the keypoints; allocated
+ * for the largest frame seen so far: a larger frame than before grows them
+ * (on the recognition worker, never in the fiducial frame loop).
+ * One thread at a time per struct cuda_sift.
+ */
+#ifndef TT_CUDA_SIFT_H
+#define TT_CUDA_SIFT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../src/objects/objects.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct cuda_sift_config {
+	int max_keypoints;        /* the strongest kept, 1..OBJECTS_MAX_KEYPOINTS */
+	float contrast_threshold; /* 0..1, OpenCV's contrastThreshold (0.04) */
+	int max_candidates;       /* device slots a frame for extrema and for oriented keypoints; 0 = 65536 */
+};
+
+struct cuda_sift;
+
+/* Whether a GPU is usable (a real launch); its name in why, or the reason. */
+int cuda_sift_probe(char *why, size_t cap);
+
+/* NULL with *err: ERR_RANGE (bad config), ERR_UNSUPPORTED (built without
+ * CUDA), ERR_DEVICE (no usable GPU), ERR_NOMEM. */
+struct cuda_sift *cuda_sift_create(const struct cuda_sift_config *cfg, int *err);
+void cuda_sift_destroy(struct cuda_sift *s); /* NULL-safe */
+
+/* Keypoints of a width x height frame (rows stride bytes apart) into out
+ * (at most min(cap, max_keypoints), the strongest), their number in *n_out.
+ * Returns 0, ERR_RANGE (bad arguments), ERR_NOMEM or ERR_DEVICE (logged). */
+int cuda_sift_extract(struct cuda_sift *s, const uint8_t *grey, int width, int height, int stride,
+		      struct objects_keypoint *out, int cap, int *n_out);
+
+/* Frames whose extrema or keypoints outnumbered the slots, since create. */
+int64_t cuda_sift_overflows(const struct cuda_sift *s);
+
+/* GPU time (us, from events) of the last extract: pyramid (upscale and
+ * blurs), detection (extrema and orientation), descriptors. ERR_AGAIN
+ * before the first. */
+int cuda_sift_stage_times(const struct cuda_sift *s, float *pyramid_us, float *detect_us, float *describe_us);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
