@@ -959,6 +959,8 @@ static void test_engine_segment(const char *dir)
 	tree_set_free(trees);
 	printf("%s: engine with the GPU segmenter against the CPU segmenter (%d real frames)\n",
 	       n_fail == fail0 ? "PASS" : "FAIL", n);
+}
+
 /* ---- the GPU SIFT against its simulation and OpenCV ----------------------- */
 
 static struct objects_keypoint sk_gpu[OBJECTS_MAX_KEYPOINTS], sk_gpu2[OBJECTS_MAX_KEYPOINTS],
