@@ -37,7 +37,11 @@ struct worker {
 /* The third scale runs in windows (windows.h) of the frame: each is
  * thresholded with a halo into crop, cut out of it into the scale's mask,
  * segmented and matched into det, and its symbols moved into the scale's
- * detections in frame coordinates. */
+ * detections in frame coordinates. Where the first scale thresholds on
+ * CUDA, the third thresholds the whole frame there too (submitted with the
+ * others, tens of microseconds) and the windows are cut from that mask:
+ * the same bits, since a window's halo covers what its threshold reads,
+ * without the CPU thresholding the windows on the pipeline thread. */
 #define THIRD_MAX_WINDOWS 32
 /* Pixels a window reaches past the structure it was found for: where a
  * hard shadow turns part of a symbol uniform in the first scale's mask,
@@ -50,6 +54,8 @@ struct third {
 	struct bitmask crop;   /* a window and its halo, thresholded; frame-sized buffer */
 	struct detections det; /* one window's */
 	struct window win[THIRD_MAX_WINDOWS];
+	bool gpu;              /* thresholded on CUDA, whole frames, into full */
+	struct bitmask full;   /* gpu: the frame's mask, borrowed from s3.thr after a collect */
 };
 
 struct engine {
@@ -280,9 +286,14 @@ static int third_scale_sync(struct engine *e)
 		int err = threshold_set_config(e->s3.thr, &tc);
 		return err ? err : match_set_config(e->s3.mat, &mc);
 	}
-	/* On the CPU always: it thresholds windows, chosen after the first
-	 * scale is matched. */
-	int err = scale_create(&e->s3, &e->cfg, &tc, &mc, "cpu");
+	/* On CUDA with the first scale (whole frames, cut into windows), else
+	 * on the CPU (windows only, chosen after the first scale is matched);
+	 * segmented on the CPU either way, window by window. */
+	struct engine_config c3 = e->cfg;
+	c3.segment_backend = ENGINE_SEGMENT_CPU;
+	const char *backend = strcmp(threshold_backend_name(e->s1.thr), "cuda") == 0 ? "cuda" : "cpu";
+	int err = scale_create(&e->s3, &c3, &tc, &mc, backend);
+	e->t3.gpu = !err && strcmp(threshold_backend_name(e->s3.thr), "cuda") == 0;
 	if (!err) {
 		/* Its mask is its own (threshold_process into it, windows cut into
 		 * it), not a view of the thresholder's as for the other scales. */
@@ -500,6 +511,7 @@ int engine_submit(struct engine *e, const struct image_u8 *grey)
 	/* A failing second scale only loses that scale for this frame. */
 	e->s2.submitted = scale_on(&e->s2) && threshold_submit(e->s2.thr, grey) == 0;
 	label_submit(e, &e->s2, grey);
+	e->s3.submitted = scale_on(&e->s3) && e->t3.gpu && threshold_submit(e->s3.thr, grey) == 0;
 	e->submit_ns = clock_now_ns() - t0;
 	return 0;
 }
@@ -517,6 +529,12 @@ int engine_collect(struct engine *e)
 		e->s2.err = scale_collect(e, &e->s2);
 	} else {
 		e->s2.err = ERR_AGAIN;
+	}
+	if (e->s3.submitted) {
+		e->s3.submitted = false;
+		e->s3.err = threshold_collect_view(e->s3.thr, &e->t3.full);
+	} else if (e->t3.gpu) {
+		e->s3.err = ERR_AGAIN;
 	}
 	/* The time the threshold holds the caller (submit + waiting in collect),
 	 * not the wall time between them, which may hold other work; waiting
@@ -576,9 +594,13 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 	win.width = w->x1 - w->x0;
 	win.height = w->y1 - w->y0;
 	win.stride_words = (win.width + 63) / 64;
-	if (threshold_process(e->s3.thr, &view, &crop))
-		return false;
-	bits_cut(&crop, w->x0 - cx0, w->y0 - cy0, &win);
+	if (t->gpu) {
+		bits_cut(&t->full, w->x0, w->y0, &win);
+	} else {
+		if (threshold_process(e->s3.thr, &view, &crop))
+			return false;
+		bits_cut(&crop, w->x0 - cx0, w->y0 - cy0, &win);
+	}
 	const struct region_tree *tree = NULL;
 	detections_clear(&t->det);
 	if (segment_process(e->s3.seg, &win, &tree) || match_process(e->s3.mat, tree, NULL, &t->det))
@@ -610,6 +632,15 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey)
 	const struct bitmask *m1 = halo < 0 ? NULL : engine_mask(e);
 	int n = !m1 ? -1 : windows_find(m1, &e->s1.det, THIRD_PAD, e->t3.scratch, e->t3.win, THIRD_MAX_WINDOWS);
 	detections_clear(&e->s3.det);
+	if (e->t3.gpu && e->s3.err)
+		return false;
+	if (n < 0 && e->t3.gpu) {
+		const struct bitmask own = e->s3.mask;
+		e->s3.mask = e->t3.full;
+		bool ok = scale_detect(&e->s3, grey);
+		e->s3.mask = own;
+		return ok;
+	}
 	if (n < 0) {
 		if (threshold_process(e->s3.thr, grey, &e->s3.mask))
 			return false;
@@ -775,5 +806,7 @@ int engine_register_buffer(struct engine *e, void *data, size_t bytes)
 	int err = threshold_register_buffer(e->s1.thr, data, bytes);
 	if (!err && scale_on(&e->s2))
 		err = threshold_register_buffer(e->s2.thr, data, bytes);
+	if (!err && e->t3.gpu)
+		err = threshold_register_buffer(e->s3.thr, data, bytes);
 	return err;
 }
