@@ -14,15 +14,7 @@ extern "C" {
 }
 #include "label_kernels.h"
 
-#define CUDA_CHECK(call)                                                                             \
-	do {                                                                                         \
-		cudaError_t e_ = (call);                                                             \
-		if (e_ != cudaSuccess) {                                                             \
-			log_error("cuda: %s failed: %s (%s:%d)", #call, cudaGetErrorString(e_), __FILE__, \
-				  __LINE__);                                                         \
-			goto fail;                                                                   \
-		}                                                                                    \
-	} while (0)
+#include "cuda_check.cuh"
 
 #define THREADS 256
 

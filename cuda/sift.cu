@@ -16,16 +16,7 @@ extern "C" {
 #include "../src/core/log.h"
 }
 
-/* The one error check: logs the failing call and jumps to the caller's fail label. */
-#define CUDA_CHECK(call)                                                                             \
-	do {                                                                                         \
-		cudaError_t e_ = (call);                                                             \
-		if (e_ != cudaSuccess) {                                                             \
-			log_error("cuda: %s failed: %s (%s:%d)", #call, cudaGetErrorString(e_), __FILE__, \
-				  __LINE__);                                                         \
-			goto fail;                                                                   \
-		}                                                                                    \
-	} while (0)
+#include "cuda_check.cuh"
 
 #define MAX_OCTAVES 16
 #define RMAX SIFT_MAX_TAPS_RADIUS
