@@ -55,14 +55,9 @@ struct cuda_sift {
 	int *h_count;             /* pinned */
 	struct sift_key *h_key;   /* pinned */
 	uint8_t *h_desc;          /* pinned */
-	struct sort_item *order;  /* host */
+	struct sift_order_item *order;  /* host */
 	int64_t overflows;
 	int sms;
-};
-
-struct sort_item {
-	float response, y, x, size, angle;
-	int idx;
 };
 
 __constant__ float c_taps[SIFT_LEVELS][RMAX + 1];
@@ -318,7 +313,7 @@ extern "C" struct cuda_sift *cuda_sift_create(const struct cuda_sift_config *cfg
 	s->slots = cfg->max_candidates ? cfg->max_candidates : DEFAULT_SLOTS;
 	if (s->slots < cfg->max_keypoints)
 		s->slots = cfg->max_keypoints;
-	s->order = (struct sort_item *)malloc(sizeof *s->order * (size_t)s->slots);
+	s->order = (struct sift_order_item *)malloc(sizeof *s->order * (size_t)s->slots);
 	if (!s->order) {
 		*err = ERR_NOMEM;
 		goto fail;
@@ -396,22 +391,6 @@ static int blur(struct cuda_sift *s, const float *src, float *dst, int w, int h,
 	return 0;
 fail:
 	return ERR_DEVICE;
-}
-
-static int cmp_item(const void *pa, const void *pb)
-{
-	const struct sort_item *a = (const struct sort_item *)pa, *b = (const struct sort_item *)pb;
-	if (a->response != b->response)
-		return a->response > b->response ? -1 : 1;
-	if (a->y != b->y)
-		return a->y < b->y ? -1 : 1;
-	if (a->x != b->x)
-		return a->x < b->x ? -1 : 1;
-	if (a->size != b->size)
-		return a->size < b->size ? -1 : 1;
-	if (a->angle != b->angle)
-		return a->angle < b->angle ? -1 : 1;
-	return a->idx - b->idx;
 }
 
 extern "C" int cuda_sift_extract(struct cuda_sift *s, const uint8_t *grey, int width, int height, int stride,
@@ -499,7 +478,7 @@ extern "C" int cuda_sift_extract(struct cuda_sift *s, const uint8_t *grey, int w
 		CUDA_CHECK(cudaStreamSynchronize(s->stream));
 	}
 	for (int i = 0; i < nk; i++) {
-		struct sort_item *it = &s->order[i];
+		struct sift_order_item *it = &s->order[i];
 		sift_frame_pose(&s->h_key[i], &it->x, &it->y, &it->size);
 		float a = fmodf(s->h_key[i].angle, 360.0f);
 		if (a < 0)
@@ -508,11 +487,11 @@ extern "C" int cuda_sift_extract(struct cuda_sift *s, const uint8_t *grey, int w
 		it->response = s->h_key[i].response;
 		it->idx = i;
 	}
-	qsort(s->order, (size_t)nk, sizeof *s->order, cmp_item);
+	qsort(s->order, (size_t)nk, sizeof *s->order, sift_order_cmp);
 	for (int i = 0; i < nk && n < cap; i++) {
-		const struct sort_item *it = &s->order[i];
+		const struct sift_order_item *it = &s->order[i];
 		if (i > 0) {
-			const struct sort_item *p = &s->order[i - 1];
+			const struct sift_order_item *p = &s->order[i - 1];
 			if (p->x == it->x && p->y == it->y && p->size == it->size && p->angle == it->angle)
 				continue; /* the same extremum reached twice by the refinement */
 		}

@@ -423,6 +423,31 @@ SIFT_HD void sift_frame_pose(const struct sift_key *k, float *x, float *y, float
 
 /* Host only: the octave count OpenCV takes for a w x h picture doubled
  * (round(log2(min side of the doubled picture)) - 2) + 1), at most max. */
+/* A keypoint candidate in the host's final order: strongest response
+ * first, then position, size and angle, then the candidate's index, so the
+ * order is total and the GPU backend and its CPU simulation keep the same
+ * keypoints when a cap cuts the list. For qsort. */
+struct sift_order_item {
+	float response, y, x, size, angle;
+	int idx;
+};
+
+static inline int sift_order_cmp(const void *pa, const void *pb)
+{
+	const struct sift_order_item *a = (const struct sift_order_item *)pa, *b = (const struct sift_order_item *)pb;
+	if (a->response != b->response)
+		return a->response > b->response ? -1 : 1;
+	if (a->y != b->y)
+		return a->y < b->y ? -1 : 1;
+	if (a->x != b->x)
+		return a->x < b->x ? -1 : 1;
+	if (a->size != b->size)
+		return a->size < b->size ? -1 : 1;
+	if (a->angle != b->angle)
+		return a->angle < b->angle ? -1 : 1;
+	return a->idx - b->idx;
+}
+
 static inline int sift_octaves(int w, int h, int max)
 {
 	int m = 2 * (w < h ? w : h);

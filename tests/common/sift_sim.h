@@ -16,27 +16,6 @@
 #include "../../src/core/image.h"
 #include "../../src/objects/objects.h"
 
-struct sift_sim_item {
-	float response, y, x, size, angle;
-	int idx;
-};
-
-static inline int sift_sim_cmp(const void *pa, const void *pb)
-{
-	const struct sift_sim_item *a = (const struct sift_sim_item *)pa, *b = (const struct sift_sim_item *)pb;
-	if (a->response != b->response)
-		return a->response > b->response ? -1 : 1;
-	if (a->y != b->y)
-		return a->y < b->y ? -1 : 1;
-	if (a->x != b->x)
-		return a->x < b->x ? -1 : 1;
-	if (a->size != b->size)
-		return a->size < b->size ? -1 : 1;
-	if (a->angle != b->angle)
-		return a->angle < b->angle ? -1 : 1;
-	return a->idx - b->idx;
-}
-
 static inline void sift_sim_blur(const float *src, float *dst, float *tmp, int w, int h, const float *taps, int R)
 {
 	for (int y = 0; y < h; y++)
@@ -80,7 +59,7 @@ static inline int sift_sim_extract(const struct image_u8 *img, float contrast, s
 	struct sift_cand *cand = (struct sift_cand *)malloc(sizeof *cand * (size_t)cand_cap);
 	struct sift_key *key = (struct sift_key *)malloc(sizeof *key * (size_t)cand_cap);
 	uint8_t *desc = (uint8_t *)malloc((size_t)SIFT_DESC_LEN * (size_t)cand_cap);
-	struct sift_sim_item *order = (struct sift_sim_item *)malloc(sizeof *order * (size_t)cand_cap);
+	struct sift_order_item *order = (struct sift_order_item *)malloc(sizeof *order * (size_t)cand_cap);
 	sift_acc hist[SIFT_HIST_LEN], raw[SIFT_ORI_BINS];
 	if (!pyr || !tmp || !cand || !key || !desc || !order)
 		goto done;
@@ -164,7 +143,7 @@ static inline int sift_sim_extract(const struct image_u8 *img, float contrast, s
 		sift_desc_finish(hist, desc + (size_t)i * SIFT_DESC_LEN);
 	}
 	for (int i = 0; i < n_key; i++) {
-		struct sift_sim_item *it = &order[i];
+		struct sift_order_item *it = &order[i];
 		sift_frame_pose(&key[i], &it->x, &it->y, &it->size);
 		float a = fmodf(key[i].angle, 360.0f);
 		if (a < 0)
@@ -173,10 +152,10 @@ static inline int sift_sim_extract(const struct image_u8 *img, float contrast, s
 		it->response = key[i].response;
 		it->idx = i;
 	}
-	qsort(order, (size_t)n_key, sizeof *order, sift_sim_cmp);
+	qsort(order, (size_t)n_key, sizeof *order, sift_order_cmp);
 	n = 0;
 	for (int i = 0; i < n_key && n < cap; i++) {
-		const struct sift_sim_item *it = &order[i], *p = i ? &order[i - 1] : NULL;
+		const struct sift_order_item *it = &order[i], *p = i ? &order[i - 1] : NULL;
 		if (p && p->x == it->x && p->y == it->y && p->size == it->size && p->angle == it->angle)
 			continue;
 		struct objects_keypoint *o = &out[n++];
