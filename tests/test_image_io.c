@@ -96,6 +96,25 @@ static void rows_free(uint8_t **rows, int h)
 	free(rows);
 }
 
+/* image_u8_sample: exact on pixels, linear between them, clamped outside. */
+static void test_sample_bilinear_clamped(void **state)
+{
+	(void)state;
+	struct image_u8 img;
+	assert_int_equal(image_u8_alloc(&img, 3, 2), 0);
+	const uint8_t px[2][3] = {{0, 100, 200}, {50, 150, 250}};
+	for (int y = 0; y < 2; y++)
+		for (int x = 0; x < 3; x++)
+			image_u8_row(&img, y)[x] = px[y][x];
+	assert_true(image_u8_sample(&img, 1, 1) == 150.0);
+	assert_true(image_u8_sample(&img, 0.5, 0) == 50.0);
+	assert_true(image_u8_sample(&img, 0.5, 0.5) == 75.0);
+	assert_true(image_u8_sample(&img, 2, 0.25) == 212.5);
+	assert_true(image_u8_sample(&img, -3, -3) == 0.0);
+	assert_true(image_u8_sample(&img, 9, 9) == 250.0);
+	image_u8_free(&img);
+}
+
 static void test_png_grey8_roundtrip(void **state)
 {
 	(void)state;
@@ -408,6 +427,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 #if TT_HAVE_PNG
+		cmocka_unit_test(test_sample_bilinear_clamped),
 		cmocka_unit_test(test_png_grey8_roundtrip),
 		cmocka_unit_test(test_png_rgb_and_rgba),
 		cmocka_unit_test(test_png_grey16_takes_high_byte),

@@ -471,23 +471,6 @@ static int make_texture(struct image_u8 *img, int w, int h, uint64_t seed)
 	return 0;
 }
 
-static double bilinear(const struct image_u8 *img, double x, double y)
-{
-	if (x < 0)
-		x = 0;
-	if (y < 0)
-		y = 0;
-	if (x > img->width - 1)
-		x = img->width - 1;
-	if (y > img->height - 1)
-		y = img->height - 1;
-	int ix = (int)x, iy = (int)y;
-	int jx = ix + 1 < img->width ? ix + 1 : ix, jy = iy + 1 < img->height ? iy + 1 : iy;
-	double fx = x - ix, fy = y - iy;
-	const uint8_t *r0 = image_u8_row(img, iy), *r1 = image_u8_row(img, jy);
-	return (r0[ix] * (1 - fx) + r0[jx] * fx) * (1 - fy) + (r1[ix] * (1 - fx) + r1[jx] * fx) * fy;
-}
-
 struct placement {
 	double x, y, angle, scale; /* centre in the scene, rad clockwise, scale */
 	double cover;              /* fraction covered */
@@ -521,7 +504,7 @@ static void draw_object(struct image_u8 *scene, const struct image_u8 *tex, cons
 					if (pl->cover > 0 && u * pl->cut_cos + v * pl->cut_sin > pl->cut_t)
 						acc += occ;
 					else
-						acc += bilinear(tex, u + hw, v + hh);
+						acc += image_u8_sample(tex, u + hw, v + hh);
 				}
 			if (hit)
 				row[x] = (uint8_t)((acc + row[x] * (9 - hit)) / 9.0 + 0.5);

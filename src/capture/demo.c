@@ -132,25 +132,6 @@ static uint32_t hash3(uint32_t x, uint32_t y, uint32_t z)
 	return v;
 }
 
-static double sample_bilinear(const struct image_u8 *s, double u, double v)
-{
-	if (u < 0)
-		u = 0;
-	if (v < 0)
-		v = 0;
-	if (u > s->width - 1)
-		u = s->width - 1;
-	if (v > s->height - 1)
-		v = s->height - 1;
-	int x0 = (int)u, y0 = (int)v;
-	int x1 = x0 + 1 < s->width ? x0 + 1 : x0, y1 = y0 + 1 < s->height ? y0 + 1 : y0;
-	double fx = u - x0, fy = v - y0;
-	const uint8_t *r0 = image_u8_row(s, y0), *r1 = image_u8_row(s, y1);
-	double top = r0[x0] + (r0[x1] - r0[x0]) * fx;
-	double bot = r1[x0] + (r1[x1] - r1[x0]) * fx;
-	return top + (bot - top) * fy;
-}
-
 /* The sprite is printed paper: its white reflects the local light, its black
  * a little of it. */
 static void draw_sprite(struct demo *d, const struct image_u8 *s, double cx, double cy,
@@ -173,7 +154,7 @@ static void draw_sprite(struct demo *d, const struct image_u8 *s, double cx, dou
 			double v = (-dx * si + dy * co) / scale + vc;
 			if (u < -0.5 || v < -0.5 || u > s->width - 0.5 || v > s->height - 0.5)
 				continue;
-			double val = sample_bilinear(s, u, v);
+			double val = image_u8_sample(s, u, v);
 			row[x] = (uint8_t)(lrow[x] * (0.08 + 0.92 * val / 255.0) + 0.5);
 		}
 	}

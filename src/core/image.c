@@ -36,6 +36,25 @@ void image_u8_copy(struct image_u8 *dst, const struct image_u8 *src)
 		memcpy(image_u8_row(dst, y), image_u8_row(src, y), (size_t)src->width);
 }
 
+double image_u8_sample(const struct image_u8 *img, double x, double y)
+{
+	if (x < 0)
+		x = 0;
+	if (y < 0)
+		y = 0;
+	if (x > img->width - 1)
+		x = img->width - 1;
+	if (y > img->height - 1)
+		y = img->height - 1;
+	int x0 = (int)x, y0 = (int)y;
+	int x1 = x0 + 1 < img->width ? x0 + 1 : x0, y1 = y0 + 1 < img->height ? y0 + 1 : y0;
+	double fx = x - x0, fy = y - y0;
+	const uint8_t *r0 = image_u8_row(img, y0), *r1 = image_u8_row(img, y1);
+	double top = r0[x0] + (r0[x1] - r0[x0]) * fx;
+	double bot = r1[x0] + (r1[x1] - r1[x0]) * fx;
+	return top + (bot - top) * fy;
+}
+
 int bitmask_alloc(struct bitmask *m, int width, int height)
 {
 	memset(m, 0, sizeof *m);

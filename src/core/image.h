@@ -38,6 +38,9 @@ int image_u8_alloc(struct image_u8 *img, int width, int height);
 void image_u8_free(struct image_u8 *img);
 /* Copies pixels of src into dst of the same size. */
 void image_u8_copy(struct image_u8 *dst, const struct image_u8 *src);
+/* The grey at (x, y) in pixels, bilinear between the four nearest pixels;
+ * positions outside the image are clamped onto its border. */
+double image_u8_sample(const struct image_u8 *img, double x, double y);
 
 static inline uint8_t *image_u8_row(const struct image_u8 *img, int y)
 {
