@@ -16,6 +16,7 @@
 #include "../src/fiducial/trees.h"
 #include "../src/pipeline/engine.h"
 #include "../src/pipeline/windows.h"
+#include "../src/segment/segment.h"
 #include "common/testutil.h"
 
 #define W 320
@@ -170,28 +171,48 @@ static void mask_checker(struct bitmask *m, int x0, int y0, int x1, int y1)
 				m->bits[(size_t)y * m->stride_words + x / 64] |= 1ull << (x % 64);
 }
 
+/* The third scale's windows of mask m: from its tree, as the engine finds them. */
+static int find_windows(struct segment *seg, const struct bitmask *m, const struct detections *d, int pad,
+			int32_t *scratch, struct window *win, int cap)
+{
+	const struct region_tree *tree = NULL;
+	assert_int_equal(segment_process(seg, m, &tree), 0);
+	return windows_find(tree, d, W, pad, scratch, win, cap);
+}
+
 /* The third scale's windows: structure that no decoded symbol explains
  * gets a window around it, grown by the pad; a decoded symbol's box, a
- * finger's, a uniform area and a speck get none; structure over most of
- * the frame is the whole frame. */
+ * finger's, a uniform area, a speck and a lone round region (a finger
+ * that was not looked for: one boundary in each tile) get none; structure
+ * over most of the frame is the whole frame. */
 static void test_windows(void **state)
 {
 	(void)state;
 	struct bitmask m;
 	struct detections d;
+	int err = 0;
+	struct segment_config sc = {.max_width = W, .max_height = H, .adj_cap = 16};
+	struct segment *seg = segment_create(&sc, &err);
+	assert_non_null(seg);
 	assert_int_equal(bitmask_alloc(&m, W, H), 0);
 	assert_int_equal(detections_alloc(&d, 8), 0);
-	int32_t scratch[2 * ((W + WINDOWS_TILE - 1) / WINDOWS_TILE) * ((H + WINDOWS_TILE - 1) / WINDOWS_TILE)];
+	int32_t scratch[4 * ((W + WINDOWS_TILE - 1) / WINDOWS_TILE) * ((H + WINDOWS_TILE - 1) / WINDOWS_TILE)];
 	assert_true(windows_scratch_len(W, H) <= sizeof scratch / sizeof *scratch);
 	struct window win[4];
 	memset(m.bits, 0, (size_t)m.stride_words * (size_t)H * sizeof *m.bits);
-	assert_int_equal(windows_find(&m, &d, 16, scratch, win, 4), 0);
+	assert_int_equal(find_windows(seg, &m, &d, 16, scratch, win, 4), 0);
 	/* A speck: fewer pixels of white than a tile needs. */
 	m.bits[(size_t)100 * m.stride_words + 1] = 0x7;
-	assert_int_equal(windows_find(&m, &d, 16, scratch, win, 4), 0);
+	assert_int_equal(find_windows(seg, &m, &d, 16, scratch, win, 4), 0);
+	/* A disc 30 px across at (250, 180): two regions in each tile it meets. */
+	for (int y = 150; y < 210; y++)
+		for (int x = 220; x < 280; x++)
+			if ((x - 250) * (x - 250) + (y - 180) * (y - 180) <= 15 * 15)
+				m.bits[(size_t)y * m.stride_words + x / 64] |= 1ull << (x % 64);
+	assert_int_equal(find_windows(seg, &m, &d, 16, scratch, win, 4), 0);
 	/* Structure in tiles (2..3, 2..3): one window, grown by 16. */
 	mask_checker(&m, 70, 70, 120, 120);
-	assert_int_equal(windows_find(&m, &d, 16, scratch, win, 4), 1);
+	assert_int_equal(find_windows(seg, &m, &d, 16, scratch, win, 4), 1);
 	assert_int_equal(win[0].x0, 64 - 16);
 	assert_int_equal(win[0].y0, 64 - 16);
 	assert_int_equal(win[0].x1, 128 + 16);
@@ -199,22 +220,23 @@ static void test_windows(void **state)
 	/* A decoded symbol over it explains it; so does a finger. */
 	d.n_fids = 1;
 	d.fids[0] = (struct fiducial_det){.id = 1, .x = 95, .y = 95, .size_px = 40};
-	assert_int_equal(windows_find(&m, &d, 16, scratch, win, 4), 0);
+	assert_int_equal(find_windows(seg, &m, &d, 16, scratch, win, 4), 0);
 	d.n_fids = 0;
 	d.n_fingers = 1;
 	d.fingers[0] = (struct finger_det){.x = 95, .y = 95, .diameter_px = 50};
-	assert_int_equal(windows_find(&m, &d, 16, scratch, win, 4), 0);
+	assert_int_equal(find_windows(seg, &m, &d, 16, scratch, win, 4), 0);
 	d.n_fingers = 0;
 	/* Two groups whose grown boxes overlap are one window. */
 	mask_checker(&m, 200, 70, 220, 90);
-	assert_int_equal(windows_find(&m, &d, 40, scratch, win, 4), 1);
+	assert_int_equal(find_windows(seg, &m, &d, 40, scratch, win, 4), 1);
 	assert_int_equal(win[0].x0, 64 - 40);
 	assert_int_equal(win[0].x1, 224 + 40);
 	/* Structure over most of the frame: the whole frame. */
 	mask_checker(&m, 0, 0, W, H);
-	assert_int_equal(windows_find(&m, &d, 16, scratch, win, 4), -1);
+	assert_int_equal(find_windows(seg, &m, &d, 16, scratch, win, 4), -1);
 	detections_free(&d);
 	bitmask_free(&m);
+	segment_destroy(seg);
 }
 
 /* Split calls in the overlapped order give the same answer as one call. */

@@ -56,6 +56,7 @@ struct third {
 	struct window win[THIRD_MAX_WINDOWS];
 	bool gpu;              /* thresholded on CUDA, whole frames, into full */
 	struct bitmask full;   /* gpu: the frame's mask, borrowed from s3.thr after a collect */
+	struct engine_third_stats stats;
 };
 
 struct engine {
@@ -488,11 +489,12 @@ static int scale_collect(struct engine *e, struct scale *s)
 
 /* The mask stays on the GPU where the GPU segments it and nobody reads it
  * on the host; engine_mask() fetches it for a frame that is looked at. The
- * third scale reads the first scale's mask to place its windows. */
+ * third scale places its windows from the first scale's tree, not its
+ * mask. */
 static void mask_download(struct engine *e, struct scale *s)
 {
 	if (scale_on(s))
-		threshold_set_mask_download(s->thr, !s->gseg || (s == &e->s1 && (e->want_mask || scale_on(&e->s3))));
+		threshold_set_mask_download(s->thr, !s->gseg || (s == &e->s1 && e->want_mask));
 }
 
 int engine_submit(struct engine *e, const struct image_u8 *grey)
@@ -623,14 +625,23 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 }
 
 /* The third scale, in the windows where it may add a symbol to the first
- * scale's (windows.h), or over the whole frame. */
-static bool third_detect(struct engine *e, const struct image_u8 *grey)
+ * scale's (windows.h, from the first scale's tree1), or over the whole
+ * frame. */
+static bool third_detect(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1)
 {
 	const int halo = third_halo(&e->cfg);
-	/* The first scale's mask, fetched from the GPU when it stayed there
-	 * (the third scale was switched on after this frame's submit). */
-	const struct bitmask *m1 = halo < 0 ? NULL : engine_mask(e);
-	int n = !m1 ? -1 : windows_find(m1, &e->s1.det, THIRD_PAD, e->t3.scratch, e->t3.win, THIRD_MAX_WINDOWS);
+	const int max_px = e->cfg.match.root_max_px > 0 ? (int)e->cfg.match.root_max_px : grey->width + grey->height;
+	int n = halo < 0 ? -1
+			 : windows_find(tree1, &e->s1.det, max_px, THIRD_PAD, e->t3.scratch, e->t3.win, THIRD_MAX_WINDOWS);
+	struct engine_third_stats *st = &e->t3.stats;
+	st->frames++;
+	if (n < 0) {
+		st->whole_frames++;
+		st->area_px += (int64_t)grey->width * grey->height;
+	}
+	for (int i = 0; i < n; i++)
+		st->area_px += (int64_t)(e->t3.win[i].x1 - e->t3.win[i].x0) * (e->t3.win[i].y1 - e->t3.win[i].y0);
+	st->windows += n > 0 ? n : 0;
 	detections_clear(&e->s3.det);
 	if (e->t3.gpu && e->s3.err)
 		return false;
@@ -719,7 +730,7 @@ int engine_detect(struct engine *e, const struct image_u8 *grey)
 			err = outline_process(e->outline, tree, grey, &e->s1.det);
 	}
 	/* The third scale runs here while the worker still has the second. */
-	bool ok3 = !err && scale_on(&e->s3) && third_detect(e, grey);
+	bool ok3 = !err && scale_on(&e->s3) && third_detect(e, grey, tree);
 	bool ok2 = false;
 	if (async) {
 		/* Always wait: the worker reads grey and writes s2 until done. */
@@ -779,6 +790,11 @@ const struct bitmask *engine_mask(struct engine *e)
 void engine_want_mask(struct engine *e, bool on)
 {
 	e->want_mask = on;
+}
+
+const struct engine_third_stats *engine_third_stats(const struct engine *e)
+{
+	return scale_on(&e->s3) ? &e->t3.stats : NULL;
 }
 
 const struct detections *engine_detections(const struct engine *e)

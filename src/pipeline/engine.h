@@ -121,6 +121,15 @@ const struct bitmask *engine_mask(struct engine *e);
  * GPU's work, rather than on demand in engine_mask(). Default off. */
 void engine_want_mask(struct engine *e, bool on);
 const struct detections *engine_detections(const struct engine *e);
+
+/* Where the third scale ran since it was switched on (--stats): frames,
+ * frames it ran over the whole frame (its windows would have covered more
+ * than half of it), the windows it ran in on the others, and the pixels of
+ * frame or windows it covered in all. NULL while there is no third scale. */
+struct engine_third_stats {
+	int64_t frames, whole_frames, windows, area_px;
+};
+const struct engine_third_stats *engine_third_stats(const struct engine *e);
 const struct engine_times *engine_times(const struct engine *e);
 const char *engine_backend(const struct engine *e);  /* "cpu" or "cuda" */
 /* Where the first scale is segmented now: "cpu" or "gpu". */

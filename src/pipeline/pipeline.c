@@ -758,6 +758,19 @@ static void objects_print_stats(struct pipeline *p)
 	fflush(stdout);
 }
 
+/* --stats: where the third scale ran (its windows, or whole frames). */
+static void third_print_stats(struct pipeline *p)
+{
+	const struct engine_third_stats *ts = p->eng ? engine_third_stats(p->eng) : NULL;
+	if (!ts || !ts->frames)
+		return;
+	printf("  third scale: whole frame on %lld of %lld frames, %.1f windows a frame, %.1f%% of the frame "
+	       "covered on average\n",
+	       (long long)ts->whole_frames, (long long)ts->frames, (double)ts->windows / (double)ts->frames,
+	       100.0 * (double)ts->area_px / ((double)ts->frames * p->width * p->height));
+	fflush(stdout);
+}
+
 void pipeline_destroy(struct pipeline *p)
 {
 	if (!p)
@@ -770,6 +783,7 @@ void pipeline_destroy(struct pipeline *p)
 		report_print_stats(p->report, p->fseq, p->bad_frames + feed_bad_frames(p->feed),
 				   ring ? ring_dropped(ring) : 0, p->eng ? engine_backend(p->eng) : "-", p->width,
 				   p->height);
+		third_print_stats(p);
 		objects_print_stats(p);
 	}
 	/* tuio_destroy sends the empty bundles that clear clients' state. */

@@ -6,8 +6,13 @@
  * reaches past the root, and the centre is the leaves', not the box's. */
 #define BOX_HALF_X100 85
 #define BOX_MARGIN 4
-/* Pixels of each colour that make a tile live (tiles_mixed). */
+/* Pixels of each colour that make a tile live (tiles_scan). */
 #define MIN_MINORITY 16
+/* A region with a symbol's branching (branching()): pixels of it and of
+ * each of at least MIN_BRANCHES of its neighbours; noise specks do not
+ * count. */
+#define MIN_AREA 16
+#define MIN_BRANCHES 3
 
 static int tiles_x(int width)
 {
@@ -16,30 +21,7 @@ static int tiles_x(int width)
 
 size_t windows_scratch_len(int width, int height)
 {
-	return 2 * (size_t)tiles_x(width) * (size_t)((height + T - 1) / T);
-}
-
-/* live[i] = 1 where tile i holds at least MIN_MINORITY pixels of each
- * colour: a speck of noise does not make a tile live, and a symbol leaves
- * far more than that in every tile it covers. */
-static void tiles_mixed(const struct bitmask *mask, int32_t *live)
-{
-	const int ntx = tiles_x(mask->width);
-	for (int ty = 0; ty * T < mask->height; ty++) {
-		int32_t *row_live = live + (size_t)ty * ntx;
-		for (int tx = 0; tx < ntx; tx++)
-			row_live[tx] = 0;
-		const int y1 = ty * T + T < mask->height ? ty * T + T : mask->height;
-		const uint64_t first_full = mask->width % T ? (1ull << (mask->width % T)) - 1 : 0xffffffffull;
-		for (int tx = 0; tx < ntx; tx++) {
-			const uint64_t full = tx == ntx - 1 ? first_full : 0xffffffffull;
-			const int n_px = (y1 - ty * T) * __builtin_popcountll(full);
-			int white = 0;
-			for (int y = ty * T; y < y1; y++)
-				white += __builtin_popcountll((bitmask_row(mask, y)[tx / 2] >> (32 * (tx & 1))) & full);
-			row_live[tx] = white >= MIN_MINORITY && n_px - white >= MIN_MINORITY;
-		}
-	}
+	return 4 * (size_t)tiles_x(width) * (size_t)((height + T - 1) / T);
 }
 
 static int max_i(int a, int b)
@@ -50,6 +32,59 @@ static int max_i(int a, int b)
 static int min_i(int a, int b)
 {
 	return a < b ? a : b;
+}
+
+/* Whether region r branches as a symbol's regions do: no larger than a
+ * symbol, touching at least MIN_BRANCHES regions of MIN_AREA pixels or
+ * more (its surround and two children: the root, a node holding two
+ * leaves). A finger, a hand, a card edge or a shadow edge is a boundary or
+ * a chain of nested rings, noise a speck: none of them branches. */
+static bool branching(const struct region_tree *t, int32_t r, int max_side)
+{
+	const struct region *g = &t->regions[r];
+	if (g->area < MIN_AREA || g->n_adj < MIN_BRANCHES || g->x1 - g->x0 >= max_side || g->y1 - g->y0 >= max_side)
+		return false;
+	const int32_t *adj = region_adj(t, r);
+	int n = 0;
+	for (int i = 0; i < g->n_adj && n < MIN_BRANCHES; i++)
+		n += t->regions[adj[i]].area >= MIN_AREA;
+	return n >= MIN_BRANCHES;
+}
+
+/* live[i] = 1 where tile i holds at least MIN_MINORITY pixels of each
+ * colour (a speck of noise does not make a tile live, and a symbol leaves
+ * far more than that in every tile it covers) and meets a region that
+ * branches (branching()). Read from the tree's runs in one pass: a run
+ * adds its pixels to each tile it crosses. */
+static void tiles_scan(const struct region_tree *t, int max_side, int32_t *live, int32_t *white, int32_t *branch)
+{
+	const int ntx = tiles_x(t->width), nty = (t->height + T - 1) / T;
+	for (int i = 0; i < ntx * nty; i++)
+		white[i] = branch[i] = 0;
+	for (int y = 0; y < t->height; y++) {
+		const size_t row = (size_t)(y / T) * (size_t)ntx;
+		for (int32_t k = t->row_first_run[y]; k < t->row_first_run[y + 1]; k++) {
+			const struct run *rn = &t->runs[k];
+			const int x0 = rn->x, x1 = rn->x + rn->len;
+			int known = -1;
+			for (int tx = x0 / T; tx * T < x1; tx++) {
+				const size_t i = row + (size_t)tx;
+				if (rn->colour)
+					white[i] += min_i(x1, tx * T + T) - max_i(x0, tx * T);
+				if (!branch[i]) {
+					if (known < 0)
+						known = branching(t, rn->region, max_side);
+					branch[i] = known;
+				}
+			}
+		}
+	}
+	for (int ty = 0; ty < nty; ty++)
+		for (int tx = 0; tx < ntx; tx++) {
+			const size_t i = (size_t)ty * (size_t)ntx + (size_t)tx;
+			const int n_px = (min_i(t->width, tx * T + T) - tx * T) * (min_i(t->height, ty * T + T) - ty * T);
+			live[i] = white[i] >= MIN_MINORITY && n_px - white[i] >= MIN_MINORITY && branch[i];
+		}
 }
 
 /* Tiles that meet the square of radius r around (x, y) are explained. */
@@ -67,25 +102,28 @@ static int overlap(const struct window *a, const struct window *b)
 	return a->x0 < b->x1 && b->x0 < a->x1 && a->y0 < b->y1 && b->y0 < a->y1;
 }
 
-int windows_find(const struct bitmask *mask, const struct detections *d, int pad, int32_t *scratch,
-		 struct window *out, int cap)
+int windows_find(const struct region_tree *tree, const struct detections *d, int max_symbol_px, int pad,
+		 int32_t *scratch, struct window *out, int cap)
 {
-	const int w = mask->width, h = mask->height, ntx = tiles_x(w), nty = (h + T - 1) / T;
-	int32_t *live = scratch, *stack = scratch + (size_t)ntx * nty;
-	tiles_mixed(mask, live);
+	const int w = tree->width, h = tree->height, ntx = tiles_x(w), nty = (h + T - 1) / T;
+	const size_t nt = (size_t)ntx * (size_t)nty;
+	if (tree->overflow)
+		return -1;
+	int32_t *live = scratch, *stack = scratch + nt;
+	tiles_scan(tree, max_symbol_px, live, scratch + 2 * nt, scratch + 3 * nt);
 	for (int i = 0; i < d->n_fids; i++)
 		tiles_clear(live, ntx, nty, d->fids[i].x, d->fids[i].y,
 			    (float)BOX_HALF_X100 / 100.0f * d->fids[i].size_px + BOX_MARGIN);
 	for (int i = 0; i < d->n_fingers; i++)
 		tiles_clear(live, ntx, nty, d->fingers[i].x, d->fingers[i].y, 0.5f * d->fingers[i].diameter_px + BOX_MARGIN);
 	int n = 0;
-	for (int i = 0; i < ntx * nty; i++) {
+	for (size_t i = 0; i < nt; i++) {
 		if (!live[i])
 			continue;
 		/* Flood the group of tile i; its box in tiles. */
 		int sp = 0, bx0 = ntx, by0 = nty, bx1 = -1, by1 = -1;
 		live[i] = 0;
-		stack[sp++] = i;
+		stack[sp++] = (int32_t)i;
 		while (sp) {
 			const int k = stack[--sp], kx = k % ntx, ky = k / ntx;
 			bx0 = min_i(bx0, kx);

@@ -1,6 +1,6 @@
 /*
  * windows.h - where the third threshold scale can add a symbol: windows
- * of the frame, found from the first scale's mask and symbols.
+ * of the frame, found from the first scale's region tree and symbols.
  *
  * The third scale's symbols count only where the first scales found none
  * (engine.c merges them so), and a symbol leaves structure in the first
@@ -8,11 +8,17 @@
  * need not see the whole frame: only the places with structure that no
  * decoded symbol explains.
  *
- * Algorithm: the first scale's mask is cut into tiles of WINDOWS_TILE
- * pixels a side; a tile is live when it holds at least 16 pixels of each
- * colour (a speck of noise does not count) and meets neither a decoded
+ * Algorithm: the frame is cut into tiles of WINDOWS_TILE pixels a side
+ * and the first scale's runs are added up in each: a tile is live when it
+ * holds at least 16 pixels of each colour (a speck of noise does not
+ * count), meets a region that branches as a symbol's do (no larger than a
+ * symbol, touching at least three regions of 16 pixels or more: its
+ * surround and two children; a root, or a node holding two leaves, even
+ * where a shadow cut the symbol's tree), and meets neither a decoded
  * symbol's box (its centre +- 0.85 of its size + 4 px: the card's margin
- * reaches past the root) nor a finger's.
+ * reaches past the root) nor a finger's. A finger (looked for or not), a
+ * hand, a card's or a shadow's edge is a boundary or a chain of nested
+ * rings, noise a speck: none branches, so none costs a window.
  * Live tiles joined by an edge or corner form a group; each group's box,
  * grown by `pad` pixels on every side (so that a symbol whose shadowed
  * part is uniform in the first mask still lies inside), clamped to the
@@ -34,7 +40,7 @@
 #include <stdint.h>
 
 #include "../core/detect.h"
-#include "../core/image.h"
+#include "../core/regions.h"
 
 #define WINDOWS_TILE 32
 
@@ -46,11 +52,13 @@ struct window {
 /* int32 entries of scratch that windows_find needs for a frame of w x h. */
 size_t windows_scratch_len(int width, int height);
 
-/* Windows of mask (the first scale's) where the third scale may find a
- * symbol that d (the first scale's detections, same frame) lacks. Returns
- * their number (0: none anywhere) into out (at most cap), or -1 for the
- * whole frame. */
-int windows_find(const struct bitmask *mask, const struct detections *d, int pad, int32_t *scratch,
-		 struct window *out, int cap);
+/* Windows of the frame of tree (the first scale's region tree) where the
+ * third scale may find a symbol that d (the first scale's detections, same
+ * frame) lacks; a region whose bounding box reaches max_symbol_px pixels
+ * in width or height is no part of one. Returns their number (0: none
+ * anywhere) into out (at most cap), or -1 for the whole frame (also for a
+ * tree cut short). */
+int windows_find(const struct region_tree *tree, const struct detections *d, int max_symbol_px, int pad,
+		 int32_t *scratch, struct window *out, int cap);
 
 #endif
