@@ -458,29 +458,36 @@ static void label_submit(struct engine *e, struct scale *s, const struct image_u
 		s->labelled = true;
 }
 
-/* A scale's mask, and its GPU tree when it was labelled. A threshold that
- * fell back to the CPU in this collect made its mask there: the GPU tree
- * would be of a mask that may not exist, so the CPU segments. Without a
- * tree the CPU segments the mask, fetched now if it stayed on the GPU. */
+/* A scale's mask, and its GPU tree when it was labelled. The tree is
+ * waited for first: the labelling is queued behind the threshold on its
+ * stream, so one wait covers both and the threshold's own wait then finds
+ * its work done (one sleep a scale, not two); that wait counts as
+ * segmentation. A threshold that fell back to the CPU in this collect made
+ * its mask there: the GPU tree would be of a mask that may not exist, so
+ * the CPU segments. Without a tree the CPU segments the mask, fetched now
+ * if it stayed on the GPU. */
 static int scale_collect(struct engine *e, struct scale *s)
 {
 	s->tree = NULL;
+	const struct region_tree *tree = NULL;
+	const bool labelled = s->labelled;
+	int lerr = 0;
+	if (labelled) {
+		s->labelled = false;
+		int64_t t0 = clock_now_ns();
+		lerr = segment_gpu_collect(s->gseg, &tree);
+		e->label_ns += clock_now_ns() - t0;
+	}
 	int err = threshold_collect_view(s->thr, &s->mask);
 	if (err)
 		return err;
-	if (s->labelled) {
-		s->labelled = false;
-		if (strcmp(threshold_backend_name(s->thr), "cuda") != 0) {
+	if (labelled) {
+		if (strcmp(threshold_backend_name(s->thr), "cuda") != 0)
 			gpu_segment_fault(e, s, ERR_DEVICE);
-		} else {
-			int64_t t0 = clock_now_ns();
-			int lerr = segment_gpu_collect(s->gseg, &s->tree);
-			e->label_ns += clock_now_ns() - t0;
-			if (lerr) {
-				s->tree = NULL;
-				gpu_segment_fault(e, s, lerr);
-			}
-		}
+		else if (lerr)
+			gpu_segment_fault(e, s, lerr);
+		else
+			s->tree = tree;
 	}
 	if (!s->tree && !s->mask.bits)
 		err = threshold_fetch_view(s->thr, &s->mask);

@@ -82,7 +82,9 @@ enum stage {
 const char *stage_name(enum stage s);
 
 /* Nanoseconds each stage held the caller for the last frame (threshold:
- * time in submit plus time waiting in collect; match includes waiting for
+ * time in submit plus time waiting in collect, except that waiting for a
+ * scale the GPU labels counts as segment: one wait covers its threshold
+ * and its labelling, queued on one stream; match includes waiting for
  * the second scale's worker and the merge). The engine writes threshold,
  * segment and match; track only in engine_finish/engine_process. */
 struct engine_times {
