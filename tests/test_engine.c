@@ -177,7 +177,7 @@ static int find_windows(struct segment *seg, const struct bitmask *m, const stru
 {
 	const struct region_tree *tree = NULL;
 	assert_int_equal(segment_process(seg, m, &tree), 0);
-	return windows_find(tree, d, W, pad, scratch, win, cap);
+	return windows_find(tree, d, 120, pad, scratch, win, cap);
 }
 
 /* The third scale's windows: structure that no decoded symbol explains
@@ -221,6 +221,12 @@ static void test_windows(void **state)
 	d.n_fids = 1;
 	d.fids[0] = (struct fiducial_det){.id = 1, .x = 95, .y = 95, .size_px = 40};
 	assert_int_equal(find_windows(seg, &m, &d, 16, scratch, win, 4), 0);
+	/* Structure beside it, partly in its box: a window all the same. */
+	mask_checker(&m, 124, 70, 168, 120);
+	assert_int_equal(find_windows(seg, &m, &d, 16, scratch, win, 4), 1);
+	assert_true(win[0].x0 <= 124 && win[0].x1 >= 168);
+	memset(m.bits, 0, (size_t)m.stride_words * (size_t)H * sizeof *m.bits);
+	mask_checker(&m, 70, 70, 120, 120);
 	d.n_fids = 0;
 	d.n_fingers = 1;
 	d.fingers[0] = (struct finger_det){.x = 95, .y = 95, .diameter_px = 50};

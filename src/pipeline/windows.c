@@ -51,12 +51,35 @@ static bool branching(const struct region_tree *t, int32_t r, int max_side)
 	return n >= MIN_BRANCHES;
 }
 
+/* Whether region g's box lies in the square of half side half around (x, y). */
+static bool inside(const struct region *g, float x, float y, float half)
+{
+	return (float)g->x0 >= x - half && (float)g->x1 <= x + half && (float)g->y0 >= y - half && (float)g->y1 <= y + half;
+}
+
+/* Whether region r lies in a decoded symbol's box or a finger's. */
+static bool explained(const struct region_tree *t, int32_t r, const struct detections *d)
+{
+	const struct region *g = &t->regions[r];
+	for (int i = 0; i < d->n_fids; i++)
+		if (inside(g, d->fids[i].x, d->fids[i].y, (float)BOX_HALF_X100 / 100.0f * d->fids[i].size_px + BOX_MARGIN))
+			return true;
+	for (int i = 0; i < d->n_fingers; i++)
+		if (inside(g, d->fingers[i].x, d->fingers[i].y, 0.5f * d->fingers[i].diameter_px + BOX_MARGIN))
+			return true;
+	return false;
+}
+
 /* live[i] = 1 where tile i holds at least MIN_MINORITY pixels of each
  * colour (a speck of noise does not make a tile live, and a symbol leaves
  * far more than that in every tile it covers) and meets a region that
- * branches (branching()). Read from the tree's runs in one pass: a run
+ * branches (branching()) and lies in no decoded symbol's or finger's box
+ * (explained()). Regions, not tiles, are explained: a symbol beside a
+ * decoded one, whose tiles that one's box covers, still has regions of
+ * its own outside the box. Read from the tree's runs in one pass: a run
  * adds its pixels to each tile it crosses. */
-static void tiles_scan(const struct region_tree *t, int max_side, int32_t *live, int32_t *white, int32_t *branch)
+static void tiles_scan(const struct region_tree *t, const struct detections *d, int max_side, int32_t *live,
+		       int32_t *white, int32_t *branch)
 {
 	const int ntx = tiles_x(t->width), nty = (t->height + T - 1) / T;
 	for (int i = 0; i < ntx * nty; i++)
@@ -73,7 +96,8 @@ static void tiles_scan(const struct region_tree *t, int max_side, int32_t *live,
 					white[i] += min_i(x1, tx * T + T) - max_i(x0, tx * T);
 				if (!branch[i]) {
 					if (known < 0)
-						known = branching(t, rn->region, max_side);
+						known = branching(t, rn->region, max_side) &&
+							!explained(t, rn->region, d);
 					branch[i] = known;
 				}
 			}
@@ -85,16 +109,6 @@ static void tiles_scan(const struct region_tree *t, int max_side, int32_t *live,
 			const int n_px = (min_i(t->width, tx * T + T) - tx * T) * (min_i(t->height, ty * T + T) - ty * T);
 			live[i] = white[i] >= MIN_MINORITY && n_px - white[i] >= MIN_MINORITY && branch[i];
 		}
-}
-
-/* Tiles that meet the square of radius r around (x, y) are explained. */
-static void tiles_clear(int32_t *live, int ntx, int nty, float x, float y, float r)
-{
-	const int tx0 = max_i(0, (int)(x - r) / T), tx1 = min_i(ntx - 1, (int)(x + r) / T);
-	const int ty0 = max_i(0, (int)(y - r) / T), ty1 = min_i(nty - 1, (int)(y + r) / T);
-	for (int ty = ty0; ty <= ty1; ty++)
-		for (int tx = tx0; tx <= tx1; tx++)
-			live[(size_t)ty * ntx + tx] = 0;
 }
 
 static int overlap(const struct window *a, const struct window *b)
@@ -110,12 +124,7 @@ int windows_find(const struct region_tree *tree, const struct detections *d, int
 	if (tree->overflow)
 		return -1;
 	int32_t *live = scratch, *stack = scratch + nt;
-	tiles_scan(tree, max_symbol_px, live, scratch + 2 * nt, scratch + 3 * nt);
-	for (int i = 0; i < d->n_fids; i++)
-		tiles_clear(live, ntx, nty, d->fids[i].x, d->fids[i].y,
-			    (float)BOX_HALF_X100 / 100.0f * d->fids[i].size_px + BOX_MARGIN);
-	for (int i = 0; i < d->n_fingers; i++)
-		tiles_clear(live, ntx, nty, d->fingers[i].x, d->fingers[i].y, 0.5f * d->fingers[i].diameter_px + BOX_MARGIN);
+	tiles_scan(tree, d, max_symbol_px, live, scratch + 2 * nt, scratch + 3 * nt);
 	int n = 0;
 	for (size_t i = 0; i < nt; i++) {
 		if (!live[i])

@@ -11,14 +11,16 @@
  * Algorithm: the frame is cut into tiles of WINDOWS_TILE pixels a side
  * and the first scale's runs are added up in each: a tile is live when it
  * holds at least 16 pixels of each colour (a speck of noise does not
- * count), meets a region that branches as a symbol's do (no larger than a
- * symbol, touching at least three regions of 16 pixels or more: its
+ * count) and meets a region that branches as a symbol's do (no larger than
+ * a symbol, touching at least three regions of 16 pixels or more: its
  * surround and two children; a root, or a node holding two leaves, even
- * where a shadow cut the symbol's tree), and meets neither a decoded
- * symbol's box (its centre +- 0.85 of its size + 4 px: the card's margin
- * reaches past the root) nor a finger's. A finger (looked for or not), a
- * hand, a card's or a shadow's edge is a boundary or a chain of nested
- * rings, noise a speck: none branches, so none costs a window.
+ * where a shadow cut the symbol's tree) and is not explained: its box lies
+ * in no decoded symbol's box (its centre +- 0.85 of its size + 4 px: the
+ * card's margin reaches past the root) nor a finger's. A finger (looked
+ * for or not), a hand, a card's or a shadow's edge is a boundary or a
+ * chain of nested rings, noise a speck: none branches, so none costs a
+ * window. Regions rather than tiles are explained, so that a symbol beside
+ * a decoded one keeps a window although that one's box covers its tiles.
  * Live tiles joined by an edge or corner form a group; each group's box,
  * grown by `pad` pixels on every side (so that a symbol whose shadowed
  * part is uniform in the first mask still lies inside), clamped to the
