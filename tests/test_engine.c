@@ -172,12 +172,13 @@ static void mask_checker(struct bitmask *m, int x0, int y0, int x1, int y1)
 }
 
 /* The third scale's windows of mask m: from its tree, as the engine finds them. */
+#define WINDOWS_SCRATCH (2 * ((W + WINDOWS_TILE - 1) / WINDOWS_TILE) * ((H + WINDOWS_TILE - 1) / WINDOWS_TILE) + 8192)
 static int find_windows(struct segment *seg, const struct bitmask *m, const struct detections *d, int pad,
 			int32_t *scratch, struct window *win, int cap)
 {
 	const struct region_tree *tree = NULL;
 	assert_int_equal(segment_process(seg, m, &tree), 0);
-	return windows_find(tree, d, 120, pad, scratch, win, cap);
+	return windows_find(tree, d, 120, pad, scratch, WINDOWS_SCRATCH, win, cap);
 }
 
 /* The third scale's windows: structure that no decoded symbol explains
@@ -196,12 +197,12 @@ static void test_windows(void **state)
 	assert_non_null(seg);
 	assert_int_equal(bitmask_alloc(&m, W, H), 0);
 	assert_int_equal(detections_alloc(&d, 8), 0);
-	int32_t scratch[4 * ((W + WINDOWS_TILE - 1) / WINDOWS_TILE) * ((H + WINDOWS_TILE - 1) / WINDOWS_TILE)];
-	assert_true(windows_scratch_len(W, H) <= sizeof scratch / sizeof *scratch);
+	static int32_t scratch[WINDOWS_SCRATCH];
+	assert_true(windows_scratch_len(W, H, regions_region_capacity(W, H)) <= WINDOWS_SCRATCH);
 	struct window win[4];
 	memset(m.bits, 0, (size_t)m.stride_words * (size_t)H * sizeof *m.bits);
 	assert_int_equal(find_windows(seg, &m, &d, 16, scratch, win, 4), 0);
-	/* A speck: fewer pixels of white than a tile needs. */
+	/* A speck: no branching region. */
 	m.bits[(size_t)100 * m.stride_words + 1] = 0x7;
 	assert_int_equal(find_windows(seg, &m, &d, 16, scratch, win, 4), 0);
 	/* A disc 30 px across at (250, 180): two regions in each tile it meets. */

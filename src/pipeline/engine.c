@@ -50,7 +50,8 @@ struct worker {
  * uneven preset). */
 #define THIRD_PAD 128
 struct third {
-	int32_t *scratch;      /* windows_scratch_len() for the frame size */
+	int32_t *scratch;      /* windows_scratch_len() for the frame size and region capacity */
+	size_t scratch_len;
 	struct bitmask crop;   /* a window and its halo, thresholded; frame-sized buffer */
 	struct detections det; /* one window's */
 	struct window win[THIRD_MAX_WINDOWS];
@@ -299,7 +300,10 @@ static int third_scale_sync(struct engine *e)
 		/* Its mask is its own (threshold_process into it, windows cut into
 		 * it), not a view of the thresholder's as for the other scales. */
 		err = bitmask_alloc(&e->s3.mask, e->cfg.width, e->cfg.height);
-		e->t3.scratch = malloc(windows_scratch_len(e->cfg.width, e->cfg.height) * sizeof *e->t3.scratch);
+		const int32_t regs = e->cfg.max_regions > 0 ? e->cfg.max_regions
+							    : regions_region_capacity(e->cfg.width, e->cfg.height);
+		e->t3.scratch_len = windows_scratch_len(e->cfg.width, e->cfg.height, regs);
+		e->t3.scratch = malloc(e->t3.scratch_len * sizeof *e->t3.scratch);
 		if (!err)
 			err = e->t3.scratch ? bitmask_alloc(&e->t3.crop, e->cfg.width, e->cfg.height) : ERR_NOMEM;
 		if (!err)
@@ -639,7 +643,8 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 	const int halo = third_halo(&e->cfg);
 	const int max_px = e->cfg.match.root_max_px > 0 ? (int)e->cfg.match.root_max_px : grey->width + grey->height;
 	int n = halo < 0 ? -1
-			 : windows_find(tree1, &e->s1.det, max_px, THIRD_PAD, e->t3.scratch, e->t3.win, THIRD_MAX_WINDOWS);
+			 : windows_find(tree1, &e->s1.det, max_px, THIRD_PAD, e->t3.scratch, e->t3.scratch_len, e->t3.win,
+					THIRD_MAX_WINDOWS);
 	struct engine_third_stats *st = &e->t3.stats;
 	st->frames++;
 	if (n < 0) {

@@ -6,8 +6,6 @@
  * reaches past the root, and the centre is the leaves', not the box's. */
 #define BOX_HALF_X100 85
 #define BOX_MARGIN 4
-/* Pixels of each colour that make a tile live (tiles_scan). */
-#define MIN_MINORITY 16
 /* A region with a symbol's branching (branching()): pixels of it and of
  * each of at least MIN_BRANCHES of its neighbours; noise specks do not
  * count. */
@@ -19,9 +17,9 @@ static int tiles_x(int width)
 	return (width + T - 1) / T;
 }
 
-size_t windows_scratch_len(int width, int height)
+size_t windows_scratch_len(int width, int height, int32_t max_regions)
 {
-	return 4 * (size_t)tiles_x(width) * (size_t)((height + T - 1) / T);
+	return 2 * (size_t)tiles_x(width) * (size_t)((height + T - 1) / T) + (size_t)(max_regions > 0 ? max_regions : 0);
 }
 
 static int max_i(int a, int b)
@@ -70,45 +68,33 @@ static bool explained(const struct region_tree *t, int32_t r, const struct detec
 	return false;
 }
 
-/* live[i] = 1 where tile i holds at least MIN_MINORITY pixels of each
- * colour (a speck of noise does not make a tile live, and a symbol leaves
- * far more than that in every tile it covers) and meets a region that
- * branches (branching()) and lies in no decoded symbol's or finger's box
- * (explained()). Regions, not tiles, are explained: a symbol beside a
- * decoded one, whose tiles that one's box covers, still has regions of
- * its own outside the box. Read from the tree's runs in one pass: a run
- * adds its pixels to each tile it crosses. */
+/* live[i] = 1 where tile i meets a region that branches (branching())
+ * and lies in no decoded symbol's or finger's box (explained()). Regions,
+ * not tiles, are explained: a symbol beside a decoded one, whose tiles
+ * that one's box covers, still has regions of its own outside the box.
+ * Read from the tree's runs in one pass; each region's verdict is worked
+ * out once (memo), and only the runs of live regions walk their tiles. */
 static void tiles_scan(const struct region_tree *t, const struct detections *d, int max_side, int32_t *live,
-		       int32_t *white, int32_t *branch)
+		       int32_t *memo)
 {
 	const int ntx = tiles_x(t->width), nty = (t->height + T - 1) / T;
 	for (int i = 0; i < ntx * nty; i++)
-		white[i] = branch[i] = 0;
+		live[i] = 0;
+	for (int32_t r = 0; r < t->n_regions; r++)
+		memo[r] = -1;
 	for (int y = 0; y < t->height; y++) {
-		const size_t row = (size_t)(y / T) * (size_t)ntx;
+		int32_t *row = live + (size_t)(y / T) * (size_t)ntx;
 		for (int32_t k = t->row_first_run[y]; k < t->row_first_run[y + 1]; k++) {
 			const struct run *rn = &t->runs[k];
-			const int x0 = rn->x, x1 = rn->x + rn->len;
-			int known = -1;
-			for (int tx = x0 / T; tx * T < x1; tx++) {
-				const size_t i = row + (size_t)tx;
-				if (rn->colour)
-					white[i] += min_i(x1, tx * T + T) - max_i(x0, tx * T);
-				if (!branch[i]) {
-					if (known < 0)
-						known = branching(t, rn->region, max_side) &&
-							!explained(t, rn->region, d);
-					branch[i] = known;
-				}
-			}
+			int32_t *v = &memo[rn->region];
+			if (*v < 0)
+				*v = branching(t, rn->region, max_side) && !explained(t, rn->region, d);
+			if (!*v)
+				continue;
+			for (int tx = rn->x / T; tx * T < rn->x + rn->len; tx++)
+				row[tx] = 1;
 		}
 	}
-	for (int ty = 0; ty < nty; ty++)
-		for (int tx = 0; tx < ntx; tx++) {
-			const size_t i = (size_t)ty * (size_t)ntx + (size_t)tx;
-			const int n_px = (min_i(t->width, tx * T + T) - tx * T) * (min_i(t->height, ty * T + T) - ty * T);
-			live[i] = white[i] >= MIN_MINORITY && n_px - white[i] >= MIN_MINORITY && branch[i];
-		}
 }
 
 static int overlap(const struct window *a, const struct window *b)
@@ -117,14 +103,14 @@ static int overlap(const struct window *a, const struct window *b)
 }
 
 int windows_find(const struct region_tree *tree, const struct detections *d, int max_symbol_px, int pad,
-		 int32_t *scratch, struct window *out, int cap)
+		 int32_t *scratch, size_t scratch_len, struct window *out, int cap)
 {
 	const int w = tree->width, h = tree->height, ntx = tiles_x(w), nty = (h + T - 1) / T;
 	const size_t nt = (size_t)ntx * (size_t)nty;
-	if (tree->overflow)
+	if (tree->overflow || scratch_len < windows_scratch_len(w, h, tree->n_regions))
 		return -1;
 	int32_t *live = scratch, *stack = scratch + nt;
-	tiles_scan(tree, d, max_symbol_px, live, scratch + 2 * nt, scratch + 3 * nt);
+	tiles_scan(tree, d, max_symbol_px, live, scratch + 2 * nt);
 	int n = 0;
 	for (size_t i = 0; i < nt; i++) {
 		if (!live[i])

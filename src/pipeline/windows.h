@@ -8,11 +8,10 @@
  * need not see the whole frame: only the places with structure that no
  * decoded symbol explains.
  *
- * Algorithm: the frame is cut into tiles of WINDOWS_TILE pixels a side
- * and the first scale's runs are added up in each: a tile is live when it
- * holds at least 16 pixels of each colour (a speck of noise does not
- * count) and meets a region that branches as a symbol's do (no larger than
- * a symbol, touching at least three regions of 16 pixels or more: its
+ * Algorithm: the frame is cut into tiles of WINDOWS_TILE pixels a side;
+ * a tile is live when it meets a region of the first scale's tree that
+ * branches as a symbol's do (at least 16 pixels and no larger than a
+ * symbol, touching at least three regions of 16 pixels or more: its
  * surround and two children; a root, or a node holding two leaves, even
  * where a shadow cut the symbol's tree) and is not explained: its box lies
  * in no decoded symbol's box (its centre +- 0.85 of its size + 4 px: the
@@ -33,7 +32,8 @@
  * skips symbols on the frame's border.
  *
  * Memory: the caller's scratch of windows_scratch_len() int32 for the
- * frame size; nothing is allocated.
+ * frame size and region capacity (each region's verdict is worked out
+ * once a frame); nothing is allocated.
  */
 #ifndef TT_PIPELINE_WINDOWS_H
 #define TT_PIPELINE_WINDOWS_H
@@ -51,16 +51,18 @@ struct window {
 	int x0, y0, x1, y1;
 };
 
-/* int32 entries of scratch that windows_find needs for a frame of w x h. */
-size_t windows_scratch_len(int width, int height);
+/* int32 entries of scratch that windows_find needs for a frame of w x h
+ * whose tree has at most max_regions regions. */
+size_t windows_scratch_len(int width, int height, int32_t max_regions);
 
 /* Windows of the frame of tree (the first scale's region tree) where the
  * third scale may find a symbol that d (the first scale's detections, same
  * frame) lacks; a region whose bounding box reaches max_symbol_px pixels
- * in width or height is no part of one. Returns their number (0: none
- * anywhere) into out (at most cap), or -1 for the whole frame (also for a
- * tree cut short). */
+ * in width or height is no part of one. scratch holds scratch_len int32.
+ * Returns their number (0: none anywhere) into out (at most cap), or -1
+ * for the whole frame (also for a tree cut short, or scratch too short for
+ * its regions). */
 int windows_find(const struct region_tree *tree, const struct detections *d, int max_symbol_px, int pad,
-		 int32_t *scratch, struct window *out, int cap);
+		 int32_t *scratch, size_t scratch_len, struct window *out, int cap);
 
 #endif
