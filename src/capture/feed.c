@@ -154,6 +154,7 @@ void feed_status(struct feed *f, char *buf, size_t cap)
 static void *capture_main(void *arg)
 {
 	struct feed *f = arg;
+	pthread_setname_np(pthread_self(), "tt-capture"); /* --stats' CPU by thread */
 	bool lost_logged = false;
 	int64_t backoff_ns = FEED_BACKOFF_MIN_NS;
 	int pace = capture_pace_fps(f->cfg.cap.fps);

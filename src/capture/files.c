@@ -39,6 +39,8 @@ struct folder {
 	size_t next;      /* index of the next file to read */
 	size_t good_in_pass;
 	struct frame frame;
+	uint8_t *file;    /* the last file read (image_read_file), kept for the next */
+	size_t file_cap;
 	int first_w, first_h;
 	bool size_logged;
 	char path[4096 + 512];
@@ -83,6 +85,7 @@ static void folder_close(struct capture *c)
 	if (!s)
 		return;
 	image_u8_free(&s->frame.img);
+	free(s->file);
 	free(s->arena);
 	free(s->offs);
 	free(s);
@@ -164,23 +167,47 @@ static int folder_read(struct capture *c, struct frame **out)
 	}
 	const char *name = s->arena + s->offs[s->next++];
 	snprintf(s->path, sizeof s->path, "%s/%s", s->dir, name);
-	struct image_u8 img;
-	if (image_read(s->path, &img) != 0)
-		return ERR_FORMAT; /* image_read logged the file and the reason */
+	/* The file into a buffer kept from frame to frame; a plain PGM (maxval
+	 * 255) is copied straight into the ring slot, anything else decoded
+	 * into an image of its own and copied from there. */
+	size_t len = 0;
+	if (image_read_file(s->path, &s->file, &s->file_cap, &len) != 0)
+		return ERR_FORMAT; /* logged with the file and the reason */
+	int w = 0, h = 0;
+	size_t off = 0;
+	const bool plain = image_pgm_plain(s->file, len, &w, &h, &off) == 0;
+	struct image_u8 img = {0};
+	if (!plain) {
+		if (image_read_mem(s->file, len, s->path, &img) != 0)
+			return ERR_FORMAT;
+		w = img.width;
+		h = img.height;
+	}
 	if (!s->first_w) {
-		s->first_w = img.width;
-		s->first_h = img.height;
-	} else if (img.width != s->first_w || img.height != s->first_h) {
+		s->first_w = w;
+		s->first_h = h;
+	} else if (w != s->first_w || h != s->first_h) {
 		if (!s->size_logged)
 			log_warn("capture: %s is %dx%d, not %dx%d like the first frame: skipped "
 				 "(and any other such frame, silently)",
-				 s->path, img.width, img.height, s->first_w, s->first_h);
+				 s->path, w, h, s->first_w, s->first_h);
 		s->size_logged = true;
 		image_u8_free(&img);
 		return ERR_FORMAT;
 	}
-	image_u8_free(&s->frame.img);
-	s->frame.img = img;
+	if (plain) {
+		struct image_u8 *dst = capture_target(c, &s->frame.img, w, h);
+		if (dst == &s->frame.img && (dst->width != w || dst->height != h)) {
+			image_u8_free(dst);
+			if (image_u8_alloc(dst, w, h))
+				return ERR_NOMEM;
+		}
+		for (int y = 0; y < h; y++)
+			memcpy(image_u8_row(dst, y), s->file + off + (size_t)y * (size_t)w, (size_t)w);
+	} else {
+		image_u8_free(&s->frame.img);
+		s->frame.img = img;
+	}
 	s->frame.t_capture_ns = 0;
 	frame_set_name(&s->frame, name);
 	s->good_in_pass++;

@@ -265,10 +265,8 @@ int image_read_mem(const void *data, size_t len, const char *name, struct image_
 	return ERR_FORMAT;
 }
 
-int image_read(const char *path, struct image_u8 *img)
+int image_read_file(const char *path, uint8_t **buf, size_t *cap, size_t *len)
 {
-	memset(img, 0, sizeof *img);
-	uint8_t *buf = NULL;
 	int e = 0;
 	/* O_NONBLOCK: a FIFO named like an image must not block the reader in
 	 * open(); the check below then refuses it. */
@@ -281,38 +279,69 @@ int image_read(const char *path, struct image_u8 *img)
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		log_error("image: %s: not a regular file", path);
 		e = ERR_IO;
-		goto fail;
+		goto done;
 	}
 	if ((uint64_t)st.st_size > IMAGE_FILE_MAX) {
 		log_error("image: %s: file of %lld bytes is too large", path, (long long)st.st_size);
 		e = ERR_FORMAT;
-		goto fail;
+		goto done;
 	}
-	size_t len = (size_t)st.st_size;
-	buf = malloc(len ? len : 1);
-	if (!buf) {
-		e = ERR_NOMEM;
-		goto fail;
+	const size_t want = (size_t)st.st_size;
+	if (!*buf || *cap < (want ? want : 1)) {
+		uint8_t *nb = realloc(*buf, want ? want : 1);
+		if (!nb) {
+			e = ERR_NOMEM;
+			goto done;
+		}
+		*buf = nb;
+		*cap = want ? want : 1;
 	}
 	size_t got = 0;
-	while (got < len) {
-		ssize_t n = read(fd, buf + got, len - got);
+	while (got < want) {
+		ssize_t n = read(fd, *buf + got, want - got);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			log_error("image: %s: %s", path, strerror(errno));
 			e = ERR_IO;
-			goto fail;
+			goto done;
 		}
 		if (n == 0)
 			break;
 		got += (size_t)n;
 	}
-	e = image_read_mem(buf, got, path, img);
-fail:
-	free(buf);
+	*len = got;
+done:
 	close(fd);
 	return e;
+}
+
+int image_read(const char *path, struct image_u8 *img)
+{
+	memset(img, 0, sizeof *img);
+	uint8_t *buf = NULL;
+	size_t cap = 0, len = 0;
+	int e = image_read_file(path, &buf, &cap, &len);
+	if (!e)
+		e = image_read_mem(buf, len, path, img);
+	free(buf);
+	return e;
+}
+
+int image_pgm_plain(const void *data, size_t len, int *width, int *height, size_t *offset)
+{
+	const uint8_t *d = data;
+	size_t p = 2;
+	long w, h, maxval;
+	if (len < 2 || d[0] != 'P' || d[1] != '5' || pgm_token(d, len, &p, &w) || pgm_token(d, len, &p, &h) ||
+	    pgm_token(d, len, &p, &maxval) || maxval != 255 || w < 1 || h < 1 || w > IMAGE_MAX_SIDE ||
+	    h > IMAGE_MAX_SIDE || p >= len || !(d[p] == ' ' || d[p] == '\t' || d[p] == '\n' || d[p] == '\r') ||
+	    len - p - 1 < (size_t)w * (size_t)h)
+		return ERR_FORMAT;
+	*width = (int)w;
+	*height = (int)h;
+	*offset = p + 1;
+	return 0;
 }
 
 /* ---------------------------------------------------------------- write -- */

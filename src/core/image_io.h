@@ -25,12 +25,25 @@
 #define TT_CORE_IMAGE_IO_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "image.h"
 
 int image_read(const char *path, struct image_u8 *img);
 /* The same from memory; `name` is used in messages. */
 int image_read_mem(const void *data, size_t len, const char *name, struct image_u8 *img);
+
+/* For readers of many frames (the folder source), which decode into
+ * buffers of their own instead of allocating each frame:
+ * image_read_file reads the file at path into *buf (the caller's, grown
+ * with realloc when the file is larger than *cap, freed by the caller;
+ * *buf may start NULL), its length into *len; the same checks and log
+ * lines as image_read. image_pgm_plain says whether data is a binary PGM
+ * of maxval 255, whose samples are the grey bytes as they are: 0 with its
+ * size and the offset of the first sample (rows of width bytes follow),
+ * ERR_FORMAT for anything else (image_read_mem then decodes it). */
+int image_read_file(const char *path, uint8_t **buf, size_t *cap, size_t *len);
+int image_pgm_plain(const void *data, size_t len, int *width, int *height, size_t *offset);
 /* Writes PNG or PGM by the path's extension (.png, else PGM). */
 int image_write(const char *path, const struct image_u8 *img);
 

@@ -71,6 +71,7 @@ static uint64_t wait_word(struct pool *p, uint64_t seen)
 static void *worker_main(void *arg)
 {
 	const struct pool_worker *wk = arg;
+	pthread_setname_np(pthread_self(), "tt-pool"); /* --stats' CPU by thread */
 	struct pool *p = wk->p;
 	uint64_t seen = 0;
 	for (;;) {

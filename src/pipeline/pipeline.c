@@ -399,6 +399,7 @@ static void summary_publish(struct pipeline *p)
 static void *pipeline_main(void *arg)
 {
 	struct pipeline *p = arg;
+	pthread_setname_np(pthread_self(), "tt-pipeline");
 	struct ring *ring = feed_ring(p->feed);
 	int64_t last_frame_ns = clock_now_ns(), last_keepalive_ns = 0;
 	while (!atomic_load(&p->stop)) {
@@ -548,6 +549,8 @@ static int run_live(struct pipeline *p)
 			char status[128];
 			feed_status(p->feed, status, sizeof status);
 			report_print_summary(p->report, status);
+			if (p->cfg.stats)
+				report_sample_threads(p->report);
 			last_summary = now;
 		}
 	}
@@ -775,6 +778,8 @@ void pipeline_destroy(struct pipeline *p)
 {
 	if (!p)
 		return;
+	if (p->cfg.stats && p->fseq)
+		report_sample_threads(p->report); /* before the capture thread ends */
 	if (p->feed)
 		feed_stop(p->feed);
 	service_notify_stopping();

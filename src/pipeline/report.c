@@ -1,5 +1,6 @@
 #include "report.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -47,6 +48,19 @@ struct report {
 	int snap_back, snap_ready, snap_front;
 	bool snap_new;
 	pthread_mutex_t snap_lock;
+
+	/* --stats: CPU time of each thread of the process (report_sample_threads),
+	 * at the first frame (ns0) and at the last sample (ns), under threads_lock:
+	 * the first frame's baseline is taken on the pipeline thread, the samples
+	 * on the main thread. */
+	struct thread_cpu {
+		int tid;
+		char name[16];
+		int64_t ns0, ns;
+	} threads[REPORT_MAX_THREADS];
+	int n_threads;
+	bool threads_base;
+	pthread_mutex_t threads_lock;
 };
 
 /* mkdir -p: --dump DIR is created with its parents; a path that cannot be
@@ -90,6 +104,7 @@ struct report *report_create(const char *dump_dir, bool window, int *err)
 	}
 	pthread_mutex_init(&r->summary_lock, NULL);
 	pthread_mutex_init(&r->snap_lock, NULL);
+	pthread_mutex_init(&r->threads_lock, NULL);
 	r->snap_back = 0;
 	r->snap_ready = 1;
 	r->snap_front = 2;
@@ -118,6 +133,7 @@ void report_destroy(struct report *r)
 		}
 	}
 	pthread_mutex_destroy(&r->summary_lock);
+	pthread_mutex_destroy(&r->threads_lock);
 	pthread_mutex_destroy(&r->snap_lock);
 	free(r);
 }
@@ -312,6 +328,70 @@ static void update_fps(struct report *r, uint64_t fseq, int64_t now)
 	}
 }
 
+/* The name and user + system CPU time of thread tid of this process, from
+ * /proc (Linux); false when it cannot be read (it has ended). */
+static bool thread_read(int tid, char *name, size_t cap, int64_t *ns)
+{
+	char path[64], line[512];
+	snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	bool ok = fgets(line, sizeof line, f) != NULL;
+	fclose(f);
+	char *open = ok ? strchr(line, '(') : NULL, *close = ok ? strrchr(line, ')') : NULL;
+	if (!open || !close || close < open)
+		return false;
+	snprintf(name, cap, "%.*s", (int)(close - open - 1), open + 1);
+	/* After the name: state (field 3) ... utime (14), stime (15), in ticks. */
+	unsigned long long ut = 0, st = 0;
+	if (sscanf(close + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return false;
+	long hz = sysconf(_SC_CLK_TCK);
+	*ns = (int64_t)(ut + st) * (1000000000LL / (hz > 0 ? hz : 100));
+	return true;
+}
+
+/* Reads every thread's CPU time; base: as the first frame's baseline. */
+static void threads_sample(struct report *r, bool base)
+{
+	DIR *d = opendir("/proc/self/task");
+	if (!d)
+		return;
+	pthread_mutex_lock(&r->threads_lock);
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		const int tid = atoi(e->d_name);
+		char name[16];
+		int64_t ns;
+		if (tid <= 0 || !thread_read(tid, name, sizeof name, &ns))
+			continue;
+		int i = 0;
+		while (i < r->n_threads && r->threads[i].tid != tid)
+			i++;
+		if (i == r->n_threads) {
+			if (i == REPORT_MAX_THREADS)
+				continue;
+			r->n_threads++;
+			r->threads[i] = (struct thread_cpu){.tid = tid, .ns0 = r->threads_base ? 0 : ns};
+			snprintf(r->threads[i].name, sizeof r->threads[i].name, "%s", name);
+		}
+		r->threads[i].ns = ns;
+		if (base)
+			r->threads[i].ns0 = ns;
+	}
+	if (base)
+		r->threads_base = true;
+	pthread_mutex_unlock(&r->threads_lock);
+	closedir(d);
+}
+
+void report_sample_threads(struct report *r)
+{
+	if (r->cpu_frames)
+		threads_sample(r, false);
+}
+
 void report_frame(struct report *r, const struct report_frame *fr, int64_t now_ns)
 {
 	for (int i = 0; i < STAGE_N; i++)
@@ -325,6 +405,8 @@ void report_frame(struct report *r, const struct report_frame *fr, int64_t now_n
 	if (!r->cpu_frames++) {
 		r->cpu0_ns = clock_process_cpu_ns();
 		r->wall0_ns = now_ns;
+		if (fr->cfg && fr->cfg->stats)
+			threads_sample(r, true);
 	}
 }
 
@@ -393,6 +475,45 @@ void report_print_summary(struct report *r, const char *status)
 			      s.n_cursors, s.backend, status[0] ? ", " : "", status);
 }
 
+/* The threads' CPU a frame since the first frame, threads of one name
+ * added up, largest first (ticks of /proc: 10 ms each, so a run of some
+ * seconds). */
+static void print_threads(struct report *r, uint64_t frames)
+{
+	struct thread_cpu by_name[REPORT_MAX_THREADS];
+	int count[REPORT_MAX_THREADS], n = 0;
+	pthread_mutex_lock(&r->threads_lock);
+	for (int i = 0; i < r->n_threads; i++) {
+		int j = 0;
+		while (j < n && strcmp(by_name[j].name, r->threads[i].name) != 0)
+			j++;
+		if (j == n) {
+			by_name[n] = r->threads[i];
+			by_name[n].ns = 0;
+			count[n++] = 0;
+		}
+		by_name[j].ns += r->threads[i].ns - r->threads[i].ns0;
+		count[j]++;
+	}
+	pthread_mutex_unlock(&r->threads_lock);
+	if (!n)
+		return;
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && by_name[j].ns > by_name[j - 1].ns; j--) {
+			struct thread_cpu t = by_name[j];
+			int c = count[j];
+			by_name[j] = by_name[j - 1];
+			count[j] = count[j - 1];
+			by_name[j - 1] = t;
+			count[j - 1] = c;
+		}
+	printf("  CPU a frame by thread:");
+	for (int i = 0; i < n && by_name[i].ns > 0; i++)
+		printf("%s %s%s%.3f ms", i ? "," : "", by_name[i].name, count[i] > 1 ? " (all of them) " : " ",
+		       (double)by_name[i].ns / 1e6 / (double)frames);
+	printf("\n");
+}
+
 void report_print_stats(struct report *r, uint64_t frames, uint64_t bad_frames, uint64_t dropped,
 			const char *backend, int w, int h)
 {
@@ -411,6 +532,7 @@ void report_print_stats(struct report *r, uint64_t frames, uint64_t bad_frames, 
 		uint64_t n = r->cpu_frames - 1;
 		printf("  CPU (user+sys, all threads): %.3f ms a frame over %llu frames, %.2f cores busy in %.1f s\n",
 		       cpu_s * 1e3 / (double)n, (unsigned long long)n, wall_s > 0 ? cpu_s / wall_s : 0.0, wall_s);
+		print_threads(r, n);
 	}
 	fflush(stdout);
 }

@@ -80,7 +80,13 @@ void report_summary_publish(struct report *r, uint64_t fseq, const struct tracke
 int64_t report_summary_age_ns(const struct report *r, int64_t now_ns);
 /* Main thread: prints the summary line (unless quiet) and sends STATUS=. */
 void report_print_summary(struct report *r, const char *status);
-/* At the end: --stats, the median and p99 of every stage. */
+/* Main thread, --stats, now and then (once a second): samples every
+ * thread's CPU time, for report_print_stats' line of CPU a frame by thread
+ * (the first frame's baseline is taken in report_frame). */
+#define REPORT_MAX_THREADS 64
+void report_sample_threads(struct report *r);
+/* At the end: --stats, the median and p99 of every stage, the CPU time a
+ * frame, and that time by thread (threads named alike added up). */
 void report_print_stats(struct report *r, uint64_t frames, uint64_t bad_frames, uint64_t dropped,
 			const char *backend, int w, int h);
 
