@@ -38,10 +38,14 @@ struct worker {
  * thresholded with a halo into crop, cut out of it into the scale's mask,
  * segmented and matched into det, and its symbols moved into the scale's
  * detections in frame coordinates. Where the first scale thresholds on
- * CUDA, the third thresholds the whole frame there too (submitted with the
- * others, tens of microseconds) and the windows are cut from that mask:
- * the same bits, since a window's halo covers what its threshold reads,
- * without the CPU thresholding the windows on the pipeline thread. */
+ * CUDA, the third can threshold the whole frame there too (submitted with
+ * the others, tens of microseconds, but a mask to download and wait for)
+ * and the windows are cut from that mask: the same bits, since a window's
+ * halo covers what its threshold reads. It does so for a frame after one
+ * whose windows covered more than an eighth of the frame (frames change
+ * little from one to the next); otherwise its few windows, if any, are
+ * thresholded on the CPU (cpu), and a frame without windows costs the GPU
+ * and the waits nothing. */
 #define THIRD_MAX_WINDOWS 32
 /* Pixels a window reaches past the structure it was found for: where a
  * hard shadow turns part of a symbol uniform in the first scale's mask,
@@ -55,8 +59,11 @@ struct third {
 	struct bitmask crop;   /* a window and its halo, thresholded; frame-sized buffer */
 	struct detections det; /* one window's */
 	struct window win[THIRD_MAX_WINDOWS];
-	bool gpu;              /* thresholded on CUDA, whole frames, into full */
-	struct bitmask full;   /* gpu: the frame's mask, borrowed from s3.thr after a collect */
+	bool gpu;              /* s3.thr runs on CUDA: whole frames, into full */
+	bool want_full;        /* gpu: submit the next frame's whole-frame threshold */
+	bool have_full;        /* full holds the collected frame's mask */
+	struct bitmask full;   /* the frame's mask, borrowed from s3.thr after a collect */
+	struct threshold *cpu; /* gpu: the same threshold on the CPU, for windows without full */
 	struct engine_third_stats stats;
 };
 
@@ -268,6 +275,7 @@ static void third_free(struct engine *e)
 {
 	bitmask_free(&e->s3.mask);
 	scale_free(&e->s3);
+	threshold_destroy(e->t3.cpu);
 	free(e->t3.scratch);
 	bitmask_free(&e->t3.crop);
 	detections_free(&e->t3.det);
@@ -286,9 +294,12 @@ static int third_scale_sync(struct engine *e)
 	third_configs(&e->cfg, &tc, &mc);
 	if (scale_on(&e->s3)) {
 		int err = threshold_set_config(e->s3.thr, &tc);
+		if (!err && e->t3.cpu)
+			err = threshold_set_config(e->t3.cpu, &tc);
 		return err ? err : match_set_config(e->s3.mat, &mc);
 	}
-	/* On CUDA with the first scale (whole frames, cut into windows), else
+	/* On CUDA with the first scale (whole frames, cut into windows, where
+	 * the last frame's windows were large; a CPU twin for the others), else
 	 * on the CPU (windows only, chosen after the first scale is matched);
 	 * segmented on the CPU either way, window by window. */
 	struct engine_config c3 = e->cfg;
@@ -296,6 +307,9 @@ static int third_scale_sync(struct engine *e)
 	const char *backend = strcmp(threshold_backend_name(e->s1.thr), "cuda") == 0 ? "cuda" : "cpu";
 	int err = scale_create(&e->s3, &c3, &tc, &mc, backend);
 	e->t3.gpu = !err && strcmp(threshold_backend_name(e->s3.thr), "cuda") == 0;
+	e->t3.want_full = e->t3.gpu;
+	if (e->t3.gpu)
+		e->t3.cpu = threshold_create(&tc, "cpu", &err);
 	if (!err) {
 		/* Its mask is its own (threshold_process into it, windows cut into
 		 * it), not a view of the thresholder's as for the other scales. */
@@ -524,7 +538,7 @@ int engine_submit(struct engine *e, const struct image_u8 *grey)
 	/* A failing second scale only loses that scale for this frame. */
 	e->s2.submitted = scale_on(&e->s2) && threshold_submit(e->s2.thr, grey) == 0;
 	label_submit(e, &e->s2, grey);
-	e->s3.submitted = scale_on(&e->s3) && e->t3.gpu && threshold_submit(e->s3.thr, grey) == 0;
+	e->s3.submitted = scale_on(&e->s3) && e->t3.want_full && threshold_submit(e->s3.thr, grey) == 0;
 	e->submit_ns = clock_now_ns() - t0;
 	return 0;
 }
@@ -543,11 +557,10 @@ int engine_collect(struct engine *e)
 	} else {
 		e->s2.err = ERR_AGAIN;
 	}
+	e->t3.have_full = false;
 	if (e->s3.submitted) {
 		e->s3.submitted = false;
-		e->s3.err = threshold_collect_view(e->s3.thr, &e->t3.full);
-	} else if (e->t3.gpu) {
-		e->s3.err = ERR_AGAIN;
+		e->t3.have_full = threshold_collect_view(e->s3.thr, &e->t3.full) == 0;
 	}
 	/* The time the threshold holds the caller (submit + waiting in collect),
 	 * not the wall time between them, which may hold other work; waiting
@@ -592,7 +605,8 @@ static void bits_cut(const struct bitmask *src, int ox, int oy, struct bitmask *
 /* One window of the third scale: thresholded with its halo, cut out,
  * segmented and matched; its symbols appended to the scale's detections in
  * frame coordinates. */
-static bool third_window(struct engine *e, const struct image_u8 *grey, const struct window *w, int halo)
+static bool third_window(struct engine *e, const struct image_u8 *grey, const struct window *w, int halo,
+			 struct threshold *thr)
 {
 	struct third *t = &e->t3;
 	const int cx0 = w->x0 - halo > 0 ? w->x0 - halo : 0, cy0 = w->y0 - halo > 0 ? w->y0 - halo : 0;
@@ -607,10 +621,10 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 	win.width = w->x1 - w->x0;
 	win.height = w->y1 - w->y0;
 	win.stride_words = (win.width + 63) / 64;
-	if (t->gpu) {
+	if (t->have_full) {
 		bits_cut(&t->full, w->x0, w->y0, &win);
 	} else {
-		if (threshold_process(e->s3.thr, &view, &crop))
+		if (threshold_process(thr, &view, &crop))
 			return false;
 		bits_cut(&crop, w->x0 - cx0, w->y0 - cy0, &win);
 	}
@@ -645,19 +659,19 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 	int n = halo < 0 ? -1
 			 : windows_find(tree1, &e->s1.det, max_px, THIRD_PAD, e->t3.scratch, e->t3.scratch_len, e->t3.win,
 					THIRD_MAX_WINDOWS);
+	const int64_t frame_px = (int64_t)grey->width * grey->height;
+	int64_t area = n < 0 ? frame_px : 0;
+	for (int i = 0; i < n; i++)
+		area += (int64_t)(e->t3.win[i].x1 - e->t3.win[i].x0) * (e->t3.win[i].y1 - e->t3.win[i].y0);
 	struct engine_third_stats *st = &e->t3.stats;
 	st->frames++;
-	if (n < 0) {
-		st->whole_frames++;
-		st->area_px += (int64_t)grey->width * grey->height;
-	}
-	for (int i = 0; i < n; i++)
-		st->area_px += (int64_t)(e->t3.win[i].x1 - e->t3.win[i].x0) * (e->t3.win[i].y1 - e->t3.win[i].y0);
+	st->whole_frames += n < 0;
 	st->windows += n > 0 ? n : 0;
+	st->area_px += area;
+	e->t3.want_full = e->t3.gpu && 8 * area > frame_px;
+	struct threshold *thr = e->t3.cpu ? e->t3.cpu : e->s3.thr;
 	detections_clear(&e->s3.det);
-	if (e->t3.gpu && e->s3.err)
-		return false;
-	if (n < 0 && e->t3.gpu) {
+	if (n < 0 && e->t3.have_full) {
 		const struct bitmask own = e->s3.mask;
 		e->s3.mask = e->t3.full;
 		bool ok = scale_detect(&e->s3, grey);
@@ -665,12 +679,12 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 		return ok;
 	}
 	if (n < 0) {
-		if (threshold_process(e->s3.thr, grey, &e->s3.mask))
+		if (threshold_process(thr, grey, &e->s3.mask))
 			return false;
 		return scale_detect(&e->s3, grey);
 	}
 	for (int i = 0; i < n; i++)
-		if (!third_window(e, grey, &e->t3.win[i], halo))
+		if (!third_window(e, grey, &e->t3.win[i], halo, thr))
 			return false;
 	return true;
 }
