@@ -9,6 +9,7 @@ log=$(mktemp)
 # exist (what the window's K and W save): tests must not see a user's own.
 XDG_CONFIG_HOME=$(mktemp -d)
 export XDG_CONFIG_HOME
+start=$(date +%s)
 for t in "$BUILD"/tests/test_*; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
@@ -29,17 +30,20 @@ for t in tests/e2e_*.sh; do
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .sh)
 	echo "[ RUN      ] $name"
+	t0=$(date +%s)
 	BUILD="$BUILD" sh "$t" >"$log" 2>&1
 	rc=$?
+	secs=$(($(date +%s) - t0))
 	sed 's/^/    /' "$log"
 	case $rc in
-	0) passed=$((passed + 1)); echo "[       OK ] $name" ;;
-	77) skipped=$((skipped + 1)); echo "[  SKIPPED ] $name" ;;
-	*) failed=$((failed + 1)); failures="$failures $name"; echo "[  FAILED  ] $name (exit $rc)" ;;
+	0) passed=$((passed + 1)); echo "[       OK ] $name (${secs} s)" ;;
+	77) skipped=$((skipped + 1)); echo "[  SKIPPED ] $name (${secs} s)" ;;
+	*) failed=$((failed + 1)); failures="$failures $name"; echo "[  FAILED  ] $name (exit $rc, ${secs} s)" ;;
 	esac
 done
 rm -f "$log"
 rm -rf "$XDG_CONFIG_HOME"
 [ -n "$failures" ] && echo "failing:$failures"
+echo "tests took $(($(date +%s) - start)) s"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
