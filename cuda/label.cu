@@ -40,34 +40,34 @@ LK_GLOBAL(frag)
 LK_GLOBAL(finish)
 
 /* The two prefix sums run in one block each: rows (height + 1) and a
- * frame's runs (tens of thousands) are a few chunks of SCAN_THREADS x
- * SCAN_ITEMS, and one block needs no launch of its own for the scan nor a
- * grid-wide barrier for what precedes or follows it in the same kernel. */
-#define SCAN_THREADS 1024
-#define SCAN_ITEMS 8
+ * frame's runs (tens of thousands) are a few chunks of NT x
+ * ITEMS, and one block needs no launch of its own for the scan nor a
+ * grid-wide barrier for what precedes or follows it in the same kernel.
+ * Rows: 512 threads of 4 items (1080p in one chunk, and registers
+ * enough beside the row count's not to spill); runs: 1024 of 8. */
 
 /* out[i] = in[0] + ... + in[i - 1] for 0 <= i <= n, by the calling block,
  * chunk by chunk with a carry; each thread's items are consecutive. OPEN:
  * each thread then opens the regions of its own items (lk_k_open reads
  * only the number it has just written). */
-template <typename T, bool OPEN>
+template <typename T, int NT, int ITEMS, bool OPEN>
 static __device__ void block_scan(const struct lk_args *g, const T *in, T *out, int64_t n)
 {
-	typedef cub::BlockScan<T, SCAN_THREADS> scan_t;
+	typedef cub::BlockScan<T, NT> scan_t;
 	__shared__ typename scan_t::TempStorage tmp;
 	__shared__ T carry;
 	if (threadIdx.x == 0)
 		carry = 0;
 	__syncthreads();
-	for (int64_t base = 0; base <= n; base += (int64_t)SCAN_THREADS * SCAN_ITEMS) {
-		const int64_t i0 = base + (int64_t)threadIdx.x * SCAN_ITEMS;
-		T v[SCAN_ITEMS];
-		for (int j = 0; j < SCAN_ITEMS; j++)
+	for (int64_t base = 0; base <= n; base += (int64_t)NT * ITEMS) {
+		const int64_t i0 = base + (int64_t)threadIdx.x * ITEMS;
+		T v[ITEMS];
+		for (int j = 0; j < ITEMS; j++)
 			v[j] = i0 + j < n ? in[i0 + j] : (T)0;
 		T total;
 		scan_t(tmp).ExclusiveSum(v, v, total);
 		const T c = carry;
-		for (int j = 0; j < SCAN_ITEMS; j++)
+		for (int j = 0; j < ITEMS; j++)
 			if (i0 + j <= n) {
 				out[i0 + j] = c + v[j];
 				if (OPEN)
@@ -81,18 +81,20 @@ static __device__ void block_scan(const struct lk_args *g, const T *in, T *out, 
 }
 
 /* count over the rows, then the row scan (rf64), in one block. */
-static __global__ void __launch_bounds__(SCAN_THREADS) g_head(const struct lk_args g, int64_t rows)
+#define HEAD_THREADS 512
+static __global__ void __launch_bounds__(HEAD_THREADS) g_head(const struct lk_args g, int64_t rows)
 {
 	for (int64_t t = threadIdx.x; t < rows; t += blockDim.x)
 		lk_k_count(&g, t);
 	__syncthreads();
-	block_scan<int64_t, false>(&g, g.row_count, g.rf64, rows - 1);
+	block_scan<int64_t, HEAD_THREADS, 4, false>(&g, g.row_count, g.rf64, rows - 1);
 }
 
 /* The root scan over the frame's runs (rid), then open, in one block. */
-static __global__ void __launch_bounds__(SCAN_THREADS) g_number(const struct lk_args g)
+#define NUMBER_THREADS 1024
+static __global__ void __launch_bounds__(NUMBER_THREADS) g_number(const struct lk_args g)
 {
-	block_scan<int32_t, true>(&g, g.root_flag, g.rid, g.rf64[g.hdr->y_run]);
+	block_scan<int32_t, NUMBER_THREADS, 8, true>(&g, g.root_flag, g.rid, g.rf64[g.hdr->y_run]);
 }
 
 /* The header and row_first_run share one allocation (device and host), so
@@ -370,11 +372,11 @@ static cudaError_t enqueue(struct cuda_label *l, cudaStream_t s)
 	int64_t fin = g->cap_regions > rows ? g->cap_regions : rows;
 	if (fin < (int64_t)l->slots)
 		fin = l->slots;
-	g_head<<<1, SCAN_THREADS, 0, s>>>(*g, rows);
+	g_head<<<1, HEAD_THREADS, 0, s>>>(*g, rows);
 	g_cut<<<blocks_for(l, (int64_t)height * g->n_words), THREADS, 0, s>>>(*g, (int64_t)height * g->n_words);
 	g_union<<<blocks_for(l, runs), THREADS, 0, s>>>(*g, runs);
 	g_flatten<<<blocks_for(l, runs), THREADS, 0, s>>>(*g, runs);
-	g_number<<<1, SCAN_THREADS, 0, s>>>(*g);
+	g_number<<<1, NUMBER_THREADS, 0, s>>>(*g);
 	g_stats<<<blocks_for(l, runs), THREADS, 0, s>>>(*g, runs);
 	g_pairs<<<blocks_for(l, l->slots), THREADS, 0, s>>>(*g, l->slots);
 	g_frag<<<blocks_for(l, l->slots), THREADS, 0, s>>>(*g, l->slots);
