@@ -152,6 +152,67 @@ static void test_folder_order_and_bad_frames(void **state)
 	capture_close(NULL);
 }
 
+/* A folder read into a ring slot (capture_read_into, rows of a wider
+ * stride) and by plain reads gives the pixels image_read gives: plain PGM
+ * frames (copied straight into the slot), a PGM of maxval 100 and a PNG
+ * (decoded first), in turns. */
+static void test_folder_read_into(void **state)
+{
+	NEED_PNG();
+	(void)state;
+	const char *tmp = test_tmpdir();
+	assert_non_null(tmp);
+	char dir[512], path[1024];
+	snprintf(dir, sizeof dir, "%s", tmp);
+	const int w = 37, h = 11;
+	struct image_u8 img;
+	assert_int_equal(image_u8_alloc(&img, w, h), 0);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			image_u8_row(&img, y)[x] = (uint8_t)(x * 7 + y * 13);
+	snprintf(path, sizeof path, "%s/a.pgm", dir);
+	assert_int_equal(image_write(path, &img), 0);
+	snprintf(path, sizeof path, "%s/b.png", dir);
+	assert_int_equal(image_write(path, &img), 0);
+	FILE *f = fopen((snprintf(path, sizeof path, "%s/c.pgm", dir), path), "wb");
+	assert_non_null(f);
+	fprintf(f, "P5\n# maxval 100\n%d %d\n100\n", w, h);
+	for (int i = 0; i < w * h; i++)
+		fputc((i * 3) % 101, f);
+	fclose(f);
+	image_u8_free(&img);
+	int err = 0;
+	char src[600];
+	snprintf(src, sizeof src, "folder:%s", dir);
+	struct capture *a = open_src(src, true, &err), *b = open_src(src, true, &err);
+	assert_non_null(a);
+	assert_non_null(b);
+	struct frame slot = {0};
+	assert_int_equal(image_u8_alloc(&slot.img, 64, 16), 0);
+	for (int i = 0; i < 7; i++) {
+		slot.img.width = 64;
+		slot.img.height = 16;
+		slot.img.stride = 64;
+		struct frame *fa = NULL;
+		assert_int_equal(capture_read(a, &fa), 0);
+		assert_int_equal(capture_read_into(b, &slot), 0);
+		assert_string_equal(slot.name, fa->name);
+		snprintf(path, sizeof path, "%s/%s", dir, fa->name);
+		assert_int_equal(image_read(path, &img), 0);
+		assert_int_equal(slot.img.width, w);
+		assert_int_equal(slot.img.height, h);
+		assert_int_equal(fa->img.width, w);
+		for (int y = 0; y < h; y++) {
+			assert_memory_equal(image_u8_row(&img, y), image_u8_row(&slot.img, y), (size_t)w);
+			assert_memory_equal(image_u8_row(&img, y), image_u8_row(&fa->img, y), (size_t)w);
+		}
+		image_u8_free(&img);
+	}
+	image_u8_free(&slot.img);
+	capture_close(a);
+	capture_close(b);
+}
+
 static void test_folder_errors(void **state)
 {
 	(void)state;
@@ -1744,6 +1805,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_folder_order_and_bad_frames),
 		cmocka_unit_test(test_folder_errors),
+		cmocka_unit_test(test_folder_read_into),
 		cmocka_unit_test(test_file_source),
 		cmocka_unit_test(test_read_into_slot),
 		cmocka_unit_test(test_raw_fifo),
