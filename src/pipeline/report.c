@@ -359,6 +359,11 @@ static void threads_sample(struct report *r, bool base)
 	if (!d)
 		return;
 	pthread_mutex_lock(&r->threads_lock);
+	if (!base && !r->threads_base) { /* no frame yet: no baseline to count from */
+		pthread_mutex_unlock(&r->threads_lock);
+		closedir(d);
+		return;
+	}
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL) {
 		const int tid = atoi(e->d_name);
@@ -388,8 +393,7 @@ static void threads_sample(struct report *r, bool base)
 
 void report_sample_threads(struct report *r)
 {
-	if (r->cpu_frames)
-		threads_sample(r, false);
+	threads_sample(r, false);
 }
 
 void report_frame(struct report *r, const struct report_frame *fr, int64_t now_ns)
