@@ -1358,13 +1358,13 @@ static const struct preset {
 	 "all of it, milder: tilt 35, k1 -0.25, hot spot, shadow, hand, defocus, JPEG"},
 	{"sheet",
 	 PRESET_BASE "--size 1296x968 --sheet 12 --fid-size 90:110 --tilt 45 --tilt-min 30 "
-		     "--shadows 2 --penumbra 3 --dark 0.55:0.75 --light 0.2 --defocus 0.8 --jpeg 90",
+		     "--shadows 1 --penumbra 3 --dark 0.55:0.75 --light 0.2 --defocus 0.8 --jpeg 90",
 	 "a printed sheet of IDs 0-11 on a desk, 1296x968, camera tilted 30-45 degrees, "
-	 "sunlight with 2 hard shadows (penumbra 1-3 px, shadow side 25-45 % of the lit side), "
+	 "sunlight with a hard shadow of a hand or bar (penumbra 1-3 px, shadow side 25-45 % of the lit side), "
 	 "symbols about 80-120 px, defocus 0.8, JPEG 90"},
 	{"sheet-half",
 	 PRESET_BASE "--size 648x484 --sheet 12 --fid-size 45:55 --tilt 45 --tilt-min 30 "
-		     "--shadows 2 --penumbra 3 --dark 0.55:0.75 --light 0.2 --defocus 0.4 --jpeg 90",
+		     "--shadows 1 --penumbra 3 --dark 0.55:0.75 --light 0.2 --defocus 0.4 --jpeg 90",
 	 "the sheet at 648x484, symbols about 40-60 px"},
 };
 #define N_PRESETS (int)(sizeof presets / sizeof presets[0])
