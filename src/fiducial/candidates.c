@@ -62,6 +62,44 @@ static void specks_keep(struct match *m, const struct region_tree *t, int32_t n,
 			specks_keep(m, t, l[i], depth + 1);
 }
 
+/* Whether the sub-tree's pixels fill their moment ellipse to at least
+ * SMALL_SOLIDITY, as the inside of a ring does (a filled convex
+ * quadrilateral with rounded corners). */
+static bool fills_ellipse(const struct subtree_sum *s)
+{
+	const double mx = s->sx / s->n, my = s->sy / s->n;
+	const double cxx = s->sxx / s->n - mx * mx, cyy = s->syy / s->n - my * my, cxy = s->sxy / s->n - mx * my;
+	const double det = cxx * cyy - cxy * cxy;
+	return det > 0 && s->n >= SMALL_SOLIDITY * 4 * M_PI * sqrt(det);
+}
+
+/* Whether resolved region p is small in small_candidate's sense: a box
+ * under SMALL_BOX_PX a side and a sub-tree of at most SMALL_ROOT_PX
+ * squared pixels. */
+static bool small_root(const struct match *m, const struct region_tree *t, int32_t p)
+{
+	const struct region *g = reg(m, t, p);
+	if (g->x1 - g->x0 >= SMALL_BOX_PX || g->y1 - g->y0 >= SMALL_BOX_PX)
+		return false;
+	struct subtree_sum s;
+	memset(&s, 0, sizeof s);
+	subtree_sum(m, t, p, 0, &s);
+	return s.n <= SMALL_ROOT_PX * SMALL_ROOT_PX;
+}
+
+/* A fragmented root beyond small_candidate's size: its sub-tree fills its
+ * moment ellipse (a shadow's dark band that cut into it and brought
+ * foreign branches leaves a notch). */
+static bool merged_ring_root(struct match *m, const struct region_tree *t, int32_t p)
+{
+	if (m->cfg.no_merged_rings || small_root(m, t, p))
+		return false;
+	struct subtree_sum s;
+	memset(&s, 0, sizeof s);
+	subtree_sum(m, t, p, 0, &s);
+	return fills_ellipse(&s);
+}
+
 /* A small resolved region p (SMALL_ROOT_PX) that is not a whole
  * symbol as counted, or that touches a saturated region, read at its own
  * scale. On small symbols the holes of the blobs shrink to 1-2 px, the
@@ -89,13 +127,8 @@ static bool small_candidate(struct match *m, const struct region_tree *t, int32_
 	const bool with_specks = !is_valid(m, h, n) && s.nodes > n && is_valid(m, s.height, s.nodes);
 	if (!with_specks && !(frag && is_valid(m, h, n)))
 		return false;
-	if (frag) {
-		const double mx = s.sx / s.n, my = s.sy / s.n;
-		const double cxx = s.sxx / s.n - mx * mx, cyy = s.syy / s.n - my * my, cxy = s.sxy / s.n - mx * my;
-		const double det = cxx * cyy - cxy * cxy;
-		if (det <= 0 || s.n < SMALL_SOLIDITY * 4 * M_PI * sqrt(det))
-			return false;
-	}
+	if (frag && !fills_ellipse(&s))
+		return false;
 	if (with_specks) {
 		specks_keep(m, t, p, 0);
 		m->height[p] = (uint8_t)s.height;
@@ -211,10 +244,8 @@ int32_t match_candidates_find(struct match *m, const struct region_tree *t)
 		 * saturated one, so there is nothing to climb to. Small ones are
 		 * small_candidate's alone. */
 		if (m->flags[p] & REGION_FRAGMENTED) {
-			const struct region *g = reg(m, t, p);
-			if (g->x1 - g->x0 >= SMALL_BOX_PX || g->y1 - g->y0 >= SMALL_BOX_PX)
-				if (is_valid(m, h, n) || is_fuzzy(m, h, n) || m->over[h][n])
-					m->cands[n_cands++] = p;
+			if ((is_valid(m, h, n) || is_fuzzy(m, h, n) || m->over[h][n]) && merged_ring_root(m, t, p))
+				m->cands[n_cands++] = p;
 			continue;
 		}
 		if (is_valid(m, h, n)) {
