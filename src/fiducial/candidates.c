@@ -73,26 +73,15 @@ static bool fills_ellipse(const struct subtree_sum *s)
 	return det > 0 && s->n >= SMALL_SOLIDITY * 4 * M_PI * sqrt(det);
 }
 
-/* Whether resolved region p is small in small_candidate's sense: a box
- * under SMALL_BOX_PX a side and a sub-tree of at most SMALL_ROOT_PX
- * squared pixels. */
-static bool small_root(const struct match *m, const struct region_tree *t, int32_t p)
-{
-	const struct region *g = reg(m, t, p);
-	if (g->x1 - g->x0 >= SMALL_BOX_PX || g->y1 - g->y0 >= SMALL_BOX_PX)
-		return false;
-	struct subtree_sum s;
-	memset(&s, 0, sizeof s);
-	subtree_sum(m, t, p, 0, &s);
-	return s.n <= SMALL_ROOT_PX * SMALL_ROOT_PX;
-}
-
-/* A fragmented root beyond small_candidate's size: its sub-tree fills its
- * moment ellipse (a shadow's dark band that cut into it and brought
+/* A fragmented root of a box of SMALL_BOX_PX a side or more (smaller ones
+ * are small_candidate's alone: a white margin around a small b symbol,
+ * merged with its card, can hold a tree of the set): its sub-tree fills
+ * its moment ellipse (a shadow's dark band that cut into it and brought
  * foreign branches leaves a notch). */
 static bool merged_ring_root(struct match *m, const struct region_tree *t, int32_t p)
 {
-	if (m->cfg.no_merged_rings || small_root(m, t, p))
+	const struct region *g = reg(m, t, p);
+	if (m->cfg.no_merged_rings || (g->x1 - g->x0 < SMALL_BOX_PX && g->y1 - g->y0 < SMALL_BOX_PX))
 		return false;
 	struct subtree_sum s;
 	memset(&s, 0, sizeof s);
@@ -241,8 +230,7 @@ int32_t match_candidates_find(struct match *m, const struct region_tree *t)
 		/* A root whose ring merged with a saturated region (a shadow edge's
 		 * dark band joins it to the table): whole, or over-full or fuzzy,
 		 * it is tried like any other; its only other neighbour is the
-		 * saturated one, so there is nothing to climb to. Small ones are
-		 * small_candidate's alone. */
+		 * saturated one, so there is nothing to climb to. */
 		if (m->flags[p] & REGION_FRAGMENTED) {
 			if ((is_valid(m, h, n) || is_fuzzy(m, h, n) || m->over[h][n]) && merged_ring_root(m, t, p))
 				m->cands[n_cands++] = p;
