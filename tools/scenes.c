@@ -1361,11 +1361,11 @@ static const struct preset {
 		     "--shadows 1 --penumbra 3 --dark 0.55:0.75 --light 0.2 --defocus 0.8 --jpeg 90",
 	 "a printed sheet of IDs 0-11 on a desk, 1296x968, camera tilted 30-45 degrees, "
 	 "sunlight with a hard shadow of a hand or bar (penumbra 1-3 px, shadow side 25-45 % of the lit side), "
-	 "symbols about 80-120 px, defocus 0.8, JPEG 90"},
+	 "cards 90-110 px at the sheet's centre, defocus 0.8, JPEG 90"},
 	{"sheet-half",
 	 PRESET_BASE "--size 648x484 --sheet 12 --fid-size 45:55 --tilt 45 --tilt-min 30 "
 		     "--shadows 1 --penumbra 3 --dark 0.55:0.75 --light 0.2 --defocus 0.4 --jpeg 90",
-	 "the sheet at 648x484, symbols about 40-60 px"},
+	 "the sheet at 648x484, cards 45-55 px at its centre, defocus 0.4"},
 };
 #define N_PRESETS (int)(sizeof presets / sizeof presets[0])
 
