@@ -494,6 +494,85 @@ static void test_match_small(void **state)
 	tree_set_free(set);
 }
 
+/* The blob (two holes) and two dots of w012211 inside a white root whose
+ * box starts at (x, y), 56 px a side. */
+static void draw_inside(struct image_u8 *img, int x, int y)
+{
+	rect(img, x + 8, y + 8, x + 32, y + 32, 0);
+	rect(img, x + 12, y + 12, x + 17, y + 17, 255);
+	rect(img, x + 23, y + 23, x + 28, y + 28, 255);
+	rect(img, x + 40, y + 8, x + 45, y + 13, 0);
+	rect(img, x + 40, y + 40, x + 45, y + 45, 0);
+}
+
+/* A big root whose ring merged with a saturated region (as a shadow edge's
+ * dark band joins a ring to the table): its list is complete, and it is
+ * decoded when its sub-tree fills its moment ellipse; a root with a notch
+ * (an L: something cut into it) is not, nor is either with
+ * no_merged_rings. */
+static void test_match_merged_ring(void **state)
+{
+	(void)state;
+	struct tree_set *set = set_parse("w0111111\nw012211\nb012211\n");
+	for (int notch = 0; notch < 2; notch++)
+		for (int off = 0; off < 2; off++) {
+			struct image_u8 img;
+			assert_int_equal(image_u8_alloc(&img, 96, 96), 0);
+			rect(&img, 0, 0, 95, 95, 0);
+			for (int i = 0; i < 12; i++) {
+				rect(&img, 3 + 7 * i, 3, 4 + 7 * i, 4, 255);
+				rect(&img, 3 + 7 * i, 90, 4 + 7 * i, 91, 255);
+			}
+			rect(&img, 14, 14, 69, 69, 255);
+			if (notch)
+				rect(&img, 14, 56, 40, 69, 0);
+			draw_inside(&img, 14, 14);
+			struct rig r;
+			struct match_config mc = {.trees = set, .max_width = 96, .max_height = 96,
+						  .root_min_px = 20, .root_max_px = 100, .no_merged_rings = off};
+			rig_run(&r, set, &img, 100);
+			assert_int_equal(match_set_config(r.mat, &mc), 0);
+			assert_int_equal(match_process(r.mat, r.tree, &img, &r.det), 0);
+			assert_true(r.tree->regions[0].flags & REGION_SATURATED);
+			int want = !notch && !off;
+			assert_int_equal(r.det.n_fids, want);
+			if (want)
+				assert_int_equal(r.det.fids[0].id, 1);
+			rig_free(&r);
+			image_u8_free(&img);
+		}
+	tree_set_free(set);
+}
+
+/* A root that reaches the frame's edge: decoded when only a short stretch
+ * of it lies there (a corner that left the frame cannot hide a leaf), not
+ * when a long one does. */
+static void test_match_border_root(void **state)
+{
+	(void)state;
+	struct tree_set *set = set_parse("w0111111\nw012211\nb012211\n");
+	for (int wide = 0; wide < 2; wide++) {
+		struct image_u8 img;
+		assert_int_equal(image_u8_alloc(&img, 80, 80), 0);
+		rect(&img, 0, 0, 79, 79, 255);
+		rect(&img, 5, 0, 74, 74, 0);
+		rect(&img, 12, 12, 67, 67, 255);
+		if (wide)
+			rect(&img, 30, 0, 49, 11, 255);
+		else
+			rect(&img, 38, 0, 40, 11, 255);
+		draw_inside(&img, 12, 12);
+		struct rig r;
+		rig_run(&r, set, &img, 100);
+		assert_int_equal(r.det.n_fids, !wide);
+		if (!wide)
+			assert_int_equal(r.det.fids[0].id, 1);
+		rig_free(&r);
+		image_u8_free(&img);
+	}
+	tree_set_free(set);
+}
+
 static int roots_with_size(const struct rig *r, float size, float cx, float cy)
 {
 	int n = 0;
@@ -765,6 +844,8 @@ int main(void)
 		cmocka_unit_test(test_match_drawn),
 		cmocka_unit_test(test_match_merged),
 		cmocka_unit_test(test_match_small),
+		cmocka_unit_test(test_match_merged_ring),
+		cmocka_unit_test(test_match_border_root),
 		cmocka_unit_test(test_match_hairlines),
 		cmocka_unit_test(test_match_ring_roots),
 		cmocka_unit_test(test_match_errors),

@@ -15,7 +15,9 @@
  * renderer's truth (amoeba.md §7), fingers are bright round blobs of radius
  * r. Everything is deterministic per seed. --help lists the presets: named
  * option sets for harsh, real-room conditions (`tilt`, `barrel`, `uneven`,
- * `shadow`, `hands`, `small`, `motion`, `blur`, `room`); options after
+ * `shadow`, `hands`, `small`, `motion`, `blur`, `room`, and `sheet`,
+ * `sheet-half`: a printed sheet of IDs 0-11 photographed at an angle in
+ * sunlight, as --sheet draws it); options after
  * --preset override it.
  *
  * A frame is made like a camera would see a lit table: the table's
@@ -94,9 +96,9 @@
 
 struct params {
 	const char *out, *trees, *format, *preset;
-	int w, h, frames, fids, fingers, clutter, jpeg, hotspots, shadows, hands, di;
+	int w, h, frames, fids, fingers, clutter, jpeg, hotspots, shadows, hands, di, sheet;
 	float size_min, size_max, finger_r, blur, noise, light, contrast, motion, move;
-	float tilt, fov, k1, k2, vignette, hotspot_gain, penumbra, dark_min, dark_max;
+	float tilt, tilt_min, fov, k1, k2, vignette, hotspot_gain, penumbra, dark_min, dark_max;
 	float dot_gain, paper, defocus, shot;
 	unsigned long long seed;
 };
@@ -137,6 +139,12 @@ struct hand {
 	float dark, pen;  /* shadow darkening factor, penumbra width px */
 	float grey;       /* reflectance of a visible hand */
 	int visible;
+};
+
+/* A printed sheet (--sheet): a rectangle of paper on the table plane,
+ * centre (x, y), rotated by angle, half sides hw and hh (table units). */
+struct sheet {
+	float x, y, angle, hw, hh, paper, ink;
 };
 
 /* ---- random numbers (splitmix64: tiny, good, reproducible everywhere) ---- */
@@ -1197,6 +1205,98 @@ static void place_objects(struct object *objs, int *n_objs, uint64_t *rng, int n
 	*n_objs = n;
 }
 
+/* Sheet layout: n symbols, IDs 0..n-1 in reading order (modulo the set's
+ * size), in a grid of cols x rows cards printed upright, 1.3 cards apart,
+ * on a sheet with a margin of 0.45 card around them. The sheet's centre
+ * lies near the image centre, its rotation within +-0.6 rad, and its card
+ * side is the one whose image at the centre is --fid-size wide; the grid
+ * must fit in the frame (else a smaller card). Perspective then makes the
+ * near cards bigger than the far ones, like a photograph of a sheet. */
+static void place_sheet(struct object *objs, int *n_objs, struct sheet *sh, uint64_t *rng,
+			int n_ids, const struct camera *cam, const struct params *p)
+{
+	int n = p->sheet < MAX_OBJECTS ? p->sheet : MAX_OBJECTS;
+	int cols = (int)ceil(sqrt(n * 4.0 / 3.0)), rows = (n + cols - 1) / cols;
+	float scale = 1;
+	*n_objs = 0;
+	for (int tries = 0; tries < 2000 && *n_objs == 0; tries++) {
+		if (tries % 200 == 199)
+			scale *= 0.9f;
+		struct object c = {0};
+		c.x = (float)p->w * rng_range(rng, 0.4f, 0.6f);
+		c.y = (float)p->h * rng_range(rng, 0.4f, 0.6f);
+		c.size = rng_range(rng, p->size_min, p->size_max) * scale;
+		c.angle = rng_range(rng, -0.6f, 0.6f);
+		symbol_pose(cam, &c);
+		float pitch = 1.3f * c.ts, co = cosf(c.angle), si = sinf(c.angle);
+		int ok = 1, k = 0;
+		for (int j = 0; j < rows && ok; j++)
+			for (int i = 0; i < cols && k < n && ok; i++, k++) {
+				struct object *o = &objs[k];
+				float lx = ((float)i - 0.5f * (float)(cols - 1)) * pitch;
+				float ly = ((float)j - 0.5f * (float)(rows - 1)) * pitch;
+				*o = (struct object){.id = k % n_ids, .angle = c.angle, .ts = c.ts};
+				o->tx = c.tx + lx * co - ly * si;
+				o->ty = c.ty + lx * si + ly * co;
+				double ux = o->tx, uy = o->ty, ax = 0, ay = 0, area = 0;
+				if (cam->tilted)
+					homography_apply(cam->h, o->tx, o->ty, &ux, &uy);
+				o->x = (float)ux;
+				o->y = (float)uy;
+				double px[4], py[4];
+				for (int q = 0; q < 4; q++) {
+					card_point(o, q == 1 || q == 2 ? 0.5 : -0.5, q >= 2 ? 0.5 : -0.5,
+						   &ax, &ay);
+					if (cam->tilted)
+						homography_apply(cam->h, ax, ay, &ax, &ay);
+					px[q] = ax;
+					py[q] = ay;
+					o->r = fmaxf(o->r, (float)hypot(ax - ux, ay - uy));
+					ok = ok && ax > 4 && ay > 4 && ax < p->w - 5 && ay < p->h - 5;
+				}
+				for (int q = 0; q < 4; q++)
+					area += px[q] * py[(q + 1) % 4] - px[(q + 1) % 4] * py[q];
+				o->size = (float)sqrt(fabs(area) * 0.5);
+			}
+		if (!ok)
+			continue;
+		*sh = (struct sheet){c.tx, c.ty, c.angle, (0.5f * (float)(cols - 1) * 1.3f + 0.95f) * c.ts,
+				     (0.5f * (float)(rows - 1) * 1.3f + 0.95f) * c.ts,
+				     rng_range(rng, 225, 250), rng_range(rng, 10, 35)};
+		*n_objs = n;
+	}
+}
+
+/* The sheet's paper into the raster (2 x 2 samples a pixel, through the
+ * inverse homography). */
+static void paint_sheet(struct image_u8 *s, const struct view *v, const struct camera *c,
+			const struct sheet *sh)
+{
+	float co = cosf(sh->angle), si = sinf(sh->angle);
+	for (int y = 0; y < s->height; y++) {
+		uint8_t *row = image_u8_row(s, y);
+		for (int x = 0; x < s->width; x++) {
+			int in = 0;
+			for (int k = 0; k < 4; k++) {
+				double sx = x + (k & 1 ? 0.25 : -0.25), sy = y + (k & 2 ? 0.25 : -0.25);
+				double ux = sx, uy = sy, tx, ty;
+				if (v->warp) {
+					ux = v->ox + (sx + 0.5) / v->q - 0.5;
+					uy = v->oy + (sy + 0.5) / v->q - 0.5;
+				}
+				tx = ux;
+				ty = uy;
+				if (c->tilted)
+					homography_apply(c->hinv, ux, uy, &tx, &ty);
+				double dx = tx - sh->x, dy = ty - sh->y;
+				in += fabs(dx * co + dy * si) <= sh->hw && fabs(-dx * si + dy * co) <= sh->hh;
+			}
+			if (in)
+				row[x] = (uint8_t)lrintf(((float)row[x] * (float)(4 - in) + sh->paper * (float)in) * 0.25f);
+		}
+	}
+}
+
 static void move_objects(struct object *objs, int n, const struct camera *cam,
 			 const struct params *p)
 {
@@ -1256,6 +1356,16 @@ static const struct preset {
 		     "--hotspots 1 --shadows 1 --hands 1 --dot-gain 0.3 --paper 0.03 --defocus 0.8 "
 		     "--jpeg 85",
 	 "all of it, milder: tilt 35, k1 -0.25, hot spot, shadow, hand, defocus, JPEG"},
+	{"sheet",
+	 PRESET_BASE "--size 1296x968 --sheet 12 --fid-size 90:110 --tilt 45 --tilt-min 30 "
+		     "--shadows 1 --penumbra 3 --dark 0.55:0.75 --light 0.2 --defocus 0.8 --jpeg 90",
+	 "a printed sheet of IDs 0-11 on a desk, 1296x968, camera tilted 30-45 degrees, "
+	 "sunlight with a hard shadow of a hand or bar (penumbra 1-3 px, shadow side 25-45 % of the lit side), "
+	 "cards 90-110 px at the sheet's centre, defocus 0.8, JPEG 90"},
+	{"sheet-half",
+	 PRESET_BASE "--size 648x484 --sheet 12 --fid-size 45:55 --tilt 45 --tilt-min 30 "
+		     "--shadows 1 --penumbra 3 --dark 0.55:0.75 --light 0.2 --defocus 0.4 --jpeg 90",
+	 "the sheet at 648x484, cards 45-55 px at its centre, defocus 0.4"},
 };
 #define N_PRESETS (int)(sizeof presets / sizeof presets[0])
 
@@ -1266,7 +1376,7 @@ static void usage(FILE *f)
 		"  --preset NAME         a named set of the options below (later options\n"
 		"                        override it); NAME is one of:\n");
 	for (int i = 0; i < N_PRESETS; i++)
-		fprintf(f, "      %-8s %s\n", presets[i].name, presets[i].help);
+		fprintf(f, "      %-10s %s\n", presets[i].name, presets[i].help);
 	fprintf(f,
 		"  --trees SET.trees     symbols to draw (default fiducials/tabletrack.trees)\n"
 		"  --frames N            frames (default 24)\n"
@@ -1288,6 +1398,9 @@ static void usage(FILE *f)
 		"  --jpeg Q              JPEG round trip at quality Q, 0 = none (default 0)\n"
 		"  --clutter N           distractor shapes a frame (default 0)\n"
 		"  --tilt DEG            camera tilt up to DEG degrees, 0..50 (default 0)\n"
+		"  --tilt-min DEG        ... and at least DEG degrees (default 0)\n"
+		"  --sheet N             a printed sheet of N symbols, IDs 0..N-1 in a grid,\n"
+		"                        on a darker desk, instead of --fids (default 0)\n"
 		"  --fov DEG             horizontal field of view for the tilt (default 60)\n"
 		"  --k1 K, --k2 K        radial lens (division model), negative = barrel\n"
 		"                        (default 0); writes DIR/grid.txt for --grid\n"
@@ -1344,6 +1457,7 @@ static int parse_option(struct params *p, const char *a, const char *v)
 			{"--shadows", offsetof(struct params, shadows), 1},
 			{"--hands", offsetof(struct params, hands), 1},
 			{"--di", offsetof(struct params, di), 1},
+			{"--sheet", offsetof(struct params, sheet), 1},
 			{"--finger-r", offsetof(struct params, finger_r), 0},
 			{"--blur", offsetof(struct params, blur), 0},
 			{"--noise", offsetof(struct params, noise), 0},
@@ -1352,6 +1466,7 @@ static int parse_option(struct params *p, const char *a, const char *v)
 			{"--motion", offsetof(struct params, motion), 0},
 			{"--move", offsetof(struct params, move), 0},
 			{"--tilt", offsetof(struct params, tilt), 0},
+			{"--tilt-min", offsetof(struct params, tilt_min), 0},
 			{"--fov", offsetof(struct params, fov), 0},
 			{"--k1", offsetof(struct params, k1), 0},
 			{"--k2", offsetof(struct params, k2), 0},
@@ -1429,7 +1544,8 @@ static int parse_args(int argc, char **argv, struct params *p)
 	}
 	if (p->w < 16 || p->h < 16 || p->w > IMAGE_MAX_SIDE || p->h > IMAGE_MAX_SIDE ||
 	    p->frames < 1 || p->frames > 100000 || p->fids < 0 || p->fids > 256 ||
-	    p->fingers < 0 || p->fingers > 200 || p->clutter < 0 || p->clutter > 10000 ||
+	    p->fingers < 0 || p->sheet < 0 || p->sheet > 256 || p->tilt_min < 0 ||
+	    p->tilt_min > p->tilt || p->fingers > 200 || p->clutter < 0 || p->clutter > 10000 ||
 	    p->finger_r <= 0 || p->blur < 0 || p->blur > 20 || p->noise < 0 || p->light < 0 ||
 	    p->light > 1 || p->contrast <= 0 || p->motion < 0 || p->motion > 100 || p->jpeg < 0 ||
 	    p->jpeg > 100 || p->move < 0 || p->tilt < 0 || p->tilt > 50 || p->fov < 20 ||
@@ -1468,7 +1584,7 @@ static void camera_pose(struct camera *cam, uint64_t *rng, const struct params *
 	if (p->tilt <= 0)
 		return;
 	double f = 0.5 * p->w / tan(0.5 * p->fov * M_PI / 180);
-	double tilt = rng_range(rng, 0, p->tilt) * M_PI / 180;
+	double tilt = rng_range(rng, p->tilt_min, p->tilt) * M_PI / 180;
 	camera_tilt(cam, tilt, rng_range(rng, 0, 6.2832f), f);
 }
 
@@ -1574,6 +1690,8 @@ int main(int argc, char **argv)
 		(double)p.contrast, (double)p.motion, p.jpeg, p.clutter, (double)p.move, p.seed);
 	if (p.di > 0)
 		fprintf(truth, ", \"di\": %d", p.di);
+	if (p.sheet > 0)
+		fprintf(truth, ", \"sheet\": %d, \"tilt_min\": %g", p.sheet, (double)p.tilt_min);
 	if (view.warp || p.preset[0] || p.shadows || p.hands || p.hotspots || p.vignette > 0 ||
 	    p.dot_gain > 0 || p.paper > 0 || p.defocus > 0 || p.shot > 0)
 		fprintf(truth,
@@ -1595,6 +1713,7 @@ int main(int argc, char **argv)
 	struct object objs[MAX_OBJECTS];
 	struct truth tr[MAX_OBJECTS];
 	struct hand hands[MAX_HANDS];
+	struct sheet sheet = {0};
 	int n_objs = 0, n_hands = 0;
 	struct render_options ro;
 	render_options_default(&ro);
@@ -1603,14 +1722,23 @@ int main(int argc, char **argv)
 			di_frame(f, tmp, tmp2, &p, &rng2, truth, fr);
 			goto lit;
 		}
-		if (fr == 0 || p.move <= 0) {
+		if (p.sheet > 0) {
+			camera_pose(&cam, &rng2, &p);
+			place_sheet(objs, &n_objs, &sheet, &rng2, tf.n, &cam, &p);
+		} else if (fr == 0 || p.move <= 0) {
 			camera_pose(&cam, &rng2, &p);
 			place_objects(objs, &n_objs, &rng, tf.n, &cam, &p);
 		} else {
 			move_objects(objs, n_objs, &cam, &p);
 		}
 		uint8_t table = (uint8_t)lrintf(rng_range(&rng, 105, 135));
+		if (p.sheet > 0)
+			table = (uint8_t)lrintf(rng_range(&rng2, 40, 90));
 		memset(raster.data, table, (size_t)raster.stride * (size_t)raster.height);
+		if (p.sheet > 0) {
+			paint_sheet(&raster, &view, &cam, &sheet);
+			table = (uint8_t)lrintf(sheet.paper);
+		}
 		draw_clutter(&raster, &view, &rng, objs, n_objs, &p);
 		int n_tr = 0;
 		for (int i = 0; i < n_objs; i++) {
@@ -1619,8 +1747,13 @@ int main(int argc, char **argv)
 				continue;
 			ro.black = (uint8_t)lrintf(rng_range(&rng, 10, 35));
 			ro.white = (uint8_t)lrintf(rng_range(&rng, 225, 250));
+			if (p.sheet > 0) {
+				ro.black = (uint8_t)lrintf(sheet.ink);
+				ro.white = (uint8_t)lrintf(sheet.paper);
+			}
 			const struct render_layout *l = &layouts[o->id];
-			symbol_pose(&cam, o);
+			if (p.sheet <= 0)
+				symbol_pose(&cam, o);
 			if (cam.tilted)
 				draw_tilted(&raster, &view, &cam, l, o, &ro, table, &card);
 			else

@@ -17,6 +17,9 @@
 #define SMALL_ROOT_PX 32
 #define SMALL_BOX_PX (SMALL_ROOT_PX * 3 / 2)
 #define SMALL_SOLIDITY 0.945
+/* A root that touches the frame's edge (border_root): at most 1 /
+ * BORDER_CONTACT_DIV of its box's longer side lies on the edge. */
+#define BORDER_CONTACT_DIV 8
 
 struct subtree_sum {
 	int nodes, height;
@@ -59,6 +62,33 @@ static void specks_keep(struct match *m, const struct region_tree *t, int32_t n,
 			specks_keep(m, t, l[i], depth + 1);
 }
 
+/* Whether the sub-tree's pixels fill their moment ellipse to at least
+ * SMALL_SOLIDITY, as the inside of a ring does (a filled convex
+ * quadrilateral with rounded corners). */
+static bool fills_ellipse(const struct subtree_sum *s)
+{
+	const double mx = s->sx / s->n, my = s->sy / s->n;
+	const double cxx = s->sxx / s->n - mx * mx, cyy = s->syy / s->n - my * my, cxy = s->sxy / s->n - mx * my;
+	const double det = cxx * cyy - cxy * cxy;
+	return det > 0 && s->n >= SMALL_SOLIDITY * 4 * M_PI * sqrt(det);
+}
+
+/* A fragmented root of a box of SMALL_BOX_PX a side or more (smaller ones
+ * are small_candidate's alone: a white margin around a small b symbol,
+ * merged with its card, can hold a tree of the set): its sub-tree fills
+ * its moment ellipse (a shadow's dark band that cut into it and brought
+ * foreign branches leaves a notch). */
+static bool merged_ring_root(struct match *m, const struct region_tree *t, int32_t p)
+{
+	const struct region *g = reg(m, t, p);
+	if (m->cfg.no_merged_rings || (g->x1 - g->x0 < SMALL_BOX_PX && g->y1 - g->y0 < SMALL_BOX_PX))
+		return false;
+	struct subtree_sum s;
+	memset(&s, 0, sizeof s);
+	subtree_sum(m, t, p, 0, &s);
+	return fills_ellipse(&s);
+}
+
 /* A small resolved region p (SMALL_ROOT_PX) that is not a whole
  * symbol as counted, or that touches a saturated region, read at its own
  * scale. On small symbols the holes of the blobs shrink to 1-2 px, the
@@ -86,13 +116,8 @@ static bool small_candidate(struct match *m, const struct region_tree *t, int32_
 	const bool with_specks = !is_valid(m, h, n) && s.nodes > n && is_valid(m, s.height, s.nodes);
 	if (!with_specks && !(frag && is_valid(m, h, n)))
 		return false;
-	if (frag) {
-		const double mx = s.sx / s.n, my = s.sy / s.n;
-		const double cxx = s.sxx / s.n - mx * mx, cyy = s.syy / s.n - my * my, cxy = s.sxy / s.n - mx * my;
-		const double det = cxx * cyy - cxy * cxy;
-		if (det <= 0 || s.n < SMALL_SOLIDITY * 4 * M_PI * sqrt(det))
-			return false;
-	}
+	if (frag && !fills_ellipse(&s))
+		return false;
 	if (with_specks) {
 		specks_keep(m, t, p, 0);
 		m->height[p] = (uint8_t)s.height;
@@ -101,6 +126,37 @@ static bool small_candidate(struct match *m, const struct region_tree *t, int32_
 	return true;
 }
 
+/* A resolved region p that touches the frame's edge, read as a whole
+ * symbol's root: its list is complete, but what lies beyond the edge is
+ * unknown. A root is a convex rounded square (a quadrilateral under a
+ * tilt) with its leaves inside, clear of its edge; where only a short
+ * stretch of it lies on the frame's edge, only a cap no deeper than about
+ * that stretch is cut off, too shallow to hide a leaf, and a leaf that the
+ * edge cuts is itself on the edge and never resolves. So a valid tree with
+ * at most 1 / BORDER_CONTACT_DIV of the root's longer side on the edge is
+ * the whole symbol. Counted on the runs (none: never). */
+static bool border_root(const struct match *m, const struct region_tree *t, int32_t p)
+{
+	if (!t->runs || (m->flags[p] & FLAG_REPAIRED))
+		return false;
+	const struct region *g = &t->regions[p];
+	const int side = g->x1 - g->x0 > g->y1 - g->y0 ? g->x1 - g->x0 + 1 : g->y1 - g->y0 + 1;
+	int64_t contact = 0;
+	for (int y = g->y0; y <= g->y1; y++) {
+		const int32_t lo = t->row_first_run[y], hi = t->row_first_run[y + 1];
+		if (hi <= lo)
+			continue;
+		if (y == 0 || y == t->height - 1) {
+			for (int32_t k = lo; k < hi; k++)
+				if (t->runs[k].region == p)
+					contact += t->runs[k].len;
+		} else {
+			contact += g->x0 == 0 && t->runs[lo].region == p;
+			contact += g->x1 == t->width - 1 && t->runs[hi - 1].region == p;
+		}
+	}
+	return contact * BORDER_CONTACT_DIV <= side;
+}
 
 /* Bottom-up from the leaves (amoeba.md §5): a region whose neighbours but
  * one are finished sub-trees is finished too, and the remaining neighbour is
@@ -138,11 +194,9 @@ int32_t match_candidates_find(struct match *m, const struct region_tree *t)
 	for (int32_t qh = 0; qh < qt; qh++) {
 		const int32_t r = m->queue[qh];
 		const int32_t p = m->parent[r];
-		/* A fragmented region may still be a small symbol's root (small_candidate). */
-		if ((m->flags[p] & (REGION_BORDER | REGION_SATURATED)) || (m->state[p] & (ST_RESOLVED | ST_DEAD)) ||
-		    ((m->flags[p] & REGION_FRAGMENTED) &&
-		     (t->regions[p].x1 - t->regions[p].x0 >= SMALL_BOX_PX ||
-		      t->regions[p].y1 - t->regions[p].y0 >= SMALL_BOX_PX)))
+		/* A fragmented region may still be a symbol's root (its list is
+		 * complete; the saturated neighbour is its parent). */
+		if ((m->flags[p] & REGION_SATURATED) || (m->state[p] & (ST_RESOLVED | ST_DEAD)))
 			continue;
 		m->n_done[p]++;
 		if (!(m->state[r] & ST_SPECK)) {
@@ -160,16 +214,28 @@ int32_t match_candidates_find(struct match *m, const struct region_tree *t)
 			continue;
 		m->state[p] |= ST_RESOLVED;
 		m->parent[p] = -1;
+		/* On the frame's edge: a whole symbol or nothing, no climbing. */
+		if (m->flags[p] & REGION_BORDER) {
+			if (is_valid(m, m->height[p], m->dc[p] + 1) && border_root(m, t, p))
+				m->cands[n_cands++] = p;
+			continue;
+		}
 		if ((m->flags[p] & REGION_FRAGMENTED) || !is_valid(m, m->height[p], m->dc[p] + 1)) {
 			if (small_candidate(m, t, p)) {
 				m->cands[n_cands++] = p;
 				continue;
 			}
-			/* Its other neighbour is the saturated background. */
-			if (m->flags[p] & REGION_FRAGMENTED)
-				continue;
 		}
 		const int h = m->height[p], n = m->dc[p] + 1;
+		/* A root whose ring merged with a saturated region (a shadow edge's
+		 * dark band joins it to the table): whole, or over-full or fuzzy,
+		 * it is tried like any other; its only other neighbour is the
+		 * saturated one, so there is nothing to climb to. */
+		if (m->flags[p] & REGION_FRAGMENTED) {
+			if ((is_valid(m, h, n) || is_fuzzy(m, h, n) || m->over[h][n]) && merged_ring_root(m, t, p))
+				m->cands[n_cands++] = p;
+			continue;
+		}
 		if (is_valid(m, h, n)) {
 			/* Candidates do not nest: do not climb past one. */
 			m->cands[n_cands++] = p;

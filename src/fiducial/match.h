@@ -110,6 +110,7 @@ struct match_config {
 	float blob_min_px, blob_max_px;/* blob size range (max of w, h); max 0 = no blobs */
 	float root_min_px, root_max_px;/* sizes of root regions worth reporting for tracking */
 	bool no_repair;                /* skip the repair round (hairline groups of motion streaks) */
+	bool no_merged_rings;          /* only small roots may touch a saturated region (candidates.c) */
 };
 
 struct match;

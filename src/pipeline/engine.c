@@ -117,6 +117,10 @@ static void second_configs(const struct engine_config *c, struct threshold_confi
 	tc->median = c->median2;
 	tc->mode = c->mode2;
 	symbols_only(c, mc);
+	/* Its small radius draws a shadow edge across a symbol as a thin black
+	 * line that can join leaves into another symbol's tree; where the ring
+	 * merged with that shadow too, the other scales decide. */
+	mc->no_merged_rings = true;
 }
 
 /* The third scale thresholds the frame with its own method (the first
