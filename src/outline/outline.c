@@ -73,7 +73,7 @@ struct outline *outline_create(const struct outline_config *cfg, int max_w, int 
 	o->cfg = *cfg;
 	o->max_w = max_w;
 	o->max_h = max_h;
-	o->mask = malloc((size_t)(max_w + 2) * (size_t)(max_h + 2));
+	o->mask = calloc((size_t)(max_w + 2) * (size_t)(max_h + 2), 1);
 	o->pts = malloc(OUTLINE_MAX_TRACE * sizeof *o->pts);
 	o->sharp = malloc(OUTLINE_MAX_TRACE * sizeof *o->sharp);
 	o->select = malloc(OUTLINE_MAX_TRACE * sizeof *o->select);
@@ -140,11 +140,13 @@ int outline_set_config(struct outline *o, const struct outline_config *cfg)
  * so turning right is +1. */
 static const int DX[4] = {1, 0, -1, 0}, DY[4] = {0, 1, 0, -1};
 
-int outline_trace(const struct region_tree *t, int32_t r, uint8_t *mask, struct outline_point *pts, int cap)
+/* Sets (value 1) or clears (0) region r's runs in the mask of its bounding
+ * box plus a one-pixel frame; returns the first run's x on the top row,
+ * -1 when there is none. */
+static int paint(const struct region_tree *t, int32_t r, uint8_t *mask, int value)
 {
 	const struct region *g = &t->regions[r];
-	const int bw = g->x1 - g->x0 + 3, bh = g->y1 - g->y0 + 3;
-	memset(mask, 0, (size_t)bw * (size_t)bh);
+	const int bw = g->x1 - g->x0 + 3;
 	int sx = -1;
 	for (int y = g->y0; y <= g->y1; y++) {
 		uint8_t *row = mask + (size_t)(y - g->y0 + 1) * (size_t)bw + 1 - g->x0;
@@ -152,13 +154,31 @@ int outline_trace(const struct region_tree *t, int32_t r, uint8_t *mask, struct 
 			const struct run *u = &t->runs[k];
 			if (u->region != r)
 				continue;
-			memset(row + u->x, 1, (size_t)u->len);
+			memset(row + u->x, value, (size_t)u->len);
 			if (sx < 0 && y == g->y0)
 				sx = u->x;
 		}
 	}
-	if (sx < 0)
-		return 0;
+	return sx;
+}
+
+/* The crack walk of outline_trace() over a painted mask. */
+static int walk(const struct region_tree *t, int32_t r, int sx, const uint8_t *mask, struct outline_point *pts,
+		int cap);
+
+int outline_trace(const struct region_tree *t, int32_t r, uint8_t *mask, struct outline_point *pts, int cap)
+{
+	const struct region *g = &t->regions[r];
+	memset(mask, 0, (size_t)(g->x1 - g->x0 + 3) * (size_t)(g->y1 - g->y0 + 3));
+	int sx = paint(t, r, mask, 1);
+	return sx < 0 ? 0 : walk(t, r, sx, mask, pts, cap);
+}
+
+static int walk(const struct region_tree *t, int32_t r, int sx, const uint8_t *mask, struct outline_point *pts,
+		int cap)
+{
+	const struct region *g = &t->regions[r];
+	const int bw = g->x1 - g->x0 + 3;
 	/* Corners in mask coordinates: corner (cx, cy) is the top-left corner
 	 * of mask pixel (cx, cy). */
 #define IN(px, py) (mask[(size_t)(py) * (size_t)bw + (size_t)(px)] != 0)
@@ -494,7 +514,11 @@ static float median_of(float *v, int n)
  * trace overflow. */
 static int trace(struct outline *o, const struct region_tree *t, int32_t r)
 {
-	int n = outline_trace(t, r, o->mask, o->pts, OUTLINE_MAX_TRACE);
+	/* o->mask is all zero between calls: painting and clearing the runs
+	 * costs less than clearing a large region's bounding box. */
+	int sx = paint(t, r, o->mask, 1);
+	int n = sx < 0 ? 0 : walk(t, r, sx, o->mask, o->pts, OUTLINE_MAX_TRACE);
+	paint(t, r, o->mask, 0);
 	o->n = n > 0 ? n : 0;
 	o->sign = t->regions[r].colour != 0 ? 1.0f : -1.0f;
 	memset(o->have, 0, (size_t)o->n);
