@@ -39,7 +39,8 @@ struct outline {
 	float sign;
 	uint8_t *have;
 	float *nrm;                /* 2 x OUTLINE_MAX_TRACE */
-	struct outline_point *sm;  /* hands: the outline smoothed and thinned */
+	struct outline_point *sm;  /* hands: the outline refined and thinned */
+	int n_sm;                  /* its points; 0 when the outline traced last has none */
 	struct outline_point *ref; /* hands: a fingertip's refined outline */
 	struct outline_point *cand; /* contours: the cracks Douglas-Peucker chooses from */
 	int *cand_at;               /* their indices in o->pts */
@@ -520,6 +521,7 @@ static int trace(struct outline *o, const struct region_tree *t, int32_t r)
 	int n = sx < 0 ? 0 : walk(t, r, sx, o->mask, o->pts, OUTLINE_MAX_TRACE);
 	paint(t, r, o->mask, 0);
 	o->n = n > 0 ? n : 0;
+	o->n_sm = 0;
 	o->sign = t->regions[r].colour != 0 ? 1.0f : -1.0f;
 	memset(o->have, 0, (size_t)o->n);
 	return n;
@@ -602,10 +604,13 @@ static void contour_add(struct outline *o, const struct image_u8 *grey, enum con
 		det->overflow = true;
 		return;
 	}
-	const int step = (n + CONTOUR_CANDIDATES - 1) / CONTOUR_CANDIDATES;
+	/* A hand's outline is refined already (thinned, hand_outline()). */
+	const bool thin = o->n_sm >= 3;
+	const struct outline_point *from = thin ? o->sm : o->pts;
+	const int nf = thin ? o->n_sm : n, step = (nf + CONTOUR_CANDIDATES - 1) / CONTOUR_CANDIDATES;
 	int nc = 0;
-	for (int j = 0; j < n; j += step) {
-		o->cand[nc] = o->pts[j];
+	for (int j = 0; j < nf; j += step) {
+		o->cand[nc] = from[j];
 		o->cand_at[nc++] = j;
 	}
 	int m = outline_simplify(o->cand, nc, o->cfg.tolerance_px, cap, o->keep, o->scratch, o->fscratch);
@@ -616,7 +621,8 @@ static void contour_add(struct outline *o, const struct image_u8 *grey, enum con
 	c->first = det->n_points;
 	c->n = m;
 	for (int i = 0; i < m; i++) {
-		struct outline_point p = refined_at(o, grey, o->cand_at[o->keep[i]]);
+		int j = o->cand_at[o->keep[i]];
+		struct outline_point p = thin ? o->sm[j] : refined_at(o, grey, j);
 		det->points[det->n_points++] = (struct contour_point){p.x, p.y};
 	}
 }
@@ -794,6 +800,7 @@ static int hand_outline(struct outline *o, const struct image_u8 *grey, float qu
 		p[j].ny = len > 0 ? -tx / len : 0;
 	}
 	*step = k;
+	o->n_sm = m;
 	return m;
 }
 
@@ -870,10 +877,10 @@ static int hand_tips(struct outline *o, const struct image_u8 *grey, int32_t han
 		/* The tip's own quarter circles, refined, crack by crack: their
 		 * sharpness and the circle through them. */
 		int m = 0;
-		for (int j = a * step;; j = (j + 1) % o->n) {
-			o->ref[m] = refined_at(o, grey, j);
-			o->tip_sharp[m++] = sharp_at(o, grey, j);
-			if (j == b * step || m >= o->n)
+		for (int j = a;; j = (j + 1) % n) {
+			o->ref[m] = p[j];
+			o->tip_sharp[m++] = o->sharp[j * step];
+			if (j == b || m >= n)
 				break;
 		}
 		/* The centre of a round tip lies half the finger's width behind

@@ -52,18 +52,19 @@
  *     refines only the points it uses (a point needs its own and its six
  *     neighbours' profiles, and gets exactly outline_refine()'s result):
  *     the kept points of a contour, the samples of a finger's sharpness,
- *     the thinned outline and the fingertips' quarter circles of a hand.
+ *     and a hand's thinned outline (step 5).
  *  3. Sharpness of a point: the peak derivative divided by the profile's
  *     range (max - min grey over the profile), in 1/px: about 0.5 for an
  *     edge blurred by a sensor (sigma 0.7 px), about 0.15 for one blurred
  *     with sigma 3 px. A finger's sharpness is the median over at most 48
  *     points spread evenly along its outline (a fingertip of a hand: over
- *     every crack within a quarter circle of its tip); it touches when
+ *     the thinned points within a quarter circle of its tip); it touches when
  *     sharpness >= touch_sharpness.
  *  4. Simplify: Douglas-Peucker on the closed polygon of the cracks (at
  *     most about 256 of them, evenly spaced, on a long outline; split at
  *     point 0 and the point farthest from it) with tolerance_px, and only
- *     the kept cracks refined (step 2); when more than max_points
+ *     the kept cracks refined (step 2; a hand's contour is simplified
+ *     from its thinned, refined outline instead); when more than max_points
  *     remain, the smallest larger tolerance that leaves at most
  *     max_points. One pass serves every tolerance: each point gets the
  *     deviation at which the recursion would pick it, capped by its
@@ -83,7 +84,7 @@
  *     twice as far back is still at most 1.6 finger sizes (a finger, not a
  *     palm's corner); at most 16 a hand. Candidates within two quarter
  *     circles keep the one standing out most. The fingertip is the centre
- *     of the circle fitted (least squares) to the refined cracks from a to
+ *     of the circle fitted (least squares) to the thinned points from a to
  *     b, or, when that circle is implausible, the point half the finger's
  *     straight width behind the tip; two tips closer than 0.6 finger sizes
  *     are one (a bright touching tip wider than the blurred finger behind
