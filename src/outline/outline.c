@@ -339,6 +339,47 @@ static void profile_edge(const struct image_u8 *grey, float sign, float px, floa
 	*sharpness = dbest / (hi - lo);
 }
 
+/* profile_edge()'s offset alone, from the samples near the crack: the
+ * same value (where the steepest step is found there is a grey range, so
+ * the far samples, which feed only the range, never change the offset). */
+static float profile_offset(const struct image_u8 *grey, float sign, float px, float py, float nx, float ny)
+{
+	if (px < 0 || py < 0 || px > (float)(grey->width - 1) || py > (float)(grey->height - 1))
+		return 0;
+	float prof[PROFILE_STEPS];
+	const float r = (float)OUTLINE_PROFILE_PX;
+	const float ex0 = px - r * nx, ey0 = py - r * ny, ex1 = px + r * nx, ey1 = py + r * ny;
+	const float wl = (float)(grey->width - 1), hl = (float)(grey->height - 1);
+	const bool inside = ex0 >= 0 && ex1 >= 0 && ey0 >= 0 && ey1 >= 0 && ex0 < wl && ex1 < wl && ey0 < hl &&
+			    ey1 < hl;
+	const int near0 = 2 * OUTLINE_PROFILE_PX - (int)(2 * REFINE_SEARCH_PX) - 2;
+	const int near1 = 2 * OUTLINE_PROFILE_PX + (int)(2 * REFINE_SEARCH_PX) + 2;
+	for (int k = near0; k <= near1; k++) {
+		float s = 0.5f * (float)(k - 2 * OUTLINE_PROFILE_PX);
+		float x = px + s * nx, y = py + s * ny;
+		prof[k] = inside ? grey_at_inside(grey, x, y) : grey_at(grey, x, y);
+	}
+	const int k0 = 2 * OUTLINE_PROFILE_PX - (int)(2 * REFINE_SEARCH_PX);
+	const int k1 = 2 * OUTLINE_PROFILE_PX + (int)(2 * REFINE_SEARCH_PX);
+	int best = -1;
+	float dbest = 0;
+	for (int k = k0; k <= k1; k++) {
+		float dk = sign * (prof[k - 1] - prof[k + 1]);
+		if (dk > dbest) {
+			dbest = dk;
+			best = k;
+		}
+	}
+	if (best < 0)
+		return 0;
+	float dm = sign * (prof[best - 2] - prof[best]);
+	float dp = sign * (prof[best] - prof[best + 2]);
+	float off = 0, den = dm - 2 * dbest + dp;
+	if (best > k0 && best < k1 && den < 0)
+		off = 0.5f * (dm - dp) / den;
+	return 0.5f * ((float)(best - 2 * OUTLINE_PROFILE_PX) + off);
+}
+
 /* On a blurred edge the steepest point is a flat peak that sensor noise
  * moves by a pixel or more, and Douglas-Peucker would keep exactly those
  * outliers: each point moves by the median of its own and its six
@@ -780,18 +821,21 @@ static int hand_outline(struct outline *o, const struct image_u8 *grey, float qu
 	k = k < 1 ? 1 : k;
 	const int m = n / k;
 	struct outline_point *p = o->sm;
+	/* scratch: no point of this outline is measured yet (trace()) */
+	float *off = o->fscratch, *nv = o->nrm;
 	if (n < 5 || m < 5)
 		return 0;
-	for (int j = 0; j < m; j++)
-		measure(o, grey, j * k);
+	for (int j = 0; j < m; j++) {
+		point_normal(o->pts, n, j * k, &nv[2 * j], &nv[2 * j + 1]);
+		off[j] = profile_offset(grey, o->sign, o->pts[j * k].x, o->pts[j * k].y, nv[2 * j], nv[2 * j + 1]);
+	}
 	for (int j = 0; j < m; j++) {
 		float win[5];
 		for (int d = 0; d < 5; d++)
-			win[d] = o->offset[((j + d - 2 + m) % m) * k];
+			win[d] = off[(j + d - 2 + m) % m];
 		float med = median_small(win, 5);
-		const float *nv = &o->nrm[2 * j * k];
-		p[j].x = o->pts[j * k].x + med * nv[0];
-		p[j].y = o->pts[j * k].y + med * nv[1];
+		p[j].x = o->pts[j * k].x + med * nv[2 * j];
+		p[j].y = o->pts[j * k].y + med * nv[2 * j + 1];
 	}
 	for (int j = 0; j < m; j++) {
 		const struct outline_point *a = &p[(j + m - 1) % m], *b = &p[(j + 1) % m];
@@ -879,7 +923,7 @@ static int hand_tips(struct outline *o, const struct image_u8 *grey, int32_t han
 		int m = 0;
 		for (int j = a;; j = (j + 1) % n) {
 			o->ref[m] = p[j];
-			o->tip_sharp[m++] = o->sharp[j * step];
+			o->tip_sharp[m++] = sharp_at(o, grey, j * step);
 			if (j == b || m >= n)
 				break;
 		}
