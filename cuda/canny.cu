@@ -37,7 +37,7 @@ struct rect {
 struct cuda_canny {
 	struct cuda_canny_config cfg;
 	cudaStream_t stream;
-	uint8_t *d_grey, *d_dir, *d_cls, *d_edge, *d_strong;
+	uint8_t *d_grey, *d_dir, *d_edge, *d_strong, *d_gstrong;
 	uint16_t *d_mag;
 	int32_t *d_label;
 	uint8_t *h_grey, *h_edge, *h_dir; /* pinned */
@@ -49,6 +49,36 @@ struct cuda_canny {
 };
 
 static __device__ __forceinline__ int clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+/* Union-find in shared memory, tile-local indices: the same lock-free
+ * scheme as unite() below. */
+static __device__ __forceinline__ int find_local(int *l, int x)
+{
+	volatile int *v = l;
+	int y;
+	while ((y = v[x]) != x)
+		x = y;
+	return x;
+}
+
+static __device__ void unite_local(int *l, int a, int b)
+{
+	for (;;) {
+		a = find_local(l, a);
+		b = find_local(l, b);
+		if (a == b)
+			return;
+		if (a > b) {
+			int t = a;
+			a = b;
+			b = t;
+		}
+		int old = atomicMin(&l[b], a);
+		if (old == b)
+			return;
+		b = old;
+	}
+}
 
 /*
  * Kernel 1. Shared arrays, all in tile-local coordinates whose origin is the
@@ -63,8 +93,8 @@ static __device__ __forceinline__ int clampi(int v, int lo, int hi) { return v <
  */
 __global__ void __launch_bounds__(THREADS)
 	gradient_kernel(const uint8_t *__restrict__ d_in, int w, int h, struct rect r, struct taps tp, int low, int high,
-			uint16_t *__restrict__ d_mag, uint8_t *__restrict__ d_dir, uint8_t *__restrict__ d_cls,
-			int32_t *__restrict__ d_label, uint8_t *__restrict__ d_strong)
+			uint16_t *__restrict__ d_mag, uint8_t *__restrict__ d_dir, int32_t *__restrict__ d_label,
+			uint8_t *__restrict__ d_strong, uint8_t *__restrict__ d_gstrong)
 {
 	__shared__ uint8_t s_in[(TH + 4 + 2 * R_MAX) * (TW + 4 + 2 * R_MAX)];
 	__shared__ uint16_t s_t[(TH + 4 + 2 * R_MAX) * (TW + 4)];
@@ -72,6 +102,9 @@ __global__ void __launch_bounds__(THREADS)
 	__shared__ uint16_t s_m[(TH + 2) * (TW + 2)];
 	__shared__ uint8_t s_d[(TH + 2) * (TW + 2)];
 	__shared__ int s_w[R_MAX + 1];
+	__shared__ uint8_t s_c[TH * TW];   /* class */
+	__shared__ int s_l[TH * TW];       /* tile-local union-find */
+	__shared__ uint8_t s_str[TH * TW]; /* a local root whose component holds a strong pixel */
 	const int R = tp.r, tid = threadIdx.x;
 	/* constant indices: a by-value array indexed at run time would live in local memory */
 #pragma unroll
@@ -132,6 +165,9 @@ __global__ void __launch_bounds__(THREADS)
 	__syncthreads();
 	for (int i = tid; i < TW * TH; i += THREADS) {
 		int ty = i / TW, tx = i - ty * TW, x = gx0 + tx, y = gy0 + ty;
+		s_l[i] = i;
+		s_str[i] = 0;
+		s_c[i] = 0;
 		if (x >= r.x1 || y >= r.y1)
 			continue;
 		int li = (ty + 1) * mw + tx + 1, m = s_m[li], d = s_d[li], cls = 0;
@@ -144,9 +180,48 @@ __global__ void __launch_bounds__(THREADS)
 		size_t p = (size_t)y * w + x;
 		d_mag[p] = (uint16_t)m;
 		d_dir[p] = (uint8_t)d;
-		d_cls[p] = (uint8_t)cls;
-		d_label[p] = cls ? (int32_t)p : -1;
-		d_strong[p] = 0;
+		s_c[i] = (uint8_t)cls;
+	}
+	__syncthreads();
+	/* Hysteresis inside the tile first, in shared memory: each candidate
+	 * unites with its candidate neighbours left, up-left, up and up-right
+	 * in the tile (the tile's cells outside the rectangle are no
+	 * candidates). The border_kernel joins the tiles. */
+	for (int i = tid; i < TW * TH; i += THREADS) {
+		if (!s_c[i])
+			continue;
+		int ty = i / TW, tx = i - ty * TW;
+		if (tx > 0 && s_c[i - 1])
+			unite_local(s_l, i, i - 1);
+		if (ty > 0) {
+			if (tx > 0 && s_c[i - TW - 1])
+				unite_local(s_l, i, i - TW - 1);
+			if (s_c[i - TW])
+				unite_local(s_l, i, i - TW);
+			if (tx + 1 < TW && s_c[i - TW + 1])
+				unite_local(s_l, i, i - TW + 1);
+		}
+	}
+	__syncthreads();
+	for (int i = tid; i < TW * TH; i += THREADS)
+		if (s_c[i]) {
+			int root = find_local(s_l, i);
+			s_l[i] = root;
+			if (s_c[i] == CLS_STRONG)
+				s_str[root] = 1;
+		}
+	__syncthreads();
+	/* Global labels: a candidate points at its tile root's frame index;
+	 * a strong tile root says so in d_strong. */
+	for (int i = tid; i < TW * TH; i += THREADS) {
+		int ty = i / TW, tx = i - ty * TW, x = gx0 + tx, y = gy0 + ty;
+		if (x >= r.x1 || y >= r.y1)
+			continue;
+		size_t p = (size_t)y * w + x;
+		int root = s_l[i], ry = root / TW, rx = root - ry * TW;
+		d_label[p] = s_c[i] ? (gy0 + ry) * w + gx0 + rx : -1;
+		d_strong[p] = root == i && s_str[i];
+		d_gstrong[p] = 0;
 	}
 }
 
@@ -180,49 +255,67 @@ static __device__ void unite(int32_t *label, int a, int b)
 	}
 }
 
-__global__ void union_kernel(const uint8_t *__restrict__ d_cls, int32_t *d_label, int w, struct rect r)
+/* Kernel 2: one block a tile; its threads take the tile's top row and its
+ * left and right columns, and unite each candidate there with its
+ * candidate neighbours left, up-left, up and up-right that lie in another
+ * tile of the rectangle (the neighbours inside the tile were united in
+ * kernel 1). */
+#define BORDER_THREADS (TW + 2 * (TH - 1))
+__global__ void __launch_bounds__(BORDER_THREADS)
+	border_kernel(int32_t *d_label, int w, struct rect r)
 {
-	int x = r.x0 + blockIdx.x * blockDim.x + threadIdx.x, y = r.y0 + blockIdx.y * blockDim.y + threadIdx.y;
+	const int t = threadIdx.x, gx0 = r.x0 + blockIdx.x * TW, gy0 = r.y0 + blockIdx.y * TH;
+	int x, y;
+	if (t < TW) {
+		x = gx0 + t;
+		y = gy0;
+	} else if (t < TW + TH - 1) {
+		x = gx0;
+		y = gy0 + 1 + (t - TW);
+	} else {
+		x = gx0 + TW - 1;
+		y = gy0 + 1 + (t - TW - (TH - 1));
+	}
 	if (x >= r.x1 || y >= r.y1)
 		return;
-	int p = y * w + x;
-	if (!d_cls[p])
+	const int p = y * w + x;
+	if (d_label[p] < 0)
 		return;
-	if (x > r.x0 && d_cls[p - 1])
-		unite(d_label, p, p - 1);
-	if (y > r.y0) {
-		if (x > r.x0 && d_cls[p - w - 1])
-			unite(d_label, p, p - w - 1);
-		if (d_cls[p - w])
-			unite(d_label, p, p - w);
-		if (x + 1 < r.x1 && d_cls[p - w + 1])
-			unite(d_label, p, p - w + 1);
+	const int nx[4] = {-1, -1, 0, 1}, ny[4] = {0, -1, -1, -1};
+#pragma unroll
+	for (int k = 0; k < 4; k++) {
+		int qx = x + nx[k], qy = y + ny[k];
+		if (qx < r.x0 || qx >= r.x1 || qy < r.y0)
+			continue;
+		if (qx >= gx0 && qx < gx0 + TW && qy >= gy0)
+			continue; /* same tile */
+		int q = qy * w + qx;
+		if (d_label[q] >= 0)
+			unite(d_label, p, q);
 	}
 }
 
-__global__ void roots_kernel(const uint8_t *__restrict__ d_cls, int32_t *d_label, uint8_t *d_strong, int w,
-			     struct rect r)
-{
-	int x = r.x0 + blockIdx.x * blockDim.x + threadIdx.x, y = r.y0 + blockIdx.y * blockDim.y + threadIdx.y;
-	if (x >= r.x1 || y >= r.y1)
-		return;
-	int p = y * w + x, c = d_cls[p];
-	if (!c)
-		return;
-	int root = find_root(d_label, p);
-	d_label[p] = root;
-	if (c == CLS_STRONG)
-		d_strong[root] = 1;
-}
-
-__global__ void edges_kernel(const uint8_t *__restrict__ d_cls, const int32_t *__restrict__ d_label,
-			     const uint8_t *__restrict__ d_strong, uint8_t *__restrict__ d_edge, int w, struct rect r)
+/* Kernel 3: a strong tile root marks its final root strong. */
+__global__ void mark_kernel(const uint8_t *__restrict__ d_strong, int32_t *d_label, uint8_t *d_gstrong, int w,
+			    struct rect r)
 {
 	int x = r.x0 + blockIdx.x * blockDim.x + threadIdx.x, y = r.y0 + blockIdx.y * blockDim.y + threadIdx.y;
 	if (x >= r.x1 || y >= r.y1)
 		return;
 	int p = y * w + x;
-	d_edge[p] = d_cls[p] && d_strong[d_label[p]];
+	if (d_strong[p])
+		d_gstrong[find_root(d_label, p)] = 1;
+}
+
+/* Kernel 4: a candidate is an edge when its final root is marked. */
+__global__ void edges_kernel(const int32_t *d_label, const uint8_t *__restrict__ d_gstrong,
+			     uint8_t *__restrict__ d_edge, int w, struct rect r)
+{
+	int x = r.x0 + blockIdx.x * blockDim.x + threadIdx.x, y = r.y0 + blockIdx.y * blockDim.y + threadIdx.y;
+	if (x >= r.x1 || y >= r.y1)
+		return;
+	int p = y * w + x, l = d_label[p];
+	d_edge[p] = l >= 0 && d_gstrong[find_root(d_label, l)];
 }
 
 /* ---- host side ---- */
@@ -259,9 +352,9 @@ struct cuda_canny *cuda_canny_create(const struct cuda_canny_config *cfg, int *e
 	CUDA_CHECK(cudaStreamCreateWithFlags(&k->stream, cudaStreamNonBlocking));
 	CUDA_CHECK(cudaMalloc(&k->d_grey, px));
 	CUDA_CHECK(cudaMalloc(&k->d_dir, px));
-	CUDA_CHECK(cudaMalloc(&k->d_cls, px));
 	CUDA_CHECK(cudaMalloc(&k->d_edge, px));
 	CUDA_CHECK(cudaMalloc(&k->d_strong, px));
+	CUDA_CHECK(cudaMalloc(&k->d_gstrong, px));
 	CUDA_CHECK(cudaMalloc(&k->d_mag, px * sizeof(uint16_t)));
 	CUDA_CHECK(cudaMalloc(&k->d_label, px * sizeof(int32_t)));
 	CUDA_CHECK(cudaHostAlloc(&k->h_grey, px, cudaHostAllocDefault));
@@ -286,9 +379,9 @@ void cuda_canny_destroy(struct cuda_canny *k)
 		cudaStreamSynchronize(k->stream);
 	cudaFree(k->d_grey);
 	cudaFree(k->d_dir);
-	cudaFree(k->d_cls);
 	cudaFree(k->d_edge);
 	cudaFree(k->d_strong);
+	cudaFree(k->d_gstrong);
 	cudaFree(k->d_mag);
 	cudaFree(k->d_label);
 	cudaFreeHost(k->h_grey);
@@ -350,10 +443,11 @@ int cuda_canny_submit(struct cuda_canny *k, const uint8_t *grey, int width, int 
 		if (c->profile)
 			CUDA_CHECK(cudaEventRecord(k->ev[1], k->stream));
 		gradient_kernel<<<g1, THREADS, 0, k->stream>>>(k->d_grey, width, height, r, tp, c->low, c->high,
-								k->d_mag, k->d_dir, k->d_cls, k->d_label, k->d_strong);
-		union_kernel<<<g2, b2, 0, k->stream>>>(k->d_cls, k->d_label, width, r);
-		roots_kernel<<<g2, b2, 0, k->stream>>>(k->d_cls, k->d_label, k->d_strong, width, r);
-		edges_kernel<<<g2, b2, 0, k->stream>>>(k->d_cls, k->d_label, k->d_strong, k->d_edge, width, r);
+								k->d_mag, k->d_dir, k->d_label, k->d_strong,
+								k->d_gstrong);
+		border_kernel<<<g1, BORDER_THREADS, 0, k->stream>>>(k->d_label, width, r);
+		mark_kernel<<<g2, b2, 0, k->stream>>>(k->d_strong, k->d_label, k->d_gstrong, width, r);
+		edges_kernel<<<g2, b2, 0, k->stream>>>(k->d_label, k->d_gstrong, k->d_edge, width, r);
 		CUDA_CHECK(cudaGetLastError());
 		if (c->profile)
 			CUDA_CHECK(cudaEventRecord(k->ev[2], k->stream));

@@ -366,6 +366,32 @@ static void test_process(void **state)
 		}
 	}
 	assert_int_equal(holes, 1);
+	/* The stage refines only the points it keeps, and each is exactly the
+	 * point outline_refine() makes of that crack over the whole outline. */
+	uint8_t *scratch = calloc((W + 2) * (H + 2), 1);
+	struct outline_point *all = malloc(4096 * sizeof *all);
+	float *sh = malloc(4096 * sizeof *sh), *off = malloc(4096 * sizeof *off);
+	assert_true(scratch && all && sh && off);
+	for (int c = 0; c < det.n_contours; c++) {
+		const struct contour_det *cd = &det.contours[c];
+		int32_t reg = cd->owner_kind == CONTOUR_FINGER ? det.fingers[cd->owner].region
+			      : cd->hole			  ? region_at(s.tree, (int)hole.x0, (int)hole.y0)
+								  : det.blobs[cd->owner].region;
+		int n = outline_trace(s.tree, reg, scratch, all, 4096);
+		assert_true(n > 0);
+		outline_refine(&s.grey, s.tree->regions[reg].colour != 0, all, n, sh, off);
+		for (int i = 0; i < cd->n; i++) {
+			const struct contour_point *p = &det.points[cd->first + i];
+			bool found = false;
+			for (int j = 0; j < n && !found; j++)
+				found = all[j].x == p->x && all[j].y == p->y;
+			assert_true(found);
+		}
+	}
+	free(scratch);
+	free(all);
+	free(sh);
+	free(off);
 	print_message("sharpness: sharp finger %.3f, blurred %.3f\n", (double)det.fingers[0].sharpness,
 		      (double)det.fingers[1].sharpness);
 	assert_false(det.fingers[0].hover);

@@ -32,6 +32,18 @@ struct outline {
 	float *fscratch; /* 2 x OUTLINE_MAX_TRACE */
 	float *arc;      /* cumulative arc length */
 	int *steps;      /* 4 x OUTLINE_MAX_TRACE: points a quarter / two quarter circles back and on */
+	/* The outline traced last (o->pts, raw cracks) is refined point by
+	 * point on demand: have[j] says point j's normal (nrm), offset and
+	 * sharpness are known. */
+	int n;
+	float sign;
+	uint8_t *have;
+	float *nrm;                /* 2 x OUTLINE_MAX_TRACE */
+	struct outline_point *sm;  /* hands: the outline refined and thinned */
+	int n_sm;                  /* its points; 0 when the outline traced last has none */
+	struct outline_point *ref; /* hands: a fingertip's refined outline */
+	struct outline_point *cand; /* contours: the cracks Douglas-Peucker chooses from */
+	int *cand_at;               /* their indices in o->pts */
 };
 
 bool outline_needed(const struct outline_config *cfg)
@@ -62,7 +74,7 @@ struct outline *outline_create(const struct outline_config *cfg, int max_w, int 
 	o->cfg = *cfg;
 	o->max_w = max_w;
 	o->max_h = max_h;
-	o->mask = malloc((size_t)(max_w + 2) * (size_t)(max_h + 2));
+	o->mask = calloc((size_t)(max_w + 2) * (size_t)(max_h + 2), 1);
 	o->pts = malloc(OUTLINE_MAX_TRACE * sizeof *o->pts);
 	o->sharp = malloc(OUTLINE_MAX_TRACE * sizeof *o->sharp);
 	o->select = malloc(OUTLINE_MAX_TRACE * sizeof *o->select);
@@ -73,7 +85,15 @@ struct outline *outline_create(const struct outline_config *cfg, int max_w, int 
 	o->fscratch = malloc(2 * OUTLINE_MAX_TRACE * sizeof *o->fscratch);
 	o->arc = malloc((OUTLINE_MAX_TRACE + 1) * sizeof *o->arc);
 	o->steps = malloc(4 * OUTLINE_MAX_TRACE * sizeof *o->steps);
-	if (!o->mask || !o->pts || !o->sharp || !o->select || !o->tip_sharp || !o->offset || !o->keep || !o->scratch || !o->fscratch || !o->arc || !o->steps)
+	o->have = malloc(OUTLINE_MAX_TRACE);
+	o->nrm = malloc(2 * OUTLINE_MAX_TRACE * sizeof *o->nrm);
+	o->sm = malloc(OUTLINE_MAX_TRACE * sizeof *o->sm);
+	o->ref = malloc(OUTLINE_MAX_TRACE * sizeof *o->ref);
+	o->cand = malloc(OUTLINE_MAX_TRACE * sizeof *o->cand);
+	o->cand_at = malloc(OUTLINE_MAX_TRACE * sizeof *o->cand_at);
+	if (!o->mask || !o->pts || !o->sharp || !o->select || !o->tip_sharp || !o->offset || !o->keep ||
+	    !o->scratch || !o->fscratch || !o->arc || !o->steps || !o->have || !o->nrm || !o->sm || !o->ref ||
+	    !o->cand || !o->cand_at)
 		goto fail;
 	return o;
 fail:
@@ -98,6 +118,12 @@ void outline_destroy(struct outline *o)
 	free(o->fscratch);
 	free(o->arc);
 	free(o->steps);
+	free(o->have);
+	free(o->nrm);
+	free(o->sm);
+	free(o->ref);
+	free(o->cand);
+	free(o->cand_at);
 	free(o);
 }
 
@@ -115,11 +141,13 @@ int outline_set_config(struct outline *o, const struct outline_config *cfg)
  * so turning right is +1. */
 static const int DX[4] = {1, 0, -1, 0}, DY[4] = {0, 1, 0, -1};
 
-int outline_trace(const struct region_tree *t, int32_t r, uint8_t *mask, struct outline_point *pts, int cap)
+/* Sets (value 1) or clears (0) region r's runs in the mask of its bounding
+ * box plus a one-pixel frame; returns the first run's x on the top row,
+ * -1 when there is none. */
+static int paint(const struct region_tree *t, int32_t r, uint8_t *mask, int value)
 {
 	const struct region *g = &t->regions[r];
-	const int bw = g->x1 - g->x0 + 3, bh = g->y1 - g->y0 + 3;
-	memset(mask, 0, (size_t)bw * (size_t)bh);
+	const int bw = g->x1 - g->x0 + 3;
 	int sx = -1;
 	for (int y = g->y0; y <= g->y1; y++) {
 		uint8_t *row = mask + (size_t)(y - g->y0 + 1) * (size_t)bw + 1 - g->x0;
@@ -127,13 +155,31 @@ int outline_trace(const struct region_tree *t, int32_t r, uint8_t *mask, struct 
 			const struct run *u = &t->runs[k];
 			if (u->region != r)
 				continue;
-			memset(row + u->x, 1, (size_t)u->len);
+			memset(row + u->x, value, (size_t)u->len);
 			if (sx < 0 && y == g->y0)
 				sx = u->x;
 		}
 	}
-	if (sx < 0)
-		return 0;
+	return sx;
+}
+
+/* The crack walk of outline_trace() over a painted mask. */
+static int walk(const struct region_tree *t, int32_t r, int sx, const uint8_t *mask, struct outline_point *pts,
+		int cap);
+
+int outline_trace(const struct region_tree *t, int32_t r, uint8_t *mask, struct outline_point *pts, int cap)
+{
+	const struct region *g = &t->regions[r];
+	memset(mask, 0, (size_t)(g->x1 - g->x0 + 3) * (size_t)(g->y1 - g->y0 + 3));
+	int sx = paint(t, r, mask, 1);
+	return sx < 0 ? 0 : walk(t, r, sx, mask, pts, cap);
+}
+
+static int walk(const struct region_tree *t, int32_t r, int sx, const uint8_t *mask, struct outline_point *pts,
+		int cap)
+{
+	const struct region *g = &t->regions[r];
+	const int bw = g->x1 - g->x0 + 3;
 	/* Corners in mask coordinates: corner (cx, cy) is the top-left corner
 	 * of mask pixel (cx, cy). */
 #define IN(px, py) (mask[(size_t)(py) * (size_t)bw + (size_t)(px)] != 0)
@@ -218,6 +264,129 @@ static inline float grey_at_inside(const struct image_u8 *g, float x, float y)
 	return a + fy * (b - a);
 }
 
+/* The outward normal at point i: across the tangent through the points
+ * two cracks either side, or the crack's own where that is degenerate or
+ * would point inwards. Reads positions only. */
+static void point_normal(const struct outline_point *pts, int n, int i, float *nx, float *ny)
+{
+	const struct outline_point *a = &pts[(i + n - 2) % n], *b = &pts[(i + 2) % n];
+	float tx = b->x - a->x, ty = b->y - a->y;
+	float len = dist2(tx, ty);
+	*nx = pts[i].nx;
+	*ny = pts[i].ny;
+	/* Region on the right of the walk: the outward normal is the tangent
+	 * turned left, (ty, -tx). */
+	if (len > 0) {
+		float qx = ty / len, qy = -tx / len;
+		if (qx * pts[i].nx + qy * pts[i].ny > 0) {
+			*nx = qx;
+			*ny = qy;
+		}
+	}
+}
+
+/* The steepest point of the grey profile through (x, y) along (nx, ny):
+ * its offset along the normal (px) and the sharpness there (1/px). */
+static void profile_edge(const struct image_u8 *grey, float sign, float px, float py, float nx, float ny,
+			 float *offset, float *sharpness)
+{
+	/* A crack on the frame's edge is where the picture ends, not an edge
+	 * in it: it stays, with no sharpness. */
+	*offset = 0;
+	*sharpness = 0;
+	if (px < 0 || py < 0 || px > (float)(grey->width - 1) || py > (float)(grey->height - 1))
+		return;
+	float prof[PROFILE_STEPS];
+	float lo = 1e9f, hi = -1e9f;
+	const float r = (float)OUTLINE_PROFILE_PX;
+	const float ex0 = px - r * nx, ey0 = py - r * ny, ex1 = px + r * nx, ey1 = py + r * ny;
+	const float wl = (float)(grey->width - 1), hl = (float)(grey->height - 1);
+	const bool inside = ex0 >= 0 && ex1 >= 0 && ey0 >= 0 && ey1 >= 0 && ex0 < wl && ex1 < wl && ey0 < hl &&
+			    ey1 < hl;
+	/* Half-pixel steps where the edge is looked for, whole ones beyond
+	 * (they only feed the range). */
+	const int near0 = 2 * OUTLINE_PROFILE_PX - (int)(2 * REFINE_SEARCH_PX) - 2;
+	const int near1 = 2 * OUTLINE_PROFILE_PX + (int)(2 * REFINE_SEARCH_PX) + 2;
+	for (int k = 0; k < PROFILE_STEPS; k++) {
+		if ((k < near0 || k > near1) && ((k - near0) & 1))
+			continue;
+		float s = 0.5f * (float)(k - 2 * OUTLINE_PROFILE_PX);
+		float x = px + s * nx, y = py + s * ny;
+		prof[k] = inside ? grey_at_inside(grey, x, y) : grey_at(grey, x, y);
+		lo = prof[k] < lo ? prof[k] : lo;
+		hi = prof[k] > hi ? prof[k] : hi;
+	}
+	/* deriv at sample k: bright side (s - 0.5) minus dark side (s + 0.5) */
+	const int k0 = 2 * OUTLINE_PROFILE_PX - (int)(2 * REFINE_SEARCH_PX);
+	const int k1 = 2 * OUTLINE_PROFILE_PX + (int)(2 * REFINE_SEARCH_PX);
+	int best = -1;
+	float dbest = 0;
+	for (int k = k0; k <= k1; k++) {
+		float dk = sign * (prof[k - 1] - prof[k + 1]);
+		if (dk > dbest) {
+			dbest = dk;
+			best = k;
+		}
+	}
+	if (best < 0 || hi - lo <= 0)
+		return;
+	float dm = sign * (prof[best - 2] - prof[best]);
+	float dp = sign * (prof[best] - prof[best + 2]);
+	float off = 0, den = dm - 2 * dbest + dp;
+	if (best > k0 && best < k1 && den < 0)
+		off = 0.5f * (dm - dp) / den;
+	*offset = 0.5f * ((float)(best - 2 * OUTLINE_PROFILE_PX) + off);
+	*sharpness = dbest / (hi - lo);
+}
+
+/* profile_edge()'s offset alone, from the samples near the crack: the
+ * same value (where the steepest step is found there is a grey range, so
+ * the far samples, which feed only the range, never change the offset). */
+static float profile_offset(const struct image_u8 *grey, float sign, float px, float py, float nx, float ny)
+{
+	if (px < 0 || py < 0 || px > (float)(grey->width - 1) || py > (float)(grey->height - 1))
+		return 0;
+	float prof[PROFILE_STEPS];
+	const float r = (float)OUTLINE_PROFILE_PX;
+	const float ex0 = px - r * nx, ey0 = py - r * ny, ex1 = px + r * nx, ey1 = py + r * ny;
+	const float wl = (float)(grey->width - 1), hl = (float)(grey->height - 1);
+	const bool inside = ex0 >= 0 && ex1 >= 0 && ey0 >= 0 && ey1 >= 0 && ex0 < wl && ex1 < wl && ey0 < hl &&
+			    ey1 < hl;
+	const int near0 = 2 * OUTLINE_PROFILE_PX - (int)(2 * REFINE_SEARCH_PX) - 2;
+	const int near1 = 2 * OUTLINE_PROFILE_PX + (int)(2 * REFINE_SEARCH_PX) + 2;
+	for (int k = near0; k <= near1; k++) {
+		float s = 0.5f * (float)(k - 2 * OUTLINE_PROFILE_PX);
+		float x = px + s * nx, y = py + s * ny;
+		prof[k] = inside ? grey_at_inside(grey, x, y) : grey_at(grey, x, y);
+	}
+	const int k0 = 2 * OUTLINE_PROFILE_PX - (int)(2 * REFINE_SEARCH_PX);
+	const int k1 = 2 * OUTLINE_PROFILE_PX + (int)(2 * REFINE_SEARCH_PX);
+	int best = -1;
+	float dbest = 0;
+	for (int k = k0; k <= k1; k++) {
+		float dk = sign * (prof[k - 1] - prof[k + 1]);
+		if (dk > dbest) {
+			dbest = dk;
+			best = k;
+		}
+	}
+	if (best < 0)
+		return 0;
+	float dm = sign * (prof[best - 2] - prof[best]);
+	float dp = sign * (prof[best] - prof[best + 2]);
+	float off = 0, den = dm - 2 * dbest + dp;
+	if (best > k0 && best < k1 && den < 0)
+		off = 0.5f * (dm - dp) / den;
+	return 0.5f * ((float)(best - 2 * OUTLINE_PROFILE_PX) + off);
+}
+
+/* On a blurred edge the steepest point is a flat peak that sensor noise
+ * moves by a pixel or more, and Douglas-Peucker would keep exactly those
+ * outliers: each point moves by the median of its own and its six
+ * neighbours' offsets (a median does not round corners or shrink a curve
+ * the way a mean of positions does). */
+#define REFINE_WINDOW 7
+
 void outline_refine(const struct image_u8 *grey, bool bright_inside, struct outline_point *pts, int n,
 		    float *sharpness, float *offset)
 {
@@ -226,86 +395,18 @@ void outline_refine(const struct image_u8 *grey, bool bright_inside, struct outl
 			sharpness[i] = 0;
 		return;
 	}
-	/* Normals first, from the crack positions; then the moves. */
-	for (int i = 0; i < n; i++) {
-		const struct outline_point *a = &pts[(i + n - 2) % n], *b = &pts[(i + 2) % n];
-		float tx = b->x - a->x, ty = b->y - a->y;
-		float len = dist2(tx, ty);
-		/* Region on the right of the walk: the outward normal is the
-		 * tangent turned left, (ty, -tx). */
-		if (len > 0) {
-			float nx = ty / len, ny = -tx / len;
-			if (nx * pts[i].nx + ny * pts[i].ny > 0) {
-				pts[i].nx = nx;
-				pts[i].ny = ny;
-			}
-		}
-	}
+	/* Normals first, from the crack positions (point_normal reads only
+	 * positions and the point's own crack normal); then the moves. */
+	for (int i = 0; i < n; i++)
+		point_normal(pts, n, i, &pts[i].nx, &pts[i].ny);
 	const float sign = bright_inside ? 1.0f : -1.0f;
+	for (int i = 0; i < n; i++)
+		profile_edge(grey, sign, pts[i].x, pts[i].y, pts[i].nx, pts[i].ny, &offset[i], &sharpness[i]);
+	float win[REFINE_WINDOW];
 	for (int i = 0; i < n; i++) {
-		const struct outline_point *p = &pts[i];
-		/* A crack on the frame's edge is where the picture ends, not an
-		 * edge in it: it stays, with no sharpness. */
-		if (p->x < 0 || p->y < 0 || p->x > (float)(grey->width - 1) || p->y > (float)(grey->height - 1)) {
-			offset[i] = 0;
-			sharpness[i] = 0;
-			continue;
-		}
-		float prof[PROFILE_STEPS];
-		float lo = 1e9f, hi = -1e9f;
-		const float r = (float)OUTLINE_PROFILE_PX;
-		const float ex0 = p->x - r * p->nx, ey0 = p->y - r * p->ny, ex1 = p->x + r * p->nx, ey1 = p->y + r * p->ny;
-		const float wl = (float)(grey->width - 1), hl = (float)(grey->height - 1);
-		const bool inside = ex0 >= 0 && ex1 >= 0 && ey0 >= 0 && ey1 >= 0 && ex0 < wl && ex1 < wl && ey0 < hl &&
-				    ey1 < hl;
-		/* Half-pixel steps where the edge is looked for, whole ones
-		 * beyond (they only feed the range). */
-		const int near0 = 2 * OUTLINE_PROFILE_PX - (int)(2 * REFINE_SEARCH_PX) - 2;
-		const int near1 = 2 * OUTLINE_PROFILE_PX + (int)(2 * REFINE_SEARCH_PX) + 2;
-		for (int k = 0; k < PROFILE_STEPS; k++) {
-			if ((k < near0 || k > near1) && ((k - near0) & 1))
-				continue;
-			float s = 0.5f * (float)(k - 2 * OUTLINE_PROFILE_PX);
-			float x = p->x + s * p->nx, y = p->y + s * p->ny;
-			prof[k] = inside ? grey_at_inside(grey, x, y) : grey_at(grey, x, y);
-			lo = prof[k] < lo ? prof[k] : lo;
-			hi = prof[k] > hi ? prof[k] : hi;
-		}
-		/* deriv at sample k: bright side (s - 0.5) minus dark side (s + 0.5) */
-		const int k0 = 2 * OUTLINE_PROFILE_PX - (int)(2 * REFINE_SEARCH_PX);
-		const int k1 = 2 * OUTLINE_PROFILE_PX + (int)(2 * REFINE_SEARCH_PX);
-		int best = -1;
-		float dbest = 0;
-		for (int k = k0; k <= k1; k++) {
-			float dk = sign * (prof[k - 1] - prof[k + 1]);
-			if (dk > dbest) {
-				dbest = dk;
-				best = k;
-			}
-		}
-		offset[i] = 0;
-		if (best < 0 || hi - lo <= 0) {
-			sharpness[i] = 0;
-			continue;
-		}
-		float dm = sign * (prof[best - 2] - prof[best]);
-		float dp = sign * (prof[best] - prof[best + 2]);
-		float off = 0, den = dm - 2 * dbest + dp;
-		if (best > k0 && best < k1 && den < 0)
-			off = 0.5f * (dm - dp) / den;
-		offset[i] = 0.5f * ((float)(best - 2 * OUTLINE_PROFILE_PX) + off);
-		sharpness[i] = dbest / (hi - lo);
-	}
-	/* On a blurred edge the steepest point is a flat peak that sensor
-	 * noise moves by a pixel or more, and Douglas-Peucker would keep
-	 * exactly those outliers: each point moves by the median of its own
-	 * and its six neighbours' offsets (a median does not round corners
-	 * or shrink a curve the way a mean of positions does). */
-	float win[7];
-	for (int i = 0; i < n; i++) {
-		for (int k = 0; k < 7; k++)
-			win[k] = offset[(i + k - 3 + n) % n];
-		float m = median_small(win, 7);
+		for (int k = 0; k < REFINE_WINDOW; k++)
+			win[k] = offset[(i + k - REFINE_WINDOW / 2 + n) % n];
+		float m = median_small(win, REFINE_WINDOW);
 		pts[i].x += m * pts[i].nx;
 		pts[i].y += m * pts[i].ny;
 	}
@@ -330,8 +431,12 @@ static float kth_smallest(float *v, int n, int kth);
  * deviation at which the recursion picks it, capped by its parent's (a
  * segment's endpoints are the splits that made it, and the later one,
  * whose value is the smaller, is its parent). DP with tolerance t keeps
- * exactly the points whose value exceeds t (all their ancestors' do). */
-static void dp_values(const struct outline_point *pts, int n, int a, int b, float *eff, int *stack)
+ * exactly the points whose value exceeds t (all their ancestors' do).
+ * Only values above floor_t are wanted: a split at a deviation of floor_t
+ * or less is not made (its point keeps 0, and every point below it would
+ * get at most that), which leaves all values above floor_t exact. */
+static void dp_values(const struct outline_point *pts, int n, int a, int b, float *eff, int *stack,
+		      float floor_t)
 {
 	int top = 0;
 	stack[top++] = a;
@@ -349,7 +454,7 @@ static void dp_values(const struct outline_point *pts, int n, int a, int b, floa
 				imax = i;
 			}
 		}
-		if (imax < 0)
+		if (imax < 0 || dmax <= floor_t)
 			continue;
 		float parent = eff[s] < eff[e] ? eff[s] : eff[e];
 		eff[imax] = dmax < parent ? dmax : parent;
@@ -390,19 +495,17 @@ int outline_simplify(const struct outline_point *pts, int n, float tolerance_px,
 	for (int i = 0; i < n; i++)
 		eff[i] = 0;
 	eff[0] = eff[far] = INFINITY;
-	dp_values(pts, n, 0, far, eff, scratch);
-	dp_values(pts, n, far, 0, eff, scratch);
 	float t = tolerance_px;
+	dp_values(pts, n, 0, far, eff, scratch, t);
+	dp_values(pts, n, far, 0, eff, scratch, t);
 	int m = 0;
 	for (int i = 0; i < n; i++)
-		m += eff[i] > t;
+		if (eff[i] > t)
+			sel[m++] = eff[i];
 	if (m > max_out) {
 		/* The largest tolerance that leaves max_out or fewer: the
-		 * (max_out + 1)-th largest value. */
-		memcpy(sel, eff, (size_t)n * sizeof *sel);
-		float v = kth_smallest(sel, n, n - 1 - max_out);
-		if (v > t)
-			t = v;
+		 * (max_out + 1)-th largest value, which is above t. */
+		t = kth_smallest(sel, m, m - 1 - max_out);
 	}
 	int k = 0;
 	for (int i = 0; i < n && k < max_out; i++)
@@ -448,20 +551,92 @@ static float median_of(float *v, int n)
 	return n > 0 ? kth_smallest(v, n, n / 2) : 0;
 }
 
-/* Traces and refines region r into o->pts / o->sharp. Returns the point
- * count, 0 when there is none, -1 on a trace overflow. */
-static int trace_refined(struct outline *o, const struct region_tree *t, int32_t r, const struct image_u8 *grey)
+/* Traces region r into o->pts (raw cracks) and forgets the last outline's
+ * refinement. Returns the point count, 0 when there is none, -1 on a
+ * trace overflow. */
+static int trace(struct outline *o, const struct region_tree *t, int32_t r)
 {
-	int n = outline_trace(t, r, o->mask, o->pts, OUTLINE_MAX_TRACE);
-	if (n > 0)
-		outline_refine(grey, t->regions[r].colour != 0, o->pts, n, o->sharp, o->offset);
+	/* o->mask is all zero between calls: painting and clearing the runs
+	 * costs less than clearing a large region's bounding box. */
+	int sx = paint(t, r, o->mask, 1);
+	int n = sx < 0 ? 0 : walk(t, r, sx, o->mask, o->pts, OUTLINE_MAX_TRACE);
+	paint(t, r, o->mask, 0);
+	o->n = n > 0 ? n : 0;
+	o->n_sm = 0;
+	o->sign = t->regions[r].colour != 0 ? 1.0f : -1.0f;
+	memset(o->have, 0, (size_t)o->n);
 	return n;
 }
 
-/* Simplifies o->pts[0..n) into the detections as one contour. */
-static void contour_add(struct outline *o, int n, enum contour_owner kind, int32_t owner, bool hole,
-			struct detections *det)
+/* Normal, offset and sharpness of point j of the traced outline, as
+ * outline_refine() computes them (o->n >= 5). */
+static void measure(struct outline *o, const struct image_u8 *grey, int j)
 {
+	if (o->have[j])
+		return;
+	float *nv = &o->nrm[2 * j];
+	point_normal(o->pts, o->n, j, &nv[0], &nv[1]);
+	profile_edge(grey, o->sign, o->pts[j].x, o->pts[j].y, nv[0], nv[1], &o->offset[j], &o->sharp[j]);
+	o->have[j] = 1;
+}
+
+static float sharp_at(struct outline *o, const struct image_u8 *grey, int j)
+{
+	if (o->n < 5)
+		return 0;
+	measure(o, grey, j);
+	return o->sharp[j];
+}
+
+/* Point i of the traced outline where outline_refine() would put it:
+ * only it and its REFINE_WINDOW - 1 neighbours are measured. */
+static struct outline_point refined_at(struct outline *o, const struct image_u8 *grey, int i)
+{
+	struct outline_point q = o->pts[i];
+	const int n = o->n;
+	if (n < 5)
+		return q;
+	float win[REFINE_WINDOW];
+	for (int k = 0; k < REFINE_WINDOW; k++) {
+		int j = (i + k - REFINE_WINDOW / 2 + n) % n;
+		measure(o, grey, j);
+		win[k] = o->offset[j];
+	}
+	float m = median_small(win, REFINE_WINDOW);
+	q.nx = o->nrm[2 * i];
+	q.ny = o->nrm[2 * i + 1];
+	q.x += m * q.nx;
+	q.y += m * q.ny;
+	return q;
+}
+
+/* A finger's sharpness: the median over at most this many points spread
+ * evenly along its outline (the median of every point's moves by less
+ * than the spread between a touching and a hovering finger). */
+#define SHARP_SAMPLES 48
+
+static float outline_sharpness(struct outline *o, const struct image_u8 *grey)
+{
+	const int n = o->n, k = n < SHARP_SAMPLES ? n : SHARP_SAMPLES;
+	for (int s = 0; s < k; s++)
+		o->select[s] = sharp_at(o, grey, (int)((int64_t)s * n / k));
+	return median_of(o->select, k);
+}
+
+/* Douglas-Peucker chooses among at most about this many cracks of an
+ * outline, evenly spaced: on a long outline they are a few pixels apart,
+ * where a curve of a finger's radius departs from its chord by a fraction
+ * of a pixel. */
+#define CONTOUR_CANDIDATES 256
+
+/* Simplifies the traced outline into the detections as one contour:
+ * Douglas-Peucker on the cracks (their staircase lies within half a pixel
+ * of the boundary, well inside any useful tolerance), then only the kept
+ * points are refined. */
+static void contour_add(struct outline *o, const struct image_u8 *grey, enum contour_owner kind, int32_t owner,
+			bool hole, struct detections *det)
+{
+	const int n = o->n;
 	if (n < 3)
 		return;
 	int cap = o->cfg.max_points;
@@ -470,7 +645,16 @@ static void contour_add(struct outline *o, int n, enum contour_owner kind, int32
 		det->overflow = true;
 		return;
 	}
-	int m = outline_simplify(o->pts, n, o->cfg.tolerance_px, cap, o->keep, o->scratch, o->fscratch);
+	/* A hand's outline is refined already (thinned, hand_outline()). */
+	const bool thin = o->n_sm >= 3;
+	const struct outline_point *from = thin ? o->sm : o->pts;
+	const int nf = thin ? o->n_sm : n, step = (nf + CONTOUR_CANDIDATES - 1) / CONTOUR_CANDIDATES;
+	int nc = 0;
+	for (int j = 0; j < nf; j += step) {
+		o->cand[nc] = from[j];
+		o->cand_at[nc++] = j;
+	}
+	int m = outline_simplify(o->cand, nc, o->cfg.tolerance_px, cap, o->keep, o->scratch, o->fscratch);
 	struct contour_det *c = &det->contours[det->n_contours++];
 	c->owner_kind = (uint8_t)kind;
 	c->owner = owner;
@@ -478,8 +662,9 @@ static void contour_add(struct outline *o, int n, enum contour_owner kind, int32
 	c->first = det->n_points;
 	c->n = m;
 	for (int i = 0; i < m; i++) {
-		const struct outline_point *p = &o->pts[o->keep[i]];
-		det->points[det->n_points++] = (struct contour_point){p->x, p->y};
+		int j = o->cand_at[o->keep[i]];
+		struct outline_point p = thin ? o->sm[j] : refined_at(o, grey, j);
+		det->points[det->n_points++] = (struct contour_point){p.x, p.y};
 	}
 }
 
@@ -488,24 +673,22 @@ static bool box_inside(const struct region *in, const struct region *out)
 	return in->x0 > out->x0 && in->x1 < out->x1 && in->y0 > out->y0 && in->y1 < out->y1;
 }
 
-/* Outer contour of region r (already traced into o->pts, n points) and
- * its holes' contours. */
-static void contours_of(struct outline *o, const struct region_tree *t, int32_t r, int n,
-			enum contour_owner kind, int32_t owner, const struct image_u8 *grey,
-			struct detections *det)
+/* Outer contour of region r (the outline traced last) and its holes'
+ * contours. */
+static void contours_of(struct outline *o, const struct region_tree *t, int32_t r, enum contour_owner kind,
+			int32_t owner, const struct image_u8 *grey, struct detections *det)
 {
-	contour_add(o, n, kind, owner, false, det);
+	contour_add(o, grey, kind, owner, false, det);
 	const struct region *g = &t->regions[r];
 	const int32_t *adj = region_adj(t, r);
 	for (int32_t i = 0; i < g->n_adj; i++) {
 		const struct region *h = &t->regions[adj[i]];
 		if (!box_inside(h, g) || h->area < OUTLINE_MIN_HOLE_AREA)
 			continue;
-		int nh = trace_refined(o, t, adj[i], grey);
-		if (nh < 0)
+		if (trace(o, t, adj[i]) < 0)
 			det->overflow = true;
 		else
-			contour_add(o, nh, kind, owner, true, det);
+			contour_add(o, grey, kind, owner, true, det);
 	}
 }
 
@@ -621,16 +804,65 @@ static bool near_border(const struct outline_point *q, int w, int h)
 	return q->x < m || q->y < m || q->x > (float)w - 1 - m || q->y > (float)h - 1 - m;
 }
 
-static int hand_tips(struct outline *o, int n, int32_t hand_blob, int w, int h, struct detections *det)
+/* Points of the thinned outline a quarter circle of a finger spans at least. */
+#define HAND_POINTS_PER_QUARTER 4
+
+/* The traced outline (o->n cracks) refined and thinned into o->sm: every
+ * k-th crack, k such that a quarter circle keeps HAND_POINTS_PER_QUARTER
+ * points, moved along its normal by the median of its own and its two
+ * thinned neighbours' either side offsets (the refinement of
+ * outline_refine() at a coarser step: a blurred hovering finger's
+ * threshold outline is narrower than the finger); normals across the
+ * neighbours. Returns the point count; crack j * k is point j. */
+static int hand_outline(struct outline *o, const struct image_u8 *grey, float quarter, int *step)
+{
+	const int n = o->n;
+	int k = (int)(quarter / HAND_POINTS_PER_QUARTER);
+	k = k < 1 ? 1 : k;
+	const int m = n / k;
+	struct outline_point *p = o->sm;
+	/* scratch: no point of this outline is measured yet (trace()) */
+	float *off = o->fscratch, *nv = o->nrm;
+	if (n < 5 || m < 5)
+		return 0;
+	for (int j = 0; j < m; j++) {
+		point_normal(o->pts, n, j * k, &nv[2 * j], &nv[2 * j + 1]);
+		off[j] = profile_offset(grey, o->sign, o->pts[j * k].x, o->pts[j * k].y, nv[2 * j], nv[2 * j + 1]);
+	}
+	for (int j = 0; j < m; j++) {
+		float win[5];
+		for (int d = 0; d < 5; d++)
+			win[d] = off[(j + d - 2 + m) % m];
+		float med = median_small(win, 5);
+		p[j].x = o->pts[j * k].x + med * nv[2 * j];
+		p[j].y = o->pts[j * k].y + med * nv[2 * j + 1];
+	}
+	for (int j = 0; j < m; j++) {
+		const struct outline_point *a = &p[(j + m - 1) % m], *b = &p[(j + 1) % m];
+		float tx = b->x - a->x, ty = b->y - a->y, len = dist2(tx, ty);
+		p[j].nx = len > 0 ? ty / len : 0;
+		p[j].ny = len > 0 ? -tx / len : 0;
+	}
+	*step = k;
+	o->n_sm = m;
+	return m;
+}
+
+static int hand_tips(struct outline *o, const struct image_u8 *grey, int32_t hand_blob, int w, int h,
+		     struct detections *det)
 {
 	const float fs = o->cfg.finger_size_px;
-	const struct outline_point *p = o->pts;
+	const float quarter = 0.25f * (float)M_PI * fs;
+	int step;
+	const int n = hand_outline(o, grey, quarter, &step);
+	if (n < 8)
+		return 0;
+	const struct outline_point *p = o->sm;
 	o->arc[0] = 0;
 	for (int i = 0; i < n; i++) {
 		const struct outline_point *q = &p[(i + 1) % n];
 		o->arc[i + 1] = o->arc[i] + dist2(q->x - p[i].x, q->y - p[i].y);
 	}
-	const float quarter = 0.25f * (float)M_PI * fs;
 	if (o->arc[n] < 8 * quarter)
 		return 0;
 	/* Scores into o->select (0 = no candidate). */
@@ -686,10 +918,12 @@ static int hand_tips(struct outline *o, int n, int32_t hand_blob, int w, int h, 
 			break;
 		}
 		int a = arc_step(o->arc, n, i, quarter, -1), b = arc_step(o->arc, n, i, quarter, 1);
-		/* Sharpness over the tip's own quarter circles. */
+		/* The tip's own quarter circles, refined, crack by crack: their
+		 * sharpness and the circle through them. */
 		int m = 0;
 		for (int j = a;; j = (j + 1) % n) {
-			o->tip_sharp[m++] = o->sharp[j];
+			o->ref[m] = p[j];
+			o->tip_sharp[m++] = sharp_at(o, grey, j * step);
 			if (j == b || m >= n)
 				break;
 		}
@@ -712,7 +946,7 @@ static int hand_tips(struct outline *o, int n, int32_t hand_blob, int w, int h, 
 		/* Better: the circle through the tip's own outline, when it is
 		 * a plausible fingertip near the first estimate. */
 		float fx, fy, fr;
-		if (circle_fit(p, n, a, b, &fx, &fy, &fr) && fr > 0.25f * fs && fr < fs &&
+		if (circle_fit(o->ref, m, 0, m - 1, &fx, &fy, &fr) && fr > 0.25f * fs && fr < fs &&
 		    dist2(fx - f->x, fy - f->y) < 0.5f * fs) {
 			f->x = fx;
 			f->y = fy;
@@ -817,18 +1051,16 @@ int outline_process(struct outline *o, const struct region_tree *tree, const str
 		struct finger_det *f = &det->fingers[i];
 		if (f->region < 0)
 			continue;
-		int n = trace_refined(o, tree, f->region, grey);
-		if (n < 0) {
+		if (trace(o, tree, f->region) < 0) {
 			det->overflow = true;
 			continue;
 		}
 		if (measure) {
-			memcpy(o->select, o->sharp, (size_t)n * sizeof *o->select);
-			f->sharpness = median_of(o->select, n);
+			f->sharpness = outline_sharpness(o, grey);
 			f->hover = f->sharpness < c->touch_sharpness;
 		}
 		if (c->contours)
-			contours_of(o, tree, f->region, n, CONTOUR_FINGER, i, grey, det);
+			contours_of(o, tree, f->region, CONTOUR_FINGER, i, grey, det);
 	}
 
 	/* Hands: big bright regions with fingertips at their ends. */
@@ -845,7 +1077,7 @@ int outline_process(struct outline *o, const struct region_tree *tree, const str
 		/* The table itself, lit from below, fills the frame: no hand. */
 		if (w >= tree->width - 2 && h >= tree->height - 2)
 			continue;
-		int n = trace_refined(o, tree, r, grey);
+		int n = trace(o, tree, r);
 		if (n <= 0) {
 			det->overflow |= n < 0;
 			continue;
@@ -853,7 +1085,7 @@ int outline_process(struct outline *o, const struct region_tree *tree, const str
 		int32_t n_before = det->n_fingers;
 		/* Tips go in first with hand index -1, so a hand without tips
 		 * leaves the blobs alone. */
-		int tips = hand_tips(o, n, -1, tree->width, tree->height, det);
+		int tips = hand_tips(o, grey, -1, tree->width, tree->height, det);
 		if (tips == 0)
 			continue;
 		int32_t hb = hand_blob(tree, r, det);
@@ -873,7 +1105,7 @@ int outline_process(struct outline *o, const struct region_tree *tree, const str
 		hand_box[4 * n_hands + 3] = (float)g->y1;
 		hand_index[n_hands++] = hb;
 		if (c->contours)
-			contours_of(o, tree, r, n, CONTOUR_BLOB, hb, grey, det);
+			contours_of(o, tree, r, CONTOUR_BLOB, hb, grey, det);
 	}
 	if (n_hands)
 		fingers_to_hands(det, n_fingers0, hand_box, n_hands, hand_index, fs);
@@ -883,11 +1115,10 @@ int outline_process(struct outline *o, const struct region_tree *tree, const str
 		const struct blob_det *b = &det->blobs[i];
 		if (b->hand || b->region < 0)
 			continue;
-		int n = trace_refined(o, tree, b->region, grey);
-		if (n < 0)
+		if (trace(o, tree, b->region) < 0)
 			det->overflow = true;
 		else
-			contours_of(o, tree, b->region, n, CONTOUR_BLOB, i, grey, det);
+			contours_of(o, tree, b->region, CONTOUR_BLOB, i, grey, det);
 	}
 	return 0;
 }

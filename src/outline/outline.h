@@ -48,31 +48,44 @@
  *     true edge); a crack on the frame's edge stays (sharpness 0). Each
  *     point then moves along its normal by the median of its own and its
  *     six neighbours' offsets: on a blurred edge the peak is flat and noise
- *     moves it.
+ *     moves it. outline_refine() does this for every point; the stage
+ *     refines only the points it uses (a point needs its own and its six
+ *     neighbours' profiles, and gets exactly outline_refine()'s result):
+ *     the kept points of a contour, the samples of a finger's sharpness,
+ *     and a hand's thinned outline (step 5).
  *  3. Sharpness of a point: the peak derivative divided by the profile's
  *     range (max - min grey over the profile), in 1/px: about 0.5 for an
  *     edge blurred by a sensor (sigma 0.7 px), about 0.15 for one blurred
- *     with sigma 3 px. A finger's sharpness is the median over its
- *     outline (a fingertip of a hand: over the points within a quarter
- *     circle of its tip); it touches when sharpness >= touch_sharpness.
- *  4. Simplify: Douglas-Peucker on the closed polygon (split at point 0 and
- *     the point farthest from it) with tolerance_px; when more than
- *     max_points remain, the smallest larger tolerance that leaves at most
+ *     with sigma 3 px. A finger's sharpness is the median over at most 48
+ *     points spread evenly along its outline (a fingertip of a hand: over
+ *     the thinned points within a quarter circle of its tip); it touches when
+ *     sharpness >= touch_sharpness.
+ *  4. Simplify: Douglas-Peucker on the closed polygon of the cracks (at
+ *     most about 256 of them, evenly spaced, on a long outline; split at
+ *     point 0 and the point farthest from it) with tolerance_px, and only
+ *     the kept cracks refined (step 2; a hand's contour is simplified
+ *     from its thinned, refined outline instead); when more than max_points
+ *     remain, the smallest larger tolerance that leaves at most
  *     max_points. One pass serves every tolerance: each point gets the
  *     deviation at which the recursion would pick it, capped by its
- *     parent's, and a tolerance keeps the points above it. The kept points
- *     are refined boundary points, so simplification never moves a point
- *     off the edge.
- *  5. Fingertips on a hand's refined outline: at every point i, a and b are
- *     the points a quarter circle of a finger (arc length pi/4 x
+ *     parent's, and a tolerance keeps the points above it (the recursion
+ *     stops below tolerance_px, as no smaller value is ever wanted). The
+ *     kept points are refined boundary points, so simplification never
+ *     moves a point off the edge.
+ *  5. Fingertips on a hand's outline, thinned to every k-th crack (k such
+ *     that a quarter circle of a finger keeps 4 points) and refined at
+ *     that step (each thinned point moves by the median of its own and
+ *     its two neighbours' either side offsets: a blurred hovering finger's
+ *     threshold outline is narrower than the finger): at every point i,
+ *     a and b are the points a quarter circle of a finger (arc length pi/4 x
  *     finger_size) before and after it; i is a tip candidate when |a - b|
  *     (the width there) is 0.5..1.6 finger sizes, i lies at least 0.3 of
  *     that width beyond the midpoint of a and b, outward, and the width
  *     twice as far back is still at most 1.6 finger sizes (a finger, not a
  *     palm's corner); at most 16 a hand. Candidates within two quarter
  *     circles keep the one standing out most. The fingertip is the centre
- *     of the circle fitted (least squares) to the outline from a to b, or,
- *     when that circle is implausible, the point half the finger's
+ *     of the circle fitted (least squares) to the thinned points from a to
+ *     b, or, when that circle is implausible, the point half the finger's
  *     straight width behind the tip; two tips closer than 0.6 finger sizes
  *     are one (a bright touching tip wider than the blurred finger behind
  *     it makes a second bump).
