@@ -253,6 +253,58 @@ static void test_recognise_known_pose(void **state)
 	objects_library_free(lib);
 }
 
+/* The matching search against the plain definition: every distance in
+ * full, ties to the lower index, the second smallest over the rest. Few
+ * byte values and copied descriptors make ties common. */
+static void test_nearest_reference(void **state)
+{
+	(void)state;
+	uint32_t rs = 4242;
+	static struct objects_keypoint lib[300], q[120];
+	static struct objects_nearest nn[120];
+	static const int sizes[] = {0, 1, 2, 3, 17, 300};
+	for (int levels = 2; levels <= 256; levels *= 8) {
+		for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+			const int n_lib = sizes[k];
+			for (int i = 0; i < n_lib; i++)
+				for (int d = 0; d < OBJECTS_DESC_LEN; d++)
+					lib[i].desc[d] = (uint8_t)(test_rand(&rs) % (uint32_t)levels * (255 / (levels - 1)));
+			for (int i = 0; i + 1 < n_lib; i += 5)
+				memcpy(lib[i + 1 + test_rand(&rs) % (uint32_t)(n_lib - i - 1)].desc, lib[i].desc,
+				       OBJECTS_DESC_LEN);
+			for (int i = 0; i < 120; i++) {
+				if (n_lib > 0 && i % 3 == 0)
+					memcpy(q[i].desc, lib[test_rand(&rs) % (uint32_t)n_lib].desc, OBJECTS_DESC_LEN);
+				else
+					for (int d = 0; d < OBJECTS_DESC_LEN; d++)
+						q[i].desc[d] = (uint8_t)(test_rand(&rs) % (uint32_t)levels * (255 / (levels - 1)));
+			}
+			objects_nearest_cpu(lib, n_lib, q, 120, nn);
+			for (int i = 0; i < 120; i++) {
+				uint32_t d1 = UINT32_MAX, d2 = UINT32_MAX;
+				int best = -1;
+				for (int l = 0; l < n_lib; l++) {
+					uint32_t d = 0;
+					for (int b = 0; b < OBJECTS_DESC_LEN; b++)
+						d += (uint32_t)((q[i].desc[b] - lib[l].desc[b]) * (q[i].desc[b] - lib[l].desc[b]));
+					if (best < 0 || d < d1)
+						best = l, d1 = d;
+				}
+				for (int l = 0; l < n_lib; l++) {
+					uint32_t d = 0;
+					for (int b = 0; b < OBJECTS_DESC_LEN; b++)
+						d += (uint32_t)((q[i].desc[b] - lib[l].desc[b]) * (q[i].desc[b] - lib[l].desc[b]));
+					if (l != best && d < d2)
+						d2 = d;
+				}
+				assert_int_equal(nn[i].index, best);
+				assert_int_equal(nn[i].d1, d1);
+				assert_int_equal(nn[i].d2, d2);
+			}
+		}
+	}
+}
+
 static void test_config_id_range(void **state)
 {
 	(void)state;
@@ -369,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_recognise_known_pose),
+		cmocka_unit_test(test_nearest_reference),
 		cmocka_unit_test(test_config_id_range),
 		cmocka_unit_test(test_sift_quarter_turn),
 		cmocka_unit_test(test_sift_without_backend),

@@ -88,6 +88,20 @@ void objects_recogniser_destroy(struct objects_recogniser *r); /* NULL-safe */
 int objects_recognise(struct objects_recogniser *r, const struct objects_keypoint *scene, int n_scene,
 		      struct objects_detection *out, int cap, int *n_out);
 
+/* As objects_recognise, with the matching step's nearest pairs given
+ * (nn[n_scene], e.g. from the GPU: cuda/sift_cuda.h): the same result as
+ * objects_recognise when nn is objects_nearest_cpu's output. */
+int objects_recognise_nearest(struct objects_recogniser *r, const struct objects_keypoint *scene, int n_scene,
+			      const struct objects_nearest *nn, struct objects_detection *out, int cap, int *n_out);
+
+/* The matching step's search on the CPU, the reference for any other:
+ * the nearest two of the n_lib library keypoints for each scene keypoint
+ * (struct objects_nearest, objects.h), exhaustive, integer arithmetic
+ * (SSE2 where the compiler targets it), a candidate abandoned once its
+ * partial sum passes the second-nearest so far. */
+void objects_nearest_cpu(const struct objects_keypoint *lib, int n_lib, const struct objects_keypoint *scene,
+			 int n_scene, struct objects_nearest *out);
+
 /* Matches kept by the last call's ratio test (for tools and tests). */
 int objects_recogniser_last_matches(const struct objects_recogniser *r);
 

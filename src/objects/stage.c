@@ -18,6 +18,8 @@ struct objects_stage {
 	struct objects_stage_config cfg;
 	struct sift *sift;
 	struct objects_recogniser *rec;
+	struct sift_nearest *nearest; /* matching on the SIFT backend's device, or NULL: on the CPU */
+	struct objects_nearest *nn;   /* max_keypoints */
 	int n_lib;
 
 	/* Handed between the threads under lock: the pipeline thread owns
@@ -66,7 +68,9 @@ static void *worker_main(void *arg)
 		int n_kp = 0, n_dets = 0;
 		int err = sift_extract(s->sift, &s->frame, s->kp, s->cfg.sift.max_keypoints, &n_kp);
 		int64_t t1 = clock_now_ns();
-		if (!err)
+		if (!err && s->nearest && sift_nearest(s->nearest, s->kp, n_kp, s->nn) == 0)
+			err = objects_recognise_nearest(s->rec, s->kp, n_kp, s->nn, s->dets, s->n_lib, &n_dets);
+		else if (!err)
 			err = objects_recognise(s->rec, s->kp, n_kp, s->dets, s->n_lib, &n_dets);
 
 		pthread_mutex_lock(&s->lock);
@@ -113,12 +117,18 @@ struct objects_stage *objects_stage_create(const struct objects_stage_config *cf
 	s->rec = objects_recogniser_create(cfg->lib, &cfg->match, cfg->sift.max_keypoints, err);
 	if (!s->rec)
 		goto fail;
+	{
+		int n_lib_kp;
+		const struct objects_keypoint *lk = objects_library_keypoints(cfg->lib, &n_lib_kp);
+		s->nearest = sift_nearest_create(s->sift, lk, n_lib_kp, cfg->sift.max_keypoints);
+	}
 	*err = ERR_NOMEM;
 	int n_lib = s->n_lib > 0 ? s->n_lib : 1;
 	s->kp = calloc((size_t)cfg->sift.max_keypoints, sizeof *s->kp);
+	s->nn = calloc((size_t)cfg->sift.max_keypoints, sizeof *s->nn);
 	s->dets = calloc((size_t)n_lib, sizeof *s->dets);
 	s->seen = calloc((size_t)n_lib, sizeof *s->seen);
-	if (!s->kp || !s->dets || !s->seen || image_u8_alloc(&s->frame, cfg->width, cfg->height))
+	if (!s->kp || !s->nn || !s->dets || !s->seen || image_u8_alloc(&s->frame, cfg->width, cfg->height))
 		goto fail;
 	if (detections_alloc(&s->merged, cfg->max_detections))
 		goto fail;
@@ -146,8 +156,10 @@ void objects_stage_destroy(struct objects_stage *s)
 		pthread_mutex_unlock(&s->lock);
 		pthread_join(s->thread, NULL);
 	}
+	sift_nearest_destroy(s->nearest);
 	sift_destroy(s->sift);
 	objects_recogniser_destroy(s->rec);
+	free(s->nn);
 	free(s->kp);
 	free(s->dets);
 	free(s->seen);
