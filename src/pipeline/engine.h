@@ -121,6 +121,10 @@ const struct bitmask *engine_mask(struct engine *e);
  * GPU's work, rather than on demand in engine_mask(). Default off. */
 void engine_want_mask(struct engine *e, bool on);
 const struct detections *engine_detections(const struct engine *e);
+/* The first scale's region tree of the last engine_detect (borrowed, valid
+ * until the next engine_collect, engine_set_config or destroy); NULL when
+ * the last detect failed. */
+const struct region_tree *engine_regions(const struct engine *e);
 const struct engine_times *engine_times(const struct engine *e);
 const char *engine_backend(const struct engine *e);  /* "cpu" or "cuda" */
 /* Where the first scale is segmented now: "cpu" or "gpu". */

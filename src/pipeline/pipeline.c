@@ -101,7 +101,7 @@ static int objects_start(struct pipeline *p, int w, int h)
 	struct objects_stage_config oc = {
 		.lib = p->objects, .width = w, .height = h, .backend = "auto",
 		.rate_hz = p->cfg.object_rate, .hold_ns = (int64_t)p->cfg.object_hold_ms * 1000000LL,
-		.max_detections = engine_detections(p->eng)->cap_fids,
+		.max_detections = engine_detections(p->eng)->cap_fids, .follow = p->cfg.object_follow,
 	};
 	sift_config_default(&oc.sift);
 	oc.sift.max_keypoints = p->cfg.object_keypoints;
@@ -217,7 +217,8 @@ static int frame_script(struct pipeline *p, const struct frame *f, const struct 
 	const struct detections *det = engine_detections(p->eng);
 	if (p->objs) {
 		objects_stage_poll(p->objs, p->fseq + 1, f->t_capture_ns);
-		objects_stage_submit(p->objs, &f->img, p->fseq + 1, f->t_capture_ns);
+		objects_stage_follow(p->objs, engine_regions(p->eng));
+		objects_stage_submit(p->objs, &f->img, engine_regions(p->eng), p->fseq + 1, f->t_capture_ns);
 		det = objects_stage_merge(p->objs, det);
 		recognised_for_window(p);
 	}
