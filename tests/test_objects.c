@@ -12,11 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../src/config/config.h"
 #include "../src/core/err.h"
 #include "../src/core/log.h"
 #include "../src/objects/follow.h"
+#include "../src/objects/learn.h"
 #include "../src/objects/objects.h"
 #include "../src/objects/recognise.h"
 #include "../src/objects/sift.h"
@@ -487,6 +489,77 @@ static void test_stage_follows(void **state)
 	card_scenes_free(&cs);
 }
 
+/* The window's O: a box of a frame learned into a library file (created),
+ * the next free ID each time, and the object then recognised in that
+ * frame at the box's centre. Bad boxes and plain boxes are refused.
+ * Skipped without OpenCV. */
+static void test_learn_box(void **state)
+{
+	(void)state;
+	char why[256], path[] = "/tmp/tt-learn-XXXXXX";
+	if (sift_backend_check("opencv", why, sizeof why) != 0) {
+		print_message("skipped: %s\n", why);
+		skip();
+	}
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
+	struct card_scenes cs;
+	card_scenes_init(&cs, 250, 230, 0, 0);
+	double t[3];
+	card_frame(&cs, 0, false, t);
+	const int box[4] = {130, 130, 370, 330};
+	struct objects_learn_config lc = {.path = path, .id_min = 1000, .id_max = 1001, .max_keypoints = 1000,
+					  .backend = "opencv"};
+	int id = 0, n = 0;
+	char name[64];
+	assert_int_equal(objects_learn_box(&lc, &cs.scene, box, &id, name, sizeof name, &n), 0);
+	assert_int_equal(id, 1000);
+	assert_string_equal(name, "object1000");
+	assert_true(n >= 50);
+	assert_int_equal(objects_learn_box(&lc, &cs.scene, box, &id, name, sizeof name, &n), 0);
+	assert_int_equal(id, 1001);
+	assert_int_equal(objects_learn_box(&lc, &cs.scene, box, &id, name, sizeof name, &n), ERR_RANGE); /* IDs used up */
+	const int bad[4] = {130, 130, 640, 330}, plain[4] = {10, 400, 100, 470};
+	lc.id_max = 1010;
+	assert_int_equal(objects_learn_box(&lc, &cs.scene, bad, &id, name, sizeof name, &n), ERR_RANGE);
+	assert_int_equal(objects_learn_box(&lc, &cs.scene, plain, &id, name, sizeof name, &n), ERR_RANGE);
+	struct objects_library *lib = NULL;
+	assert_int_equal(objects_library_load(path, &lib), 0);
+	assert_int_equal(objects_library_count(lib), 2);
+	struct objects_object ob;
+	assert_int_equal(objects_library_get(lib, 0, &ob), 0);
+	assert_int_equal(ob.id, 1000);
+	assert_int_equal(ob.width, 241);
+	assert_int_equal(ob.height, 201);
+	/* Recognised where it was learned: the box's centre, turned by 0 (the
+	 * copy learned twice goes first: the ratio test refuses twins). */
+	assert_int_equal(objects_library_remove(lib, 1), 0);
+	struct sift_config sc;
+	sift_config_default(&sc);
+	int err = 0;
+	struct sift *sf = sift_create(&sc, "opencv", &err);
+	static struct objects_keypoint kp[2000];
+	assert_int_equal(sift_extract(sf, &cs.scene, kp, 2000, &n), 0);
+	struct objects_match_config mc;
+	objects_match_config_default(&mc);
+	struct objects_recogniser *r = objects_recogniser_create(lib, &mc, 2000, &err);
+	assert_non_null(r);
+	struct objects_detection d[4];
+	int nd = 0;
+	assert_int_equal(objects_recognise(r, kp, n, d, 4, &nd), 0);
+	assert_true(nd >= 1);
+	assert_int_equal(d[0].id, 1000);
+	assert_true(fabs(d[0].x - 250.0) < 1.0 && fabs(d[0].y - 230.0) < 1.0);
+	assert_true(fabs(remainder(d[0].angle, 2 * M_PI)) < 0.02);
+	objects_recogniser_destroy(r);
+	sift_destroy(sf);
+	objects_library_free(lib);
+	unlink(path);
+	card_scenes_free(&cs);
+}
+
 /* Pose algebra: composing with the inverse is the identity. */
 static void test_pose_algebra(void **state)
 {
@@ -624,6 +697,7 @@ int main(void)
 		cmocka_unit_test(test_pose_algebra),
 		cmocka_unit_test(test_follow_moving),
 		cmocka_unit_test(test_stage_follows),
+		cmocka_unit_test(test_learn_box),
 		cmocka_unit_test(test_config_id_range),
 		cmocka_unit_test(test_sift_quarter_turn),
 		cmocka_unit_test(test_sift_without_backend),
