@@ -504,7 +504,8 @@ static unsigned grid_for(int n, int threads, int max_blocks)
 
 /* Every kernel of one frame (the frame already in d_grey, its size in
  * s->width x s->height, the cap in s->extract_cap) on stream st, ending
- * with the counters' copy to the host. */
+ * with the counters' copy to the host. The timing events are recorded as
+ * external events, so that a captured graph records them too. */
 static cudaError_t enqueue(struct cuda_sift *s, cudaStream_t st)
 {
 	int R[SIFT_LEVELS];
@@ -518,7 +519,7 @@ static cudaError_t enqueue(struct cuda_sift *s, cudaStream_t st)
 	}
 	if ((e = cudaMemsetAsync(s->d_count, 0, 3 * sizeof(int), st)) != cudaSuccess)
 		return e;
-	if ((e = cudaEventRecord(s->ev[0], st)) != cudaSuccess)
+	if ((e = cudaEventRecordWithFlags(s->ev[0], st, cudaEventRecordExternal)) != cudaSuccess)
 		return e;
 	for (int o = 0; o < s->n_oct; o++) {
 		const struct oct_info *oc = &s->oct[o];
@@ -541,7 +542,7 @@ static cudaError_t enqueue(struct cuda_sift *s, cudaStream_t st)
 			blur_kernel<<<gb, bb, 0, st>>>(g + (size_t)(i - 1) * plane, g + (size_t)i * plane, oc->w, oc->h, i,
 						       R[i]);
 	}
-	if ((e = cudaEventRecord(s->ev[1], st)) != cudaSuccess)
+	if ((e = cudaEventRecordWithFlags(s->ev[1], st, cudaEventRecordExternal)) != cudaSuccess)
 		return e;
 	const float thr = sift_prefilter(s->cfg.contrast_threshold);
 	for (int o = 0; o < s->n_oct; o++) {
@@ -553,7 +554,7 @@ static cudaError_t enqueue(struct cuda_sift *s, cudaStream_t st)
 						       s->d_count, s->slots);
 	}
 	orient_kernel<<<blocks, WARPS * 32, 0, st>>>(s->d_pyr, s->d_oct, s->d_cand, s->d_count, s->slots, s->d_key);
-	if ((e = cudaEventRecord(s->ev[2], st)) != cudaSuccess)
+	if ((e = cudaEventRecordWithFlags(s->ev[2], st, cudaEventRecordExternal)) != cudaSuccess)
 		return e;
 	const unsigned gs = grid_for(s->slots, SEL_THREADS, sel_blocks);
 	order_items_kernel<<<gs, SEL_THREADS, 0, st>>>(s->d_key, s->d_count, s->slots, s->d_item, s->d_sort_key[0],
@@ -572,7 +573,7 @@ static cudaError_t enqueue(struct cuda_sift *s, cudaStream_t st)
 							s->extract_cap, s->d_sel);
 	desc_kernel<<<blocks, WARPS * 32, 0, st>>>(s->d_pyr, s->d_oct, s->d_key, s->d_item, s->d_sel, s->d_count,
 						   s->d_out);
-	if ((e = cudaEventRecord(s->ev[3], st)) != cudaSuccess)
+	if ((e = cudaEventRecordWithFlags(s->ev[3], st, cudaEventRecordExternal)) != cudaSuccess)
 		return e;
 	if ((e = cudaMemcpyAsync(s->h_count, s->d_count, 3 * sizeof(int), cudaMemcpyDeviceToHost, st)) != cudaSuccess)
 		return e;

@@ -108,14 +108,15 @@ int objects_recogniser_last_matches(const struct objects_recogniser *r)
 /* Squared descriptor distance, abandoned (returning a value > limit) once
  * it passes limit: most library keypoints are far from a scene keypoint.
  * Checked every 64 bytes: checking more often costs more than it saves. */
+#define CHECK_EVERY 64
 #if defined(__SSE2__)
 static uint32_t dist2_bounded(const uint8_t *a, const uint8_t *b, uint32_t limit)
 {
 	const __m128i zero = _mm_setzero_si128();
 	uint32_t s = 0;
-	for (int half = 0; half < OBJECTS_DESC_LEN; half += 64) {
+	for (int half = 0; half < OBJECTS_DESC_LEN; half += CHECK_EVERY) {
 		__m128i acc = zero;
-		for (int i = half; i < half + 64; i += 16) {
+		for (int i = half; i < half + CHECK_EVERY; i += 16) {
 			__m128i va = _mm_loadu_si128((const __m128i *)(a + i));
 			__m128i vb = _mm_loadu_si128((const __m128i *)(b + i));
 			__m128i lo = _mm_sub_epi16(_mm_unpacklo_epi8(va, zero), _mm_unpacklo_epi8(vb, zero));
@@ -134,8 +135,8 @@ static uint32_t dist2_bounded(const uint8_t *a, const uint8_t *b, uint32_t limit
 static uint32_t dist2_bounded(const uint8_t *a, const uint8_t *b, uint32_t limit)
 {
 	uint32_t s = 0;
-	for (int half = 0; half < OBJECTS_DESC_LEN; half += 64) {
-		for (int i = half; i < half + 64; i++) {
+	for (int half = 0; half < OBJECTS_DESC_LEN; half += CHECK_EVERY) {
+		for (int i = half; i < half + CHECK_EVERY; i++) {
 			int d = (int)a[i] - (int)b[i];
 			s += (uint32_t)(d * d);
 		}
