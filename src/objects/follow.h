@@ -43,6 +43,12 @@
  * however old the recognition is. Frames without a region tree (none
  * given, or the segmenter overflowed) hold the pose.
  *
+ * Limits: anything else lying wholly inside the window (a symbol or a
+ * second card beside the object, within the margin) counts as part of
+ * it: when that moves alone, the object is moved by its share of the
+ * summed area until the next recognition puts it back. Overlapping
+ * objects share regions likewise.
+ *
  * Cost: one pass over the frame's regions a round (a 1080p table frame has
  * a few thousand). Memory: none beyond struct objects_follow.
  */
