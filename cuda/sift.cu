@@ -27,6 +27,7 @@ extern "C" {
 #define SEL_THREADS 256 /* selection kernels: threads a block */
 #define WARPS 4   /* warps a block of the orientation and descriptor kernels */
 #define DEFAULT_SLOTS 65536
+#define MAX_REGISTERED 8
 
 struct oct_info {
 	int w, h;
@@ -70,6 +71,8 @@ struct cuda_sift {
 	bool no_graph; /* configured, or a capture failed once */
 	int extract_cap; /* the cap of the frame being enqueued */
 	int width, height; /* the frame being enqueued */
+	void *reg[MAX_REGISTERED]; /* page-locked by cuda_sift_register, unlocked at destroy */
+	int n_reg;
 };
 
 __constant__ float c_taps[SIFT_LEVELS][RMAX + 1];
@@ -361,6 +364,8 @@ extern "C" void cuda_sift_destroy(struct cuda_sift *s)
 		return;
 	if (s->stream)
 		cudaStreamSynchronize(s->stream);
+	for (int i = 0; i < s->n_reg; i++)
+		cudaHostUnregister(s->reg[i]);
 	free_frame_buffers(s);
 	cudaFree(s->d_oct);
 	cudaFree(s->d_cand);
@@ -661,6 +666,24 @@ extern "C" int cuda_sift_extract(struct cuda_sift *s, const uint8_t *grey, int w
 		memcpy(out, s->h_out, sizeof(struct objects_keypoint) * (size_t)n);
 	}
 	*n_out = n;
+	return 0;
+fail:
+	return ERR_DEVICE;
+}
+
+extern "C" int cuda_sift_register(struct cuda_sift *s, void *data, size_t bytes)
+{
+	if (!s || !data || !bytes)
+		return ERR_RANGE;
+	if (s->n_reg == MAX_REGISTERED)
+		return ERR_NOMEM;
+	cudaError_t e = cudaHostRegister(data, bytes, cudaHostRegisterDefault);
+	if (e == cudaErrorHostMemoryAlreadyRegistered) {
+		(void)cudaGetLastError(); /* another stage's: DMA-able for us too, theirs to unlock */
+		return 0;
+	}
+	CUDA_CHECK(e);
+	s->reg[s->n_reg++] = data;
 	return 0;
 fail:
 	return ERR_DEVICE;

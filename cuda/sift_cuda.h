@@ -87,6 +87,12 @@ void cuda_sift_destroy(struct cuda_sift *s); /* NULL-safe */
 int cuda_sift_extract(struct cuda_sift *s, const uint8_t *grey, int width, int height, int stride,
 		      struct objects_keypoint *out, int cap, int *n_out);
 
+/* Page-locks a long-lived frame buffer (the recognition stage's copy) so
+ * its upload is a DMA rather than a staged copy; at most 8, kept until
+ * destroy (the buffer must outlive s). A buffer some other stage already
+ * registered is used as it is. 0, ERR_NOMEM (8 already) or ERR_DEVICE. */
+int cuda_sift_register(struct cuda_sift *s, void *data, size_t bytes);
+
 /* Frames whose extrema or keypoints outnumbered the slots, since create. */
 int64_t cuda_sift_overflows(const struct cuda_sift *s);
 

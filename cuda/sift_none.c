@@ -37,6 +37,14 @@ int cuda_sift_extract(struct cuda_sift *s, const uint8_t *grey, int width, int h
 	return ERR_UNSUPPORTED;
 }
 
+int cuda_sift_register(struct cuda_sift *s, void *data, size_t bytes)
+{
+	(void)s;
+	(void)data;
+	(void)bytes;
+	return ERR_UNSUPPORTED;
+}
+
 int64_t cuda_sift_overflows(const struct cuda_sift *s)
 {
 	(void)s;

@@ -181,6 +181,19 @@ void sift_destroy(struct sift *s)
 	free(s);
 }
 
+int sift_register_buffer(struct sift *s, void *data, size_t bytes)
+{
+	if (!s)
+		return ERR_RANGE;
+#if TT_HAVE_CUDA
+	if (strcmp(s->ops->name, "cuda") == 0)
+		return cuda_sift_register(s->state, data, bytes);
+#endif
+	(void)data;
+	(void)bytes;
+	return 0;
+}
+
 const char *sift_backend_name(const struct sift *s)
 {
 	return s ? s->ops->name : "none";

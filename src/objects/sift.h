@@ -58,6 +58,12 @@ void sift_destroy(struct sift *s); /* NULL-safe */
 int sift_backend_check(const char *backend, char *why, size_t cap);
 const char *sift_backend_name(const struct sift *s);
 
+/* Lets the backend read a long-lived frame buffer faster (cuda: page-
+ * locked, uploaded by DMA); the buffer must outlive s. 0 when done or when
+ * the backend has nothing to do (opencv); ERR_DEVICE / ERR_NOMEM otherwise
+ * (the buffer still works, uploaded as before). */
+int sift_register_buffer(struct sift *s, void *data, size_t bytes);
+
 /* Keypoints of grey into out (at most cap; the strongest when there are
  * more), their number in *n_out. Returns 0, ERR_RANGE (bad image) or
  * ERR_DEVICE (the backend failed: logged). */

@@ -150,6 +150,8 @@ struct objects_stage *objects_stage_create(const struct objects_stage_config *cf
 		goto fail;
 	if (detections_alloc(&s->merged, cfg->max_detections))
 		goto fail;
+	/* Best effort: an unregistered copy still works, uploaded more slowly. */
+	sift_register_buffer(s->sift, s->frame.data, (size_t)s->frame.stride * (size_t)s->frame.height);
 	if (pthread_create(&s->thread, NULL, worker_main, s) != 0) {
 		*err = ERR_DEVICE;
 		goto fail;
