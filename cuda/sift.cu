@@ -1,6 +1,7 @@
 /* The GPU SIFT: see sift_cuda.h for the contract and the kernels, sift_math.h for the arithmetic. */
 #include "sift_cuda.h"
 
+#include <cub/cub.cuh>
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdbool.h>
@@ -20,13 +21,13 @@ extern "C" {
 
 #define MAX_OCTAVES 16
 #define RMAX SIFT_MAX_TAPS_RADIUS
-#define ROW_W 128 /* row pass: outputs a block row */
-#define ROW_H 4   /* row pass: rows a block */
-#define COL_W 32  /* column pass: tile width */
-#define COL_H 64  /* column pass: tile height */
-#define COL_T 8   /* column pass: thread rows */
+#define BLUR_W 32  /* blur: output tile width */
+#define BLUR_H 32  /* blur: output tile height */
+#define BLUR_T 8   /* blur: thread rows */
+#define SEL_THREADS 256 /* selection kernels: threads a block */
 #define WARPS 4   /* warps a block of the orientation and descriptor kernels */
 #define DEFAULT_SLOTS 65536
+#define MAX_REGISTERED 8
 
 struct oct_info {
 	int w, h;
@@ -45,19 +46,33 @@ struct cuda_sift {
 	int n_oct;
 	struct oct_info oct[MAX_OCTAVES];
 	uint8_t *d_grey;
-	float *d_pyr, *d_tmp;
+	float *d_pyr;
 	struct oct_info *d_oct;
 	/* per slot */
 	struct sift_cand *d_cand;
 	struct sift_key *d_key;
-	uint8_t *d_desc;
-	int *d_count;             /* [0] candidates, [1] keypoints */
-	int *h_count;             /* pinned */
-	struct sift_key *h_key;   /* pinned */
-	uint8_t *h_desc;          /* pinned */
-	struct sift_order_item *order;  /* host */
+	int *d_count;             /* [0] candidates, [1] keypoints, [2] kept */
+	int *h_count;             /* pinned, 3 */
+	/* selection, per slot */
+	struct sift_order_item *d_item;
+	uint32_t *d_sort_key[2];  /* response order keys, in and sorted */
+	int *d_sort_idx[2];       /* keypoint indices, in and sorted */
+	int *d_ord;               /* keypoint at each place of the final order */
+	int *d_flag, *d_place;    /* 1 for a kept (not duplicate) place; its place among the kept */
+	int *d_sel;               /* max_keypoints: keypoint of each output */
+	void *d_temp;             /* CUB's scratch */
+	size_t temp_bytes;
+	struct objects_keypoint *d_out, *h_out; /* max_keypoints, device and pinned */
 	int64_t overflows;
 	int sms;
+	/* the graph of the last frame size and cap */
+	cudaGraphExec_t graph;
+	int graph_w, graph_h, graph_cap;
+	bool no_graph; /* configured, or a capture failed once */
+	int extract_cap; /* the cap of the frame being enqueued */
+	int width, height; /* the frame being enqueued */
+	void *reg[MAX_REGISTERED]; /* page-locked by cuda_sift_register, unlocked at destroy */
+	int n_reg;
 };
 
 __constant__ float c_taps[SIFT_LEVELS][RMAX + 1];
@@ -99,49 +114,44 @@ __global__ void upscale_kernel(const uint8_t *__restrict__ grey, int w, int h, f
 	out[(size_t)Y * W + X] = a * (1 - fy) + b * fy;
 }
 
-/* Row pass of the blur with taps `level`: a block ROW_H rows of ROW_W
- * outputs, the rows plus R pixels each side in shared memory. */
-__global__ void __launch_bounds__(ROW_W *ROW_H)
-	blur_rows_kernel(const float *__restrict__ src, float *__restrict__ dst, int w, int h, int level, int R)
+/* The separable blur with taps `level` in one kernel: a block a BLUR_W x
+ * BLUR_H tile of outputs; the tile and its apron of R pixels (reflected,
+ * 101) come to shared memory, the row pass fills the tile's columns for
+ * every row of the apron, then the column pass makes the outputs. The
+ * arithmetic, and its order, is that of a row pass over the whole level
+ * followed by a column pass (tests/common/sift_sim.h). */
+__global__ void __launch_bounds__(BLUR_W *BLUR_T)
+	blur_kernel(const float *__restrict__ src, float *__restrict__ dst, int w, int h, int level, int R)
 {
-	__shared__ float s[ROW_H][ROW_W + 2 * RMAX];
+	__shared__ float s_in[BLUR_H + 2 * RMAX][BLUR_W + 2 * RMAX];
+	__shared__ float s_mid[BLUR_H + 2 * RMAX][BLUR_W];
 	const int tx = threadIdx.x, ty = threadIdx.y;
-	const int x0 = blockIdx.x * ROW_W, y = blockIdx.y * ROW_H + ty;
-	if (y < h)
-		for (int i = tx; i < ROW_W + 2 * R; i += ROW_W)
-			s[ty][i] = src[(size_t)y * w + sift_reflect101(x0 - R + i, w)];
+	const int x0 = blockIdx.x * BLUR_W, y0 = blockIdx.y * BLUR_H;
+	const int rows = BLUR_H + 2 * R, cols = BLUR_W + 2 * R;
+	for (int j = ty; j < rows; j += BLUR_T) {
+		const float *row = src + (size_t)sift_reflect101(y0 - R + j, h) * w;
+		for (int i = tx; i < cols; i += BLUR_W)
+			s_in[j][i] = row[sift_reflect101(x0 - R + i, w)];
+	}
+	__syncthreads();
+	for (int j = ty; j < rows; j += BLUR_T) {
+		const float *p = &s_in[j][tx + R];
+		float acc = c_taps[level][0] * p[0];
+		for (int k = 1; k <= R; k++)
+			acc += c_taps[level][k] * (p[-k] + p[k]);
+		s_mid[j][tx] = acc;
+	}
 	__syncthreads();
 	const int x = x0 + tx;
-	if (y >= h || x >= w)
-		return;
-	const float *p = &s[ty][tx + R];
-	float acc = c_taps[level][0] * p[0];
-	for (int k = 1; k <= R; k++)
-		acc += c_taps[level][k] * (p[-k] + p[k]);
-	dst[(size_t)y * w + x] = acc;
-}
-
-/* Column pass: a block a COL_W x COL_H tile, its rows plus R above and
- * below in shared memory. */
-__global__ void __launch_bounds__(COL_W *COL_T)
-	blur_cols_kernel(const float *__restrict__ src, float *__restrict__ dst, int w, int h, int level, int R)
-{
-	__shared__ float s[COL_H + 2 * RMAX][COL_W];
-	const int tx = threadIdx.x, ty = threadIdx.y;
-	const int x = blockIdx.x * COL_W + tx, y0 = blockIdx.y * COL_H;
-	if (x < w)
-		for (int i = ty; i < COL_H + 2 * R; i += COL_T)
-			s[i][tx] = src[(size_t)sift_reflect101(y0 - R + i, h) * w + x];
-	__syncthreads();
 	if (x >= w)
 		return;
-	for (int j = ty; j < COL_H; j += COL_T) {
+	for (int j = ty; j < BLUR_H; j += BLUR_T) {
 		const int y = y0 + j;
 		if (y >= h)
 			break;
-		float acc = c_taps[level][0] * s[j + R][tx];
+		float acc = c_taps[level][0] * s_mid[j + R][tx];
 		for (int k = 1; k <= R; k++)
-			acc += c_taps[level][k] * (s[j + R - k][tx] + s[j + R + k][tx]);
+			acc += c_taps[level][k] * (s_mid[j + R - k][tx] + s_mid[j + R + k][tx]);
 		dst[(size_t)y * w + x] = acc;
 	}
 }
@@ -214,20 +224,93 @@ __global__ void __launch_bounds__(WARPS * 32)
 	}
 }
 
-/* One warp a keypoint: the 4 x 4 x 8 histogram, then lane 0 makes the bytes. */
+/* ---- selection: the strongest keypoints, in the host order of sift_math.h ---------------- */
+
+/* Order items and radix keys of every slot: the keypoints' responses
+ * (non-negative floats, whose bits order as the values) inverted, so that
+ * an ascending sort puts the strongest first; empty slots last. */
+__global__ void order_items_kernel(const struct sift_key *__restrict__ keys, const int *__restrict__ counts, int slots,
+				   struct sift_order_item *__restrict__ items, uint32_t *__restrict__ sort_key,
+				   int *__restrict__ sort_idx)
+{
+	const int n = min(counts[1], slots);
+	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < slots; i += gridDim.x * blockDim.x) {
+		if (i < n) {
+			struct sift_order_item it;
+			sift_order_fill(&keys[i], i, &it);
+			items[i] = it;
+			sort_key[i] = ~__float_as_uint(it.response);
+		} else {
+			sort_key[i] = 0xffffffffu;
+		}
+		sort_idx[i] = i;
+	}
+}
+
+/* After the (stable) sort by response alone: each place's keypoint moves
+ * to its rank among the run of equal responses it belongs to, by the
+ * whole order (y, x, size, angle, index), so the final order is the
+ * host's total order. Runs are short (one extremum's orientations). */
+__global__ void order_ties_kernel(const struct sift_order_item *__restrict__ items, const uint32_t *__restrict__ key,
+				  const int *__restrict__ idx, const int *__restrict__ counts, int slots,
+				  int *__restrict__ ord)
+{
+	const int n = min(counts[1], slots);
+	for (int p = blockIdx.x * blockDim.x + threadIdx.x; p < n; p += gridDim.x * blockDim.x) {
+		const uint32_t k = key[p];
+		int lo = p, hi = p + 1;
+		while (lo > 0 && key[lo - 1] == k)
+			lo--;
+		while (hi < n && key[hi] == k)
+			hi++;
+		const struct sift_order_item me = items[idx[p]];
+		int rank = 0;
+		for (int q = lo; q < hi; q++)
+			if (q != p && sift_order_compare(&items[idx[q]], &me) < 0)
+				rank++;
+		ord[lo + rank] = idx[p];
+	}
+}
+
+/* 1 for a place that keeps its keypoint: not a duplicate of the place before. */
+__global__ void order_flags_kernel(const struct sift_order_item *__restrict__ items, const int *__restrict__ ord,
+				   const int *__restrict__ counts, int slots, int *__restrict__ flag)
+{
+	const int n = min(counts[1], slots);
+	for (int p = blockIdx.x * blockDim.x + threadIdx.x; p < slots; p += gridDim.x * blockDim.x)
+		flag[p] = p < n && !(p > 0 && sift_order_same(&items[ord[p - 1]], &items[ord[p]]));
+}
+
+/* The first `cap` kept places become the output; counts[2] their number. */
+__global__ void order_select_kernel(const int *__restrict__ ord, const int *__restrict__ flag,
+				    const int *__restrict__ place, int *__restrict__ counts, int slots, int cap,
+				    int *__restrict__ sel)
+{
+	const int n = min(counts[1], slots);
+	for (int p = blockIdx.x * blockDim.x + threadIdx.x; p < n; p += gridDim.x * blockDim.x) {
+		if (flag[p] && place[p] < cap)
+			sel[place[p]] = ord[p];
+		if (p == n - 1)
+			counts[2] = min(cap, place[p] + flag[p]);
+	}
+}
+
+/* One warp an output keypoint: the 4 x 4 x 8 histogram, then lane 0 makes
+ * the bytes and the keypoint's pose in the frame. */
 __global__ void __launch_bounds__(WARPS * 32)
 	desc_kernel(const float *__restrict__ pyr, const struct oct_info *__restrict__ oct,
-		    const struct sift_key *__restrict__ keys, const int *__restrict__ counts, int cap,
-		    uint8_t *__restrict__ desc)
+		    const struct sift_key *__restrict__ keys, const struct sift_order_item *__restrict__ items,
+		    const int *__restrict__ sel, const int *__restrict__ counts, struct objects_keypoint *__restrict__ out)
 {
 	__shared__ sift_acc s_hist[WARPS][SIFT_HIST_LEN];
 	const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
-	const int n = min(counts[1], cap);
+	const int n = counts[2];
 	for (int i = blockIdx.x * WARPS + wid; i < n; i += gridDim.x * WARPS) {
 		for (int b = lane; b < SIFT_HIST_LEN; b += 32)
 			s_hist[wid][b] = 0;
 		__syncwarp();
-		const struct sift_key k = keys[i];
+		const int ki = sel[i];
+		const struct sift_key k = keys[ki];
 		const struct oct_info o = oct[k.octave];
 		const float *img = pyr + o.off + (long long)k.layer * o.w * o.h;
 		struct sift_desc_geom gm;
@@ -236,8 +319,16 @@ __global__ void __launch_bounds__(WARPS * 32)
 		for (int t = lane; t < side * side; t += 32)
 			sift_desc_sample(img, o.w, o.h, &gm, t / side - gm.radius, t % side - gm.radius, s_hist[wid]);
 		__syncwarp();
-		if (lane == 0)
-			sift_desc_finish(s_hist[wid], desc + (size_t)i * SIFT_DESC_LEN);
+		if (lane == 0) {
+			struct objects_keypoint *dst = &out[i];
+			const struct sift_order_item it = items[ki];
+			sift_desc_finish(s_hist[wid], dst->desc);
+			dst->x = it.x;
+			dst->y = it.y;
+			dst->size = it.size;
+			dst->angle_deg = it.angle;
+			dst->response = it.response;
+		}
 		__syncwarp();
 	}
 }
@@ -249,13 +340,20 @@ extern "C" int cuda_sift_probe(char *why, size_t cap)
 	return cuda_threshold_probe(why, cap);
 }
 
+static void drop_graph(struct cuda_sift *s)
+{
+	if (s->graph)
+		cudaGraphExecDestroy(s->graph);
+	s->graph = NULL;
+}
+
 static void free_frame_buffers(struct cuda_sift *s)
 {
+	drop_graph(s);
 	cudaFree(s->d_grey);
 	cudaFree(s->d_pyr);
-	cudaFree(s->d_tmp);
 	s->d_grey = NULL;
-	s->d_pyr = s->d_tmp = NULL;
+	s->d_pyr = NULL;
 	s->alloc_w = s->alloc_h = 0;
 	s->cur_w = s->cur_h = 0;
 }
@@ -266,21 +364,31 @@ extern "C" void cuda_sift_destroy(struct cuda_sift *s)
 		return;
 	if (s->stream)
 		cudaStreamSynchronize(s->stream);
+	for (int i = 0; i < s->n_reg; i++)
+		cudaHostUnregister(s->reg[i]);
 	free_frame_buffers(s);
 	cudaFree(s->d_oct);
 	cudaFree(s->d_cand);
 	cudaFree(s->d_key);
-	cudaFree(s->d_desc);
 	cudaFree(s->d_count);
+	cudaFree(s->d_item);
+	for (int i = 0; i < 2; i++) {
+		cudaFree(s->d_sort_key[i]);
+		cudaFree(s->d_sort_idx[i]);
+	}
+	cudaFree(s->d_ord);
+	cudaFree(s->d_flag);
+	cudaFree(s->d_place);
+	cudaFree(s->d_sel);
+	cudaFree(s->d_temp);
+	cudaFree(s->d_out);
 	cudaFreeHost(s->h_count);
-	cudaFreeHost(s->h_key);
-	cudaFreeHost(s->h_desc);
+	cudaFreeHost(s->h_out);
 	for (int i = 0; i < 4; i++)
 		if (s->ev[i])
 			cudaEventDestroy(s->ev[i]);
 	if (s->stream)
 		cudaStreamDestroy(s->stream);
-	free(s->order);
 	free(s);
 }
 
@@ -290,6 +398,7 @@ extern "C" struct cuda_sift *cuda_sift_create(const struct cuda_sift_config *cfg
 	char why[200];
 	float taps[SIFT_LEVELS][RMAX + 1];
 	int dev = 0;
+	size_t sort_bytes = 0, scan_bytes = 0;
 	*err = ERR_RANGE;
 	if (!cfg || cfg->max_keypoints < 1 || cfg->max_keypoints > OBJECTS_MAX_KEYPOINTS ||
 	    !(cfg->contrast_threshold >= 0.0f && cfg->contrast_threshold <= 1.0f) || cfg->max_candidates < 0 ||
@@ -310,28 +419,41 @@ extern "C" struct cuda_sift *cuda_sift_create(const struct cuda_sift_config *cfg
 		return NULL;
 	*err = ERR_DEVICE;
 	s->cfg = *cfg;
+	s->no_graph = cfg->no_graph != 0;
 	s->slots = cfg->max_candidates ? cfg->max_candidates : DEFAULT_SLOTS;
 	if (s->slots < cfg->max_keypoints)
 		s->slots = cfg->max_keypoints;
-	s->order = (struct sift_order_item *)malloc(sizeof *s->order * (size_t)s->slots);
-	if (!s->order) {
-		*err = ERR_NOMEM;
-		goto fail;
+	{
+		const size_t slots = (size_t)s->slots, mk = (size_t)cfg->max_keypoints;
+		CUDA_CHECK(cudaGetDevice(&dev));
+		CUDA_CHECK(cudaDeviceGetAttribute(&s->sms, cudaDevAttrMultiProcessorCount, dev));
+		CUDA_CHECK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+		for (int i = 0; i < 4; i++)
+			CUDA_CHECK(cudaEventCreate(&s->ev[i]));
+		CUDA_CHECK(cudaMemcpyToSymbol(c_taps, taps, sizeof taps));
+		CUDA_CHECK(cudaMalloc(&s->d_oct, sizeof(struct oct_info) * MAX_OCTAVES));
+		CUDA_CHECK(cudaMalloc(&s->d_cand, sizeof(struct sift_cand) * slots));
+		CUDA_CHECK(cudaMalloc(&s->d_key, sizeof(struct sift_key) * slots));
+		CUDA_CHECK(cudaMalloc(&s->d_count, 3 * sizeof(int)));
+		CUDA_CHECK(cudaMalloc(&s->d_item, sizeof(struct sift_order_item) * slots));
+		for (int i = 0; i < 2; i++) {
+			CUDA_CHECK(cudaMalloc(&s->d_sort_key[i], sizeof(uint32_t) * slots));
+			CUDA_CHECK(cudaMalloc(&s->d_sort_idx[i], sizeof(int) * slots));
+		}
+		CUDA_CHECK(cudaMalloc(&s->d_ord, sizeof(int) * slots));
+		CUDA_CHECK(cudaMalloc(&s->d_flag, sizeof(int) * slots));
+		CUDA_CHECK(cudaMalloc(&s->d_place, sizeof(int) * slots));
+		CUDA_CHECK(cudaMalloc(&s->d_sel, sizeof(int) * mk));
+		CUDA_CHECK(cudaMalloc(&s->d_out, sizeof(struct objects_keypoint) * mk));
+		CUDA_CHECK(cub::DeviceRadixSort::SortPairs(NULL, sort_bytes, s->d_sort_key[0], s->d_sort_key[1],
+							   s->d_sort_idx[0], s->d_sort_idx[1], s->slots, 0, 32,
+							   s->stream));
+		CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, s->d_flag, s->d_place, s->slots, s->stream));
+		s->temp_bytes = sort_bytes > scan_bytes ? sort_bytes : scan_bytes;
+		CUDA_CHECK(cudaMalloc(&s->d_temp, s->temp_bytes));
+		CUDA_CHECK(cudaHostAlloc(&s->h_count, 3 * sizeof(int), cudaHostAllocDefault));
+		CUDA_CHECK(cudaHostAlloc(&s->h_out, sizeof(struct objects_keypoint) * mk, cudaHostAllocDefault));
 	}
-	CUDA_CHECK(cudaGetDevice(&dev));
-	CUDA_CHECK(cudaDeviceGetAttribute(&s->sms, cudaDevAttrMultiProcessorCount, dev));
-	CUDA_CHECK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
-	for (int i = 0; i < 4; i++)
-		CUDA_CHECK(cudaEventCreate(&s->ev[i]));
-	CUDA_CHECK(cudaMemcpyToSymbol(c_taps, taps, sizeof taps));
-	CUDA_CHECK(cudaMalloc(&s->d_oct, sizeof(struct oct_info) * MAX_OCTAVES));
-	CUDA_CHECK(cudaMalloc(&s->d_cand, sizeof(struct sift_cand) * (size_t)s->slots));
-	CUDA_CHECK(cudaMalloc(&s->d_key, sizeof(struct sift_key) * (size_t)s->slots));
-	CUDA_CHECK(cudaMalloc(&s->d_desc, (size_t)SIFT_DESC_LEN * (size_t)s->slots));
-	CUDA_CHECK(cudaMalloc(&s->d_count, 2 * sizeof(int)));
-	CUDA_CHECK(cudaHostAlloc(&s->h_count, 2 * sizeof(int), cudaHostAllocDefault));
-	CUDA_CHECK(cudaHostAlloc(&s->h_key, sizeof(struct sift_key) * (size_t)s->slots, cudaHostAllocDefault));
-	CUDA_CHECK(cudaHostAlloc(&s->h_desc, (size_t)SIFT_DESC_LEN * (size_t)s->slots, cudaHostAllocDefault));
 	*err = 0;
 	return s;
 fail:
@@ -344,6 +466,7 @@ static int prepare(struct cuda_sift *s, int w, int h)
 {
 	if (w == s->cur_w && h == s->cur_h)
 		return 0;
+	drop_graph(s);
 	int n = sift_octaves(w, h, MAX_OCTAVES);
 	long long total = 0;
 	int ow = 2 * w, oh = 2 * h, k = 0;
@@ -364,7 +487,6 @@ static int prepare(struct cuda_sift *s, int w, int h)
 		size_t px0 = (size_t)(2 * aw) * (size_t)(2 * ah);
 		CUDA_CHECK(cudaMalloc(&s->d_grey, (size_t)aw * (size_t)ah));
 		CUDA_CHECK(cudaMalloc(&s->d_pyr, sizeof(float) * (size_t)SIFT_LEVELS * (px0 + px0 / 3 + 64)));
-		CUDA_CHECK(cudaMalloc(&s->d_tmp, sizeof(float) * px0));
 		s->alloc_w = aw;
 		s->alloc_h = ah;
 	}
@@ -379,131 +501,189 @@ fail:
 	return ERR_DEVICE;
 }
 
-/* src -> dst (w x h) through d_tmp with the taps of `level`. */
-static int blur(struct cuda_sift *s, const float *src, float *dst, int w, int h, int level, int R)
+static unsigned grid_for(int n, int threads, int max_blocks)
 {
-	blur_rows_kernel<<<dim3((unsigned)((w + ROW_W - 1) / ROW_W), (unsigned)((h + ROW_H - 1) / ROW_H)),
-			   dim3(ROW_W, ROW_H), 0, s->stream>>>(src, s->d_tmp, w, h, level, R);
-	CUDA_CHECK(cudaGetLastError());
-	blur_cols_kernel<<<dim3((unsigned)((w + COL_W - 1) / COL_W), (unsigned)((h + COL_H - 1) / COL_H)),
-			   dim3(COL_W, COL_T), 0, s->stream>>>(s->d_tmp, dst, w, h, level, R);
-	CUDA_CHECK(cudaGetLastError());
-	return 0;
-fail:
-	return ERR_DEVICE;
+	int b = (n + threads - 1) / threads;
+	return (unsigned)(b < 1 ? 1 : b > max_blocks ? max_blocks : b);
+}
+
+/* Every kernel of one frame (the frame already in d_grey, its size in
+ * s->width x s->height, the cap in s->extract_cap) on stream st, ending
+ * with the counters' copy to the host. The timing events are recorded as
+ * external events, so that a captured graph records them too. */
+static cudaError_t enqueue(struct cuda_sift *s, cudaStream_t st)
+{
+	int R[SIFT_LEVELS];
+	cudaError_t e;
+	size_t tb;
+	const int blocks = s->sms * 8 > 0 ? s->sms * 8 : 1;
+	const int sel_blocks = s->sms * 4 > 0 ? s->sms * 4 : 1;
+	for (int i = 0; i < SIFT_LEVELS; i++) {
+		float t[RMAX + 1];
+		R[i] = sift_gauss_taps(sift_level_sigma(i), t, RMAX);
+	}
+	if ((e = cudaMemsetAsync(s->d_count, 0, 3 * sizeof(int), st)) != cudaSuccess)
+		return e;
+	if ((e = cudaEventRecordWithFlags(s->ev[0], st, cudaEventRecordExternal)) != cudaSuccess)
+		return e;
+	for (int o = 0; o < s->n_oct; o++) {
+		const struct oct_info *oc = &s->oct[o];
+		float *g = s->d_pyr + oc->off;
+		const size_t plane = (size_t)oc->w * (size_t)oc->h;
+		const dim3 b16(32, 8), g16((unsigned)((oc->w + 31) / 32), (unsigned)((oc->h + 7) / 8));
+		const dim3 bb(BLUR_W, BLUR_T),
+			gb((unsigned)((oc->w + BLUR_W - 1) / BLUR_W), (unsigned)((oc->h + BLUR_H - 1) / BLUR_H));
+		if (o == 0) {
+			/* level 1's room holds the doubled frame until level 1 is made */
+			upscale_kernel<<<g16, b16, 0, st>>>(s->d_grey, s->width, s->height, g + plane);
+			blur_kernel<<<gb, bb, 0, st>>>(g + plane, g, oc->w, oc->h, 0, R[0]);
+		} else {
+			const struct oct_info *pr = &s->oct[o - 1];
+			down_kernel<<<g16, b16, 0, st>>>(
+				s->d_pyr + pr->off + (size_t)SIFT_LAYERS * (size_t)pr->w * (size_t)pr->h, pr->w, g, oc->w,
+				oc->h);
+		}
+		for (int i = 1; i < SIFT_LEVELS; i++)
+			blur_kernel<<<gb, bb, 0, st>>>(g + (size_t)(i - 1) * plane, g + (size_t)i * plane, oc->w, oc->h, i,
+						       R[i]);
+	}
+	if ((e = cudaEventRecordWithFlags(s->ev[1], st, cudaEventRecordExternal)) != cudaSuccess)
+		return e;
+	const float thr = sift_prefilter(s->cfg.contrast_threshold);
+	for (int o = 0; o < s->n_oct; o++) {
+		const struct oct_info *oc = &s->oct[o];
+		if (oc->w <= 2 * SIFT_BORDER || oc->h <= 2 * SIFT_BORDER)
+			continue;
+		extrema_kernel<<<dim3((unsigned)((oc->w + 31) / 32), (unsigned)((oc->h + 7) / 8), SIFT_LAYERS),
+				 dim3(32, 8), 0, st>>>(s->d_pyr, *oc, o, thr, s->cfg.contrast_threshold, s->d_cand,
+						       s->d_count, s->slots);
+	}
+	orient_kernel<<<blocks, WARPS * 32, 0, st>>>(s->d_pyr, s->d_oct, s->d_cand, s->d_count, s->slots, s->d_key);
+	if ((e = cudaEventRecordWithFlags(s->ev[2], st, cudaEventRecordExternal)) != cudaSuccess)
+		return e;
+	const unsigned gs = grid_for(s->slots, SEL_THREADS, sel_blocks);
+	order_items_kernel<<<gs, SEL_THREADS, 0, st>>>(s->d_key, s->d_count, s->slots, s->d_item, s->d_sort_key[0],
+						       s->d_sort_idx[0]);
+	tb = s->temp_bytes;
+	if ((e = cub::DeviceRadixSort::SortPairs(s->d_temp, tb, s->d_sort_key[0], s->d_sort_key[1], s->d_sort_idx[0],
+						 s->d_sort_idx[1], s->slots, 0, 32, st)) != cudaSuccess)
+		return e;
+	order_ties_kernel<<<gs, SEL_THREADS, 0, st>>>(s->d_item, s->d_sort_key[1], s->d_sort_idx[1], s->d_count,
+						      s->slots, s->d_ord);
+	order_flags_kernel<<<gs, SEL_THREADS, 0, st>>>(s->d_item, s->d_ord, s->d_count, s->slots, s->d_flag);
+	tb = s->temp_bytes;
+	if ((e = cub::DeviceScan::ExclusiveSum(s->d_temp, tb, s->d_flag, s->d_place, s->slots, st)) != cudaSuccess)
+		return e;
+	order_select_kernel<<<gs, SEL_THREADS, 0, st>>>(s->d_ord, s->d_flag, s->d_place, s->d_count, s->slots,
+							s->extract_cap, s->d_sel);
+	desc_kernel<<<blocks, WARPS * 32, 0, st>>>(s->d_pyr, s->d_oct, s->d_key, s->d_item, s->d_sel, s->d_count,
+						   s->d_out);
+	if ((e = cudaEventRecordWithFlags(s->ev[3], st, cudaEventRecordExternal)) != cudaSuccess)
+		return e;
+	if ((e = cudaMemcpyAsync(s->h_count, s->d_count, 3 * sizeof(int), cudaMemcpyDeviceToHost, st)) != cudaSuccess)
+		return e;
+	return cudaGetLastError();
+}
+
+/* The graph of the current frame size and cap: kept, or captured now.
+ * NULL when capture fails: logged once, and the frames are launched
+ * kernel by kernel from then on. */
+static cudaGraphExec_t graph_for(struct cuda_sift *s)
+{
+	if (s->graph && s->graph_w == s->width && s->graph_h == s->height && s->graph_cap == s->extract_cap)
+		return s->graph;
+	drop_graph(s);
+	cudaGraph_t graph = NULL;
+	cudaGraphExec_t exec = NULL;
+	/* Thread-local: another stage's thread may be calling CUDA meanwhile. */
+	cudaError_t e = cudaStreamBeginCapture(s->stream, cudaStreamCaptureModeThreadLocal);
+	if (e == cudaSuccess) {
+		cudaError_t e1 = enqueue(s, s->stream);
+		e = cudaStreamEndCapture(s->stream, &graph);
+		if (e == cudaSuccess)
+			e = e1;
+	}
+	if (e == cudaSuccess)
+		e = cudaGraphInstantiate(&exec, graph, 0);
+	if (graph)
+		cudaGraphDestroy(graph);
+	if (e != cudaSuccess) {
+		cudaGetLastError(); /* the capture's error is not the next frame's */
+		log_warn("SIFT cuda: no CUDA graph (%s); launching kernel by kernel", cudaGetErrorString(e));
+		s->no_graph = true;
+		return NULL;
+	}
+	s->graph = exec;
+	s->graph_w = s->width;
+	s->graph_h = s->height;
+	s->graph_cap = s->extract_cap;
+	return exec;
 }
 
 extern "C" int cuda_sift_extract(struct cuda_sift *s, const uint8_t *grey, int width, int height, int stride,
 				 struct objects_keypoint *out, int cap, int *n_out)
 {
-	int R[SIFT_LEVELS], nc, nk, n = 0, blocks;
-	float thr;
+	int nc, nk, n;
 	if (n_out)
 		*n_out = 0;
 	if (!s || !grey || !n_out || width < 1 || height < 1 || stride < width || cap < 0 || (cap > 0 && !out))
 		return ERR_RANGE;
 	if (cap > s->cfg.max_keypoints)
 		cap = s->cfg.max_keypoints;
-	for (int i = 0; i < SIFT_LEVELS; i++) {
-		float t[RMAX + 1];
-		R[i] = sift_gauss_taps(sift_level_sigma(i), t, RMAX);
-	}
 	if (prepare(s, width, height) < 0)
 		return ERR_DEVICE;
 	s->timed = false;
-	CUDA_CHECK(cudaMemsetAsync(s->d_count, 0, 2 * sizeof(int), s->stream));
+	s->width = width;
+	s->height = height;
+	s->extract_cap = cap;
 	CUDA_CHECK(cudaMemcpy2DAsync(s->d_grey, (size_t)width, grey, (size_t)stride, (size_t)width, (size_t)height,
 				     cudaMemcpyHostToDevice, s->stream));
-	CUDA_CHECK(cudaEventRecord(s->ev[0], s->stream));
-	for (int o = 0; o < s->n_oct; o++) {
-		const struct oct_info *oc = &s->oct[o];
-		float *g = s->d_pyr + oc->off;
-		const size_t plane = (size_t)oc->w * (size_t)oc->h;
-		const dim3 b16(32, 8), g16((unsigned)((oc->w + 31) / 32), (unsigned)((oc->h + 7) / 8));
-		if (o == 0) {
-			/* level 1's room holds the doubled frame until level 1 is made */
-			upscale_kernel<<<g16, b16, 0, s->stream>>>(s->d_grey, width, height, g + plane);
-			CUDA_CHECK(cudaGetLastError());
-			if (blur(s, g + plane, g, oc->w, oc->h, 0, R[0]) < 0)
-				goto fail;
-		} else {
-			const struct oct_info *pr = &s->oct[o - 1];
-			down_kernel<<<g16, b16, 0, s->stream>>>(
-				s->d_pyr + pr->off + (size_t)SIFT_LAYERS * (size_t)pr->w * (size_t)pr->h, pr->w, g, oc->w,
-				oc->h);
-			CUDA_CHECK(cudaGetLastError());
-		}
-		for (int i = 1; i < SIFT_LEVELS; i++)
-			if (blur(s, g + (size_t)(i - 1) * plane, g + (size_t)i * plane, oc->w, oc->h, i, R[i]) < 0)
-				goto fail;
+	{
+		cudaGraphExec_t exec = s->no_graph ? NULL : graph_for(s);
+		if (exec)
+			CUDA_CHECK(cudaGraphLaunch(exec, s->stream));
+		else
+			CUDA_CHECK(enqueue(s, s->stream));
 	}
-	CUDA_CHECK(cudaEventRecord(s->ev[1], s->stream));
-	thr = sift_prefilter(s->cfg.contrast_threshold);
-	for (int o = 0; o < s->n_oct; o++) {
-		const struct oct_info *oc = &s->oct[o];
-		if (oc->w <= 2 * SIFT_BORDER || oc->h <= 2 * SIFT_BORDER)
-			continue;
-		extrema_kernel<<<dim3((unsigned)((oc->w + 31) / 32), (unsigned)((oc->h + 7) / 8), SIFT_LAYERS),
-				 dim3(32, 8), 0, s->stream>>>(s->d_pyr, *oc, o, thr, s->cfg.contrast_threshold,
-							      s->d_cand, s->d_count, s->slots);
-		CUDA_CHECK(cudaGetLastError());
-	}
-	blocks = s->sms * 8;
-	if (blocks < 1)
-		blocks = 1;
-	orient_kernel<<<blocks, WARPS * 32, 0, s->stream>>>(s->d_pyr, s->d_oct, s->d_cand, s->d_count, s->slots,
-							    s->d_key);
-	CUDA_CHECK(cudaGetLastError());
-	CUDA_CHECK(cudaEventRecord(s->ev[2], s->stream));
-	desc_kernel<<<blocks, WARPS * 32, 0, s->stream>>>(s->d_pyr, s->d_oct, s->d_key, s->d_count, s->slots,
-							  s->d_desc);
-	CUDA_CHECK(cudaGetLastError());
-	CUDA_CHECK(cudaEventRecord(s->ev[3], s->stream));
-	CUDA_CHECK(cudaMemcpyAsync(s->h_count, s->d_count, 2 * sizeof(int), cudaMemcpyDeviceToHost, s->stream));
 	CUDA_CHECK(cudaStreamSynchronize(s->stream));
 	s->timed = true;
 	nc = s->h_count[0];
 	nk = s->h_count[1];
+	n = s->h_count[2];
 	if (nc > s->slots || nk > s->slots) {
 		if (s->overflows++ == 0)
 			log_warn("SIFT cuda: %d extrema and %d keypoints for %d slots: keypoints lost (logged once)",
 				 nc, nk, s->slots);
 	}
-	nk = nk < s->slots ? nk : s->slots;
-	if (nk > 0) {
-		CUDA_CHECK(cudaMemcpyAsync(s->h_key, s->d_key, sizeof(struct sift_key) * (size_t)nk,
-					   cudaMemcpyDeviceToHost, s->stream));
-		CUDA_CHECK(cudaMemcpyAsync(s->h_desc, s->d_desc, (size_t)SIFT_DESC_LEN * (size_t)nk,
+	if (n < 0 || n > cap) {
+		log_error("SIFT cuda: %d keypoints selected for at most %d", n, cap);
+		return ERR_DEVICE;
+	}
+	if (n > 0) {
+		CUDA_CHECK(cudaMemcpyAsync(s->h_out, s->d_out, sizeof(struct objects_keypoint) * (size_t)n,
 					   cudaMemcpyDeviceToHost, s->stream));
 		CUDA_CHECK(cudaStreamSynchronize(s->stream));
-	}
-	for (int i = 0; i < nk; i++) {
-		struct sift_order_item *it = &s->order[i];
-		sift_frame_pose(&s->h_key[i], &it->x, &it->y, &it->size);
-		float a = fmodf(s->h_key[i].angle, 360.0f);
-		if (a < 0)
-			a += 360.0f;
-		it->angle = a >= 360.0f ? 0.0f : a;
-		it->response = s->h_key[i].response;
-		it->idx = i;
-	}
-	qsort(s->order, (size_t)nk, sizeof *s->order, sift_order_cmp);
-	for (int i = 0; i < nk && n < cap; i++) {
-		const struct sift_order_item *it = &s->order[i];
-		if (i > 0) {
-			const struct sift_order_item *p = &s->order[i - 1];
-			if (p->x == it->x && p->y == it->y && p->size == it->size && p->angle == it->angle)
-				continue; /* the same extremum reached twice by the refinement */
-		}
-		struct objects_keypoint *o = &out[n++];
-		o->x = it->x;
-		o->y = it->y;
-		o->size = it->size;
-		o->angle_deg = it->angle;
-		o->response = it->response;
-		memcpy(o->desc, s->h_desc + (size_t)it->idx * SIFT_DESC_LEN, SIFT_DESC_LEN);
+		memcpy(out, s->h_out, sizeof(struct objects_keypoint) * (size_t)n);
 	}
 	*n_out = n;
+	return 0;
+fail:
+	return ERR_DEVICE;
+}
+
+extern "C" int cuda_sift_register(struct cuda_sift *s, void *data, size_t bytes)
+{
+	if (!s || !data || !bytes)
+		return ERR_RANGE;
+	if (s->n_reg == MAX_REGISTERED)
+		return ERR_NOMEM;
+	cudaError_t e = cudaHostRegister(data, bytes, cudaHostRegisterDefault);
+	if (e == cudaErrorHostMemoryAlreadyRegistered) {
+		(void)cudaGetLastError(); /* another stage's: DMA-able for us too, theirs to unlock */
+		return 0;
+	}
+	CUDA_CHECK(e);
+	s->reg[s->n_reg++] = data;
 	return 0;
 fail:
 	return ERR_DEVICE;
@@ -522,10 +702,219 @@ extern "C" int cuda_sift_stage_times(const struct cuda_sift *s, float *pyramid_u
 		return ERR_AGAIN;
 	if (cudaEventElapsedTime(&a, s->ev[0], s->ev[1]) != cudaSuccess ||
 	    cudaEventElapsedTime(&b, s->ev[1], s->ev[2]) != cudaSuccess ||
-	    cudaEventElapsedTime(&c, s->ev[2], s->ev[3]) != cudaSuccess)
+	    cudaEventElapsedTime(&c, s->ev[2], s->ev[3]) != cudaSuccess) {
+		cudaGetLastError();
 		return ERR_DEVICE;
+	}
 	*pyramid_us = a * 1000;
 	*detect_us = b * 1000;
 	*describe_us = c * 1000;
 	return 0;
+}
+
+/* ---- matching: the nearest two library keypoints ------------------------------------------ */
+
+#define MATCH_Q 128      /* query keypoints a block, one a thread */
+#define MATCH_L 64       /* library descriptors a shared tile */
+#define MATCH_CHUNKS 64  /* library chunks at most */
+#define DESC_WORDS (OBJECTS_DESC_LEN / 4)
+
+struct match_part {
+	uint32_t d1, d2;
+	int32_t index;
+};
+
+struct cuda_match {
+	int n_lib, max_query;
+	int sms;
+	cudaStream_t stream;
+	uint32_t *d_lib;                 /* n_lib x DESC_WORDS */
+	struct objects_keypoint *d_query, *h_query; /* max_query */
+	struct match_part *d_part;       /* MATCH_CHUNKS x max_query */
+	struct objects_nearest *d_out, *h_out; /* max_query */
+};
+
+/* Squared distance of two descriptors held as 32 words of 4 bytes each. */
+__device__ __forceinline__ uint32_t desc_dist2(const uint32_t *a, const uint32_t *b)
+{
+	uint32_t acc = 0;
+#pragma unroll
+	for (int w = 0; w < DESC_WORDS; w++) {
+		const uint32_t d = __vabsdiffu4(a[w], b[w]);
+		acc = __dp4a(d, d, acc);
+	}
+	return acc;
+}
+
+/* Block (x, y): queries x * MATCH_Q.. against library chunk y (indices
+ * y * chunk .. (y + 1) * chunk - 1), scanned in index order. */
+__global__ void __launch_bounds__(MATCH_Q)
+	nearest_kernel(const uint32_t *__restrict__ lib, int n_lib, int chunk,
+		       const struct objects_keypoint *__restrict__ query, int nq, struct match_part *__restrict__ part)
+{
+	__shared__ uint32_t s_lib[MATCH_L][DESC_WORDS];
+	const int q = blockIdx.x * MATCH_Q + threadIdx.x;
+	const int first = blockIdx.y * chunk, last = min(n_lib, first + chunk);
+	uint32_t qd[DESC_WORDS];
+	if (q < nq) {
+		const uint32_t *src = (const uint32_t *)query[q].desc;
+#pragma unroll
+		for (int w = 0; w < DESC_WORDS; w++)
+			qd[w] = src[w];
+	}
+	uint32_t d1 = 0xffffffffu, d2 = 0xffffffffu;
+	int best = -1;
+	for (int t0 = first; t0 < last; t0 += MATCH_L) {
+		const int nt = min(MATCH_L, last - t0);
+		__syncthreads();
+		for (int i = threadIdx.x; i < nt * DESC_WORDS; i += MATCH_Q)
+			s_lib[i / DESC_WORDS][i % DESC_WORDS] = lib[(size_t)t0 * DESC_WORDS + i];
+		__syncthreads();
+		if (q >= nq)
+			continue;
+		for (int l = 0; l < nt; l++) {
+			const uint32_t d = desc_dist2(qd, s_lib[l]);
+			if (d < d1) {
+				d2 = d1;
+				d1 = d;
+				best = t0 + l;
+			} else if (d < d2) {
+				d2 = d;
+			}
+		}
+	}
+	if (q < nq)
+		part[(size_t)blockIdx.y * nq + q] = match_part{d1, d2, best};
+}
+
+/* The chunks of each query merged in chunk order: a later chunk's nearest
+ * wins only when strictly nearer, so ties keep the lower index. */
+__global__ void merge_kernel(const struct match_part *__restrict__ part, int chunks, int nq,
+			     struct objects_nearest *__restrict__ out)
+{
+	const int q = blockIdx.x * blockDim.x + threadIdx.x;
+	if (q >= nq)
+		return;
+	uint32_t d1 = 0xffffffffu, d2 = 0xffffffffu;
+	int best = -1;
+	for (int c = 0; c < chunks; c++) {
+		const struct match_part p = part[(size_t)c * nq + q];
+		if (p.index < 0)
+			continue;
+		if (p.d1 < d1) {
+			d2 = min(d1, p.d2);
+			d1 = p.d1;
+			best = p.index;
+		} else {
+			d2 = min(d2, p.d1);
+		}
+	}
+	out[q] = objects_nearest{best, d1, d2};
+}
+
+extern "C" void cuda_match_destroy(struct cuda_match *m)
+{
+	if (!m)
+		return;
+	if (m->stream)
+		cudaStreamSynchronize(m->stream);
+	cudaFree(m->d_lib);
+	cudaFree(m->d_query);
+	cudaFree(m->d_part);
+	cudaFree(m->d_out);
+	cudaFreeHost(m->h_query);
+	cudaFreeHost(m->h_out);
+	if (m->stream)
+		cudaStreamDestroy(m->stream);
+	free(m);
+}
+
+extern "C" struct cuda_match *cuda_match_create(const struct objects_keypoint *lib, int n_lib, int max_query, int *err)
+{
+	struct cuda_match *m = NULL;
+	uint32_t *h_lib = NULL;
+	char why[200];
+	int dev = 0;
+	*err = ERR_RANGE;
+	if (n_lib < 0 || n_lib > OBJECTS_MAX_TOTAL || (n_lib > 0 && !lib) || max_query < 1 ||
+	    max_query > OBJECTS_MAX_TOTAL)
+		return NULL;
+	if (cuda_sift_probe(why, sizeof why) < 0) {
+		log_error("SIFT cuda matching: %s", why);
+		*err = ERR_DEVICE;
+		return NULL;
+	}
+	*err = ERR_NOMEM;
+	m = (struct cuda_match *)calloc(1, sizeof *m);
+	h_lib = (uint32_t *)malloc(sizeof(uint32_t) * DESC_WORDS * (size_t)(n_lib > 0 ? n_lib : 1));
+	if (!m || !h_lib) {
+		free(m);
+		free(h_lib);
+		return NULL;
+	}
+	*err = ERR_DEVICE;
+	m->n_lib = n_lib;
+	m->max_query = max_query;
+	for (int i = 0; i < n_lib; i++)
+		memcpy(h_lib + (size_t)i * DESC_WORDS, lib[i].desc, OBJECTS_DESC_LEN);
+	{
+		const size_t mq = (size_t)max_query;
+		CUDA_CHECK(cudaGetDevice(&dev));
+		CUDA_CHECK(cudaDeviceGetAttribute(&m->sms, cudaDevAttrMultiProcessorCount, dev));
+		CUDA_CHECK(cudaStreamCreateWithFlags(&m->stream, cudaStreamNonBlocking));
+		CUDA_CHECK(cudaMalloc(&m->d_lib, sizeof(uint32_t) * DESC_WORDS * (size_t)(n_lib > 0 ? n_lib : 1)));
+		CUDA_CHECK(cudaMemcpy(m->d_lib, h_lib, sizeof(uint32_t) * DESC_WORDS * (size_t)n_lib,
+				      cudaMemcpyHostToDevice));
+		CUDA_CHECK(cudaMalloc(&m->d_query, sizeof(struct objects_keypoint) * mq));
+		CUDA_CHECK(cudaMalloc(&m->d_part, sizeof(struct match_part) * MATCH_CHUNKS * mq));
+		CUDA_CHECK(cudaMalloc(&m->d_out, sizeof(struct objects_nearest) * mq));
+		CUDA_CHECK(cudaHostAlloc(&m->h_query, sizeof(struct objects_keypoint) * mq, cudaHostAllocDefault));
+		CUDA_CHECK(cudaHostAlloc(&m->h_out, sizeof(struct objects_nearest) * mq, cudaHostAllocDefault));
+	}
+	free(h_lib);
+	*err = 0;
+	return m;
+fail:
+	free(h_lib);
+	cuda_match_destroy(m);
+	return NULL;
+}
+
+extern "C" int cuda_match_nearest(struct cuda_match *m, const struct objects_keypoint *query, int n,
+				  struct objects_nearest *out)
+{
+	if (!m || n < 0 || n > m->max_query || (n > 0 && (!query || !out)))
+		return ERR_RANGE;
+	if (n == 0)
+		return 0;
+	if (m->n_lib == 0) {
+		for (int i = 0; i < n; i++)
+			out[i] = objects_nearest{-1, 0xffffffffu, 0xffffffffu};
+		return 0;
+	}
+	{
+		/* Enough chunks that the blocks fill the GPU twice over, each chunk a
+		 * whole number of tiles. */
+		const int qblocks = (n + MATCH_Q - 1) / MATCH_Q;
+		const int tiles = (m->n_lib + MATCH_L - 1) / MATCH_L;
+		int chunks = (2 * m->sms + qblocks - 1) / qblocks;
+		chunks = chunks < 1 ? 1 : chunks > MATCH_CHUNKS ? MATCH_CHUNKS : chunks > tiles ? tiles : chunks;
+		const int chunk = (tiles + chunks - 1) / chunks * MATCH_L;
+		chunks = (m->n_lib + chunk - 1) / chunk;
+		memcpy(m->h_query, query, sizeof(struct objects_keypoint) * (size_t)n);
+		CUDA_CHECK(cudaMemcpyAsync(m->d_query, m->h_query, sizeof(struct objects_keypoint) * (size_t)n,
+					   cudaMemcpyHostToDevice, m->stream));
+		nearest_kernel<<<dim3((unsigned)qblocks, (unsigned)chunks), MATCH_Q, 0, m->stream>>>(
+			m->d_lib, m->n_lib, chunk, m->d_query, n, m->d_part);
+		CUDA_CHECK(cudaGetLastError());
+		merge_kernel<<<(unsigned)((n + 127) / 128), 128, 0, m->stream>>>(m->d_part, chunks, n, m->d_out);
+		CUDA_CHECK(cudaGetLastError());
+		CUDA_CHECK(cudaMemcpyAsync(m->h_out, m->d_out, sizeof(struct objects_nearest) * (size_t)n,
+					   cudaMemcpyDeviceToHost, m->stream));
+		CUDA_CHECK(cudaStreamSynchronize(m->stream));
+		memcpy(out, m->h_out, sizeof(struct objects_nearest) * (size_t)n);
+	}
+	return 0;
+fail:
+	return ERR_DEVICE;
 }

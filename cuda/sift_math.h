@@ -421,8 +421,6 @@ SIFT_HD void sift_frame_pose(const struct sift_key *k, float *x, float *y, float
 	*size = k->scl * 2.0f * f;
 }
 
-/* Host only: the octave count OpenCV takes for a w x h picture doubled
- * (round(log2(min side of the doubled picture)) - 2) + 1), at most max. */
 /* A keypoint candidate in the host's final order: strongest response
  * first, then position, size and angle, then the candidate's index, so the
  * order is total and the GPU backend and its CPU simulation keep the same
@@ -432,9 +430,10 @@ struct sift_order_item {
 	int idx;
 };
 
-static inline int sift_order_cmp(const void *pa, const void *pb)
+/* The order above as a three-way comparison (negative: a first), on the
+ * host and on the GPU (whose selection kernels rank by it). */
+SIFT_HD int sift_order_compare(const struct sift_order_item *a, const struct sift_order_item *b)
 {
-	const struct sift_order_item *a = (const struct sift_order_item *)pa, *b = (const struct sift_order_item *)pb;
 	if (a->response != b->response)
 		return a->response > b->response ? -1 : 1;
 	if (a->y != b->y)
@@ -448,6 +447,32 @@ static inline int sift_order_cmp(const void *pa, const void *pb)
 	return a->idx - b->idx;
 }
 
+/* Whether two keypoints in the order are the same extremum reached twice
+ * (OpenCV's removeDuplicatedSorted): the later one of a run is dropped. */
+SIFT_HD int sift_order_same(const struct sift_order_item *a, const struct sift_order_item *b)
+{
+	return a->x == b->x && a->y == b->y && a->size == b->size && a->angle == b->angle;
+}
+
+/* The order item of keypoint idx: its pose in the frame, its angle in 0..360. */
+SIFT_HD void sift_order_fill(const struct sift_key *k, int idx, struct sift_order_item *it)
+{
+	sift_frame_pose(k, &it->x, &it->y, &it->size);
+	float a = fmodf(k->angle, 360.0f);
+	if (a < 0)
+		a += 360.0f;
+	it->angle = a >= 360.0f ? 0.0f : a;
+	it->response = k->response;
+	it->idx = idx;
+}
+
+static inline int sift_order_cmp(const void *pa, const void *pb)
+{
+	return sift_order_compare((const struct sift_order_item *)pa, (const struct sift_order_item *)pb);
+}
+
+/* Host only: the octave count OpenCV takes for a w x h picture doubled
+ * (round(log2(min side of the doubled picture)) - 2) + 1), at most max. */
 static inline int sift_octaves(int w, int h, int max)
 {
 	int m = 2 * (w < h ? w : h);

@@ -37,6 +37,14 @@ int cuda_sift_extract(struct cuda_sift *s, const uint8_t *grey, int width, int h
 	return ERR_UNSUPPORTED;
 }
 
+int cuda_sift_register(struct cuda_sift *s, void *data, size_t bytes)
+{
+	(void)s;
+	(void)data;
+	(void)bytes;
+	return ERR_UNSUPPORTED;
+}
+
 int64_t cuda_sift_overflows(const struct cuda_sift *s)
 {
 	(void)s;
@@ -47,5 +55,26 @@ int cuda_sift_stage_times(const struct cuda_sift *s, float *pyramid_us, float *d
 {
 	(void)s;
 	*pyramid_us = *detect_us = *describe_us = 0.0f;
+	return ERR_UNSUPPORTED;
+}
+
+struct cuda_match *cuda_match_create(const struct objects_keypoint *lib, int n_lib, int max_query, int *err)
+{
+	(void)lib;
+	(void)n_lib;
+	(void)max_query;
+	if (err)
+		*err = ERR_UNSUPPORTED;
+	return NULL;
+}
+
+void cuda_match_destroy(struct cuda_match *m) { (void)m; }
+
+int cuda_match_nearest(struct cuda_match *m, const struct objects_keypoint *query, int n, struct objects_nearest *out)
+{
+	(void)m;
+	(void)query;
+	(void)n;
+	(void)out;
 	return ERR_UNSUPPORTED;
 }

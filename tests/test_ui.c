@@ -141,6 +141,44 @@ static void test_keymap_commands(void **state)
 	assert_int_equal(ui_keymap_handle(&k.st, &k.tun, &k.grid, 'p', 0, k.cmds, 0, &k.actions), 0);
 }
 
+/* O learns the box dragged with the mouse: its frame pixels, corners in
+ * any order, clamped; no box, or one too small, sends nothing. */
+static void test_keymap_learn_box(void **state)
+{
+	(void)state;
+	struct km k;
+	km_init(&k);
+	assert_int_equal(press(&k, 'o', 0), 0);
+	assert_true(k.actions & UI_ACT_NO_SELECTION);
+	ui_box_start(&k.st, 0.75f, 0.5f);
+	ui_box_move(&k.st, 0.6f, 0.4f);
+	assert_int_equal(press(&k, 'o', 0), 0); /* still dragging */
+	ui_box_end(&k.st, 0.25f, 0.25f);
+	int px[4];
+	assert_true(ui_box_pixels(&k.st, px));
+	assert_int_equal(press(&k, 'o', 0), 1);
+	assert_int_equal(k.cmds[0].kind, UI_CMD_LEARN_OBJECT);
+	assert_string_equal(k.cmds[0].value, "160 120 480 240");
+	/* Sent once: the box is used up. */
+	assert_int_equal(press(&k, 'o', 0), 0);
+	assert_true(k.actions & UI_ACT_NO_SELECTION);
+	/* Off the frame: clamped to it. */
+	ui_box_start(&k.st, -0.5f, 0.9f);
+	ui_box_end(&k.st, 0.1f, 1.7f);
+	assert_int_equal(press(&k, 'o', 0), 1);
+	assert_string_equal(k.cmds[0].value, "0 432 64 479");
+	/* Under 16 px a side (pixels 320..334): dropped at the release. */
+	ui_box_start(&k.st, 320.5f / 640, 240.5f / 480);
+	ui_box_end(&k.st, 334.5f / 640, 300.5f / 480);
+	assert_false(k.st.has_box);
+	assert_int_equal(press(&k, 'o', 0), 0);
+	assert_true(k.actions & UI_ACT_NO_SELECTION);
+	ui_box_start(&k.st, 320.5f / 640, 240.5f / 480);
+	ui_box_end(&k.st, 335.5f / 640, 255.5f / 480);
+	assert_int_equal(press(&k, 'o', 0), 1);
+	assert_string_equal(k.cmds[0].value, "320 240 335 255");
+}
+
 static void test_keymap_views(void **state)
 {
 	(void)state;
@@ -615,6 +653,7 @@ int main(void)
 		cmocka_unit_test(test_sdl_without_display),
 		cmocka_unit_test(test_keymap_commands),
 		cmocka_unit_test(test_keymap_views),
+		cmocka_unit_test(test_keymap_learn_box),
 		cmocka_unit_test(test_keymap_threshold_menu),
 		cmocka_unit_test(test_keymap_threshold_methods),
 		cmocka_unit_test(test_keymap_other_menus),

@@ -261,8 +261,12 @@ static const struct config_option options[] = {
               "recognitions a second at most; each runs on its own thread on the newest frame while "
               "symbols are tracked every frame, and a frame is only copied for it when the worker is idle"),
     OPT_INT("objects", "object_hold_ms", object_hold_ms, "1000", 10, 60000, false, 0, "MS",
-            "a recognised object keeps its last pose this long without being recognised again, then "
-            "it is lost (and lingers like a lost symbol)"),
+            "a recognised object is kept this long without being recognised again, then it is lost "
+            "(and lingers like a lost symbol)"),
+    OPT_BOOL("objects", "object_follow", object_follow, "true", false, 0,
+             "between recognitions, follow each recognised object through the segmented regions under "
+             "it (it moves and turns with them, and is dropped when they vanish); off: it keeps its "
+             "last recognised pose"),
     OPT_INT("objects", "object_keypoints", object_keypoints, "2000", 100, 16384, false, 0, "N",
             "SIFT keypoints of a frame, the strongest (bounds the worker's memory and matching time)"),
     OPT_INT("objects", "object_type_id", object_type_id, "1", 0, 65535, false, 0, "N",

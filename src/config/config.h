@@ -155,7 +155,8 @@ struct tt_config {
 	char objects[CONFIG_PATH_LEN]; /* object library file; "" = off */
 	int object_id_min, object_id_max; /* the objects' IDs, above every fiducial ID */
 	float object_rate;                /* recognitions a second at most */
-	int object_hold_ms;               /* pose kept this long without re-recognition */
+	int object_hold_ms;               /* kept this long without re-recognition */
+	bool object_follow;               /* followed through its regions between recognitions */
 	int object_keypoints;             /* SIFT keypoints of a frame */
 	int object_type_id;               /* TUIO 2.0 tok type ID of objects */
 };

@@ -73,6 +73,7 @@ enum ui_command_kind {
 	UI_CMD_PAUSE,
 	UI_CMD_SAVE_CONFIG,
 	UI_CMD_GRID_CHANGED,    /* calibration grid edited: reload from the shared map */
+	UI_CMD_LEARN_OBJECT,    /* value "X0 Y0 X1 Y1": learn the object in that box of the frame (px, inclusive) */
 };
 
 struct ui_command {

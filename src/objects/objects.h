@@ -93,6 +93,18 @@ struct objects_object {
 	const struct objects_keypoint *kp;   /* n_keypoints of them */
 };
 
+/* The nearest and second-nearest library keypoint of one frame keypoint
+ * (recognise.h's matching step): squared Euclidean distances of the 128
+ * descriptor bytes, exact integers (at most 128 x 255^2). index: the
+ * nearest's place in objects_library_keypoints(), the lowest such index
+ * when several are equally near, -1 when the library is empty; d1 its
+ * distance, d2 the second smallest distance over the rest (equal to d1 on
+ * a tie; UINT32_MAX when the library has fewer than two keypoints). */
+struct objects_nearest {
+	int32_t index;
+	uint32_t d1, d2;
+};
+
 struct objects_library;
 
 /* An empty library, or NULL (out of memory). Free with objects_library_free. */

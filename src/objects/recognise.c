@@ -5,6 +5,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "../core/err.h"
 
@@ -21,6 +24,7 @@ struct objects_recogniser {
 	int max_scene;
 	int n_lib, n_obj;
 	int *kp_obj;        /* n_lib: object index of each library keypoint */
+	struct objects_nearest *nn; /* max_scene: objects_recognise's own matching */
 	int *match_scene;   /* max_scene: kept matches, scene keypoint */
 	int *match_lib;     /* max_scene: kept matches, library keypoint */
 	int n_matches;
@@ -44,6 +48,7 @@ void objects_recogniser_destroy(struct objects_recogniser *r)
 	if (!r)
 		return;
 	free(r->kp_obj);
+	free(r->nn);
 	free(r->match_scene);
 	free(r->match_lib);
 	free(r->obj_start);
@@ -73,13 +78,14 @@ struct objects_recogniser *objects_recogniser_create(const struct objects_librar
 	r->n_obj = objects_library_count(lib);
 	size_t ms = (size_t)max_scene_keypoints;
 	r->kp_obj = malloc(sizeof(int) * (size_t)(r->n_lib > 0 ? r->n_lib : 1));
+	r->nn = malloc(sizeof *r->nn * ms);
 	r->match_scene = malloc(sizeof(int) * ms);
 	r->match_lib = malloc(sizeof(int) * ms);
 	r->obj_start = malloc(sizeof(int) * (size_t)(r->n_obj + 2));
 	r->order = malloc(sizeof(int) * ms);
 	r->inl = malloc(ms);
 	r->best_inl = malloc(ms);
-	if (!r->kp_obj || !r->match_scene || !r->match_lib || !r->obj_start || !r->order || !r->inl || !r->best_inl) {
+	if (!r->kp_obj || !r->nn || !r->match_scene || !r->match_lib || !r->obj_start || !r->order || !r->inl || !r->best_inl) {
 		objects_recogniser_destroy(r);
 		return NULL;
 	}
@@ -100,12 +106,37 @@ int objects_recogniser_last_matches(const struct objects_recogniser *r)
 }
 
 /* Squared descriptor distance, abandoned (returning a value > limit) once
- * it passes limit: most library keypoints are far from a scene keypoint. */
+ * it passes limit: most library keypoints are far from a scene keypoint.
+ * Checked every 64 bytes: checking more often costs more than it saves. */
+#define CHECK_EVERY 64
+#if defined(__SSE2__)
+static uint32_t dist2_bounded(const uint8_t *a, const uint8_t *b, uint32_t limit)
+{
+	const __m128i zero = _mm_setzero_si128();
+	uint32_t s = 0;
+	for (int half = 0; half < OBJECTS_DESC_LEN; half += CHECK_EVERY) {
+		__m128i acc = zero;
+		for (int i = half; i < half + CHECK_EVERY; i += 16) {
+			__m128i va = _mm_loadu_si128((const __m128i *)(a + i));
+			__m128i vb = _mm_loadu_si128((const __m128i *)(b + i));
+			__m128i lo = _mm_sub_epi16(_mm_unpacklo_epi8(va, zero), _mm_unpacklo_epi8(vb, zero));
+			__m128i hi = _mm_sub_epi16(_mm_unpackhi_epi8(va, zero), _mm_unpackhi_epi8(vb, zero));
+			acc = _mm_add_epi32(acc, _mm_add_epi32(_mm_madd_epi16(lo, lo), _mm_madd_epi16(hi, hi)));
+		}
+		acc = _mm_add_epi32(acc, _mm_shuffle_epi32(acc, _MM_SHUFFLE(1, 0, 3, 2)));
+		acc = _mm_add_epi32(acc, _mm_shuffle_epi32(acc, _MM_SHUFFLE(2, 3, 0, 1)));
+		s += (uint32_t)_mm_cvtsi128_si32(acc);
+		if (s > limit)
+			return s;
+	}
+	return s;
+}
+#else
 static uint32_t dist2_bounded(const uint8_t *a, const uint8_t *b, uint32_t limit)
 {
 	uint32_t s = 0;
-	for (int blk = 0; blk < OBJECTS_DESC_LEN; blk += 32) {
-		for (int i = blk; i < blk + 32; i++) {
+	for (int half = 0; half < OBJECTS_DESC_LEN; half += CHECK_EVERY) {
+		for (int i = half; i < half + CHECK_EVERY; i++) {
 			int d = (int)a[i] - (int)b[i];
 			s += (uint32_t)(d * d);
 		}
@@ -114,20 +145,16 @@ static uint32_t dist2_bounded(const uint8_t *a, const uint8_t *b, uint32_t limit
 	}
 	return s;
 }
+#endif
 
-static void match_all(struct objects_recogniser *r, const struct objects_keypoint *scene, int n_scene)
+void objects_nearest_cpu(const struct objects_keypoint *lib, int n_lib, const struct objects_keypoint *scene,
+			 int n_scene, struct objects_nearest *out)
 {
-	int n_lib;
-	const struct objects_keypoint *lk = objects_library_keypoints(r->lib, &n_lib);
-	float r2 = r->cfg.ratio * r->cfg.ratio;
-	r->n_matches = 0;
-	if (n_lib < 2)
-		return;
 	for (int s = 0; s < n_scene; s++) {
 		uint32_t best = UINT32_MAX, second = UINT32_MAX;
 		int best_i = -1;
 		for (int l = 0; l < n_lib; l++) {
-			uint32_t d = dist2_bounded(scene[s].desc, lk[l].desc, second);
+			uint32_t d = dist2_bounded(scene[s].desc, lib[l].desc, second);
 			if (d < best) {
 				second = best;
 				best = d;
@@ -136,9 +163,22 @@ static void match_all(struct objects_recogniser *r, const struct objects_keypoin
 				second = d;
 			}
 		}
-		if (best_i >= 0 && second != UINT32_MAX && (float)best < r2 * (float)second) {
+		out[s] = (struct objects_nearest){.index = best_i, .d1 = best, .d2 = second};
+	}
+}
+
+/* Lowe's ratio test on the nearest pairs: the kept matches. */
+static void ratio_test(struct objects_recogniser *r, const struct objects_nearest *nn, int n_scene)
+{
+	float r2 = r->cfg.ratio * r->cfg.ratio;
+	r->n_matches = 0;
+	if (r->n_lib < 2)
+		return;
+	for (int s = 0; s < n_scene; s++) {
+		if (nn[s].index >= 0 && nn[s].index < r->n_lib && nn[s].d2 != UINT32_MAX &&
+		    (float)nn[s].d1 < r2 * (float)nn[s].d2) {
 			r->match_scene[r->n_matches] = s;
-			r->match_lib[r->n_matches] = best_i;
+			r->match_lib[r->n_matches] = nn[s].index;
 			r->n_matches++;
 		}
 	}
@@ -364,13 +404,13 @@ static bool verify_object(struct objects_recogniser *r, const struct objects_key
 	return true;
 }
 
-int objects_recognise(struct objects_recogniser *r, const struct objects_keypoint *scene, int n_scene,
-		      struct objects_detection *out, int cap, int *n_out)
+int objects_recognise_nearest(struct objects_recogniser *r, const struct objects_keypoint *scene, int n_scene,
+			      const struct objects_nearest *nn, struct objects_detection *out, int cap, int *n_out)
 {
 	*n_out = 0;
-	if (!r || n_scene < 0 || n_scene > r->max_scene || (n_scene > 0 && !scene) || cap < 0)
+	if (!r || n_scene < 0 || n_scene > r->max_scene || (n_scene > 0 && (!scene || !nn)) || cap < 0)
 		return ERR_RANGE;
-	match_all(r, scene, n_scene);
+	ratio_test(r, nn, n_scene);
 	group_by_object(r);
 	for (int o = 0; o < r->n_obj && *n_out < cap; o++) {
 		struct objects_detection d;
@@ -378,4 +418,16 @@ int objects_recognise(struct objects_recogniser *r, const struct objects_keypoin
 			out[(*n_out)++] = d;
 	}
 	return 0;
+}
+
+int objects_recognise(struct objects_recogniser *r, const struct objects_keypoint *scene, int n_scene,
+		      struct objects_detection *out, int cap, int *n_out)
+{
+	*n_out = 0;
+	if (!r || n_scene < 0 || n_scene > r->max_scene || (n_scene > 0 && !scene) || cap < 0)
+		return ERR_RANGE;
+	int n_lib;
+	const struct objects_keypoint *lk = objects_library_keypoints(r->lib, &n_lib);
+	objects_nearest_cpu(lk, n_lib, scene, n_scene, r->nn);
+	return objects_recognise_nearest(r, scene, n_scene, r->nn, out, cap, n_out);
 }

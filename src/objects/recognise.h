@@ -11,7 +11,8 @@
  * Algorithm:
  *   1. Matching: for every scene keypoint, the nearest and second-nearest
  *      library keypoint (squared Euclidean distance of the 128 descriptor
- *      bytes, exhaustive, integer arithmetic); kept when the nearest is
+ *      bytes, exhaustive, integer arithmetic: objects_nearest_cpu, or
+ *      given by the caller); kept when the nearest is
  *      closer than `ratio` times the second (Lowe's ratio test, distances,
  *      not squares). Ties go to the lower library index, so the result
  *      does not depend on anything but the inputs.
@@ -39,10 +40,12 @@
  * and the library's size; objects_recognise() allocates nothing. The
  * library is borrowed: it must outlive the recogniser and not change.
  *
- * Cost: matching is n_scene x n_library x 128 byte operations (about 0.3 s
- * for 2000 x 5000 keypoints on one core of the build machine): the
- * exhaustive search is fine for a few objects on an asynchronous worker,
- * not for hundreds.
+ * Cost: matching is n_scene x n_library x 128 byte operations, in SSE2,
+ * most candidates abandoned after half the bytes (about 0.1-0.15 s for
+ * 2000 x 6000 keypoints on one core of the build machine): the exhaustive
+ * search is fine for a few objects on an asynchronous worker, not for
+ * hundreds; the GPU's (cuda/sift_cuda.h, objects_recognise_nearest) is
+ * the same search, exact, on the GPU.
  */
 #ifndef TT_OBJECTS_RECOGNISE_H
 #define TT_OBJECTS_RECOGNISE_H
@@ -87,6 +90,20 @@ void objects_recogniser_destroy(struct objects_recogniser *r); /* NULL-safe */
  * their number into *n_out. Returns 0 or ERR_RANGE. */
 int objects_recognise(struct objects_recogniser *r, const struct objects_keypoint *scene, int n_scene,
 		      struct objects_detection *out, int cap, int *n_out);
+
+/* As objects_recognise, with the matching step's nearest pairs given
+ * (nn[n_scene], e.g. from the GPU: cuda/sift_cuda.h): the same result as
+ * objects_recognise when nn is objects_nearest_cpu's output. */
+int objects_recognise_nearest(struct objects_recogniser *r, const struct objects_keypoint *scene, int n_scene,
+			      const struct objects_nearest *nn, struct objects_detection *out, int cap, int *n_out);
+
+/* The matching step's search on the CPU, the reference for any other:
+ * the nearest two of the n_lib library keypoints for each scene keypoint
+ * (struct objects_nearest, objects.h), exhaustive, integer arithmetic
+ * (SSE2 where the compiler targets it), a candidate abandoned once its
+ * partial sum passes the second-nearest so far. */
+void objects_nearest_cpu(const struct objects_keypoint *lib, int n_lib, const struct objects_keypoint *scene,
+			 int n_scene, struct objects_nearest *out);
 
 /* Matches kept by the last call's ratio test (for tools and tests). */
 int objects_recogniser_last_matches(const struct objects_recogniser *r);

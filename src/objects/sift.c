@@ -181,6 +181,19 @@ void sift_destroy(struct sift *s)
 	free(s);
 }
 
+int sift_register_buffer(struct sift *s, void *data, size_t bytes)
+{
+	if (!s)
+		return ERR_RANGE;
+#if TT_HAVE_CUDA
+	if (strcmp(s->ops->name, "cuda") == 0)
+		return cuda_sift_register(s->state, data, bytes);
+#endif
+	(void)data;
+	(void)bytes;
+	return 0;
+}
+
 const char *sift_backend_name(const struct sift *s)
 {
 	return s ? s->ops->name : "none";
@@ -202,3 +215,52 @@ int sift_extract(struct sift *s, const struct image_u8 *grey, struct objects_key
 	*n_out = n;
 	return 0;
 }
+
+#if TT_HAVE_CUDA
+struct sift_nearest *sift_nearest_create(const struct sift *s, const struct objects_keypoint *lib, int n_lib,
+					 int max_query)
+{
+	if (!s || strcmp(s->ops->name, "cuda") != 0)
+		return NULL;
+	int err = 0;
+	struct cuda_match *m = cuda_match_create(lib, n_lib, max_query, &err);
+	if (!m)
+		log_warn("SIFT cuda: matching on the GPU unavailable (%s); matching on the CPU", err_str(err));
+	return (struct sift_nearest *)m;
+}
+
+void sift_nearest_destroy(struct sift_nearest *m)
+{
+	cuda_match_destroy((struct cuda_match *)m);
+}
+
+int sift_nearest(struct sift_nearest *m, const struct objects_keypoint *query, int n, struct objects_nearest *out)
+{
+	int err = cuda_match_nearest((struct cuda_match *)m, query, n, out);
+	return err == ERR_RANGE ? ERR_RANGE : err < 0 ? ERR_DEVICE : 0;
+}
+#else
+struct sift_nearest *sift_nearest_create(const struct sift *s, const struct objects_keypoint *lib, int n_lib,
+					 int max_query)
+{
+	(void)s;
+	(void)lib;
+	(void)n_lib;
+	(void)max_query;
+	return NULL;
+}
+
+void sift_nearest_destroy(struct sift_nearest *m)
+{
+	(void)m;
+}
+
+int sift_nearest(struct sift_nearest *m, const struct objects_keypoint *query, int n, struct objects_nearest *out)
+{
+	(void)m;
+	(void)query;
+	(void)n;
+	(void)out;
+	return ERR_UNSUPPORTED;
+}
+#endif

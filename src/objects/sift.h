@@ -58,9 +58,29 @@ void sift_destroy(struct sift *s); /* NULL-safe */
 int sift_backend_check(const char *backend, char *why, size_t cap);
 const char *sift_backend_name(const struct sift *s);
 
+/* Lets the backend read a long-lived frame buffer faster (cuda: page-
+ * locked, uploaded by DMA); the buffer must outlive s. 0 when done or when
+ * the backend has nothing to do (opencv); ERR_DEVICE / ERR_NOMEM otherwise
+ * (the buffer still works, uploaded as before). */
+int sift_register_buffer(struct sift *s, void *data, size_t bytes);
+
 /* Keypoints of grey into out (at most cap; the strongest when there are
  * more), their number in *n_out. Returns 0, ERR_RANGE (bad image) or
  * ERR_DEVICE (the backend failed: logged). */
 int sift_extract(struct sift *s, const struct image_u8 *grey, struct objects_keypoint *out, int cap, int *n_out);
+
+/* The matching step (recognise.h: the nearest two library keypoints of
+ * each frame keypoint) on the backend's device, for backends that have one
+ * (cuda: cuda/sift_cuda.h's matcher, exact and tie-for-tie the same as
+ * objects_nearest_cpu). sift_nearest_create returns NULL for the others,
+ * or when the device refuses (logged), and the caller matches on the CPU.
+ * The library's keypoints are copied to the device at create; max_query
+ * bounds a call's frame keypoints. One thread at a time. */
+struct sift_nearest;
+struct sift_nearest *sift_nearest_create(const struct sift *s, const struct objects_keypoint *lib, int n_lib,
+					 int max_query);
+void sift_nearest_destroy(struct sift_nearest *m); /* NULL-safe */
+/* 0, ERR_RANGE or ERR_DEVICE (logged). */
+int sift_nearest(struct sift_nearest *m, const struct objects_keypoint *query, int n, struct objects_nearest *out);
 
 #endif

@@ -1,6 +1,7 @@
 /* Asynchronous recognition of untagged objects: see stage.h. */
 #include "stage.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +15,20 @@
 
 enum job_state { JOB_IDLE, JOB_BUSY, JOB_DONE };
 
+/* A recognised object's follower, and its pose when the job in flight was
+ * submitted (to carry a recognition of that frame to the present). */
+struct seen_track {
+	struct objects_follow f;
+	struct objects_pose at_submit;
+	bool held_at_submit;
+};
+
 struct objects_stage {
 	struct objects_stage_config cfg;
 	struct sift *sift;
 	struct objects_recogniser *rec;
+	struct sift_nearest *nearest; /* matching on the SIFT backend's device, or NULL: on the CPU */
+	struct objects_nearest *nn;   /* max_keypoints */
 	int n_lib;
 
 	/* Handed between the threads under lock: the pipeline thread owns
@@ -42,6 +53,12 @@ struct objects_stage {
 	bool submitted_once;
 	int64_t last_submit_ns;
 	struct objects_seen *seen;
+	struct seen_track *track; /* beside seen, index for index */
+	/* The submitted frame's regions (those off the border), for the
+	 * followers of what its recognition finds; valid while then_ok. */
+	struct region_tree then;
+	int32_t then_cap;
+	bool then_ok;
 	int n_seen;
 	struct detections merged;
 	uint64_t n_done, n_failed;
@@ -66,7 +83,9 @@ static void *worker_main(void *arg)
 		int n_kp = 0, n_dets = 0;
 		int err = sift_extract(s->sift, &s->frame, s->kp, s->cfg.sift.max_keypoints, &n_kp);
 		int64_t t1 = clock_now_ns();
-		if (!err)
+		if (!err && s->nearest && sift_nearest(s->nearest, s->kp, n_kp, s->nn) == 0)
+			err = objects_recognise_nearest(s->rec, s->kp, n_kp, s->nn, s->dets, s->n_lib, &n_dets);
+		else if (!err)
 			err = objects_recognise(s->rec, s->kp, n_kp, s->dets, s->n_lib, &n_dets);
 
 		pthread_mutex_lock(&s->lock);
@@ -113,15 +132,26 @@ struct objects_stage *objects_stage_create(const struct objects_stage_config *cf
 	s->rec = objects_recogniser_create(cfg->lib, &cfg->match, cfg->sift.max_keypoints, err);
 	if (!s->rec)
 		goto fail;
+	{
+		int n_lib_kp;
+		const struct objects_keypoint *lk = objects_library_keypoints(cfg->lib, &n_lib_kp);
+		s->nearest = sift_nearest_create(s->sift, lk, n_lib_kp, cfg->sift.max_keypoints);
+	}
 	*err = ERR_NOMEM;
 	int n_lib = s->n_lib > 0 ? s->n_lib : 1;
 	s->kp = calloc((size_t)cfg->sift.max_keypoints, sizeof *s->kp);
+	s->nn = calloc((size_t)cfg->sift.max_keypoints, sizeof *s->nn);
 	s->dets = calloc((size_t)n_lib, sizeof *s->dets);
 	s->seen = calloc((size_t)n_lib, sizeof *s->seen);
-	if (!s->kp || !s->dets || !s->seen || image_u8_alloc(&s->frame, cfg->width, cfg->height))
+	s->track = calloc((size_t)n_lib, sizeof *s->track);
+	s->then_cap = cfg->follow ? regions_region_capacity(cfg->width, cfg->height) : 1;
+	s->then.regions = calloc((size_t)s->then_cap, sizeof *s->then.regions);
+	if (!s->kp || !s->nn || !s->dets || !s->seen || !s->track || !s->then.regions || image_u8_alloc(&s->frame, cfg->width, cfg->height))
 		goto fail;
 	if (detections_alloc(&s->merged, cfg->max_detections))
 		goto fail;
+	/* Best effort: an unregistered copy still works, uploaded more slowly. */
+	sift_register_buffer(s->sift, s->frame.data, (size_t)s->frame.stride * (size_t)s->frame.height);
 	if (pthread_create(&s->thread, NULL, worker_main, s) != 0) {
 		*err = ERR_DEVICE;
 		goto fail;
@@ -146,11 +176,15 @@ void objects_stage_destroy(struct objects_stage *s)
 		pthread_mutex_unlock(&s->lock);
 		pthread_join(s->thread, NULL);
 	}
+	sift_nearest_destroy(s->nearest);
 	sift_destroy(s->sift);
 	objects_recogniser_destroy(s->rec);
+	free(s->nn);
 	free(s->kp);
 	free(s->dets);
 	free(s->seen);
+	free(s->track);
+	free(s->then.regions);
 	image_u8_free(&s->frame);
 	detections_free(&s->merged);
 	pthread_cond_destroy(&s->cond);
@@ -163,7 +197,29 @@ static int64_t time_of(int64_t t_ns)
 	return t_ns ? t_ns : clock_now_ns();
 }
 
-bool objects_stage_submit(struct objects_stage *s, const struct image_u8 *grey, uint64_t frame, int64_t t_ns)
+/* The tree's regions off the border into s->then (none fit: not kept). */
+static void keep_regions(struct objects_stage *s, const struct region_tree *tree)
+{
+	s->then_ok = false;
+	if (!s->cfg.follow || !tree || tree->overflow)
+		return;
+	int32_t n = 0;
+	for (int32_t i = 0; i < tree->n_regions; i++) {
+		if (tree->regions[i].flags & REGION_BORDER)
+			continue;
+		if (n == s->then_cap)
+			return;
+		s->then.regions[n++] = tree->regions[i];
+	}
+	s->then.n_regions = n;
+	s->then.width = tree->width;
+	s->then.height = tree->height;
+	s->then.overflow = false;
+	s->then_ok = true;
+}
+
+bool objects_stage_submit(struct objects_stage *s, const struct image_u8 *grey, const struct region_tree *tree,
+			  uint64_t frame, int64_t t_ns)
 {
 	if (grey->width != s->cfg.width || grey->height != s->cfg.height)
 		return false;
@@ -179,6 +235,11 @@ bool objects_stage_submit(struct objects_stage *s, const struct image_u8 *grey, 
 		return false;
 	/* Idle: the worker does not touch the frame until it is told. */
 	image_u8_copy(&s->frame, grey);
+	keep_regions(s, tree);
+	for (int i = 0; i < s->n_seen; i++) {
+		s->track[i].at_submit = s->track[i].f.pose;
+		s->track[i].held_at_submit = true;
+	}
 	s->job_frame = frame;
 	s->job_t_ns = t_ns;
 	s->submitted_once = true;
@@ -190,11 +251,25 @@ bool objects_stage_submit(struct objects_stage *s, const struct image_u8 *grey, 
 	return true;
 }
 
-/* Where the learned picture's point (u, v) lands: frame = [a -b; b a] p + t. */
-static void pose_apply(const struct objects_detection *d, float u, float v, float out[2])
+/* The seen object's pose fields from its follower's pose. */
+static void seen_from_pose(struct objects_seen *o, const struct objects_follow *f)
 {
-	out[0] = d->a * u - d->b * v + d->tx;
-	out[1] = d->b * u + d->a * v + d->ty;
+	const struct objects_pose *p = &f->pose;
+	double c[2], s = sqrt(p->a * p->a + p->b * p->b), angle = atan2(p->b, p->a);
+	objects_pose_apply(p, (f->width - 1) * 0.5, (f->height - 1) * 0.5, c);
+	if (angle < 0)
+		angle += 2 * M_PI;
+	o->x = (float)c[0];
+	o->y = (float)c[1];
+	o->angle = (float)angle < (float)(2 * M_PI) ? (float)angle : 0.0f;
+	o->scale = (float)s;
+	o->size_px = (float)s * (float)(f->width > f->height ? f->width : f->height);
+	const double u[4] = {0, f->width - 1, f->width - 1, 0}, v[4] = {0, 0, f->height - 1, f->height - 1};
+	for (int k = 0; k < 4; k++) {
+		objects_pose_apply(p, u[k], v[k], c);
+		o->corners[k][0] = (float)c[0];
+		o->corners[k][1] = (float)c[1];
+	}
 }
 
 static void take_detection(struct objects_stage *s, const struct objects_detection *d)
@@ -205,24 +280,34 @@ static void take_detection(struct objects_stage *s, const struct objects_detecti
 	int k = 0;
 	while (k < s->n_seen && s->seen[k].id != d->id)
 		k++;
-	if (k == s->n_seen) {
+	const struct objects_pose rec = {.a = d->a, .b = d->b, .tx = d->tx, .ty = d->ty};
+	struct seen_track *t = &s->track[k];
+	const bool fresh = k == s->n_seen;
+	if (fresh) {
 		if (s->n_seen >= s->n_lib)
 			return;
 		s->n_seen++;
+		t->held_at_submit = false;
+	}
+	if (s->cfg.follow && s->then_ok) {
+		/* The reference in the recognised frame: the next follow brings it to the present. */
+		objects_follow_restart(&t->f, &rec, ob.width, ob.height, &s->then);
+	} else if (fresh) {
+		objects_follow_start(&t->f, &rec, ob.width, ob.height);
+	} else if (s->cfg.follow && t->held_at_submit) {
+		/* Recognised in the submitted frame: moved on by what was followed since. */
+		struct objects_pose inv, motion, now;
+		objects_pose_invert(&t->at_submit, &inv);
+		objects_pose_compose(&t->f.pose, &inv, &motion);
+		objects_pose_compose(&motion, &rec, &now);
+		objects_follow_reset_pose(&t->f, &now);
+	} else {
+		objects_follow_reset_pose(&t->f, &rec);
 	}
 	struct objects_seen *o = &s->seen[k];
 	o->id = d->id;
 	o->index = d->index;
-	o->x = d->x;
-	o->y = d->y;
-	o->angle = d->angle;
-	o->scale = d->scale;
-	o->size_px = d->scale * (float)(ob.width > ob.height ? ob.width : ob.height);
-	float w1 = (float)(ob.width - 1), h1 = (float)(ob.height - 1);
-	pose_apply(d, 0, 0, o->corners[0]);
-	pose_apply(d, w1, 0, o->corners[1]);
-	pose_apply(d, w1, h1, o->corners[2]);
-	pose_apply(d, 0, h1, o->corners[3]);
+	seen_from_pose(o, &t->f);
 	o->frame = s->job_frame;
 	o->t_ns = s->job_t_ns;
 }
@@ -267,6 +352,28 @@ bool objects_stage_poll(struct objects_stage *s, uint64_t frame, int64_t t_ns)
 			changed = true;
 			continue;
 		}
+		s->track[k] = s->track[i];
+		s->seen[k++] = s->seen[i];
+	}
+	s->n_seen = k;
+	return changed;
+}
+
+bool objects_stage_follow(struct objects_stage *s, const struct region_tree *tree)
+{
+	if (!s->cfg.follow)
+		return false;
+	bool changed = false;
+	int k = 0;
+	for (int i = 0; i < s->n_seen; i++) {
+		enum objects_follow_result r = objects_follow_step(&s->track[i].f, tree);
+		if (r == OBJECTS_FOLLOW_GONE) {
+			changed = true;
+			continue;
+		}
+		if (r == OBJECTS_FOLLOW_MOVED)
+			seen_from_pose(&s->seen[i], &s->track[i].f);
+		s->track[k] = s->track[i];
 		s->seen[k++] = s->seen[i];
 	}
 	s->n_seen = k;

@@ -9,7 +9,8 @@
  * before the tracker):
  *     struct objects_stage *s = objects_stage_create(&cfg, &err);
  *     objects_stage_poll(s, frame, t_ns);          // takes a finished recognition, drops stale objects
- *     objects_stage_submit(s, &grey, frame, t_ns); // starts one when the worker is idle and one is due
+ *     objects_stage_follow(s, tree);               // moves them with their regions (follow.h)
+ *     objects_stage_submit(s, &grey, tree, frame, t_ns); // starts one when idle and due
  *     objects_stage_merge(s, engine_detections(e), &det);  // det: symbols + recognised objects
  *     track_process(tracker, det, ...);
  *     objects_stage_destroy(s);
@@ -17,22 +18,33 @@
  * Algorithm:
  *   - submit: when the worker is idle and at least 1/rate_hz seconds of
  *     capture time have passed since the last submission, the grey frame is
- *     copied into the stage's own buffer and the worker woken; otherwise
+ *     copied into the stage's own buffer (with follow on, the frame's
+ *     regions too) and the worker woken; otherwise
  *     nothing happens (a busy worker never queues frames: the newest frame
  *     at the next due time is the one recognised).
  *   - worker (thread "tt-objects"): SIFT keypoints of the copy (sift.h),
- *     then recognition against the library (recognise.h), then it marks
+ *     then recognition against the library (recognise.h; its nearest-
+ *     neighbour search on the GPU when the SIFT backend has one, sift.h's
+ *     sift_nearest, else on the CPU: the same matches), then it marks
  *     the result done and sleeps until the next submission.
  *   - poll: a done result updates the list of recognised objects: each
  *     object found takes the new pose (position, angle, scale, the corners
  *     of its learned picture in the frame) and the capture time of the
- *     frame it was found in; objects not found keep their last pose. Any
- *     object whose last recognition is older than hold_ns of capture time
- *     is dropped (the tracker then lingers and removes it as it does a lost
- *     symbol). Poll never waits; a replay (the daemon's --once) calls
- *     objects_stage_wait first, so its output does not depend on the
- *     machine's speed: a frame submitted at frame N is merged at frame
- *     N + 1. Live, nothing waits for the worker.
+ *     frame it was found in; objects not found keep their pose. With
+ *     follow on, its follower restarts from the recognised pose in the
+ *     recognised frame's regions, so the next follow brings it to the
+ *     present frame (the recognition is a few frames old when it
+ *     arrives); when those regions could not be kept, an object already
+ *     held at the submission takes the recognised pose moved on by what
+ *     its follower measured since. Any object whose last recognition is older than
+ *     hold_ns of capture time is dropped (the tracker then lingers and
+ *     removes it as it does a lost symbol). Poll never waits; a replay
+ *     (the daemon's --once) calls objects_stage_wait first, so its output
+ *     does not depend on the machine's speed: a frame submitted at frame N
+ *     is merged at frame N + 1. Live, nothing waits for the worker.
+ *   - follow (follow on): each object is carried along by the regions
+ *     under it in the frame's region tree (follow.h), every frame between
+ *     recognitions; an object whose regions vanished is dropped at once.
  *   - merge: the frame's detections are copied (every list, up to the
  *     stage's capacity) and each recognised object appended as a decoded
  *     symbol: its library ID, its centre, its angle, size_px the larger
@@ -46,7 +58,9 @@
  * submission's (a looped replay starting again) makes a recognition due at
  * once and drops the objects held.
  *
- * Memory: the frame copy (width x height bytes), max_keypoints keypoints,
+ * Memory: the frame copy (width x height bytes), with follow on room for
+ * the frame's regions (regions_region_capacity of the frame size, 72 bytes
+ * each: 2.6 MB at 1080p), max_keypoints keypoints,
  * one detection per library object, the merged detections (max_detections
  * in each list) and the statistics are allocated at create time; submit,
  * poll and merge allocate nothing. The SIFT backend may allocate on the
@@ -66,6 +80,8 @@
 
 #include "../core/detect.h"
 #include "../core/image.h"
+#include "../core/regions.h"
+#include "follow.h"
 #include "objects.h"
 #include "recognise.h"
 #include "sift.h"
@@ -79,6 +95,7 @@ struct objects_stage_config {
 	float rate_hz;                     /* recognitions a second at most, > 0 */
 	int64_t hold_ns;                   /* an object not recognised again for this long is dropped, > 0 */
 	int32_t max_detections;            /* capacity of each merged detection list, > 0 */
+	bool follow;                       /* follow objects through their regions between recognitions */
 };
 
 /* One recognised object, as the last recognition that found it saw it. */
@@ -117,11 +134,20 @@ struct objects_stage *objects_stage_create(const struct objects_stage_config *cf
 void objects_stage_destroy(struct objects_stage *s);
 
 /* Starts a recognition of grey (copied) when the worker is idle and one is
- * due; returns whether it did. grey is borrowed for the call. */
-bool objects_stage_submit(struct objects_stage *s, const struct image_u8 *grey, uint64_t frame, int64_t t_ns);
+ * due; returns whether it did. grey and tree (the frame's regions, or
+ * NULL) are borrowed for the call: with follow on, the regions off the
+ * frame's border are copied too, so that the objects the recognition finds
+ * are followed from this frame on (follow.h). */
+bool objects_stage_submit(struct objects_stage *s, const struct image_u8 *grey, const struct region_tree *tree,
+			  uint64_t frame, int64_t t_ns);
 /* Takes a finished recognition, if one is done (never waits), and drops
  * objects older than hold_ns at t_ns. Returns whether the list changed. */
 bool objects_stage_poll(struct objects_stage *s, uint64_t frame, int64_t t_ns);
+/* With follow on: moves every recognised object with the regions under it
+ * in this frame's region tree (follow.h; tree may be NULL: poses held)
+ * and drops those whose regions vanished. Call after poll, before submit
+ * and merge. Returns whether the list lost an object. */
+bool objects_stage_follow(struct objects_stage *s, const struct region_tree *tree);
 /* in + the recognised objects into the stage's own detections, returned
  * (borrowed until the next merge or destroy). */
 const struct detections *objects_stage_merge(struct objects_stage *s, const struct detections *in);

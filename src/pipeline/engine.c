@@ -83,6 +83,7 @@ struct engine {
 	int64_t label_ns;     /* waiting for the GPU segmenters in the last collect */
 	bool seg_fault_logged;
 	bool want_mask;       /* engine_want_mask: the first scale's mask comes back every frame */
+	const struct region_tree *regions; /* the first scale's tree of the last detect */
 };
 
 static void scale_free(struct scale *s)
@@ -386,6 +387,7 @@ void engine_destroy(struct engine *e)
 
 int engine_set_config(struct engine *e, const struct engine_config *cfg)
 {
+	e->regions = NULL;
 	struct engine_config next = *cfg;
 	next.width = e->cfg.width;
 	next.height = e->cfg.height;
@@ -549,6 +551,7 @@ int engine_submit(struct engine *e, const struct image_u8 *grey)
 
 int engine_collect(struct engine *e)
 {
+	e->regions = NULL;
 	if (!e->s1.submitted)
 		return ERR_AGAIN;
 	int64_t t0 = clock_now_ns();
@@ -752,6 +755,7 @@ int engine_detect(struct engine *e, const struct image_u8 *grey)
 	}
 	const struct region_tree *tree = NULL;
 	int err = scale_tree(&e->s1, &tree);
+	e->regions = err ? NULL : tree;
 	int64_t t1 = clock_now_ns();
 	if (!err) {
 		detections_clear(&e->s1.det);
@@ -830,6 +834,11 @@ const struct engine_third_stats *engine_third_stats(const struct engine *e)
 const struct detections *engine_detections(const struct engine *e)
 {
 	return &e->s1.det;
+}
+
+const struct region_tree *engine_regions(const struct engine *e)
+{
+	return e->regions;
 }
 
 const struct engine_times *engine_times(const struct engine *e)

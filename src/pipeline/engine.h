@@ -132,6 +132,11 @@ struct engine_third_stats {
 	int64_t frames, whole_frames, windows, area_px;
 };
 const struct engine_third_stats *engine_third_stats(const struct engine *e);
+
+/* The first scale's region tree of the last engine_detect (borrowed, valid
+ * until the next engine_collect, engine_set_config or destroy); NULL when
+ * the last detect failed. */
+const struct region_tree *engine_regions(const struct engine *e);
 const struct engine_times *engine_times(const struct engine *e);
 const char *engine_backend(const struct engine *e);  /* "cpu" or "cuda" */
 /* Where the first scale is segmented now: "cpu" or "gpu". */

@@ -16,6 +16,7 @@
 #include "../core/ring.h"
 #include "../core/snapshot.h"
 #include "../fiducial/trees.h"
+#include "../objects/learn.h"
 #include "../objects/objects.h"
 #include "../objects/sift.h"
 #include "../objects/stage.h"
@@ -57,6 +58,8 @@ struct pipeline {
 	struct objects_stage *objs; /* objects = FILE: recognition on its own thread */
 	struct snapshot_recognised recognised[SNAPSHOT_MAX_RECOGNISED]; /* for the window */
 	int n_recognised;
+	bool learn_pending;         /* the window's O: learn the box of the next frame */
+	int learn_box[4];
 	struct frame once_buf[2];   /* --once: frame N and N+1 when thresholds overlap */
 
 	uint64_t fseq;              /* last processed frame number (TUIO fseq) */
@@ -101,7 +104,7 @@ static int objects_start(struct pipeline *p, int w, int h)
 	struct objects_stage_config oc = {
 		.lib = p->objects, .width = w, .height = h, .backend = "auto",
 		.rate_hz = p->cfg.object_rate, .hold_ns = (int64_t)p->cfg.object_hold_ms * 1000000LL,
-		.max_detections = engine_detections(p->eng)->cap_fids,
+		.max_detections = engine_detections(p->eng)->cap_fids, .follow = p->cfg.object_follow,
 	};
 	sift_config_default(&oc.sift);
 	oc.sift.max_keypoints = p->cfg.object_keypoints;
@@ -185,6 +188,41 @@ static void recognised_for_window(struct pipeline *p)
 	}
 }
 
+static int load_objects(struct pipeline *p);
+
+/* The window's O: the box of this frame learned into the library (objects
+ * = FILE, objects/learn.h), then the library reloaded and recognition
+ * restarted with it. The frame waits for it (a user's action, tens of ms). */
+static void learn_object(struct pipeline *p, const struct image_u8 *img)
+{
+	p->learn_pending = false;
+	if (!p->cfg.objects[0]) {
+		log_error("O (learn an object): no object library configured (objects = FILE)");
+		return;
+	}
+	/* keypoints as tabletrack-objects learn takes them */
+	struct objects_learn_config lc = {.path = p->cfg.objects, .id_min = p->cfg.object_id_min,
+					  .id_max = p->cfg.object_id_max, .max_keypoints = 1000, .backend = "auto"};
+	char name[OBJECTS_NAME_MAX + 1];
+	int id, n, *b = p->learn_box;
+	if (objects_learn_box(&lc, img, b, &id, name, sizeof name, &n))
+		return;
+	log_info("learned %s (ID %d, %d keypoints) from the box %d,%d - %d,%d into %s", name, id, n, b[0], b[1], b[2],
+		 b[3], p->cfg.objects);
+	objects_stage_destroy(p->objs);
+	p->objs = NULL;
+	struct objects_library *old = p->objects;
+	p->objects = NULL;
+	if (load_objects(p) == 0 && objects_start(p, img->width, img->height) == 0) {
+		objects_library_free(old);
+		return;
+	}
+	log_error("%s could not be reloaded: recognising with the library as it was", p->cfg.objects);
+	objects_library_free(p->objects);
+	p->objects = old;
+	objects_start(p, img->width, img->height);
+}
+
 /* The script: one frame, threshold -> segment -> match -> track -> TUIO,
  * then what is shown of it. frame_start began f's threshold; when `next` is
  * given (a frame already waiting), its threshold is started as soon as f's
@@ -211,13 +249,16 @@ static int frame_script(struct pipeline *p, const struct frame *f, const struct 
 	 * FILE) join the symbols here: the last recognition's result, if one
 	 * is done, and this frame handed to the worker if it is idle and one
 	 * is due (timed as part of the track step). */
+	if (p->learn_pending)
+		learn_object(p, &f->img);
 	if (p->objs && p->cfg.once)
 		objects_stage_wait(p->objs);
 	int64_t t3 = clock_now_ns();
 	const struct detections *det = engine_detections(p->eng);
 	if (p->objs) {
 		objects_stage_poll(p->objs, p->fseq + 1, f->t_capture_ns);
-		objects_stage_submit(p->objs, &f->img, p->fseq + 1, f->t_capture_ns);
+		objects_stage_follow(p->objs, engine_regions(p->eng));
+		objects_stage_submit(p->objs, &f->img, engine_regions(p->eng), p->fseq + 1, f->t_capture_ns);
 		det = objects_stage_merge(p->objs, det);
 		recognised_for_window(p);
 	}
@@ -327,6 +368,10 @@ static void apply_command(struct pipeline *p, const struct ui_command *c)
 		/* Takes the next frame as the empty table: clear it first. */
 		if (p->eng)
 			engine_equalize(p->eng, true);
+		break;
+	case UI_CMD_LEARN_OBJECT:
+		p->learn_pending = sscanf(c->value, "%d %d %d %d", &p->learn_box[0], &p->learn_box[1], &p->learn_box[2],
+					  &p->learn_box[3]) == 4;
 		break;
 	case UI_CMD_EQUALIZE_RESET:
 		if (p->eng)

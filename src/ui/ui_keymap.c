@@ -72,6 +72,7 @@ static const char help_text[] =
 	"V verbose        P pause         SPACE reset tracking\n"
 	"E equaliser      SHIFT+E reset   K save config\n"
 	"M median         C calibration\n"
+	"O learn the object in the box dragged with the mouse\n"
 	"G threshold menu (both scales)\n"
 	"F finger menu    B blob menu\n"
 	"I invert menu: X/Y/A toggle\n"
@@ -436,6 +437,18 @@ int ui_keymap_handle(struct ui_state *st, struct ui_tunables *tun, struct calib_
 		break;
 	case 'p': n = emit(cmds, cap, n, UI_CMD_PAUSE, NULL, NULL); break;
 	case 'k': n = emit(cmds, cap, n, UI_CMD_SAVE_CONFIG, NULL, NULL); break;
+	case 'o': {
+		int px[4];
+		if (!ui_box_pixels(st, px)) {
+			*actions |= UI_ACT_NO_SELECTION;
+			break;
+		}
+		char v[64];
+		snprintf(v, sizeof v, "%d %d %d %d", px[0], px[1], px[2], px[3]);
+		n = emit(cmds, cap, n, UI_CMD_LEARN_OBJECT, NULL, v);
+		st->has_box = false;
+		break;
+	}
 	case ' ': n = emit(cmds, cap, n, UI_CMD_RESET_TRACKING, NULL, NULL); break;
 	case 'e':
 		n = emit(cmds, cap, n, (mods & UI_MOD_SHIFT) ? UI_CMD_EQUALIZE_RESET : UI_CMD_EQUALIZE, NULL, NULL);
@@ -453,4 +466,50 @@ int ui_keymap_handle(struct ui_state *st, struct ui_tunables *tun, struct calib_
 	default: *actions = 0; break;
 	}
 	return n;
+}
+
+void ui_box_start(struct ui_state *st, float x, float y)
+{
+	st->box[0] = st->box[2] = x;
+	st->box[1] = st->box[3] = y;
+	st->dragging_box = true;
+	st->has_box = false;
+}
+
+void ui_box_move(struct ui_state *st, float x, float y)
+{
+	if (!st->dragging_box)
+		return;
+	st->box[2] = x;
+	st->box[3] = y;
+}
+
+void ui_box_end(struct ui_state *st, float x, float y)
+{
+	if (!st->dragging_box)
+		return;
+	ui_box_move(st, x, y);
+	st->dragging_box = false;
+	int px[4];
+	st->has_box = true; /* complete: ui_box_pixels judges its size */
+	st->has_box = ui_box_pixels(st, px);
+}
+
+static int clamp_px(float v, int n)
+{
+	int p = (int)floorf(v * (float)n);
+	return p < 0 ? 0 : p > n - 1 ? n - 1 : p;
+}
+
+bool ui_box_pixels(const struct ui_state *st, int px[4])
+{
+	if (!st->has_box)
+		return false;
+	float x0 = fminf(st->box[0], st->box[2]), x1 = fmaxf(st->box[0], st->box[2]);
+	float y0 = fminf(st->box[1], st->box[3]), y1 = fmaxf(st->box[1], st->box[3]);
+	px[0] = clamp_px(x0, st->frame_w);
+	px[1] = clamp_px(y0, st->frame_h);
+	px[2] = clamp_px(x1, st->frame_w);
+	px[3] = clamp_px(y1, st->frame_h);
+	return px[2] - px[0] + 1 >= UI_LEARN_MIN_PX && px[3] - px[1] + 1 >= UI_LEARN_MIN_PX;
 }

@@ -13,6 +13,11 @@
  *   V verbose overlay            P pause           SPACE reset tracking
  *   E capture equaliser          SHIFT+E reset it  K save config
  *   M median filter off/3/5      C calibration mode
+ *   O learn the object in the box dragged with the mouse (outside
+ *     calibration mode): UI_CMD_LEARN_OBJECT with the box in frame pixels;
+ *     the pipeline adds it to the object library (objects = FILE) and
+ *     reloads it. Without a box (or one under 16 px a side) nothing is
+ *     sent and UI_ACT_NO_SELECTION asks the backend to say why.
  *   G threshold menu (radius, gate, method, median; the second scale's
  *     radius2, 0 = off, its method and median2; the local-mean methods'
  *     mean radius and bias, shared by both scales)
@@ -72,6 +77,7 @@ enum ui_action {
 	UI_ACT_GRID_LOAD = 4,   /* revert the grid to the saved one */
 	UI_ACT_GRID_EDITED = 8, /* the grid changed: rebuild the preview table */
 	UI_ACT_REDRAW = 16,     /* window state changed: draw again */
+	UI_ACT_NO_SELECTION = 32, /* O without a box to learn */
 };
 
 /* The live-tunable values the window shows and changes. */
@@ -94,7 +100,24 @@ struct ui_state {
 	bool help, verbose, calib, preview, precise;
 	int sel_col, sel_row;    /* selected grid point */
 	int frame_w, frame_h;    /* for 1-pixel grid steps */
+	/* The box dragged with the mouse for O, frame coordinates scaled to
+	 * 0..1 (as the grid's), corners in any order; has_box when complete. */
+	bool has_box, dragging_box;
+	float box[4];            /* x0, y0, x1, y1 */
 };
+
+/* The smallest box O learns, frame pixels a side. */
+#define UI_LEARN_MIN_PX 16
+
+/* The mouse's box for O (x, y scaled to 0..1 like the grid): start at a
+ * press, follow the motion, end at the release (a box too small is
+ * dropped). */
+void ui_box_start(struct ui_state *st, float x, float y);
+void ui_box_move(struct ui_state *st, float x, float y);
+void ui_box_end(struct ui_state *st, float x, float y);
+/* The box in frame pixels (x0 <= x1, y0 <= y1, inclusive, clamped to the
+ * frame); false when there is none or it is under UI_LEARN_MIN_PX a side. */
+bool ui_box_pixels(const struct ui_state *st, int px[4]);
 
 /* Most commands one key produces; give ui_keymap_handle at least this cap. */
 #define UI_KEYMAP_MAX_CMDS 2

@@ -414,6 +414,18 @@ static void draw_recognised(struct ui_sdl *u, const struct snapshot *s)
 	}
 }
 
+/* The box O would learn (being dragged, or complete). */
+static void draw_learn_box(struct ui_sdl *u)
+{
+	const float *b = u->st.box;
+	SDL_FPoint q[4] = {to_window(u, b[0], b[1]), to_window(u, b[2], b[1]), to_window(u, b[2], b[3]),
+			   to_window(u, b[0], b[3])};
+	set_colour(u, col_recognised, 255);
+	draw_poly(u, q, 4, true);
+	if (u->st.has_box)
+		draw_label(u, (int)fminf(q[0].x, q[2].x) + 3, (int)fminf(q[0].y, q[2].y) + 3, "O: learn", col_recognised);
+}
+
 static void draw_overlay(struct ui_sdl *u, const struct snapshot *s)
 {
 	char buf[48];
@@ -696,6 +708,8 @@ static void draw(struct ui_sdl *u, const struct snapshot *s)
 			   u->st.view == UI_VIEW_OFF ? "display off (N to show)" : "no image yet", col_dim);
 	if (u->st.calib)
 		draw_grid(u);
+	else if (u->st.has_box || u->st.dragging_box)
+		draw_learn_box(u);
 	if (u->st.menu != UI_MENU_NONE)
 		draw_menu(u);
 	if (u->st.help)
@@ -793,6 +807,9 @@ static void apply_actions(struct ui_sdl *u, unsigned actions, struct ui_command 
 		if (*n < cap)
 			cmds[(*n)++] = (struct ui_command){.kind = UI_CMD_GRID_CHANGED};
 	}
+	if (actions & UI_ACT_NO_SELECTION)
+		set_message(u, "O: first drag a box around the object with the mouse (at least %d px a side)",
+			    UI_LEARN_MIN_PX);
 	if (actions & UI_ACT_GRID_EDITED)
 		u->remap_stride = 0;
 	if (actions)
@@ -808,6 +825,9 @@ static void note_commands(struct ui_sdl *u, const struct ui_command *cmds, int n
 		case UI_CMD_EQUALIZE: set_message(u, "equaliser: capturing the background"); break;
 		case UI_CMD_EQUALIZE_RESET: set_message(u, "equaliser reset"); break;
 		case UI_CMD_PAUSE: set_message(u, "pause toggled"); break;
+		case UI_CMD_LEARN_OBJECT:
+			set_message(u, "learning the object in %s (into the objects library; see the log)", cmds[i].value);
+			break;
 		case UI_CMD_SAVE_CONFIG:
 			if (u->config_path[0])
 				set_message(u, "saving the configuration to %s", u->config_path);
@@ -828,9 +848,35 @@ static bool mouse_to_frame(const struct ui_sdl *u, int mx, int my, float *x, flo
 	return true;
 }
 
+/* Outside calibration mode the left button drags the box that O learns. */
+static void handle_box(struct ui_sdl *u, const SDL_Event *ev)
+{
+	float x, y;
+	if (ev->type == SDL_MOUSEBUTTONDOWN && ev->button.button == SDL_BUTTON_LEFT &&
+	    mouse_to_frame(u, ev->button.x, ev->button.y, &x, &y)) {
+		ui_box_start(&u->st, x, y);
+		u->dirty = true;
+	} else if (ev->type == SDL_MOUSEMOTION && u->st.dragging_box &&
+		   mouse_to_frame(u, ev->motion.x, ev->motion.y, &x, &y)) {
+		ui_box_move(&u->st, x, y);
+		u->dirty = true;
+	} else if (ev->type == SDL_MOUSEBUTTONUP && ev->button.button == SDL_BUTTON_LEFT && u->st.dragging_box &&
+		   mouse_to_frame(u, ev->button.x, ev->button.y, &x, &y)) {
+		ui_box_end(&u->st, x, y);
+		int px[4];
+		if (ui_box_pixels(&u->st, px))
+			set_message(u, "box %d,%d - %d,%d: O learns the object in it", px[0], px[1], px[2], px[3]);
+		u->dirty = true;
+	}
+}
+
 static void handle_mouse(struct ui_sdl *u, const SDL_Event *ev, struct ui_command *cmds, int cap, int *n)
 {
-	if (!u->st.calib || u->st.preview)
+	if (!u->st.calib) {
+		handle_box(u, ev);
+		return;
+	}
+	if (u->st.preview)
 		return;
 	float x, y;
 	struct calib_map *m = u->grid;

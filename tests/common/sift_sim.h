@@ -142,21 +142,13 @@ static inline int sift_sim_extract(const struct image_u8 *img, float contrast, s
 				sift_desc_sample(img_l, W, H, &gm, ii, jj, hist);
 		sift_desc_finish(hist, desc + (size_t)i * SIFT_DESC_LEN);
 	}
-	for (int i = 0; i < n_key; i++) {
-		struct sift_order_item *it = &order[i];
-		sift_frame_pose(&key[i], &it->x, &it->y, &it->size);
-		float a = fmodf(key[i].angle, 360.0f);
-		if (a < 0)
-			a += 360.0f;
-		it->angle = a >= 360.0f ? 0.0f : a;
-		it->response = key[i].response;
-		it->idx = i;
-	}
+	for (int i = 0; i < n_key; i++)
+		sift_order_fill(&key[i], i, &order[i]);
 	qsort(order, (size_t)n_key, sizeof *order, sift_order_cmp);
 	n = 0;
 	for (int i = 0; i < n_key && n < cap; i++) {
 		const struct sift_order_item *it = &order[i], *p = i ? &order[i - 1] : NULL;
-		if (p && p->x == it->x && p->y == it->y && p->size == it->size && p->angle == it->angle)
+		if (p && sift_order_same(p, it))
 			continue;
 		struct objects_keypoint *o = &out[n++];
 		o->x = it->x;

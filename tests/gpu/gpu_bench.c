@@ -42,6 +42,7 @@
 #include "../../cuda/canny_cuda.h"
 #include "../../cuda/label_cuda.h"
 #include "../../cuda/sift_cuda.h"
+#include "../../src/objects/recognise.h"
 #include "../../src/objects/sift.h"
 #include "../common/sift_scene.h"
 #include "../../src/segment/segment.h"
@@ -342,6 +343,9 @@ static void bench_sift(void)
 			cuda_sift_destroy(cs);
 			return;
 		}
+		/* Registered, as the recognition stage registers its frame copy. */
+		for (int i = 0; i < N_BUF; i++)
+			cuda_sift_register(cs, bufs[i].data, (size_t)bufs[i].stride * (size_t)bufs[i].height);
 		reset();
 		for (int i = 0; ok && i < 10; i++)
 			ok = cuda_sift_extract(cs, bufs[i % N_BUF].data, w, h, bufs[i % N_BUF].stride, kp, 2000, &n) == 0;
@@ -362,11 +366,63 @@ static void bench_sift(void)
 		for (int i = 0; i < 4; i++)
 			stat_us(i, &m[i], &p[i]);
 		if (ok)
-			printf("sift %4dx%-5d | gpu extract (frame -> %d keypoints on host) %7.1f / %7.1f us | gpu pyramid "
-			       "%6.1f / %6.1f  detect %6.1f / %6.1f  describe %6.1f / %6.1f us\n",
+			printf("sift %4dx%-5d | gpu extract (registered frame -> %d keypoints on host) %7.1f / %7.1f us | gpu pyramid "
+			       "%6.1f / %6.1f  detect %6.1f / %6.1f  select+describe %6.1f / %6.1f us\n",
 			       w, h, n, m[0], p[0], m[1], p[1], m[2], p[2], m[3], p[3]);
 		else
 			printf("sift %dx%d: the GPU SIFT failed\n", w, h);
+		/* The same kernel by kernel, without the CUDA graph. */
+		{
+			struct cuda_sift_config cn = cc;
+			cn.no_graph = 1;
+			struct cuda_sift *c2 = cuda_sift_create(&cn, &err);
+			reset();
+			for (int i = 0; c2 && i < frames + 10; i++) {
+				const struct image_u8 *f = &bufs[i % N_BUF];
+				int64_t t0 = clock_now_ns();
+				int ok2 = cuda_sift_extract(c2, f->data, w, h, f->stride, kp, 2000, &n) == 0;
+				if (ok2 && i >= 10)
+					timing_add(&tm[0], clock_now_ns() - t0);
+			}
+			stat_us(0, &m[0], &p[0]);
+			if (c2)
+				printf("sift %4dx%-5d | gpu extract kernel by kernel (no graph)        %7.1f / %7.1f us\n", w, h,
+				       m[0], p[0]);
+			cuda_sift_destroy(c2);
+		}
+		/* Matching 2000 frame keypoints against a library of three frames' keypoints. */
+		if (ok && s == 1) {
+			static struct objects_keypoint lib[6000];
+			static struct objects_nearest nn[2000];
+			int n_lib = 0, nq = 0;
+			for (int i = 1; i < 4; i++) {
+				int k = 0;
+				if (cuda_sift_extract(cs, bufs[i].data, w, h, bufs[i].stride, lib + n_lib, 2000, &k) == 0)
+					n_lib += k;
+			}
+			cuda_sift_extract(cs, bufs[0].data, w, h, bufs[0].stride, kp, 2000, &nq);
+			struct cuda_match *cm = cuda_match_create(lib, n_lib, 2000, &err);
+			reset();
+			for (int i = 0; cm && i < frames + 10; i++) {
+				int64_t t0 = clock_now_ns();
+				if (cuda_match_nearest(cm, kp, nq, nn) == 0 && i >= 10)
+					timing_add(&tm[0], clock_now_ns() - t0);
+			}
+			stat_us(0, &m[0], &p[0]);
+			if (cm)
+				printf("sift match | gpu nearest two, %d keypoints against %d (host to host) %7.1f / %7.1f us\n",
+				       nq, n_lib, m[0], p[0]);
+			reset();
+			for (int i = 0; i < 3; i++) {
+				int64_t t0 = clock_now_ns();
+				objects_nearest_cpu(lib, n_lib, kp, nq, nn);
+				timing_add(&tm[0], clock_now_ns() - t0);
+			}
+			stat_us(0, &m[0], &p[0]);
+			printf("sift match | cpu nearest two (1 thread, 3 runs), %d against %d      %9.1f / %9.1f us\n", nq,
+			       n_lib, m[0], p[0]);
+			cuda_match_destroy(cm);
+		}
 #if TT_HAVE_OPENCV
 		struct sift_config sc;
 		sift_config_default(&sc);

@@ -1001,6 +1001,10 @@ static void test_engine_segment(const char *dir)
 
 static struct objects_keypoint sk_gpu[OBJECTS_MAX_KEYPOINTS], sk_gpu2[OBJECTS_MAX_KEYPOINTS],
 	sk_ref[OBJECTS_MAX_KEYPOINTS];
+static struct objects_nearest nn_gpu[OBJECTS_MAX_KEYPOINTS], nn_cpu[OBJECTS_MAX_KEYPOINTS];
+
+/* The same GPU SIFT launched kernel by kernel (no CUDA graph). */
+static struct cuda_sift *sift_nograph;
 
 static void sift_vs(struct cuda_sift *cs, struct sift *cv, const struct image_u8 *img, const char *label)
 {
@@ -1015,6 +1019,22 @@ static void sift_vs(struct cuda_sift *cs, struct sift *cv, const struct image_u8
 	check(ok && ng == ng2 && memcmp(sk_gpu, sk_gpu2, sizeof *sk_gpu * (size_t)ng) == 0, msg);
 	if (!ok)
 		return;
+	if (sift_nograph) {
+		ng2 = -1;
+		ok = cuda_sift_extract(sift_nograph, img->data, img->width, img->height, img->stride, sk_gpu2,
+				       OBJECTS_MAX_KEYPOINTS, &ng2) == 0;
+		snprintf(msg, sizeof msg, "sift %s %dx%d: kernel by kernel %d keypoints, the CUDA graph %d, identical",
+			 label, img->width, img->height, ng2, ng);
+		check(ok && ng == ng2 && memcmp(sk_gpu, sk_gpu2, sizeof *sk_gpu * (size_t)ng) == 0, msg);
+	}
+	/* The selection on the GPU: a smaller cap keeps the strongest, the head of the full list. */
+	for (int cap = 1; cap < ng; cap = cap * 7 + 3) {
+		ng2 = -1;
+		ok = cuda_sift_extract(cs, img->data, img->width, img->height, img->stride, sk_gpu2, cap, &ng2) == 0;
+		snprintf(msg, sizeof msg, "sift %s %dx%d: cap %d keeps the first %d of %d", label, img->width,
+			 img->height, cap, ng2, ng);
+		check(ok && ng2 == cap && memcmp(sk_gpu, sk_gpu2, sizeof *sk_gpu * (size_t)cap) == 0, msg);
+	}
 	int ns = sift_sim_extract(img, 0.04f, sk_ref, OBJECTS_MAX_KEYPOINTS);
 	struct sift_agreement a;
 	sift_compare(sk_ref, ns, sk_gpu, ng, &a);
@@ -1064,6 +1084,10 @@ static void sift_recognition(struct cuda_sift *cs, struct sift *cv)
 	int err = 0;
 	struct objects_recogniser *r = ok ? objects_recogniser_create(lib, &mc, OBJECTS_MAX_KEYPOINTS, &err) : NULL;
 	check(r != NULL, "sift recognition: learn and create the recogniser");
+	int n_lib_kp = 0;
+	const struct objects_keypoint *lk = lib ? objects_library_keypoints(lib, &n_lib_kp) : NULL;
+	struct cuda_match *gm = r ? cuda_match_create(lk, n_lib_kp, 8000, &err) : NULL;
+	check(!r || gm != NULL, "sift recognition: the GPU matcher");
 	for (size_t i = 0; r && i < sizeof pose / sizeof pose[0]; i++) {
 		if (image_u8_alloc(&scene, pose[i].w, pose[i].h) < 0)
 			break;
@@ -1073,6 +1097,15 @@ static void sift_recognition(struct cuda_sift *cs, struct sift *cv)
 		struct objects_detection d[4];
 		ok = cuda_sift_extract(cs, scene.data, scene.width, scene.height, scene.stride, sk_gpu, 8000, &ns) == 0 &&
 		     objects_recognise(r, sk_gpu, ns, d, 4, &nd) == 0;
+		if (ok && gm) {
+			struct objects_detection d2[4];
+			int nd2 = -1;
+			int ok2 = cuda_match_nearest(gm, sk_gpu, ns, nn_gpu) == 0 &&
+				  objects_recognise_nearest(r, sk_gpu, ns, nn_gpu, d2, 4, &nd2) == 0;
+			snprintf(msg, sizeof msg, "sift recognition %dx%d: matched on the GPU, %d detections, on the CPU %d, identical",
+				 pose[i].w, pose[i].h, nd2, nd);
+			check(ok2 && nd2 == nd && memcmp(d, d2, sizeof *d * (size_t)nd) == 0, msg);
+		}
 		double da = 0, dp = 0;
 		if (ok && nd == 1) {
 			da = fabs(fmod(d[0].angle * 180 / M_PI - pose[i].deg + 540.0, 360.0) - 180.0);
@@ -1087,9 +1120,116 @@ static void sift_recognition(struct cuda_sift *cs, struct sift *cv)
 		check(ok && nd == 1 && d[0].id == 1042 && da <= 2.0 && dp <= 2.0, msg);
 		image_u8_free(&scene);
 	}
+	cuda_match_destroy(gm);
 	objects_recogniser_destroy(r);
 	objects_library_free(lib);
 	image_u8_free(&pic);
+}
+
+/* ---- matching on the GPU against the CPU reference ------------------------- */
+
+static uint32_t match_rng(uint32_t *st)
+{
+	uint32_t x = *st;
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return *st = x;
+}
+
+/* Descriptors of `levels` values each byte (few levels: many equal
+ * distances, so the ties are tested), `dups` of them copies of earlier ones. */
+static void match_fill(struct objects_keypoint *kp, int n, int levels, int dups, uint32_t seed)
+{
+	uint32_t st = seed | 1;
+	for (int i = 0; i < n; i++)
+		for (int b = 0; b < OBJECTS_DESC_LEN; b++)
+			kp[i].desc[b] = (uint8_t)(match_rng(&st) % (uint32_t)levels * (255 / (levels - 1 > 0 ? levels - 1 : 1)));
+	for (int k = 0; k < dups && n > 1; k++) {
+		int a = (int)(match_rng(&st) % (uint32_t)n), b = (int)(match_rng(&st) % (uint32_t)n);
+		memcpy(kp[b].desc, kp[a].desc, OBJECTS_DESC_LEN);
+	}
+}
+
+static void match_case(const struct objects_keypoint *lib, int n_lib, const struct objects_keypoint *q, int nq,
+		       const char *label)
+{
+	char msg[300];
+	int err = 0;
+	struct cuda_match *m = cuda_match_create(lib, n_lib, nq > 0 ? nq : 1, &err);
+	int rc = m ? cuda_match_nearest(m, q, nq, nn_gpu) : err;
+	objects_nearest_cpu(lib, n_lib, q, nq, nn_cpu);
+	int bad = -1;
+	for (int i = 0; rc == 0 && i < nq && bad < 0; i++)
+		if (nn_gpu[i].index != nn_cpu[i].index || nn_gpu[i].d1 != nn_cpu[i].d1 || nn_gpu[i].d2 != nn_cpu[i].d2)
+			bad = i;
+	if (bad >= 0)
+		snprintf(msg, sizeof msg,
+			 "sift match %s: %d queries, library %d: query %d: GPU %d (%u, %u), CPU %d (%u, %u)", label, nq,
+			 n_lib, bad, nn_gpu[bad].index, nn_gpu[bad].d1, nn_gpu[bad].d2, nn_cpu[bad].index, nn_cpu[bad].d1,
+			 nn_cpu[bad].d2);
+	else
+		snprintf(msg, sizeof msg, "sift match %s: %d queries, library %d: GPU = CPU (rc %d)", label, nq, n_lib,
+			 rc);
+	check(rc == 0 && bad < 0, msg);
+	cuda_match_destroy(m);
+}
+
+static void test_sift_match(void)
+{
+	const int fail0 = n_fail;
+	static struct objects_keypoint lib[40000], q[5000];
+	static const struct {
+		int n_lib, nq, levels, dups;
+	} cases[] = {
+		{0, 10, 256, 0},      {1, 10, 256, 0},      {2, 10, 2, 0},        {3, 200, 2, 1},
+		{63, 129, 3, 10},     {64, 1, 256, 0},      {65, 300, 2, 30},     {1000, 2000, 256, 100},
+		{1000, 2000, 2, 100}, {9000, 5000, 4, 500}, {40000, 700, 256, 2000}, {40000, 5000, 3, 5000},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		if (quick && cases[c].n_lib * cases[c].nq > 10000000)
+			continue;
+		char label[80];
+		match_fill(lib, cases[c].n_lib, cases[c].levels, cases[c].dups, 1000 + (uint32_t)c);
+		match_fill(q, cases[c].nq, cases[c].levels, 0, 2000 + (uint32_t)c);
+		/* some queries equal to library keypoints (distance 0, often twice) */
+		for (int i = 0; i < cases[c].nq && cases[c].n_lib > 0; i += 7)
+			memcpy(q[i].desc, lib[(i * 13) % cases[c].n_lib].desc, OBJECTS_DESC_LEN);
+		snprintf(label, sizeof label, "random (%d levels, %d copies)", cases[c].levels, cases[c].dups);
+		match_case(lib, cases[c].n_lib, q, cases[c].nq, label);
+	}
+	/* Real descriptors: one textured frame's keypoints against another's. */
+	{
+		struct cuda_sift_config cc = {.max_keypoints = 5000, .contrast_threshold = 0.04f};
+		int err = 0, na = 0, nb = 0;
+		struct cuda_sift *cs = cuda_sift_create(&cc, &err);
+		struct image_u8 a, b;
+		if (cs && image_u8_alloc(&a, 960, 540) == 0 && image_u8_alloc(&b, 960, 540) == 0) {
+			sift_scene_texture(&a, 71, 900);
+			sift_scene_texture(&b, 72, 900);
+			sift_scene_place(&b, &a, 480, 270, 0.4, 0.5);
+			if (cuda_sift_extract(cs, a.data, 960, 540, a.stride, lib, 5000, &na) == 0 &&
+			    cuda_sift_extract(cs, b.data, 960, 540, b.stride, q, 5000, &nb) == 0)
+				match_case(lib, na, q, nb, "SIFT keypoints");
+			else
+				check(0, "sift match: SIFT keypoints extracted");
+			image_u8_free(&a);
+			image_u8_free(&b);
+		}
+		cuda_sift_destroy(cs);
+	}
+	/* Bad arguments. */
+	{
+		int err = 0;
+		struct cuda_match *m = cuda_match_create(lib, 10, 5, &err);
+		check(m && cuda_match_nearest(m, q, 6, nn_gpu) == ERR_RANGE && cuda_match_nearest(m, NULL, 1, nn_gpu) == ERR_RANGE &&
+			      cuda_match_create(NULL, 3, 5, &err) == NULL && err == ERR_RANGE &&
+			      cuda_match_create(lib, 3, 0, &err) == NULL && err == ERR_RANGE,
+		      "sift match: bad arguments refused");
+		cuda_match_destroy(m);
+	}
+	printf("%s: GPU matching (nearest two, ratio-test input) identical to the CPU reference\n",
+	       n_fail == fail0 ? "PASS" : "FAIL");
 }
 
 static void test_sift(void)
@@ -1101,6 +1241,10 @@ static void test_sift(void)
 	check(cs != NULL, "sift: cuda_sift_create");
 	if (!cs)
 		return;
+	struct cuda_sift_config cng = cc;
+	cng.no_graph = 1;
+	sift_nograph = cuda_sift_create(&cng, &err);
+	check(sift_nograph != NULL, "sift: cuda_sift_create, kernel by kernel");
 	struct sift *cv = NULL;
 #if TT_HAVE_OPENCV
 	struct sift_config sc;
@@ -1182,6 +1326,8 @@ static void test_sift(void)
 		printf("sift: last frame GPU time: pyramid %.0f us, detection %.0f us, descriptors %.0f us\n", a, b, c);
 	sift_destroy(cv);
 	cuda_sift_destroy(cs);
+	cuda_sift_destroy(sift_nograph);
+	sift_nograph = NULL;
 	printf("%s: GPU SIFT against its simulation%s, recognition\n", n_fail == fail0 ? "PASS" : "FAIL",
 	       cv ? " and OpenCV" : "");
 }
@@ -1215,6 +1361,7 @@ int main(int argc, char **argv)
 	test_label(argc > 1 && !quick ? argv[1] : NULL);
 	test_engine_segment(argc > 1 && !quick ? argv[1] : NULL);
 	test_sift();
+	test_sift_match();
 	threshold_destroy(cpu);
 	threshold_destroy(gpu);
 	bitmask_free(&m_cpu);
