@@ -509,9 +509,11 @@ static unsigned grid_for(int n, int threads, int max_blocks)
 
 /* Every kernel of one frame (the frame already in d_grey, its size in
  * s->width x s->height, the cap in s->extract_cap) on stream st, ending
- * with the counters' copy to the host. The timing events are recorded as
- * external events, so that a captured graph records them too. */
-static cudaError_t enqueue(struct cuda_sift *s, cudaStream_t st)
+ * with the counters' copy to the host. The stage events are recorded only
+ * when `events` (kernel by kernel): a plain event record inside a capture
+ * would become a graph dependency, not a timestamp, and an external one
+ * outside a capture is refused by the runtime. */
+static cudaError_t enqueue(struct cuda_sift *s, cudaStream_t st, bool events)
 {
 	int R[SIFT_LEVELS];
 	cudaError_t e;
@@ -524,7 +526,7 @@ static cudaError_t enqueue(struct cuda_sift *s, cudaStream_t st)
 	}
 	if ((e = cudaMemsetAsync(s->d_count, 0, 3 * sizeof(int), st)) != cudaSuccess)
 		return e;
-	if ((e = cudaEventRecordWithFlags(s->ev[0], st, cudaEventRecordExternal)) != cudaSuccess)
+	if (events && (e = cudaEventRecord(s->ev[0], st)) != cudaSuccess)
 		return e;
 	for (int o = 0; o < s->n_oct; o++) {
 		const struct oct_info *oc = &s->oct[o];
@@ -547,7 +549,7 @@ static cudaError_t enqueue(struct cuda_sift *s, cudaStream_t st)
 			blur_kernel<<<gb, bb, 0, st>>>(g + (size_t)(i - 1) * plane, g + (size_t)i * plane, oc->w, oc->h, i,
 						       R[i]);
 	}
-	if ((e = cudaEventRecordWithFlags(s->ev[1], st, cudaEventRecordExternal)) != cudaSuccess)
+	if (events && (e = cudaEventRecord(s->ev[1], st)) != cudaSuccess)
 		return e;
 	const float thr = sift_prefilter(s->cfg.contrast_threshold);
 	for (int o = 0; o < s->n_oct; o++) {
@@ -559,7 +561,7 @@ static cudaError_t enqueue(struct cuda_sift *s, cudaStream_t st)
 						       s->d_count, s->slots);
 	}
 	orient_kernel<<<blocks, WARPS * 32, 0, st>>>(s->d_pyr, s->d_oct, s->d_cand, s->d_count, s->slots, s->d_key);
-	if ((e = cudaEventRecordWithFlags(s->ev[2], st, cudaEventRecordExternal)) != cudaSuccess)
+	if (events && (e = cudaEventRecord(s->ev[2], st)) != cudaSuccess)
 		return e;
 	const unsigned gs = grid_for(s->slots, SEL_THREADS, sel_blocks);
 	order_items_kernel<<<gs, SEL_THREADS, 0, st>>>(s->d_key, s->d_count, s->slots, s->d_item, s->d_sort_key[0],
@@ -578,7 +580,7 @@ static cudaError_t enqueue(struct cuda_sift *s, cudaStream_t st)
 							s->extract_cap, s->d_sel);
 	desc_kernel<<<blocks, WARPS * 32, 0, st>>>(s->d_pyr, s->d_oct, s->d_key, s->d_item, s->d_sel, s->d_count,
 						   s->d_out);
-	if ((e = cudaEventRecordWithFlags(s->ev[3], st, cudaEventRecordExternal)) != cudaSuccess)
+	if (events && (e = cudaEventRecord(s->ev[3], st)) != cudaSuccess)
 		return e;
 	if ((e = cudaMemcpyAsync(s->h_count, s->d_count, 3 * sizeof(int), cudaMemcpyDeviceToHost, st)) != cudaSuccess)
 		return e;
@@ -598,7 +600,7 @@ static cudaGraphExec_t graph_for(struct cuda_sift *s)
 	/* Thread-local: another stage's thread may be calling CUDA meanwhile. */
 	cudaError_t e = cudaStreamBeginCapture(s->stream, cudaStreamCaptureModeThreadLocal);
 	if (e == cudaSuccess) {
-		cudaError_t e1 = enqueue(s, s->stream);
+		cudaError_t e1 = enqueue(s, s->stream, false);
 		e = cudaStreamEndCapture(s->stream, &graph);
 		if (e == cudaSuccess)
 			e = e1;
@@ -643,10 +645,10 @@ extern "C" int cuda_sift_extract(struct cuda_sift *s, const uint8_t *grey, int w
 		if (exec)
 			CUDA_CHECK(cudaGraphLaunch(exec, s->stream));
 		else
-			CUDA_CHECK(enqueue(s, s->stream));
+			CUDA_CHECK(enqueue(s, s->stream, true));
+		s->timed = !exec;
 	}
 	CUDA_CHECK(cudaStreamSynchronize(s->stream));
-	s->timed = true;
 	nc = s->h_count[0];
 	nk = s->h_count[1];
 	n = s->h_count[2];

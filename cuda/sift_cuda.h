@@ -98,7 +98,8 @@ int64_t cuda_sift_overflows(const struct cuda_sift *s);
 
 /* GPU time (us, from events) of the last extract: pyramid (upscale and
  * blurs), detection (extrema and orientation), selection and descriptors.
- * ERR_AGAIN before the first. */
+ * Only for a frame launched kernel by kernel (config no_graph, or after a
+ * failed capture): ERR_AGAIN before the first and after a graph launch. */
 int cuda_sift_stage_times(const struct cuda_sift *s, float *pyramid_us, float *detect_us, float *describe_us);
 
 /*
