@@ -2,7 +2,7 @@
  * are in label_kernels.h, shared with the CPU simulation. */
 #include "label_cuda.h"
 
-#include <cub/block/block_scan.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,78 +31,18 @@ extern "C" {
 		     t += (int64_t)gridDim.x * blockDim.x)                                \
 			lk_k_##name(&g, t);                                               \
 	}
+LK_GLOBAL(clear)
+LK_GLOBAL(count)
 LK_GLOBAL(cut)
 LK_GLOBAL(union)
 LK_GLOBAL(flatten)
+LK_GLOBAL(open)
 LK_GLOBAL(stats)
 LK_GLOBAL(pairs)
 LK_GLOBAL(frag)
 LK_GLOBAL(finish)
 
-/* The two prefix sums run in one block each: rows (height + 1) and a
- * frame's runs (tens of thousands) are a few chunks of NT x
- * ITEMS, and one block needs no launch of its own for the scan nor a
- * grid-wide barrier for what precedes or follows it in the same kernel.
- * Rows: 512 threads of 4 items (1080p in one chunk, and registers
- * enough beside the row count's not to spill); runs: 1024 of 8. */
-
-/* out[i] = in[0] + ... + in[i - 1] for 0 <= i <= n, by the calling block,
- * chunk by chunk with a carry; each thread's items are consecutive. OPEN:
- * each thread then opens the regions of its own items (lk_k_open reads
- * only the number it has just written). */
-template <typename T, int NT, int ITEMS, bool OPEN>
-static __device__ void block_scan(const struct lk_args *g, const T *in, T *out, int64_t n)
-{
-	typedef cub::BlockScan<T, NT> scan_t;
-	__shared__ typename scan_t::TempStorage tmp;
-	__shared__ T carry;
-	if (threadIdx.x == 0)
-		carry = 0;
-	__syncthreads();
-	for (int64_t base = 0; base <= n; base += (int64_t)NT * ITEMS) {
-		const int64_t i0 = base + (int64_t)threadIdx.x * ITEMS;
-		T v[ITEMS];
-		for (int j = 0; j < ITEMS; j++)
-			v[j] = i0 + j < n ? in[i0 + j] : (T)0;
-		T total;
-		scan_t(tmp).ExclusiveSum(v, v, total);
-		const T c = carry;
-		for (int j = 0; j < ITEMS; j++)
-			if (i0 + j <= n) {
-				out[i0 + j] = c + v[j];
-				if (OPEN)
-					lk_k_open(g, i0 + j);
-			}
-		__syncthreads(); /* every thread has read carry; tmp may be reused */
-		if (threadIdx.x == 0)
-			carry = c + total;
-		__syncthreads();
-	}
-}
-
-/* count over the rows, then the row scan (rf64), in one block. */
-#define HEAD_THREADS 512
-static __global__ void __launch_bounds__(HEAD_THREADS) g_head(const struct lk_args g, int64_t rows)
-{
-	for (int64_t t = threadIdx.x; t < rows; t += blockDim.x)
-		lk_k_count(&g, t);
-	__syncthreads();
-	block_scan<int64_t, HEAD_THREADS, 4, false>(&g, g.row_count, g.rf64, rows - 1);
-}
-
-/* The root scan over the frame's runs (rid), then open, in one block. */
-#define NUMBER_THREADS 1024
-static __global__ void __launch_bounds__(NUMBER_THREADS) g_number(const struct lk_args g)
-{
-	block_scan<int32_t, NUMBER_THREADS, 8, true>(&g, g.root_flag, g.rid, g.rf64[g.hdr->y_run]);
-}
-
-/* The header and row_first_run share one allocation (device and host), so
- * that one copy brings both back: the row starts HDR_BYTES in. */
-#define HDR_BYTES 32
-static_assert(sizeof(struct lk_hdr) <= HDR_BYTES, "lk_hdr outgrew HDR_BYTES");
-
-/* A frame's tree on the host, pinned; rf lies HDR_BYTES past hdr. */
+/* A frame's tree on the host, pinned. */
 struct host_tree {
 	struct lk_hdr *hdr;
 	struct run *runs;
@@ -126,10 +66,8 @@ struct cuda_label {
 	cudaStream_t own, stream;  /* stream: the frame's (own or the caller's) */
 	uint64_t *d_own_mask;
 	int own_stride;
-	/* cfg.timing: events around the kernels and the downloads, and the last
-	 * collected frame's times. */
-	cudaEvent_t ev[3];
-	float kernels_ms, download_ms;
+	void *d_temp;
+	size_t temp_bytes;
 	/* Pinned host trees, alternating per submit: the tree handed out for
 	 * one frame is still read (the matcher) while the next frame's submit
 	 * already queues its downloads into the other. */
@@ -168,18 +106,15 @@ void cuda_label_destroy(struct cuda_label *l)
 	if (l->pending)
 		cudaDeviceSynchronize();
 	struct lk_args *g = &l->g;
-	void *dev[] = {g->hdr,       g->row_count, g->rf64,    g->row_of,     g->xend,        g->parent,
-		       g->above,     g->root_flag, g->rid,     g->runs,       g->regions,     g->flags,
-		       g->deg,       g->slot_key,  g->slot_nb, g->adj,        g->table_pair,  g->table_first,
-		       g->used,      l->d_own_mask};
+	void *dev[] = {g->hdr,      g->row_count, g->rf64,  g->row_of,  g->xend,     g->parent,      g->above,
+		       g->root_flag, g->rid,      g->runs,  g->rf_out,  g->regions,  g->flags,       g->deg,
+		       g->slot_key,  g->slot_nb,  g->adj,   g->table_pair, g->table_first, g->used, l->d_own_mask,
+		       l->d_temp};
 	for (size_t i = 0; i < sizeof dev / sizeof *dev; i++)
 		if (dev[i])
 			cudaFree(dev[i]);
-	for (int i = 0; i < 3; i++)
-		if (l->ev[i])
-			cudaEventDestroy(l->ev[i]);
-	void *host[] = {l->h[0].hdr, l->h[0].runs, l->h[0].adj, l->h[0].regions,
-			l->h[1].hdr, l->h[1].runs, l->h[1].adj, l->h[1].regions};
+	void *host[] = {l->h[0].hdr, l->h[0].runs, l->h[0].rf, l->h[0].adj, l->h[0].regions,
+			l->h[1].hdr, l->h[1].runs, l->h[1].rf, l->h[1].adj, l->h[1].regions};
 	for (size_t i = 0; i < sizeof host / sizeof *host; i++)
 		if (host[i])
 			cudaFreeHost(host[i]);
@@ -226,10 +161,10 @@ struct cuda_label *cuda_label_create(const struct cuda_label_config *cfg, int *e
 		 * that need not be scheduled. */
 		l->max_blocks = sms * 4;
 		CUDA_CHECK(cudaStreamCreateWithFlags(&l->own, cudaStreamNonBlocking));
-		CUDA_CHECK(cudaMalloc(&g->hdr, HDR_BYTES + rows * sizeof(int32_t)));
-		g->rf_out = (int32_t *)((char *)g->hdr + HDR_BYTES);
+		CUDA_CHECK(cudaMalloc(&g->hdr, sizeof *g->hdr));
 		CUDA_CHECK(cudaMalloc(&g->row_count, rows * sizeof(int64_t)));
 		CUDA_CHECK(cudaMalloc(&g->rf64, rows * sizeof(int64_t)));
+		CUDA_CHECK(cudaMalloc(&g->rf_out, rows * sizeof(int32_t)));
 		CUDA_CHECK(cudaMalloc(&g->row_of, runs * sizeof(int32_t)));
 		CUDA_CHECK(cudaMalloc(&g->xend, runs * sizeof(int32_t)));
 		CUDA_CHECK(cudaMalloc(&g->parent, runs * sizeof(int32_t)));
@@ -251,13 +186,15 @@ struct cuda_label *cuda_label_create(const struct cuda_label_config *cfg, int *e
 		CUDA_CHECK(cudaMemset(g->hdr, 0, sizeof *g->hdr));
 		l->own_stride = (cfg->max_width + 63) / 64;
 		CUDA_CHECK(cudaMalloc(&l->d_own_mask, (size_t)l->own_stride * (size_t)cfg->max_height * sizeof(uint64_t)));
-		if (cfg->timing)
-			for (int i = 0; i < 3; i++)
-				CUDA_CHECK(cudaEventCreate(&l->ev[i]));
+		size_t t1 = 0, t2 = 0;
+		CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, t1, g->row_count, g->rf64, (int)rows));
+		CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, t2, g->root_flag, g->rid, (int)(runs + 1)));
+		l->temp_bytes = t1 > t2 ? t1 : t2;
+		CUDA_CHECK(cudaMalloc(&l->d_temp, l->temp_bytes));
 		for (int i = 0; i < 2; i++) {
-			CUDA_CHECK(cudaMallocHost(&l->h[i].hdr, HDR_BYTES + rows * sizeof(int32_t)));
-			l->h[i].rf = (int32_t *)((char *)l->h[i].hdr + HDR_BYTES);
+			CUDA_CHECK(cudaMallocHost(&l->h[i].hdr, sizeof *l->h[i].hdr));
 			CUDA_CHECK(cudaMallocHost(&l->h[i].runs, runs * sizeof(struct run)));
+			CUDA_CHECK(cudaMallocHost(&l->h[i].rf, rows * sizeof(int32_t)));
 			CUDA_CHECK(cudaMallocHost(&l->h[i].regions, regs * sizeof(struct region)));
 			CUDA_CHECK(cudaMallocHost(&l->h[i].adj, regs * cap * sizeof(int32_t)));
 		}
@@ -332,8 +269,6 @@ int cuda_label_submit(struct cuda_label *l, const void *dev_bits, int width, int
 	g->n_words = (width + 63) / 64;
 	cudaStream_t s = stream ? (cudaStream_t)stream : l->own;
 	l->stream = s;
-	if (l->ev[0])
-		CUDA_CHECK(cudaEventRecord(l->ev[0], s));
 	if (l->no_graph) {
 		CUDA_CHECK(enqueue(l, s));
 	} else {
@@ -343,40 +278,42 @@ int cuda_label_submit(struct cuda_label *l, const void *dev_bits, int width, int
 		else
 			CUDA_CHECK(enqueue(l, s));
 	}
-	if (l->ev[1])
-		CUDA_CHECK(cudaEventRecord(l->ev[1], s));
 	{
 		l->cur ^= 1;
 		struct host_tree *h = &l->h[l->cur];
 		l->spec_runs = spec(l->hint_runs, g->cap_runs);
 		l->spec_regions = spec(l->hint_regions, g->cap_regions);
-		CUDA_CHECK(cudaMemcpyAsync(h->hdr, g->hdr, HDR_BYTES + ((size_t)height + 1) * sizeof(int32_t),
+		CUDA_CHECK(cudaMemcpyAsync(h->hdr, g->hdr, sizeof *h->hdr, cudaMemcpyDeviceToHost, s));
+		CUDA_CHECK(cudaMemcpyAsync(h->rf, g->rf_out, ((size_t)height + 1) * sizeof(int32_t),
 					   cudaMemcpyDeviceToHost, s));
 		CUDA_CHECK(download(h, g, 0, l->spec_runs, 0, l->spec_regions, s));
 	}
-	if (l->ev[2])
-		CUDA_CHECK(cudaEventRecord(l->ev[2], s));
 	l->pending = true;
 	return 0;
 fail:
 	return ERR_DEVICE;
 }
 
-/* The frame's kernels (the mask and size in l->g) on stream s: nine
- * launches, in the order of label_kernels.h. */
+/* The frame's kernels (the mask and size in l->g) on stream s. */
 static cudaError_t enqueue(struct cuda_label *l, cudaStream_t s)
 {
 	struct lk_args *g = &l->g;
 	const int height = g->height;
+	cudaError_t e;
 	const int64_t runs = g->cap_runs, rows = (int64_t)height + 1;
-	int64_t fin = g->cap_regions > rows ? g->cap_regions : rows;
-	if (fin < (int64_t)l->slots)
-		fin = l->slots;
-	g_head<<<1, HEAD_THREADS, 0, s>>>(*g, rows);
+	const int64_t fin = g->cap_regions > rows ? g->cap_regions : rows;
+	size_t tb = l->temp_bytes;
+	g_clear<<<blocks_for(l, l->slots), THREADS, 0, s>>>(*g, l->slots);
+	g_count<<<blocks_for(l, rows), THREADS, 0, s>>>(*g, rows);
+	if ((e = cub::DeviceScan::ExclusiveSum(l->d_temp, tb, g->row_count, g->rf64, (int)rows, s)) != cudaSuccess)
+		return e;
 	g_cut<<<blocks_for(l, (int64_t)height * g->n_words), THREADS, 0, s>>>(*g, (int64_t)height * g->n_words);
 	g_union<<<blocks_for(l, runs), THREADS, 0, s>>>(*g, runs);
-	g_flatten<<<blocks_for(l, runs), THREADS, 0, s>>>(*g, runs);
-	g_number<<<1, NUMBER_THREADS, 0, s>>>(*g);
+	g_flatten<<<blocks_for(l, runs + 1), THREADS, 0, s>>>(*g, runs + 1);
+	tb = l->temp_bytes;
+	if ((e = cub::DeviceScan::ExclusiveSum(l->d_temp, tb, g->root_flag, g->rid, (int)(runs + 1), s)) != cudaSuccess)
+		return e;
+	g_open<<<blocks_for(l, runs), THREADS, 0, s>>>(*g, runs);
 	g_stats<<<blocks_for(l, runs), THREADS, 0, s>>>(*g, runs);
 	g_pairs<<<blocks_for(l, l->slots), THREADS, 0, s>>>(*g, l->slots);
 	g_frag<<<blocks_for(l, l->slots), THREADS, 0, s>>>(*g, l->slots);
@@ -443,10 +380,6 @@ int cuda_label_collect(struct cuda_label *l, const struct region_tree **out)
 	struct lk_args *g = &l->g;
 	cudaStream_t s = l->stream;
 	CUDA_CHECK(cudaStreamSynchronize(s));
-	if (l->ev[0]) {
-		CUDA_CHECK(cudaEventElapsedTime(&l->kernels_ms, l->ev[0], l->ev[1]));
-		CUDA_CHECK(cudaEventElapsedTime(&l->download_ms, l->ev[1], l->ev[2]));
-	}
 	{
 		struct host_tree *ht = &l->h[l->cur];
 		const struct lk_hdr h = *ht->hdr;
@@ -490,13 +423,4 @@ fail:
 int64_t cuda_label_overflows(const struct cuda_label *l)
 {
 	return l ? l->n_overflows : 0;
-}
-
-int cuda_label_gpu_times(const struct cuda_label *l, float *kernels_us, float *download_us)
-{
-	if (!l || !l->ev[0])
-		return ERR_UNSUPPORTED;
-	*kernels_us = 1000.0f * l->kernels_ms;
-	*download_us = 1000.0f * l->download_ms;
-	return 0;
 }

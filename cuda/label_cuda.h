@@ -26,9 +26,8 @@
  * last frame's counts plus an eighth; collect() waits once, and only a
  * frame with more runs or regions than that fetches the rest (a second
  * wait). The host trees alternate per submit. The mask itself never comes
- * to the host. The launch sequence (nine kernels, two of them one block
- * each for the prefix sums, whose arguments depend only on the mask buffer
- * and the size) is captured once
+ * to the host. The launch sequence (ten kernels and two CUB scans, whose
+ * arguments depend only on the mask buffer and the size) is captured once
  * per mask buffer and size as a CUDA graph and launched as one; the
  * threshold alternates two device masks, so a steady stream of frames uses
  * two graphs. A capture that fails is logged once and the kernels are then
@@ -51,7 +50,6 @@ struct cuda_label_config {
 	int32_t max_runs;     /* 0 = regions_run_capacity(max_width, max_height) */
 	int32_t max_regions;  /* 0 = regions_region_capacity(max_width, max_height) */
 	int no_graph;         /* benchmarks: 1 launches kernel by kernel instead of the CUDA graph */
-	int timing;           /* benchmarks: 1 times the kernels and the downloads with GPU events */
 };
 
 struct cuda_label;
@@ -86,10 +84,6 @@ int cuda_label_collect(struct cuda_label *l, const struct region_tree **out);
 
 /* Frames cut short for want of run or region slots since create. */
 int64_t cuda_label_overflows(const struct cuda_label *l);
-
-/* With cfg.timing: the last collected frame's GPU time in its kernels and
- * in its downloads (GPU events, microseconds). ERR_UNSUPPORTED without. */
-int cuda_label_gpu_times(const struct cuda_label *l, float *kernels_us, float *download_us);
 
 #ifdef __cplusplus
 }

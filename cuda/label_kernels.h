@@ -9,10 +9,10 @@
  * runs them in ascending, descending and random orders). Under nvcc the
  * atomics are CUDA's; compiled as C they are plain memory operations, so
  * the test runs the very logic the GPU runs. The launch sequence, with two
- * exclusive prefix sums between kernels (a one-block CUB scan on the GPU,
- * a loop in the simulation), is in label.cu and mirrored by the
- * simulation:
+ * exclusive prefix sums between kernels (CUB on the GPU, a loop in the
+ * simulation), is in label.cu and mirrored by the simulation:
  *
+ *   clear   (table slots)  empties the pair-table slots the last frame used
  *   count   (rows + 1)     runs per row; resets the frame header
  *   scan    row counts     -> rf64 (first run of each row, 64-bit)
  *   cut     (rows x words) runs cut from the colour changes of each word;
@@ -22,10 +22,9 @@
  *                          the row above joined by a lock-free union-find
  *                          (atomicMin links the larger root under the
  *                          smaller, so a set's root is its smallest run)
- *   flatten (runs)         every run points at its root; roots flagged
+ *   flatten (runs + 1)     every run points at its root; roots flagged
  *   scan    root flags     -> rid (region number of each root = roots
- *                          before it: regions numbered by first run), over
- *                          the frame's runs and one past them
+ *                          before it: regions numbered by first run)
  *   open    (runs)         regions opened by their roots; the root ranked
  *                          max_regions, if any, cuts the frame at its row
  *                          (y_cut), as the serial segmenter does
@@ -39,19 +38,11 @@
  *                          neighbours with their keys into its slots
  *   frag    (pairs)        REGION_FRAGMENTED on each neighbour of a region
  *                          of more than adj_cap neighbours
- *   finish  (regions, rows + 1, pairs) lists sorted by first contact (the
- *                          serial pass's order: rows top to bottom, in a
- *                          row the left/right contacts left to right, then
- *                          the contacts with the row above left to right);
- *                          saturated regions; flags; row_first_run; and
- *                          the pair-table slots this frame used emptied for
- *                          the next (nothing after pairs and frag reads
- *                          the table; a new table is empty)
- *
- * label.cu runs count and the row scan as one kernel of one block, and the
- * root scan and open as another (open reads only its own root's number),
- * so that a frame is nine launches; the simulation runs the same bodies
- * in the same order.
+ *   finish  (regions, rows + 1) lists sorted by first contact (the serial
+ *                          pass's order: rows top to bottom, in a row the
+ *                          left/right contacts left to right, then the
+ *                          contacts with the row above left to right);
+ *                          saturated regions; flags; row_first_run
  *
  * The serial pass's saturation rule is a property of the neighbour sets:
  * a region with more than adj_cap distinct neighbours is SATURATED with an
@@ -292,6 +283,16 @@ LK_FN uint64_t lk_key(int y, int phase, int32_t x)
 
 /* ---- kernels ---------------------------------------------------------------- */
 
+/* Domain: table_mask + 1. */
+LK_FN void lk_k_clear(const struct lk_args *g, int64_t t)
+{
+	if (t >= g->hdr->n_pairs)
+		return;
+	const int32_t h = g->used[t];
+	g->table_pair[h] = LK_EMPTY;
+	g->table_first[h] = LK_EMPTY;
+}
+
 /* Domain: height + 1. */
 LK_FN void lk_k_count(const struct lk_args *g, int64_t t)
 {
@@ -493,14 +494,9 @@ LK_FN void lk_k_frag(const struct lk_args *g, int64_t t)
 		lk_or_u32(&g->flags[lo], REGION_FRAGMENTED);
 }
 
-/* Domain: max(cap_regions, height + 1, table_mask + 1). */
+/* Domain: max(cap_regions, height + 1). */
 LK_FN void lk_k_finish(const struct lk_args *g, int64_t t)
 {
-	if (t < g->hdr->n_pairs) {
-		const int32_t h = g->used[t];
-		g->table_pair[h] = LK_EMPTY;
-		g->table_first[h] = LK_EMPTY;
-	}
 	if (t <= g->height) {
 		const int y = (int)t < g->hdr->y_cut ? (int)t : g->hdr->y_cut;
 		g->rf_out[t] = (int32_t)g->rf64[y];
@@ -539,15 +535,12 @@ LK_FN void lk_k_finish(const struct lk_args *g, int64_t t)
 /* ---- the live end of each domain (see the header comment) ---- */
 
 #define LK_ALL INT64_MAX
+LK_FN int64_t lk_live_clear(const struct lk_args *g) { return g->hdr->n_pairs; }
 LK_FN int64_t lk_live_count(const struct lk_args *g) { (void)g; return LK_ALL; }
 LK_FN int64_t lk_live_cut(const struct lk_args *g) { (void)g; return LK_ALL; }
 LK_FN int64_t lk_live_union(const struct lk_args *g) { return g->rf64[g->hdr->y_run]; }
-/* Thread 0 sets y_cut even for a frame without runs. */
-LK_FN int64_t lk_live_flatten(const struct lk_args *g)
-{
-	const int64_t n = g->rf64[g->hdr->y_run];
-	return n > 1 ? n : 1;
-}
+/* Every slot: the zero flags past the runs feed the scan. */
+LK_FN int64_t lk_live_flatten(const struct lk_args *g) { (void)g; return LK_ALL; }
 LK_FN int64_t lk_live_open(const struct lk_args *g) { return g->rf64[g->hdr->y_run]; }
 /* Thread 0 writes the header's counts even for an empty frame. */
 LK_FN int64_t lk_live_stats(const struct lk_args *g)
@@ -557,13 +550,11 @@ LK_FN int64_t lk_live_stats(const struct lk_args *g)
 }
 LK_FN int64_t lk_live_pairs(const struct lk_args *g) { return g->hdr->n_pairs; }
 LK_FN int64_t lk_live_frag(const struct lk_args *g) { return g->hdr->n_pairs; }
-/* Thread t <= height writes row_first_run[t]; t < n_pairs empties a slot. */
+/* Thread t <= height writes row_first_run[t]. */
 LK_FN int64_t lk_live_finish(const struct lk_args *g)
 {
-	int64_t n = g->hdr->n_regions;
-	if (n < (int64_t)g->height + 1)
-		n = (int64_t)g->height + 1;
-	return n > g->hdr->n_pairs ? n : g->hdr->n_pairs;
+	const int64_t n = g->hdr->n_regions;
+	return n > (int64_t)g->height + 1 ? n : (int64_t)g->height + 1;
 }
 
 #endif

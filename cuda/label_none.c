@@ -50,11 +50,3 @@ int64_t cuda_label_overflows(const struct cuda_label *l)
 	(void)l;
 	return 0;
 }
-
-int cuda_label_gpu_times(const struct cuda_label *l, float *kernels_us, float *download_us)
-{
-	(void)l;
-	(void)kernels_us;
-	(void)download_us;
-	return ERR_UNSUPPORTED;
-}

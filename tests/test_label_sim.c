@@ -163,6 +163,7 @@ static const struct region_tree *sim_process(struct sim *s, const struct bitmask
 	g->height = m->height;
 	g->n_words = (m->width + 63) / 64;
 	const int h = m->height;
+	launch(s, clear, s->slots);
 	launch(s, count, h + 1);
 	int64_t acc = 0;
 	for (int y = 0; y <= h; y++) {
@@ -171,19 +172,17 @@ static const struct region_tree *sim_process(struct sim *s, const struct bitmask
 	}
 	launch(s, cut, (int64_t)h * g->n_words);
 	launch(s, union, g->cap_runs);
-	launch(s, flatten, g->cap_runs);
-	const int64_t n_runs = g->rf64[s->hdr.y_run];
+	launch(s, flatten, (int64_t)g->cap_runs + 1);
 	int32_t racc = 0;
-	for (int64_t k = 0; k <= n_runs; k++) {
+	for (int64_t k = 0; k <= g->cap_runs; k++) {
 		g->rid[k] = racc;
-		racc += k < n_runs ? g->root_flag[k] : 0;
+		racc += g->root_flag[k];
 	}
 	launch(s, open, g->cap_runs);
 	launch(s, stats, g->cap_runs);
 	launch(s, pairs, s->slots);
 	launch(s, frag, s->slots);
-	int64_t fin = g->cap_regions > h + 1 ? g->cap_regions : h + 1;
-	launch(s, finish, fin > s->slots ? fin : s->slots);
+	launch(s, finish, g->cap_regions > h + 1 ? g->cap_regions : h + 1);
 	assert_int_equal(s->hdr.error, 0);
 	struct region_tree *t = &s->tree;
 	t->width = m->width;

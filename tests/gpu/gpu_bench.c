@@ -256,7 +256,7 @@ static void bench_label(void)
 		struct threshold_config tc = {.max_width = w, .max_height = h, .mode = THRESHOLD_BERNSEN, .radius = 6,
 					      .gate = 32, .tile = 10, .mean_radius = 16, .mean_bias = 16};
 		struct segment_config sc = {w, h, 19, 0, 0};
-		struct cuda_label_config lc = {w, h, 19, 0, 0, no_graph, 0};
+		struct cuda_label_config lc = {w, h, 19, 0, 0, no_graph};
 		struct image_u8 img;
 		struct bitmask m;
 		int err = 0;
@@ -284,35 +284,14 @@ static void bench_label(void)
 			segment_process(seg, &m, &ref);
 			timing_add(&tm[1], clock_now_ns() - t0);
 		}
-		/* Where the GPU's time goes: a second segmenter with GPU events
-		 * (left out of the timed loop above, which they would slow). */
-		lc.timing = 1;
-		struct cuda_label *lab_t = ok ? cuda_label_create(&lc, &err) : NULL;
-		bool timed = lab_t && cuda_label_upload(lab_t, m.bits, w, h, m.stride_words) == 0;
-		for (int i = 0; timed && i < 20 + n_frames / 4; i++) {
-			const struct region_tree *tt = NULL;
-			float kern = 0, down = 0;
-			timed = cuda_label_submit(lab_t, NULL, w, h, 0, NULL) == 0 && cuda_label_collect(lab_t, &tt) == 0 &&
-				cuda_label_gpu_times(lab_t, &kern, &down) == 0;
-			if (timed && i >= 20) {
-				timing_add(&tm[2], (int64_t)(kern * 1000.0f));
-				timing_add(&tm[3], (int64_t)(down * 1000.0f));
-			}
-		}
-		cuda_label_destroy(lab_t);
-		double mg, pg, mc, pc, mk, pk, md, pd;
+		double mg, pg, mc, pc;
 		stat_us(0, &mg, &pg);
 		stat_us(1, &mc, &pc);
-		stat_us(2, &mk, &pk);
-		stat_us(3, &md, &pd);
 		if (ok)
 			printf("label %4dx%-5d | gpu mask->tree on host %7.1f / %7.1f us (%s) | cpu segment (1 thread) "
 			       "%7.1f / %7.1f us | %d runs, %d regions\n",
 			       w, h, mg, pg, no_graph ? "kernel by kernel" : "CUDA graph", mc, pc, (int)t->n_runs,
 			       (int)t->n_regions);
-		if (ok && timed)
-			printf("label %4dx%-5d | GPU events: kernels %7.1f / %7.1f us, downloads %7.1f / %7.1f us (%s)\n", w,
-			       h, mk, pk, md, pd, no_graph ? "kernel by kernel" : "CUDA graph");
 		else
 			printf("label %dx%d: the GPU segmenter failed\n", w, h);
 		cuda_label_destroy(lab);

@@ -678,7 +678,7 @@ static int label_pair_new(struct label_pair *p, int w, int h, int cap, int32_t r
 	struct segment_config sc = {w, h, cap, runs, regions};
 	/* Every other segmenter launches kernel by kernel: both paths compared. */
 	static int n_created;
-	struct cuda_label_config lc = {w, h, cap, runs, regions, n_created++ % 2, 0};
+	struct cuda_label_config lc = {w, h, cap, runs, regions, n_created++ % 2};
 	int err = 0;
 	p->seg = segment_create(&sc, &err);
 	p->lab = cuda_label_create(&lc, &err);
