@@ -286,12 +286,18 @@ $(BUILD)/tests/%: tests/%.cpp $(STAMP)
 deps:
 	@sh tools/deps.sh
 
+# `make run` and `make test` build with one job a CPU (nvcc's six
+# architectures alone take minutes one at a time); a -j given on the
+# command line wins.
+JOBS ?= $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+JOBS_FLAG = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS))
+
 run: deps
-	@$(MAKE) --no-print-directory $(BUILD)/tabletrack
+	@$(MAKE) --no-print-directory $(JOBS_FLAG) $(BUILD)/tabletrack
 	$(BUILD)/tabletrack --headless
 
 test: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(JOBS_FLAG) all
 	@sh tests/run.sh $(BUILD)
 
 # The libFuzzer targets: every tests/fuzz/fuzz_NAME.c becomes

@@ -14,7 +14,7 @@ command -v clang >/dev/null 2>&1 || { echo "clang missing: skipped"; exit 77; }
 printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n);\nint LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' >"$T/probe.c"
 clang -fsanitize=fuzzer "$T/probe.c" -o "$T/probe" 2>/dev/null ||
 	{ echo "clang has no libFuzzer runtime (libclang-rt-14-dev): skipped"; exit 77; }
-make -s fuzz BUILD="$B" >"$T/build.log" 2>&1 || { cat "$T/build.log"; echo "FAIL: make fuzz"; exit 1; }
+make -s -j"$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)" fuzz BUILD="$B" >"$T/build.log" 2>&1 || { cat "$T/build.log"; echo "FAIL: make fuzz"; exit 1; }
 
 # Seeds: one valid input each, so the runs start inside the grammar.
 mkdir -p "$T/config" "$T/trees" "$T/image" "$T/ws" "$T/objects"
