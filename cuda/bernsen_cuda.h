@@ -60,10 +60,13 @@ extern "C" {
 struct cuda_threshold_config {
 	int max_width, max_height;
 	int mode;           /* enum threshold_mode: 0 per-pixel Bernsen, 1 tiled, 2..5 local mean (mean,
-			     * gated, either, both; threshold_mean_cpu() in src/threshold defines them) */
+			     * gated, either, both; threshold_mean_cpu() in src/threshold defines them),
+			     * 6 Sauvola */
 	int radius, gate, tile;
 	int mean_radius;    /* local-mean modes: 1..63 */
 	int mean_bias;      /* local-mean modes: percent, 0..50 */
+	int sauvola_k;      /* mode 6 (Sauvola): percent, 0..100 */
+	int sauvola_range;  /* mode 6: 1..255 (threshold_sauvola_cpu() in src/threshold defines the rule) */
 	int median;         /* 0, 3, 5 */
 	/* The Gaussian prefilter, owned by the CPU reference (src/threshold,
 	 * threshold_gauss_taps()), which the kernels reproduce bit for bit:
