@@ -26,6 +26,10 @@
  * shared memory, 32 verdicts a warp by ballot) in the reference's 32-bit
  * integers; mode 2 writes the mask, modes 3..5 a second mask that the
  * Bernsen kernel reads where its window is steep. Whole frames, one band.
+ * Sauvola (mode 6): the same column-sum kernel, also summing squares (32
+ * bits), then a row kernel with one block a 1024-column piece of a row
+ * (prefix sums of both over the piece and its aprons in shared memory) and
+ * the reference's 64-bit rule with its IEEE double square root.
  * Median: forgetful selection in registers, one pixel a thread. Gaussian:
  * row then column pass with the integer taps of the config. Tiled:
  * tile min/max, tile thresholds, compare + ballot.
