@@ -176,12 +176,21 @@ KFN static void KN(mean)(struct threshold_cpu *c, const struct image_u8 *in, int
  */
 KFN static void KN(col_step_sq)(uint32_t *restrict col, const uint8_t *restrict row, int w, int sign)
 {
-	if (sign > 0)
-		for (int x = 0; x < w; x++)
+	int x = 0;
+	/* whole blocks of 32, as col_step's */
+	if (sign > 0) {
+		for (; x + 32 <= w; x += 32)
+			for (int j = 0; j < 32; j++)
+				col[x + j] += (uint32_t)row[x + j] * row[x + j];
+		for (; x < w; x++)
 			col[x] += (uint32_t)row[x] * row[x];
-	else
-		for (int x = 0; x < w; x++)
+	} else {
+		for (; x + 32 <= w; x += 32)
+			for (int j = 0; j < 32; j++)
+				col[x + j] -= (uint32_t)row[x + j] * row[x + j];
+		for (; x < w; x++)
 			col[x] -= (uint32_t)row[x] * row[x];
+	}
 }
 
 KFN static void KN(sauvola_row)(struct threshold_cpu *c, const struct image_u8 *in, int y, int m, int k,
@@ -216,17 +225,28 @@ KFN static void KN(sauvola_row)(struct threshold_cpu *c, const struct image_u8 *
 	const uint8_t *restrict v = image_u8_row(in, y);
 	uint8_t *restrict mw = c->m_white;
 	const int64_t kk = k, kr = 100 - k;
-	for (int x = 0; x < w; x++) {
-		int x0 = x - m > 0 ? x - m : 0, x1 = x + m + 1 < w ? x + m + 1 : w;
+	/* the windows wholly inside the row, x in [a, e): SD at a time in doubles */
+	int a = m < w ? m : w, e = w - m > a ? w - m : a, x = a;
+	{
+		const double nn = (double)((2 * m + 1) * ny);
+		const double p[SAUV_P] = {nn, nn * range, (double)(100 - k), (double)k, nn * mean_min, 100.0 * nn};
+		for (; x + V(SD) <= e; x += V(SD))
+			V(sauv)(pre + x + m + 1, pre + x - m, qpre + x + m + 1, qpre + x - m, v + x, p, mw + x);
+	}
+	/* the border windows and the inner ones left over, one at a time in 64-bit integers */
+	for (int i = 0; i < w; i++) {
+		if (i == a)
+			i = x;
+		int x0 = i - m > 0 ? i - m : 0, x1 = i + m + 1 < w ? i + m + 1 : w;
 		int64_t n = (int64_t)(x1 - x0) * ny, s = pre[x1] - pre[x0];
 		int64_t q = (uint32_t)(qpre[x1] - qpre[x0]);
-		int64_t b = 100 * n * v[x] - kr * s;
+		int64_t b = 100 * n * v[i] - kr * s;
 		bool white = false;
 		if (b > 0 && s >= mean_min * n) {
 			int64_t d = (int64_t)sqrt((double)(n * q - s * s));
 			white = n * range * b > kk * s * d;
 		}
-		mw[x] = white ? 0xff : 0;
+		mw[i] = white ? 0xff : 0;
 	}
 }
 

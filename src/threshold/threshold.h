@@ -3,7 +3,8 @@
  *
  * Per-pixel Bernsen (the default; the threshold spec's §1 defines it bit for
  * bit), tiled Bernsen (classic, cheaper, blockier), the local mean
- * (Bradley-Roth) alone or fused with Bernsen, optional median
+ * (Bradley-Roth) alone or fused with Bernsen, Sauvola (the local mean
+ * moved by the local deviation), optional median
  * (3x3, 5x5) and Gaussian pre-filters. Backends are chosen by name from a
  * table: "cpu" (the reference, separable running min/max, O(1) a pixel in the
  * radius) and "cuda" (cuda/, when built and a GPU works). Every backend gives
@@ -33,6 +34,9 @@
  * the fused modes run it beside the Bernsen row pass and pick per pixel.
  * O(1) a pixel whatever the radius: about 19 M instructions a 1080p frame
  * on top of Bernsen's (callgrind, AVX2; the prefix sums, serial, are 12 M).
+ * Sauvola: the same column sums, and column sums of the squares (32 bits)
+ * with their own row of prefix sums; the rule in 64-bit integers with one
+ * double square root a pixel (threshold_sauvola_cpu()), scalar C.
  *
  * Algorithm (CPU): prefilters first (median, then Gaussian), then the
  * threshold compares the filtered value. Per-pixel Bernsen is separable: a
