@@ -26,8 +26,12 @@ extern "C" {
 #define MODE_GATED 3
 #define MODE_EITHER 4
 #define MODE_BOTH 5
+#define MODE_SAUVOLA 6
 #define MAX_MEAN_RADIUS 63
 #define MAX_MEAN_BIAS 50
+#define MAX_SAUVOLA_K 100
+#define MAX_SAUVOLA_RANGE 255
+#define SAUVOLA_CHUNK 1024 /* columns a block of the Sauvola row kernel decides (32 mask words) */
 #define MEAN_COL_ROWS 64 /* rows a thread of the column-sum kernel slides down */
 
 struct registered {
@@ -47,6 +51,7 @@ struct cuda_threshold {
 	uint16_t *d_gauss_tmp;
 	uint8_t *d_tile_lo, *d_tile_hi, *d_tile_t;
 	uint16_t *d_mean_col;  /* local mean: column sums over the window's rows */
+	uint32_t *d_sq_col;    /* Sauvola: column sums of the squares */
 	uint32_t *d_mean_mask; /* local mean's verdict, laid out as d_mask (fused modes) */
 	/* Two device masks alternating per submit, as the host ones: the GPU
 	 * segmenter (or a late fetch) still reads one frame's mask while the
@@ -379,22 +384,118 @@ __global__ void tile_compare_kernel(const uint8_t *__restrict__ d_in, int pitch,
 
 /* Local mean, pass 1: the sum down each column over the window's rows
  * (cropped), one thread a column and MEAN_COL_ROWS rows, sliding. At most
- * 127 rows of 255: 16 bits. */
+ * 127 rows of 255: 16 bits. With d_sq (Sauvola) also the sum of the
+ * squares: at most 127 * 65025, 32 bits. */
 __global__ void mean_cols_kernel(const uint8_t *__restrict__ d_in, int pitch, int w, int h, int m,
-				 uint16_t *__restrict__ d_col)
+				 uint16_t *__restrict__ d_col, uint32_t *__restrict__ d_sq)
 {
 	int x = blockIdx.x * blockDim.x + threadIdx.x, y0 = blockIdx.y * MEAN_COL_ROWS;
 	if (x >= w)
 		return;
 	int y1 = min(y0 + MEAN_COL_ROWS, h), s = 0;
-	for (int j = max(y0 - m, 0); j <= min(y0 + m, h - 1); j++)
-		s += d_in[(size_t)j * pitch + x];
+	unsigned q = 0;
+	for (int j = max(y0 - m, 0); j <= min(y0 + m, h - 1); j++) {
+		unsigned v = d_in[(size_t)j * pitch + x];
+		s += v;
+		q += v * v;
+	}
 	for (int y = y0; y < y1; y++) {
 		d_col[(size_t)y * w + x] = (uint16_t)s;
-		if (y + m + 1 < h)
-			s += d_in[(size_t)(y + m + 1) * pitch + x];
-		if (y - m >= 0)
-			s -= d_in[(size_t)(y - m) * pitch + x];
+		if (d_sq)
+			d_sq[(size_t)y * w + x] = q;
+		if (y + m + 1 < h) {
+			unsigned v = d_in[(size_t)(y + m + 1) * pitch + x];
+			s += v;
+			q += v * v;
+		}
+		if (y - m >= 0) {
+			unsigned v = d_in[(size_t)(y - m) * pitch + x];
+			s -= v;
+			q -= v * v;
+		}
+	}
+}
+
+/* Sauvola, pass 2: one block a SAUVOLA_CHUNK-column piece of a row. Prefix
+ * sums of the column sums and of the squares' column sums over the piece
+ * and its m-column aprons in shared memory (the squares' modulo 2^32: a
+ * window's difference is exact, its true sum is below 2^31), then 32
+ * verdicts a warp by ballot, the rule of threshold_sauvola_cpu() in the
+ * same 64-bit integers and the same IEEE double square root (exact: the
+ * argument is below 2^42). Every mask word of the row is written, padding
+ * bits zero. */
+__global__ void __launch_bounds__(THREADS) sauvola_rows_kernel(const uint8_t *__restrict__ d_in, int pitch, int w,
+							       int h, int m, int k, int range, int mean_min,
+							       const uint16_t *__restrict__ d_col,
+							       const uint32_t *__restrict__ d_sq,
+							       uint32_t *__restrict__ d_out, int mask_words32)
+{
+	__shared__ int s_pre[SAUVOLA_CHUNK + 2 * MAX_MEAN_RADIUS + 1];
+	__shared__ unsigned s_qpre[SAUVOLA_CHUNK + 2 * MAX_MEAN_RADIUS + 1];
+	__shared__ int s_run[THREADS];
+	__shared__ unsigned s_qrun[THREADS];
+	const int y = blockIdx.y, tid = threadIdx.x, cx = blockIdx.x * SAUVOLA_CHUNK;
+	const int base = max(cx - m, 0), len = min(cx + SAUVOLA_CHUNK + m, w) - base;
+	const uint16_t *col = d_col + (size_t)y * w + base;
+	const uint32_t *sq = d_sq + (size_t)y * w + base;
+	const int per = (len + THREADS - 1) / THREADS, a = min(tid * per, len), b = min(a + per, len);
+	int acc = 0;
+	unsigned qacc = 0;
+	for (int i = a; i < b; i++) {
+		acc += col[i];
+		qacc += sq[i];
+	}
+	s_run[tid] = acc;
+	s_qrun[tid] = qacc;
+	__syncthreads();
+	if (tid == 0) {
+		int t = 0;
+		unsigned tq = 0;
+		for (int i = 0; i < THREADS; i++) {
+			int v = s_run[i];
+			unsigned vq = s_qrun[i];
+			s_run[i] = t;
+			s_qrun[i] = tq;
+			t += v;
+			tq += vq;
+		}
+	}
+	__syncthreads();
+	acc = s_run[tid];
+	qacc = s_qrun[tid];
+	if (tid == 0) {
+		s_pre[0] = 0;
+		s_qpre[0] = 0;
+	}
+	for (int i = a; i < b; i++) {
+		acc += col[i];
+		qacc += sq[i];
+		s_pre[i + 1] = acc;
+		s_qpre[i + 1] = qacc;
+	}
+	__syncthreads();
+	const int ny = min(y + m, h - 1) - max(y - m, 0) + 1;
+	const uint8_t *row = d_in + (size_t)y * pitch;
+	const int lane = tid & 31;
+	for (int wi = tid >> 5; wi < SAUVOLA_CHUNK / 32; wi += THREADS / 32) {
+		int word = blockIdx.x * (SAUVOLA_CHUNK / 32) + wi;
+		if (word >= mask_words32)
+			break;
+		int x = word * 32 + lane;
+		bool white = false;
+		if (x < w) {
+			int x0 = max(x - m, 0), x1 = min(x + m + 1, w);
+			long long n = (long long)(x1 - x0) * ny, s = s_pre[x1 - base] - s_pre[x0 - base];
+			long long q = (unsigned)(s_qpre[x1 - base] - s_qpre[x0 - base]);
+			long long bb = 100 * n * row[x] - (long long)(100 - k) * s;
+			if (bb > 0 && s >= mean_min * n) {
+				long long d = (long long)sqrt((double)(n * q - s * s));
+				white = n * range * bb > (long long)k * s * d;
+			}
+		}
+		unsigned bits = __ballot_sync(0xffffffffu, white);
+		if (lane == 0)
+			d_out[(size_t)y * mask_words32 + word] = bits;
 	}
 }
 
@@ -487,9 +588,11 @@ static bool gauss_ok(const struct cuda_threshold_config *c)
 static int config_ok(const struct cuda_threshold_config *c)
 {
 	return c->max_width >= 1 && c->max_height >= 1 && c->max_width <= 8192 && c->max_height <= 8192 &&
-	       c->mode >= MODE_BERNSEN && c->mode <= MODE_BOTH &&
+	       c->mode >= MODE_BERNSEN && c->mode <= MODE_SAUVOLA &&
 	       (c->mode < MODE_MEAN || (c->mean_radius >= 1 && c->mean_radius <= MAX_MEAN_RADIUS &&
 					c->mean_bias >= 0 && c->mean_bias <= MAX_MEAN_BIAS)) &&
+	       (c->mode != MODE_SAUVOLA || (c->sauvola_k >= 0 && c->sauvola_k <= MAX_SAUVOLA_K &&
+					    c->sauvola_range >= 1 && c->sauvola_range <= MAX_SAUVOLA_RANGE)) &&
 	       c->radius >= 1 && c->radius <= MAX_RADIUS && c->gate >= 0 &&
 	       c->gate <= 255 && c->tile >= 2 && c->tile <= 64 && (c->median == 0 || c->median == 3 || c->median == 5) &&
 	       gauss_ok(c) && c->bands >= 0 && c->bands <= MAX_BANDS;
@@ -576,6 +679,7 @@ struct cuda_threshold *cuda_threshold_create(const struct cuda_threshold_config 
 		CUDA_CHECK(cudaMalloc(&t->d_masks[i], words * sizeof(uint64_t)));
 	t->d_mask = t->d_masks[0];
 	CUDA_CHECK(cudaMalloc(&t->d_mean_col, px * sizeof(uint16_t)));
+	CUDA_CHECK(cudaMalloc(&t->d_sq_col, px * sizeof(uint32_t)));
 	CUDA_CHECK(cudaMalloc(&t->d_mean_mask, words * sizeof(uint64_t)));
 	CUDA_CHECK(cudaHostAlloc(&t->h_grey, px, cudaHostAllocDefault));
 	/* Not mapped memory for the kernels to write into: measured on an H100,
@@ -621,6 +725,7 @@ void cuda_threshold_destroy(struct cuda_threshold *t)
 	cudaFree(t->d_masks[0]);
 	cudaFree(t->d_masks[1]);
 	cudaFree(t->d_mean_col);
+	cudaFree(t->d_sq_col);
 	cudaFree(t->d_mean_mask);
 	cudaFreeHost(t->h_grey);
 	cudaFreeHost(t->h_masks[0]);
@@ -837,14 +942,22 @@ static int launch_whole(struct cuda_threshold *t, const uint8_t *src, int width,
 		gauss_cols_kernel<<<g2, b2, 0, t->stream>>>(t->d_gauss_tmp, d_dst, width, width, height, taps);
 		d_src = d_dst;
 	}
-	if (c->mode >= MODE_MEAN) {
+	if (c->mode >= MODE_MEAN && c->mode <= MODE_BOTH) {
 		/* the local mean first: into the mask itself, or beside it for the Bernsen kernel to fuse */
 		dim3 bm(128), gm((width + 127) / 128, (height + MEAN_COL_ROWS - 1) / MEAN_COL_ROWS);
 		int m = c->mean_radius, mean_min = c->mode == MODE_MEAN ? c->gate : 0;
 		uint32_t *d_mw = c->mode == MODE_MEAN ? t->d_mask : t->d_mean_mask;
-		mean_cols_kernel<<<gm, bm, 0, t->stream>>>(d_src, width, width, height, m, t->d_mean_col);
+		mean_cols_kernel<<<gm, bm, 0, t->stream>>>(d_src, width, width, height, m, t->d_mean_col, NULL);
 		mean_rows_kernel<<<height, THREADS, (size_t)(width + 1 + THREADS) * sizeof(int), t->stream>>>(
 			d_src, width, width, height, m, c->mean_bias, mean_min, t->d_mean_col, d_mw, words32);
+	} else if (c->mode == MODE_SAUVOLA) {
+		dim3 bm(128), gm((width + 127) / 128, (height + MEAN_COL_ROWS - 1) / MEAN_COL_ROWS);
+		dim3 gs((width + SAUVOLA_CHUNK - 1) / SAUVOLA_CHUNK, height);
+		int m = c->mean_radius;
+		mean_cols_kernel<<<gm, bm, 0, t->stream>>>(d_src, width, width, height, m, t->d_mean_col, t->d_sq_col);
+		sauvola_rows_kernel<<<gs, THREADS, 0, t->stream>>>(d_src, width, width, height, m, c->sauvola_k,
+								   c->sauvola_range, c->gate, t->d_mean_col,
+								   t->d_sq_col, t->d_mask, words32);
 	}
 	if (c->mode == MODE_TILED) {
 		int s = c->tile, ntx = (width + s - 1) / s, nty = (height + s - 1) / s;
@@ -856,7 +969,7 @@ static int launch_whole(struct cuda_threshold *t, const uint8_t *src, int width,
 		dim3 bc(256), gc((words32 + 7) / 8, height);
 		tile_compare_kernel<<<gc, bc, 0, t->stream>>>(d_src, width, width, height, s, ntx, t->d_tile_t,
 							      t->d_mask, words32);
-	} else if (c->mode != MODE_MEAN) {
+	} else if (c->mode != MODE_MEAN && c->mode != MODE_SAUVOLA) {
 		int kr = c->kernel_variant == 1 ? 0 : c->radius, th = tile_h_for(kr);
 		dim3 gb((width + TILE_W - 1) / TILE_W, (height + th - 1) / th);
 		bernsen_by_radius[kr]<<<gb, THREADS, bernsen_smem_bytes(c->radius, th), t->stream>>>(

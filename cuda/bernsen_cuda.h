@@ -26,6 +26,10 @@
  * shared memory, 32 verdicts a warp by ballot) in the reference's 32-bit
  * integers; mode 2 writes the mask, modes 3..5 a second mask that the
  * Bernsen kernel reads where its window is steep. Whole frames, one band.
+ * Sauvola (mode 6): the same column-sum kernel, also summing squares (32
+ * bits), then a row kernel with one block a 1024-column piece of a row
+ * (prefix sums of both over the piece and its aprons in shared memory) and
+ * the reference's 64-bit rule with its IEEE double square root.
  * Median: forgetful selection in registers, one pixel a thread. Gaussian:
  * row then column pass with the integer taps of the config. Tiled:
  * tile min/max, tile thresholds, compare + ballot.
@@ -60,10 +64,13 @@ extern "C" {
 struct cuda_threshold_config {
 	int max_width, max_height;
 	int mode;           /* enum threshold_mode: 0 per-pixel Bernsen, 1 tiled, 2..5 local mean (mean,
-			     * gated, either, both; threshold_mean_cpu() in src/threshold defines them) */
+			     * gated, either, both; threshold_mean_cpu() in src/threshold defines them),
+			     * 6 Sauvola */
 	int radius, gate, tile;
 	int mean_radius;    /* local-mean modes: 1..63 */
 	int mean_bias;      /* local-mean modes: percent, 0..50 */
+	int sauvola_k;      /* mode 6 (Sauvola): percent, 0..100 */
+	int sauvola_range;  /* mode 6: 1..255 (threshold_sauvola_cpu() in src/threshold defines the rule) */
 	int median;         /* 0, 3, 5 */
 	/* The Gaussian prefilter, owned by the CPU reference (src/threshold,
 	 * threshold_gauss_taps()), which the kernels reproduce bit for bit:

@@ -16,7 +16,7 @@
 #     (--window, --source, --tuio) are written commented out, so they do
 #     not become the next start's (window = false stays);
 #   - G, DOWN x4, RIGHT in the harness sends SET radius2 3 (second scale);
-#     DOWN, RIGHT then SET threshold2 tiled; UP x3, LEFT SET threshold both;
+#     DOWN, RIGHT then SET threshold2 tiled; UP x3, LEFT SET threshold sauvola;
 #   - ESC ends the process with exit status 0;
 #   - moving the calibration grid changes the positions sent over TUIO.
 # Skips (77) without Xvfb, xdotool, xwd, ImageMagick or python3, or when
@@ -264,7 +264,7 @@ if [ $have_demo -eq 1 ]; then
 	grep -q '^SET radius 7$' "$tmp/app.log" || { echo "FAIL: G then RIGHT did not send SET radius 7"; fails=$((fails + 1)); }
 	grep -q '^SET radius2 3$' "$tmp/app.log" || { echo "FAIL: G, DOWN x4, RIGHT did not send SET radius2 3"; fails=$((fails + 1)); }
 	grep -q '^SET threshold2 tiled$' "$tmp/app.log" || { echo "FAIL: DOWN, RIGHT on method2 did not send SET threshold2 tiled"; fails=$((fails + 1)); }
-	grep -q '^SET threshold both$' "$tmp/app.log" || { echo "FAIL: LEFT on the method did not cycle to SET threshold both"; fails=$((fails + 1)); }
+	grep -q '^SET threshold sauvola$' "$tmp/app.log" || { echo "FAIL: LEFT on the method did not cycle to SET threshold sauvola"; fails=$((fails + 1)); }
 	grep -q '^QUIT$' "$tmp/app.log" || { echo "FAIL: ESC did not send QUIT"; fails=$((fails + 1)); }
 fi
 [ $fails -eq 0 ] || { echo "FAIL: $fails check(s) failed"; exit 1; }

@@ -289,6 +289,183 @@ static void test_mean_extremes(void **state)
 	image_u8_free(&out);
 }
 
+/* Window sum, sum of squares and count the slow way, at one pixel. */
+static void ref_box_sq(const struct image_u8 *in, int m, int x, int y, int64_t *s, int64_t *q, int64_t *n)
+{
+	*s = *q = *n = 0;
+	for (int j = y - m; j <= y + m; j++)
+		for (int i = x - m; i <= x + m; i++) {
+			if (j < 0 || j >= in->height || i < 0 || i >= in->width)
+				continue;
+			int v = image_u8_row(in, j)[i];
+			*s += v;
+			*q += v * v;
+			(*n)++;
+		}
+}
+
+/* floor(sqrt(v)) by bisection: no floating point, so it checks the
+ * header's claim that the double square root is exact. */
+static int64_t isqrt_ref(int64_t v)
+{
+	int64_t lo = 0, hi = 1 << 22;
+	while (lo < hi) {
+		int64_t mid = (lo + hi + 1) / 2;
+		if (mid * mid <= v)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* threshold_sauvola_cpu()'s rule as threshold.h writes it. */
+static int ref_sauvola_pixel(int v, int64_t s, int64_t q, int64_t n, int k, int range, int gate)
+{
+	int64_t d = isqrt_ref(n * q - s * s), b = 100 * n * v - (int64_t)(100 - k) * s;
+	return b > 0 && s >= (int64_t)gate * n && n * range * b > (int64_t)k * s * d ? 255 : 0;
+}
+
+static void test_sauvola_matches_brute_force(void **state)
+{
+	(void)state;
+	static const int mradii[] = {1, 2, 3, 8, 16, 31, 63};
+	static const int ks[] = {0, 1, 20, 50, 100};
+	static const int ranges[] = {1, 64, 128, 255};
+	static const int gates[] = {0, 32, 255};
+	uint32_t rng = 4242;
+	for (int si = 0; si < N_SIZES; si++) {
+		int w = sizes[si][0], h = sizes[si][1];
+		struct image_u8 in, out;
+		struct bitmask m;
+		assert_int_equal(image_u8_alloc(&in, w, h), 0);
+		assert_int_equal(image_u8_alloc(&out, w, h), 0);
+		assert_int_equal(bitmask_alloc(&m, w, h), 0);
+		int err = 0;
+		struct threshold_cpu *c = threshold_cpu_create(w, h, &err);
+		assert_non_null(c);
+		int64_t *box = malloc(sizeof(int64_t) * 3 * (size_t)w * h);
+		assert_non_null(box);
+		for (size_t mi = 0; mi < sizeof mradii / sizeof mradii[0]; mi++) {
+			int mr = mradii[mi];
+			fill_frame(&in, &rng, (int)(mi + (size_t)si) % 3);
+			for (int y = 0; y < h; y++)
+				for (int x = 0; x < w; x++) {
+					int64_t *b = box + 3 * ((size_t)y * w + x);
+					ref_box_sq(&in, mr, x, y, b, b + 1, b + 2);
+				}
+			for (int ii = 0; ii < N_ISAS; ii++) {
+				if (!use_isa(c, ii))
+					continue;
+				for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
+					for (size_t ri = 0; ri < sizeof ranges / sizeof ranges[0]; ri++)
+						for (size_t gi = 0; gi < sizeof gates / sizeof gates[0]; gi++) {
+							int k = ks[ki], range = ranges[ri], gate = gates[gi];
+							threshold_cpu_sauvola(c, &in, mr, k, range, gate, &out, NULL);
+							for (int y = 0; y < h; y++)
+								for (int x = 0; x < w; x++) {
+									const int64_t *b = box + 3 * ((size_t)y * w + x);
+									int want = ref_sauvola_pixel(
+									    image_u8_row(&in, y)[x], b[0], b[1], b[2], k,
+									    range, gate);
+									if (image_u8_row(&out, y)[x] != want)
+										fail_msg("%s %dx%d m=%d k=%d R=%d gate=%d: "
+											 "pixel (%d,%d) differs",
+											 isas[ii], w, h, mr, k, range, gate, x,
+											 y);
+								}
+							if ((ki + ri + gi) % 3 == 0) {
+								memset(m.bits, 0xa5, (size_t)m.stride_words * (size_t)h * 8);
+								threshold_cpu_sauvola(c, &in, mr, k, range, gate, NULL, &m);
+								check_mask_equals_image(&m, &out);
+							}
+						}
+			}
+		}
+		free(box);
+		threshold_cpu_destroy(c);
+		bitmask_free(&m);
+		image_u8_free(&out);
+		image_u8_free(&in);
+	}
+}
+
+static int count_white(const struct image_u8 *img, int x0, int x1, int y0, int y1)
+{
+	int n = 0;
+	for (int y = y0; y < y1; y++)
+		for (int x = x0; x < x1; x++)
+			n += image_u8_row(img, y)[x] != 0;
+	return n;
+}
+
+/* Flat frames, a step, a checkerboard of 0 and 255 (the largest deviation)
+ * as wide as a 4K frame with the widest window, and the clamped settings. */
+static void test_sauvola_edge_cases(void **state)
+{
+	(void)state;
+	const int w = 3840, h = 140;
+	struct image_u8 in, out;
+	assert_int_equal(image_u8_alloc(&in, w, h), 0);
+	assert_int_equal(image_u8_alloc(&out, w, h), 0);
+	/* flat: D = 0 and B = K n v, so white iff K > 0, v > 0 and the mean reaches gate */
+	for (int y = 0; y < h; y++)
+		memset(image_u8_row(&in, y), 255, (size_t)w);
+	threshold_sauvola_cpu(&in, 63, 1, 255, 255, &out);
+	assert_int_equal(count_white(&out, 0, w, 0, h), w * h);
+	threshold_sauvola_cpu(&in, 63, 0, 128, 32, &out);
+	assert_int_equal(count_white(&out, 0, w, 0, h), 0);
+	for (int y = 0; y < h; y++)
+		memset(image_u8_row(&in, y), 40, (size_t)w);
+	threshold_sauvola_cpu(&in, 16, 20, 128, 40, &out);
+	assert_int_equal(count_white(&out, 0, w, 0, h), w * h);
+	threshold_sauvola_cpu(&in, 16, 20, 128, 41, &out); /* darker on average than gate: black */
+	assert_int_equal(count_white(&out, 0, w, 0, h), 0);
+	/* a step 30 | 220: each side keeps its colour up to the edge (the flat
+	 * dark side by the gate: without it a flat window is white) */
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			image_u8_row(&in, y)[x] = x < 1000 ? 30 : 220;
+	threshold_sauvola_cpu(&in, 16, 20, 128, 32, &out);
+	assert_int_equal(count_white(&out, 0, 1000, 0, h), 0);
+	assert_int_equal(count_white(&out, 1000, w, 0, h), (w - 1000) * h);
+	threshold_sauvola_cpu(&in, 16, 20, 128, 0, &out);
+	assert_int_equal(count_white(&out, 0, 900, 0, h), 900 * h);
+	assert_int_equal(count_white(&out, 984, 1000, 0, h), 0); /* the dark side next to the edge */
+	assert_int_equal(count_white(&out, 1000, w, 0, h), (w - 1000) * h);
+	/* the largest sums and deviation: 0/255 checkerboard, m = 63, against
+	 * the reference at the borders, the corners and a stripe inside */
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			image_u8_row(&in, y)[x] = (uint8_t)((x + y) & 1 ? 255 : 0);
+	static const int params[][3] = {{100, 1, 0}, {100, 255, 0}, {50, 128, 32}, {0, 128, 0}, {20, 200, 128}};
+	for (size_t p = 0; p < sizeof params / sizeof params[0]; p++) {
+		int k = params[p][0], range = params[p][1], gate = params[p][2];
+		threshold_sauvola_cpu(&in, 63, k, range, gate, &out);
+		for (int y = 0; y < h; y += 3)
+			for (int x = 0; x < w; x++) {
+				if (x > 70 && x < w - 70 && (x < 1900 || x > 1910))
+					continue;
+				int64_t s, q, n;
+				ref_box_sq(&in, 63, x, y, &s, &q, &n);
+				int want = ref_sauvola_pixel(image_u8_row(&in, y)[x], s, q, n, k, range, gate);
+				if (image_u8_row(&out, y)[x] != want)
+					fail_msg("checkerboard k=%d R=%d gate=%d: pixel (%d,%d) differs", k, range, gate,
+						 x, y);
+			}
+	}
+	/* out-of-range settings are clamped: k 101 is 100, range 0 is 1, radius 64 is 63 */
+	struct image_u8 a;
+	assert_int_equal(image_u8_alloc(&a, w, h), 0);
+	threshold_sauvola_cpu(&in, 63, 100, 1, 0, &a);
+	threshold_sauvola_cpu(&in, 64, 101, 0, -5, &out);
+	for (int y = 0; y < h; y++)
+		assert_memory_equal(image_u8_row(&a, y), image_u8_row(&out, y), (size_t)w);
+	image_u8_free(&a);
+	image_u8_free(&in);
+	image_u8_free(&out);
+}
+
 /* The input may be a view into a larger buffer with a stride past its width. */
 static void test_bernsen_on_view(void **state)
 {
@@ -610,6 +787,8 @@ static void reference_chain(const struct threshold_config *cfg, const struct ima
 		bernsen_tiled_cpu(src, cfg->tile, cfg->gate, out);
 	else if (cfg->mode == THRESHOLD_BERNSEN)
 		bernsen_cpu(src, cfg->radius, cfg->gate, out);
+	else if (cfg->mode == THRESHOLD_SAUVOLA)
+		threshold_sauvola_cpu(src, cfg->mean_radius, cfg->sauvola_k, cfg->sauvola_range, cfg->gate, out);
 	else
 		threshold_mean_cpu(src, cfg->mode, cfg->radius, cfg->gate, cfg->mean_radius, cfg->mean_bias, out);
 	image_u8_free(&a);
@@ -676,6 +855,15 @@ static void run_object_api(const char *backend)
 		cfg.mean_radius = mode == THRESHOLD_MEAN ? 63 : 1 + mode * 5;
 		cfg.mean_bias = mode * 7;
 		cfg.median = mode == THRESHOLD_GATED ? 3 : 0;
+		check_object(t, &cfg, &rng, 301, 211);
+		check_object(t, &cfg, &rng, 7, 130);
+	}
+	cfg.mode = THRESHOLD_SAUVOLA;
+	for (int i = 0; i < 3; i++) {
+		cfg.mean_radius = i == 0 ? 63 : i == 1 ? 1 : 16;
+		cfg.sauvola_k = i == 0 ? 100 : i == 1 ? 0 : 20;
+		cfg.sauvola_range = i == 0 ? 255 : i == 1 ? 1 : 128;
+		cfg.median = i == 2 ? 3 : 0;
 		check_object(t, &cfg, &rng, 301, 211);
 		check_object(t, &cfg, &rng, 7, 130);
 	}
@@ -751,6 +939,18 @@ static void test_object_api_errors(void **state)
 	assert_int_equal(threshold_set_config(t, &cfg), ERR_RANGE);
 	cfg.mean_bias = 50;
 	assert_int_equal(threshold_set_config(t, &cfg), 0);
+	cfg.mode = THRESHOLD_SAUVOLA;
+	cfg.sauvola_k = 101;
+	cfg.sauvola_range = 128;
+	assert_int_equal(threshold_set_config(t, &cfg), ERR_RANGE);
+	cfg.sauvola_k = 20;
+	cfg.sauvola_range = 0;
+	assert_int_equal(threshold_set_config(t, &cfg), ERR_RANGE);
+	cfg.sauvola_range = 256;
+	assert_int_equal(threshold_set_config(t, &cfg), ERR_RANGE);
+	cfg.sauvola_range = 255;
+	assert_int_equal(threshold_set_config(t, &cfg), 0);
+	assert_int_equal(threshold_process(t, &in, &m), 0);
 	assert_int_equal(threshold_process(t, &in, &m), 0);
 	threshold_destroy(t);
 	threshold_destroy(NULL);
@@ -789,6 +989,8 @@ int main(void)
 		cmocka_unit_test(test_bernsen_matches_brute_force),
 		cmocka_unit_test(test_mean_modes_match_brute_force),
 		cmocka_unit_test(test_mean_extremes),
+		cmocka_unit_test(test_sauvola_matches_brute_force),
+		cmocka_unit_test(test_sauvola_edge_cases),
 		cmocka_unit_test(test_bernsen_on_view),
 		cmocka_unit_test(test_exact_buffers_all_isas),
 		cmocka_unit_test(test_isa_choice),

@@ -261,7 +261,7 @@ static void test_keymap_threshold_menu(void **state)
 	press(&k, UI_KEY_DOWN, 0);
 	assert_string_equal(ui_menu_line(UI_MENU_THRESHOLD, 5, &k.tun, line, sizeof line),
 			    "method2 (2nd)   bernsen");
-	assert_set(&k, press(&k, UI_KEY_LEFT, 0), "threshold2", "both"); /* wraps backwards */
+	assert_set(&k, press(&k, UI_KEY_LEFT, 0), "threshold2", "sauvola"); /* wraps backwards */
 	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "threshold2", "bernsen");
 	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "threshold2", "tiled");
 	assert_int_equal(k.tun.threshold2_mode, 1);
@@ -280,6 +280,7 @@ static void test_keymap_threshold_menu(void **state)
 	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "threshold3", "gated");
 	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "threshold3", "either");
 	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "threshold3", "both");
+	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "threshold3", "sauvola");
 	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "threshold3", "off");
 	assert_int_equal(k.tun.threshold3_mode, -1);
 	assert_set(&k, press(&k, UI_KEY_RIGHT, 0), "threshold3", "bernsen");
@@ -328,7 +329,7 @@ static void test_keymap_threshold_methods(void **state)
 	km_init(&k);
 	const struct config_option *o = config_find("threshold");
 	assert_non_null(o);
-	assert_string_equal(o->values, "bernsen|tiled|mean|gated|either|both");
+	assert_string_equal(o->values, "bernsen|tiled|mean|gated|either|both|sauvola");
 	assert_string_equal(config_find("threshold2")->values, o->values);
 	char want[128] = "";
 	for (int i = 0; i < UI_THRESHOLD_MODES; i++)
@@ -352,6 +353,7 @@ static void test_keymap_threshold_methods(void **state)
 		assert_int_equal(config_set(&c, k.cmds[0].key, k.cmds[0].value), 0);
 		assert_string_equal(c.threshold_mode, name);
 	}
+	assert_set(&k, press(&k, '-', 0), "threshold", "sauvola");
 	assert_set(&k, press(&k, '-', 0), "threshold", "both");
 	assert_set(&k, press(&k, '-', 0), "threshold", "either");
 	assert_string_equal(ui_menu_line(UI_MENU_THRESHOLD, 2, &k.tun, line, sizeof line), "method          either");

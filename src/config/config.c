@@ -114,19 +114,26 @@ static const struct config_option options[] = {
     OPT_ENUM("threshold", "gpu", gpu, "auto", "auto|on|off", false, 'G',
              "threshold on the GPU: auto (when one works, else the CPU), on (fail without "
              "one), off"),
-    OPT_ENUM("threshold", "threshold", threshold_mode, "bernsen", "bernsen|tiled|mean|gated|either|both", true, 0,
+    OPT_ENUM("threshold", "threshold", threshold_mode, "bernsen", "bernsen|tiled|mean|gated|either|both|sauvola", true, 0,
              "thresholding method: bernsen (per pixel: (min + max) / 2 of the window), tiled (one "
              "threshold per tile, cheaper, blockier), mean (Bradley-Roth: white above the local "
              "mean less mean_bias percent; windows darker on average than gate black), gated "
              "(the local mean where the Bernsen window's contrast reaches gate, Bernsen's flat "
              "rule elsewhere), either / both (white where Bernsen or / and the local mean say so, "
-             "Bernsen's flat rule where the contrast is under gate)"),
+             "Bernsen's flat rule where the contrast is under gate), sauvola (white above "
+             "mean * (1 + k * (deviation / range - 1)) of the mean_radius window, windows darker "
+             "on average than gate black)"),
     OPT_INT("threshold", "mean_radius", mean_radius, "16", 1, 63, true, 0, "N",
             "local-mean window radius in pixels for the mean, gated, either and both methods "
             "(the window side is 2N+1)"),
     OPT_INT("threshold", "mean_bias", mean_bias, "16", 0, 50, true, 0, "PERCENT",
             "local-mean methods: a pixel is black unless brighter than the local mean less "
             "this many percent"),
+    OPT_INT("threshold", "sauvola_k", sauvola_k, "20", 0, 100, true, 0, "PERCENT",
+            "sauvola method: k in percent; the threshold is the local mean less k percent in a "
+            "flat window, the mean itself where the window's deviation reaches sauvola_range"),
+    OPT_INT("threshold", "sauvola_range", sauvola_range, "128", 1, 255, true, 0, "N",
+            "sauvola method: R, the deviation (grey levels) at which the threshold is the local mean"),
     OPT_INT("threshold", "radius", radius, "8", 1, 32, true, 'r', "N",
             "Bernsen window radius in pixels (the window side is 2r+1)"),
     OPT_INT("threshold", "radius2", radius2, "2", 0, 32, true, 0, "N",
@@ -153,9 +160,9 @@ static const struct config_option options[] = {
     OPT_INT("threshold", "tile", tile, "10", 2, 64, true, 0, "N", "tile side in pixels for the tiled method"),
     OPT_INT_SET("threshold", "median", median, "0", 0, 5, "0|3|5", true, 0, "N",
                 "median pre-filter size against sensor noise: 0 (off), 3 or 5"),
-    OPT_ENUM("threshold", "threshold2", threshold2_mode, "bernsen", "bernsen|tiled|mean|gated|either|both", true,
+    OPT_ENUM("threshold", "threshold2", threshold2_mode, "bernsen", "bernsen|tiled|mean|gated|either|both|sauvola", true,
              0, "thresholding method of the second scale (radius2), as threshold"),
-    OPT_ENUM("threshold", "threshold3", threshold3_mode, "mean", "off|bernsen|tiled|mean|gated|either|both", true,
+    OPT_ENUM("threshold", "threshold3", threshold3_mode, "mean", "off|bernsen|tiled|mean|gated|either|both|sauvola", true,
              0, "method of a third threshold scale (the first's radius, gate, median and mean settings) whose "
              "symbols are merged where the other scales found none; mean keeps symbols under hard shadow "
              "edges; off = no third scale"),

@@ -99,9 +99,10 @@ struct tt_config {
 	char controls[256]; /* camera controls, "key=value,..." */
 	/* [threshold] */
 	char gpu[8];            /* auto | on | off */
-	char threshold_mode[16]; /* bernsen | tiled | mean | gated | either | both */
+	char threshold_mode[16]; /* bernsen | tiled | mean | gated | either | both | sauvola */
 	int radius, gate, tile, median;
 	int mean_radius, mean_bias; /* local-mean modes */
+	int sauvola_k, sauvola_range; /* sauvola method */
 	int radius2;          /* second scale, 0 = off */
 	char threshold2_mode[16]; /* second scale's method, as threshold_mode */
 	char threshold3_mode[16]; /* third scale's method, as threshold_mode, or "off" */

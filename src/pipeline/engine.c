@@ -585,7 +585,7 @@ static int third_halo(const struct engine_config *c)
 		return -1;
 	int taps[THRESHOLD_GAUSS_MAX_RADIUS + 1];
 	int r = c->mode3 == THRESHOLD_BERNSEN ? c->thr.radius
-	      : c->mode3 == THRESHOLD_MEAN   ? c->thr.mean_radius
+	      : c->mode3 == THRESHOLD_MEAN || c->mode3 == THRESHOLD_SAUVOLA ? c->thr.mean_radius
 	      : c->thr.radius > c->thr.mean_radius ? c->thr.radius : c->thr.mean_radius;
 	return r + c->thr.median / 2 + threshold_gauss_taps(c->thr.gauss_sigma, taps);
 }

@@ -8,7 +8,8 @@
 #include "../core/err.h"
 #include "../core/log.h"
 
-static const char *const mode_names[THRESHOLD_MODES] = {"bernsen", "tiled", "mean", "gated", "either", "both"};
+static const char *const mode_names[THRESHOLD_MODES] = {"bernsen", "tiled", "mean",   "gated",
+							  "either",  "both",  "sauvola"};
 
 int threshold_mode_of(const char *name)
 {
@@ -26,6 +27,8 @@ void threshold_config_from(const struct tt_config *c, int w, int h, struct thres
 	t->mode = threshold_mode_of(c->threshold_mode);
 	t->mean_radius = c->mean_radius;
 	t->mean_bias = c->mean_bias;
+	t->sauvola_k = c->sauvola_k;
+	t->sauvola_range = c->sauvola_range;
 	t->radius = c->radius;
 	t->gate = c->gate;
 	t->tile = c->tile;

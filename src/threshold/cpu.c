@@ -38,6 +38,10 @@ struct threshold_cpu {
 	uint16_t *m_col; /* max_w */
 	int32_t *m_pre;  /* max_w + 1 */
 	uint8_t *m_white;
+	/* Sauvola: column sums and one row of prefix sums of the squares (the
+	 * values' own are m_col and m_pre) */
+	uint32_t *q_col; /* max_w */
+	uint32_t *q_pre; /* max_w + 1 */
 };
 
 static size_t round64(size_t n)
@@ -97,6 +101,8 @@ struct threshold_cpu *threshold_cpu_create(int max_width, int max_height, int *e
 	    rs * sizeof(uint16_t),
 	    round64((w + 1) * sizeof(int32_t)),
 	    rs, /* local mean */
+	    round64(w * sizeof(uint32_t)),
+	    round64((w + 1) * sizeof(uint32_t)), /* Sauvola */
 	};
 	size_t total = 0;
 	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
@@ -121,6 +127,10 @@ struct threshold_cpu *threshold_cpu_create(int max_width, int max_height, int *e
 	c->m_pre = (int32_t *)(void *)p;
 	p += sizes[i++];
 	c->m_white = p;
+	p += sizes[i++];
+	c->q_col = (uint32_t *)(void *)p;
+	p += sizes[i++];
+	c->q_pre = (uint32_t *)(void *)p;
 	return c;
 fail:
 	threshold_cpu_destroy(c);
@@ -202,6 +212,14 @@ void threshold_cpu_mean(struct threshold_cpu *c, const struct image_u8 *in, int 
 		ISA_CALL(c, bernsen, c, in, r, g, mode, m, b, img, mask);
 	else
 		ISA_CALL(c, bernsen, c, in, r, g, THRESHOLD_BERNSEN, 1, 0, img, mask);
+}
+
+void threshold_cpu_sauvola(struct threshold_cpu *c, const struct image_u8 *in, int mean_radius, int k, int range,
+			   int gate, struct image_u8 *img, struct bitmask *mask)
+{
+	int m = clampi(mean_radius, 1, THRESHOLD_MAX_MEAN_RADIUS);
+	ISA_CALL(c, sauvola, c, in, m, clampi(k, 0, THRESHOLD_MAX_SAUVOLA_K),
+		 clampi(range, 1, THRESHOLD_MAX_SAUVOLA_RANGE), clampi(gate, 0, 255), img, mask);
 }
 
 void threshold_cpu_median(struct threshold_cpu *c, const struct image_u8 *in, int size, struct image_u8 *out)
@@ -373,6 +391,17 @@ void threshold_mean_cpu(const struct image_u8 *in, int mode, int radius, int gat
 	if (!c)
 		return;
 	threshold_cpu_mean(c, in, mode, radius, gate, mean_radius, mean_bias, out, NULL);
+	threshold_cpu_destroy(c);
+}
+
+void threshold_sauvola_cpu(const struct image_u8 *in, int mean_radius, int k, int range, int gate,
+			   struct image_u8 *out)
+{
+	int err;
+	struct threshold_cpu *c = threshold_cpu_create(in->width, in->height, &err);
+	if (!c)
+		return;
+	threshold_cpu_sauvola(c, in, mean_radius, k, range, gate, out, NULL);
 	threshold_cpu_destroy(c);
 }
 

@@ -137,6 +137,19 @@ KFN static void KN(mean_row)(struct threshold_cpu *c, const struct image_u8 *in,
 	}
 }
 
+/* c->m_white (w verdicts, 0xff white) into one row of mask words. */
+KFN static void KN(pack_white)(struct threshold_cpu *c, int w, uint64_t *mrow)
+{
+	for (int x0 = 0; x0 < w; x0 += 64) {
+		uint64_t white = 0;
+		for (int j = 0; j < 64 && x0 + j < w; j += V(VB))
+			white |= (uint64_t)V(bits)(V(ld)(c->m_white + x0 + j)) << j;
+		if (w - x0 < 64)
+			white &= ((uint64_t)1 << (w - x0)) - 1;
+		mrow[x0 >> 6] = white;
+	}
+}
+
 /* The local mean alone (THRESHOLD_MEAN): c->m_white packed or copied out. */
 KFN static void KN(mean)(struct threshold_cpu *c, const struct image_u8 *in, int m, int bias, int mean_min,
                          struct image_u8 *img, struct bitmask *mask)
@@ -148,15 +161,107 @@ KFN static void KN(mean)(struct threshold_cpu *c, const struct image_u8 *in, int
 			memcpy(image_u8_row(img, y), c->m_white, (size_t)w);
 			continue;
 		}
-		uint64_t *mrow = mask->bits + (size_t)y * (size_t)mask->stride_words;
-		for (int x0 = 0; x0 < w; x0 += 64) {
-			uint64_t white = 0;
-			for (int j = 0; j < 64 && x0 + j < w; j += V(VB))
-				white |= (uint64_t)V(bits)(V(ld)(c->m_white + x0 + j)) << j;
-			if (w - x0 < 64)
-				white &= ((uint64_t)1 << (w - x0)) - 1;
-			mrow[x0 >> 6] = white;
+		KN(pack_white)(c, w, mask->bits + (size_t)y * (size_t)mask->stride_words);
+	}
+}
+
+/*
+ * Sauvola (THRESHOLD_SAUVOLA), one row into c->m_white: the box of radius m
+ * as the local mean's, with column sums of the values (16 bits) and of
+ * their squares (32 bits: at most 127 rows of 65025) carried from row to
+ * row, and rows of prefix sums. The squares' prefix wraps modulo 2^32, but
+ * a window's difference is exact: the window's true sum is below 2^31. The
+ * rule (threshold.h, threshold_sauvola_cpu) in 64-bit integers; the one
+ * square root is exact (see there).
+ */
+KFN static void KN(col_step_sq)(uint32_t *restrict col, const uint8_t *restrict row, int w, int sign)
+{
+	int x = 0;
+	/* whole blocks of 32, as col_step's */
+	if (sign > 0) {
+		for (; x + 32 <= w; x += 32)
+			for (int j = 0; j < 32; j++)
+				col[x + j] += (uint32_t)row[x + j] * row[x + j];
+		for (; x < w; x++)
+			col[x] += (uint32_t)row[x] * row[x];
+	} else {
+		for (; x + 32 <= w; x += 32)
+			for (int j = 0; j < 32; j++)
+				col[x + j] -= (uint32_t)row[x + j] * row[x + j];
+		for (; x < w; x++)
+			col[x] -= (uint32_t)row[x] * row[x];
+	}
+}
+
+KFN static void KN(sauvola_row)(struct threshold_cpu *c, const struct image_u8 *in, int y, int m, int k,
+				int range, int mean_min)
+{
+	int w = in->width, h = in->height;
+	uint16_t *col = c->m_col;
+	uint32_t *qcol = c->q_col, *qpre = c->q_pre;
+	int32_t *pre = c->m_pre;
+	if (y == 0) {
+		memset(col, 0, (size_t)w * sizeof *col);
+		memset(qcol, 0, (size_t)w * sizeof *qcol);
+		for (int j = 0; j <= m && j < h; j++) {
+			KN(col_step)(col, image_u8_row(in, j), w, 1);
+			KN(col_step_sq)(qcol, image_u8_row(in, j), w, 1);
 		}
+	} else {
+		if (y + m < h) {
+			KN(col_step)(col, image_u8_row(in, y + m), w, 1);
+			KN(col_step_sq)(qcol, image_u8_row(in, y + m), w, 1);
+		}
+		if (y - m - 1 >= 0) {
+			KN(col_step)(col, image_u8_row(in, y - m - 1), w, -1);
+			KN(col_step_sq)(qcol, image_u8_row(in, y - m - 1), w, -1);
+		}
+	}
+	V(prefix)(pre, col, w);
+	qpre[0] = 0;
+	for (int x = 0; x < w; x++)
+		qpre[x + 1] = qpre[x] + qcol[x];
+	const int ny = (y + m < h ? y + m : h - 1) - (y - m > 0 ? y - m : 0) + 1;
+	const uint8_t *restrict v = image_u8_row(in, y);
+	uint8_t *restrict mw = c->m_white;
+	const int64_t kk = k, kr = 100 - k;
+	/* the windows wholly inside the row, x in [a, e): SD at a time in doubles */
+	int a = m < w ? m : w, e = w - m > a ? w - m : a, x = a;
+	{
+		const double nn = (double)((2 * m + 1) * ny);
+		const double p[SAUV_P] = {nn, nn * range, (double)(100 - k), (double)k, nn * mean_min, 100.0 * nn};
+		for (; x + V(SD) <= e; x += V(SD))
+			V(sauv)(pre + x + m + 1, pre + x - m, qpre + x + m + 1, qpre + x - m, v + x, p, mw + x);
+	}
+	/* the border windows and the inner ones left over, one at a time in 64-bit integers */
+	for (int i = 0; i < w; i++) {
+		if (i == a)
+			i = x;
+		int x0 = i - m > 0 ? i - m : 0, x1 = i + m + 1 < w ? i + m + 1 : w;
+		int64_t n = (int64_t)(x1 - x0) * ny, s = pre[x1] - pre[x0];
+		int64_t q = (uint32_t)(qpre[x1] - qpre[x0]);
+		int64_t b = 100 * n * v[i] - kr * s;
+		bool white = false;
+		if (b > 0 && s >= mean_min * n) {
+			int64_t d = (int64_t)sqrt((double)(n * q - s * s));
+			white = n * range * b > kk * s * d;
+		}
+		mw[i] = white ? 0xff : 0;
+	}
+}
+
+/* Sauvola alone: c->m_white packed or copied out, as the local mean's. */
+KFN static void KN(sauvola)(struct threshold_cpu *c, const struct image_u8 *in, int m, int k, int range,
+			    int mean_min, struct image_u8 *img, struct bitmask *mask)
+{
+	int w = in->width, h = in->height;
+	for (int y = 0; y < h; y++) {
+		KN(sauvola_row)(c, in, y, m, k, range, mean_min);
+		if (img) {
+			memcpy(image_u8_row(img, y), c->m_white, (size_t)w);
+			continue;
+		}
+		KN(pack_white)(c, w, mask->bits + (size_t)y * (size_t)mask->stride_words);
 	}
 }
 

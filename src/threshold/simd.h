@@ -14,11 +14,17 @@
  * threshold.md §1: all ones where the pixel is black), bits (one bit a lane,
  * lane 0 in bit 0). u16 lanes (half as many): ld8 widens bytes, st8 narrows
  * values <= 255, mul keeps the low 16 bits (exact where products fit).
+ * sauv: SD pixels of Sauvola's rule (threshold.h) from prefix-sum rows, in
+ * doubles: every product and difference there is an integer below 2^53,
+ * so exact, and the square root truncated is the floor (see threshold.h):
+ * the same bits as the 64-bit integer rule.
  */
 #ifndef TT_THRESHOLD_SIMD_H
 #define TT_THRESHOLD_SIMD_H
 
+#include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TT_SIMD_X86 1
@@ -139,6 +145,22 @@ static inline sc_u16 sc_w_lo8(sc_u16 a)
 	return (uint16_t)(a & 255);
 }
 
+/* The Sauvola parameters of one row's inner windows, as doubles:
+ * n, n * R, 100 - K, K, gate * n (the dark-window floor), 100 * n. */
+enum { SAUV_N, SAUV_NR, SAUV_KR, SAUV_K, SAUV_MIN, SAUV_N100, SAUV_P };
+
+/* out[i] = 0xff (white) or 0 for the window sums shi[i] - slo[i] (values)
+ * and qhi[i] - qlo[i] (squares, modulo 2^32: the true sum is below 2^31). */
+#define sc_SD 1
+static inline void sc_sauv(const int32_t *shi, const int32_t *slo, const uint32_t *qhi, const uint32_t *qlo,
+			   const uint8_t *v, const double *p, uint8_t *out)
+{
+	double sv = (double)(shi[0] - slo[0]), q = (double)(int32_t)(qhi[0] - qlo[0]);
+	double b = p[SAUV_N100] * v[0] - p[SAUV_KR] * sv;
+	double d = (double)(int64_t)sqrt(p[SAUV_N] * q - sv * sv);
+	out[0] = b > 0 && sv >= p[SAUV_MIN] && p[SAUV_NR] * b > p[SAUV_K] * sv * d ? 0xff : 0;
+}
+
 #if TT_SIMD_X86
 /* ---- sse2_: 16 bytes ---- */
 #define sse2_VB 16
@@ -236,6 +258,27 @@ static inline __m128i sse2_w_shr8(__m128i a)
 static inline __m128i sse2_w_lo8(__m128i a)
 {
 	return _mm_and_si128(a, _mm_set1_epi16(255));
+}
+
+#define sse2_SD 2
+static inline void sse2_sauv(const int32_t *shi, const int32_t *slo, const uint32_t *qhi, const uint32_t *qlo,
+			     const uint8_t *v, const double *p, uint8_t *out)
+{
+	__m128i si = _mm_sub_epi32(_mm_loadl_epi64((const __m128i *)(const void *)shi),
+				   _mm_loadl_epi64((const __m128i *)(const void *)slo));
+	__m128i qi = _mm_sub_epi32(_mm_loadl_epi64((const __m128i *)(const void *)qhi),
+				   _mm_loadl_epi64((const __m128i *)(const void *)qlo));
+	__m128d sv = _mm_cvtepi32_pd(si), q = _mm_cvtepi32_pd(qi), vv = _mm_set_pd(v[1], v[0]);
+	__m128d b = _mm_sub_pd(_mm_mul_pd(_mm_set1_pd(p[SAUV_N100]), vv), _mm_mul_pd(_mm_set1_pd(p[SAUV_KR]), sv));
+	__m128d var = _mm_sub_pd(_mm_mul_pd(_mm_set1_pd(p[SAUV_N]), q), _mm_mul_pd(sv, sv));
+	__m128d d = _mm_cvtepi32_pd(_mm_cvttpd_epi32(_mm_sqrt_pd(var)));
+	__m128d lhs = _mm_mul_pd(_mm_set1_pd(p[SAUV_NR]), b);
+	__m128d rhs = _mm_mul_pd(_mm_mul_pd(_mm_set1_pd(p[SAUV_K]), sv), d);
+	__m128d w = _mm_and_pd(_mm_and_pd(_mm_cmpgt_pd(b, _mm_setzero_pd()), _mm_cmpge_pd(sv, _mm_set1_pd(p[SAUV_MIN]))),
+			       _mm_cmpgt_pd(lhs, rhs));
+	int bits = _mm_movemask_pd(w);
+	out[0] = bits & 1 ? 0xff : 0;
+	out[1] = bits & 2 ? 0xff : 0;
 }
 
 /* ---- avx2_: 32 bytes ---- */
@@ -351,6 +394,31 @@ TT_AVX2 static inline void avx2_prefix(int32_t *pre, const uint16_t *col, int w)
 	}
 	for (; x < w; x++)
 		pre[x + 1] = pre[x] + col[x];
+}
+#define avx2_SD 4
+TT_AVX2 static inline void avx2_sauv(const int32_t *shi, const int32_t *slo, const uint32_t *qhi, const uint32_t *qlo,
+				     const uint8_t *v, const double *p, uint8_t *out)
+{
+	__m128i si = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(const void *)shi),
+				   _mm_loadu_si128((const __m128i *)(const void *)slo));
+	__m128i qi = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(const void *)qhi),
+				   _mm_loadu_si128((const __m128i *)(const void *)qlo));
+	int32_t v4;
+	memcpy(&v4, v, 4);
+	__m256d sv = _mm256_cvtepi32_pd(si), q = _mm256_cvtepi32_pd(qi);
+	__m256d vv = _mm256_cvtepi32_pd(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(v4)));
+	__m256d b = _mm256_sub_pd(_mm256_mul_pd(_mm256_set1_pd(p[SAUV_N100]), vv),
+				  _mm256_mul_pd(_mm256_set1_pd(p[SAUV_KR]), sv));
+	__m256d var = _mm256_sub_pd(_mm256_mul_pd(_mm256_set1_pd(p[SAUV_N]), q), _mm256_mul_pd(sv, sv));
+	__m256d d = _mm256_cvtepi32_pd(_mm256_cvttpd_epi32(_mm256_sqrt_pd(var)));
+	__m256d lhs = _mm256_mul_pd(_mm256_set1_pd(p[SAUV_NR]), b);
+	__m256d rhs = _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(p[SAUV_K]), sv), d);
+	__m256d w = _mm256_and_pd(_mm256_and_pd(_mm256_cmp_pd(b, _mm256_setzero_pd(), _CMP_GT_OQ),
+						_mm256_cmp_pd(sv, _mm256_set1_pd(p[SAUV_MIN]), _CMP_GE_OQ)),
+				  _mm256_cmp_pd(lhs, rhs, _CMP_GT_OQ));
+	int bits = _mm256_movemask_pd(w);
+	for (int i = 0; i < 4; i++)
+		out[i] = bits >> i & 1 ? 0xff : 0;
 }
 #endif
 

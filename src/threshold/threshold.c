@@ -94,6 +94,9 @@ static int cpu_collect(struct threshold *t, struct bitmask *out)
 		threshold_cpu_tiled(t->cpu, src, t->cfg.tile, t->cfg.gate, NULL, out);
 	else if (t->cfg.mode == THRESHOLD_BERNSEN)
 		threshold_cpu_bernsen(t->cpu, src, t->cfg.radius, t->cfg.gate, NULL, out);
+	else if (t->cfg.mode == THRESHOLD_SAUVOLA)
+		threshold_cpu_sauvola(t->cpu, src, t->cfg.mean_radius, t->cfg.sauvola_k, t->cfg.sauvola_range,
+				      t->cfg.gate, NULL, out);
 	else
 		threshold_cpu_mean(t->cpu, src, t->cfg.mode, t->cfg.radius, t->cfg.gate, t->cfg.mean_radius,
 				   t->cfg.mean_bias, NULL, out);
@@ -137,6 +140,8 @@ static struct cuda_threshold_config cuda_config_of(const struct threshold_config
 		.tile = c->tile,
 		.mean_radius = c->mean_radius,
 		.mean_bias = c->mean_bias,
+		.sauvola_k = c->sauvola_k,
+		.sauvola_range = c->sauvola_range,
 		.median = c->median,
 		.bands = c->gpu_bands,
 	};
@@ -223,6 +228,9 @@ static int config_check(const struct threshold_config *c)
 	if (c->mode >= THRESHOLD_MEAN &&
 	    (c->mean_radius < 1 || c->mean_radius > THRESHOLD_MAX_MEAN_RADIUS || c->mean_bias < 0 ||
 	     c->mean_bias > THRESHOLD_MAX_MEAN_BIAS))
+		return ERR_RANGE;
+	if (c->mode == THRESHOLD_SAUVOLA && (c->sauvola_k < 0 || c->sauvola_k > THRESHOLD_MAX_SAUVOLA_K ||
+					     c->sauvola_range < 1 || c->sauvola_range > THRESHOLD_MAX_SAUVOLA_RANGE))
 		return ERR_RANGE;
 	if (c->radius < 1 || c->radius > THRESHOLD_MAX_RADIUS || c->gate < 0 || c->gate > 255)
 		return ERR_RANGE;

@@ -3,7 +3,8 @@
  *
  * Per-pixel Bernsen (the default; the threshold spec's §1 defines it bit for
  * bit), tiled Bernsen (classic, cheaper, blockier), the local mean
- * (Bradley-Roth) alone or fused with Bernsen, optional median
+ * (Bradley-Roth) alone or fused with Bernsen, Sauvola (the local mean
+ * moved by the local deviation), optional median
  * (3x3, 5x5) and Gaussian pre-filters. Backends are chosen by name from a
  * table: "cpu" (the reference, separable running min/max, O(1) a pixel in the
  * radius) and "cuda" (cuda/, when built and a GPU works). Every backend gives
@@ -33,6 +34,9 @@
  * the fused modes run it beside the Bernsen row pass and pick per pixel.
  * O(1) a pixel whatever the radius: about 19 M instructions a 1080p frame
  * on top of Bernsen's (callgrind, AVX2; the prefix sums, serial, are 12 M).
+ * Sauvola: the same column sums, and column sums of the squares (32 bits)
+ * with their own row of prefix sums; the rule in 64-bit integers with one
+ * double square root a pixel (threshold_sauvola_cpu()), scalar C.
  *
  * Algorithm (CPU): prefilters first (median, then Gaussian), then the
  * threshold compares the filtered value. Per-pixel Bernsen is separable: a
@@ -81,9 +85,11 @@ enum threshold_mode {
 	THRESHOLD_GATED = 3,   /* local mean where Bernsen's window is steep, Bernsen's flat rule elsewhere */
 	THRESHOLD_EITHER = 4,  /* steep: white where Bernsen or the local mean says white; else the flat rule */
 	THRESHOLD_BOTH = 5,    /* steep: white where Bernsen and the local mean say white; else the flat rule */
-	/* threshold_mean_cpu() below defines the four local-mean modes bit for bit. */
+	THRESHOLD_SAUVOLA = 6, /* local mean raised or lowered by the local deviation, dark areas black */
+	/* threshold_mean_cpu() below defines the four local-mean modes bit for
+	 * bit, threshold_sauvola_cpu() Sauvola's. */
 };
-#define THRESHOLD_MODES 6
+#define THRESHOLD_MODES 7
 
 struct threshold_config {
 	int max_width, max_height;
@@ -93,6 +99,8 @@ struct threshold_config {
 	int tile;           /* tiled mode: tile side, 2..64 */
 	int mean_radius;    /* local-mean modes: window radius, 1..63 (window 2m+1) */
 	int mean_bias;      /* local-mean modes: percent below the mean that is still black, 0..50 */
+	int sauvola_k;      /* Sauvola: weight of the deviation term, percent, 0..100 */
+	int sauvola_range;  /* Sauvola: the deviation that leaves the threshold at the mean, 1..255 */
 	int median;         /* 0 (off), 3 or 5 */
 	float gauss_sigma;  /* 0 = off, else 0.3..4 */
 	int gpu_bands;      /* CUDA only: bands a frame is cut into to overlap copies and kernels, 1..8; 0 = auto */
@@ -186,6 +194,20 @@ void bernsen_tiled_cpu(const struct image_u8 *in, int tile, int gate, struct ima
  * All products fit 32-bit signed integers. mean_bias is clamped to 0..50. */
 void threshold_mean_cpu(const struct image_u8 *in, int mode, int radius, int gate, int mean_radius, int mean_bias,
 			struct image_u8 *out);
+/* Sauvola (mode THRESHOLD_SAUVOLA), bit for bit: over the square of radius
+ * mean_radius (1..63) around p, cropped at the image border, S = the sum,
+ * Q = the sum of squares and n = the count of the pixels; v = p's value,
+ * K = k (percent, clamped to 0..100), R = range (clamped to 1..255):
+ *     D = floor(sqrt(n * Q - S * S))     (n times the window's deviation)
+ *     B = 100 * n * v - (100 - K) * S
+ *     white = B > 0 and S >= gate * n and n * R * B > K * S * D
+ * which is v > m * (1 + k * (s / R - 1)) with m the mean and s the
+ * (population) deviation, D floored. The products fit 64-bit signed
+ * integers for every window (n <= 127^2: n * R * B < 2^51, K * S * D < 2^50)
+ * and n * Q - S * S < 2^42, so the square root, in IEEE double (correctly
+ * rounded on every backend) and truncated, is exactly the floor. */
+void threshold_sauvola_cpu(const struct image_u8 *in, int mean_radius, int k, int range, int gate,
+			   struct image_u8 *out);
 void median_cpu(const struct image_u8 *in, int size, struct image_u8 *out);
 void gauss_cpu(const struct image_u8 *in, float sigma, struct image_u8 *out);
 

@@ -23,6 +23,8 @@
 #define THRESHOLD_MIN_TILE 2
 #define THRESHOLD_MAX_MEAN_RADIUS 63
 #define THRESHOLD_MAX_MEAN_BIAS 50
+#define THRESHOLD_MAX_SAUVOLA_K 100
+#define THRESHOLD_MAX_SAUVOLA_RANGE 255
 struct threshold_cpu;
 
 /* Returns NULL with *err = ERR_RANGE or ERR_NOMEM. Free with threshold_cpu_destroy. */
@@ -46,6 +48,11 @@ void threshold_cpu_bernsen(struct threshold_cpu *c, const struct image_u8 *in, i
  * percent; threshold.h defines each rule. */
 void threshold_cpu_mean(struct threshold_cpu *c, const struct image_u8 *in, int mode, int radius, int gate,
                         int mean_radius, int mean_bias, struct image_u8 *img, struct bitmask *mask);
+/* Sauvola (THRESHOLD_SAUVOLA; threshold.h defines the rule): mean_radius
+ * 1..THRESHOLD_MAX_MEAN_RADIUS, k 0..THRESHOLD_MAX_SAUVOLA_K percent, range
+ * 1..THRESHOLD_MAX_SAUVOLA_RANGE, gate 0..255 (the dark-window floor). */
+void threshold_cpu_sauvola(struct threshold_cpu *c, const struct image_u8 *in, int mean_radius, int k, int range,
+			   int gate, struct image_u8 *img, struct bitmask *mask);
 /* tile THRESHOLD_MIN_TILE..THRESHOLD_MAX_TILE. */
 void threshold_cpu_tiled(struct threshold_cpu *c, const struct image_u8 *in, int tile, int gate,
 			 struct image_u8 *img, struct bitmask *mask);

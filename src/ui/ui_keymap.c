@@ -51,7 +51,8 @@ static const struct menu_item menu_items[] = {
 
 /* The config table's values of "threshold" and "threshold2", in order
  * (tests/test_ui.c checks they agree). */
-static const char *const mode_names[UI_THRESHOLD_MODES] = {"bernsen", "tiled", "mean", "gated", "either", "both"};
+static const char *const mode_names[UI_THRESHOLD_MODES] = {"bernsen", "tiled",  "mean",   "gated",
+							     "either",  "both",   "sauvola"};
 
 const char *ui_threshold_mode_name(int i)
 {

@@ -140,7 +140,7 @@ const char *ui_menu_line(enum ui_menu menu, int i, const struct ui_tunables *tun
 const char *ui_menu_title(enum ui_menu menu);
 /* The threshold methods the menu cycles through, in the config table's
  * order: name i (0 <= i < UI_THRESHOLD_MODES) or NULL. */
-#define UI_THRESHOLD_MODES 6
+#define UI_THRESHOLD_MODES 7
 const char *ui_threshold_mode_name(int i);
 /* The index of a method's name; unknown names give 0 (bernsen, the default). */
 int ui_threshold_mode_index(const char *name);

@@ -6,7 +6,8 @@
  *     build/gpu/gpu_test [DIR] DIR: optional binary PGM (P5) frames to test too
  * Every radius 1..32, gates 0/1/32/255 and random ones, odd sizes, 1-pixel
  * rows and columns, medians, Gaussians, tiled mode, the local-mean modes
- * (every mean radius 1..63 and bias 0..50; a PASS/FAIL line a mode), frames cut into 1..8
+ * (every mean radius 1..63 and bias 0..50; a PASS/FAIL line a mode), Sauvola
+ * (every mean radius, k and range extremes, a 4K checkerboard), frames cut into 1..8
  * bands (each case runs with the automatic and a forced band count), the object API (split
  * submit/collect, collect_view, registered buffers, size changes). Masks are
  * compared whole words, padding bits included. Canny (cuda/canny_cuda.h)
@@ -141,10 +142,11 @@ static void compare(const struct threshold_config *cfg, const struct image_u8 *i
 		one = one && strcmp(threshold_backend_name(gpu), "cuda") == 0; /* no silent fallback */
 		one = one && masks_equal(&m_cpu, &m_gpu, in->width, in->height, where, sizeof where);
 		snprintf(what, sizeof what,
-			 "%s %dx%d mode=%d r=%d gate=%d tile=%d mean_radius=%d mean_bias=%d median=%d sigma=%.2f "
-			 "bands=%d %s",
+			 "%s %dx%d mode=%d r=%d gate=%d tile=%d mean_radius=%d mean_bias=%d sauvola_k=%d "
+			 "sauvola_range=%d median=%d sigma=%.2f bands=%d %s",
 			 label, in->width, in->height, cfg->mode, cfg->radius, cfg->gate, cfg->tile, cfg->mean_radius,
-			 cfg->mean_bias, cfg->median, (double)cfg->gauss_sigma, g.gpu_bands, where);
+			 cfg->mean_bias, cfg->sauvola_k, cfg->sauvola_range, cfg->median, (double)cfg->gauss_sigma,
+			 g.gpu_bands, where);
 		check(one, what);
 	}
 }
@@ -152,8 +154,8 @@ static void compare(const struct threshold_config *cfg, const struct image_u8 *i
 static struct threshold_config base_config(int w, int h)
 {
 	struct threshold_config c = {.max_width = w, .max_height = h, .mode = THRESHOLD_BERNSEN, .radius = 6,
-				     .gate = 32, .tile = 10, .mean_radius = 16, .mean_bias = 16, .median = 0,
-				     .gauss_sigma = 0.0f};
+				     .gate = 32, .tile = 10, .mean_radius = 16, .mean_bias = 16, .sauvola_k = 20,
+				     .sauvola_range = 128, .median = 0, .gauss_sigma = 0.0f};
 	return c;
 }
 
@@ -315,6 +317,81 @@ static void test_mean_modes(void)
 		printf("%s: mode %s (every mean radius and bias)\n", n_fail == fails ? "PASS" : "FAIL",
 		       names[mode - THRESHOLD_MEAN]);
 	}
+}
+
+/* Sauvola: every mean radius 1..63, k 0..100 and range 1..255 (extremes and
+ * random) across odd sizes, widths either side of the row kernel's
+ * 1024-column pieces, prefilters on some; and the largest sums and
+ * deviation (a 0/255 checkerboard, radius 63) on a 4K frame. One PASS/FAIL
+ * line. */
+static void test_sauvola(void)
+{
+	static const int sizes[][2] = {{1, 1},     {1, 130},   {130, 1},   {2, 3},    {63, 17},   {65, 65},
+				       {127, 3},   {129, 130}, {333, 97},  {640, 480}, {1023, 31}, {1024, 33},
+				       {1025, 35}, {2049, 19}, {1279, 719}, {1921, 1081}};
+	static const int ks[] = {0, 1, 20, 50, 100};
+	static const int ranges[] = {1, 64, 128, 255};
+	int fails = n_fail;
+	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+		struct image_u8 in;
+		if (quick && (sizes[s][0] > 400 || s % 2))
+			continue;
+		if (image_u8_alloc(&in, sizes[s][0], sizes[s][1]) < 0)
+			abort();
+		for (int mr = 1; mr <= 63; mr++) {
+			if ((quick || sizes[s][0] > 1000) && mr % 8 != 1 && mr != 63)
+				continue;
+			fill(&in, (int)((size_t)mr + s) % 3);
+			struct threshold_config c = base_config(3840, 2160);
+			c.mode = THRESHOLD_SAUVOLA;
+			c.mean_radius = mr;
+			c.sauvola_k = mr % 3 ? ks[mr % 5] : (int)(rnd() % 101);
+			c.sauvola_range = mr % 2 ? ranges[mr % 4] : 1 + (int)(rnd() % 255);
+			int gates[] = {0, 32, 255, (int)(rnd() % 256)};
+			c.gate = gates[mr % 4];
+			compare(&c, &in, "sauvola");
+		}
+		image_u8_free(&in);
+	}
+	struct image_u8 in;
+	if (image_u8_alloc(&in, 301, 203) < 0)
+		abort();
+	for (int i = 0; i < 20; i++) {
+		fill(&in, i % 3);
+		struct threshold_config c = base_config(3840, 2160);
+		c.mode = THRESHOLD_SAUVOLA;
+		c.mean_radius = 1 + (int)(rnd() % 63);
+		c.sauvola_k = (int)(rnd() % 101);
+		c.sauvola_range = 1 + (int)(rnd() % 255);
+		c.gate = (int)(rnd() % 64);
+		c.median = i % 3 == 0 ? 3 : i % 3 == 1 ? 5 : 0;
+		c.gauss_sigma = i % 4 == 0 ? 1.0f : 0.0f;
+		compare(&c, &in, "sauvola+prefilters");
+	}
+	image_u8_free(&in);
+	if (!quick) {
+		if (image_u8_alloc(&in, 3840, 2160) < 0)
+			abort();
+		for (int y = 0; y < 2160; y++)
+			for (int x = 0; x < 3840; x++)
+				image_u8_row(&in, y)[x] = (uint8_t)((x + y) & 1 ? 255 : 0);
+		for (size_t k = 0; k < sizeof ks / sizeof ks[0]; k++) {
+			struct threshold_config c = base_config(3840, 2160);
+			c.mode = THRESHOLD_SAUVOLA;
+			c.mean_radius = 63;
+			c.sauvola_k = ks[k];
+			c.sauvola_range = ranges[k % 4];
+			c.gate = k % 2 ? 32 : 0;
+			compare(&c, &in, "sauvola 4K checkerboard");
+		}
+		fill(&in, 0);
+		struct threshold_config c = base_config(3840, 2160);
+		c.mode = THRESHOLD_SAUVOLA;
+		c.mean_radius = 63;
+		compare(&c, &in, "sauvola 4K");
+		image_u8_free(&in);
+	}
+	printf("%s: mode sauvola (every mean radius, k and range extremes, 4K)\n", n_fail == fails ? "PASS" : "FAIL");
 }
 
 /* Gives an async submit time to finish its download (a 720p frame takes
@@ -1354,6 +1431,7 @@ int main(int argc, char **argv)
 	test_big_frames();
 	test_prefilters_and_tiled();
 	test_mean_modes();
+	test_sauvola();
 	test_api();
 	if (argc > 1 && !quick)
 		test_real_frames(argv[1]);
