@@ -119,6 +119,7 @@ for size in 640x480 1920x1080 3840x2160; do
 		END { printf "%s", s }' "$T/$size"
 	t=$(third $size)
 	[ -n "$t" ] && echo "    third scale: $t"
+	sed -n 's/^  \(CPU a frame by thread: .*\)/    \1/p' "$T/$size" | tail -n 1
 done
 [ -s "$T/label_lines" 2>/dev/null ] && { echo; cat "$T/label_lines"; }
 exit 0
