@@ -50,22 +50,24 @@ struct cuda_canny {
 
 static __device__ __forceinline__ int clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
-/* Union-find in shared memory, tile-local indices: the same lock-free
- * scheme as unite() below. */
-static __device__ __forceinline__ int find_local(int *l, int x)
+static __device__ __forceinline__ int find_root(const int32_t *label, int x)
 {
-	volatile int *v = l;
+	const volatile int32_t *l = label;
 	int y;
-	while ((y = v[x]) != x)
+	while ((y = l[x]) != x)
 		x = y;
 	return x;
 }
 
-static __device__ void unite_local(int *l, int a, int b)
+/* Lock-free union: hook the larger root under the smaller with atomicMin;
+ * when another thread moved that root first, retry from what it found.
+ * Generic pointers: the tiles' labels in shared memory and the frame's in
+ * global memory go through the same two functions. */
+static __device__ void unite(int32_t *label, int a, int b)
 {
 	for (;;) {
-		a = find_local(l, a);
-		b = find_local(l, b);
+		a = find_root(label, a);
+		b = find_root(label, b);
 		if (a == b)
 			return;
 		if (a > b) {
@@ -73,7 +75,7 @@ static __device__ void unite_local(int *l, int a, int b)
 			a = b;
 			b = t;
 		}
-		int old = atomicMin(&l[b], a);
+		int old = atomicMin(&label[b], a);
 		if (old == b)
 			return;
 		b = old;
@@ -192,20 +194,20 @@ __global__ void __launch_bounds__(THREADS)
 			continue;
 		int ty = i / TW, tx = i - ty * TW;
 		if (tx > 0 && s_c[i - 1])
-			unite_local(s_l, i, i - 1);
+			unite(s_l, i, i - 1);
 		if (ty > 0) {
 			if (tx > 0 && s_c[i - TW - 1])
-				unite_local(s_l, i, i - TW - 1);
+				unite(s_l, i, i - TW - 1);
 			if (s_c[i - TW])
-				unite_local(s_l, i, i - TW);
+				unite(s_l, i, i - TW);
 			if (tx + 1 < TW && s_c[i - TW + 1])
-				unite_local(s_l, i, i - TW + 1);
+				unite(s_l, i, i - TW + 1);
 		}
 	}
 	__syncthreads();
 	for (int i = tid; i < TW * TH; i += THREADS)
 		if (s_c[i]) {
-			int root = find_local(s_l, i);
+			int root = find_root(s_l, i);
 			s_l[i] = root;
 			if (s_c[i] == CLS_STRONG)
 				s_str[root] = 1;
@@ -225,35 +227,6 @@ __global__ void __launch_bounds__(THREADS)
 	}
 }
 
-static __device__ __forceinline__ int find_root(const int32_t *label, int x)
-{
-	const volatile int32_t *l = label;
-	int y;
-	while ((y = l[x]) != x)
-		x = y;
-	return x;
-}
-
-/* Lock-free union: hook the larger root under the smaller with atomicMin;
- * when another thread moved that root first, retry from what it found. */
-static __device__ void unite(int32_t *label, int a, int b)
-{
-	for (;;) {
-		a = find_root(label, a);
-		b = find_root(label, b);
-		if (a == b)
-			return;
-		if (a > b) {
-			int t = a;
-			a = b;
-			b = t;
-		}
-		int old = atomicMin(&label[b], a);
-		if (old == b)
-			return;
-		b = old;
-	}
-}
 
 /* Kernel 2: one block a tile; its threads take the tile's top row and its
  * left and right columns, and unite each candidate there with its
