@@ -6,6 +6,12 @@
  * `fail` label, where the function cleans up and returns ERR_DEVICE (or its
  * own code). CUDA-side only: the plain C headers beside it carry no CUDA
  * types.
+ *
+ * cuda_capture_graph(stream, enqueue, &exec, what) captures what
+ * enqueue(stream) launches into an instantiated graph. On failure it logs
+ * once ("WHAT: no CUDA graph (reason); launching kernel by kernel"),
+ * clears the capture's error so that it is not the next call's, and
+ * returns false: the caller then launches kernel by kernel for good.
  */
 #ifndef TT_CUDA_CHECK_CUH
 #define TT_CUDA_CHECK_CUH
@@ -26,5 +32,32 @@ extern "C" {
 			goto fail;                                                                   \
 		}                                                                                    \
 	} while (0)
+
+/* Thread-local capture: another stage's thread may be calling CUDA
+ * meanwhile. */
+template <class Enqueue>
+static bool cuda_capture_graph(cudaStream_t stream, Enqueue enqueue, cudaGraphExec_t *exec, const char *what)
+{
+	cudaGraph_t graph = NULL;
+	*exec = NULL;
+	cudaError_t e = cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
+	if (e == cudaSuccess) {
+		cudaError_t e1 = enqueue(stream);
+		e = cudaStreamEndCapture(stream, &graph);
+		if (e == cudaSuccess)
+			e = e1;
+	}
+	if (e == cudaSuccess)
+		e = cudaGraphInstantiate(exec, graph, 0);
+	if (graph)
+		cudaGraphDestroy(graph);
+	if (e != cudaSuccess) {
+		cudaGetLastError();
+		log_warn("%s: no CUDA graph (%s); launching kernel by kernel", what, cudaGetErrorString(e));
+		*exec = NULL;
+		return false;
+	}
+	return true;
+}
 
 #endif

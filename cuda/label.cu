@@ -334,23 +334,9 @@ static cudaGraphExec_t graph_for(struct cuda_label *l)
 		    ge->stride_words == g->stride_words)
 			return ge->exec;
 	}
-	cudaGraph_t graph = NULL;
-	cudaGraphExec_t exec = NULL;
-	/* Thread-local: another stage's thread may be calling CUDA meanwhile. */
-	cudaError_t e = cudaStreamBeginCapture(l->own, cudaStreamCaptureModeThreadLocal);
-	if (e == cudaSuccess) {
-		cudaError_t e1 = enqueue(l, l->own);
-		e = cudaStreamEndCapture(l->own, &graph);
-		if (e == cudaSuccess)
-			e = e1;
-	}
-	if (e == cudaSuccess)
-		e = cudaGraphInstantiate(&exec, graph, 0);
-	if (graph)
-		cudaGraphDestroy(graph);
-	if (e != cudaSuccess) {
-		cudaGetLastError(); /* the capture's error is not the next frame's */
-		log_warn("cuda label: no CUDA graph (%s); launching kernel by kernel", cudaGetErrorString(e));
+	cudaGraphExec_t exec;
+	if (!cuda_capture_graph(
+		    l->own, [l](cudaStream_t st) { return enqueue(l, st); }, &exec, "cuda label")) {
 		l->no_graph = true;
 		return NULL;
 	}

@@ -595,23 +595,9 @@ static cudaGraphExec_t graph_for(struct cuda_sift *s)
 	if (s->graph && s->graph_w == s->width && s->graph_h == s->height && s->graph_cap == s->extract_cap)
 		return s->graph;
 	drop_graph(s);
-	cudaGraph_t graph = NULL;
-	cudaGraphExec_t exec = NULL;
-	/* Thread-local: another stage's thread may be calling CUDA meanwhile. */
-	cudaError_t e = cudaStreamBeginCapture(s->stream, cudaStreamCaptureModeThreadLocal);
-	if (e == cudaSuccess) {
-		cudaError_t e1 = enqueue(s, s->stream, false);
-		e = cudaStreamEndCapture(s->stream, &graph);
-		if (e == cudaSuccess)
-			e = e1;
-	}
-	if (e == cudaSuccess)
-		e = cudaGraphInstantiate(&exec, graph, 0);
-	if (graph)
-		cudaGraphDestroy(graph);
-	if (e != cudaSuccess) {
-		cudaGetLastError(); /* the capture's error is not the next frame's */
-		log_warn("SIFT cuda: no CUDA graph (%s); launching kernel by kernel", cudaGetErrorString(e));
+	cudaGraphExec_t exec;
+	if (!cuda_capture_graph(
+		    s->stream, [s](cudaStream_t st) { return enqueue(s, st, false); }, &exec, "SIFT cuda")) {
 		s->no_graph = true;
 		return NULL;
 	}
