@@ -142,15 +142,7 @@ shot() {
 start_app() {
 	"$@" >"$tmp/app.log" 2>&1 &
 	app_pid=$!
-	win=""
-	# Up to 20 s: a loaded 2-core machine can be slow to map a window.
-	for _ in $(seq 200); do
-		win=$(xdotool search --name tabletrack 2>/dev/null | head -n1)
-		[ -n "$win" ] && break
-		kill -0 "$app_pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if [ -z "$win" ]; then
+	if ! xvfb_window "$app_pid"; then
 		if kill -0 "$app_pid" 2>/dev/null; then
 			echo "FAIL: no window titled tabletrack within 20 s from: $*"
 		else

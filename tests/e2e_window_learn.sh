@@ -80,14 +80,7 @@ e2e_oscdump_start "$port" "$T/osc"
 "$B/tabletrack" --source "folder:$T/seq" --loop --fps 10 --window --objects "$T/lib.objects" --object-rate 10 \
 	--tuio "udp:127.0.0.1:$port" >"$T/app.log" 2>&1 &
 app_pid=$!
-win=""
-for _ in $(seq 200); do
-	win=$(xdotool search --name tabletrack 2>/dev/null | head -n1)
-	[ -n "$win" ] && break
-	kill -0 "$app_pid" 2>/dev/null || break
-	sleep 0.1
-done
-[ -n "$win" ] || { echo "FAIL: no window"; cat "$T/app.log"; exit 1; }
+xvfb_window "$app_pid" || { echo "FAIL: no window"; cat "$T/app.log"; exit 1; }
 xdotool windowfocus --sync "$win" 2>/dev/null || xdotool windowfocus "$win"
 sleep 2
 eval "$(xdotool getwindowgeometry --shell "$win")"

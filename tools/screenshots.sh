@@ -48,14 +48,7 @@ xvfb_start "$tmp" || { echo "screenshots: Xvfb did not start" >&2; exit 1; }
 "$BUILD/tabletrack" --source "file:$tmp/scene/frame_00000.png" --loop --window \
 	--finger-size 18 --blob-min 20 --blob-max 200 --tuio udp:127.0.0.1:9 >"$tmp/app.log" 2>&1 &
 app_pid=$!
-win=""
-for _ in $(seq 100); do
-	win=$(xdotool search --name tabletrack 2>/dev/null | head -n1)
-	[ -n "$win" ] && break
-	kill -0 "$app_pid" 2>/dev/null || break
-	sleep 0.1
-done
-[ -n "$win" ] || { echo "screenshots: no window" >&2; cat "$tmp/app.log" >&2; exit 1; }
+xvfb_window "$app_pid" || { echo "screenshots: no window" >&2; cat "$tmp/app.log" >&2; exit 1; }
 xdotool windowfocus --sync "$win" 2>/dev/null || xdotool windowfocus "$win"
 sleep 2
 

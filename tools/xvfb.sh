@@ -1,7 +1,10 @@
-# Sourced by tools/screenshots.sh and tests/e2e_window.sh: starts Xvfb on a
+# Sourced by tools/screenshots.sh and tests/e2e_window*.sh: starts Xvfb on a
 # free display for a real window without a desktop.
 #     xvfb_start DIR    sets xvfb_pid, DISPLAY (exported); returns 1 with
 #                       Xvfb's log on stderr when it did not come up
+#     xvfb_window PID   sets win to the first window titled tabletrack,
+#                       waiting up to 20 s (a loaded 2-core machine can be
+#                       slow to map one) while PID lives; returns 1 without
 # -displayfd lets Xvfb pick a free display and tell us which.
 xvfb_start() {
 	Xvfb -displayfd 3 -screen 0 1024x768x24 -nolisten tcp 3>"$1/display" >"$1/xvfb.log" 2>&1 &
@@ -14,4 +17,15 @@ xvfb_start() {
 	DISPLAY=:$(head -n1 "$1/display")
 	export DISPLAY
 	unset WAYLAND_DISPLAY
+}
+
+xvfb_window() {
+	win=""
+	for _ in $(seq 200); do
+		win=$(xdotool search --name tabletrack 2>/dev/null | head -n1)
+		[ -n "$win" ] && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
 }
