@@ -733,12 +733,10 @@ int engine_detect(struct engine *e, const struct image_u8 *grey)
 	}
 	if (err)
 		return err;
-	struct merge_conflicts conflicts;
-	conflicts.n = 0;
 	if (ok2)
-		merge_scale(&e->s1.det, &e->s2.det, &conflicts);
+		merge_scale(&e->s1.det, &e->s2.det);
 	if (ok3)
-		merge_scale(&e->s1.det, &e->s3.det, &conflicts);
+		merge_scale(&e->s1.det, &e->s3.det);
 	e->times.ns[STAGE_SEGMENT] = e->label_ns + (t1 - t0);
 	e->times.ns[STAGE_MATCH] = clock_now_ns() - t1;
 	return 0;

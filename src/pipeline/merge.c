@@ -21,18 +21,16 @@ static bool near_any(const struct fiducial_det *list, int n, const struct fiduci
 	return near_index(list, n, f) >= 0;
 }
 
-void merge_scale(struct detections *d, const struct detections *d2, struct merge_conflicts *c)
+void merge_scale(struct detections *d, const struct detections *d2)
 {
 	for (int i = 0; i < d2->n_fids; i++) {
 		const struct fiducial_det *f = &d2->fids[i];
 		const int j = near_index(d->fids, d->n_fids, f);
-		if (j >= 0 && d->fids[j].id == f->id)
+		/* The list's own symbol (root >= 0) stands; another scale's
+		 * merged one (root -1) gives way to neither. */
+		if (j >= 0 && (d->fids[j].id == f->id || d->fids[j].root >= 0))
 			continue;
 		if (j >= 0) {
-			if (c->n < MERGE_CONFLICTS_MAX) {
-				c->at[c->n] = d->fids[j];
-				c->other[c->n++] = f->id;
-			}
 			if (d->n_fuzzy < d->cap_fuzzy) {
 				d->fuzzy[d->n_fuzzy] = d->fids[j];
 				d->fuzzy[d->n_fuzzy++].id = -1;
@@ -40,9 +38,6 @@ void merge_scale(struct detections *d, const struct detections *d2, struct merge
 			d->fids[j] = d->fids[--d->n_fids];
 			continue;
 		}
-		const int k = near_index(c->at, c->n, f);
-		if (k >= 0 && c->at[k].id != f->id && c->other[k] != f->id)
-			continue;
 		if (d->n_fids >= d->cap_fids) {
 			d->overflow = true;
 			break;
