@@ -117,8 +117,9 @@ static bool merged_ring_root(struct match *m, const struct region_tree *t, int32
  * symbol as counted, or that touches a saturated region, read at its own
  * scale. On small symbols the holes of the blobs shrink to 1-2 px, the
  * size of the specks that are noise on bigger ones: when the sub-tree is
- * no symbol without its specks but is one with them, they are its leaves
- * (p's counts then include them). And the ring and card margin, a pixel
+ * no symbol without its specks but is one with those inside its regions
+ * (speck_count: not p's own), they are its leaves (p's counts then
+ * include them). And the ring and card margin, a pixel
  * or so wide, merge with the table, so the root touches the saturated
  * background (REGION_FRAGMENTED): such a root's list is still complete,
  * and it is taken when its sub-tree is a whole symbol that fills its
