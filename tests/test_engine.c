@@ -15,6 +15,7 @@
 #include "../src/fiducial/render.h"
 #include "../src/fiducial/trees.h"
 #include "../src/pipeline/engine.h"
+#include "../src/pipeline/merge.h"
 #include "../src/pipeline/windows.h"
 #include "../src/segment/segment.h"
 #include "common/testutil.h"
@@ -340,6 +341,57 @@ static void test_equaliser(void **state)
 	image_u8_free(&img);
 }
 
+static struct fiducial_det fid_at(int32_t id, float x, float y)
+{
+	struct fiducial_det f = {.id = id, .x = x, .y = y, .size_px = 40, .root = 7};
+	return f;
+}
+
+/* The scales' symbols merged: one ID at a place is kept once; the first
+ * scale's symbol stands against a later scale's other ID; where two later
+ * scales decode different IDs at a place the first left empty, neither is
+ * kept (the one merged first becomes fuzzy); elsewhere a later scale adds
+ * its own. */
+static void test_merge_disagreement(void **state)
+{
+	(void)state;
+	struct detections d, d2, d3;
+	assert_int_equal(detections_alloc(&d, 8), 0);
+	assert_int_equal(detections_alloc(&d2, 8), 0);
+	assert_int_equal(detections_alloc(&d3, 8), 0);
+
+	d.fids[d.n_fids++] = fid_at(5, 100, 100);
+	d.fids[d.n_fids++] = fid_at(6, 200, 100);
+	d2.fids[d2.n_fids++] = fid_at(5, 102, 101); /* agrees */
+	d2.fids[d2.n_fids++] = fid_at(9, 201, 99);  /* the first scale's 6 stands */
+	d2.fids[d2.n_fids++] = fid_at(4, 100, 200); /* places of its own */
+	d2.fids[d2.n_fids++] = fid_at(8, 300, 300);
+	for (int i = 0; i < d2.n_fids; i++)
+		d2.fids[i].root = 3;
+	merge_scale(&d, &d2);
+	assert_int_equal(d.n_fids, 4);
+	assert_int_equal(d.n_fuzzy, 0);
+
+	d3.fids[d3.n_fids++] = fid_at(2, 301, 300); /* disagrees with the second's 8 */
+	d3.fids[d3.n_fids++] = fid_at(3, 200, 101); /* the first scale's 6 stands */
+	d3.fids[d3.n_fids++] = fid_at(4, 101, 200); /* agrees with the second */
+	merge_scale(&d, &d3);
+	assert_int_equal(d.n_fids, 3);
+	int seen = 0;
+	for (int i = 0; i < d.n_fids; i++) {
+		const struct fiducial_det *f = &d.fids[i];
+		seen |= (f->id == 5 && f->root == 7) << 0 | (f->id == 6 && f->root == 7) << 1 |
+			(f->id == 4 && f->root == -1) << 2;
+	}
+	assert_int_equal(seen, 7);
+	assert_int_equal(d.n_fuzzy, 1);
+	assert_int_equal(d.fuzzy[0].id, -1);
+	assert_true(fabsf(d.fuzzy[0].x - 300) < 1 && fabsf(d.fuzzy[0].y - 300) < 1);
+	detections_free(&d);
+	detections_free(&d2);
+	detections_free(&d3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +402,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_equaliser, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_third_scale_under_shadow, setup, teardown),
 		cmocka_unit_test(test_windows),
+		cmocka_unit_test(test_merge_disagreement),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

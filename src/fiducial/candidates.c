@@ -50,6 +50,29 @@ static void subtree_sum(const struct match *m, const struct region_tree *t, int3
 			subtree_sum(m, t, l[i], depth + 1, s);
 }
 
+/* Nodes and height of the resolved sub-tree at n counting the specks that
+ * small_candidate takes for leaves: those inside a region of the root's
+ * sub-tree (depth >= 2 from the root), never the root's own (depth 1). A
+ * 1-2 px speck directly in a root's area is as likely paper texture or
+ * threshold noise as a dot, and one such speck taken for a dot while a
+ * blob's hole closed, or a dot merged with the ring, reads as another
+ * symbol of the set (a default symbol one hole or dot from another). */
+static void speck_count(const struct match *m, const struct region_tree *t, int32_t n, int depth, int *nodes,
+			int *height)
+{
+	(*nodes)++;
+	if (depth > *height)
+		*height = depth;
+	if (depth > 10 || *nodes > TREES_MAX_NODES)
+		return;
+	int n_adj;
+	const int32_t *l = adj_of(m, t, n, &n_adj);
+	for (int i = 0; i < n_adj; i++)
+		if ((m->state[l[i]] & ST_RESOLVED) && m->parent[l[i]] == n &&
+		    (depth >= 1 || !(m->state[l[i]] & ST_SPECK)))
+			speck_count(m, t, l[i], depth + 1, nodes, height);
+}
+
 static void specks_keep(struct match *m, const struct region_tree *t, int32_t n, int depth)
 {
 	int n_adj;
@@ -58,7 +81,8 @@ static void specks_keep(struct match *m, const struct region_tree *t, int32_t n,
 	if (depth > 10)
 		return;
 	for (int i = 0; i < n_adj; i++)
-		if ((m->state[l[i]] & ST_RESOLVED) && m->parent[l[i]] == n)
+		if ((m->state[l[i]] & ST_RESOLVED) && m->parent[l[i]] == n &&
+		    (depth >= 1 || !(m->state[l[i]] & ST_SPECK)))
 			specks_keep(m, t, l[i], depth + 1);
 }
 
@@ -93,8 +117,9 @@ static bool merged_ring_root(struct match *m, const struct region_tree *t, int32
  * symbol as counted, or that touches a saturated region, read at its own
  * scale. On small symbols the holes of the blobs shrink to 1-2 px, the
  * size of the specks that are noise on bigger ones: when the sub-tree is
- * no symbol without its specks but is one with them, they are its leaves
- * (p's counts then include them). And the ring and card margin, a pixel
+ * no symbol without its specks but is one with those inside its regions
+ * (speck_count: not p's own), they are its leaves (p's counts then
+ * include them). And the ring and card margin, a pixel
  * or so wide, merge with the table, so the root touches the saturated
  * background (REGION_FRAGMENTED): such a root's list is still complete,
  * and it is taken when its sub-tree is a whole symbol that fills its
@@ -113,15 +138,17 @@ static bool small_candidate(struct match *m, const struct region_tree *t, int32_
 	subtree_sum(m, t, p, 0, &s);
 	if (s.n > SMALL_ROOT_PX * SMALL_ROOT_PX)
 		return false;
-	const bool with_specks = !is_valid(m, h, n) && s.nodes > n && is_valid(m, s.height, s.nodes);
+	int sp_nodes = 0, sp_height = 0;
+	speck_count(m, t, p, 0, &sp_nodes, &sp_height);
+	const bool with_specks = !is_valid(m, h, n) && sp_nodes > n && is_valid(m, sp_height, sp_nodes);
 	if (!with_specks && !(frag && is_valid(m, h, n)))
 		return false;
 	if (frag && !fills_ellipse(&s))
 		return false;
 	if (with_specks) {
 		specks_keep(m, t, p, 0);
-		m->height[p] = (uint8_t)s.height;
-		m->dc[p] = s.nodes - 1;
+		m->height[p] = (uint8_t)sp_height;
+		m->dc[p] = sp_nodes - 1;
 	}
 	return true;
 }

@@ -66,8 +66,11 @@
  *    shrink to the size of specks and the ring and card margin merge with
  *    the table, so the root touches the saturated background
  *    (REGION_FRAGMENTED; its own list is still complete). Such a region is
- *    a candidate when its sub-tree is a whole symbol counting its specks
- *    (and not without them), or, touching the background, a whole symbol
+ *    a candidate when its sub-tree is a whole symbol counting the specks
+ *    inside its regions (and not without them; a speck in the root's own
+ *    area is never counted: paper texture or noise there, taken for a dot
+ *    beside a blob whose hole closed, read as another symbol of the set),
+ *    or, touching the background, a whole symbol
  *    that fills its moment ellipse (solidity >= 0.945: a filled square
  *    gives 0.955; a ring around a foreign region less). It ends the climb.
  * Decoding builds the canonical string (children sorted in descending byte

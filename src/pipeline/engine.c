@@ -9,6 +9,7 @@
 #include "../core/log.h"
 #include "../core/pool.h"
 #include "../segment/segment.h"
+#include "merge.h"
 #include "windows.h"
 
 /* One threshold scale: its thresholder, mask, segmenters and matcher. */
@@ -694,49 +695,6 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 		if (!third_window(e, grey, &e->t3.win[i], halo, thr))
 			return false;
 	return true;
-}
-
-static bool near_any(const struct fiducial_det *list, int n, const struct fiducial_det *f)
-{
-	for (int i = 0; i < n; i++) {
-		float dx = list[i].x - f->x, dy = list[i].y - f->y;
-		float r = 0.3f * (list[i].size_px > f->size_px ? list[i].size_px : f->size_px);
-		if (dx * dx + dy * dy <= r * r)
-			return true;
-	}
-	return false;
-}
-
-/* Adds another scale's symbols that d does not hold yet; a symbol decoded
- * by either scale replaces a fuzzy one at the same place. Region indices
- * of merged items refer to the other scale's tree, so they are cleared. */
-static void merge_scale(struct detections *d, const struct detections *d2)
-{
-	for (int i = 0; i < d2->n_fids; i++) {
-		const struct fiducial_det *f = &d2->fids[i];
-		if (near_any(d->fids, d->n_fids, f))
-			continue;
-		if (d->n_fids >= d->cap_fids) {
-			d->overflow = true;
-			break;
-		}
-		d->fids[d->n_fids] = *f;
-		d->fids[d->n_fids++].root = -1;
-	}
-	for (int i = 0; i < d2->n_fuzzy; i++) {
-		const struct fiducial_det *f = &d2->fuzzy[i];
-		if (near_any(d->fids, d->n_fids, f) || near_any(d->fuzzy, d->n_fuzzy, f))
-			continue;
-		if (d->n_fuzzy >= d->cap_fuzzy)
-			break;
-		d->fuzzy[d->n_fuzzy] = *f;
-		d->fuzzy[d->n_fuzzy++].root = -1;
-	}
-	int k = 0;
-	for (int i = 0; i < d->n_fuzzy; i++)
-		if (!near_any(d->fids, d->n_fids, &d->fuzzy[i]))
-			d->fuzzy[k++] = d->fuzzy[i];
-	d->n_fuzzy = k;
 }
 
 int engine_detect(struct engine *e, const struct image_u8 *grey)

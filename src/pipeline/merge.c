@@ -1,0 +1,62 @@
+/* merge.c - the threshold scales' symbols merged into one list (merge.h). */
+#include "merge.h"
+
+#include <stdbool.h>
+
+/* Index of the first item of list within 0.3 of the larger size of f's
+ * place, or -1. */
+static int near_index(const struct fiducial_det *list, int n, const struct fiducial_det *f)
+{
+	for (int i = 0; i < n; i++) {
+		float dx = list[i].x - f->x, dy = list[i].y - f->y;
+		float r = 0.3f * (list[i].size_px > f->size_px ? list[i].size_px : f->size_px);
+		if (dx * dx + dy * dy <= r * r)
+			return i;
+	}
+	return -1;
+}
+
+static bool near_any(const struct fiducial_det *list, int n, const struct fiducial_det *f)
+{
+	return near_index(list, n, f) >= 0;
+}
+
+void merge_scale(struct detections *d, const struct detections *d2)
+{
+	for (int i = 0; i < d2->n_fids; i++) {
+		const struct fiducial_det *f = &d2->fids[i];
+		const int j = near_index(d->fids, d->n_fids, f);
+		/* The list's own symbol (root >= 0) stands; another scale's
+		 * merged one (root -1) gives way to neither. */
+		if (j >= 0 && (d->fids[j].id == f->id || d->fids[j].root >= 0))
+			continue;
+		if (j >= 0) {
+			if (d->n_fuzzy < d->cap_fuzzy) {
+				d->fuzzy[d->n_fuzzy] = d->fids[j];
+				d->fuzzy[d->n_fuzzy++].id = -1;
+			}
+			d->fids[j] = d->fids[--d->n_fids];
+			continue;
+		}
+		if (d->n_fids >= d->cap_fids) {
+			d->overflow = true;
+			break;
+		}
+		d->fids[d->n_fids] = *f;
+		d->fids[d->n_fids++].root = -1;
+	}
+	for (int i = 0; i < d2->n_fuzzy; i++) {
+		const struct fiducial_det *f = &d2->fuzzy[i];
+		if (near_any(d->fids, d->n_fids, f) || near_any(d->fuzzy, d->n_fuzzy, f))
+			continue;
+		if (d->n_fuzzy >= d->cap_fuzzy)
+			break;
+		d->fuzzy[d->n_fuzzy] = *f;
+		d->fuzzy[d->n_fuzzy++].root = -1;
+	}
+	int k = 0;
+	for (int i = 0; i < d->n_fuzzy; i++)
+		if (!near_any(d->fids, d->n_fids, &d->fuzzy[i]))
+			d->fuzzy[k++] = d->fuzzy[i];
+	d->n_fuzzy = k;
+}

@@ -1,0 +1,37 @@
+/*
+ * merge.h - the symbols of the threshold scales merged into one list.
+ *
+ * The engine decodes a frame in up to three threshold scales (engine.h)
+ * and merges the second's and then the third's symbols into the first's
+ * detections. A symbol that the list holds already at its place (within
+ * 0.3 of the larger size) is not added twice; a decoded symbol replaces a
+ * fuzzy one at its place; a fuzzy one is added where the list has
+ * nothing.
+ *
+ * Disagreement. Where a later scale decoded another ID at the place of a
+ * symbol of the list's own scale (the first, region index root >= 0),
+ * the first stands as before: it reads the symbol at the finest detail.
+ * Where the symbol at that place was merged from another later scale
+ * (root -1), the two later scales disagree and the first decoded nothing
+ * there: neither is believed. A blob's hole closed in one threshold, or a
+ * dot merged with its neighbour or split off a blob's outline, reads as
+ * another symbol of the set one or two nodes away, and such damage
+ * differs between scales (radius, method, median). The merged symbol
+ * becomes a fuzzy one (which keeps a known object but creates none) and
+ * the later one is dropped: a wrong ID is worse for a user than a miss.
+ *
+ * Ownership: the caller owns both lists; nothing allocates. Region
+ * indices (root) of merged items refer to the other scale's tree, so they
+ * are set to -1 (which also marks them as merged); the list's own items
+ * keep theirs, which must be >= 0.
+ */
+#ifndef TT_PIPELINE_MERGE_H
+#define TT_PIPELINE_MERGE_H
+
+#include "../core/detect.h"
+
+/* Merges d2's symbols and fuzzy symbols into d as described above; sets
+ * d->overflow when d's symbol list is full. */
+void merge_scale(struct detections *d, const struct detections *d2);
+
+#endif
