@@ -178,7 +178,7 @@ static int find_windows(struct segment *seg, const struct bitmask *m, const stru
 {
 	const struct region_tree *tree = NULL;
 	assert_int_equal(segment_process(seg, m, &tree), 0);
-	return windows_find(tree, d, 120, pad, scratch, WINDOWS_SCRATCH, win, cap);
+	return windows_find(tree, d, 120, pad, NULL, scratch, WINDOWS_SCRATCH, win, cap);
 }
 
 /* The third scale's windows: structure that no decoded symbol explains
