@@ -159,7 +159,7 @@ static const struct config_option options[] = {
              0, "method of a third threshold scale (the first's radius, gate, median and mean settings) whose "
              "symbols are merged where the other scales found none; mean keeps symbols under hard shadow "
              "edges; off = no third scale"),
-    OPT_FLOAT("threshold", "mean_scale3", mean_scale3, "0.12", 0, 1, true, 0, "RATIO",
+    OPT_FLOAT("threshold", "mean_scale3", mean_scale3, "0.115", 0, 1, true, 0, "RATIO",
               "third scale with a local-mean method: a second pass in its windows whose mean_radius is this "
               "fraction of the size of the largest symbol-like structure there (clamped to 3..63), so that "
               "small symbols get a small window; 0 = off"),

@@ -93,7 +93,7 @@ static void tiles_scan(const struct region_tree *t, const struct detections *d, 
 			if (!*v)
 				continue;
 			const struct region *g = &t->regions[rn->region];
-			const int side = max_i(g->x1 - g->x0, g->y1 - g->y0);
+			const int side = max_i(g->x1 - g->x0, g->y1 - g->y0) + 1; /* boxes are inclusive */
 			for (int tx = rn->x / T; tx * T < rn->x + rn->len; tx++)
 				row[tx] = max_i(row[tx], side);
 		}
