@@ -57,6 +57,7 @@ struct worker {
  * still averages over a dot and its surround. */
 #define THIRD_SCALED_MIN_RADIUS 3
 #define THIRD_SCALED_MAX_RADIUS 63
+#define THIRD_SCALED_TOLERANCE 2
 struct third {
 	int32_t *scratch;      /* windows_scratch_len() for the frame size and region capacity */
 	size_t scratch_len;
@@ -614,10 +615,11 @@ static void bits_cut(const struct bitmask *src, int ox, int oy, struct bitmask *
 }
 
 /* One window of the third scale: thresholded with its halo, cut out,
- * segmented and matched; its symbols appended to the scale's detections in
- * frame coordinates. */
+ * segmented and matched; its symbols (with rule: only those whose own
+ * radius by the rule is within THIRD_SCALED_TOLERANCE of the window's)
+ * appended to the scale's detections in frame coordinates. */
 static bool third_window(struct engine *e, const struct image_u8 *grey, const struct window *w, int halo,
-			 struct threshold *thr)
+			 struct threshold *thr, const struct windows_radius *rule)
 {
 	struct third *t = &e->t3;
 	const int cx0 = w->x0 - halo > 0 ? w->x0 - halo : 0, cy0 = w->y0 - halo > 0 ? w->y0 - halo : 0;
@@ -647,6 +649,8 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 	for (int i = 0; i < t->det.n_fids + t->det.n_fuzzy; i++) {
 		const bool fid = i < t->det.n_fids;
 		struct fiducial_det f = fid ? t->det.fids[i] : t->det.fuzzy[i - t->det.n_fids];
+		if (rule && abs(windows_radius(rule, (int)(f.size_px + 0.5f)) - w->radius) > THIRD_SCALED_TOLERANCE)
+			continue;
 		f.x += (float)w->x0;
 		f.y += (float)w->y0;
 		f.root = -1;
@@ -695,7 +699,7 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 		ok = threshold_process(thr, grey, &e->s3.mask) == 0 && scale_detect(&e->s3, grey);
 	} else {
 		for (int i = 0; i < n && ok; i++)
-			ok = third_window(e, grey, &e->t3.win[i], halo, thr);
+			ok = third_window(e, grey, &e->t3.win[i], halo, thr, NULL);
 	}
 	return ok && third_scaled(e, grey, tree1, thr);
 }
@@ -704,8 +708,12 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
  * local-mean radius its symbols' size asks for (windows.h), thresholded on
  * the CPU whatever the first pass's backend (so both give the same bits),
  * skipping windows whose radius is the configured one (the first pass had
- * them). Its symbols follow the first pass's in the scale's detections, so
- * where the two passes find one symbol the configured radius's stands. */
+ * them), and keeping only symbols whose own size asks for the window's
+ * radius (within THIRD_SCALED_TOLERANCE): a symbol read at a radius not
+ * its own (a 70 px symbol, its root merged with the shadow's edge, read at
+ * the radius of a 110 px neighbour's window) read as another ID. Its symbols follow the first pass's in the scale's
+ * detections, so where the two passes find one symbol the configured
+ * radius's stands. */
 static bool third_scaled(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1,
 			 struct threshold *thr)
 {
@@ -726,7 +734,7 @@ static bool third_scaled(struct engine *e, const struct image_u8 *grey, const st
 		tc.mean_radius = w->radius;
 		e->t3.stats.scaled_windows++;
 		e->t3.stats.scaled_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
-		ok = threshold_set_config(thr, &tc) == 0 && third_window(e, grey, w, third_halo(c, w->radius), thr);
+		ok = threshold_set_config(thr, &tc) == 0 && third_window(e, grey, w, third_halo(c, w->radius), thr, &rule);
 	}
 	tc.mean_radius = c->thr.mean_radius;
 	return threshold_set_config(thr, &tc) == 0 && ok;
