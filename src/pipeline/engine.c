@@ -57,6 +57,9 @@ struct worker {
  * still averages over a dot and its surround. */
 #define THIRD_SCALED_MIN_RADIUS 3
 #define THIRD_SCALED_MAX_RADIUS 63
+/* Pixels of radius by which a second-pass symbol's own radius (the rule
+ * on its size) may differ from its window's and still count: within a
+ * window all symbols take the largest one's radius. */
 #define THIRD_SCALED_TOLERANCE 2
 struct third {
 	int32_t *scratch;      /* windows_scratch_len() for the frame size and region capacity */
@@ -711,9 +714,9 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
  * them), and keeping only symbols whose own size asks for the window's
  * radius (within THIRD_SCALED_TOLERANCE): a symbol read at a radius not
  * its own (a 70 px symbol, its root merged with the shadow's edge, read at
- * the radius of a 110 px neighbour's window) read as another ID. Its symbols follow the first pass's in the scale's
- * detections, so where the two passes find one symbol the configured
- * radius's stands. */
+ * the radius of a 110 px neighbour's window) read as another ID. Its
+ * symbols follow the first pass's in the scale's detections, so where the
+ * two passes find one symbol the configured radius's stands. */
 static bool third_scaled(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1,
 			 struct threshold *thr)
 {
