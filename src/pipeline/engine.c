@@ -667,12 +667,12 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 	return true;
 }
 
-/* The third scale, in the windows where it may add a symbol to the first
- * scale's (windows.h, from the first scale's tree1), or over the whole
- * frame. */
 static bool third_scaled(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1,
 			 struct threshold *thr);
 
+/* The third scale, in the windows where it may add a symbol to the first
+ * scale's (windows.h, from the first scale's tree1), or over the whole
+ * frame; then its second pass (third_scaled). */
 static bool third_detect(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1)
 {
 	const int halo = third_halo(&e->cfg, e->cfg.thr.mean_radius);

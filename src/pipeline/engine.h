@@ -129,7 +129,8 @@ const struct detections *engine_detections(const struct engine *e);
 /* Where the third scale ran since it was switched on (--stats): frames,
  * frames it ran over the whole frame (its windows would have covered more
  * than half of it), the windows it ran in on the others, and the pixels of
- * frame or windows it covered in all; the same for its second pass. NULL while there is no third scale. */
+ * frame or windows it covered in all; the same for its second pass
+ * (mean_scale3). NULL while there is no third scale. */
 struct engine_third_stats {
 	int64_t frames, whole_frames, windows, area_px;
 	int64_t scaled_windows, scaled_area_px; /* the second pass's (mean_scale3) */

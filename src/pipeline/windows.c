@@ -70,9 +70,9 @@ static bool explained(const struct region_tree *t, int32_t r, const struct detec
 
 /* live[i] = the longest box side of the regions that meet tile i, branch
  * (branching()) and lie in no decoded symbol's or finger's box
- * (explained()); 0: none. Regions,
- * not tiles, are explained: a symbol beside a decoded one, whose tiles
- * that one's box covers, still has regions of its own outside the box.
+ * (explained()); 0: none. Regions, not tiles, are explained: a symbol
+ * beside a decoded one, whose tiles that one's box covers, still has
+ * regions of its own outside the box.
  * Read from the tree's runs in one pass; each region's verdict is worked
  * out once (memo), and only the runs of live regions walk their tiles. */
 static void tiles_scan(const struct region_tree *t, const struct detections *d, int max_side, int32_t *live,
