@@ -29,7 +29,7 @@ struct fixture {
 	struct engine *eng;
 };
 
-static struct engine *make_engine3(struct fixture *f, int radius2, bool scale3)
+static struct engine *make_engine3(struct fixture *f, int radius2, bool scale3, float mean_scale3)
 {
 	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
 	int err = 0;
@@ -39,7 +39,7 @@ static struct engine *make_engine3(struct fixture *f, int radius2, bool scale3)
 				   .thr = {.mode = THRESHOLD_BERNSEN, .radius = 6, .gate = 32, .tile = 10,
 					   .mean_radius = 16, .mean_bias = 16},
 				   .radius2 = radius2, .median2 = 3,
-				   .scale3 = scale3, .mode3 = THRESHOLD_MEAN,
+				   .scale3 = scale3, .mode3 = THRESHOLD_MEAN, .mean_scale3 = mean_scale3,
 				   .match = {.trees = f->trees, .root_min_px = 12, .root_max_px = 120},
 				   .tracker = f->trk, .max_detections = 64};
 	f->eng = engine_create(&ec, &err);
@@ -69,7 +69,7 @@ static int teardown(void **state)
 
 static struct engine *make_engine(struct fixture *f, int radius2)
 {
-	return make_engine3(f, radius2, false);
+	return make_engine3(f, radius2, false, 0.0f);
 }
 
 /* A grey table lit unevenly: bright in the middle, dark at the edges. */
@@ -125,14 +125,15 @@ static void draw_shadow(struct image_u8 *img, float edge_x, float pen, int dark)
 }
 
 /* 1: the symbol decoded alone, 0: nothing decoded, negative: another ID. */
-static int shadow_probe(struct fixture *f, bool scale3, float edge, float pen, int dark, int id)
+static int shadow_probe_sized(struct fixture *f, bool scale3, float mean_scale3, int size, float edge, float pen,
+			      int dark, int id)
 {
-	struct engine *e = make_engine3(f, 2, scale3);
+	struct engine *e = make_engine3(f, 2, scale3, mean_scale3);
 	struct image_u8 img;
 	assert_int_equal(image_u8_alloc(&img, W, H), 0);
 	draw_table(&img, 30);
 	const char *tok = tree_set_token(f->trees, id);
-	assert_int_equal(render_symbol(tok, 80, 0.4f, 160, 120, &img, NULL), 0);
+	assert_int_equal(render_symbol(tok, size, 0.4f, 160, 120, &img, NULL), 0);
 	draw_shadow(&img, edge, pen, dark);
 	struct tracked_state st;
 	for (uint64_t i = 1; i <= 2; i++)
@@ -149,6 +150,11 @@ static int shadow_probe(struct fixture *f, bool scale3, float edge, float pen, i
 	return r;
 }
 
+static int shadow_probe(struct fixture *f, bool scale3, float edge, float pen, int dark, int id)
+{
+	return shadow_probe_sized(f, scale3, 0.0f, 80, edge, pen, dark, id);
+}
+
 /* A hard shadow edge through the middle of a symbol (its left half at 40%
  * of the light, a 2.5 px penumbra): Bernsen turns the shadowed side's card
  * black on both scales and the symbol is lost; the third scale's local mean
@@ -160,6 +166,23 @@ static void test_third_scale_under_shadow(void **state)
 		assert_int_equal(shadow_probe(f, false, 160, 2.5f, 40, id), 0);
 		assert_int_equal(shadow_probe(f, true, 160, 2.5f, 40, id), 1);
 	}
+}
+
+/* A 32 px symbol under the same edge, half lit: the local mean's 33 px
+ * window (mean_radius 16) spans the whole symbol and closes holes next to
+ * the edge; the second pass at a radius from the symbol's size (0.12 of
+ * the branching region's side, about 4 px) keeps symbols 2 and 11, and with it
+ * no symbol reads as another ID. */
+static void test_third_scale_radius_follows_symbol(void **state)
+{
+	struct fixture *f = *state;
+	const int lost[] = {2, 11};
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(shadow_probe_sized(f, true, 0.0f, 32, 160, 2.0f, 50, lost[i]), 0);
+		assert_int_equal(shadow_probe_sized(f, true, 0.12f, 32, 160, 2.0f, 50, lost[i]), 1);
+	}
+	for (int id = 0; id < 12; id++)
+		assert_true(shadow_probe_sized(f, true, 0.12f, 32, 160, 2.0f, 50, id) >= 0);
 }
 
 /* Bits x0 <= x < x1, y0 <= y < y1 of m set to a checkerboard of 4 px
@@ -179,7 +202,7 @@ static int find_windows(struct segment *seg, const struct bitmask *m, const stru
 {
 	const struct region_tree *tree = NULL;
 	assert_int_equal(segment_process(seg, m, &tree), 0);
-	return windows_find(tree, d, 120, pad, scratch, WINDOWS_SCRATCH, win, cap);
+	return windows_find(tree, d, 120, pad, NULL, scratch, WINDOWS_SCRATCH, win, cap);
 }
 
 /* The third scale's windows: structure that no decoded symbol explains
@@ -242,6 +265,74 @@ static void test_windows(void **state)
 	/* Structure over most of the frame: the whole frame. */
 	mask_checker(&m, 0, 0, W, H);
 	assert_int_equal(find_windows(seg, &m, &d, 16, scratch, win, 4), -1);
+	detections_free(&d);
+	bitmask_free(&m);
+	segment_destroy(seg);
+}
+
+/* A black square of side s at (x, y) with two white holes of 6 x 6 px:
+ * a region that branches (its surround and two children). */
+static void mask_symbol(struct bitmask *m, int x, int y, int side)
+{
+	for (int j = y; j < y + side; j++)
+		for (int i = x; i < x + side; i++) {
+			const bool hole = j >= y + 4 && j < y + 10 && ((i >= x + 4 && i < x + 10) || (i >= x + 12 && i < x + 18));
+			if (!hole)
+				m->bits[(size_t)j * m->stride_words + i / 64] |= 1ull << (i % 64);
+		}
+}
+
+/* The radius rule: the ratio of the side, rounded, clamped; each window
+ * gets the radius of its largest branching region; overlapping windows of
+ * different radii stay apart, of one radius are joined, and with a rule
+ * the answer is never the whole frame. */
+static void test_windows_radius(void **state)
+{
+	(void)state;
+	const struct windows_radius rule = {0.12f, 3, 63};
+	assert_int_equal(windows_radius(&rule, 100), 12);
+	assert_int_equal(windows_radius(&rule, 50), 6);
+	assert_int_equal(windows_radius(&rule, 10), 3);
+	assert_int_equal(windows_radius(&rule, 1000), 63);
+	struct bitmask m;
+	struct detections d;
+	int err = 0;
+	struct segment_config sc = {.max_width = W, .max_height = H, .adj_cap = 16};
+	struct segment *seg = segment_create(&sc, &err);
+	assert_non_null(seg);
+	assert_int_equal(bitmask_alloc(&m, W, H), 0);
+	assert_int_equal(detections_alloc(&d, 8), 0);
+	static int32_t scratch[WINDOWS_SCRATCH];
+	struct window win[4];
+	memset(m.bits, 0, (size_t)m.stride_words * (size_t)H * sizeof *m.bits);
+	mask_symbol(&m, 20, 20, 60);  /* tiles 0..2: radius 7 */
+	mask_symbol(&m, 140, 80, 24); /* tiles 4..5, 2..3: radius 3 (2.88) */
+	const struct region_tree *tree = NULL;
+	assert_int_equal(segment_process(seg, &m, &tree), 0);
+	assert_int_equal(windows_find(tree, &d, 120, 8, &rule, scratch, WINDOWS_SCRATCH, win, 4), 2);
+	int big = win[0].radius == 7 ? 0 : 1;
+	assert_int_equal(win[big].radius, 7);
+	assert_int_equal(win[1 - big].radius, 3);
+	assert_int_equal(win[big].x0, 0);
+	assert_int_equal(win[big].x1, 96 + 8);
+	assert_int_equal(win[1 - big].x0, 128 - 8);
+	assert_int_equal(win[1 - big].y1, 128 + 8);
+	/* Grown until they overlap: one window without a rule, two with. */
+	assert_int_equal(windows_find(tree, &d, 120, 24, NULL, scratch, WINDOWS_SCRATCH, win, 4), 1);
+	assert_int_equal(win[0].radius, 0);
+	assert_int_equal(windows_find(tree, &d, 120, 24, &rule, scratch, WINDOWS_SCRATCH, win, 4), 2);
+	/* Covering most of the frame: the whole frame without a rule, the
+	 * windows with one. */
+	assert_int_equal(windows_find(tree, &d, 120, 200, NULL, scratch, WINDOWS_SCRATCH, win, 4), -1);
+	assert_int_equal(windows_find(tree, &d, 120, 200, &rule, scratch, WINDOWS_SCRATCH, win, 4), 2);
+	/* A small symbol whose tiles meet the big one's: one group, whose
+	 * radius is its largest region's. */
+	mask_symbol(&m, 20, 100, 30);
+	assert_int_equal(segment_process(seg, &m, &tree), 0);
+	assert_int_equal(windows_find(tree, &d, 120, 8, &rule, scratch, WINDOWS_SCRATCH, win, 4), 2);
+	big = win[0].radius == 7 ? 0 : 1;
+	assert_int_equal(win[big].radius, 7);
+	assert_int_equal(win[big].y1, 160 + 8);
 	detections_free(&d);
 	bitmask_free(&m);
 	segment_destroy(seg);
@@ -403,6 +494,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_third_scale_under_shadow, setup, teardown),
 		cmocka_unit_test(test_windows),
 		cmocka_unit_test(test_merge_disagreement),
+		cmocka_unit_test_setup_teardown(test_third_scale_radius_follows_symbol, setup, teardown),
+		cmocka_unit_test(test_windows_radius),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

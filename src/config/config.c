@@ -166,6 +166,10 @@ static const struct config_option options[] = {
              0, "method of a third threshold scale (the first's radius, gate, median and mean settings) whose "
              "symbols are merged where the other scales found none; mean keeps symbols under hard shadow "
              "edges; off = no third scale"),
+    OPT_FLOAT("threshold", "mean_scale3", mean_scale3, "0.115", 0, 1, true, 0, "RATIO",
+              "third scale with a local-mean method: a second pass in its windows whose mean_radius is this "
+              "fraction of the size of the largest symbol-like structure there (clamped to 3..63), so that "
+              "small symbols get a small window; 0 = off"),
     OPT_INT_SET("threshold", "median2", median2, "3", 0, 5, "0|3|5", true, 0, "N",
                 "median pre-filter of the second scale (radius2): 0 (off), 3 or 5"),
     OPT_FLOAT("threshold", "gauss", gauss_sigma, "0", 0, 4, true, 0, "SIGMA",

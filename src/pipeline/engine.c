@@ -54,6 +54,14 @@ struct worker {
  * neighbour's box hides part of its structure (64 and 96 lost one on the
  * uneven preset). */
 #define THIRD_PAD 128
+/* The smallest radius of the second pass (mean_scale3): a 7 px window
+ * still averages over a dot and its surround. */
+#define THIRD_SCALED_MIN_RADIUS 3
+#define THIRD_SCALED_MAX_RADIUS 63
+/* Pixels of radius by which a second-pass symbol's own radius (the rule
+ * on its size) may differ from its window's and still count: within a
+ * window all symbols take the largest one's radius. */
+#define THIRD_SCALED_TOLERANCE 2
 struct third {
 	int32_t *scratch;      /* windows_scratch_len() for the frame size and region capacity */
 	size_t scratch_len;
@@ -577,17 +585,17 @@ int engine_collect(struct engine *e)
 	return e->s1.err;
 }
 
-/* Pixels around a window that its threshold reads: the windows of the
- * method and of the prefilters. Tiled thresholds depend on the tile grid's
- * origin: -1, whole frames only. */
-static int third_halo(const struct engine_config *c)
+/* Pixels around a window that its threshold reads at local-mean radius
+ * mean_radius: the windows of the method and of the prefilters. Tiled
+ * thresholds depend on the tile grid's origin: -1, whole frames only. */
+static int third_halo(const struct engine_config *c, int mean_radius)
 {
 	if (c->mode3 == THRESHOLD_TILED)
 		return -1;
 	int taps[THRESHOLD_GAUSS_MAX_RADIUS + 1];
 	int r = c->mode3 == THRESHOLD_BERNSEN ? c->thr.radius
-	      : c->mode3 == THRESHOLD_MEAN || c->mode3 == THRESHOLD_SAUVOLA ? c->thr.mean_radius
-	      : c->thr.radius > c->thr.mean_radius ? c->thr.radius : c->thr.mean_radius;
+	      : c->mode3 == THRESHOLD_MEAN || c->mode3 == THRESHOLD_SAUVOLA ? mean_radius
+	      : c->thr.radius > mean_radius ? c->thr.radius : mean_radius;
 	return r + c->thr.median / 2 + threshold_gauss_taps(c->thr.gauss_sigma, taps);
 }
 
@@ -611,10 +619,11 @@ static void bits_cut(const struct bitmask *src, int ox, int oy, struct bitmask *
 }
 
 /* One window of the third scale: thresholded with its halo, cut out,
- * segmented and matched; its symbols appended to the scale's detections in
- * frame coordinates. */
+ * segmented and matched; its symbols (with rule: only those whose own
+ * radius by the rule is within THIRD_SCALED_TOLERANCE of the window's)
+ * appended to the scale's detections in frame coordinates. */
 static bool third_window(struct engine *e, const struct image_u8 *grey, const struct window *w, int halo,
-			 struct threshold *thr)
+			 struct threshold *thr, const struct windows_radius *rule)
 {
 	struct third *t = &e->t3;
 	const int cx0 = w->x0 - halo > 0 ? w->x0 - halo : 0, cy0 = w->y0 - halo > 0 ? w->y0 - halo : 0;
@@ -644,6 +653,8 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 	for (int i = 0; i < t->det.n_fids + t->det.n_fuzzy; i++) {
 		const bool fid = i < t->det.n_fids;
 		struct fiducial_det f = fid ? t->det.fids[i] : t->det.fuzzy[i - t->det.n_fids];
+		if (rule && abs(windows_radius(rule, (int)(f.size_px + 0.5f)) - w->radius) > THIRD_SCALED_TOLERANCE)
+			continue;
 		f.x += (float)w->x0;
 		f.y += (float)w->y0;
 		f.root = -1;
@@ -657,16 +668,19 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 	return true;
 }
 
+static bool third_scaled(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1,
+			 struct threshold *thr);
+
 /* The third scale, in the windows where it may add a symbol to the first
  * scale's (windows.h, from the first scale's tree1), or over the whole
- * frame. */
+ * frame; then its second pass (third_scaled). */
 static bool third_detect(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1)
 {
-	const int halo = third_halo(&e->cfg);
+	const int halo = third_halo(&e->cfg, e->cfg.thr.mean_radius);
 	const int max_px = e->cfg.match.root_max_px > 0 ? (int)e->cfg.match.root_max_px : grey->width + grey->height;
 	int n = halo < 0 ? -1
-			 : windows_find(tree1, &e->s1.det, max_px, THIRD_PAD, e->t3.scratch, e->t3.scratch_len, e->t3.win,
-					THIRD_MAX_WINDOWS);
+			 : windows_find(tree1, &e->s1.det, max_px, THIRD_PAD, NULL, e->t3.scratch, e->t3.scratch_len,
+					e->t3.win, THIRD_MAX_WINDOWS);
 	const int64_t frame_px = (int64_t)grey->width * grey->height;
 	int64_t area = n < 0 ? frame_px : 0;
 	for (int i = 0; i < n; i++)
@@ -679,22 +693,55 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 	e->t3.want_full = e->t3.gpu && 8 * area > frame_px;
 	struct threshold *thr = e->t3.cpu ? e->t3.cpu : e->s3.thr;
 	detections_clear(&e->s3.det);
+	bool ok = true;
 	if (n < 0 && e->t3.have_full) {
 		const struct bitmask own = e->s3.mask;
 		e->s3.mask = e->t3.full;
-		bool ok = scale_detect(&e->s3, grey);
+		ok = scale_detect(&e->s3, grey);
 		e->s3.mask = own;
-		return ok;
+	} else if (n < 0) {
+		ok = threshold_process(thr, grey, &e->s3.mask) == 0 && scale_detect(&e->s3, grey);
+	} else {
+		for (int i = 0; i < n && ok; i++)
+			ok = third_window(e, grey, &e->t3.win[i], halo, thr, NULL);
 	}
-	if (n < 0) {
-		if (threshold_process(thr, grey, &e->s3.mask))
-			return false;
-		return scale_detect(&e->s3, grey);
+	return ok && third_scaled(e, grey, tree1, thr);
+}
+
+/* The third scale's second pass (mean_scale3): in windows, each at the
+ * local-mean radius its symbols' size asks for (windows.h), thresholded on
+ * the CPU whatever the first pass's backend (so both give the same bits),
+ * skipping windows whose radius is the configured one (the first pass had
+ * them), and keeping only symbols whose own size asks for the window's
+ * radius (within THIRD_SCALED_TOLERANCE): a symbol read at a radius not
+ * its own (a 70 px symbol, its root merged with the shadow's edge, read at
+ * the radius of a 110 px neighbour's window) read as another ID. Its
+ * symbols follow the first pass's in the scale's detections, so where the
+ * two passes find one symbol the configured radius's stands. */
+static bool third_scaled(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1,
+			 struct threshold *thr)
+{
+	const struct engine_config *c = &e->cfg;
+	if (c->mean_scale3 <= 0.0f || c->mode3 == THRESHOLD_BERNSEN || c->mode3 == THRESHOLD_TILED)
+		return true;
+	const struct windows_radius rule = {c->mean_scale3, THIRD_SCALED_MIN_RADIUS, THIRD_SCALED_MAX_RADIUS};
+	const int max_px = c->match.root_max_px > 0 ? (int)c->match.root_max_px : grey->width + grey->height;
+	int n = windows_find(tree1, &e->s1.det, max_px, THIRD_PAD, &rule, e->t3.scratch, e->t3.scratch_len, e->t3.win,
+			     THIRD_MAX_WINDOWS);
+	struct threshold_config tc = c->thr;
+	tc.mode = c->mode3;
+	bool ok = true;
+	for (int i = 0; i < n && ok; i++) {
+		const struct window *w = &e->t3.win[i];
+		if (w->radius == c->thr.mean_radius)
+			continue;
+		tc.mean_radius = w->radius;
+		e->t3.stats.scaled_windows++;
+		e->t3.stats.scaled_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
+		ok = threshold_set_config(thr, &tc) == 0 && third_window(e, grey, w, third_halo(c, w->radius), thr, &rule);
 	}
-	for (int i = 0; i < n; i++)
-		if (!third_window(e, grey, &e->t3.win[i], halo, thr))
-			return false;
-	return true;
+	tc.mean_radius = c->thr.mean_radius;
+	return threshold_set_config(thr, &tc) == 0 && ok;
 }
 
 int engine_detect(struct engine *e, const struct image_u8 *grey)

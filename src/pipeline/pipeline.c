@@ -816,6 +816,9 @@ static void third_print_stats(struct pipeline *p)
 	       "covered on average\n",
 	       (long long)ts->whole_frames, (long long)ts->frames, (double)ts->windows / (double)ts->frames,
 	       100.0 * (double)ts->area_px / ((double)ts->frames * p->width * p->height));
+	printf("  third scale, radius by symbol size: %.1f windows a frame, %.1f%% of the frame covered on average\n",
+	       (double)ts->scaled_windows / (double)ts->frames,
+	       100.0 * (double)ts->scaled_area_px / ((double)ts->frames * p->width * p->height));
 	fflush(stdout);
 }
 

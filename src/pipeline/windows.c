@@ -68,10 +68,11 @@ static bool explained(const struct region_tree *t, int32_t r, const struct detec
 	return false;
 }
 
-/* live[i] = 1 where tile i meets a region that branches (branching())
- * and lies in no decoded symbol's or finger's box (explained()). Regions,
- * not tiles, are explained: a symbol beside a decoded one, whose tiles
- * that one's box covers, still has regions of its own outside the box.
+/* live[i] = the longest box side of the regions that meet tile i, branch
+ * (branching()) and lie in no decoded symbol's or finger's box
+ * (explained()); 0: none. Regions, not tiles, are explained: a symbol
+ * beside a decoded one, whose tiles that one's box covers, still has
+ * regions of its own outside the box.
  * Read from the tree's runs in one pass; each region's verdict is worked
  * out once (memo), and only the runs of live regions walk their tiles. */
 static void tiles_scan(const struct region_tree *t, const struct detections *d, int max_side, int32_t *live,
@@ -91,8 +92,10 @@ static void tiles_scan(const struct region_tree *t, const struct detections *d, 
 				*v = branching(t, rn->region, max_side) && !explained(t, rn->region, d);
 			if (!*v)
 				continue;
+			const struct region *g = &t->regions[rn->region];
+			const int side = max_i(g->x1 - g->x0, g->y1 - g->y0) + 1; /* boxes are inclusive */
 			for (int tx = rn->x / T; tx * T < rn->x + rn->len; tx++)
-				row[tx] = 1;
+				row[tx] = max_i(row[tx], side);
 		}
 	}
 }
@@ -102,8 +105,14 @@ static int overlap(const struct window *a, const struct window *b)
 	return a->x0 < b->x1 && b->x0 < a->x1 && a->y0 < b->y1 && b->y0 < a->y1;
 }
 
+int windows_radius(const struct windows_radius *rule, int side)
+{
+	const int r = (int)(rule->ratio * (float)side + 0.5f);
+	return r < rule->min ? rule->min : r > rule->max ? rule->max : r;
+}
+
 int windows_find(const struct region_tree *tree, const struct detections *d, int max_symbol_px, int pad,
-		 int32_t *scratch, size_t scratch_len, struct window *out, int cap)
+		 const struct windows_radius *rule, int32_t *scratch, size_t scratch_len, struct window *out, int cap)
 {
 	const int w = tree->width, h = tree->height, ntx = tiles_x(w), nty = (h + T - 1) / T;
 	const size_t nt = (size_t)ntx * (size_t)nty;
@@ -115,10 +124,11 @@ int windows_find(const struct region_tree *tree, const struct detections *d, int
 	for (size_t i = 0; i < nt; i++) {
 		if (!live[i])
 			continue;
-		/* Flood the group of tile i; its box in tiles. */
-		int sp = 0, bx0 = ntx, by0 = nty, bx1 = -1, by1 = -1;
-		live[i] = 0;
+		/* Flood the group of tile i; its box in tiles, its longest side. */
+		int sp = 0, bx0 = ntx, by0 = nty, bx1 = -1, by1 = -1, side = 0;
 		stack[sp++] = (int32_t)i;
+		side = live[i];
+		live[i] = 0;
 		while (sp) {
 			const int k = stack[--sp], kx = k % ntx, ky = k / ntx;
 			bx0 = min_i(bx0, kx);
@@ -130,15 +140,17 @@ int windows_find(const struct region_tree *tree, const struct detections *d, int
 					const int x = kx + dx, y = ky + dy;
 					if (x < 0 || y < 0 || x >= ntx || y >= nty || !live[y * ntx + x])
 						continue;
+					side = max_i(side, live[y * ntx + x]);
 					live[y * ntx + x] = 0;
 					stack[sp++] = y * ntx + x;
 				}
 		}
 		struct window g = {max_i(0, bx0 * T - pad), max_i(0, by0 * T - pad), min_i(w, (bx1 + 1) * T + pad),
-				   min_i(h, (by1 + 1) * T + pad)};
-		/* Join g with every window it overlaps, until it overlaps none. */
+				   min_i(h, (by1 + 1) * T + pad), rule ? windows_radius(rule, side) : 0};
+		/* Join g with every window of its radius it overlaps, until it
+		 * overlaps none. */
 		for (int j = 0; j < n;) {
-			if (!overlap(&g, &out[j])) {
+			if (!overlap(&g, &out[j]) || out[j].radius != g.radius) {
 				j++;
 				continue;
 			}
@@ -153,6 +165,8 @@ int windows_find(const struct region_tree *tree, const struct detections *d, int
 			return -1;
 		out[n++] = g;
 	}
+	if (rule)
+		return n;
 	int64_t area = 0;
 	for (int j = 0; j < n; j++)
 		area += (int64_t)(out[j].x1 - out[j].x0) * (out[j].y1 - out[j].y0);

@@ -27,6 +27,18 @@
  * box until none do. When that leaves more than `cap` windows, or their
  * area is more than half the frame, the answer is the whole frame.
  *
+ * Radius by the symbol's scale: a local-mean threshold separates a
+ * symbol's leaves from its ring best with a window a fixed fraction of the
+ * symbol across (a larger one, in a hard shadow's penumbra, closes holes of
+ * small symbols; a smaller one breaks the rings of large ones). Given a
+ * radius rule, each group of tiles gets the radius of its longest branching
+ * region's box side (that of the root of the largest symbol in it; the
+ * rule's ratio of it, rounded, clamped to [min, max]); windows are then
+ * joined only with windows of the same radius, and the answer is never the
+ * whole frame (windows that overlap but differ in radius are thresholded
+ * separately, each with its own radius, so their area may exceed half the
+ * frame).
+ *
  * A window is decoded like a frame of its own (engine.c): a symbol that
  * the window's edge cuts touches the edge and is skipped, as the matcher
  * skips symbols on the frame's border.
@@ -46,10 +58,22 @@
 
 #define WINDOWS_TILE 32
 
-/* A window: pixels x0 <= x < x1, y0 <= y < y1. */
+/* A window: pixels x0 <= x < x1, y0 <= y < y1; radius: the radius rule's
+ * radius for it (0 without a rule). */
 struct window {
 	int x0, y0, x1, y1;
+	int radius;
 };
+
+/* radius = ratio * the longest side in pixels, rounded, clamped to
+ * [min, max]. */
+struct windows_radius {
+	float ratio;
+	int min, max;
+};
+
+/* The rule's radius for a region whose box's longest side is side pixels. */
+int windows_radius(const struct windows_radius *rule, int side);
 
 /* int32 entries of scratch that windows_find needs for a frame of w x h
  * whose tree has at most max_regions regions. */
@@ -58,11 +82,12 @@ size_t windows_scratch_len(int width, int height, int32_t max_regions);
 /* Windows of the frame of tree (the first scale's region tree) where the
  * third scale may find a symbol that d (the first scale's detections, same
  * frame) lacks; a region whose bounding box reaches max_symbol_px pixels
- * in width or height is no part of one. scratch holds scratch_len int32.
+ * in width or height is no part of one. rule: NULL, or each window's
+ * radius by the symbol's scale (above). scratch holds scratch_len int32.
  * Returns their number (0: none anywhere) into out (at most cap), or -1
- * for the whole frame (also for a tree cut short, or scratch too short for
- * its regions). */
+ * for the whole frame (also for a tree cut short, more than cap windows,
+ * or scratch too short for its regions). */
 int windows_find(const struct region_tree *tree, const struct detections *d, int max_symbol_px, int pad,
-		 int32_t *scratch, size_t scratch_len, struct window *out, int cap);
+		 const struct windows_radius *rule, int32_t *scratch, size_t scratch_len, struct window *out, int cap);
 
 #endif

@@ -992,7 +992,7 @@ static struct engine *engine_new(int w, int h, const struct tree_set *trees, int
 				   .thr = {.mode = THRESHOLD_BERNSEN, .radius = 8, .gate = 32, .tile = 10,
 					   .mean_radius = 16, .mean_bias = 16},
 				   .radius2 = radius2, .median2 = 3, .mode2 = THRESHOLD_BERNSEN,
-				   .scale3 = scale3, .mode3 = THRESHOLD_MEAN,
+				   .scale3 = scale3, .mode3 = THRESHOLD_MEAN, .mean_scale3 = 0.115f,
 				   .segment_backend = seg_backend,
 				   .match = {.trees = trees, .finger_size_px = 18.0f * (float)w / 640.0f,
 					     .finger_sensitivity = 0.5f, .finger_min_contrast = 16,
