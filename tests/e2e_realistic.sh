@@ -67,7 +67,7 @@ run_set room 39 --min-recall 0.75 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max
 MINI=${TABLETRACK_SHARED:-../shared}/fiducials/reactivision/mini.trees
 if [ -f "$MINI" ]; then
 	SET_TREES=$MINI
-	run_set small 36 --min-recall 0.41 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 3
+	run_set small 36 --min-recall 0.47 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 3
 	SET_TREES=
 fi
 # A printed sheet of reacTIVision's default symbols 0-11 photographed at an
