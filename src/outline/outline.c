@@ -285,6 +285,16 @@ static void point_normal(const struct outline_point *pts, int n, int i, float *n
 	}
 }
 
+/* Whether the whole profile through (px, py) along the normal lies inside
+ * the frame, so that its samples need no clamping. */
+static bool profile_inside(const struct image_u8 *grey, float px, float py, float nx, float ny)
+{
+	const float r = (float)OUTLINE_PROFILE_PX;
+	const float ex0 = px - r * nx, ey0 = py - r * ny, ex1 = px + r * nx, ey1 = py + r * ny;
+	const float wl = (float)(grey->width - 1), hl = (float)(grey->height - 1);
+	return ex0 >= 0 && ex1 >= 0 && ey0 >= 0 && ey1 >= 0 && ex0 < wl && ex1 < wl && ey0 < hl && ey1 < hl;
+}
+
 /* The steepest point of the grey profile through (x, y) along (nx, ny):
  * its offset along the normal (px) and the sharpness there (1/px). */
 static void profile_edge(const struct image_u8 *grey, float sign, float px, float py, float nx, float ny,
@@ -298,11 +308,7 @@ static void profile_edge(const struct image_u8 *grey, float sign, float px, floa
 		return;
 	float prof[PROFILE_STEPS];
 	float lo = 1e9f, hi = -1e9f;
-	const float r = (float)OUTLINE_PROFILE_PX;
-	const float ex0 = px - r * nx, ey0 = py - r * ny, ex1 = px + r * nx, ey1 = py + r * ny;
-	const float wl = (float)(grey->width - 1), hl = (float)(grey->height - 1);
-	const bool inside = ex0 >= 0 && ex1 >= 0 && ey0 >= 0 && ey1 >= 0 && ex0 < wl && ex1 < wl && ey0 < hl &&
-			    ey1 < hl;
+	const bool inside = profile_inside(grey, px, py, nx, ny);
 	/* Half-pixel steps where the edge is looked for, whole ones beyond
 	 * (they only feed the range). */
 	const int near0 = 2 * OUTLINE_PROFILE_PX - (int)(2 * REFINE_SEARCH_PX) - 2;
@@ -347,11 +353,7 @@ static float profile_offset(const struct image_u8 *grey, float sign, float px, f
 	if (px < 0 || py < 0 || px > (float)(grey->width - 1) || py > (float)(grey->height - 1))
 		return 0;
 	float prof[PROFILE_STEPS];
-	const float r = (float)OUTLINE_PROFILE_PX;
-	const float ex0 = px - r * nx, ey0 = py - r * ny, ex1 = px + r * nx, ey1 = py + r * ny;
-	const float wl = (float)(grey->width - 1), hl = (float)(grey->height - 1);
-	const bool inside = ex0 >= 0 && ex1 >= 0 && ey0 >= 0 && ey1 >= 0 && ex0 < wl && ex1 < wl && ey0 < hl &&
-			    ey1 < hl;
+	const bool inside = profile_inside(grey, px, py, nx, ny);
 	const int near0 = 2 * OUTLINE_PROFILE_PX - (int)(2 * REFINE_SEARCH_PX) - 2;
 	const int near1 = 2 * OUTLINE_PROFILE_PX + (int)(2 * REFINE_SEARCH_PX) + 2;
 	for (int k = near0; k <= near1; k++) {
