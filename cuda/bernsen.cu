@@ -598,6 +598,39 @@ static int config_ok(const struct cuda_threshold_config *c)
 	       gauss_ok(c) && c->bands >= 0 && c->bands <= MAX_BANDS;
 }
 
+/* Every wait for the GPU in this process (collect, the segmenter's tree,
+ * the other stages' streams) sleeps on a primitive instead of spinning a
+ * core: with the default (auto) scheduling a process with fewer contexts
+ * than cores spins in every wait. Called before the first call that
+ * creates the primary context (the probe's allocation), where the flag is
+ * sure to take; again at create, for a caller that never probed. A
+ * failure only costs CPU. */
+static void blocking_waits(void)
+{
+	if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess)
+		(void)cudaGetLastError();
+}
+
+/* How the primary context waits, for the probe's description. */
+static const char *wait_mode(void)
+{
+	unsigned int flags = 0;
+	if (cudaGetDeviceFlags(&flags) != cudaSuccess) {
+		(void)cudaGetLastError();
+		return "waits unknown";
+	}
+	switch (flags & cudaDeviceScheduleMask) {
+	case cudaDeviceScheduleBlockingSync:
+		return "waits block";
+	case cudaDeviceScheduleSpin:
+		return "waits spin";
+	case cudaDeviceScheduleYield:
+		return "waits yield";
+	default:
+		return "waits auto (spin)";
+	}
+}
+
 int cuda_threshold_probe(char *why, size_t cap)
 {
 	int n = 0, dev = 0, h_out = 0, *d_out = NULL;
@@ -609,6 +642,7 @@ int cuda_threshold_probe(char *why, size_t cap)
 				 e != cudaSuccess ? cudaGetErrorString(e) : "none found");
 		return ERR_UNSUPPORTED;
 	}
+	blocking_waits();
 	/* A real launch catches a driver too old or a GPU this binary has no code for. */
 	if ((e = cudaGetDevice(&dev)) != cudaSuccess || (e = cudaGetDeviceProperties(&prop, dev)) != cudaSuccess ||
 	    (e = cudaMalloc(&d_out, sizeof *d_out)) != cudaSuccess)
@@ -624,7 +658,8 @@ int cuda_threshold_probe(char *why, size_t cap)
 		return ERR_DEVICE;
 	}
 	if (cap)
-		snprintf(why, cap, "%s, sm_%d%d, %d SMs", prop.name, prop.major, prop.minor, prop.multiProcessorCount);
+		snprintf(why, cap, "%s, sm_%d%d, %d SMs, %s", prop.name, prop.major, prop.minor,
+			 prop.multiProcessorCount, wait_mode());
 	return 0;
 fail:
 	if (d_out)
@@ -648,13 +683,7 @@ struct cuda_threshold *cuda_threshold_create(const struct cuda_threshold_config 
 		return NULL;
 	}
 	t->cfg = *cfg;
-	/* Every wait for the GPU in this process (collect, the segmenter's
-	 * tree) sleeps on a primitive instead of spinning a core: with the
-	 * default (auto) scheduling a process with fewer contexts than cores
-	 * spins for the whole frame. Overwrites the flags of an already active
-	 * primary context (CUDA 12 and later); a failure only costs CPU. */
-	if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess)
-		(void)cudaGetLastError();
+	blocking_waits();
 	px = (size_t)cfg->max_width * cfg->max_height;
 	tiles = ((size_t)cfg->max_width / 2 + 1) * ((size_t)cfg->max_height / 2 + 1);
 	words = (size_t)(cfg->max_width + 63) / 64 * cfg->max_height;

@@ -146,6 +146,13 @@ check(not gaps(seq), "sighup: fseq contiguous across the reloads, 1..%s (gaps: %
       % (seq[-1] if seq else "-", gaps(seq)[:3]))
 m = re.search(r"--stats: (\d+) frames, (\d+) skipped", log)
 check(m is not None and int(m.group(2)) == 0, "sighup: no frame skipped (%s)" % (m.group(0) if m else "no --stats line"))
+# --stats splits the pipeline thread's CPU by step (issue 14: where a
+# headless daemon's CPU goes); the steps' means add up to the sum shown.
+m = re.search(r"pipeline thread CPU a frame: between frames ([0-9.]+) ms, submit ([0-9.]+) ms, threshold wait "
+              r"([0-9.]+) ms, segment\+match ([0-9.]+) ms, track ([0-9.]+) ms, tuio ([0-9.]+) ms, report ([0-9.]+) ms "
+              r"\(sum ([0-9.]+) ms\)", log)
+check(m is not None and abs(sum(float(g) for g in m.groups()[:7]) - float(m.group(8))) < 0.01,
+      "sighup: --stats prints the pipeline thread's CPU by step (%s)" % (m.group(0) if m else "no such line"))
 for line in log.splitlines():
     if "SIGHUP" in line:
         print("  log: " + line)

@@ -3,7 +3,8 @@
 # itself: build/tabletrack paced at BENCH_FPS (120) with --loop over PGM
 # frames of 640x480, 1920x1080 and 3840x2160, --stats read at SIGTERM
 # (frame total and capture-to-TUIO median / p99 of the last 8192 frames,
-# CPU time a frame of every thread from getrusage), then the GPU labelling
+# CPU time a frame of every thread from getrusage, the pipeline thread's
+# CPU by step), then the GPU labelling
 # alone from build/gpu/gpu_bench when it is built. Prints the machine and
 # one markdown table, each row beside its target. Only calls built
 # binaries (make CUDA=1 build/tabletrack build/tabletrack-scenes, and
@@ -114,12 +115,13 @@ echo
 for size in 640x480 1920x1080 3840x2160; do
 	[ -s "$T/$size" ] || continue
 	echo "$size: $(frames_of $size); $(cpu_ms $size) ms CPU a frame, $(cores $size) cores; stages (median / p99 ms):"
-	awk '/^tabletrack --stats/ { s = "" } /^  [a-z]/ && !/^  (stage|CPU|third|objects)/ {
+	awk '/^tabletrack --stats/ { s = "" } /^  [a-z]/ && !/^  (stage|CPU|third|objects|pipeline)/ {
 		n = split($0, a, /  +/); s = s sprintf("    %-16s %s / %s\n", a[2], a[n - 1], a[n]) }
 		END { printf "%s", s }' "$T/$size"
 	t=$(third $size)
 	[ -n "$t" ] && echo "    third scale: $t"
 	sed -n 's/^  \(CPU a frame by thread: .*\)/    \1/p' "$T/$size" | tail -n 1
+	sed -n 's/^  \(pipeline thread CPU a frame: .*\)/    \1/p' "$T/$size" | tail -n 1
 done
 [ -s "$T/label_lines" 2>/dev/null ] && { echo; cat "$T/label_lines"; }
 exit 0

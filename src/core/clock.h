@@ -18,6 +18,9 @@ void clock_sleep_ns(int64_t ns);          /* restarts on EINTR until slept or a 
  * included (getrusage RUSAGE_SELF), in ns. What a frame costs the machine,
  * as opposed to how long it took. */
 int64_t clock_process_cpu_ns(void);
+/* CPU time (user + system) the calling thread has used so far, in ns
+ * (CLOCK_THREAD_CPUTIME_ID: a system call, for --stats, not every frame). */
+int64_t clock_thread_cpu_ns(void);
 
 /* One step of a spin-wait: tells the CPU (x86 PAUSE) so the sibling
  * hyperthread and the memory system are not flooded. */

@@ -33,6 +33,9 @@
 
 #define MAX_COMMANDS 32
 
+/* --stats: the steps of the pipeline thread whose CPU time is counted. */
+enum cpu_step { CPU_BETWEEN, CPU_SUBMIT, CPU_COLLECT, CPU_DETECT, CPU_TRACK, CPU_TUIO, CPU_REPORT, CPU_STEP_N };
+
 struct pipeline {
 	struct tt_config cfg;       /* live copy: window and SIGHUP change it */
 	struct tt_config cfg_given; /* as given at start: SIGHUP names the non-live keys changed since */
@@ -67,6 +70,14 @@ struct pipeline {
 	bool ready_sent;
 	bool paused;
 	struct tracked_state last_state;
+
+	/* --stats: the pipeline thread's CPU time by step, summed over frames.
+	 * The wall-clock stage timers cannot show a thread that is busy outside
+	 * them, or one that spins inside a wait; this can. cpu_last: the
+	 * thread's CPU time at the last step's end (0 before the first frame). */
+	int64_t cpu_step[CPU_STEP_N];
+	int64_t cpu_last;
+	uint64_t cpu_frames;
 
 	/* Live mode. */
 	atomic_bool stop;
@@ -162,6 +173,17 @@ fail:
 
 /* ---- the per-frame script ---------------------------------------------------------------- */
 
+/* --stats: the thread's CPU time since the last step's end goes to step. */
+static void cpu_step(struct pipeline *p, enum cpu_step step)
+{
+	if (!p->cfg.stats)
+		return;
+	int64_t now = clock_thread_cpu_ns();
+	if (p->cpu_last)
+		p->cpu_step[step] += now - p->cpu_last;
+	p->cpu_last = now;
+}
+
 /* Starts step 1 of frame f: its threshold (asynchronous on the GPU). */
 static int frame_start(struct pipeline *p, const struct frame *f)
 {
@@ -231,17 +253,20 @@ static void learn_object(struct pipeline *p, const struct image_u8 *img)
 static int frame_script(struct pipeline *p, const struct frame *f, const struct frame *next)
 {
 	int64_t ns[STAGE_N] = {0};
+	cpu_step(p, CPU_BETWEEN);
 
 	/* 1. threshold: grey -> bitmask, both scales */
 	int err = engine_collect(p->eng);
 	if (next && next->img.width == p->width && next->img.height == p->height)
 		engine_submit(p->eng, &next->img);
+	cpu_step(p, CPU_COLLECT);
 	if (err)
 		return err;
 
 	/* 2, 3. segment: bitmask -> region tree; match: tree -> fiducials,
 	 * fingers, blobs (the second scale on a worker meanwhile, merged in) */
 	err = engine_detect(p->eng, &f->img);
+	cpu_step(p, CPU_DETECT);
 	if (err)
 		return err;
 
@@ -268,10 +293,12 @@ static int frame_script(struct pipeline *p, const struct frame *f, const struct 
 		return err;
 	p->fseq++;
 	int64_t t4 = clock_now_ns();
+	cpu_step(p, CPU_TRACK);
 
 	/* 5. tuio: a send failure is the network's problem, logged once by the sender. */
 	tuio_send_frame(p->tuio, &st);
 	int64_t t5 = clock_now_ns();
+	cpu_step(p, CPU_TUIO);
 
 	/* 6. report: --stats timings, --dump, the window's snapshot */
 	const struct engine_times *et = engine_times(p->eng);
@@ -301,12 +328,16 @@ static int frame_script(struct pipeline *p, const struct frame *f, const struct 
 		p->ready_sent = true;
 	}
 	service_notify_watchdog(t5);
+	cpu_step(p, CPU_REPORT);
+	p->cpu_frames++;
 	return 0;
 }
 
 static int pipeline_process_frame(struct pipeline *p, const struct frame *f)
 {
+	cpu_step(p, CPU_BETWEEN);
 	int err = frame_start(p, f);
+	cpu_step(p, CPU_SUBMIT);
 	return err ? err : frame_script(p, f, NULL);
 }
 
@@ -558,6 +589,11 @@ static int run_live(struct pipeline *p)
 		uc.backend = "none";
 		p->ui = ui_create(&uc, &err);
 	}
+	if (strcmp(uc.backend, "none") == 0) {
+		report_no_window(p->report);
+		if (p->eng) /* sized at set-up, when snapshots still wanted the mask */
+			engine_want_mask(p->eng, report_wants_mask(p->report));
+	}
 
 	pthread_t pipe_thread;
 	if (feed_start(p->feed) != 0)
@@ -806,6 +842,25 @@ static void objects_print_stats(struct pipeline *p)
 	fflush(stdout);
 }
 
+/* --stats: where the pipeline thread's CPU time went, a frame on average
+ * (the means add up to the thread's share in "CPU a frame by thread"). */
+static void cpu_print_stats(struct pipeline *p)
+{
+	static const char *const names[CPU_STEP_N] = {"between frames", "submit",	"threshold wait",
+						      "segment+match",  "track",	"tuio",
+						      "report"};
+	if (p->cpu_frames < 2)
+		return;
+	int64_t sum = 0;
+	printf("  pipeline thread CPU a frame:");
+	for (int i = 0; i < CPU_STEP_N; i++) {
+		sum += p->cpu_step[i];
+		printf("%s %s %.3f ms", i ? "," : "", names[i], (double)p->cpu_step[i] / 1e6 / (double)p->cpu_frames);
+	}
+	printf(" (sum %.3f ms)\n", (double)sum / 1e6 / (double)p->cpu_frames);
+	fflush(stdout);
+}
+
 /* --stats: where the third scale ran (its windows, or whole frames). */
 static void third_print_stats(struct pipeline *p)
 {
@@ -836,6 +891,7 @@ void pipeline_destroy(struct pipeline *p)
 		report_print_stats(p->report, p->fseq, p->bad_frames + feed_bad_frames(p->feed),
 				   ring ? ring_dropped(ring) : 0, p->eng ? engine_backend(p->eng) : "-", p->width,
 				   p->height);
+		cpu_print_stats(p);
 		third_print_stats(p);
 		objects_print_stats(p);
 	}

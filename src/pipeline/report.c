@@ -120,18 +120,29 @@ struct report *report_create(const char *dump_dir, bool window, int *err)
 	return r;
 }
 
-void report_destroy(struct report *r)
+static void snaps_free(struct report *r)
 {
-	if (!r)
-		return;
-	image_u8_free(&r->dump_img);
 	for (int i = 0; i < 3; i++) {
 		if (r->snaps[i]) {
 			image_u8_free(&r->snaps[i]->grey);
 			image_u8_free(&r->snaps[i]->binary);
 			free(r->snaps[i]);
+			r->snaps[i] = NULL;
 		}
 	}
+}
+
+void report_no_window(struct report *r)
+{
+	snaps_free(r);
+}
+
+void report_destroy(struct report *r)
+{
+	if (!r)
+		return;
+	image_u8_free(&r->dump_img);
+	snaps_free(r);
 	pthread_mutex_destroy(&r->summary_lock);
 	pthread_mutex_destroy(&r->threads_lock);
 	pthread_mutex_destroy(&r->snap_lock);

@@ -57,6 +57,12 @@ struct report;
  * missing (ERR_CONFIG, logged, when it cannot be); window: keep snapshots for it. */
 struct report *report_create(const char *dump_dir, bool window, int *err);
 void report_destroy(struct report *r);  /* NULL-safe */
+/* No window will show the frames (headless, or the window could not
+ * open): the snapshots are dropped, so no frame pays for copying its grey
+ * image and expanding its mask, nor the GPU path for downloading the mask.
+ * Before the first frame (report_wants_mask is read when the stages are
+ * sized). */
+void report_no_window(struct report *r);
 
 /* Sizes the dump image and snapshots for w x h frames. */
 int report_size(struct report *r, int w, int h);
