@@ -76,6 +76,7 @@ void capture_close(struct capture *c)
 static void frame_stamp(struct capture *c, struct frame *f)
 {
 	f->seq = c->stats.n_frames++;
+	f->t_arrival_ns = clock_now_ns();
 	if (c->replay && !f->t_capture_ns) {
 		int fps = c->cfg.fps > 0 ? c->cfg.fps : CAPTURE_FPS_DEFAULT;
 		f->t_capture_ns = (int64_t)(f->seq + 1) * 1000000000LL / fps;
@@ -148,11 +149,7 @@ int capture_read_into(struct capture *c, struct frame *dst)
 		image_u8_copy(&dst->img, &f->img);
 	}
 	frame_stamp(c, f);
-	dst->seq = f->seq;
-	dst->t_capture_ns = f->t_capture_ns;
-	dst->replay = f->replay;
-	if (f != dst)
-		memcpy(dst->name, f->name, sizeof dst->name);
+	frame_meta_copy(dst, f);
 	return 0;
 }
 

@@ -136,9 +136,7 @@ static int faulty_read(struct capture *c, struct frame **out)
 				row[i] = (uint8_t)x;
 			}
 		}
-		s->noisy.t_capture_ns = f->t_capture_ns;
-		s->noisy.replay = f->replay;
-		memcpy(s->noisy.name, f->name, sizeof s->noisy.name);
+		frame_meta_copy(&s->noisy, f);
 		f = &s->noisy;
 	}
 	*out = f;

@@ -62,10 +62,7 @@ static int size_by_first_frame(struct feed *f)
 		struct frame *slot = ring_acquire_write(f->ring);
 		if (slot) {
 			image_u8_copy(&slot->img, &first->img);
-			slot->seq = first->seq;
-			slot->t_capture_ns = first->t_capture_ns;
-			slot->replay = first->replay;
-			memcpy(slot->name, first->name, sizeof slot->name);
+			frame_meta_copy(slot, first);
 			ring_publish(f->ring);
 		}
 	}

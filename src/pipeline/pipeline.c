@@ -309,8 +309,11 @@ static int frame_script(struct pipeline *p, const struct frame *f, const struct 
 	ns[STAGE_TUIO] = t5 - t4;
 	for (int i = 0; i < STAGE_TOTAL; i++)
 		ns[STAGE_TOTAL] += ns[i];
-	if (!f->replay && f->t_capture_ns > 0 && t5 > f->t_capture_ns)
-		ns[STAGE_LATENCY] = t5 - f->t_capture_ns;
+	/* A replay's latency runs from the frame's arrival from the source
+	 * (live only: --once reads frames ahead of their turn on purpose). */
+	const int64_t t_cap = !f->replay ? f->t_capture_ns : p->cfg.once ? 0 : f->t_arrival_ns;
+	if (t_cap > 0 && t5 > t_cap)
+		ns[STAGE_LATENCY] = t5 - t_cap;
 	p->last_state = st;
 	char status[128];
 	feed_status(p->feed, status, sizeof status);
@@ -535,10 +538,7 @@ static const struct frame *once_next(struct pipeline *p, int k, int *rc)
 		if (p->eng && view.img.width == p->width && view.img.height == p->height)
 			engine_register_buffer(p->eng, b->img.data, (size_t)b->img.stride * (size_t)b->img.height);
 		image_u8_copy(&b->img, &view.img);
-		b->seq = view.seq;
-		b->t_capture_ns = view.t_capture_ns;
-		b->replay = view.replay;
-		memcpy(b->name, view.name, sizeof b->name);
+		frame_meta_copy(b, &view);
 	}
 	return b;
 }
