@@ -768,8 +768,10 @@ int engine_detect(struct engine *e, const struct image_u8 *grey)
 		if (!err)
 			err = outline_process(e->outline, tree, grey, &e->s1.det);
 	}
+	int64_t t2 = clock_now_ns();
 	/* The third scale runs here while the worker still has the second. */
 	bool ok3 = !err && scale_on(&e->s3) && third_detect(e, grey, tree);
+	int64_t t3 = clock_now_ns();
 	bool ok2 = false;
 	if (async) {
 		/* Always wait: the worker reads grey and writes s2 until done. */
@@ -784,8 +786,12 @@ int engine_detect(struct engine *e, const struct image_u8 *grey)
 		merge_scale(&e->s1.det, &e->s2.det);
 	if (ok3)
 		merge_scale(&e->s1.det, &e->s3.det);
+	int64_t t4 = clock_now_ns();
 	e->times.ns[STAGE_SEGMENT] = e->label_ns + (t1 - t0);
-	e->times.ns[STAGE_MATCH] = clock_now_ns() - t1;
+	e->times.ns[STAGE_MATCH] = t4 - t1;
+	e->times.ns[STAGE_MATCH_FIRST] = t2 - t1;
+	e->times.ns[STAGE_MATCH_THIRD] = t3 - t2;
+	e->times.ns[STAGE_MATCH_WAIT] = t4 - t3;
 	return 0;
 }
 
@@ -814,8 +820,10 @@ int engine_process(struct engine *e, const struct image_u8 *grey, uint64_t frame
 
 const char *stage_name(enum stage s)
 {
-	static const char *const names[STAGE_N] = {"threshold", "segment", "match", "track",
-						   "tuio", "frame total", "capture to TUIO"};
+	static const char *const names[STAGE_N] = {"threshold",	  "segment",	  "match",
+						   "track",	  "tuio",	  "frame total",
+						   "capture to TUIO", "match: first", "match: third",
+						   "match: wait 2nd"};
 	return s >= 0 && s < STAGE_N ? names[s] : "?";
 }
 

@@ -76,11 +76,15 @@ struct engine_config {
 /* The timed steps of a frame, in script order: one enum for the engine,
  * the pipeline's script, --stats and the window (snapshot.stage_ms). TOTAL
  * is the sum of the five steps; LATENCY from the capture timestamp to the
- * TUIO bundles sent. */
+ * TUIO bundles sent. The last three split match (for --stats' tails): the
+ * first scale's matching and outlines, the third scale (its windows or its
+ * whole frame), and waiting for the second scale's worker with the merge. */
 enum stage {
-	STAGE_THRESHOLD, STAGE_SEGMENT, STAGE_MATCH, STAGE_TRACK, STAGE_TUIO, STAGE_TOTAL, STAGE_LATENCY, STAGE_N
+	STAGE_THRESHOLD, STAGE_SEGMENT, STAGE_MATCH, STAGE_TRACK, STAGE_TUIO, STAGE_TOTAL, STAGE_LATENCY,
+	STAGE_MATCH_FIRST, STAGE_MATCH_THIRD, STAGE_MATCH_WAIT, STAGE_N
 };
-/* "threshold", ..., "frame total", "capture to TUIO". */
+/* "threshold", ..., "frame total", "capture to TUIO", "match: first",
+ * "match: third", "match: wait 2nd". */
 const char *stage_name(enum stage s);
 
 /* Nanoseconds each stage held the caller for the last frame (threshold:

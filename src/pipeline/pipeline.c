@@ -305,6 +305,8 @@ static int frame_script(struct pipeline *p, const struct frame *f, const struct 
 	ns[STAGE_THRESHOLD] = et->ns[STAGE_THRESHOLD];
 	ns[STAGE_SEGMENT] = et->ns[STAGE_SEGMENT];
 	ns[STAGE_MATCH] = et->ns[STAGE_MATCH];
+	for (int i = STAGE_MATCH_FIRST; i <= STAGE_MATCH_WAIT; i++)
+		ns[i] = et->ns[i];
 	ns[STAGE_TRACK] = t4 - t3;
 	ns[STAGE_TUIO] = t5 - t4;
 	for (int i = 0; i < STAGE_TOTAL; i++)

@@ -32,6 +32,9 @@ struct report {
 	struct image_u8 dump_img;   /* --dump: the binary image */
 	bool dump_failed;
 	struct timing timing[STAGE_N];
+	/* --stats' tails: frames whose total was over twice the recent median,
+	 * counted by the step most over its own recent median. */
+	uint64_t slow_frames, slow_by[STAGE_N];
 	float fps;
 	/* CPU and wall time at the first frame, and frames since: the CPU cost
 	 * a frame of the run, start-up (trees, CUDA context) left out. */
@@ -407,11 +410,41 @@ void report_sample_threads(struct report *r)
 	threads_sample(r, false);
 }
 
+/* The steps a frame total is made of, match split in its three parts. */
+static const enum stage slow_steps[] = {STAGE_THRESHOLD,   STAGE_SEGMENT,    STAGE_MATCH_FIRST, STAGE_MATCH_THIRD,
+					STAGE_MATCH_WAIT, STAGE_TRACK,      STAGE_TUIO};
+#define N_SLOW_STEPS (int)(sizeof slow_steps / sizeof slow_steps[0])
+
+/* --stats: a frame over twice the median of the last frames is a tail
+ * frame; the step that most exceeded its own recent median is blamed. */
+static void count_slow(struct report *r, const int64_t *ns)
+{
+	if (r->timing[STAGE_TOTAL].n_total < TIMING_RECENT_MAX)
+		return;
+	int64_t med = timing_recent_median(&r->timing[STAGE_TOTAL], TIMING_RECENT_MAX);
+	if (ns[STAGE_TOTAL] <= 2 * med)
+		return;
+	r->slow_frames++;
+	int worst = 0;
+	int64_t worst_excess = INT64_MIN;
+	for (int k = 0; k < N_SLOW_STEPS; k++) {
+		int i = slow_steps[k];
+		int64_t excess = ns[i] - timing_recent_median(&r->timing[i], TIMING_RECENT_MAX);
+		if (excess > worst_excess) {
+			worst_excess = excess;
+			worst = i;
+		}
+	}
+	r->slow_by[worst]++;
+}
+
 void report_frame(struct report *r, const struct report_frame *fr, int64_t now_ns)
 {
 	for (int i = 0; i < STAGE_N; i++)
 		if (i != STAGE_LATENCY || fr->ns[i] > 0)
 			timing_add(&r->timing[i], fr->ns[i]);
+	if (fr->cfg && fr->cfg->stats)
+		count_slow(r, fr->ns);
 	if (r->dump_dir[0] && !r->dump_failed)
 		dump_frame(r, fr);
 	if (r->snaps[0])
@@ -548,6 +581,17 @@ void report_print_stats(struct report *r, uint64_t frames, uint64_t bad_frames, 
 		printf("  CPU (user+sys, all threads): %.3f ms a frame over %llu frames, %.2f cores busy in %.1f s\n",
 		       cpu_s * 1e3 / (double)n, (unsigned long long)n, wall_s > 0 ? cpu_s / wall_s : 0.0, wall_s);
 		print_threads(r, n);
+	}
+	if (r->slow_frames) {
+		printf("  frames over twice the recent median: %llu of %llu; the step most over its own median:",
+		       (unsigned long long)r->slow_frames, (unsigned long long)r->timing[STAGE_TOTAL].n_total);
+		for (int k = 0, first = 1; k < N_SLOW_STEPS; k++)
+			if (r->slow_by[slow_steps[k]]) {
+				printf("%s %s %llu", first ? "" : ",", stage_name(slow_steps[k]),
+				       (unsigned long long)r->slow_by[slow_steps[k]]);
+				first = 0;
+			}
+		printf("\n");
 	}
 	fflush(stdout);
 }
