@@ -213,6 +213,51 @@ static void test_folder_read_into(void **state)
 	capture_close(b);
 }
 
+/* The folder source reads a plain PGM's header first and its samples
+ * straight into place: a header longer than that first read (comments)
+ * still gives the right pixels, and a file shorter than its header says
+ * is a bad frame, logged, with the next frame read as usual. */
+static void test_folder_pgm_header_and_truncation(void **state)
+{
+	(void)state;
+	const char *tmp = test_tmpdir();
+	assert_non_null(tmp);
+	char path[1024];
+	const int w = 23, h = 9;
+	FILE *f = fopen((snprintf(path, sizeof path, "%s/a.pgm", tmp), path), "wb");
+	assert_non_null(f);
+	fprintf(f, "P5\n");
+	for (int i = 0; i < 100; i++)
+		fprintf(f, "# a comment line of some length to push the samples past the first read %03d\n", i);
+	fprintf(f, "%d %d\n255\n", w, h);
+	for (int i = 0; i < w * h; i++)
+		fputc((i * 5) & 255, f);
+	fclose(f);
+	f = fopen((snprintf(path, sizeof path, "%s/b.pgm", tmp), path), "wb");
+	assert_non_null(f);
+	fprintf(f, "P5\n%d %d\n255\n", w, h);
+	for (int i = 0; i < w * h - 10; i++)
+		fputc(i & 255, f);
+	fclose(f);
+	int err = 0;
+	char src[600];
+	snprintf(src, sizeof src, "folder:%s", tmp);
+	struct capture *c = open_src(src, true, &err);
+	assert_non_null(c);
+	for (int pass = 0; pass < 2; pass++) {
+		struct frame *fa = NULL;
+		assert_int_equal(capture_read(c, &fa), 0);
+		assert_string_equal(fa->name, "a.pgm");
+		assert_int_equal(fa->img.width, w);
+		assert_int_equal(fa->img.height, h);
+		for (int y = 0; y < h; y++)
+			for (int x = 0; x < w; x++)
+				assert_int_equal(image_u8_row(&fa->img, y)[x], ((y * w + x) * 5) & 255);
+		assert_int_equal(capture_read(c, &fa), ERR_FORMAT);
+	}
+	capture_close(c);
+}
+
 static void test_folder_errors(void **state)
 {
 	(void)state;
@@ -1806,6 +1851,7 @@ int main(void)
 		cmocka_unit_test(test_folder_order_and_bad_frames),
 		cmocka_unit_test(test_folder_errors),
 		cmocka_unit_test(test_folder_read_into),
+		cmocka_unit_test(test_folder_pgm_header_and_truncation),
 		cmocka_unit_test(test_file_source),
 		cmocka_unit_test(test_read_into_slot),
 		cmocka_unit_test(test_raw_fifo),

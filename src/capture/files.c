@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../core/err.h"
 #include "../core/image_io.h"
@@ -39,7 +40,7 @@ struct folder {
 	size_t next;      /* index of the next file to read */
 	size_t good_in_pass;
 	struct frame frame;
-	uint8_t *file;    /* the last file read (image_read_file), kept for the next */
+	uint8_t *file;    /* the last header or non-PGM file read, kept for the next */
 	size_t file_cap;
 	int first_w, first_h;
 	bool size_logged;
@@ -155,6 +156,49 @@ fail:
 	return e;
 }
 
+/* A plain PGM's header is read first, in this many bytes (a longer one,
+ * comments and all, is read whole and decoded instead). */
+#define FOLDER_HEAD_BYTES 4096
+
+static int grow_file_buf(struct folder *s, size_t want)
+{
+	if (s->file && s->file_cap >= (want ? want : 1))
+		return 0;
+	uint8_t *nb = realloc(s->file, want ? want : 1);
+	if (!nb)
+		return ERR_NOMEM;
+	s->file = nb;
+	s->file_cap = want ? want : 1;
+	return 0;
+}
+
+/* A plain PGM's w x h samples at offset off of fd, straight into the
+ * frame's target (the ring slot, or the source's own image). */
+static int read_samples(struct capture *c, struct folder *s, int fd, int w, int h, size_t off)
+{
+	struct image_u8 *dst = capture_target(c, &s->frame.img, w, h);
+	if (dst == &s->frame.img && (dst->width != w || dst->height != h)) {
+		image_u8_free(dst);
+		if (image_u8_alloc(dst, w, h))
+			return ERR_NOMEM;
+	}
+	const size_t row = (size_t)w;
+	for (int y = 0; y < h;) {
+		/* Contiguous rows in one read; rows of a padded stride one by one. */
+		const int rows = dst->stride == w ? h : 1;
+		size_t got = 0;
+		int e = image_file_pread(fd, s->path, image_u8_row(dst, y), row * (size_t)rows, off + row * (size_t)y, &got);
+		if (e)
+			return e;
+		if (got < row * (size_t)rows) {
+			log_error("image: %s: shorter than its header says (changed while read?)", s->path);
+			return ERR_FORMAT;
+		}
+		y += rows;
+	}
+	return 0;
+}
+
 static int folder_read(struct capture *c, struct frame **out)
 {
 	struct folder *s = c->priv;
@@ -167,44 +211,47 @@ static int folder_read(struct capture *c, struct frame **out)
 	}
 	const char *name = s->arena + s->offs[s->next++];
 	snprintf(s->path, sizeof s->path, "%s/%s", s->dir, name);
-	/* The file into a buffer kept from frame to frame; a plain PGM (maxval
-	 * 255) is copied straight into the ring slot, anything else decoded
-	 * into an image of its own and copied from there. */
-	size_t len = 0;
-	if (image_read_file(s->path, &s->file, &s->file_cap, &len) != 0)
+	/* A plain PGM (maxval 255): its header into a buffer kept from frame
+	 * to frame, its samples read straight into the ring slot (one copy, from
+	 * the page cache). Anything else: the whole file into that buffer,
+	 * decoded into an image of its own and copied from there. */
+	size_t size = 0, len = 0;
+	int fd = image_file_open(s->path, &size);
+	if (fd < 0)
 		return ERR_FORMAT; /* logged with the file and the reason */
+	int e = grow_file_buf(s, size < FOLDER_HEAD_BYTES ? size : FOLDER_HEAD_BYTES);
+	if (!e)
+		e = image_file_pread(fd, s->path, s->file, size < FOLDER_HEAD_BYTES ? size : FOLDER_HEAD_BYTES, 0, &len);
 	int w = 0, h = 0;
 	size_t off = 0;
-	const bool plain = image_pgm_plain(s->file, len, &w, &h, &off) == 0;
+	const bool plain = !e && image_pgm_header(s->file, len, size, &w, &h, &off) == 0;
 	struct image_u8 img = {0};
-	if (!plain) {
-		if (image_read_mem(s->file, len, s->path, &img) != 0)
-			return ERR_FORMAT;
+	if (!e && !plain) {
+		if ((e = grow_file_buf(s, size)) == 0 && (e = image_file_pread(fd, s->path, s->file, size, 0, &len)) == 0 &&
+		    image_read_mem(s->file, len, s->path, &img) != 0)
+			e = ERR_FORMAT;
 		w = img.width;
 		h = img.height;
 	}
-	if (!s->first_w) {
+	if (!e && !s->first_w) {
 		s->first_w = w;
 		s->first_h = h;
-	} else if (w != s->first_w || h != s->first_h) {
+	} else if (!e && (w != s->first_w || h != s->first_h)) {
 		if (!s->size_logged)
 			log_warn("capture: %s is %dx%d, not %dx%d like the first frame: skipped "
 				 "(and any other such frame, silently)",
 				 s->path, w, h, s->first_w, s->first_h);
 		s->size_logged = true;
-		image_u8_free(&img);
-		return ERR_FORMAT;
+		e = ERR_FORMAT;
 	}
-	if (plain) {
-		struct image_u8 *dst = capture_target(c, &s->frame.img, w, h);
-		if (dst == &s->frame.img && (dst->width != w || dst->height != h)) {
-			image_u8_free(dst);
-			if (image_u8_alloc(dst, w, h))
-				return ERR_NOMEM;
-		}
-		for (int y = 0; y < h; y++)
-			memcpy(image_u8_row(dst, y), s->file + off + (size_t)y * (size_t)w, (size_t)w);
-	} else {
+	if (!e && plain)
+		e = read_samples(c, s, fd, w, h, off);
+	close(fd);
+	if (e) {
+		image_u8_free(&img);
+		return e == ERR_NOMEM ? e : ERR_FORMAT;
+	}
+	if (!plain) {
 		image_u8_free(&s->frame.img);
 		s->frame.img = img;
 	}

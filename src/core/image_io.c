@@ -265,9 +265,8 @@ int image_read_mem(const void *data, size_t len, const char *name, struct image_
 	return ERR_FORMAT;
 }
 
-int image_read_file(const char *path, uint8_t **buf, size_t *cap, size_t *len)
+int image_file_open(const char *path, size_t *size)
 {
-	int e = 0;
 	/* O_NONBLOCK: a FIFO named like an image must not block the reader in
 	 * open(); the check below then refuses it. */
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -276,17 +275,46 @@ int image_read_file(const char *path, uint8_t **buf, size_t *cap, size_t *len)
 		return ERR_IO;
 	}
 	struct stat st;
+	int e = 0;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		log_error("image: %s: not a regular file", path);
 		e = ERR_IO;
-		goto done;
-	}
-	if ((uint64_t)st.st_size > IMAGE_FILE_MAX) {
+	} else if ((uint64_t)st.st_size > IMAGE_FILE_MAX) {
 		log_error("image: %s: file of %lld bytes is too large", path, (long long)st.st_size);
 		e = ERR_FORMAT;
-		goto done;
 	}
-	const size_t want = (size_t)st.st_size;
+	if (e) {
+		close(fd);
+		return e;
+	}
+	*size = (size_t)st.st_size;
+	return fd;
+}
+
+int image_file_pread(int fd, const char *path, void *buf, size_t len, size_t offset, size_t *got)
+{
+	*got = 0;
+	while (*got < len) {
+		ssize_t n = pread(fd, (uint8_t *)buf + *got, len - *got, (off_t)(offset + *got));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			log_error("image: %s: %s", path, strerror(errno));
+			return ERR_IO;
+		}
+		if (n == 0)
+			break;
+		*got += (size_t)n;
+	}
+	return 0;
+}
+
+int image_read_file(const char *path, uint8_t **buf, size_t *cap, size_t *len)
+{
+	size_t want = 0;
+	int fd = image_file_open(path, &want), e = 0;
+	if (fd < 0)
+		return fd;
 	if (!*buf || *cap < (want ? want : 1)) {
 		uint8_t *nb = realloc(*buf, want ? want : 1);
 		if (!nb) {
@@ -296,21 +324,7 @@ int image_read_file(const char *path, uint8_t **buf, size_t *cap, size_t *len)
 		*buf = nb;
 		*cap = want ? want : 1;
 	}
-	size_t got = 0;
-	while (got < want) {
-		ssize_t n = read(fd, *buf + got, want - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			log_error("image: %s: %s", path, strerror(errno));
-			e = ERR_IO;
-			goto done;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	*len = got;
+	e = image_file_pread(fd, path, *buf, want, 0, len);
 done:
 	close(fd);
 	return e;
@@ -330,13 +344,18 @@ int image_read(const char *path, struct image_u8 *img)
 
 int image_pgm_plain(const void *data, size_t len, int *width, int *height, size_t *offset)
 {
+	return image_pgm_header(data, len, len, width, height, offset);
+}
+
+int image_pgm_header(const void *data, size_t len, size_t file_len, int *width, int *height, size_t *offset)
+{
 	const uint8_t *d = data;
 	size_t p = 2;
 	long w, h, maxval;
 	if (len < 2 || d[0] != 'P' || d[1] != '5' || pgm_token(d, len, &p, &w) || pgm_token(d, len, &p, &h) ||
 	    pgm_token(d, len, &p, &maxval) || maxval != 255 || w < 1 || h < 1 || w > IMAGE_MAX_SIDE ||
 	    h > IMAGE_MAX_SIDE || p >= len || !(d[p] == ' ' || d[p] == '\t' || d[p] == '\n' || d[p] == '\r') ||
-	    len - p - 1 < (size_t)w * (size_t)h)
+	    file_len < len || file_len - p - 1 < (size_t)w * (size_t)h)
 		return ERR_FORMAT;
 	*width = (int)w;
 	*height = (int)h;

@@ -44,6 +44,17 @@ int image_read_mem(const void *data, size_t len, const char *name, struct image_
  * ERR_FORMAT for anything else (image_read_mem then decodes it). */
 int image_read_file(const char *path, uint8_t **buf, size_t *cap, size_t *len);
 int image_pgm_plain(const void *data, size_t len, int *width, int *height, size_t *offset);
+/* The same pieces for a reader that puts a plain PGM's samples straight
+ * where they go (the ring slot) instead of through a buffer:
+ * image_file_open opens a regular file of at most IMAGE_FILE_MAX bytes
+ * (logged and ERR_* otherwise) and gives its descriptor (the caller
+ * closes it) and size; image_file_pread reads up to len bytes at offset
+ * (restarting on EINTR; *got short only at the end of the file);
+ * image_pgm_header is image_pgm_plain on the file's first len bytes, the
+ * whole file being file_len bytes long. */
+int image_file_open(const char *path, size_t *size);
+int image_file_pread(int fd, const char *path, void *buf, size_t len, size_t offset, size_t *got);
+int image_pgm_header(const void *data, size_t len, size_t file_len, int *width, int *height, size_t *offset);
 /* Writes PNG or PGM by the path's extension (.png, else PGM). */
 int image_write(const char *path, const struct image_u8 *img);
 
