@@ -73,24 +73,27 @@ static bool explained(const struct region_tree *t, int32_t r, const struct detec
  * (explained()); 0: none. Regions, not tiles, are explained: a symbol
  * beside a decoded one, whose tiles that one's box covers, still has
  * regions of its own outside the box.
- * Read from the tree's runs in one pass; each region's verdict is worked
- * out once (memo), and only the runs of live regions walk their tiles. */
+ * Each region's verdict first (memo); most frames have no live region,
+ * and then the runs are never read. Otherwise one pass over the tree's
+ * runs, where only the runs of live regions walk their tiles. */
 static void tiles_scan(const struct region_tree *t, const struct detections *d, int max_side, int32_t *live,
 		       int32_t *memo)
 {
 	const int ntx = tiles_x(t->width), nty = (t->height + T - 1) / T;
 	for (int i = 0; i < ntx * nty; i++)
 		live[i] = 0;
-	for (int32_t r = 0; r < t->n_regions; r++)
-		memo[r] = -1;
+	int32_t n_live = 0;
+	for (int32_t r = 0; r < t->n_regions; r++) {
+		memo[r] = branching(t, r, max_side) && !explained(t, r, d);
+		n_live += memo[r];
+	}
+	if (!n_live)
+		return;
 	for (int y = 0; y < t->height; y++) {
 		int32_t *row = live + (size_t)(y / T) * (size_t)ntx;
 		for (int32_t k = t->row_first_run[y]; k < t->row_first_run[y + 1]; k++) {
 			const struct run *rn = &t->runs[k];
-			int32_t *v = &memo[rn->region];
-			if (*v < 0)
-				*v = branching(t, rn->region, max_side) && !explained(t, rn->region, d);
-			if (!*v)
+			if (!memo[rn->region])
 				continue;
 			const struct region *g = &t->regions[rn->region];
 			const int side = max_i(g->x1 - g->x0, g->y1 - g->y0) + 1; /* boxes are inclusive */
