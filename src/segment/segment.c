@@ -10,6 +10,10 @@
 #define SEGMENT_MAX_THREADS 64
 _Static_assert(SEGMENT_MAX_THREADS <= POOL_MAX_WORKERS + 1, "a band a thread");
 #define BAND_MIN_ROWS 32
+/* Fewest pixels a band: below this a band's work is shorter than waking
+ * its worker and the serial seam steps (the third scale's windows, small
+ * frames on many cores). */
+#define BAND_MIN_PIXELS 65536
 /* Slots of the adjacency pair cache (a power of two). A frame has a few
  * thousand distinct touching pairs among ~10^5 contacts. */
 #define PAIR_CACHE_BITS 10
@@ -46,6 +50,7 @@ struct segment {
 
 	/* Banded mode (n_threads > 1) only. */
 	int n_threads, band_min_rows, n_bands;
+	int64_t band_min_px;
 	bool has_popcnt;
 	struct band *bands;
 	const struct bitmask *mask; /* the frame being segmented */
@@ -105,6 +110,7 @@ struct segment *segment_create_threaded(const struct segment_config *cfg, int n_
 	s->has_popcnt = __builtin_cpu_supports("popcnt");
 #endif
 	s->band_min_rows = BAND_MIN_ROWS;
+	s->band_min_px = BAND_MIN_PIXELS;
 	if (s->n_threads == 1)
 		goto done;
 	/* Seams of a camera frame are crossed by a few dozen regions; a frame
@@ -174,6 +180,7 @@ int segment_set_band_min_rows(struct segment *s, int rows)
 	if (!s || rows < 0)
 		return ERR_RANGE;
 	s->band_min_rows = rows > 0 ? rows : BAND_MIN_ROWS;
+	s->band_min_px = rows > 0 ? 0 : BAND_MIN_PIXELS;
 	return 0;
 }
 
@@ -968,6 +975,8 @@ int segment_process(struct segment *s, const struct bitmask *mask, const struct 
 	s->n_bands = s->n_threads;
 	if (height / s->band_min_rows < s->n_bands)
 		s->n_bands = height / s->band_min_rows;
+	if (s->band_min_px && (int64_t)width * height / s->band_min_px < s->n_bands)
+		s->n_bands = (int)((int64_t)width * height / s->band_min_px);
 	if (s->n_bands < 2 || !segment_banded(s, mask))
 		segment_serial(s, mask);
 	if (t->overflow) {

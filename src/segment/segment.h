@@ -46,7 +46,8 @@
  *     unsaturated region lists all its neighbours, saturated ones included.
  *
  * Threads (segment_create_threaded): the frame is cut into up to N
- * horizontal bands of at least 32 rows; N - 1 parked workers and the
+ * horizontal bands of at least 32 rows and 65536 pixels (smaller ones
+ * cost more to hand out than they save); N - 1 parked workers and the
  * calling thread each take one. Four parallel phases, each followed by a
  * short serial step on the caller: count runs per row (popcount of colour
  * changes, with the popcnt instruction where the CPU has it), then re-cut
@@ -116,9 +117,10 @@ struct segment *segment_create_threaded(const struct segment_config *cfg, int n_
 
 void segment_destroy(struct segment *s);  /* NULL-safe; joins the workers */
 
-/* Fewest rows a band (0: the default, 32). For tests, which put seams
- * everywhere with small values; not while segment_process() runs. Returns
- * 0 or ERR_RANGE. */
+/* Fewest rows a band (0: the default, 32, with the 65536-pixel minimum).
+ * For tests, which put seams everywhere with small values: a value other
+ * than 0 also drops the pixel minimum. Not while segment_process() runs.
+ * Returns 0 or ERR_RANGE. */
 int segment_set_band_min_rows(struct segment *s, int rows);
 
 /* Frames cut short for want of run or region slots since create. */
