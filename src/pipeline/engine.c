@@ -638,7 +638,9 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 	win.width = w->x1 - w->x0;
 	win.height = w->y1 - w->y0;
 	win.stride_words = (win.width + 63) / 64;
-	if (t->have_full) {
+	/* The whole-frame mask is at the configured radius: a window of the
+	 * second pass (rule) has a radius of its own and is thresholded here. */
+	if (t->have_full && !rule) {
 		bits_cut(&t->full, w->x0, w->y0, &win);
 	} else {
 		if (threshold_process(thr, &view, &crop))
