@@ -25,7 +25,7 @@ extern "C" {
 #define BLUR_H 32  /* blur: output tile height */
 #define BLUR_T 8   /* blur: thread rows */
 #define SEL_THREADS 256 /* selection kernels: threads a block */
-#define WARPS 4   /* warps a block of the orientation and descriptor kernels */
+#define WARPS 8   /* warps a block of the orientation and descriptor kernels */
 #define DEFAULT_SLOTS 65536
 #define MAX_REGISTERED 8
 
@@ -183,30 +183,58 @@ __global__ void extrema_kernel(const float *__restrict__ pyr, struct oct_info o,
 		cand[idx] = k;
 }
 
-/* One warp a candidate: its orientation histogram, then a keypoint a peak. */
+/*
+ * One block a keypoint for the orientation and descriptor histograms: the
+ * block's threads take the samples in contiguous chunks, so the lanes of a
+ * warp sit across the square and rarely add to one bin at once (with one
+ * warp a keypoint and neighbouring samples in neighbouring lanes, their
+ * shared atomics met in the same bins and the largest keypoints' warps
+ * held each kernel for a millisecond); each warp adds into a histogram of
+ * its own, and the block sums them. The bins are fixed-point integers, so
+ * the sums do not depend on who added what in which order: the same
+ * histogram as one thread's loop (sift_math.h). Leaves the sum in
+ * hist[0], seen by every thread of the block.
+ */
+template <int LEN, class Sample>
+static __device__ void block_histogram(int samples, sift_acc (*hist)[LEN], Sample sample)
+{
+	const int tid = threadIdx.x, nt = blockDim.x;
+	for (int b = tid; b < WARPS * LEN; b += nt)
+		(&hist[0][0])[b] = 0;
+	__syncthreads();
+	const int chunk = (samples + nt - 1) / nt, t1 = min((tid + 1) * chunk, samples);
+	for (int t = tid * chunk; t < t1; t++)
+		sample(t, hist[tid >> 5]);
+	__syncthreads();
+	for (int b = tid; b < LEN; b += nt) {
+		sift_acc v = hist[0][b];
+		for (int w = 1; w < WARPS; w++)
+			v += hist[w][b];
+		hist[0][b] = v;
+	}
+	__syncthreads();
+}
+
+/* One block a candidate: its orientation histogram, then a keypoint a peak. */
 __global__ void __launch_bounds__(WARPS * 32)
 	orient_kernel(const float *__restrict__ pyr, const struct oct_info *__restrict__ oct,
 		      const struct sift_cand *__restrict__ cand, int *__restrict__ counts, int cap,
 		      struct sift_key *__restrict__ keys)
 {
 	__shared__ sift_acc s_raw[WARPS][SIFT_ORI_BINS];
-	const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
 	const int n = min(counts[0], cap);
-	for (int i = blockIdx.x * WARPS + wid; i < n; i += gridDim.x * WARPS) {
-		for (int b = lane; b < SIFT_ORI_BINS; b += 32)
-			s_raw[wid][b] = 0;
-		__syncwarp();
+	for (int i = blockIdx.x; i < n; i += gridDim.x) {
 		const struct sift_cand k = cand[i];
 		const struct oct_info o = oct[k.octave];
 		const float *img = pyr + o.off + (long long)k.layer * o.w * o.h;
 		const float scl = sift_scale(&k);
 		const int R = sift_ori_radius(scl), side = 2 * R + 1;
-		for (int t = lane; t < side * side; t += 32)
-			sift_ori_sample(img, o.w, o.h, k.c, k.r, t / side - R, t % side - R, scl, s_raw[wid]);
-		__syncwarp();
-		if (lane == 0) {
+		block_histogram<SIFT_ORI_BINS>(side * side, s_raw, [&](int t, sift_acc *h) {
+			sift_ori_sample(img, o.w, o.h, k.c, k.r, t / side - R, t % side - R, scl, h);
+		});
+		if (threadIdx.x == 0) {
 			float ang[SIFT_ORI_BINS];
-			const int m = sift_ori_peaks(s_raw[wid], ang);
+			const int m = sift_ori_peaks(s_raw[0], ang);
 			const int base = atomicAdd(&counts[1], m);
 			for (int q = 0; q < m && base + q < cap; q++) {
 				struct sift_key key;
@@ -220,7 +248,7 @@ __global__ void __launch_bounds__(WARPS * 32)
 				keys[base + q] = key;
 			}
 		}
-		__syncwarp();
+		__syncthreads();
 	}
 }
 
@@ -295,20 +323,16 @@ __global__ void order_select_kernel(const int *__restrict__ ord, const int *__re
 	}
 }
 
-/* One warp an output keypoint: the 4 x 4 x 8 histogram, then lane 0 makes
- * the bytes and the keypoint's pose in the frame. */
+/* One block an output keypoint: the 4 x 4 x 8 histogram, then thread 0
+ * makes the bytes and the keypoint's pose in the frame. */
 __global__ void __launch_bounds__(WARPS * 32)
 	desc_kernel(const float *__restrict__ pyr, const struct oct_info *__restrict__ oct,
 		    const struct sift_key *__restrict__ keys, const struct sift_order_item *__restrict__ items,
 		    const int *__restrict__ sel, const int *__restrict__ counts, struct objects_keypoint *__restrict__ out)
 {
 	__shared__ sift_acc s_hist[WARPS][SIFT_HIST_LEN];
-	const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
 	const int n = counts[2];
-	for (int i = blockIdx.x * WARPS + wid; i < n; i += gridDim.x * WARPS) {
-		for (int b = lane; b < SIFT_HIST_LEN; b += 32)
-			s_hist[wid][b] = 0;
-		__syncwarp();
+	for (int i = blockIdx.x; i < n; i += gridDim.x) {
 		const int ki = sel[i];
 		const struct sift_key k = keys[ki];
 		const struct oct_info o = oct[k.octave];
@@ -316,20 +340,20 @@ __global__ void __launch_bounds__(WARPS * 32)
 		struct sift_desc_geom gm;
 		sift_desc_setup(&k, o.w, o.h, &gm);
 		const int side = 2 * gm.radius + 1;
-		for (int t = lane; t < side * side; t += 32)
-			sift_desc_sample(img, o.w, o.h, &gm, t / side - gm.radius, t % side - gm.radius, s_hist[wid]);
-		__syncwarp();
-		if (lane == 0) {
+		block_histogram<SIFT_HIST_LEN>(side * side, s_hist, [&](int t, sift_acc *h) {
+			sift_desc_sample(img, o.w, o.h, &gm, t / side - gm.radius, t % side - gm.radius, h);
+		});
+		if (threadIdx.x == 0) {
 			struct objects_keypoint *dst = &out[i];
 			const struct sift_order_item it = items[ki];
-			sift_desc_finish(s_hist[wid], dst->desc);
+			sift_desc_finish(s_hist[0], dst->desc);
 			dst->x = it.x;
 			dst->y = it.y;
 			dst->size = it.size;
 			dst->angle_deg = it.angle;
 			dst->response = it.response;
 		}
-		__syncwarp();
+		__syncthreads();
 	}
 }
 
