@@ -200,21 +200,12 @@ LK_FN uint64_t lk_changes(const uint64_t *row, int i, int n_words, int width)
 	return d;
 }
 
-/* The root of x's set, halving the path on the way: each node passed
- * gets its grandparent as parent. Parents only ever fall (a root goes
- * under a smaller index), so the halving is an atomicMin too: it keeps
- * every node in its set and cannot undo a racing union's link. Without
- * it, the chains of a region many rows tall made every find of the
- * union pass walk them from the bottom. */
-LK_FN int32_t lk_find(int32_t *p, int32_t x)
+LK_FN int32_t lk_find(const int32_t *p, int32_t x)
 {
 	int32_t q = lk_load_i32(&p[x]);
 	while (q != x) {
-		const int32_t r = lk_load_i32(&p[q]);
-		if (r != q)
-			lk_min_i32(&p[x], r);
 		x = q;
-		q = r;
+		q = lk_load_i32(&p[x]);
 	}
 	return x;
 }
