@@ -190,21 +190,21 @@ __global__ void extrema_kernel(const float *__restrict__ pyr, struct oct_info o,
  * warp a keypoint and neighbouring samples in neighbouring lanes, their
  * shared atomics met in the same bins and the largest keypoints' warps
  * held each kernel for a millisecond); each warp adds into a histogram of
- * its own, and the block sums them. The bins are fixed-point integers, so
+ * its own (chunk(t0, t1, warp's histogram) takes a thread's samples), and
+ * the block sums them. The bins are fixed-point integers, so
  * the sums do not depend on who added what in which order: the same
  * histogram as one thread's loop (sift_math.h). Leaves the sum in
  * hist[0], seen by every thread of the block.
  */
-template <int LEN, class Sample>
-static __device__ void block_histogram(int samples, sift_acc (*hist)[LEN], Sample sample)
+template <int LEN, class Chunk>
+static __device__ void block_histogram(int samples, sift_acc (*hist)[LEN], Chunk chunk)
 {
 	const int tid = threadIdx.x, nt = blockDim.x;
 	for (int b = tid; b < WARPS * LEN; b += nt)
 		(&hist[0][0])[b] = 0;
 	__syncthreads();
-	const int chunk = (samples + nt - 1) / nt, t1 = min((tid + 1) * chunk, samples);
-	for (int t = tid * chunk; t < t1; t++)
-		sample(t, hist[tid >> 5]);
+	const int per = (samples + nt - 1) / nt;
+	chunk(min(tid * per, samples), min((tid + 1) * per, samples), hist[tid >> 5]);
 	__syncthreads();
 	for (int b = tid; b < LEN; b += nt) {
 		sift_acc v = hist[0][b];
@@ -229,8 +229,9 @@ __global__ void __launch_bounds__(WARPS * 32)
 		const float *img = pyr + o.off + (long long)k.layer * o.w * o.h;
 		const float scl = sift_scale(&k);
 		const int R = sift_ori_radius(scl), side = 2 * R + 1;
-		block_histogram<SIFT_ORI_BINS>(side * side, s_raw, [&](int t, sift_acc *h) {
-			sift_ori_sample(img, o.w, o.h, k.c, k.r, t / side - R, t % side - R, scl, h);
+		block_histogram<SIFT_ORI_BINS>(side * side, s_raw, [&](int t0, int t1, sift_acc *h) {
+			for (int t = t0; t < t1; t++)
+				sift_ori_sample(img, o.w, o.h, k.c, k.r, t / side - R, t % side - R, scl, h);
 		});
 		if (threadIdx.x == 0) {
 			float ang[SIFT_ORI_BINS];
@@ -340,8 +341,27 @@ __global__ void __launch_bounds__(WARPS * 32)
 		struct sift_desc_geom gm;
 		sift_desc_setup(&k, o.w, o.h, &gm);
 		const int side = 2 * gm.radius + 1;
-		block_histogram<SIFT_HIST_LEN>(side * side, s_hist, [&](int t, sift_acc *h) {
-			sift_desc_sample(img, o.w, o.h, &gm, t / side - gm.radius, t % side - gm.radius, h);
+		block_histogram<SIFT_HIST_LEN>(side * side, s_hist, [&](int t0, int t1, sift_acc *h) {
+			/* Neighbouring samples often fall in the same eight bins: they
+			 * are summed here and added to shared memory once a run. */
+			int cur = -1;
+			sift_acc acc[8];
+			for (int t = t0; t < t1; t++) {
+				int idx;
+				sift_acc v[8];
+				if (!sift_desc_contrib(img, o.w, o.h, &gm, t / side - gm.radius, t % side - gm.radius,
+						       &idx, v))
+					continue;
+				if (idx != cur && cur >= 0)
+					for (int q = 0; q < 8; q++)
+						SIFT_ADD(&h[cur + sift_desc_off(q)], acc[q]);
+				for (int q = 0; q < 8; q++)
+					acc[q] = idx == cur ? acc[q] + v[q] : v[q];
+				cur = idx;
+			}
+			if (cur >= 0)
+				for (int q = 0; q < 8; q++)
+					SIFT_ADD(&h[cur + sift_desc_off(q)], acc[q]);
 		});
 		if (threadIdx.x == 0) {
 			struct objects_keypoint *dst = &out[i];

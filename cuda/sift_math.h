@@ -54,11 +54,13 @@
  * every run the same keypoints. */
 typedef long long sift_acc;
 #define SIFT_ACC_SCALE 1048576.0f
+#define SIFT_FIX(v) ((sift_acc)llrintf((v) * SIFT_ACC_SCALE))
 #ifdef __CUDA_ARCH__
-#define SIFT_ACC(p, v) atomicAdd((unsigned long long *)(p), (unsigned long long)llrintf((v) * SIFT_ACC_SCALE))
+#define SIFT_ADD(p, q) atomicAdd((unsigned long long *)(p), (unsigned long long)(q))
 #else
-#define SIFT_ACC(p, v) (*(p) += llrintf((v) * SIFT_ACC_SCALE))
+#define SIFT_ADD(p, q) (*(p) += (q))
 #endif
+#define SIFT_ACC(p, v) SIFT_ADD(p, SIFT_FIX(v))
 
 #define SIFT_LAYERS 3                      /* nOctaveLayers */
 #define SIFT_LEVELS (SIFT_LAYERS + 3)      /* Gaussian levels an octave */
@@ -337,18 +339,23 @@ SIFT_HD void sift_desc_setup(const struct sift_key *k, int w, int h, struct sift
 	gm->sin_t = sinf(ori * (float)(3.14159265358979323846 / 180)) / hist_width;
 }
 
-/* Sample (i, j) of the descriptor square: adds it, trilinearly, to hist[360]. */
-SIFT_HD void sift_desc_sample(const float *img, int w, int h, const struct sift_desc_geom *gm, int i, int j,
-			      sift_acc *hist)
+/* Sample (i, j) of the descriptor square, spread trilinearly: its eight
+ * contributions in fixed point (v[k] goes to hist[*idx + sift_desc_off(k)],
+ * k's bits: row, column, orientation), false when it adds nothing (outside
+ * the square, or no gradient: adding zeros changes no bin). */
+SIFT_HD bool sift_desc_contrib(const float *img, int w, int h, const struct sift_desc_geom *gm, int i, int j,
+			       int *idx, sift_acc *v)
 {
 	const int d = SIFT_D, n = SIFT_N;
 	float c_rot = j * gm->cos_t - i * gm->sin_t, r_rot = j * gm->sin_t + i * gm->cos_t;
 	float rbin = r_rot + d / 2 - 0.5f, cbin = c_rot + d / 2 - 0.5f;
 	int r = gm->py + i, c = gm->px + j;
 	if (!(rbin > -1 && rbin < d && cbin > -1 && cbin < d && r > 0 && r < h - 1 && c > 0 && c < w - 1))
-		return;
+		return false;
 	float dx = img[(long)r * w + c + 1] - img[(long)r * w + c - 1];
 	float dy = img[(long)(r - 1) * w + c] - img[(long)(r + 1) * w + c];
+	if (dx == 0.f && dy == 0.f)
+		return false;
 	const float exp_scale = -1.f / (d * d * 0.5f);
 	float wt = expf((c_rot * c_rot + r_rot * r_rot) * exp_scale);
 	float obin = (sift_atan_deg(dy, dx) - gm->ori) * (n / 360.f);
@@ -368,15 +375,34 @@ SIFT_HD void sift_desc_sample(const float *img, int w, int h, const struct sift_
 	float v_rco101 = v_rc10 * obin, v_rco100 = v_rc10 - v_rco101;
 	float v_rco011 = v_rc01 * obin, v_rco010 = v_rc01 - v_rco011;
 	float v_rco001 = v_rc00 * obin, v_rco000 = v_rc00 - v_rco001;
-	int idx = ((r0 + 1) * (d + 2) + c0 + 1) * (n + 2) + o0;
-	SIFT_ACC(&hist[idx], v_rco000);
-	SIFT_ACC(&hist[idx + 1], v_rco001);
-	SIFT_ACC(&hist[idx + (n + 2)], v_rco010);
-	SIFT_ACC(&hist[idx + (n + 3)], v_rco011);
-	SIFT_ACC(&hist[idx + (d + 2) * (n + 2)], v_rco100);
-	SIFT_ACC(&hist[idx + (d + 2) * (n + 2) + 1], v_rco101);
-	SIFT_ACC(&hist[idx + (d + 3) * (n + 2)], v_rco110);
-	SIFT_ACC(&hist[idx + (d + 3) * (n + 2) + 1], v_rco111);
+	*idx = ((r0 + 1) * (d + 2) + c0 + 1) * (n + 2) + o0;
+	v[0] = SIFT_FIX(v_rco000);
+	v[1] = SIFT_FIX(v_rco001);
+	v[2] = SIFT_FIX(v_rco010);
+	v[3] = SIFT_FIX(v_rco011);
+	v[4] = SIFT_FIX(v_rco100);
+	v[5] = SIFT_FIX(v_rco101);
+	v[6] = SIFT_FIX(v_rco110);
+	v[7] = SIFT_FIX(v_rco111);
+	return true;
+}
+
+/* Where contribution k of sift_desc_contrib goes, from its first bin. */
+SIFT_HD int sift_desc_off(int k)
+{
+	return (k >> 2 & 1) * (SIFT_D + 2) * (SIFT_N + 2) + (k >> 1 & 1) * (SIFT_N + 2) + (k & 1);
+}
+
+/* Sample (i, j) of the descriptor square: adds it, trilinearly, to hist[360]. */
+SIFT_HD void sift_desc_sample(const float *img, int w, int h, const struct sift_desc_geom *gm, int i, int j,
+			      sift_acc *hist)
+{
+	int idx;
+	sift_acc v[8];
+	if (!sift_desc_contrib(img, w, h, gm, i, j, &idx, v))
+		return;
+	for (int k = 0; k < 8; k++)
+		SIFT_ADD(&hist[idx + sift_desc_off(k)], v[k]);
 }
 
 /* Folds the wrap bins, clamps at 0.2 of the norm, renormalises to 512 and
