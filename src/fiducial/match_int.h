@@ -9,7 +9,8 @@
  *     round, collecting the seeds of the repair round;
  *  2. match_candidates_decode() (decode.c): canonical strings, the leaf
  *     filter, the tree set lookup, centre and angle, with the tolerances
- *     for over-full trees and merged leaves; it fills the detections and
+ *     for over-full trees and merged leaves, and the completion of fuzzy
+ *     trees (complete.c); it fills the detections and
  *     m->claimed;
  *  3. match_repair_round() (repair.c): hairline groups rebuilt without
  *     their specks, then steps 1 and 2 again on the rebuilt lists, for
