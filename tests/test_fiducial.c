@@ -188,12 +188,14 @@ struct rig {
 	const struct region_tree *tree;
 };
 
+static bool rig_complete; /* match_config.complete for rig_run */
+
 static void rig_run(struct rig *r, const struct tree_set *set, const struct image_u8 *grey, float root_max)
 {
 	int err;
 	struct segment_config sc = {grey->width, grey->height, tree_set_max_nodes(set), 0, 0};
 	struct match_config mc = {.trees = set, .max_width = grey->width, .max_height = grey->height,
-				  .root_min_px = 20, .root_max_px = root_max};
+				  .root_min_px = 20, .root_max_px = root_max, .complete = rig_complete};
 	r->seg = segment_create(&sc, &err);
 	r->mat = match_create(&mc, &err);
 	assert_non_null(r->seg);
@@ -475,6 +477,15 @@ static void test_match_complete(void **state)
 	struct image_u8 img;
 	struct rig r;
 
+	/* Off (the default): a lost dot leaves it fuzzy. */
+	draw_big(&img, 1);
+	rig_run(&r, set, &img, 0);
+	assert_int_equal(r.det.n_fids, 0);
+	assert_int_equal(r.det.n_fuzzy, 1);
+	rig_free(&r);
+	image_u8_free(&img);
+
+	rig_complete = true;
 	for (int lost = 0; lost <= 3; lost++) {
 		draw_big(&img, lost);
 		rig_run(&r, set, &img, 0);
@@ -512,6 +523,7 @@ static void test_match_complete(void **state)
 	rig_free(&r);
 	image_u8_free(&img);
 	tree_set_free(set);
+	rig_complete = false;
 }
 
 /* A symbol w012211 drawn straight on a black table, as small symbols come

@@ -422,7 +422,7 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 		for (int k = 1; k <= MERGED_MAX_SHORT && id < 0; k++)
 			if (is_valid(m, height, nodes + k) && merged_decode(m, t, root, k, &a, &id))
 				nodes += k;
-		if (id < 0 && is_fuzzy(m, height, nodes) && leaves_uniform(&a)) {
+		if (id < 0 && m->cfg.complete && is_fuzzy(m, height, nodes) && leaves_uniform(&a)) {
 			char buf[CANON_CAP];
 			struct canon_ctx c = {.m = m, .tree = t, .state = m->state, .parent = m->parent, .dup = -1, .dup2 = -1};
 			int whole = nodes;

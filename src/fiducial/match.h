@@ -43,7 +43,8 @@
  *    round leaf (a filled hole)
  *    or two big leaves decode nothing here: which leaf was lost is unknown
  *    then, and reacTIVision's default set has other symbols one leaf away;
- *  - completion (complete.c): a fuzzy tree of at least 16 nodes, its leaves
+ *  - completion (complete.c, only with match_config.complete): a fuzzy
+ *    tree of at least 16 nodes, its leaves
  *    passing §6, that exactly one tree of the set holds with 1-2 of its
  *    descendants taken away (the fuzzy tree's children matched one to one
  *    to that tree's children, each held in its own, down to the leaves) is
@@ -124,6 +125,7 @@ struct match_config {
 	float root_min_px, root_max_px;/* sizes of root regions worth reporting for tracking */
 	bool no_repair;                /* skip the repair round (hairline groups of motion streaks) */
 	bool no_merged_rings;          /* only small roots may touch a saturated region (candidates.c) */
+	bool complete;                 /* fuzzy trees completed to the one tree that holds them (complete.c) */
 };
 
 struct match;
