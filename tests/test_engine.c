@@ -483,6 +483,38 @@ static void test_merge_disagreement(void **state)
 	detections_free(&d3);
 }
 
+/* A completed symbol (read from a fuzzy tree) gives way to a whole tree of
+ * another ID at its place from any scale, and a completed one from a later
+ * scale never unseats a whole one; agreeing scales make it whole. */
+static void test_merge_completed(void **state)
+{
+	(void)state;
+	struct detections d, d2;
+	assert_int_equal(detections_alloc(&d, 8), 0);
+	assert_int_equal(detections_alloc(&d2, 8), 0);
+	d.fids[d.n_fids++] = fid_at(5, 100, 100);
+	d.fids[0].completed = 1;
+	d.fids[d.n_fids++] = fid_at(6, 200, 100);
+	d.fids[d.n_fids++] = fid_at(7, 300, 100);
+	d.fids[2].completed = 1;
+	d2.fids[d2.n_fids++] = fid_at(9, 101, 100); /* whole: replaces the completed 5 */
+	d2.fids[d2.n_fids++] = fid_at(8, 200, 101); /* completed: the whole 6 stands */
+	d2.fids[1].completed = 1;
+	d2.fids[d2.n_fids++] = fid_at(7, 301, 100); /* agrees: 7 is whole now */
+	merge_scale(&d, &d2);
+	assert_int_equal(d.n_fids, 3);
+	assert_int_equal(d.n_fuzzy, 0);
+	int seen = 0;
+	for (int i = 0; i < d.n_fids; i++) {
+		const struct fiducial_det *f = &d.fids[i];
+		seen |= (f->id == 9 && f->root == -1 && !f->completed) << 0 | (f->id == 6 && f->root == 7) << 1 |
+			(f->id == 7 && f->root == 7 && !f->completed) << 2;
+	}
+	assert_int_equal(seen, 7);
+	detections_free(&d);
+	detections_free(&d2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -494,6 +526,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_third_scale_under_shadow, setup, teardown),
 		cmocka_unit_test(test_windows),
 		cmocka_unit_test(test_merge_disagreement),
+		cmocka_unit_test(test_merge_completed),
 		cmocka_unit_test_setup_teardown(test_third_scale_radius_follows_symbol, setup, teardown),
 		cmocka_unit_test(test_windows_radius),
 	};

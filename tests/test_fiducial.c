@@ -188,12 +188,14 @@ struct rig {
 	const struct region_tree *tree;
 };
 
+static bool rig_complete; /* match_config.complete for rig_run */
+
 static void rig_run(struct rig *r, const struct tree_set *set, const struct image_u8 *grey, float root_max)
 {
 	int err;
 	struct segment_config sc = {grey->width, grey->height, tree_set_max_nodes(set), 0, 0};
 	struct match_config mc = {.trees = set, .max_width = grey->width, .max_height = grey->height,
-				  .root_min_px = 20, .root_max_px = root_max};
+				  .root_min_px = 20, .root_max_px = root_max, .complete = rig_complete};
 	r->seg = segment_create(&sc, &err);
 	r->mat = match_create(&mc, &err);
 	assert_non_null(r->seg);
@@ -443,6 +445,85 @@ static void test_match_merged(void **state)
 
 	image_u8_free(&img);
 	tree_set_free(set);
+}
+
+/* A symbol of 18 nodes, w0 1222 122 and ten dots (w012221221111111111),
+ * on a 120x120 white table; lost dots (at most two) are left out. */
+static void draw_big(struct image_u8 *img, int lost)
+{
+	assert_int_equal(image_u8_alloc(img, 120, 120), 0);
+	rect(img, 0, 0, 119, 119, 255);
+	rect(img, 5, 5, 114, 114, 0);
+	rect(img, 12, 12, 107, 107, 255);
+	rect(img, 20, 20, 44, 44, 0);
+	rect(img, 24, 24, 28, 28, 255);
+	rect(img, 34, 24, 38, 28, 255);
+	rect(img, 24, 34, 28, 38, 255);
+	rect(img, 52, 20, 76, 44, 0);
+	rect(img, 56, 24, 60, 28, 255);
+	rect(img, 66, 34, 70, 38, 255);
+	for (int i = lost; i < 10; i++)
+		rect(img, 20 + 12 * (i % 5), 60 + 20 * (i / 5), 25 + 12 * (i % 5), 65 + 20 * (i / 5), 0);
+}
+
+/* A fuzzy tree of at least COMPLETE_MIN_NODES nodes that exactly one tree
+ * of the set holds, with one or two of its descendants taken away, is read
+ * as that tree; where two trees hold it, or the tree is small, it stays
+ * fuzzy. */
+static void test_match_complete(void **state)
+{
+	(void)state;
+	struct tree_set *set = set_parse("w012221221111111111\nw0111111\n");
+	struct image_u8 img;
+	struct rig r;
+
+	/* Off (the default): a lost dot leaves it fuzzy. */
+	draw_big(&img, 1);
+	rig_run(&r, set, &img, 0);
+	assert_int_equal(r.det.n_fids, 0);
+	assert_int_equal(r.det.n_fuzzy, 1);
+	rig_free(&r);
+	image_u8_free(&img);
+
+	rig_complete = true;
+	for (int lost = 0; lost <= 3; lost++) {
+		draw_big(&img, lost);
+		rig_run(&r, set, &img, 0);
+		if (lost <= 2) {
+			assert_int_equal(r.det.n_fids, 1);
+			assert_int_equal(r.det.fids[0].id, 0);
+			assert_int_equal(r.det.fids[0].n_nodes, 18);
+			assert_int_equal(r.det.n_fuzzy, 0);
+		} else {
+			assert_int_equal(r.det.n_fids, 0);
+		}
+		rig_free(&r);
+		image_u8_free(&img);
+	}
+
+	/* A second tree that holds the damaged one (a dot with a hole): which
+	 * one lost the nodes is unknown. */
+	tree_set_free(set);
+	set = set_parse("w012221221111111111\nw012221221211111111\n");
+	draw_big(&img, 1);
+	rig_run(&r, set, &img, 0);
+	assert_int_equal(r.det.n_fids, 0);
+	assert_int_equal(r.det.n_fuzzy, 1);
+	assert_int_equal(r.det.fuzzy[0].n_nodes, 17);
+	rig_free(&r);
+	image_u8_free(&img);
+
+	/* Under COMPLETE_MIN_NODES: a lost dot stays fuzzy (test_match_drawn). */
+	tree_set_free(set);
+	set = set_parse("w012221221111111111\nw012211\n");
+	draw_symbol(&img, DRAW_NO_DOT);
+	rig_run(&r, set, &img, 100);
+	assert_int_equal(r.det.n_fids, 0);
+	assert_int_equal(r.det.n_fuzzy, 1);
+	rig_free(&r);
+	image_u8_free(&img);
+	tree_set_free(set);
+	rig_complete = false;
 }
 
 /* A symbol w012211 drawn straight on a black table, as small symbols come
@@ -862,6 +943,7 @@ int main(void)
 		cmocka_unit_test(test_set_parse),
 		cmocka_unit_test(test_match_drawn),
 		cmocka_unit_test(test_match_merged),
+		cmocka_unit_test(test_match_complete),
 		cmocka_unit_test(test_match_small),
 		cmocka_unit_test(test_match_merged_ring),
 		cmocka_unit_test(test_match_border_root),

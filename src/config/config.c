@@ -206,6 +206,10 @@ static const struct config_option options[] = {
     OPT_BOOL("fiducials", "hands", hands, "false", true, 0,
              "find hands (big bright regions with fingertips at their ends; needs finger_size): "
              "fingertips become fingers carrying the hand's session, palms and arms never do"),
+    OPT_BOOL("fiducials", "complete", complete, "false", true, 0,
+             "read a symbol 1-2 nodes short (motion, blur) as the one ID of the set whose tree can "
+             "have lost them (trees of 16+ nodes); more symbols found, but their angle and centre "
+             "are off by up to ~20 degrees and ~1 px"),
 
     OPT_INT("tracking", "linger_frames", linger_frames, "2", 0, 10, true, 0, "N",
             "frames a lost object is kept at its predicted place before it is removed"),

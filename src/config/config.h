@@ -126,6 +126,7 @@ struct tt_config {
 	float touch_sharpness;    /* 1/px; 0 = every finger touches */
 	bool hover_pointers;      /* hovering fingers as TUIO 2.0 ptr, pressure 0 */
 	bool hands;
+	bool complete;            /* fuzzy trees completed to the one ID that holds them (src/fiducial) */
 	/* [tracking] */
 	int linger_frames;
 	float dead_band_px, dead_band_deg;

@@ -211,7 +211,7 @@ static int leaves_uniform(const struct leaf_acc *a)
 }
 
 static void emit(struct fiducial_det *list, int32_t *n, int32_t cap, bool *overflow, const struct region *r,
-		 int32_t root, int32_t id, int32_t nodes, const struct leaf_acc *a)
+		 int32_t root, int32_t id, int32_t nodes, bool completed, const struct leaf_acc *a)
 {
 	if (*n >= cap) {
 		*overflow = true;
@@ -221,6 +221,7 @@ static void emit(struct fiducial_det *list, int32_t *n, int32_t cap, bool *overf
 	d->id = id;
 	d->root = root;
 	d->n_nodes = nodes;
+	d->completed = completed;
 	int w = r->x1 - r->x0 + 1, h = r->y1 - r->y0 + 1;
 	d->size_px = (float)(w > h ? w : h);
 	if (a->cw > 0) {
@@ -411,6 +412,7 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	memset(&a, 0, sizeof a);
 	leaves_walk(m, t, root, 0, &a);
 	int32_t id = -1;
+	bool completed = false;
 	if (is_valid(m, height, nodes)) {
 		char buf[CANON_CAP];
 		struct canon_ctx c = {.m = m, .tree = t, .state = m->state, .parent = m->parent, .dup = -1, .dup2 = -1};
@@ -420,11 +422,22 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 		for (int k = 1; k <= MERGED_MAX_SHORT && id < 0; k++)
 			if (is_valid(m, height, nodes + k) && merged_decode(m, t, root, k, &a, &id))
 				nodes += k;
+		if (id < 0 && m->cfg.complete && is_fuzzy(m, height, nodes) && leaves_uniform(&a)) {
+			char buf[CANON_CAP];
+			struct canon_ctx c = {.m = m, .tree = t, .state = m->state, .parent = m->parent, .dup = -1, .dup2 = -1};
+			int whole = nodes;
+			if (canon_string(&c, root, -1, buf, sizeof buf) > 0 && (id = match_complete(m, buf, &whole)) >= 0) {
+				nodes = whole;
+				completed = true;
+			}
+		}
 	}
 	if (id >= 0)
-		emit(out->fids, &out->n_fids, out->cap_fids, &out->overflow, reg(m, t, root), root, id, nodes, &a);
+		emit(out->fids, &out->n_fids, out->cap_fids, &out->overflow, reg(m, t, root), root, id, nodes, completed,
+		     &a);
 	else if (!m->again)
-		emit(out->fuzzy, &out->n_fuzzy, out->cap_fuzzy, &out->overflow, reg(m, t, root), root, -1, nodes, &a);
+		emit(out->fuzzy, &out->n_fuzzy, out->cap_fuzzy, &out->overflow, reg(m, t, root), root, -1, nodes, false,
+		     &a);
 	if (id < 0)
 		claim_fuzzy(m, t, root, 0);
 }

@@ -41,8 +41,18 @@
  *    median elongated like three discs in a row (eigenvalues >= 5:1,
  *    counted three times): streaks that merge more than one pair. A big
  *    round leaf (a filled hole)
- *    or two big leaves decode nothing: which leaf was lost is unknown then,
- *    and reacTIVision's default set has other symbols one leaf away;
+ *    or two big leaves decode nothing here: which leaf was lost is unknown
+ *    then, and reacTIVision's default set has other symbols one leaf away;
+ *  - completion (complete.c, only with match_config.complete): a fuzzy
+ *    tree of at least 16 nodes, its leaves
+ *    passing §6, that exactly one tree of the set holds with 1-2 of its
+ *    descendants taken away (the fuzzy tree's children matched one to one
+ *    to that tree's children, each held in its own, down to the leaves) is
+ *    decoded as that tree: streaks and blur take nodes away, and where only
+ *    one tree can have lost them the ID is known. Where two or more can,
+ *    it stays fuzzy; under 16 nodes (small sets, small trees) never, as a
+ *    foreign or damaged small tree fits a single tree of a small set too
+ *    easily;
  *  - hairlines (a second round): motion streaks leave 1 px diagonal lines
  *    that shatter into 1-2 px specks, which overflow a region's neighbour
  *    list (REGION_SATURATED, its list dropped) or cut islands off a region
@@ -87,7 +97,8 @@
  * blobs_find() run (only when finger_size_px > 0 / blob_max_px > 0).
  *
  * Files: match.c (create, config, match_process), candidates.c (the
- * bottom-up walk), decode.c (canonical strings and decoding), repair.c
+ * bottom-up walk), decode.c (canonical strings and decoding), complete.c
+ * (completion of fuzzy trees), repair.c
  * (the hairline round; it reads lists back from the runs with the
  * segmenter's walks, segment.h), roots.c (root regions, claimed boxes);
  * match_int.h holds what they share.
@@ -114,6 +125,7 @@ struct match_config {
 	float root_min_px, root_max_px;/* sizes of root regions worth reporting for tracking */
 	bool no_repair;                /* skip the repair round (hairline groups of motion streaks) */
 	bool no_merged_rings;          /* only small roots may touch a saturated region (candidates.c) */
+	bool complete;                 /* fuzzy trees completed to the one tree that holds them (complete.c) */
 };
 
 struct match;

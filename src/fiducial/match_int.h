@@ -9,7 +9,8 @@
  *     round, collecting the seeds of the repair round;
  *  2. match_candidates_decode() (decode.c): canonical strings, the leaf
  *     filter, the tree set lookup, centre and angle, with the tolerances
- *     for over-full trees and merged leaves; it fills the detections and
+ *     for over-full trees and merged leaves, and the completion of fuzzy
+ *     trees (complete.c); it fills the detections and
  *     m->claimed;
  *  3. match_repair_round() (repair.c): hairline groups rebuilt without
  *     their specks, then steps 1 and 2 again on the rebuilt lists, for
@@ -146,6 +147,21 @@ void match_candidates_decode(struct match *m, const struct region_tree *t, int32
  * a symbol, or else a fuzzy one (not in the second round, m->again). */
 void match_tree_decode(struct match *m, const struct region_tree *t, int32_t root, int height, int nodes,
 		       struct detections *out);
+
+/* A fuzzy tree's completion (complete.c): canon is a canonical string
+ * with colour letter; the ID (and in *nodes its node count) of the one tree of the set, of the same colour
+ * and 1 to COMPLETE_MAX_MISSING nodes more, that holds it with some of its
+ * descendants taken away (the fuzzy tree's children one to one in its
+ * children, each held in its own, down to the leaves), or -1 when no tree
+ * or more than one does, or when the fuzzy tree has fewer than
+ * COMPLETE_MIN_NODES nodes. Motion streaks and blur take nodes away (a
+ * hole filled, a dot erased, two leaves merged); they seldom add one. The
+ * floor keeps it to big trees: the fewer nodes a tree has, the likelier a
+ * damaged small one, or a foreign structure, fits a single tree of a small
+ * set (a set of a few trees, or reacTIVision's mini set of 10 nodes). */
+#define COMPLETE_MAX_MISSING 2
+#define COMPLETE_MIN_NODES 16
+int32_t match_complete(const struct match *m, const char *canon, int *nodes);
 
 /* The hairline round after the first decode: rebuilds the lists around
  * saturated regions and specks, then decodes again on them; adds only

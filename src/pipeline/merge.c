@@ -26,9 +26,21 @@ void merge_scale(struct detections *d, const struct detections *d2)
 	for (int i = 0; i < d2->n_fids; i++) {
 		const struct fiducial_det *f = &d2->fids[i];
 		const int j = near_index(d->fids, d->n_fids, f);
+		if (j >= 0 && d->fids[j].id == f->id) {
+			d->fids[j].completed &= f->completed;
+			continue;
+		}
+		/* A whole tree stands against a completed one, whichever scale. */
+		if (j >= 0 && d->fids[j].completed != f->completed) {
+			if (d->fids[j].completed) {
+				d->fids[j] = *f;
+				d->fids[j].root = -1;
+			}
+			continue;
+		}
 		/* The list's own symbol (root >= 0) stands; another scale's
 		 * merged one (root -1) gives way to neither. */
-		if (j >= 0 && (d->fids[j].id == f->id || d->fids[j].root >= 0))
+		if (j >= 0 && d->fids[j].root >= 0)
 			continue;
 		if (j >= 0) {
 			if (d->n_fuzzy < d->cap_fuzzy) {

@@ -19,6 +19,12 @@
  * differs between scales (radius, method, median). The merged symbol
  * becomes a fuzzy one (which keeps a known object but creates none) and
  * the later one is dropped: a wrong ID is worse for a user than a miss.
+ * Before these rules, a whole tree stands against a completed one (read
+ * from a fuzzy tree, fiducial_det.completed), whichever scale each comes
+ * from: damage that added a node as well as took some away (a hard
+ * shadow's edge splits a blob's outline into a dot) fits another tree of
+ * the set, which a scale that saw the whole tree corrects. Where scales
+ * agree on a completed symbol's ID, it counts as whole from then on.
  *
  * Ownership: the caller owns both lists; nothing allocates. Region
  * indices (root) of merged items refer to the other scale's tree, so they

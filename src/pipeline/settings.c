@@ -48,6 +48,7 @@ void match_config_from(const struct tt_config *c, const struct tree_set *trees, 
 	m->finger_min_contrast = c->finger_contrast;
 	m->blob_min_px = c->blob_min;
 	m->blob_max_px = c->blob_max;
+	m->complete = c->complete;
 	/* Root regions worth following through blur: from a small symbol to a
 	 * third of the frame. */
 	m->root_min_px = 12.0f;
