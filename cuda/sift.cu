@@ -26,6 +26,7 @@ extern "C" {
 #define BLUR_T 8   /* blur: thread rows */
 #define SEL_THREADS 256 /* selection kernels: threads a block */
 #define WARPS 8   /* warps a block of the orientation and descriptor kernels */
+static_assert(WARPS * 32 >= SIFT_DESC_LEN, "the descriptor kernel gives each element a thread");
 #define DEFAULT_SLOTS 65536
 #define MAX_REGISTERED 8
 
@@ -324,8 +325,8 @@ __global__ void order_select_kernel(const int *__restrict__ ord, const int *__re
 	}
 }
 
-/* One block an output keypoint: the 4 x 4 x 8 histogram, then thread 0
- * makes the bytes and the keypoint's pose in the frame. */
+/* One block an output keypoint: the 4 x 4 x 8 histogram, then its bytes
+ * and the keypoint's pose in the frame. */
 __global__ void __launch_bounds__(WARPS * 32)
 	desc_kernel(const float *__restrict__ pyr, const struct oct_info *__restrict__ oct,
 		    const struct sift_key *__restrict__ keys, const struct sift_order_item *__restrict__ items,
@@ -363,16 +364,27 @@ __global__ void __launch_bounds__(WARPS * 32)
 				for (int q = 0; q < 8; q++)
 					SIFT_ADD(&h[cur + sift_desc_off(q)], acc[q]);
 		});
+		/* sift_desc_finish spread over the block: the norms' sums stay on
+		 * one thread, in their order; the 128 values wait in the second
+		 * warp's histogram, which is summed and free by now. */
+		struct objects_keypoint *dst = &out[i];
+		float *vals = (float *)s_hist[1];
+		__shared__ float scale;
+		if (threadIdx.x < SIFT_DESC_LEN)
+			vals[threadIdx.x] = sift_desc_unfold(s_hist[0], threadIdx.x);
+		__syncthreads();
 		if (threadIdx.x == 0) {
-			struct objects_keypoint *dst = &out[i];
+			scale = sift_desc_norms(vals);
 			const struct sift_order_item it = items[ki];
-			sift_desc_finish(s_hist[0], dst->desc);
 			dst->x = it.x;
 			dst->y = it.y;
 			dst->size = it.size;
 			dst->angle_deg = it.angle;
 			dst->response = it.response;
 		}
+		__syncthreads();
+		if (threadIdx.x < SIFT_DESC_LEN)
+			dst->desc[threadIdx.x] = sift_desc_byte(vals[threadIdx.x], scale);
 		__syncthreads();
 	}
 }

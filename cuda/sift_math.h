@@ -405,20 +405,22 @@ SIFT_HD void sift_desc_sample(const float *img, int w, int h, const struct sift_
 		SIFT_ADD(&hist[idx + sift_desc_off(k)], v[k]);
 }
 
-/* Folds the wrap bins, clamps at 0.2 of the norm, renormalises to 512 and
- * rounds to bytes. */
-SIFT_HD void sift_desc_finish(const sift_acc *hist, uint8_t *out)
+/* The descriptor's bytes from the histogram, in three steps that the GPU
+ * spreads over a block (sift_desc_finish is them in a row): element k
+ * with its wrap bin folded back (sift_desc_unfold); the norms over all
+ * 128, in this order, clamping each at 0.2 of the first and giving the
+ * factor that renormalises to 512 (sift_desc_norms, one thread); element
+ * k rounded to a byte (sift_desc_byte). */
+SIFT_HD float sift_desc_unfold(const sift_acc *hist, int k)
 {
-	const int d = SIFT_D, n = SIFT_N;
-	float dst[SIFT_DESC_LEN];
-	for (int i = 0; i < d; i++)
-		for (int j = 0; j < d; j++) {
-			int idx = ((i + 1) * (d + 2) + (j + 1)) * (n + 2);
-			for (int k = 0; k < n; k++) {
-				sift_acc v = hist[idx + k] + (k < 2 ? hist[idx + n + k] : 0);
-				dst[(i * d + j) * n + k] = (float)((double)v / SIFT_ACC_SCALE);
-			}
-		}
+	const int d = SIFT_D, n = SIFT_N, cell = k / n, o = k % n;
+	const int idx = ((cell / d + 1) * (d + 2) + (cell % d + 1)) * (n + 2);
+	const sift_acc v = hist[idx + o] + (o < 2 ? hist[idx + n + o] : 0);
+	return (float)((double)v / SIFT_ACC_SCALE);
+}
+
+SIFT_HD float sift_desc_norms(float *dst)
+{
 	float nrm2 = 0;
 	for (int k = 0; k < SIFT_DESC_LEN; k++)
 		nrm2 += dst[k] * dst[k];
@@ -429,11 +431,25 @@ SIFT_HD void sift_desc_finish(const sift_acc *hist, uint8_t *out)
 		dst[k] = val;
 		nrm2 += val * val;
 	}
-	nrm2 = SIFT_DESC_INT / fmaxf(sqrtf(nrm2), 1.1920929e-7f);
-	for (int k = 0; k < SIFT_DESC_LEN; k++) {
-		float v = rintf(dst[k] * nrm2);
-		out[k] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
-	}
+	return SIFT_DESC_INT / fmaxf(sqrtf(nrm2), 1.1920929e-7f);
+}
+
+SIFT_HD uint8_t sift_desc_byte(float v, float scale)
+{
+	float r = rintf(v * scale);
+	return (uint8_t)(r < 0 ? 0 : r > 255 ? 255 : r);
+}
+
+/* Folds the wrap bins, clamps at 0.2 of the norm, renormalises to 512 and
+ * rounds to bytes. */
+SIFT_HD void sift_desc_finish(const sift_acc *hist, uint8_t *out)
+{
+	float dst[SIFT_DESC_LEN];
+	for (int k = 0; k < SIFT_DESC_LEN; k++)
+		dst[k] = sift_desc_unfold(hist, k);
+	const float scale = sift_desc_norms(dst);
+	for (int k = 0; k < SIFT_DESC_LEN; k++)
+		out[k] = sift_desc_byte(dst[k], scale);
 }
 
 /* The keypoint in the caller's frame (pixel centres at integers): OpenCV's
