@@ -645,32 +645,77 @@ static void test_match_merged_ring(void **state)
 }
 
 /* A root that reaches the frame's edge: decoded when only a short stretch
- * of it lies there (a corner that left the frame cannot hide a leaf), not
- * when a long one does. */
+ * of it lies there (a corner that left the frame cannot hide a leaf); when
+ * a long one does, only where the branches seen single out one tree of the
+ * set (here also w0122111, which has one dot more, could lie beyond the
+ * edge: nothing). */
 static void test_match_border_root(void **state)
 {
 	(void)state;
 	struct tree_set *set = set_parse("w0111111\nw012211\nb012211\n");
-	for (int wide = 0; wide < 2; wide++) {
-		struct image_u8 img;
-		assert_int_equal(image_u8_alloc(&img, 80, 80), 0);
-		rect(&img, 0, 0, 79, 79, 255);
-		rect(&img, 5, 0, 74, 74, 0);
-		rect(&img, 12, 12, 67, 67, 255);
-		if (wide)
-			rect(&img, 30, 0, 49, 11, 255);
-		else
-			rect(&img, 38, 0, 40, 11, 255);
-		draw_inside(&img, 12, 12);
-		struct rig r;
-		rig_run(&r, set, &img, 100);
-		assert_int_equal(r.det.n_fids, !wide);
-		if (!wide)
-			assert_int_equal(r.det.fids[0].id, 1);
-		rig_free(&r);
-		image_u8_free(&img);
-	}
+	struct tree_set *more = set_parse("w0111111\nw012211\nb012211\nw0122111\n");
+	for (int wide = 0; wide < 2; wide++)
+		for (int amb = 0; amb < 2; amb++) {
+			struct image_u8 img;
+			assert_int_equal(image_u8_alloc(&img, 80, 80), 0);
+			rect(&img, 0, 0, 79, 79, 255);
+			rect(&img, 5, 0, 74, 74, 0);
+			rect(&img, 12, 12, 67, 67, 255);
+			if (wide)
+				rect(&img, 30, 0, 49, 11, 255);
+			else
+				rect(&img, 38, 0, 40, 11, 255);
+			draw_inside(&img, 12, 12);
+			struct rig r;
+			rig_run(&r, amb ? more : set, &img, 100);
+			const int want = !wide || !amb;
+			assert_int_equal(r.det.n_fids, want);
+			if (want)
+				assert_int_equal(r.det.fids[0].id, 1);
+			assert_int_equal(r.det.n_fuzzy, 0);
+			rig_free(&r);
+			image_u8_free(&img);
+		}
 	tree_set_free(set);
+	tree_set_free(more);
+}
+
+/* A symbol the frame's edge cuts through a leaf: a one-hole blob whose
+ * hole the edge opened, under a root that reaches the edge. Its tree
+ * w01221211 is read when its other branches (a two-hole blob and two dots)
+ * single out that tree in the set, and not where w012212111 holds them
+ * too, nor where the cut blob lost its hole (a dot on the edge, w01221111
+ * as seen: the same branches seen, so the same answer). */
+static void test_match_cut_leaf(void **state)
+{
+	(void)state;
+	struct tree_set *set = set_parse("w01221211\nw0111111\nb012211\n");
+	struct tree_set *more = set_parse("w01221211\nw0111111\nb012211\nw012212111\n");
+	for (int amb = 0; amb < 2; amb++)
+		for (int hole = 0; hole < 2; hole++) {
+			struct image_u8 img;
+			assert_int_equal(image_u8_alloc(&img, 80, 80), 0);
+			rect(&img, 0, 0, 79, 79, 255);
+			rect(&img, 5, 0, 74, 74, 0);
+			rect(&img, 12, 0, 67, 67, 255);
+			draw_inside(&img, 12, 12);
+			rect(&img, 30, 0, 42, 6, 0);
+			if (hole)
+				rect(&img, 34, 0, 38, 2, 255);
+			struct rig r;
+			rig_run(&r, amb ? more : set, &img, 100);
+			const int want = !amb && hole;
+			assert_int_equal(r.det.n_fids, want);
+			if (want) {
+				assert_int_equal(r.det.fids[0].id, 0);
+				assert_int_equal(r.det.fids[0].n_nodes, 8);
+			}
+			assert_int_equal(r.det.n_fuzzy, 0);
+			rig_free(&r);
+			image_u8_free(&img);
+		}
+	tree_set_free(set);
+	tree_set_free(more);
 }
 
 static int roots_with_size(const struct rig *r, float size, float cx, float cy)
@@ -947,6 +992,7 @@ int main(void)
 		cmocka_unit_test(test_match_small),
 		cmocka_unit_test(test_match_merged_ring),
 		cmocka_unit_test(test_match_border_root),
+		cmocka_unit_test(test_match_cut_leaf),
 		cmocka_unit_test(test_match_hairlines),
 		cmocka_unit_test(test_match_ring_roots),
 		cmocka_unit_test(test_match_errors),

@@ -161,7 +161,8 @@ static bool small_candidate(struct match *m, const struct region_tree *t, int32_
  * that stretch is cut off, too shallow to hide a leaf, and a leaf that the
  * edge cuts is itself on the edge and never resolves. So a valid tree with
  * at most 1 / BORDER_CONTACT_DIV of the root's longer side on the edge is
- * the whole symbol. Counted on the runs (none: never). */
+ * the whole symbol; any other valid one is read as cut (ST_CUT, see
+ * cut_walk). Counted on the runs (none: never). */
 static bool border_root(const struct match *m, const struct region_tree *t, int32_t p)
 {
 	if (!t->runs || (m->flags[p] & FLAG_REPAIRED))
@@ -183,6 +184,93 @@ static bool border_root(const struct match *m, const struct region_tree *t, int3
 		}
 	}
 	return contact * BORDER_CONTACT_DIV <= side;
+}
+
+/* Whether region a's box lies within region b's. */
+static bool box_within(const struct match *m, const struct region_tree *t, int32_t a, int32_t b)
+{
+	const struct region *u = reg(m, t, a), *v = reg(m, t, b);
+	return u->x0 >= v->x0 && u->x1 <= v->x1 && u->y0 >= v->y0 && u->y1 <= v->y1;
+}
+
+/* The parent that cut_walk gives region p: the one neighbour that is not
+ * a resolved child of p, where it encloses p's box (a child lies inside
+ * its parent, also where the edge clips both; the table around a symbol
+ * does not lie inside its ring) and the first walk left it unresolved
+ * (its regions keep their sub-trees); else -1. */
+static int32_t cut_parent(const struct match *m, const struct region_tree *t, int32_t p)
+{
+	int n_adj;
+	const int32_t *l = adj_of(m, t, p, &n_adj);
+	for (int i = 0; i < n_adj; i++)
+		if (!((m->state[l[i]] & ST_RESOLVED) && m->parent[l[i]] == p))
+			return (m->state[l[i]] & ST_RESOLVED) || !box_within(m, t, p, l[i]) ? -1 : l[i];
+	return -1;
+}
+
+/* A second walk, after the first, over what the frame's edge cut: a leaf on
+ * the edge (a dot, or a hole the edge opened) and a region on the edge
+ * that the first walk resolved but could not read as a root (a blob the
+ * edge cut) climb on as in the first walk, and every region they complete
+ * is marked ST_CUT. Regions the first walk resolved keep their parents and
+ * counts, so its candidates stay as they were; the new ones are whole
+ * symbols by (height, nodes) only, and decode only where their uncut
+ * branches single out one tree of the set (decode.c). Returns the number
+ * of candidates in m->cands. */
+static int32_t cut_walk(struct match *m, const struct region_tree *t, int32_t n_cands)
+{
+	int32_t qt = 0;
+	for (int32_t r = 0; r < t->n_regions; r++) {
+		int n_adj;
+		const int32_t *l = adj_of(m, t, r, &n_adj);
+		if ((m->flags[r] & BAD_FLAGS) != REGION_BORDER)
+			continue;
+		if (!(m->state[r] & (ST_RESOLVED | ST_DEAD))) {
+			if (n_adj != 1 || (m->state[l[0]] & ST_RESOLVED) || !box_within(m, t, r, l[0]))
+				continue;
+			m->state[r] = ST_RESOLVED | ST_CUT | (reg(m, t, r)->area <= SPECK_MAX_AREA ? ST_SPECK : 0);
+			m->parent[r] = l[0];
+			m->queue[qt++] = r;
+		} else if ((m->state[r] & ST_RESOLVED) && m->parent[r] < 0 &&
+			   !is_valid(m, m->height[r], m->dc[r] + 1)) {
+			m->state[r] |= ST_CUT;
+			m->parent[r] = cut_parent(m, t, r);
+			if (m->parent[r] >= 0)
+				m->queue[qt++] = r;
+		}
+	}
+	for (int32_t qh = 0; qh < qt; qh++) {
+		const int32_t r = m->queue[qh];
+		const int32_t p = m->parent[r];
+		if ((m->flags[p] & REGION_SATURATED) || (m->state[p] & (ST_RESOLVED | ST_DEAD)))
+			continue;
+		m->n_done[p]++;
+		if (!(m->state[r] & ST_SPECK)) {
+			if (m->height[r] + 1 > m->height[p])
+				m->height[p] = (uint8_t)(m->height[r] + 1);
+			m->dc[p] += m->dc[r] + 1;
+		}
+		if (m->height[p] > m->max_depth + 1 || m->dc[p] + 1 > m->dead_nodes) {
+			m->state[p] |= ST_DEAD;
+			continue;
+		}
+		int n_adj;
+		adj_of(m, t, p, &n_adj);
+		if (m->n_done[p] != n_adj - 1)
+			continue;
+		m->state[p] |= ST_RESOLVED | ST_CUT;
+		m->parent[p] = -1;
+		if (m->flags[p] & REGION_FRAGMENTED)
+			continue;
+		if (is_valid(m, m->height[p], m->dc[p] + 1)) {
+			m->cands[n_cands++] = p;
+			continue;
+		}
+		m->parent[p] = cut_parent(m, t, p);
+		if (m->parent[p] >= 0)
+			m->queue[qt++] = p;
+	}
+	return n_cands;
 }
 
 /* Bottom-up from the leaves (amoeba.md §5): a region whose neighbours but
@@ -241,10 +329,15 @@ int32_t match_candidates_find(struct match *m, const struct region_tree *t)
 			continue;
 		m->state[p] |= ST_RESOLVED;
 		m->parent[p] = -1;
-		/* On the frame's edge: a whole symbol or nothing, no climbing. */
+		/* On the frame's edge: a whole symbol or nothing, no climbing here
+		 * (cut_walk climbs on). Where the edge may hide part of it, the
+		 * decoder checks that what is seen singles out one tree. */
 		if (m->flags[p] & REGION_BORDER) {
-			if (is_valid(m, m->height[p], m->dc[p] + 1) && border_root(m, t, p))
+			if (is_valid(m, m->height[p], m->dc[p] + 1)) {
+				if (!border_root(m, t, p))
+					m->state[p] |= ST_CUT;
 				m->cands[n_cands++] = p;
+			}
 			continue;
 		}
 		if ((m->flags[p] & REGION_FRAGMENTED) || !is_valid(m, m->height[p], m->dc[p] + 1)) {
@@ -282,5 +375,7 @@ int32_t match_candidates_find(struct match *m, const struct region_tree *t)
 		if (m->parent[p] >= 0)
 			m->queue[qt++] = p;
 	}
+	if (!m->again)
+		n_cands = cut_walk(m, t, n_cands);
 	return n_cands;
 }

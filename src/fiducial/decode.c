@@ -39,6 +39,7 @@ struct canon_ctx {
 	const uint8_t *state;   /* NULL: children are all neighbours but the parent */
 	const int32_t *parent;
 	int32_t dup, dup2;      /* leaves written 1 + dup_times times (merged ones); -1 none */
+	int32_t uncut;          /* this node's ST_CUT children are left out; -1 none */
 	int dup_times;
 	int nodes;
 };
@@ -49,6 +50,8 @@ static int is_child(const struct canon_ctx *c, int32_t n, int32_t from, int32_t 
 		return 0;
 	if (!c->state)
 		return 1;
+	if (n == c->uncut && (c->state[k] & ST_CUT))
+		return 0;
 	return (c->state[k] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && c->parent[k] == n;
 }
 
@@ -143,7 +146,7 @@ int match_canonical_string(const struct region_tree *tree, int32_t root, int32_t
 			}
 		}
 	}
-	struct canon_ctx c = {.tree = tree, .dup = -1, .dup2 = -1};
+	struct canon_ctx c = {.tree = tree, .dup = -1, .dup2 = -1, .uncut = -1};
 	return canon_string(&c, root, parent, buf, cap);
 }
 
@@ -349,7 +352,7 @@ static bool merged_decode(struct match *m, const struct region_tree *t, int32_t 
 		char buf[CANON_CAP];
 		struct canon_ctx cc = {.m = m, .tree = t, .state = m->state, .parent = m->parent,
 				       .dup = leaf[big[0]], .dup2 = n_big == 2 ? leaf[big[1]] : -1,
-				       .dup_times = mult - 1};
+				       .dup_times = mult - 1, .uncut = -1};
 		if (canon_string(&cc, root, -1, buf, sizeof buf) <= 0)
 			return false;
 		int32_t got = tree_set_lookup(m->cfg.trees, buf);
@@ -405,9 +408,70 @@ static void claim_fuzzy(struct match *m, const struct region_tree *t, int32_t n,
 			claim_fuzzy(m, t, l[i], depth + 1);
 }
 
+/* Whether the canonical children a (the root's, after its colour letter
+ * and depth digit) hold every child of b, as multisets; both in canonical
+ * order (descending), so one pass over each. */
+static bool children_hold(const char *a, const char *b)
+{
+	while (*b) {
+		int lb = 1;
+		while (b[lb] && b[lb] != '1')
+			lb++;
+		for (;;) {
+			if (!*a)
+				return false;
+			int la = 1;
+			while (a[la] && a[la] != '1')
+				la++;
+			const char *ca = a;
+			a += la;
+			if (la == lb && !memcmp(ca, b, (size_t)lb))
+				break;
+			if (seg_greater(b, lb, ca, la))
+				return false;
+		}
+		b += lb;
+	}
+	return true;
+}
+
+/* A root the frame's edge may have cut (ST_CUT): beyond the edge there may
+ * be more branches, and a branch on the edge may have lost or gained
+ * nodes there. What is certain is its branches clear of the edge; the
+ * symbol is read only when exactly one tree of the set holds them all, and
+ * that is the tree read (a tree of the set that the cut turned into
+ * another stays unread). */
+static bool cut_unique(const struct match *m, const struct region_tree *t, int32_t root, int32_t id)
+{
+	char buf[CANON_CAP];
+	struct canon_ctx c = {.m = m, .tree = t, .state = m->state, .parent = m->parent, .dup = -1, .dup2 = -1,
+			      .uncut = root};
+	if (canon_string(&c, root, -1, buf, sizeof buf) < 2)
+		return false;
+	const int n = tree_set_count(m->cfg.trees);
+	int found = 0;
+	for (int i = 0; i < n; i++) {
+		const char *tok = tree_set_token(m->cfg.trees, i);
+		if (tok[0] != buf[0] || !children_hold(tok + 2, buf + 2))
+			continue;
+		if (i != id || ++found > 1)
+			return false;
+	}
+	return found == 1;
+}
+
 void match_tree_decode(struct match *m, const struct region_tree *t, int32_t root, int height, int nodes,
 		       struct detections *out)
 {
+	if (m->state[root] & ST_CUT) {
+		/* Read whole and singled out, or left alone: no fuzzy symbol. */
+		char buf[CANON_CAP];
+		struct canon_ctx c = {.m = m, .tree = t, .state = m->state, .parent = m->parent, .dup = -1,
+				      .dup2 = -1, .uncut = -1};
+		if (!is_valid(m, height, nodes) || canon_string(&c, root, -1, buf, sizeof buf) <= 0 ||
+		    !cut_unique(m, t, root, tree_set_lookup(m->cfg.trees, buf)))
+			return;
+	}
 	struct leaf_acc a;
 	memset(&a, 0, sizeof a);
 	leaves_walk(m, t, root, 0, &a);
@@ -415,7 +479,8 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	bool completed = false;
 	if (is_valid(m, height, nodes)) {
 		char buf[CANON_CAP];
-		struct canon_ctx c = {.m = m, .tree = t, .state = m->state, .parent = m->parent, .dup = -1, .dup2 = -1};
+		struct canon_ctx c = {.m = m, .tree = t, .state = m->state, .parent = m->parent, .dup = -1,
+				      .dup2 = -1, .uncut = -1};
 		if (canon_string(&c, root, -1, buf, sizeof buf) > 0 && leaves_uniform(&a))
 			id = tree_set_lookup(m->cfg.trees, buf);
 	} else {

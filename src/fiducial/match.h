@@ -83,6 +83,25 @@
  *    or, touching the background, a whole symbol
  *    that fills its moment ellipse (solidity >= 0.945: a filled square
  *    gives 0.955; a ring around a foreign region less). It ends the climb.
+ *  - symbols the frame's edge cuts: a root on the edge with at most an
+ *    eighth of its box's longer side there is whole (a cap that shallow
+ *    hides no leaf). Where more of it is there, or where the edge cuts a
+ *    leaf (a dot, or a blob whose hole it opens: such a leaf is on the
+ *    edge and seeds nothing in the walk above), part of the symbol may lie
+ *    beyond the edge and a cut branch may have lost or gained nodes. A
+ *    second walk after the first climbs from leaves on the edge (each
+ *    inside the box of its one neighbour) and from regions on the edge
+ *    the first walk resolved but could not read, into regions the first
+ *    left unresolved and whose box holds theirs (the table around a
+ *    symbol is not inside its ring); what it completes is "cut", and so is
+ *    a root with the longer stretch on the edge. A cut candidate whose
+ *    (height, nodes) is a tree's is read only where exactly one tree of
+ *    the set holds all its branches clear of the edge (as a multiset of
+ *    canonical sub-strings of the root's children) and that is the tree
+ *    read; else nothing (no fuzzy symbol either). What lies beyond the
+ *    edge can only add branches, so the set's own trees decide whether
+ *    the branches seen are enough: in a set whose trees all have the same
+ *    node count a whole count is enough.
  * Decoding builds the canonical string (children sorted in descending byte
  * order, in place), applies the leaf-size filter (§6), looks the string up,
  * and computes centre and angle from the leaves' bbox midpoints with

@@ -42,6 +42,7 @@ enum node_state {
 	ST_RESOLVED = 1u << 0, /* its sub-tree is complete; parent[] is set */
 	ST_DEAD = 1u << 1,     /* too deep or too big to be inside a symbol */
 	ST_SPECK = 1u << 2,    /* noise leaf: ignored by the tree */
+	ST_CUT = 1u << 3,      /* the frame's edge may have cut its sub-tree (candidates.c) */
 };
 
 /* Over-full candidates (noise added leaves) hold up to this many nodes. */
