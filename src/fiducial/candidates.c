@@ -208,6 +208,32 @@ static int32_t cut_parent(const struct match *m, const struct region_tree *t, in
 	return -1;
 }
 
+/* Finished sub-tree r reports to its parent: the parent's height and node
+ * count grow (specks add nothing), and a parent grown past any tree of the
+ * set is dead. True when r was the parent's last neighbour but one, so the
+ * parent is finished too; false while it waits, or when it is saturated (a
+ * fragmented region may still be a root: its list is complete and the
+ * saturated neighbour its parent), finished or dead already. */
+static bool climb(struct match *m, const struct region_tree *t, int32_t r)
+{
+	const int32_t p = m->parent[r];
+	if ((m->flags[p] & REGION_SATURATED) || (m->state[p] & (ST_RESOLVED | ST_DEAD)))
+		return false;
+	m->n_done[p]++;
+	if (!(m->state[r] & ST_SPECK)) {
+		if (m->height[r] + 1 > m->height[p])
+			m->height[p] = (uint8_t)(m->height[r] + 1);
+		m->dc[p] += m->dc[r] + 1;
+	}
+	if (m->height[p] > m->max_depth + 1 || m->dc[p] + 1 > m->dead_nodes) {
+		m->state[p] |= ST_DEAD;
+		return false;
+	}
+	int n_adj;
+	adj_of(m, t, p, &n_adj);
+	return m->n_done[p] == n_adj - 1;
+}
+
 /* A second walk, after the first, over what the frame's edge cut: a leaf on
  * the edge (a dot, or a hole the edge opened) and a region on the edge
  * that the first walk resolved but could not read as a root (a blob the
@@ -240,23 +266,8 @@ static int32_t cut_walk(struct match *m, const struct region_tree *t, int32_t n_
 		}
 	}
 	for (int32_t qh = 0; qh < qt; qh++) {
-		const int32_t r = m->queue[qh];
-		const int32_t p = m->parent[r];
-		if ((m->flags[p] & REGION_SATURATED) || (m->state[p] & (ST_RESOLVED | ST_DEAD)))
-			continue;
-		m->n_done[p]++;
-		if (!(m->state[r] & ST_SPECK)) {
-			if (m->height[r] + 1 > m->height[p])
-				m->height[p] = (uint8_t)(m->height[r] + 1);
-			m->dc[p] += m->dc[r] + 1;
-		}
-		if (m->height[p] > m->max_depth + 1 || m->dc[p] + 1 > m->dead_nodes) {
-			m->state[p] |= ST_DEAD;
-			continue;
-		}
-		int n_adj;
-		adj_of(m, t, p, &n_adj);
-		if (m->n_done[p] != n_adj - 1)
+		const int32_t p = m->parent[m->queue[qh]];
+		if (!climb(m, t, m->queue[qh]))
 			continue;
 		m->state[p] |= ST_RESOLVED | ST_CUT;
 		m->parent[p] = -1;
@@ -307,26 +318,11 @@ int32_t match_candidates_find(struct match *m, const struct region_tree *t)
 		}
 	}
 	for (int32_t qh = 0; qh < qt; qh++) {
-		const int32_t r = m->queue[qh];
-		const int32_t p = m->parent[r];
-		/* A fragmented region may still be a symbol's root (its list is
-		 * complete; the saturated neighbour is its parent). */
-		if ((m->flags[p] & REGION_SATURATED) || (m->state[p] & (ST_RESOLVED | ST_DEAD)))
+		const int32_t p = m->parent[m->queue[qh]];
+		if (!climb(m, t, m->queue[qh]))
 			continue;
-		m->n_done[p]++;
-		if (!(m->state[r] & ST_SPECK)) {
-			if (m->height[r] + 1 > m->height[p])
-				m->height[p] = (uint8_t)(m->height[r] + 1);
-			m->dc[p] += m->dc[r] + 1;
-		}
-		if (m->height[p] > m->max_depth + 1 || m->dc[p] + 1 > m->dead_nodes) {
-			m->state[p] |= ST_DEAD;
-			continue;
-		}
 		int n_adj;
 		const int32_t *l = adj_of(m, t, p, &n_adj);
-		if (m->n_done[p] != n_adj - 1)
-			continue;
 		m->state[p] |= ST_RESOLVED;
 		m->parent[p] = -1;
 		/* On the frame's edge: a whole symbol or nothing, no climbing here
