@@ -292,7 +292,8 @@ static const struct config_option options[] = {
              "open the calibration window (without a display: headless, with a warning)"),
     OPT_BOOL("daemon", "fullscreen", fullscreen, "false", false, 0, "open the window full screen"),
     OPT_BOOL("daemon", "stats", stats, "false", true, 'S',
-             "log per-stage timing (median, p99) now and then and at exit"),
+             "log per-stage timing (median, p99) now and then, and at exit also the CPU time a frame "
+             "by thread and by step and the frames over twice the median by the step that made them"),
     OPT_BOOL("daemon", "verbose", verbose, "false", true, 'v', "log debug messages too"),
     OPT_BOOL("daemon", "quiet", quiet, "false", true, 'q', "log warnings and errors only"),
     OPT_STRING("daemon", "dump", dump, "", false, 'd', "DIR",
