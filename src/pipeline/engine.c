@@ -72,7 +72,6 @@ struct third {
 	bool want_full;        /* gpu: submit the next frame's whole-frame threshold */
 	bool have_full;        /* full holds the collected frame's mask */
 	struct bitmask full;   /* the frame's mask, borrowed from s3.thr after a collect */
-	const struct region_tree *full_tree; /* with have_full: full's GPU tree, or NULL (CPU segments) */
 	struct threshold *cpu; /* gpu: the same threshold on the CPU, for windows without full */
 	struct engine_third_stats stats;
 };
@@ -316,9 +315,9 @@ static int third_scale_sync(struct engine *e)
 	/* On CUDA with the first scale (whole frames, cut into windows, where
 	 * the last frame's windows were large; a CPU twin for the others), else
 	 * on the CPU (windows only, chosen after the first scale is matched);
-	 * windows are segmented on the CPU, a whole frame thresholded on CUDA
-	 * is labelled on the GPU where the other scales are. */
+	 * segmented on the CPU either way, window by window. */
 	struct engine_config c3 = e->cfg;
+	c3.segment_backend = ENGINE_SEGMENT_CPU;
 	const char *backend = strcmp(threshold_backend_name(e->s1.thr), "cuda") == 0 ? "cuda" : "cpu";
 	int err = scale_create(&e->s3, &c3, &tc, &mc, backend);
 	e->t3.gpu = !err && strcmp(threshold_backend_name(e->s3.thr), "cuda") == 0;
@@ -555,7 +554,6 @@ int engine_submit(struct engine *e, const struct image_u8 *grey)
 	e->s2.submitted = scale_on(&e->s2) && threshold_submit(e->s2.thr, grey) == 0;
 	label_submit(e, &e->s2, grey);
 	e->s3.submitted = scale_on(&e->s3) && e->t3.want_full && threshold_submit(e->s3.thr, grey) == 0;
-	label_submit(e, &e->s3, grey);
 	e->submit_ns = clock_now_ns() - t0;
 	return 0;
 }
@@ -576,17 +574,9 @@ int engine_collect(struct engine *e)
 		e->s2.err = ERR_AGAIN;
 	}
 	e->t3.have_full = false;
-	e->t3.full_tree = NULL;
 	if (e->s3.submitted) {
-		/* Its mask stays its own (windows are cut from it); its tree, when
-		 * the GPU labelled the whole frame, goes with it. */
-		const struct bitmask own = e->s3.mask;
 		e->s3.submitted = false;
-		e->t3.have_full = scale_collect(e, &e->s3) == 0 && e->s3.mask.bits;
-		e->t3.full = e->s3.mask;
-		e->t3.full_tree = e->t3.have_full ? e->s3.tree : NULL;
-		e->s3.mask = own;
-		e->s3.tree = NULL;
+		e->t3.have_full = threshold_collect_view(e->s3.thr, &e->t3.full) == 0;
 	}
 	/* The time the threshold holds the caller (submit + waiting in collect),
 	 * not the wall time between them, which may hold other work; waiting
@@ -709,9 +699,7 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 	if (n < 0 && e->t3.have_full) {
 		const struct bitmask own = e->s3.mask;
 		e->s3.mask = e->t3.full;
-		e->s3.tree = e->t3.full_tree;
 		ok = scale_detect(&e->s3, grey);
-		e->s3.tree = NULL;
 		e->s3.mask = own;
 	} else if (n < 0) {
 		ok = threshold_process(thr, grey, &e->s3.mask) == 0 && scale_detect(&e->s3, grey);
