@@ -295,6 +295,36 @@ static bool profile_inside(const struct image_u8 *grey, float px, float py, floa
 	return ex0 >= 0 && ex1 >= 0 && ey0 >= 0 && ey1 >= 0 && ex0 < wl && ex1 < wl && ey0 < hl && ey1 < hl;
 }
 
+/* The steepest step of a profile (half-pixel samples, the crack at
+ * 2 * OUTLINE_PROFILE_PX) within REFINE_SEARCH_PX of the crack, the way
+ * sign says the grey falls: its step (grey levels a pixel) and its offset
+ * along the normal (px), refined by a parabola through its neighbours;
+ * false when no sample steps that way. */
+static bool profile_steepest(const float *prof, float sign, float *step, float *offset)
+{
+	const int k0 = 2 * OUTLINE_PROFILE_PX - (int)(2 * REFINE_SEARCH_PX);
+	const int k1 = 2 * OUTLINE_PROFILE_PX + (int)(2 * REFINE_SEARCH_PX);
+	int best = -1;
+	float dbest = 0;
+	for (int k = k0; k <= k1; k++) {
+		float dk = sign * (prof[k - 1] - prof[k + 1]);
+		if (dk > dbest) {
+			dbest = dk;
+			best = k;
+		}
+	}
+	if (best < 0)
+		return false;
+	float dm = sign * (prof[best - 2] - prof[best]);
+	float dp = sign * (prof[best] - prof[best + 2]);
+	float off = 0, den = dm - 2 * dbest + dp;
+	if (best > k0 && best < k1 && den < 0)
+		off = 0.5f * (dm - dp) / den;
+	*step = dbest;
+	*offset = 0.5f * ((float)(best - 2 * OUTLINE_PROFILE_PX) + off);
+	return true;
+}
+
 /* The steepest point of the grey profile through (x, y) along (nx, ny):
  * its offset along the normal (px) and the sharpness there (1/px). */
 static void profile_edge(const struct image_u8 *grey, float sign, float px, float py, float nx, float ny,
@@ -323,26 +353,11 @@ static void profile_edge(const struct image_u8 *grey, float sign, float px, floa
 		hi = prof[k] > hi ? prof[k] : hi;
 	}
 	/* deriv at sample k: bright side (s - 0.5) minus dark side (s + 0.5) */
-	const int k0 = 2 * OUTLINE_PROFILE_PX - (int)(2 * REFINE_SEARCH_PX);
-	const int k1 = 2 * OUTLINE_PROFILE_PX + (int)(2 * REFINE_SEARCH_PX);
-	int best = -1;
-	float dbest = 0;
-	for (int k = k0; k <= k1; k++) {
-		float dk = sign * (prof[k - 1] - prof[k + 1]);
-		if (dk > dbest) {
-			dbest = dk;
-			best = k;
-		}
-	}
-	if (best < 0 || hi - lo <= 0)
+	float step, off;
+	if (!profile_steepest(prof, sign, &step, &off) || hi - lo <= 0)
 		return;
-	float dm = sign * (prof[best - 2] - prof[best]);
-	float dp = sign * (prof[best] - prof[best + 2]);
-	float off = 0, den = dm - 2 * dbest + dp;
-	if (best > k0 && best < k1 && den < 0)
-		off = 0.5f * (dm - dp) / den;
-	*offset = 0.5f * ((float)(best - 2 * OUTLINE_PROFILE_PX) + off);
-	*sharpness = dbest / (hi - lo);
+	*offset = off;
+	*sharpness = step / (hi - lo);
 }
 
 /* profile_edge()'s offset alone, from the samples near the crack: the
@@ -361,25 +376,8 @@ static float profile_offset(const struct image_u8 *grey, float sign, float px, f
 		float x = px + s * nx, y = py + s * ny;
 		prof[k] = inside ? grey_at_inside(grey, x, y) : grey_at(grey, x, y);
 	}
-	const int k0 = 2 * OUTLINE_PROFILE_PX - (int)(2 * REFINE_SEARCH_PX);
-	const int k1 = 2 * OUTLINE_PROFILE_PX + (int)(2 * REFINE_SEARCH_PX);
-	int best = -1;
-	float dbest = 0;
-	for (int k = k0; k <= k1; k++) {
-		float dk = sign * (prof[k - 1] - prof[k + 1]);
-		if (dk > dbest) {
-			dbest = dk;
-			best = k;
-		}
-	}
-	if (best < 0)
-		return 0;
-	float dm = sign * (prof[best - 2] - prof[best]);
-	float dp = sign * (prof[best] - prof[best + 2]);
-	float off = 0, den = dm - 2 * dbest + dp;
-	if (best > k0 && best < k1 && den < 0)
-		off = 0.5f * (dm - dp) / den;
-	return 0.5f * ((float)(best - 2 * OUTLINE_PROFILE_PX) + off);
+	float step, off;
+	return profile_steepest(prof, sign, &step, &off) ? off : 0;
 }
 
 /* On a blurred edge the steepest point is a flat peak that sensor noise
