@@ -14,8 +14,9 @@ extern "C" {
 
 #define R_MAX CUDA_CANNY_MAX_RADIUS
 #define TW 32 /* tile of the gradient kernel */
-#define TH 16
-#define THREADS 256
+#define TH 32
+#define THREADS 512
+#define MARK_BLOCKS 264 /* two a multiprocessor of an H100 */
 #define MAG_MAX 2040
 /* enum canny_dir and the classes of src/outline/canny.c */
 #define DIR_H 0
@@ -37,7 +38,8 @@ struct rect {
 struct cuda_canny {
 	struct cuda_canny_config cfg;
 	cudaStream_t stream;
-	uint8_t *d_grey, *d_dir, *d_edge, *d_strong, *d_gstrong;
+	uint8_t *d_grey, *d_dir, *d_edge, *d_gstrong;
+	int32_t *d_strong; /* [0]: count, then the frame indices of the strong tile roots */
 	uint16_t *d_mag;
 	int32_t *d_label;
 	uint8_t *h_grey, *h_edge, *h_dir; /* pinned */
@@ -83,8 +85,10 @@ static __device__ void unite(int32_t *label, int a, int b)
 }
 
 /*
- * Kernel 1. Shared arrays, all in tile-local coordinates whose origin is the
- * tile's top-left minus the apron:
+ * Kernel 1, one instance a Gaussian radius R (the apron's size and the taps'
+ * loops fixed at compile time: index arithmetic by constants, unrolled
+ * taps, shared arrays no larger than R needs). Shared arrays, all in
+ * tile-local coordinates whose origin is the tile's top-left minus the apron:
  *   s_in  (TW + 4 + 2R) x (TH + 4 + 2R)  input, clamped coordinates
  *   s_t   (TW + 4) x (TH + 4 + 2R)      Gaussian row pass
  *   s_s   (TW + 4) x (TH + 4)           smoothed
@@ -93,63 +97,95 @@ static __device__ void unite(int32_t *label, int a, int b)
  * Positions outside the frame in s_t / s_s hold values nobody reads: the
  * Sobel reads S at clamped frame coordinates, which always fall inside.
  */
+template <int R>
 __global__ void __launch_bounds__(THREADS)
 	gradient_kernel(const uint8_t *__restrict__ d_in, int w, int h, struct rect r, struct taps tp, int low, int high,
 			uint16_t *__restrict__ d_mag, uint8_t *__restrict__ d_dir, int32_t *__restrict__ d_label,
-			uint8_t *__restrict__ d_strong, uint8_t *__restrict__ d_gstrong)
+			int32_t *__restrict__ d_strong, uint8_t *__restrict__ d_gstrong)
 {
-	__shared__ uint8_t s_in[(TH + 4 + 2 * R_MAX) * (TW + 4 + 2 * R_MAX)];
-	__shared__ uint16_t s_t[(TH + 4 + 2 * R_MAX) * (TW + 4)];
-	__shared__ uint8_t s_s[(TH + 4) * (TW + 4)];
+	constexpr int iw = TW + 4 + 2 * R, ih = TH + 4 + 2 * R, sw = TW + 4, sh = TH + 4;
+	__shared__ uint8_t s_in[ih * iw];
+	__shared__ uint16_t s_t[ih * sw];
+	__shared__ uint8_t s_s[sh * sw];
 	__shared__ uint16_t s_m[(TH + 2) * (TW + 2)];
 	__shared__ uint8_t s_d[(TH + 2) * (TW + 2)];
-	__shared__ int s_w[R_MAX + 1];
 	__shared__ uint8_t s_c[TH * TW];   /* class */
 	__shared__ int s_l[TH * TW];       /* tile-local union-find */
 	__shared__ uint8_t s_str[TH * TW]; /* a local root whose component holds a strong pixel */
-	const int R = tp.r, tid = threadIdx.x;
-	/* constant indices: a by-value array indexed at run time would live in local memory */
-#pragma unroll
-	for (int k = 0; k <= R_MAX; k++)
-		if (tid == k)
-			s_w[k] = tp.w[k];
+	const int tid = threadIdx.x;
 	const int gx0 = r.x0 + blockIdx.x * TW, gy0 = r.y0 + blockIdx.y * TH;
-	const int iw = TW + 4 + 2 * R, ih = TH + 4 + 2 * R, sw = TW + 4, sh = TH + 4;
 	const int ox = gx0 - 2 - R, oy = gy0 - 2 - R; /* frame position of s_in[0] */
 
-	for (int i = tid; i < iw * ih; i += THREADS) {
-		int row = i / iw, col = i - row * iw;
-		s_in[i] = d_in[(size_t)clampi(oy + row, 0, h - 1) * w + clampi(ox + col, 0, w - 1)];
+	/* A tile whose apron lies inside the frame (most of them) needs no
+	 * clamping, here or in the Sobel step; the test is the same for the
+	 * whole block. */
+	const bool inside = ox >= 0 && oy >= 0 && ox + iw <= w && oy + ih <= h;
+	if (inside) {
+		for (int i = tid; i < iw * ih; i += THREADS) {
+			const int row = i / iw, col = i - row * iw;
+			s_in[i] = d_in[(size_t)(oy + row) * w + ox + col];
+		}
+	} else {
+		for (int i = tid; i < iw * ih; i += THREADS) {
+			const int row = i / iw, col = i - row * iw;
+			s_in[i] = d_in[(size_t)clampi(oy + row, 0, h - 1) * w + clampi(ox + col, 0, w - 1)];
+		}
 	}
 	__syncthreads();
-	for (int i = tid; i < sw * ih; i += THREADS) {
-		int row = i / sw, col = i - row * sw;
-		const uint8_t *p = s_in + row * iw + col + R;
-		unsigned acc = (unsigned)s_w[0] * p[0];
-		for (int k = 1; k <= R; k++)
-			acc += (unsigned)s_w[k] * ((unsigned)p[k] + p[-k]);
-		s_t[i] = (uint16_t)acc;
+	/* Both Gaussian passes give G outputs a thread from one window of
+	 * G + 2R samples held in registers (each sample read once, not once a
+	 * tap); sw and sh are multiples of G. */
+	constexpr int G = 4;
+	static_assert(sw % G == 0 && sh % G == 0, "tile + 4 must be a multiple of G");
+	for (int i = tid; i < (sw / G) * ih; i += THREADS) {
+		const int row = i / (sw / G), col = (i - row * (sw / G)) * G;
+		const uint8_t *p = s_in + row * iw + col;
+		unsigned v[G + 2 * R];
+#pragma unroll
+		for (int j = 0; j < G + 2 * R; j++)
+			v[j] = p[j];
+#pragma unroll
+		for (int o = 0; o < G; o++) {
+			unsigned acc = (unsigned)tp.w[0] * v[o + R];
+#pragma unroll
+			for (int k = 1; k <= R; k++)
+				acc += (unsigned)tp.w[k] * (v[o + R + k] + v[o + R - k]);
+			s_t[row * sw + col + o] = (uint16_t)acc;
+		}
 	}
 	__syncthreads();
-	/* S at frame row y reads T at clamped rows; s_t row of frame row yy is yy - oy. */
-	for (int i = tid; i < sw * sh; i += THREADS) {
-		int row = i / sw, col = i - row * sw, y = gy0 - 2 + row;
-		unsigned acc = (unsigned)s_w[0] * s_t[(clampi(y, 0, h - 1) - oy) * sw + col];
-		for (int k = 1; k <= R; k++)
-			acc += (unsigned)s_w[k] * ((unsigned)s_t[(clampi(y + k, 0, h - 1) - oy) * sw + col] +
-						    s_t[(clampi(y - k, 0, h - 1) - oy) * sw + col]);
-		s_s[i] = (uint8_t)((acc + 32768u) >> 16);
+	/* S at frame row y reads T at clamped rows. s_t's row j holds T of frame
+	 * row clamp(oy + j), as s_in's does, so frame row y + k is s_t row
+	 * y + k - oy whether or not it lies outside the frame: no clamping
+	 * here. Rows of S outside the frame are never read (see above). S's
+	 * row `row` is frame row gy0 - 2 + row, s_t's row row + R. */
+	for (int i = tid; i < sw * (sh / G); i += THREADS) {
+		const int grp = i / sw, col = i - grp * sw, row = grp * G;
+		const uint16_t *t = s_t + row * sw + col;
+		unsigned v[G + 2 * R];
+#pragma unroll
+		for (int j = 0; j < G + 2 * R; j++)
+			v[j] = t[j * sw];
+#pragma unroll
+		for (int o = 0; o < G; o++) {
+			unsigned acc = (unsigned)tp.w[0] * v[o + R];
+#pragma unroll
+			for (int k = 1; k <= R; k++)
+				acc += (unsigned)tp.w[k] * (v[o + R + k] + v[o + R - k]);
+			s_s[(row + o) * sw + col] = (uint8_t)((acc + 32768u) >> 16);
+		}
 	}
 	__syncthreads();
 	const int mw = TW + 2, mh = TH + 2, sx0 = gx0 - 2, sy0 = gy0 - 2;
 	for (int i = tid; i < mw * mh; i += THREADS) {
 		int row = i / mw, col = i - row * mw, x = gx0 - 1 + col, y = gy0 - 1 + row;
 		int m = 0, d = DIR_H;
-		if (x >= 0 && y >= 0 && x < w && y < h) {
-			int l = clampi(x - 1, 0, w - 1) - sx0, rr = clampi(x + 1, 0, w - 1) - sx0, c = x - sx0;
-			const uint8_t *up = s_s + (clampi(y - 1, 0, h - 1) - sy0) * sw;
+		if (inside || (x >= 0 && y >= 0 && x < w && y < h)) {
+			const int c = x - sx0, l = inside ? c - 1 : clampi(x - 1, 0, w - 1) - sx0,
+				  rr = inside ? c + 1 : clampi(x + 1, 0, w - 1) - sx0;
 			const uint8_t *mid = s_s + (y - sy0) * sw;
-			const uint8_t *dn = s_s + (clampi(y + 1, 0, h - 1) - sy0) * sw;
+			const uint8_t *up = inside ? mid - sw : s_s + (clampi(y - 1, 0, h - 1) - sy0) * sw;
+			const uint8_t *dn = inside ? mid + sw : s_s + (clampi(y + 1, 0, h - 1) - sy0) * sw;
 			int gx = (up[rr] + 2 * mid[rr] + dn[rr]) - (up[l] + 2 * mid[l] + dn[l]);
 			int gy = (dn[l] + 2 * dn[c] + dn[rr]) - (up[l] + 2 * up[c] + up[rr]);
 			int ax = abs(gx), ay = abs(gy);
@@ -214,7 +250,8 @@ __global__ void __launch_bounds__(THREADS)
 		}
 	__syncthreads();
 	/* Global labels: a candidate points at its tile root's frame index;
-	 * a strong tile root says so in d_strong. */
+	 * a strong tile root adds itself to d_strong's list (a tile holds at most
+	 * TW * TH / 4 + 1 separate components, so the list fits in px / 4 + 2). */
 	for (int i = tid; i < TW * TH; i += THREADS) {
 		int ty = i / TW, tx = i - ty * TW, x = gx0 + tx, y = gy0 + ty;
 		if (x >= r.x1 || y >= r.y1)
@@ -222,11 +259,20 @@ __global__ void __launch_bounds__(THREADS)
 		size_t p = (size_t)y * w + x;
 		int root = s_l[i], ry = root / TW, rx = root - ry * TW;
 		d_label[p] = s_c[i] ? (gy0 + ry) * w + gx0 + rx : -1;
-		d_strong[p] = root == i && s_str[i];
+		if (root == i && s_str[i])
+			d_strong[1 + atomicAdd(&d_strong[0], 1)] = (int32_t)p;
 		d_gstrong[p] = 0;
 	}
 }
 
+
+/* The instances, indexed by the radius (R_MAX = 12). */
+typedef void (*gradient_fn)(const uint8_t *, int, int, struct rect, struct taps, int, int, uint16_t *, uint8_t *,
+			    int32_t *, int32_t *, uint8_t *);
+static const gradient_fn gradient_kernels[R_MAX + 1] = {
+	gradient_kernel<0>, gradient_kernel<1>, gradient_kernel<2>,  gradient_kernel<3>, gradient_kernel<4>,
+	gradient_kernel<5>, gradient_kernel<6>, gradient_kernel<7>,  gradient_kernel<8>, gradient_kernel<9>,
+	gradient_kernel<10>, gradient_kernel<11>, gradient_kernel<12>};
 
 /* Kernel 2: one block a tile; its threads take the tile's top row and its
  * left and right columns, and unite each candidate there with its
@@ -268,16 +314,13 @@ __global__ void __launch_bounds__(BORDER_THREADS)
 	}
 }
 
-/* Kernel 3: a strong tile root marks its final root strong. */
-__global__ void mark_kernel(const uint8_t *__restrict__ d_strong, int32_t *d_label, uint8_t *d_gstrong, int w,
-			    struct rect r)
+/* Kernel 3: each strong tile root of the list marks its final root strong
+ * (grid-stride: the list's length is known only on the GPU). */
+__global__ void mark_kernel(const int32_t *__restrict__ d_strong, int32_t *d_label, uint8_t *d_gstrong)
 {
-	int x = r.x0 + blockIdx.x * blockDim.x + threadIdx.x, y = r.y0 + blockIdx.y * blockDim.y + threadIdx.y;
-	if (x >= r.x1 || y >= r.y1)
-		return;
-	int p = y * w + x;
-	if (d_strong[p])
-		d_gstrong[find_root(d_label, p)] = 1;
+	const int n = d_strong[0];
+	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+		d_gstrong[find_root(d_label, d_strong[1 + i])] = 1;
 }
 
 /* Kernel 4: a candidate is an edge when its final root is marked. */
@@ -326,7 +369,7 @@ struct cuda_canny *cuda_canny_create(const struct cuda_canny_config *cfg, int *e
 	CUDA_CHECK(cudaMalloc(&k->d_grey, px));
 	CUDA_CHECK(cudaMalloc(&k->d_dir, px));
 	CUDA_CHECK(cudaMalloc(&k->d_edge, px));
-	CUDA_CHECK(cudaMalloc(&k->d_strong, px));
+	CUDA_CHECK(cudaMalloc(&k->d_strong, (px / 4 + 2) * sizeof(int32_t)));
 	CUDA_CHECK(cudaMalloc(&k->d_gstrong, px));
 	CUDA_CHECK(cudaMalloc(&k->d_mag, px * sizeof(uint16_t)));
 	CUDA_CHECK(cudaMalloc(&k->d_label, px * sizeof(int32_t)));
@@ -415,11 +458,12 @@ int cuda_canny_submit(struct cuda_canny *k, const uint8_t *grey, int width, int 
 					   k->stream));
 		if (c->profile)
 			CUDA_CHECK(cudaEventRecord(k->ev[1], k->stream));
-		gradient_kernel<<<g1, THREADS, 0, k->stream>>>(k->d_grey, width, height, r, tp, c->low, c->high,
-								k->d_mag, k->d_dir, k->d_label, k->d_strong,
-								k->d_gstrong);
+		CUDA_CHECK(cudaMemsetAsync(k->d_strong, 0, sizeof(int32_t), k->stream));
+		gradient_kernels[tp.r]<<<g1, THREADS, 0, k->stream>>>(k->d_grey, width, height, r, tp, c->low,
+								       c->high, k->d_mag, k->d_dir, k->d_label,
+								       k->d_strong, k->d_gstrong);
 		border_kernel<<<g1, BORDER_THREADS, 0, k->stream>>>(k->d_label, width, r);
-		mark_kernel<<<g2, b2, 0, k->stream>>>(k->d_strong, k->d_label, k->d_gstrong, width, r);
+		mark_kernel<<<MARK_BLOCKS, 256, 0, k->stream>>>(k->d_strong, k->d_label, k->d_gstrong);
 		edges_kernel<<<g2, b2, 0, k->stream>>>(k->d_label, k->d_gstrong, k->d_edge, width, r);
 		CUDA_CHECK(cudaGetLastError());
 		if (c->profile)

@@ -16,21 +16,22 @@
  * (the one synchronisation a frame) and copies into the caller's arrays.
  *
  * Kernels:
- *  1. gradient: one block a 32 x 16 tile of the rectangle. It loads the
- *     tile plus its apron (R + 2 pixels, coordinates clamped) into shared
- *     memory, runs the Gaussian row and column passes, Sobel, magnitude and
- *     sector over the tile plus one pixel, and suppression and the double
- *     threshold over the tile; it writes M and D. The tile's candidates are
+ *  1. gradient (compiled once for each Gaussian radius): one block a
+ *     32 x 32 tile of the rectangle. It loads the tile plus its apron
+ *     (R + 2 pixels, coordinates clamped) into shared memory, runs the
+ *     Gaussian row and column passes, Sobel, magnitude and sector over the
+ *     tile plus one pixel, and suppression and the double threshold over
+ *     the tile; it writes M and D. The tile's candidates are
  *     then joined in shared memory (each with its candidate neighbours
  *     left, up-left, up and up-right inside the tile, by the lock-free
  *     union-find of Playne and Hawick: atomicMin on the larger root); each
  *     candidate's global label is its tile root's frame index, and a tile
- *     root whose component holds a strong pixel is flagged.
+ *     root whose component holds a strong pixel joins a list of them.
  *  2. border: one block a tile, a thread for each pixel of its top row and
  *     its left and right columns: the same union, in global memory, with
  *     the candidate neighbours (left, up-left, up, up-right) that lie in
  *     another tile of the rectangle.
- *  3. mark: each flagged tile root marks its final root strong.
+ *  3. mark: each tile root of the list marks its final root strong.
  *  4. edges: a candidate is an edge when its final root is marked.
  * The result is the set of candidate components that hold a strong pixel,
  * which does not depend on the order in which the unions happen, so it
