@@ -31,10 +31,11 @@ extern "C" {
 		     t += (int64_t)gridDim.x * blockDim.x)                                \
 			lk_k_##name(&g, t);                                               \
 	}
-LK_GLOBAL(clear)
-LK_GLOBAL(count)
+LK_GLOBAL(start)
 LK_GLOBAL(cut)
 LK_GLOBAL(union)
+LK_GLOBAL(squash)
+LK_GLOBAL(join)
 LK_GLOBAL(flatten)
 LK_GLOBAL(open)
 LK_GLOBAL(stats)
@@ -107,7 +108,7 @@ void cuda_label_destroy(struct cuda_label *l)
 		cudaDeviceSynchronize();
 	struct lk_args *g = &l->g;
 	void *dev[] = {g->hdr,      g->row_count, g->rf64,  g->row_of,  g->xend,     g->parent,      g->above,
-		       g->root_flag, g->rid,      g->runs,  g->rf_out,  g->regions,  g->flags,       g->deg,
+		       g->root_flag, g->rid,      g->runs,  g->rf_out,  g->regions,  g->sums,  g->flags,  g->deg,
 		       g->slot_key,  g->slot_nb,  g->adj,   g->table_pair, g->table_first, g->used, l->d_own_mask,
 		       l->d_temp};
 	for (size_t i = 0; i < sizeof dev / sizeof *dev; i++)
@@ -173,6 +174,7 @@ struct cuda_label *cuda_label_create(const struct cuda_label_config *cfg, int *e
 		CUDA_CHECK(cudaMalloc(&g->root_flag, (runs + 1) * sizeof(int32_t)));
 		CUDA_CHECK(cudaMalloc(&g->rid, (runs + 1) * sizeof(int32_t)));
 		CUDA_CHECK(cudaMalloc(&g->regions, regs * sizeof(struct region)));
+		CUDA_CHECK(cudaMalloc(&g->sums, regs * LK_REPS * LK_SUMS * sizeof(int64_t)));
 		CUDA_CHECK(cudaMalloc(&g->flags, regs * sizeof(uint32_t)));
 		CUDA_CHECK(cudaMalloc(&g->deg, regs * sizeof(int32_t)));
 		CUDA_CHECK(cudaMalloc(&g->slot_key, regs * cap * sizeof(uint64_t)));
@@ -301,14 +303,16 @@ static cudaError_t enqueue(struct cuda_label *l, cudaStream_t s)
 	const int height = g->height;
 	cudaError_t e;
 	const int64_t runs = g->cap_runs, rows = (int64_t)height + 1;
-	const int64_t fin = g->cap_regions > rows ? g->cap_regions : rows;
+	const int64_t slots = (int64_t)g->cap_regions * g->adj_cap, fin = slots > rows ? slots : rows;
 	size_t tb = l->temp_bytes;
-	g_clear<<<blocks_for(l, l->slots), THREADS, 0, s>>>(*g, l->slots);
-	g_count<<<blocks_for(l, rows), THREADS, 0, s>>>(*g, rows);
+	const int64_t start = (int64_t)l->slots > rows ? (int64_t)l->slots : rows;
+	g_start<<<blocks_for(l, start), THREADS, 0, s>>>(*g, start);
 	if ((e = cub::DeviceScan::ExclusiveSum(l->d_temp, tb, g->row_count, g->rf64, (int)rows, s)) != cudaSuccess)
 		return e;
 	g_cut<<<blocks_for(l, (int64_t)height * g->n_words), THREADS, 0, s>>>(*g, (int64_t)height * g->n_words);
 	g_union<<<blocks_for(l, runs), THREADS, 0, s>>>(*g, runs);
+	g_squash<<<blocks_for(l, runs), THREADS, 0, s>>>(*g, runs);
+	g_join<<<blocks_for(l, runs), THREADS, 0, s>>>(*g, runs);
 	g_flatten<<<blocks_for(l, runs + 1), THREADS, 0, s>>>(*g, runs + 1);
 	tb = l->temp_bytes;
 	if ((e = cub::DeviceScan::ExclusiveSum(l->d_temp, tb, g->root_flag, g->rid, (int)(runs + 1), s)) != cudaSuccess)

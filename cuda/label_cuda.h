@@ -26,7 +26,7 @@
  * last frame's counts plus an eighth; collect() waits once, and only a
  * frame with more runs or regions than that fetches the rest (a second
  * wait). The host trees alternate per submit. The mask itself never comes
- * to the host. The launch sequence (ten kernels and two CUB scans, whose
+ * to the host. The launch sequence (eleven kernels and two CUB scans, whose
  * arguments depend only on the mask buffer and the size) is captured once
  * per mask buffer and size as a CUDA graph and launched as one; the
  * threshold alternates two device masks, so a steady stream of frames uses

@@ -12,8 +12,10 @@
  * exclusive prefix sums between kernels (CUB on the GPU, a loop in the
  * simulation), is in label.cu and mirrored by the simulation:
  *
- *   clear   (table slots)  empties the pair-table slots the last frame used
- *   count   (rows + 1)     runs per row; resets the frame header
+ *   start   (table slots or rows + 1, the larger) two kernels in one launch:
+ *     clear                empties the pair-table slots the last frame used
+ *     count                runs per row; resets the frame header (the
+ *                          pair count is reset by cut: clear reads it)
  *   scan    row counts     -> rf64 (first run of each row, 64-bit)
  *   cut     (rows x words) runs cut from the colour changes of each word;
  *                          rows whose runs pass max_runs are dropped (the
@@ -21,15 +23,19 @@
  *   union   (runs)         run lengths; same-coloured runs overlapping in
  *                          the row above joined by a lock-free union-find
  *                          (atomicMin links the larger root under the
- *                          smaller, so a set's root is its smallest run)
+ *                          smaller, so a set's root is its smallest run),
+ *                          inside strips of LK_STRIP rows only
+ *   squash  (runs)         every run points at its strip's root
+ *   join    (runs)         the first row of each strip joined with the row
+ *                          above, as in union
  *   flatten (runs + 1)     every run points at its root; roots flagged
  *   scan    root flags     -> rid (region number of each root = roots
  *                          before it: regions numbered by first run)
  *   open    (runs)         regions opened by their roots; the root ranked
  *                          max_regions, if any, cuts the frame at its row
  *                          (y_cut), as the serial segmenter does
- *   stats   (runs)         run regions, statistics by atomics (bbox, area,
- *                          moments), REGION_BORDER, and every contact
+ *   stats   (runs)         run regions, statistics by atomics (bbox; area and
+ *                          moments into LK_REPS replicas), REGION_BORDER, and every contact
  *                          (left/right in a row, different colours
  *                          overlapping the row above) into a hash table of
  *                          region pairs keeping the pair's first contact
@@ -38,7 +44,8 @@
  *                          neighbours with their keys into its slots
  *   frag    (pairs)        REGION_FRAGMENTED on each neighbour of a region
  *                          of more than adj_cap neighbours
- *   finish  (regions, rows + 1) lists sorted by first contact (the serial
+ *   finish  (regions x adj_cap, rows + 1) lists sorted by first contact
+ *                          (each slot placed by its rank; the serial
  *                          pass's order: rows top to bottom, in a row the
  *                          left/right contacts left to right, then the
  *                          contacts with the row above left to right);
@@ -51,6 +58,12 @@
  * what the pair table computes. The table holds at most 3 x max_regions
  * pairs (the region adjacency graph is a minor of the pixel grid, so
  * planar) and is sized twice that, a power of two.
+ *
+ * Union-find chains grow by a link a row when every run's union runs at
+ * once (a run links under the run above before that one found its root),
+ * and each find walks them: the strips bound a chain by LK_STRIP rows
+ * inside a strip and by the number of strips across them, where one pass
+ * over every row's runs would walk up to the frame's height.
  *
  * Thread domains are upper bounds known on the host; each kernel reads the
  * frame's real counts from the header and idles past them, so a frame
@@ -76,6 +89,13 @@
 #endif
 
 #define LK_EMPTY (~(uint64_t)0)
+#define LK_STRIP 32 /* rows a strip of the union (about the square root of 1080) */
+/* A large region's runs would all add into the same few addresses, and
+ * atomics on one address wait for each other: run k adds its area and
+ * moments into replica k mod LK_REPS of its region's sums, and finish adds
+ * the replicas up. */
+#define LK_REPS 8
+#define LK_SUMS 6 /* area, x, y, xx, yy, xy */
 
 struct lk_hdr {
 	int32_t y_run;     /* first row dropped for want of run slots (height: none) */
@@ -102,6 +122,7 @@ struct lk_args {
 	struct run *runs;         /* cap_runs */
 	int32_t *rf_out;          /* height + 1: the tree's row_first_run */
 	struct region *regions;   /* cap_regions */
+	int64_t *sums;            /* LK_REPS x cap_regions x LK_SUMS: area and moment sums, by replica */
 	uint32_t *flags;          /* cap_regions */
 	int32_t *deg;             /* cap_regions: distinct neighbours */
 	uint64_t *slot_key;       /* cap_regions x adj_cap */
@@ -265,7 +286,9 @@ LK_FN void lk_contact(const struct lk_args *g, int32_t a, int32_t b, uint64_t ke
 			}
 		}
 		if (cur == pk) {
-			lk_min_u64(&g->table_first[h], key);
+			/* most contacts of a pair come after its first: skip the atomic */
+			if (key < lk_load_u64(&g->table_first[h]))
+				lk_min_u64(&g->table_first[h], key);
 			return;
 		}
 		h = (h + 1) & g->table_mask;
@@ -299,7 +322,6 @@ LK_FN void lk_k_count(const struct lk_args *g, int64_t t)
 	const int y = (int)t;
 	if (y == 0) {
 		g->hdr->y_run = g->height;
-		g->hdr->n_pairs = 0;
 		g->hdr->error = 0;
 	}
 	if (y == g->height) {
@@ -313,11 +335,22 @@ LK_FN void lk_k_count(const struct lk_args *g, int64_t t)
 	g->row_count[y] = n;
 }
 
+/* Domain: max(table_mask + 1, height + 1): clear and count in one launch
+ * (they touch nothing in common). */
+LK_FN void lk_k_start(const struct lk_args *g, int64_t t)
+{
+	lk_k_clear(g, t);
+	if (t <= g->height)
+		lk_k_count(g, t);
+}
+
 /* Domain: height x n_words. A row is kept when its runs end within
  * cap_runs; as run counts only grow, the kept rows are a prefix. */
 LK_FN void lk_k_cut(const struct lk_args *g, int64_t t)
 {
 	const int y = (int)(t / g->n_words), i = (int)(t % g->n_words);
+	if (t == 0)
+		g->hdr->n_pairs = 0; /* not in count: start's clear reads it */
 	if (g->rf64[y + 1] > g->cap_runs) {
 		if (i == 0)
 			lk_min_i32(&g->hdr->y_run, y);
@@ -369,8 +402,35 @@ LK_FN void lk_k_union(const struct lk_args *g, int64_t t)
 	const int32_t a1 = (int32_t)g->rf64[y];
 	int32_t a = lk_first_after(g->xend, (int32_t)g->rf64[y - 1], a1, x);
 	g->above[k] = a;
+	if (y % LK_STRIP == 0)
+		return; /* the join kernel's */
 	const uint8_t c = g->runs[k].colour;
 	for (; a < a1 && g->runs[a].x < xe; a++)
+		if (g->runs[a].colour == c)
+			lk_unite(g->parent, a, k);
+}
+
+/* Domain: cap_runs. */
+LK_FN void lk_k_squash(const struct lk_args *g, int64_t t)
+{
+	const int32_t k = (int32_t)t;
+	if (k >= g->rf64[g->hdr->y_run])
+		return;
+	g->parent[k] = lk_find(g->parent, k);
+}
+
+/* Domain: cap_runs. */
+LK_FN void lk_k_join(const struct lk_args *g, int64_t t)
+{
+	const int32_t k = (int32_t)t;
+	if (k >= g->rf64[g->hdr->y_run])
+		return;
+	const int y = g->row_of[k];
+	if (y == 0 || y % LK_STRIP != 0)
+		return;
+	const int32_t a1 = (int32_t)g->rf64[y], xe = g->xend[k];
+	const uint8_t c = g->runs[k].colour;
+	for (int32_t a = g->above[k]; a < a1 && g->runs[a].x < xe; a++)
 		if (g->runs[a].colour == c)
 			lk_unite(g->parent, a, k);
 }
@@ -409,8 +469,11 @@ LK_FN void lk_k_open(const struct lk_args *g, int64_t t)
 	r->x1 = -1;
 	r->y0 = g->row_of[k];
 	r->y1 = -1;
-	r->area = 0;
-	r->sum_x = r->sum_y = r->sum_xx = r->sum_yy = r->sum_xy = 0;
+	for (int rep = 0; rep < LK_REPS; rep++) {
+		int64_t *sm = g->sums + ((int64_t)rep * g->cap_regions + id) * LK_SUMS;
+		for (int j = 0; j < LK_SUMS; j++)
+			sm[j] = 0;
+	}
 	g->flags[id] = 0;
 	g->deg[id] = 0;
 }
@@ -436,15 +499,22 @@ LK_FN void lk_k_stats(const struct lk_args *g, int64_t t)
 	const int32_t x0 = rn->x, len = rn->len, x1 = x0 + len - 1;
 	struct region *r = &g->regions[id];
 	const int64_t yy = y, sx = ((int64_t)len * (x0 + x1)) >> 1, sy = len * yy;
-	lk_min_i32(&r->x0, x0);
-	lk_max_i32(&r->x1, x1);
-	lk_max_i32(&r->y1, y);
-	lk_add_i32(&r->area, len);
-	lk_add_i64(&r->sum_x, sx);
-	lk_add_i64(&r->sum_y, sy);
-	lk_add_i64(&r->sum_xx, lk_sq(x1 + 1) - lk_sq(x0));
-	lk_add_i64(&r->sum_yy, sy * yy);
-	lk_add_i64(&r->sum_xy, sx * yy);
+	/* The box only grows: an atomic that would change nothing is skipped
+	 * (most runs of a large region lie inside its box by the time they
+	 * come, and every atomic on one address waits for the others). */
+	if (x0 < lk_load_i32(&r->x0))
+		lk_min_i32(&r->x0, x0);
+	if (x1 > lk_load_i32(&r->x1))
+		lk_max_i32(&r->x1, x1);
+	if (y > lk_load_i32(&r->y1))
+		lk_max_i32(&r->y1, y);
+	int64_t *sm = g->sums + ((int64_t)(k & (LK_REPS - 1)) * g->cap_regions + id) * LK_SUMS;
+	lk_add_i64(&sm[0], len);
+	lk_add_i64(&sm[1], sx);
+	lk_add_i64(&sm[2], sy);
+	lk_add_i64(&sm[3], lk_sq(x1 + 1) - lk_sq(x0));
+	lk_add_i64(&sm[4], sy * yy);
+	lk_add_i64(&sm[5], sx * yy);
 	const int32_t k0 = (int32_t)g->rf64[y], k1 = (int32_t)g->rf64[y + 1];
 	if (y == 0 || y == g->height - 1 || k == k0 || k == k1 - 1)
 		lk_or_u32(&g->flags[id], REGION_BORDER);
@@ -494,51 +564,61 @@ LK_FN void lk_k_frag(const struct lk_args *g, int64_t t)
 		lk_or_u32(&g->flags[lo], REGION_FRAGMENTED);
 }
 
-/* Domain: max(cap_regions, height + 1). */
+/* Domain: max(cap_regions x adj_cap, height + 1). Thread id x adj_cap + i
+ * places region id's slot i in its list by rank: the slots whose first
+ * contact comes before its own (the keys of one region are distinct: two
+ * contacts of a region at one (row, phase, x) would need two of its runs
+ * to start an overlap at the same x; slot order breaks ties all the same).
+ * Thread id x adj_cap also sets the region's flags, list length and sums. */
 LK_FN void lk_k_finish(const struct lk_args *g, int64_t t)
 {
 	if (t <= g->height) {
 		const int y = (int)t < g->hdr->y_cut ? (int)t : g->hdr->y_cut;
 		g->rf_out[t] = (int32_t)g->rf64[y];
 	}
-	const int32_t id = (int32_t)t;
+	const int cap = g->adj_cap;
+	const int32_t id = (int32_t)(t / cap), i = (int32_t)(t - (int64_t)id * cap);
 	if (id >= g->hdr->n_regions)
 		return;
-	const int cap = g->adj_cap;
 	const int32_t d = g->deg[id];
-	uint32_t f = g->flags[id];
-	struct region *r = &g->regions[id];
-	if (d > cap) {
-		f |= REGION_SATURATED;
-		r->n_adj = 0;
-	} else {
-		uint64_t *key = g->slot_key + (int64_t)id * cap;
-		int32_t *nb = g->slot_nb + (int64_t)id * cap, *out = g->adj + (int64_t)id * cap;
-		for (int i = 1; i < d; i++) {
-			const uint64_t kk = key[i];
-			const int32_t v = nb[i];
-			int j = i;
-			for (; j > 0 && key[j - 1] > kk; j--) {
-				key[j] = key[j - 1];
-				nb[j] = nb[j - 1];
-			}
-			key[j] = kk;
-			nb[j] = v;
+	if (i == 0) {
+		struct region *r = &g->regions[id];
+		uint32_t f = g->flags[id];
+		if (d > cap)
+			f |= REGION_SATURATED;
+		r->n_adj = d > cap ? 0 : d;
+		r->flags = (uint8_t)f;
+		int64_t sum[LK_SUMS] = {0};
+		for (int rep = 0; rep < LK_REPS; rep++) {
+			const int64_t *sm = g->sums + ((int64_t)rep * g->cap_regions + id) * LK_SUMS;
+			for (int j = 0; j < LK_SUMS; j++)
+				sum[j] += sm[j];
 		}
-		for (int i = 0; i < d; i++)
-			out[i] = nb[i];
-		r->n_adj = d;
+		r->area = (int32_t)sum[0];
+		r->sum_x = sum[1];
+		r->sum_y = sum[2];
+		r->sum_xx = sum[3];
+		r->sum_yy = sum[4];
+		r->sum_xy = sum[5];
 	}
-	r->flags = (uint8_t)f;
+	if (d > cap || i >= d)
+		return;
+	const uint64_t *key = g->slot_key + (int64_t)id * cap;
+	const uint64_t kk = key[i];
+	int32_t rank = 0;
+	for (int32_t j = 0; j < d; j++)
+		rank += key[j] < kk || (key[j] == kk && j < i);
+	g->adj[(int64_t)id * cap + rank] = g->slot_nb[(int64_t)id * cap + i];
 }
 
 /* ---- the live end of each domain (see the header comment) ---- */
 
 #define LK_ALL INT64_MAX
-LK_FN int64_t lk_live_clear(const struct lk_args *g) { return g->hdr->n_pairs; }
-LK_FN int64_t lk_live_count(const struct lk_args *g) { (void)g; return LK_ALL; }
+LK_FN int64_t lk_live_start(const struct lk_args *g) { (void)g; return LK_ALL; }
 LK_FN int64_t lk_live_cut(const struct lk_args *g) { (void)g; return LK_ALL; }
 LK_FN int64_t lk_live_union(const struct lk_args *g) { return g->rf64[g->hdr->y_run]; }
+LK_FN int64_t lk_live_squash(const struct lk_args *g) { return g->rf64[g->hdr->y_run]; }
+LK_FN int64_t lk_live_join(const struct lk_args *g) { return g->rf64[g->hdr->y_run]; }
 /* Every slot: the zero flags past the runs feed the scan. */
 LK_FN int64_t lk_live_flatten(const struct lk_args *g) { (void)g; return LK_ALL; }
 LK_FN int64_t lk_live_open(const struct lk_args *g) { return g->rf64[g->hdr->y_run]; }
@@ -553,7 +633,7 @@ LK_FN int64_t lk_live_frag(const struct lk_args *g) { return g->hdr->n_pairs; }
 /* Thread t <= height writes row_first_run[t]. */
 LK_FN int64_t lk_live_finish(const struct lk_args *g)
 {
-	const int64_t n = g->hdr->n_regions;
+	const int64_t n = (int64_t)g->hdr->n_regions * g->adj_cap;
 	return n > (int64_t)g->height + 1 ? n : (int64_t)g->height + 1;
 }
 

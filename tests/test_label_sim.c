@@ -71,6 +71,7 @@ static struct sim *sim_create(int max_w, int max_h, int adj_cap, int32_t max_run
 	g->root_flag = garbage((runs + 1) * sizeof(int32_t));
 	g->rid = garbage((runs + 1) * sizeof(int32_t));
 	g->regions = garbage(regs * sizeof(struct region));
+	g->sums = garbage(regs * LK_REPS * LK_SUMS * sizeof(int64_t));
 	g->flags = garbage(regs * sizeof(uint32_t));
 	g->deg = garbage(regs * sizeof(int32_t));
 	g->slot_key = garbage(regs * (size_t)adj_cap * sizeof(uint64_t));
@@ -91,6 +92,7 @@ static void sim_destroy(struct sim *s)
 {
 	struct lk_args *g = &s->g;
 	free(g->row_count);
+	free(g->sums);
 	free(g->rf64);
 	free(g->rf_out);
 	free(g->row_of);
@@ -163,8 +165,7 @@ static const struct region_tree *sim_process(struct sim *s, const struct bitmask
 	g->height = m->height;
 	g->n_words = (m->width + 63) / 64;
 	const int h = m->height;
-	launch(s, clear, s->slots);
-	launch(s, count, h + 1);
+	launch(s, start, (int64_t)s->slots > h + 1 ? (int64_t)s->slots : h + 1);
 	int64_t acc = 0;
 	for (int y = 0; y <= h; y++) {
 		g->rf64[y] = acc;
@@ -172,6 +173,8 @@ static const struct region_tree *sim_process(struct sim *s, const struct bitmask
 	}
 	launch(s, cut, (int64_t)h * g->n_words);
 	launch(s, union, g->cap_runs);
+	launch(s, squash, g->cap_runs);
+	launch(s, join, g->cap_runs);
 	launch(s, flatten, (int64_t)g->cap_runs + 1);
 	int32_t racc = 0;
 	for (int64_t k = 0; k <= g->cap_runs; k++) {
@@ -182,7 +185,8 @@ static const struct region_tree *sim_process(struct sim *s, const struct bitmask
 	launch(s, stats, g->cap_runs);
 	launch(s, pairs, s->slots);
 	launch(s, frag, s->slots);
-	launch(s, finish, g->cap_regions > h + 1 ? g->cap_regions : h + 1);
+	const int64_t slots = (int64_t)g->cap_regions * g->adj_cap;
+	launch(s, finish, slots > h + 1 ? slots : h + 1);
 	assert_int_equal(s->hdr.error, 0);
 	struct region_tree *t = &s->tree;
 	t->width = m->width;
