@@ -84,6 +84,25 @@ static __device__ void unite(int32_t *label, int a, int b)
 	}
 }
 
+/* G outputs of one Gaussian pass (taps tp, sums not yet scaled) from the
+ * G + 2R samples of src spaced step apart, each read once into registers. */
+template <int R, int G, typename T>
+static __device__ __forceinline__ void gauss_run(const T *src, int step, const struct taps &tp, unsigned out[G])
+{
+	unsigned v[G + 2 * R];
+#pragma unroll
+	for (int j = 0; j < G + 2 * R; j++)
+		v[j] = src[j * step];
+#pragma unroll
+	for (int o = 0; o < G; o++) {
+		unsigned acc = (unsigned)tp.w[0] * v[o + R];
+#pragma unroll
+		for (int k = 1; k <= R; k++)
+			acc += (unsigned)tp.w[k] * (v[o + R + k] + v[o + R - k]);
+		out[o] = acc;
+	}
+}
+
 /*
  * Kernel 1, one instance a Gaussian radius R (the apron's size and the taps'
  * loops fixed at compile time: index arithmetic by constants, unrolled
@@ -133,25 +152,16 @@ __global__ void __launch_bounds__(THREADS)
 	}
 	__syncthreads();
 	/* Both Gaussian passes give G outputs a thread from one window of
-	 * G + 2R samples held in registers (each sample read once, not once a
-	 * tap); sw and sh are multiples of G. */
+	 * G + 2R samples (gauss_run); sw and sh are multiples of G. */
 	constexpr int G = 4;
 	static_assert(sw % G == 0 && sh % G == 0, "tile + 4 must be a multiple of G");
 	for (int i = tid; i < (sw / G) * ih; i += THREADS) {
 		const int row = i / (sw / G), col = (i - row * (sw / G)) * G;
-		const uint8_t *p = s_in + row * iw + col;
-		unsigned v[G + 2 * R];
+		unsigned out[G];
+		gauss_run<R, G>(s_in + row * iw + col, 1, tp, out);
 #pragma unroll
-		for (int j = 0; j < G + 2 * R; j++)
-			v[j] = p[j];
-#pragma unroll
-		for (int o = 0; o < G; o++) {
-			unsigned acc = (unsigned)tp.w[0] * v[o + R];
-#pragma unroll
-			for (int k = 1; k <= R; k++)
-				acc += (unsigned)tp.w[k] * (v[o + R + k] + v[o + R - k]);
-			s_t[row * sw + col + o] = (uint16_t)acc;
-		}
+		for (int o = 0; o < G; o++)
+			s_t[row * sw + col + o] = (uint16_t)out[o];
 	}
 	__syncthreads();
 	/* S at frame row y reads T at clamped rows. s_t's row j holds T of frame
@@ -161,19 +171,11 @@ __global__ void __launch_bounds__(THREADS)
 	 * row `row` is frame row gy0 - 2 + row, s_t's row row + R. */
 	for (int i = tid; i < sw * (sh / G); i += THREADS) {
 		const int grp = i / sw, col = i - grp * sw, row = grp * G;
-		const uint16_t *t = s_t + row * sw + col;
-		unsigned v[G + 2 * R];
+		unsigned out[G];
+		gauss_run<R, G>(s_t + row * sw + col, sw, tp, out);
 #pragma unroll
-		for (int j = 0; j < G + 2 * R; j++)
-			v[j] = t[j * sw];
-#pragma unroll
-		for (int o = 0; o < G; o++) {
-			unsigned acc = (unsigned)tp.w[0] * v[o + R];
-#pragma unroll
-			for (int k = 1; k <= R; k++)
-				acc += (unsigned)tp.w[k] * (v[o + R + k] + v[o + R - k]);
-			s_s[(row + o) * sw + col] = (uint8_t)((acc + 32768u) >> 16);
-		}
+		for (int o = 0; o < G; o++)
+			s_s[(row + o) * sw + col] = (uint8_t)((out[o] + 32768u) >> 16);
 	}
 	__syncthreads();
 	const int mw = TW + 2, mh = TH + 2, sx0 = gx0 - 2, sy0 = gy0 - 2;
