@@ -669,6 +669,20 @@ fail:
 	return ERR_DEVICE;
 }
 
+/* A stream of the frame path, at the device's highest priority: the
+ * objects stage's GPU SIFT (default priority, the lowest) shares the GPU,
+ * and a frame's threshold and labelling kernels (the labelling graph runs
+ * on this stream too) are then scheduled ahead of its waiting blocks
+ * rather than behind them. */
+static cudaError_t frame_stream(cudaStream_t *s)
+{
+	int least, greatest;
+	cudaError_t e = cudaDeviceGetStreamPriorityRange(&least, &greatest);
+	if (e != cudaSuccess)
+		return e;
+	return cudaStreamCreateWithPriority(s, cudaStreamNonBlocking, greatest);
+}
+
 struct cuda_threshold *cuda_threshold_create(const struct cuda_threshold_config *cfg, int *err)
 {
 	struct cuda_threshold *t = NULL;
@@ -687,10 +701,10 @@ struct cuda_threshold *cuda_threshold_create(const struct cuda_threshold_config 
 	px = (size_t)cfg->max_width * cfg->max_height;
 	tiles = ((size_t)cfg->max_width / 2 + 1) * ((size_t)cfg->max_height / 2 + 1);
 	words = (size_t)(cfg->max_width + 63) / 64 * cfg->max_height;
-	CUDA_CHECK(cudaStreamCreateWithFlags(&t->stream, cudaStreamNonBlocking));
+	CUDA_CHECK(frame_stream(&t->stream));
 	t->last = t->stream;
-	CUDA_CHECK(cudaStreamCreateWithFlags(&t->s_up, cudaStreamNonBlocking));
-	CUDA_CHECK(cudaStreamCreateWithFlags(&t->s_down, cudaStreamNonBlocking));
+	CUDA_CHECK(frame_stream(&t->s_up));
+	CUDA_CHECK(frame_stream(&t->s_down));
 	CUDA_CHECK(cudaStreamCreateWithFlags(&t->s_fetch, cudaStreamNonBlocking));
 	CUDA_CHECK(cudaEventCreateWithFlags(&t->ev_done, cudaEventDisableTiming));
 	for (int i = 0; i < MAX_BANDS; i++) {

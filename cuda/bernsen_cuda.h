@@ -4,9 +4,11 @@
  * No CUDA type crosses this header: the rest of tabletrack builds and runs
  * without nvcc (cuda/none.c then answers ERR_UNSUPPORTED).
  *
- * One stream, pinned host buffers and device buffers allocated at create time
- * for max_width x max_height; submit() queues the upload, the kernels and the
- * download of a bit-packed mask asynchronously and returns at once;
+ * One stream (at the device's highest priority, so that the frame path's
+ * kernels go ahead of the objects stage's SIFT), pinned host buffers and
+ * device buffers allocated at create time for max_width x max_height;
+ * submit() queues the upload, the kernels and the download of a bit-packed
+ * mask asynchronously and returns at once;
  * collect() waits (the one synchronisation a frame) and copies the mask out.
  * create() sets the process's CUDA scheduling to blocking sync, so waiting
  * threads sleep instead of spinning a core.
