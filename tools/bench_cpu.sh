@@ -40,7 +40,8 @@ else
 		--fid-size 90:150 --finger-r 14 --seed 14 >/dev/null || { echo "no frames" >&2; exit 1; }
 fi
 trees=${trees:-fiducials/tabletrack.trees}
-first=$(ls "$dir" | head -n 1)
+first=$(find "$dir" -maxdepth 1 -type f -name "*.p[gn][mg]" | sort | head -n 1)
+first=${first##*/}
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 echo "machine: ${cpu:-unknown CPU}, $(getconf _NPROCESSORS_ONLN) logical CPUs"
@@ -74,6 +75,7 @@ echo "| every CPU ($(getconf _NPROCESSORS_ONLN)) | $(total all) ms | ${a:-–} m
 	awk -v a="$a" -v o="$o" 'BEGIN { r = a / o; printf "\nCPU a frame, every CPU against one: %.2f (target <= 1.2: %s)\n", r, r <= 1.2 ? "met" : "missed" }'
 
 if command -v valgrind >/dev/null 2>&1; then
+	# shellcheck disable=SC2086 # option list split on purpose
 	valgrind --tool=callgrind --callgrind-out-file="$T/cg" --toggle-collect=frame_script --toggle-collect=scale2_task \
 		"$B/tabletrack" --once --gpu off --source "file:$dir/$first" --trees "$trees" --tuio udp:127.0.0.1:9 \
 		$OPTS >/dev/null 2>"$T/cg.err"

@@ -84,6 +84,7 @@ for size in 640x480 1920x1080 3840x2160; do
 	1920x1080) d=${B1080:-.devdata/b1080} ;;
 	*) d=${B4K:-} ;;
 	esac
+	# shellcheck disable=SC2046 # "DIR TREES" split on purpose
 	set -- $(frames "$size" "$d") || { echo "$size: no frames" >&2; continue; }
 	echo "$size: $1 ($2)"
 	run "$size" "$1" "$2"
@@ -124,5 +125,5 @@ for size in 640x480 1920x1080 3840x2160; do
 	sed -n 's/^  \(pipeline thread CPU a frame: .*\)/    \1/p' "$T/$size" | tail -n 1
 	sed -n 's/^  \(frames over twice the recent median: .*\)/    \1/p' "$T/$size" | tail -n 1
 done
-[ -s "$T/label_lines" 2>/dev/null ] && { echo; cat "$T/label_lines"; }
+[ -s "$T/label_lines" ] && { echo; cat "$T/label_lines"; }
 exit 0
