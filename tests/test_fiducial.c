@@ -597,7 +597,7 @@ static void test_match_small(void **state)
 }
 
 /* Where specks are taken for leaves but the threshold keeps noise (the
- * small-symbol pass, few_specks), they may make at most a quarter of a
+ * small-symbol pass, few_specks), they may make at most a fifth of a
  * tree: draw_small's two 1 px holes are 2 of its 6 nodes and it is not
  * read; with one hole of 2 x 2 px (no speck) the other may be one. */
 static void test_match_few_specks(void **state)

@@ -21,7 +21,7 @@
 #define SMALL_BAR_RATIO 8.0
 /* With match_config.few_specks, a small root takes specks for at most
  * 1 / SPECK_LEAVES_DIV of its nodes. */
-#define SPECK_LEAVES_DIV 4
+#define SPECK_LEAVES_DIV 5
 /* A root that touches the frame's edge (border_root): at most 1 /
  * BORDER_CONTACT_DIV of its box's longer side lies on the edge. */
 #define BORDER_CONTACT_DIV 8
@@ -163,7 +163,7 @@ static bool has_bar_leaf(const struct match *m, const struct region_tree *t, int
  * a whole candidate now. A fragmented root with a bar-shaped leaf is no
  * candidate (has_bar_leaf: the margin of a card whose ring broke). With
  * few_specks (the small-symbol pass, whose threshold has no median and
- * keeps 1-2 px noise), specks may make at most a quarter of the nodes
+ * keeps 1-2 px noise), specks may make at most a fifth of the nodes
  * (SPECK_LEAVES_DIV): a tree that needs more of them read a hole lost
  * here and a noise speck taken there, one or two changes that turn a
  * dense symbol into another of its set. */
