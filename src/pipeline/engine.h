@@ -136,7 +136,8 @@ const struct detections *engine_detections(const struct engine *e);
  * frames it ran over the whole frame (its windows would have covered more
  * than half of it), the windows it ran in on the others, and the pixels of
  * frame or windows it covered in all; the same for its second pass
- * (mean_scale3). NULL while there is no third scale. */
+ * (mean_scale3) and its small-symbol pass (radius_small; a frame it ran
+ * over whole counts as one window). NULL while there is no third scale. */
 struct engine_third_stats {
 	int64_t frames, whole_frames, windows, area_px;
 	int64_t scaled_windows, scaled_area_px; /* the second pass's (mean_scale3) */
