@@ -63,11 +63,12 @@ run_set room 39 --min-recall 0.75 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max
 # The small preset with reacTIVision's mini set (few, big leaves), when the
 # shared data is there: holds the small-symbol rules of the matcher (1 px
 # holes, a root whose ring merged with the table; specks in a root's own
-# area are no dots: see the README's wrong IDs).
+# area are no dots: see the README's wrong IDs) and the third scale's
+# small-symbol pass (radius_small; 0.48 without it).
 MINI=${TABLETRACK_SHARED:-../shared}/fiducials/reactivision/mini.trees
 if [ -f "$MINI" ]; then
 	SET_TREES=$MINI
-	run_set small 36 --min-recall 0.47 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 3
+	run_set small 36 --min-recall 0.93 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 3
 	SET_TREES=
 fi
 # A printed sheet of reacTIVision's default symbols 0-11 photographed at an

@@ -338,6 +338,136 @@ static void test_windows_radius(void **state)
 	segment_destroy(seg);
 }
 
+/* A black square of side s at (x, y) with two white holes of h x 2 px. */
+static void mask_small(struct bitmask *m, int x, int y, int side, int h)
+{
+	for (int j = y; j < y + side; j++)
+		for (int i = x; i < x + side; i++) {
+			const bool hole = j >= y + 4 && j < y + 6 && ((i >= x + 4 && i < x + 4 + h) || (i >= x + 10 && i < x + 10 + h));
+			if (!hole)
+				m->bits[(size_t)j * m->stride_words + i / 64] |= 1ull << (i % 64);
+		}
+}
+
+/* Small structure (windows_find_small): a 20 px root whose two children
+ * are 6 px gets a window (grown by the pad) where windows_find's 16 px
+ * children find none; with 2 px children (specks), or 48 px across, none. */
+static void test_windows_small(void **state)
+{
+	(void)state;
+	struct bitmask m;
+	struct detections d;
+	int err = 0;
+	struct segment_config sc = {.max_width = W, .max_height = H, .adj_cap = 16};
+	struct segment *seg = segment_create(&sc, &err);
+	assert_non_null(seg);
+	assert_int_equal(bitmask_alloc(&m, W, H), 0);
+	assert_int_equal(detections_alloc(&d, 8), 0);
+	static int32_t scratch[WINDOWS_SCRATCH];
+	struct window win[4];
+	const struct region_tree *tree = NULL;
+	memset(m.bits, 0, (size_t)m.stride_words * (size_t)H * sizeof *m.bits);
+	mask_small(&m, 100, 100, 20, 3);
+	assert_int_equal(segment_process(seg, &m, &tree), 0);
+	assert_int_equal(windows_find(tree, &d, 120, 8, NULL, scratch, WINDOWS_SCRATCH, win, 4), 0);
+	assert_int_equal(windows_find_small(tree, &d, 40, 8, scratch, WINDOWS_SCRATCH, win, 4), 1);
+	assert_int_equal(win[0].x0, 96 - 8);
+	assert_int_equal(win[0].y0, 96 - 8);
+	assert_int_equal(win[0].x1, 128 + 8);
+	assert_int_equal(win[0].y1, 128 + 8);
+	/* Explained by a decoded symbol there: none. */
+	d.n_fids = 1;
+	d.fids[0] = (struct fiducial_det){.id = 1, .x = 110, .y = 110, .size_px = 20};
+	assert_int_equal(windows_find_small(tree, &d, 40, 8, scratch, WINDOWS_SCRATCH, win, 4), 0);
+	d.n_fids = 0;
+	memset(m.bits, 0, (size_t)m.stride_words * (size_t)H * sizeof *m.bits);
+	mask_small(&m, 100, 100, 20, 1);
+	assert_int_equal(segment_process(seg, &m, &tree), 0);
+	assert_int_equal(windows_find_small(tree, &d, 40, 8, scratch, WINDOWS_SCRATCH, win, 4), 0);
+	memset(m.bits, 0, (size_t)m.stride_words * (size_t)H * sizeof *m.bits);
+	mask_small(&m, 100, 100, 48, 3);
+	assert_int_equal(segment_process(seg, &m, &tree), 0);
+	assert_int_equal(windows_find_small(tree, &d, 40, 8, scratch, WINDOWS_SCRATCH, win, 4), 0);
+	detections_free(&d);
+	bitmask_free(&m);
+	segment_destroy(seg);
+}
+
+/* 1: the symbol id of set decoded alone, 0: nothing, negative: another ID;
+ * drawn size px across on a dark table, softened by blur (the weight of a
+ * 3 x 3 box mean mixed in), through an engine whose third scale has the
+ * small-symbol pass at radius_small. */
+static int small_probe(const struct tree_set *set, int id, float size, float blur, int radius_small)
+{
+	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
+	int err = 0;
+	struct track *trk = track_create(&tk, &err);
+	assert_non_null(trk);
+	struct engine_config ec = {.width = W, .height = H, .backend = "cpu",
+				   .thr = {.mode = THRESHOLD_BERNSEN, .radius = 6, .gate = 32, .tile = 10,
+					   .mean_radius = 16, .mean_bias = 16},
+				   .radius2 = 2, .median2 = 3, .scale3 = true, .mode3 = THRESHOLD_MEAN,
+				   .mean_scale3 = 0.115f, .radius_small = radius_small,
+				   .match = {.trees = set, .root_min_px = 12, .root_max_px = 120},
+				   .tracker = trk, .max_detections = 64};
+	struct engine *e = engine_create(&ec, &err);
+	assert_non_null(e);
+	struct image_u8 img, copy;
+	assert_int_equal(image_u8_alloc(&img, W, H), 0);
+	assert_int_equal(image_u8_alloc(&copy, W, H), 0);
+	for (int y = 0; y < H; y++)
+		memset(image_u8_row(&img, y), 40, W);
+	assert_int_equal(render_symbol(tree_set_token(set, id), size, 0.4f, 160.3f, 120.6f, &img, NULL), 0);
+	for (int y = 0; y < H; y++)
+		memcpy(image_u8_row(&copy, y), image_u8_row(&img, y), W);
+	for (int y = 1; y < H - 1; y++)
+		for (int x = 1; x < W - 1; x++) {
+			int sum = 0;
+			for (int dy = -1; dy <= 1; dy++)
+				for (int dx = -1; dx <= 1; dx++)
+					sum += image_u8_row(&copy, y + dy)[x + dx];
+			image_u8_row(&img, y)[x] =
+				(uint8_t)((1.0f - blur) * image_u8_row(&copy, y)[x] + blur * (float)sum / 9.0f + 0.5f);
+		}
+	struct tracked_state st;
+	for (uint64_t i = 1; i <= 2; i++)
+		assert_int_equal(engine_process(e, &img, i, (int64_t)i * 33000000, &st), 0);
+	const struct detections *d = engine_detections(e);
+	int r = 0;
+	for (int i = 0; i < d->n_fids; i++)
+		r = d->fids[i].id == id && r == 0 ? 1 : -1;
+	engine_destroy(e);
+	track_destroy(trk);
+	image_u8_free(&img);
+	image_u8_free(&copy);
+	return r;
+}
+
+/* Symbols of 22-24 px whose 1 px holes the second scale's median erases
+ * and the first scale's radius closes: the small-symbol pass reads them,
+ * and over sizes 16-28 px and three blurs it adds no wrong ID (these six
+ * trees are one or two nodes apart: at 20-24 px the other scales read
+ * three of the drawings as another ID, with or without the pass). */
+static void test_small_symbol_pass(void **state)
+{
+	(void)state;
+	static const char text[] = "w0122211\nw01222111\nw0122111\nw012211\nb0122211\nw012121\n";
+	struct tree_set *set = NULL;
+	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
+	assert_int_equal(small_probe(set, 2, 22, 0.6f, 0), 0);
+	assert_int_equal(small_probe(set, 2, 22, 0.6f, 1), 1);
+	assert_int_equal(small_probe(set, 3, 22, 0.6f, 0), 0);
+	assert_int_equal(small_probe(set, 3, 22, 0.6f, 1), 1);
+	assert_int_equal(small_probe(set, 4, 24, 0.3f, 0), 0);
+	assert_int_equal(small_probe(set, 4, 24, 0.3f, 1), 1);
+	for (int id = 0; id < 6; id++)
+		for (int size = 16; size <= 28; size += 2)
+			for (int b = 0; b < 3; b++)
+				if (small_probe(set, id, (float)size, 0.3f * (float)b, 0) >= 0)
+					assert_true(small_probe(set, id, (float)size, 0.3f * (float)b, 1) >= 0);
+	tree_set_free(set);
+}
+
 /* Split calls in the overlapped order give the same answer as one call. */
 static void test_overlapped_order(void **state)
 {
@@ -529,6 +659,8 @@ int main(void)
 		cmocka_unit_test(test_merge_completed),
 		cmocka_unit_test_setup_teardown(test_third_scale_radius_follows_symbol, setup, teardown),
 		cmocka_unit_test(test_windows_radius),
+		cmocka_unit_test(test_windows_small),
+		cmocka_unit_test(test_small_symbol_pass),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

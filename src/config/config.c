@@ -170,6 +170,9 @@ static const struct config_option options[] = {
               "third scale with a local-mean method: a second pass in its windows whose mean_radius is this "
               "fraction of the size of the largest symbol-like structure there (clamped to 3..63), so that "
               "small symbols get a small window; 0 = off"),
+    OPT_INT("threshold", "radius_small", radius_small, "1", 0, 4, true, 0, "N",
+            "third scale: a pass for symbols under about 40 px, Bernsen at this radius without a median, in "
+            "windows around small structure that no decoded symbol explains; 0 = off"),
     OPT_INT_SET("threshold", "median2", median2, "3", 0, 5, "0|3|5", true, 0, "N",
                 "median pre-filter of the second scale (radius2): 0 (off), 3 or 5"),
     OPT_FLOAT("threshold", "gauss", gauss_sigma, "0", 0, 4, true, 0, "SIGMA",

@@ -17,6 +17,11 @@
 #define SMALL_ROOT_PX 32
 #define SMALL_BOX_PX (SMALL_ROOT_PX * 3 / 2)
 #define SMALL_SOLIDITY 0.945
+/* ... and none of its leaves is a bar of this elongation (has_bar_leaf). */
+#define SMALL_BAR_RATIO 8.0
+/* With match_config.few_specks, a small root takes specks for at most
+ * 1 / SPECK_LEAVES_DIV of its nodes. */
+#define SPECK_LEAVES_DIV 5
 /* A root that touches the frame's edge (border_root): at most 1 /
  * BORDER_CONTACT_DIV of its box's longer side lies on the edge. */
 #define BORDER_CONTACT_DIV 8
@@ -113,6 +118,36 @@ static bool merged_ring_root(struct match *m, const struct region_tree *t, int32
 	return fills_ellipse(&s);
 }
 
+/* A leaf shaped like a bar: the larger eigenvalue of its pixel covariance
+ * at least SMALL_BAR_RATIO times the smaller (a disc 1, two touching discs
+ * 5, a 17 x 4 px bar 19). */
+static bool bar(const struct region *g)
+{
+	const double n = g->area, mx = g->sum_x / n, my = g->sum_y / n;
+	const double cxx = g->sum_xx / n - mx * mx, cyy = g->sum_yy / n - my * my, cxy = g->sum_xy / n - mx * my;
+	const double tr = 0.5 * (cxx + cyy), det = sqrt(0.25 * (cxx - cyy) * (cxx - cyy) + cxy * cxy);
+	return tr - det > 0 ? tr + det >= SMALL_BAR_RATIO * (tr - det) : tr + det > 0;
+}
+
+/* Whether a leaf child of p (more than a speck) is a bar: the pieces of a
+ * small symbol's ring, broken at its corners, lie in the card margin
+ * around it as four bars, which the margin (a white root touching the
+ * background) would take for dots. */
+static bool has_bar_leaf(const struct match *m, const struct region_tree *t, int32_t p)
+{
+	int n_adj;
+	const int32_t *l = adj_of(m, t, p, &n_adj);
+	for (int i = 0; i < n_adj; i++) {
+		const int32_t k = l[i];
+		if ((m->state[k] & (ST_RESOLVED | ST_SPECK)) != ST_RESOLVED || m->parent[k] != p || m->height[k] != 0)
+			continue;
+		const struct region *g = reg(m, t, k);
+		if (g->area > 2 * SPECK_MAX_AREA && bar(g))
+			return true;
+	}
+	return false;
+}
+
 /* A small resolved region p (SMALL_ROOT_PX) that is not a whole
  * symbol as counted, or that touches a saturated region, read at its own
  * scale. On small symbols the holes of the blobs shrink to 1-2 px, the
@@ -125,7 +160,13 @@ static bool merged_ring_root(struct match *m, const struct region_tree *t, int32
  * and it is taken when its sub-tree is a whole symbol that fills its
  * moment ellipse (SMALL_SOLIDITY), as the inside of a ring does and a
  * piece of margin or table around a foreign region does not. True: p is
- * a whole candidate now. */
+ * a whole candidate now. A fragmented root with a bar-shaped leaf is no
+ * candidate (has_bar_leaf: the margin of a card whose ring broke). With
+ * few_specks (the small-symbol pass, whose threshold has no median and
+ * keeps 1-2 px noise), specks may make at most a fifth of the nodes
+ * (SPECK_LEAVES_DIV): a tree that needs more of them read a hole lost
+ * here and a noise speck taken there, one or two changes that turn a
+ * dense symbol into another of its set. */
 static bool small_candidate(struct match *m, const struct region_tree *t, int32_t p)
 {
 	const struct region *g = reg(m, t, p);
@@ -140,10 +181,11 @@ static bool small_candidate(struct match *m, const struct region_tree *t, int32_
 		return false;
 	int sp_nodes = 0, sp_height = 0;
 	speck_count(m, t, p, 0, &sp_nodes, &sp_height);
-	const bool with_specks = !is_valid(m, h, n) && sp_nodes > n && is_valid(m, sp_height, sp_nodes);
+	const bool with_specks = !is_valid(m, h, n) && sp_nodes > n && is_valid(m, sp_height, sp_nodes) &&
+				 (!m->cfg.few_specks || SPECK_LEAVES_DIV * (sp_nodes - n) <= sp_nodes);
 	if (!with_specks && !(frag && is_valid(m, h, n)))
 		return false;
-	if (frag && !fills_ellipse(&s))
+	if (frag && (!fills_ellipse(&s) || has_bar_leaf(m, t, p)))
 		return false;
 	if (with_specks) {
 		specks_keep(m, t, p, 0);

@@ -145,6 +145,8 @@ struct match_config {
 	bool no_repair;                /* skip the repair round (hairline groups of motion streaks) */
 	bool no_merged_rings;          /* only small roots may touch a saturated region (candidates.c) */
 	bool complete;                 /* fuzzy trees completed to the one tree that holds them (complete.c) */
+	bool few_specks;               /* small roots take 1-2 px specks for at most a fifth of their nodes
+					* (candidates.c) */
 };
 
 struct match;

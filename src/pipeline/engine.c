@@ -62,6 +62,14 @@ struct worker {
  * on its size) may differ from its window's and still count: within a
  * window all symbols take the largest one's radius. */
 #define THIRD_SCALED_TOLERANCE 2
+/* The small-symbol pass (third_small, radius_small): windows around
+ * unexplained structure under THIRD_SMALL_WIN_PX a side, reaching
+ * THIRD_SMALL_PAD pixels past its tiles (a card's margin and ring reach a
+ * few pixels past its root); of its symbols, those of at most
+ * THIRD_SMALL_MAX_PX count (the others are the other passes' to read). */
+#define THIRD_SMALL_WIN_PX 40
+#define THIRD_SMALL_PAD 8
+#define THIRD_SMALL_MAX_PX 40
 struct third {
 	int32_t *scratch;      /* windows_scratch_len() for the frame size and region capacity */
 	size_t scratch_len;
@@ -73,6 +81,8 @@ struct third {
 	bool have_full;        /* full holds the collected frame's mask */
 	struct bitmask full;   /* the frame's mask, borrowed from s3.thr after a collect */
 	struct threshold *cpu; /* gpu: the same threshold on the CPU, for windows without full */
+	struct threshold *small; /* the small-symbol pass's, on the CPU; NULL while radius_small is 0 */
+	struct match *small_mat; /* and its matcher (small_configs) */
 	struct engine_third_stats stats;
 };
 
@@ -142,6 +152,20 @@ static void third_configs(const struct engine_config *c, struct threshold_config
 	*tc = c->thr;
 	tc->mode = c->mode3;
 	symbols_only(c, mc);
+}
+
+/* The small-symbol pass thresholds with Bernsen at radius_small and no
+ * median (a 3 x 3 median erases the 1-2 px holes of symbols under about
+ * 30 px), the first scale's gate and blur. False: off. */
+static bool small_configs(const struct engine_config *c, struct threshold_config *tc, struct match_config *mc)
+{
+	*tc = c->thr;
+	tc->mode = THRESHOLD_BERNSEN;
+	tc->radius = c->radius_small;
+	tc->median = 0;
+	symbols_only(c, mc);
+	mc->few_specks = true;
+	return c->radius_small > 0;
 }
 
 /* Auto: half the cores a scale (both scales segment at once, so together
@@ -290,10 +314,35 @@ static void third_free(struct engine *e)
 	bitmask_free(&e->s3.mask);
 	scale_free(&e->s3);
 	threshold_destroy(e->t3.cpu);
+	threshold_destroy(e->t3.small);
+	match_destroy(e->t3.small_mat);
 	free(e->t3.scratch);
 	bitmask_free(&e->t3.crop);
 	detections_free(&e->t3.det);
 	memset(&e->t3, 0, sizeof e->t3);
+}
+
+/* Creates, updates or frees the small-symbol pass's threshold and
+ * matcher (on: radius_small > 0). */
+static int small_sync(struct third *t, bool on, const struct threshold_config *tc, const struct match_config *mc)
+{
+	if (!on) {
+		threshold_destroy(t->small);
+		match_destroy(t->small_mat);
+		t->small = NULL;
+		t->small_mat = NULL;
+		return 0;
+	}
+	int err = 0;
+	if (t->small)
+		err = threshold_set_config(t->small, tc);
+	else
+		t->small = threshold_create(tc, "cpu", &err);
+	if (!err && t->small_mat)
+		err = match_set_config(t->small_mat, mc);
+	else if (!err)
+		t->small_mat = match_create(mc, &err);
+	return err;
 }
 
 /* Creates or frees the third scale to follow scale3 (it is live). */
@@ -306,10 +355,15 @@ static int third_scale_sync(struct engine *e)
 	struct threshold_config tc;
 	struct match_config mc;
 	third_configs(&e->cfg, &tc, &mc);
+	struct threshold_config tcs;
+	struct match_config mcs;
+	const bool small = small_configs(&e->cfg, &tcs, &mcs);
 	if (scale_on(&e->s3)) {
 		int err = threshold_set_config(e->s3.thr, &tc);
 		if (!err && e->t3.cpu)
 			err = threshold_set_config(e->t3.cpu, &tc);
+		if (!err)
+			err = small_sync(&e->t3, small, &tcs, &mcs);
 		return err ? err : match_set_config(e->s3.mat, &mc);
 	}
 	/* On CUDA with the first scale (whole frames, cut into windows, where
@@ -324,6 +378,8 @@ static int third_scale_sync(struct engine *e)
 	e->t3.want_full = e->t3.gpu;
 	if (e->t3.gpu)
 		e->t3.cpu = threshold_create(&tc, "cpu", &err);
+	if (!err)
+		err = small_sync(&e->t3, small, &tcs, &mcs);
 	if (!err) {
 		/* Its mask is its own (threshold_process into it, windows cut into
 		 * it), not a view of the thresholder's as for the other scales. */
@@ -620,10 +676,11 @@ static void bits_cut(const struct bitmask *src, int ox, int oy, struct bitmask *
 
 /* One window of the third scale: thresholded with its halo, cut out,
  * segmented and matched; its symbols (with rule: only those whose own
- * radius by the rule is within THIRD_SCALED_TOLERANCE of the window's)
- * appended to the scale's detections in frame coordinates. */
+ * radius by the rule is within THIRD_SCALED_TOLERANCE of the window's;
+ * with max_px > 0 only those of at most max_px) appended to the scale's
+ * detections in frame coordinates. */
 static bool third_window(struct engine *e, const struct image_u8 *grey, const struct window *w, int halo,
-			 struct threshold *thr, const struct windows_radius *rule)
+			 struct threshold *thr, const struct windows_radius *rule, int max_px)
 {
 	struct third *t = &e->t3;
 	const int cx0 = w->x0 - halo > 0 ? w->x0 - halo : 0, cy0 = w->y0 - halo > 0 ? w->y0 - halo : 0;
@@ -640,7 +697,7 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 	win.stride_words = (win.width + 63) / 64;
 	/* The whole-frame mask is at the configured radius: a window of the
 	 * second pass (rule) has a radius of its own and is thresholded here. */
-	if (t->have_full && !rule) {
+	if (t->have_full && !rule && thr != t->small) {
 		bits_cut(&t->full, w->x0, w->y0, &win);
 	} else {
 		if (threshold_process(thr, &view, &crop))
@@ -649,13 +706,16 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 	}
 	const struct region_tree *tree = NULL;
 	detections_clear(&t->det);
-	if (segment_process(e->s3.seg, &win, &tree) || match_process(e->s3.mat, tree, NULL, &t->det))
+	struct match *mat = thr == t->small ? t->small_mat : e->s3.mat;
+	if (segment_process(e->s3.seg, &win, &tree) || match_process(mat, tree, NULL, &t->det))
 		return false;
 	struct detections *d = &e->s3.det;
 	for (int i = 0; i < t->det.n_fids + t->det.n_fuzzy; i++) {
 		const bool fid = i < t->det.n_fids;
 		struct fiducial_det f = fid ? t->det.fids[i] : t->det.fuzzy[i - t->det.n_fids];
 		if (rule && abs(windows_radius(rule, (int)(f.size_px + 0.5f)) - w->radius) > THIRD_SCALED_TOLERANCE)
+			continue;
+		if (max_px > 0 && f.size_px > (float)max_px)
 			continue;
 		f.x += (float)w->x0;
 		f.y += (float)w->y0;
@@ -672,6 +732,7 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 
 static bool third_scaled(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1,
 			 struct threshold *thr);
+static bool third_small(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1);
 
 /* The third scale, in the windows where it may add a symbol to the first
  * scale's (windows.h, from the first scale's tree1), or over the whole
@@ -705,9 +766,9 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 		ok = threshold_process(thr, grey, &e->s3.mask) == 0 && scale_detect(&e->s3, grey);
 	} else {
 		for (int i = 0; i < n && ok; i++)
-			ok = third_window(e, grey, &e->t3.win[i], halo, thr, NULL);
+			ok = third_window(e, grey, &e->t3.win[i], halo, thr, NULL, 0);
 	}
-	return ok && third_scaled(e, grey, tree1, thr);
+	return ok && third_scaled(e, grey, tree1, thr) && third_small(e, grey, tree1);
 }
 
 /* The third scale's second pass (mean_scale3): in windows, each at the
@@ -740,10 +801,40 @@ static bool third_scaled(struct engine *e, const struct image_u8 *grey, const st
 		tc.mean_radius = w->radius;
 		e->t3.stats.scaled_windows++;
 		e->t3.stats.scaled_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
-		ok = threshold_set_config(thr, &tc) == 0 && third_window(e, grey, w, third_halo(c, w->radius), thr, &rule);
+		ok = threshold_set_config(thr, &tc) == 0 &&
+		     third_window(e, grey, w, third_halo(c, w->radius), thr, &rule, 0);
 	}
 	tc.mean_radius = c->thr.mean_radius;
 	return threshold_set_config(thr, &tc) == 0 && ok;
+}
+
+/* The third scale's small-symbol pass (radius_small): Bernsen at a small
+ * radius without a median, in windows around small structure that no
+ * decoded symbol explains (windows_find_small; the whole frame where they
+ * would cover more than half of it), keeping symbols of at most
+ * THIRD_SMALL_MAX_PX. The first scale's radius and the second's median
+ * lose the 1-2 px holes and walls of symbols under about 30 px; these
+ * symbols follow the other passes' in the scale's detections. */
+static bool third_small(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1)
+{
+	if (!e->t3.small)
+		return true;
+	int n = windows_find_small(tree1, &e->s1.det, THIRD_SMALL_WIN_PX, THIRD_SMALL_PAD, e->t3.scratch,
+				   e->t3.scratch_len, e->t3.win, THIRD_MAX_WINDOWS);
+	if (n < 0) {
+		e->t3.win[0] = (struct window){.x0 = 0, .y0 = 0, .x1 = grey->width, .y1 = grey->height};
+		n = 1;
+	}
+	int taps[THRESHOLD_GAUSS_MAX_RADIUS + 1];
+	const int halo = e->cfg.radius_small + threshold_gauss_taps(e->cfg.thr.gauss_sigma, taps);
+	bool ok = true;
+	for (int i = 0; i < n && ok; i++) {
+		const struct window *w = &e->t3.win[i];
+		e->t3.stats.small_windows++;
+		e->t3.stats.small_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
+		ok = third_window(e, grey, w, halo, e->t3.small, NULL, THIRD_SMALL_MAX_PX);
+	}
+	return ok;
 }
 
 int engine_detect(struct engine *e, const struct image_u8 *grey)

@@ -11,6 +11,9 @@
  * count. */
 #define MIN_AREA 16
 #define MIN_BRANCHES 3
+/* The same for small structure (windows_find_small): pixels of each
+ * neighbour that counts. */
+#define SMALL_MIN_AREA 4
 
 static int tiles_x(int width)
 {
@@ -49,6 +52,23 @@ static bool branching(const struct region_tree *t, int32_t r, int max_side)
 	return n >= MIN_BRANCHES;
 }
 
+/* Whether region r is small structure: its box under small_px a side,
+ * touching at least MIN_BRANCHES regions of SMALL_MIN_AREA pixels or more
+ * (the root of a symbol under about 30 px, whose dots are 2-5 px, touches
+ * its blob and its dots, but only one region of MIN_AREA). */
+static bool small_branching(const struct region_tree *t, int32_t r, int small_px)
+{
+	const struct region *g = &t->regions[r];
+	if (g->area < SMALL_MIN_AREA || g->n_adj < MIN_BRANCHES || g->x1 - g->x0 >= small_px ||
+	    g->y1 - g->y0 >= small_px)
+		return false;
+	const int32_t *adj = region_adj(t, r);
+	int n = 0;
+	for (int i = 0; i < g->n_adj && n < MIN_BRANCHES; i++)
+		n += t->regions[adj[i]].area >= SMALL_MIN_AREA;
+	return n >= MIN_BRANCHES;
+}
+
 /* Whether region g's box lies in the square of half side half around (x, y). */
 static bool inside(const struct region *g, float x, float y, float half)
 {
@@ -76,15 +96,16 @@ static bool explained(const struct region_tree *t, int32_t r, const struct detec
  * Each region's verdict first (memo); most frames have no live region,
  * and then the runs are never read. Otherwise one pass over the tree's
  * runs, where only the runs of live regions walk their tiles. */
-static void tiles_scan(const struct region_tree *t, const struct detections *d, int max_side, int32_t *live,
-		       int32_t *memo)
+static void tiles_scan(const struct region_tree *t, const struct detections *d, int max_side, int small_px,
+		       int32_t *live, int32_t *memo)
 {
 	const int ntx = tiles_x(t->width), nty = (t->height + T - 1) / T;
 	for (int i = 0; i < ntx * nty; i++)
 		live[i] = 0;
 	int32_t n_live = 0;
 	for (int32_t r = 0; r < t->n_regions; r++) {
-		memo[r] = branching(t, r, max_side) && !explained(t, r, d);
+		memo[r] = (small_px > 0 ? small_branching(t, r, small_px) : branching(t, r, max_side)) &&
+			  !explained(t, r, d);
 		n_live += memo[r];
 	}
 	if (!n_live)
@@ -114,15 +135,15 @@ int windows_radius(const struct windows_radius *rule, int side)
 	return r < rule->min ? rule->min : r > rule->max ? rule->max : r;
 }
 
-int windows_find(const struct region_tree *tree, const struct detections *d, int max_symbol_px, int pad,
-		 const struct windows_radius *rule, int32_t *scratch, size_t scratch_len, struct window *out, int cap)
+static int find(const struct region_tree *tree, const struct detections *d, int max_symbol_px, int small_px, int pad,
+		const struct windows_radius *rule, int32_t *scratch, size_t scratch_len, struct window *out, int cap)
 {
 	const int w = tree->width, h = tree->height, ntx = tiles_x(w), nty = (h + T - 1) / T;
 	const size_t nt = (size_t)ntx * (size_t)nty;
 	if (tree->overflow || scratch_len < windows_scratch_len(w, h, tree->n_regions))
 		return -1;
 	int32_t *live = scratch, *stack = scratch + nt;
-	tiles_scan(tree, d, max_symbol_px, live, scratch + 2 * nt);
+	tiles_scan(tree, d, max_symbol_px, small_px, live, scratch + 2 * nt);
 	int n = 0;
 	for (size_t i = 0; i < nt; i++) {
 		if (!live[i])
@@ -174,4 +195,16 @@ int windows_find(const struct region_tree *tree, const struct detections *d, int
 	for (int j = 0; j < n; j++)
 		area += (int64_t)(out[j].x1 - out[j].x0) * (out[j].y1 - out[j].y0);
 	return 2 * area > (int64_t)w * h ? -1 : n;
+}
+
+int windows_find(const struct region_tree *tree, const struct detections *d, int max_symbol_px, int pad,
+		 const struct windows_radius *rule, int32_t *scratch, size_t scratch_len, struct window *out, int cap)
+{
+	return find(tree, d, max_symbol_px, 0, pad, rule, scratch, scratch_len, out, cap);
+}
+
+int windows_find_small(const struct region_tree *tree, const struct detections *d, int small_px, int pad,
+		       int32_t *scratch, size_t scratch_len, struct window *out, int cap)
+{
+	return find(tree, d, small_px, small_px, pad, NULL, scratch, scratch_len, out, cap);
 }

@@ -90,4 +90,13 @@ size_t windows_scratch_len(int width, int height, int32_t max_regions);
 int windows_find(const struct region_tree *tree, const struct detections *d, int max_symbol_px, int pad,
 		 const struct windows_radius *rule, int32_t *scratch, size_t scratch_len, struct window *out, int cap);
 
+/* The same for small symbols: live are regions whose box is under small_px
+ * pixels a side and that touch at least three regions of 4 pixels or more
+ * (a symbol under about 30 px: its root touches its surround, its blob and
+ * its 2-5 px dots, and only the first two reach 16 pixels, so
+ * windows_find's rule misses it), where no decoded symbol or finger
+ * explains them. No radius rule; -1 for the whole frame as above. */
+int windows_find_small(const struct region_tree *tree, const struct detections *d, int small_px, int pad,
+		       int32_t *scratch, size_t scratch_len, struct window *out, int cap);
+
 #endif
