@@ -9,6 +9,7 @@
 #include "../core/log.h"
 #include "../core/pool.h"
 #include "../segment/segment.h"
+#include "../threshold/closing.h"
 #include "merge.h"
 #include "windows.h"
 
@@ -62,6 +63,10 @@ struct worker {
  * on its size) may differ from its window's and still count: within a
  * window all symbols take the largest one's radius. */
 #define THIRD_SCALED_TOLERANCE 2
+/* The closing pass (close_scale3, threshold/closing.h): its smallest
+ * radius (a 5 px square still fills a dot of a 40 px symbol), its largest. */
+#define THIRD_CLOSE_MIN_RADIUS 2
+#define THIRD_CLOSE_MAX_RADIUS CLOSING_MAX_RADIUS
 struct third {
 	int32_t *scratch;      /* windows_scratch_len() for the frame size and region capacity */
 	size_t scratch_len;
@@ -73,6 +78,7 @@ struct third {
 	bool have_full;        /* full holds the collected frame's mask */
 	struct bitmask full;   /* the frame's mask, borrowed from s3.thr after a collect */
 	struct threshold *cpu; /* gpu: the same threshold on the CPU, for windows without full */
+	struct closing *close; /* the closing pass's (close_scale3), CPU only */
 	struct engine_third_stats stats;
 };
 
@@ -290,6 +296,7 @@ static void third_free(struct engine *e)
 	bitmask_free(&e->s3.mask);
 	scale_free(&e->s3);
 	threshold_destroy(e->t3.cpu);
+	closing_destroy(e->t3.close);
 	free(e->t3.scratch);
 	bitmask_free(&e->t3.crop);
 	detections_free(&e->t3.det);
@@ -336,6 +343,8 @@ static int third_scale_sync(struct engine *e)
 			err = e->t3.scratch ? bitmask_alloc(&e->t3.crop, e->cfg.width, e->cfg.height) : ERR_NOMEM;
 		if (!err)
 			err = detections_alloc(&e->t3.det, e->cfg.max_detections);
+		if (!err)
+			e->t3.close = closing_create(e->cfg.width, e->cfg.height, &err);
 		if (err)
 			third_free(e);
 	}
@@ -623,7 +632,7 @@ static void bits_cut(const struct bitmask *src, int ox, int oy, struct bitmask *
  * radius by the rule is within THIRD_SCALED_TOLERANCE of the window's)
  * appended to the scale's detections in frame coordinates. */
 static bool third_window(struct engine *e, const struct image_u8 *grey, const struct window *w, int halo,
-			 struct threshold *thr, const struct windows_radius *rule)
+			 struct threshold *thr, const struct windows_radius *rule, bool closing)
 {
 	struct third *t = &e->t3;
 	const int cx0 = w->x0 - halo > 0 ? w->x0 - halo : 0, cy0 = w->y0 - halo > 0 ? w->y0 - halo : 0;
@@ -640,7 +649,11 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 	win.stride_words = (win.width + 63) / 64;
 	/* The whole-frame mask is at the configured radius: a window of the
 	 * second pass (rule) has a radius of its own and is thresholded here. */
-	if (t->have_full && !rule) {
+	if (closing) {
+		if (closing_process(t->close, &view, w->radius, e->cfg.close_pct, e->cfg.thr.gate, &crop))
+			return false;
+		bits_cut(&crop, w->x0 - cx0, w->y0 - cy0, &win);
+	} else if (t->have_full && !rule) {
 		bits_cut(&t->full, w->x0, w->y0, &win);
 	} else {
 		if (threshold_process(thr, &view, &crop))
@@ -672,6 +685,7 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 
 static bool third_scaled(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1,
 			 struct threshold *thr);
+static bool third_closed(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1);
 
 /* The third scale, in the windows where it may add a symbol to the first
  * scale's (windows.h, from the first scale's tree1), or over the whole
@@ -705,9 +719,9 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 		ok = threshold_process(thr, grey, &e->s3.mask) == 0 && scale_detect(&e->s3, grey);
 	} else {
 		for (int i = 0; i < n && ok; i++)
-			ok = third_window(e, grey, &e->t3.win[i], halo, thr, NULL);
+			ok = third_window(e, grey, &e->t3.win[i], halo, thr, NULL, false);
 	}
-	return ok && third_scaled(e, grey, tree1, thr);
+	return ok && third_scaled(e, grey, tree1, thr) && third_closed(e, grey, tree1);
 }
 
 /* The third scale's second pass (mean_scale3): in windows, each at the
@@ -740,10 +754,39 @@ static bool third_scaled(struct engine *e, const struct image_u8 *grey, const st
 		tc.mean_radius = w->radius;
 		e->t3.stats.scaled_windows++;
 		e->t3.stats.scaled_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
-		ok = threshold_set_config(thr, &tc) == 0 && third_window(e, grey, w, third_halo(c, w->radius), thr, &rule);
+		ok = threshold_set_config(thr, &tc) == 0 && third_window(e, grey, w, third_halo(c, w->radius), thr, &rule, false);
 	}
 	tc.mean_radius = c->thr.mean_radius;
 	return threshold_set_config(thr, &tc) == 0 && ok;
+}
+
+/* The third scale's closing pass (close_scale3): in windows found as for
+ * the second pass, each at the closing radius its largest symbol asks for
+ * (windows.h), thresholded against the grey closing (threshold/closing.h)
+ * on the CPU whatever the backend, with a halo of twice the radius (what
+ * the closing reads), and symbols kept only where their own radius is
+ * within THIRD_SCALED_TOLERANCE of the window's. Where a hard shadow's
+ * edge crosses a symbol, the local mean still turns a band of the shadowed
+ * paper black beside it; the closing follows the light's step. Its symbols
+ * follow the other passes' in the scale's detections: where two passes read
+ * one place as two IDs, merge_scale() drops both. */
+static bool third_closed(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1)
+{
+	const struct engine_config *c = &e->cfg;
+	if (c->close_scale3 <= 0.0f || !e->t3.close)
+		return true;
+	const struct windows_radius rule = {c->close_scale3, THIRD_CLOSE_MIN_RADIUS, THIRD_CLOSE_MAX_RADIUS};
+	const int max_px = c->match.root_max_px > 0 ? (int)c->match.root_max_px : grey->width + grey->height;
+	int n = windows_find(tree1, &e->s1.det, max_px, THIRD_PAD, &rule, e->t3.scratch, e->t3.scratch_len, e->t3.win,
+			     THIRD_MAX_WINDOWS);
+	bool ok = true;
+	for (int i = 0; i < n && ok; i++) {
+		const struct window *w = &e->t3.win[i];
+		e->t3.stats.closed_windows++;
+		e->t3.stats.closed_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
+		ok = third_window(e, grey, w, 2 * w->radius, NULL, &rule, true);
+	}
+	return ok;
 }
 
 int engine_detect(struct engine *e, const struct image_u8 *grey)
