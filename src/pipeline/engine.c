@@ -781,10 +781,20 @@ static bool third_closed(struct engine *e, const struct image_u8 *grey, const st
 			     THIRD_MAX_WINDOWS);
 	bool ok = true;
 	for (int i = 0; i < n && ok; i++) {
-		const struct window *w = &e->t3.win[i];
-		e->t3.stats.closed_windows++;
-		e->t3.stats.closed_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
-		ok = third_window(e, grey, w, 2 * w->radius, NULL, &rule, true);
+		/* The window's radius is its largest branching region's; a
+		 * shadow's band merged with rings there is larger than any symbol
+		 * in it. So down a ladder of radii, each keeping the symbols its
+		 * tolerance takes, to the smallest. */
+		struct window w = e->t3.win[i];
+		for (;;) {
+			e->t3.stats.closed_windows++;
+			e->t3.stats.closed_area_px += (int64_t)(w.x1 - w.x0) * (w.y1 - w.y0);
+			ok = third_window(e, grey, &w, 2 * w.radius, NULL, &rule, true);
+			const int next = w.radius - (2 * THIRD_SCALED_TOLERANCE + 1);
+			if (!ok || next + THIRD_SCALED_TOLERANCE < THIRD_CLOSE_MIN_RADIUS)
+				break;
+			w.radius = next > THIRD_CLOSE_MIN_RADIUS ? next : THIRD_CLOSE_MIN_RADIUS;
+		}
 	}
 	return ok;
 }
