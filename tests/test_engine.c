@@ -227,8 +227,8 @@ static int closing_probe(struct fixture *f, float close_scale3, int size, float 
 /* An 80 px symbol, a hard shadow edge 10 px left or right of its centre,
  * the shadowed side at 25% of the light: the passes of Bernsen and the
  * local mean turn a band of the shadowed card black beside the edge and
- * decode none of symbols 0-11; the closing pass (close_scale3 0.05, a
- * radius of about 4 px) decodes each, and no other ID. */
+ * decode none of symbols 0-11; the closing pass (close_scale3 0.04, a
+ * radius of about 3 px) decodes each, and no other ID. */
 static void test_closing_pass_under_shadow(void **state)
 {
 	struct fixture *f = *state;
@@ -236,7 +236,7 @@ static void test_closing_pass_under_shadow(void **state)
 	for (int k = 0; k < 2; k++)
 		for (int id = 0; id < 12; id++) {
 			assert_int_equal(closing_probe(f, 0.0f, 80, edges[k], 2.0f, 25, id), 0);
-			assert_int_equal(closing_probe(f, 0.05f, 80, edges[k], 2.0f, 25, id), 1);
+			assert_int_equal(closing_probe(f, 0.04f, 80, edges[k], 2.0f, 25, id), 1);
 		}
 }
 

@@ -170,10 +170,11 @@ static const struct config_option options[] = {
               "third scale with a local-mean method: a second pass in its windows whose mean_radius is this "
               "fraction of the size of the largest symbol-like structure there (clamped to 3..63), so that "
               "small symbols get a small window; 0 = off"),
-    OPT_FLOAT("threshold", "close_scale3", close_scale3, "0.05", 0, 1, true, 0, "RATIO",
-              "third scale: a pass in its windows against the paper's own light (a grey closing of radius "
-              "this fraction of the size of the largest symbol-like structure there, clamped to 2..63; "
-              "white above close_pct percent of it), which a hard shadow's edge does not cut; 0 = off"),
+    OPT_FLOAT("threshold", "close_scale3", close_scale3, "0.04", 0, 1, true, 0, "RATIO",
+              "third scale: a pass in its windows against the paper's own light (a grey closing whose "
+              "radius is this fraction of a symbol's size, clamped to 3..63, tried down from the largest "
+              "symbol-like structure's there; white above close_pct percent of the closing), which a hard "
+              "shadow's edge does not cut; 0 = off"),
     OPT_INT("threshold", "close_pct", close_pct, "70", 1, 100, true, 0, "PERCENT",
             "the close_scale3 pass: a pixel is white above this percent of the closing's grey"),
     OPT_INT_SET("threshold", "median2", median2, "3", 0, 5, "0|3|5", true, 0, "N",

@@ -64,8 +64,10 @@ struct worker {
  * window all symbols take the largest one's radius. */
 #define THIRD_SCALED_TOLERANCE 2
 /* The closing pass (close_scale3, threshold/closing.h): its smallest
- * radius (a 5 px square still fills a dot of a 40 px symbol), its largest. */
-#define THIRD_CLOSE_MIN_RADIUS 2
+ * radius, its largest. At radius 2 the blurred one-pixel holes of 40 px
+ * symbols fall under the closing's grey: a one-hole blob read as a dot
+ * turned symbol 4 into 80 on the sheet-half preset. */
+#define THIRD_CLOSE_MIN_RADIUS 3
 #define THIRD_CLOSE_MAX_RADIUS CLOSING_MAX_RADIUS
 struct third {
 	int32_t *scratch;      /* windows_scratch_len() for the frame size and region capacity */
