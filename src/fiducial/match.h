@@ -102,6 +102,12 @@
  *    edge can only add branches, so the set's own trees decide whether
  *    the branches seen are enough: in a set whose trees all have the same
  *    node count a whole count is enough.
+ * With match_config.even_leaves (the engine sets it for the third scale's
+ * closing pass) a symbol is read only where no leaf has under a third of
+ * the median area of the leaves of its colour: a thin blob wall that the
+ * threshold broke in a blurred shadow leaves a sliver that passes the
+ * size filter (§6, on box sides) as a dot while the blob lost a hole, and
+ * the count of nodes is another symbol's. Such a symbol stays fuzzy.
  * Decoding builds the canonical string (children sorted in descending byte
  * order, in place), applies the leaf-size filter (§6), looks the string up,
  * and computes centre and angle from the leaves' bbox midpoints with
@@ -145,6 +151,8 @@ struct match_config {
 	bool no_repair;                /* skip the repair round (hairline groups of motion streaks) */
 	bool no_merged_rings;          /* only small roots may touch a saturated region (candidates.c) */
 	bool complete;                 /* fuzzy trees completed to the one tree that holds them (complete.c) */
+	bool even_leaves;              /* a symbol's leaves of one colour each have at least a third of their
+					* median area (decode.c), else it stays fuzzy */
 };
 
 struct match;

@@ -781,7 +781,17 @@ static bool third_closed(struct engine *e, const struct image_u8 *grey, const st
 	const int max_px = c->match.root_max_px > 0 ? (int)c->match.root_max_px : grey->width + grey->height;
 	int n = windows_find(tree1, &e->s1.det, max_px, THIRD_PAD, &rule, e->t3.scratch, e->t3.scratch_len, e->t3.win,
 			     THIRD_MAX_WINDOWS);
-	bool ok = true;
+	if (n <= 0)
+		return true;
+	/* Its matcher reads a symbol only where its leaves of one colour are
+	 * of even areas: in a blurred shadow a blob's thin wall can break
+	 * into a sliver beside the blob, a leaf more, while the blob lost a
+	 * hole (sheet-half: 9 read as 23). */
+	struct threshold_config tc;
+	struct match_config mc;
+	third_configs(c, &tc, &mc);
+	mc.even_leaves = true;
+	bool ok = match_set_config(e->s3.mat, &mc) == 0;
 	for (int i = 0; i < n && ok; i++) {
 		/* The window's radius is its largest branching region's; a
 		 * shadow's band merged with rings there is larger than any symbol
@@ -798,7 +808,8 @@ static bool third_closed(struct engine *e, const struct image_u8 *grey, const st
 			w.radius = next > THIRD_CLOSE_MIN_RADIUS ? next : THIRD_CLOSE_MIN_RADIUS;
 		}
 	}
-	return ok;
+	mc.even_leaves = false;
+	return match_set_config(e->s3.mat, &mc) == 0 && ok;
 }
 
 int engine_detect(struct engine *e, const struct image_u8 *grey)
