@@ -763,11 +763,12 @@ static bool third_scaled(struct engine *e, const struct image_u8 *grey, const st
 }
 
 /* The third scale's closing pass (close_scale3): in windows found as for
- * the second pass, each at the closing radius its largest symbol asks for
- * (windows.h), thresholded against the grey closing (threshold/closing.h)
- * on the CPU whatever the backend, with a halo of twice the radius (what
- * the closing reads), and symbols kept only where their own radius is
- * within THIRD_SCALED_TOLERANCE of the window's. Where a hard shadow's
+ * the second pass, each thresholded against the grey closing
+ * (threshold/closing.h) on the CPU whatever the backend, with a halo of
+ * twice the radius (what the closing reads), at the radius its largest
+ * symbol-like region asks for (windows.h) and then down a ladder of
+ * smaller ones, each rung keeping the symbols whose own radius is within
+ * THIRD_SCALED_TOLERANCE of it. Where a hard shadow's
  * edge crosses a symbol, the local mean still turns a band of the shadowed
  * paper black beside it; the closing follows the light's step. Its symbols
  * follow the other passes' in the scale's detections: where two passes read
