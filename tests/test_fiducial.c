@@ -598,7 +598,9 @@ static void test_match_small(void **state)
  * broke off): w012211 reads as w012111, the same node count, the sliver
  * passing the size filter (§6, box sides 1 + 7 against the dots' 6 + 6).
  * With even_leaves a leaf under a third of its colour's median area (7
- * against 36 px) leaves the symbol fuzzy; the whole symbol still reads. */
+ * against 36 px) leaves the symbol fuzzy; the whole symbol still reads.
+ * Nor does it read an outsized elongated leaf as two merged ones (a small
+ * blob whose wall broke open is one). */
 static void test_match_even_leaves(void **state)
 {
 	(void)state;
@@ -627,6 +629,22 @@ static void test_match_even_leaves(void **state)
 			rig_free(&r);
 			image_u8_free(&img);
 		}
+	tree_set_free(set);
+	/* Nor are merged leaves read: two dots bridged (test_match_merged). */
+	set = set_parse("w0111111\nw012211\n");
+	for (int even = 0; even < 2; even++) {
+		struct image_u8 img;
+		draw_dots(&img, 1);
+		struct rig r;
+		rig_run(&r, set, &img, 100);
+		struct match_config mc = {.trees = set, .max_width = 80, .max_height = 80, .root_min_px = 20,
+					  .root_max_px = 100, .even_leaves = even};
+		assert_int_equal(match_set_config(r.mat, &mc), 0);
+		assert_int_equal(match_process(r.mat, r.tree, &img, &r.det), 0);
+		assert_int_equal(r.det.n_fids, !even);
+		rig_free(&r);
+		image_u8_free(&img);
+	}
 	tree_set_free(set);
 }
 

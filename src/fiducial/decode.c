@@ -513,7 +513,7 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 		if (canon_string(&c, root, -1, buf, sizeof buf) > 0 && leaves_uniform(&a))
 			id = tree_set_lookup(m->cfg.trees, buf);
 	} else {
-		for (int k = 1; k <= MERGED_MAX_SHORT && id < 0; k++)
+		for (int k = 1; k <= MERGED_MAX_SHORT && id < 0 && !m->cfg.even_leaves; k++)
 			if (is_valid(m, height, nodes + k) && merged_decode(m, t, root, k, &a, &id))
 				nodes += k;
 		if (id < 0 && m->cfg.complete && is_fuzzy(m, height, nodes) && leaves_uniform(&a)) {

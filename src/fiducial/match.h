@@ -107,7 +107,9 @@
  * the median area of the leaves of its colour: a thin blob wall that the
  * threshold broke in a blurred shadow leaves a sliver that passes the
  * size filter (§6, on box sides) as a dot while the blob lost a hole, and
- * the count of nodes is another symbol's. Such a symbol stays fuzzy.
+ * the count of nodes is another symbol's. Such a symbol stays fuzzy. Nor
+ * is an outsized leaf read as merged leaves there: a small blob whose
+ * wall broke open (its hole lost) is outsized and elongated like two dots.
  * Decoding builds the canonical string (children sorted in descending byte
  * order, in place), applies the leaf-size filter (§6), looks the string up,
  * and computes centre and angle from the leaves' bbox midpoints with
@@ -152,7 +154,7 @@ struct match_config {
 	bool no_merged_rings;          /* only small roots may touch a saturated region (candidates.c) */
 	bool complete;                 /* fuzzy trees completed to the one tree that holds them (complete.c) */
 	bool even_leaves;              /* a symbol's leaves of one colour each have at least a third of their
-					* median area (decode.c), else it stays fuzzy */
+					* median area (decode.c), else it stays fuzzy; no merged leaves read */
 };
 
 struct match;
