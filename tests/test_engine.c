@@ -185,6 +185,61 @@ static void test_third_scale_radius_follows_symbol(void **state)
 		assert_true(shadow_probe_sized(f, true, 0.12f, 32, 160, 2.0f, 50, id) >= 0);
 }
 
+/* 1: symbol id (size px, a shadow edge at x = edge, penumbra pen, dark
+ * percent of the light) decoded alone by the engine with the third
+ * scale's passes as by default (mean_scale3 0.115) and the closing pass at
+ * close_scale3 (0: off); 0: nothing decoded; negative: another ID. */
+static int closing_probe(struct fixture *f, float close_scale3, int size, float edge, float pen, int dark, int id)
+{
+	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
+	int err = 0;
+	f->trk = track_create(&tk, &err);
+	assert_non_null(f->trk);
+	struct engine_config ec = {.width = W, .height = H, .backend = "cpu",
+				   .thr = {.mode = THRESHOLD_BERNSEN, .radius = 8, .gate = 32, .tile = 10,
+					   .mean_radius = 16, .mean_bias = 16},
+				   .radius2 = 2, .median2 = 3, .scale3 = true, .mode3 = THRESHOLD_MEAN,
+				   .mean_scale3 = 0.115f, .close_scale3 = close_scale3, .close_pct = 70,
+				   .match = {.trees = f->trees, .root_min_px = 12, .root_max_px = 160},
+				   .tracker = f->trk, .max_detections = 64};
+	struct engine *e = engine_create(&ec, &err);
+	assert_non_null(e);
+	struct image_u8 img;
+	assert_int_equal(image_u8_alloc(&img, W, H), 0);
+	draw_table(&img, 30);
+	const char *tok = tree_set_token(f->trees, id);
+	assert_int_equal(render_symbol(tok, size, 0.4f, 160, 120, &img, NULL), 0);
+	draw_shadow(&img, edge, pen, dark);
+	struct tracked_state st;
+	for (uint64_t i = 1; i <= 2; i++)
+		assert_int_equal(engine_process(e, &img, i, (int64_t)i * 33000000, &st), 0);
+	const struct detections *d = engine_detections(e);
+	int r = 0;
+	for (int i = 0; i < d->n_fids; i++)
+		r = d->fids[i].id == id && r == 0 ? 1 : -1;
+	engine_destroy(e);
+	track_destroy(f->trk);
+	f->trk = NULL;
+	image_u8_free(&img);
+	return r;
+}
+
+/* An 80 px symbol, a hard shadow edge 10 px left or right of its centre,
+ * the shadowed side at 25% of the light: the passes of Bernsen and the
+ * local mean turn a band of the shadowed card black beside the edge and
+ * decode none of symbols 0-11; the closing pass (close_scale3 0.04, a
+ * radius of about 3 px) decodes each, and no other ID. */
+static void test_closing_pass_under_shadow(void **state)
+{
+	struct fixture *f = *state;
+	const float edges[] = {150, 170};
+	for (int k = 0; k < 2; k++)
+		for (int id = 0; id < 12; id++) {
+			assert_int_equal(closing_probe(f, 0.0f, 80, edges[k], 2.0f, 25, id), 0);
+			assert_int_equal(closing_probe(f, 0.04f, 80, edges[k], 2.0f, 25, id), 1);
+		}
+}
+
 /* Bits x0 <= x < x1, y0 <= y < y1 of m set to a checkerboard of 4 px
  * squares (structure: both colours in every tile it covers). */
 static void mask_checker(struct bitmask *m, int x0, int y0, int x1, int y1)
@@ -661,6 +716,7 @@ int main(void)
 		cmocka_unit_test(test_windows_radius),
 		cmocka_unit_test(test_windows_small),
 		cmocka_unit_test(test_small_symbol_pass),
+		cmocka_unit_test_setup_teardown(test_closing_pass_under_shadow, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

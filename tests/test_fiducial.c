@@ -659,6 +659,60 @@ static void test_match_small_bar(void **state)
 	tree_set_free(set);
 }
 
+/* A blob's hole filled and a sliver beside it (a thin wall a threshold
+ * broke off): w012211 reads as w012111, the same node count, the sliver
+ * passing the size filter (§6, box sides 1 + 7 against the dots' 6 + 6).
+ * With even_leaves a leaf under a third of its colour's median area (7
+ * against 36 px) leaves the symbol fuzzy; the whole symbol still reads.
+ * Nor does it read an outsized elongated leaf as two merged ones (a small
+ * blob whose wall broke open is one). */
+static void test_match_even_leaves(void **state)
+{
+	(void)state;
+	struct tree_set *set = set_parse("w012211\nw012111\n");
+	for (int damaged = 0; damaged < 2; damaged++)
+		for (int even = 0; even < 2; even++) {
+			struct image_u8 img;
+			draw_symbol(&img, 0);
+			if (damaged) {
+				rect(&img, 35, 35, 40, 40, 0);
+				rect(&img, 48, 30, 48, 36, 0);
+			}
+			struct rig r;
+			rig_run(&r, set, &img, 100);
+			struct match_config mc = {.trees = set, .max_width = 80, .max_height = 80, .root_min_px = 20,
+						  .root_max_px = 100, .even_leaves = even};
+			assert_int_equal(match_set_config(r.mat, &mc), 0);
+			assert_int_equal(match_process(r.mat, r.tree, &img, &r.det), 0);
+			if (damaged && even) {
+				assert_int_equal(r.det.n_fids, 0);
+				assert_int_equal(r.det.n_fuzzy, 1);
+			} else {
+				assert_int_equal(r.det.n_fids, 1);
+				assert_int_equal(r.det.fids[0].id, damaged);
+			}
+			rig_free(&r);
+			image_u8_free(&img);
+		}
+	tree_set_free(set);
+	/* Nor are merged leaves read: two dots bridged (test_match_merged). */
+	set = set_parse("w0111111\nw012211\n");
+	for (int even = 0; even < 2; even++) {
+		struct image_u8 img;
+		draw_dots(&img, 1);
+		struct rig r;
+		rig_run(&r, set, &img, 100);
+		struct match_config mc = {.trees = set, .max_width = 80, .max_height = 80, .root_min_px = 20,
+					  .root_max_px = 100, .even_leaves = even};
+		assert_int_equal(match_set_config(r.mat, &mc), 0);
+		assert_int_equal(match_process(r.mat, r.tree, &img, &r.det), 0);
+		assert_int_equal(r.det.n_fids, !even);
+		rig_free(&r);
+		image_u8_free(&img);
+	}
+	tree_set_free(set);
+}
+
 /* The blob (two holes) and two dots of w012211 inside a white root whose
  * box starts at (x, y), 56 px a side. */
 static void draw_inside(struct image_u8 *img, int x, int y)
@@ -1058,6 +1112,7 @@ int main(void)
 		cmocka_unit_test(test_match_few_specks),
 		cmocka_unit_test(test_match_small_bar),
 		cmocka_unit_test(test_match_merged_ring),
+		cmocka_unit_test(test_match_even_leaves),
 		cmocka_unit_test(test_match_border_root),
 		cmocka_unit_test(test_match_cut_leaf),
 		cmocka_unit_test(test_match_hairlines),

@@ -11,6 +11,7 @@
 
 #include "../cuda/bernsen_cuda.h"
 #include "../src/core/err.h"
+#include "../src/threshold/closing.h"
 #include "../src/threshold/threshold.h"
 #include "../src/threshold/threshold_cpu.h"
 #include "common/testutil.h"
@@ -488,6 +489,72 @@ static void test_bernsen_on_view(void **state)
 	image_u8_free(&copy);
 	image_u8_free(&out);
 	image_u8_free(&ref);
+}
+
+/* The closing threshold (closing.h) against its rule computed the slow way:
+ * D = the max over the square of radius r (cropped at the border), C = the
+ * min of D over the same square, white = 100 v > pct C and C >= gate; on
+ * every size of the list (a view into a larger image, so the stride
+ * differs from the width), random radii, percentages and gates, and
+ * random, low-contrast and gradient content; bits past the width zero. */
+static void test_closing_matches_brute_force(void **state)
+{
+	(void)state;
+	uint32_t rng = 4242;
+	int err = 0;
+	struct closing *c = closing_create(300, 300, &err);
+	assert_non_null(c);
+	struct image_u8 big, dil;
+	assert_int_equal(image_u8_alloc(&big, 300, 300), 0);
+	assert_int_equal(image_u8_alloc(&dil, 300, 300), 0);
+	for (int si = 0; si < N_SIZES; si++)
+		for (int rep = 0; rep < 6; rep++) {
+			const int w = sizes[si][0], h = sizes[si][1];
+			struct image_u8 in = {.width = w, .height = h, .stride = big.stride, .data = big.data + 5 * big.stride + 7};
+			fill_frame(&in, &rng, rep % 3);
+			const int r = rep == 0 ? 1 : rep == 1 ? CLOSING_MAX_RADIUS : 1 + (int)(test_rand(&rng) % 12);
+			const int pct = rep == 2 ? 100 : rep == 3 ? 0 : (int)(test_rand(&rng) % 101);
+			const int gate = rep == 4 ? 0 : (int)(test_rand(&rng) % 256);
+			struct bitmask m;
+			assert_int_equal(bitmask_alloc(&m, w, h), 0);
+			memset(m.bits, 0xff, (size_t)m.stride_words * (size_t)h * sizeof *m.bits);
+			assert_int_equal(closing_process(c, &in, r, pct, gate, &m), 0);
+			for (int y = 0; y < h; y++)
+				for (int x = 0; x < w; x++) {
+					int d = 0;
+					for (int yy = y - r < 0 ? 0 : y - r; yy <= y + r && yy < h; yy++)
+						for (int xx = x - r < 0 ? 0 : x - r; xx <= x + r && xx < w; xx++)
+							d = image_u8_row(&in, yy)[xx] > d ? image_u8_row(&in, yy)[xx] : d;
+					image_u8_row(&dil, y)[x] = (uint8_t)d;
+				}
+			for (int y = 0; y < h; y++) {
+				for (int x = 0; x < w; x++) {
+					int cl = 255;
+					for (int yy = y - r < 0 ? 0 : y - r; yy <= y + r && yy < h; yy++)
+						for (int xx = x - r < 0 ? 0 : x - r; xx <= x + r && xx < w; xx++)
+							cl = image_u8_row(&dil, yy)[xx] < cl ? image_u8_row(&dil, yy)[xx] : cl;
+					const int v = image_u8_row(&in, y)[x];
+					assert_int_equal(bitmask_get(&m, x, y), 100 * v > pct * cl && cl >= gate);
+				}
+				for (int x = w; x < m.stride_words * 64; x++)
+					assert_int_equal((int)((m.bits[(size_t)y * m.stride_words + x / 64] >> (x % 64)) & 1u), 0);
+			}
+			bitmask_free(&m);
+		}
+	struct bitmask m;
+	assert_int_equal(bitmask_alloc(&m, 20, 20), 0);
+	struct image_u8 in = {.width = 20, .height = 20, .stride = big.stride, .data = big.data};
+	assert_int_equal(closing_process(c, &in, 0, 50, 0, &m), ERR_RANGE);
+	assert_int_equal(closing_process(c, &in, CLOSING_MAX_RADIUS + 1, 50, 0, &m), ERR_RANGE);
+	assert_int_equal(closing_process(c, &in, 3, 101, 0, &m), ERR_RANGE);
+	in.width = 21;
+	assert_int_equal(closing_process(c, &in, 3, 50, 0, &m), ERR_SIZE);
+	bitmask_free(&m);
+	image_u8_free(&big);
+	image_u8_free(&dil);
+	closing_destroy(c);
+	assert_null(closing_create(0, 5, &err));
+	assert_int_equal(err, ERR_RANGE);
 }
 
 /* Frames packed with stride == width in buffers of exactly that size, so a
@@ -998,6 +1065,7 @@ int main(void)
 		cmocka_unit_test(test_median_matches_sort),
 		cmocka_unit_test(test_gauss_matches_direct_sum),
 		cmocka_unit_test(test_bitmask_packing),
+		cmocka_unit_test(test_closing_matches_brute_force),
 		cmocka_unit_test(test_object_api_cpu),
 		cmocka_unit_test(test_object_api_errors),
 		cmocka_unit_test(test_cuda_matches_cpu),

@@ -173,6 +173,13 @@ static const struct config_option options[] = {
     OPT_INT("threshold", "radius_small", radius_small, "1", 0, 4, true, 0, "N",
             "third scale: a pass for symbols under about 40 px, Bernsen at this radius without a median, in "
             "windows around small structure that no decoded symbol explains; 0 = off"),
+    OPT_FLOAT("threshold", "close_scale3", close_scale3, "0.04", 0, 1, true, 0, "RATIO",
+              "third scale: a pass in its windows against the paper's own light (a grey closing whose "
+              "radius is this fraction of a symbol's size, clamped to 3..63, tried down from the largest "
+              "symbol-like structure's there; white above close_pct percent of the closing), which a hard "
+              "shadow's edge does not cut; 0 = off"),
+    OPT_INT("threshold", "close_pct", close_pct, "70", 1, 100, true, 0, "PERCENT",
+            "the close_scale3 pass: a pixel is white above this percent of the closing's grey"),
     OPT_INT_SET("threshold", "median2", median2, "3", 0, 5, "0|3|5", true, 0, "N",
                 "median pre-filter of the second scale (radius2): 0 (off), 3 or 5"),
     OPT_FLOAT("threshold", "gauss", gauss_sigma, "0", 0, 4, true, 0, "SIGMA",

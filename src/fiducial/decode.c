@@ -30,6 +30,9 @@
 #define MERGED_MAX_SHORT 2
 #endif
 #define MERGED3_ELONGATION 5.0
+/* even_leaves (leaves_even): no leaf under 1 / EVEN_LEAF_DIV of the
+ * median area of its colour. */
+#define EVEN_LEAF_DIV 3
 
 /* ---- canonical strings ------------------------------------------------ */
 
@@ -460,6 +463,32 @@ static bool cut_unique(const struct match *m, const struct region_tree *t, int32
 	return found == 1;
 }
 
+/* Whether every leaf of the sub-tree at root (specks left out) has at
+ * least 1 / EVEN_LEAF_DIV of the median area of the leaves of its colour.
+ * A blob's wall that a threshold broke leaves a sliver beside it, a leaf
+ * the size filter (§6, on box sides) still takes for a dot, while the
+ * blob lost a hole: the same node count, another symbol of the set. */
+static bool leaves_even(const struct match *m, const struct region_tree *t, int32_t root)
+{
+	int32_t leaf[TREES_MAX_NODES];
+	uint8_t leaf_depth[TREES_MAX_NODES];
+	const int n = leaves_list(m, t, root, 0, leaf, leaf_depth, 0);
+	if (n < 0)
+		return false;
+	for (int c = 0; c < 2; c++) {
+		int area[TREES_MAX_NODES], k = 0;
+		for (int i = 0; i < n; i++)
+			if ((reg(m, t, leaf[i])->colour ? 1 : 0) == c)
+				area[k++] = reg(m, t, leaf[i])->area;
+		if (!k)
+			continue;
+		qsort(area, (size_t)k, sizeof(int), cmp_int);
+		if (EVEN_LEAF_DIV * area[0] < area[(k - 1) / 2])
+			return false;
+	}
+	return true;
+}
+
 void match_tree_decode(struct match *m, const struct region_tree *t, int32_t root, int height, int nodes,
 		       struct detections *out)
 {
@@ -484,7 +513,7 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 		if (canon_string(&c, root, -1, buf, sizeof buf) > 0 && leaves_uniform(&a))
 			id = tree_set_lookup(m->cfg.trees, buf);
 	} else {
-		for (int k = 1; k <= MERGED_MAX_SHORT && id < 0; k++)
+		for (int k = 1; k <= MERGED_MAX_SHORT && id < 0 && !m->cfg.even_leaves; k++)
 			if (is_valid(m, height, nodes + k) && merged_decode(m, t, root, k, &a, &id))
 				nodes += k;
 		if (id < 0 && m->cfg.complete && is_fuzzy(m, height, nodes) && leaves_uniform(&a)) {
@@ -497,6 +526,8 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 			}
 		}
 	}
+	if (id >= 0 && m->cfg.even_leaves && !leaves_even(m, t, root))
+		id = -1;
 	if (id >= 0)
 		emit(out->fids, &out->n_fids, out->cap_fids, &out->overflow, reg(m, t, root), root, id, nodes, completed,
 		     &a);

@@ -102,6 +102,14 @@
  *    edge can only add branches, so the set's own trees decide whether
  *    the branches seen are enough: in a set whose trees all have the same
  *    node count a whole count is enough.
+ * With match_config.even_leaves (the engine sets it for the third scale's
+ * closing pass) a symbol is read only where no leaf has under a third of
+ * the median area of the leaves of its colour: a thin blob wall that the
+ * threshold broke in a blurred shadow leaves a sliver that passes the
+ * size filter (§6, on box sides) as a dot while the blob lost a hole, and
+ * the count of nodes is another symbol's. Such a symbol stays fuzzy. Nor
+ * is an outsized leaf read as merged leaves there: a small blob whose
+ * wall broke open (its hole lost) is outsized and elongated like two dots.
  * Decoding builds the canonical string (children sorted in descending byte
  * order, in place), applies the leaf-size filter (§6), looks the string up,
  * and computes centre and angle from the leaves' bbox midpoints with
@@ -147,6 +155,8 @@ struct match_config {
 	bool complete;                 /* fuzzy trees completed to the one tree that holds them (complete.c) */
 	bool few_specks;               /* small roots take 1-2 px specks for at most a fifth of their nodes
 					* (candidates.c) */
+	bool even_leaves;              /* a symbol's leaves of one colour each have at least a third of their
+					* median area (decode.c), else it stays fuzzy; no merged leaves read */
 };
 
 struct match;

@@ -9,6 +9,7 @@
 #include "../core/log.h"
 #include "../core/pool.h"
 #include "../segment/segment.h"
+#include "../threshold/closing.h"
 #include "merge.h"
 #include "windows.h"
 
@@ -70,6 +71,13 @@ struct worker {
 #define THIRD_SMALL_WIN_PX 40
 #define THIRD_SMALL_PAD 8
 #define THIRD_SMALL_MAX_PX 40
+
+/* The closing pass (close_scale3, threshold/closing.h): its smallest
+ * radius, its largest. At radius 2 the blurred one-pixel holes of 40 px
+ * symbols fall under the closing's grey: a one-hole blob read as a dot
+ * turned symbol 4 into 80 on the sheet-half preset. */
+#define THIRD_CLOSE_MIN_RADIUS 3
+#define THIRD_CLOSE_MAX_RADIUS CLOSING_MAX_RADIUS
 struct third {
 	int32_t *scratch;      /* windows_scratch_len() for the frame size and region capacity */
 	size_t scratch_len;
@@ -83,6 +91,7 @@ struct third {
 	struct threshold *cpu; /* gpu: the same threshold on the CPU, for windows without full */
 	struct threshold *small; /* the small-symbol pass's, on the CPU; NULL while radius_small is 0 */
 	struct match *small_mat; /* and its matcher (small_configs) */
+	struct closing *close; /* the closing pass's (close_scale3), CPU only */
 	struct engine_third_stats stats;
 };
 
@@ -316,6 +325,7 @@ static void third_free(struct engine *e)
 	threshold_destroy(e->t3.cpu);
 	threshold_destroy(e->t3.small);
 	match_destroy(e->t3.small_mat);
+	closing_destroy(e->t3.close);
 	free(e->t3.scratch);
 	bitmask_free(&e->t3.crop);
 	detections_free(&e->t3.det);
@@ -392,6 +402,8 @@ static int third_scale_sync(struct engine *e)
 			err = e->t3.scratch ? bitmask_alloc(&e->t3.crop, e->cfg.width, e->cfg.height) : ERR_NOMEM;
 		if (!err)
 			err = detections_alloc(&e->t3.det, e->cfg.max_detections);
+		if (!err)
+			e->t3.close = closing_create(e->cfg.width, e->cfg.height, &err);
 		if (err)
 			third_free(e);
 	}
@@ -678,9 +690,10 @@ static void bits_cut(const struct bitmask *src, int ox, int oy, struct bitmask *
  * segmented and matched; its symbols (with rule: only those whose own
  * radius by the rule is within THIRD_SCALED_TOLERANCE of the window's;
  * with max_px > 0 only those of at most max_px) appended to the scale's
- * detections in frame coordinates. */
+ * detections in frame coordinates. With closing the window is thresholded
+ * against the grey closing at its radius (the closing pass), else by thr. */
 static bool third_window(struct engine *e, const struct image_u8 *grey, const struct window *w, int halo,
-			 struct threshold *thr, const struct windows_radius *rule, int max_px)
+			 struct threshold *thr, const struct windows_radius *rule, int max_px, bool closing)
 {
 	struct third *t = &e->t3;
 	const int cx0 = w->x0 - halo > 0 ? w->x0 - halo : 0, cy0 = w->y0 - halo > 0 ? w->y0 - halo : 0;
@@ -697,7 +710,11 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 	win.stride_words = (win.width + 63) / 64;
 	/* The whole-frame mask is at the configured radius: a window of the
 	 * second pass (rule) has a radius of its own and is thresholded here. */
-	if (t->have_full && !rule && thr != t->small) {
+	if (closing) {
+		if (closing_process(t->close, &view, w->radius, e->cfg.close_pct, e->cfg.thr.gate, &crop))
+			return false;
+		bits_cut(&crop, w->x0 - cx0, w->y0 - cy0, &win);
+	} else if (t->have_full && !rule && thr != t->small) {
 		bits_cut(&t->full, w->x0, w->y0, &win);
 	} else {
 		if (threshold_process(thr, &view, &crop))
@@ -706,7 +723,7 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 	}
 	const struct region_tree *tree = NULL;
 	detections_clear(&t->det);
-	struct match *mat = thr == t->small ? t->small_mat : e->s3.mat;
+	struct match *mat = thr && thr == t->small ? t->small_mat : e->s3.mat;
 	if (segment_process(e->s3.seg, &win, &tree) || match_process(mat, tree, NULL, &t->det))
 		return false;
 	struct detections *d = &e->s3.det;
@@ -732,6 +749,7 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 
 static bool third_scaled(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1,
 			 struct threshold *thr);
+static bool third_closed(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1);
 static bool third_small(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1);
 
 /* The third scale, in the windows where it may add a symbol to the first
@@ -766,9 +784,9 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 		ok = threshold_process(thr, grey, &e->s3.mask) == 0 && scale_detect(&e->s3, grey);
 	} else {
 		for (int i = 0; i < n && ok; i++)
-			ok = third_window(e, grey, &e->t3.win[i], halo, thr, NULL, 0);
+			ok = third_window(e, grey, &e->t3.win[i], halo, thr, NULL, 0, false);
 	}
-	return ok && third_scaled(e, grey, tree1, thr) && third_small(e, grey, tree1);
+	return ok && third_scaled(e, grey, tree1, thr) && third_closed(e, grey, tree1) && third_small(e, grey, tree1);
 }
 
 /* The third scale's second pass (mean_scale3): in windows, each at the
@@ -802,7 +820,7 @@ static bool third_scaled(struct engine *e, const struct image_u8 *grey, const st
 		e->t3.stats.scaled_windows++;
 		e->t3.stats.scaled_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
 		ok = threshold_set_config(thr, &tc) == 0 &&
-		     third_window(e, grey, w, third_halo(c, w->radius), thr, &rule, 0);
+		     third_window(e, grey, w, third_halo(c, w->radius), thr, &rule, 0, false);
 	}
 	tc.mean_radius = c->thr.mean_radius;
 	return threshold_set_config(thr, &tc) == 0 && ok;
@@ -832,9 +850,60 @@ static bool third_small(struct engine *e, const struct image_u8 *grey, const str
 		const struct window *w = &e->t3.win[i];
 		e->t3.stats.small_windows++;
 		e->t3.stats.small_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
-		ok = third_window(e, grey, w, halo, e->t3.small, NULL, THIRD_SMALL_MAX_PX);
+		ok = third_window(e, grey, w, halo, e->t3.small, NULL, THIRD_SMALL_MAX_PX, false);
 	}
 	return ok;
+}
+
+/* The third scale's closing pass (close_scale3): in windows found as for
+ * the second pass, each thresholded against the grey closing
+ * (threshold/closing.h) on the CPU whatever the backend, with a halo of
+ * twice the radius (what the closing reads), at the radius its largest
+ * symbol-like region asks for (windows.h) and then down a ladder of
+ * smaller ones, each rung keeping the symbols whose own radius is within
+ * THIRD_SCALED_TOLERANCE of it. Where a hard shadow's
+ * edge crosses a symbol, the local mean still turns a band of the shadowed
+ * paper black beside it; the closing follows the light's step. Its symbols
+ * follow the other passes' in the scale's detections: where two passes read
+ * one place as two IDs, merge_scale() drops both. */
+static bool third_closed(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1)
+{
+	const struct engine_config *c = &e->cfg;
+	if (c->close_scale3 <= 0.0f || !e->t3.close)
+		return true;
+	const struct windows_radius rule = {c->close_scale3, THIRD_CLOSE_MIN_RADIUS, THIRD_CLOSE_MAX_RADIUS};
+	const int max_px = c->match.root_max_px > 0 ? (int)c->match.root_max_px : grey->width + grey->height;
+	int n = windows_find(tree1, &e->s1.det, max_px, THIRD_PAD, &rule, e->t3.scratch, e->t3.scratch_len, e->t3.win,
+			     THIRD_MAX_WINDOWS);
+	if (n <= 0)
+		return true;
+	/* Its matcher reads a symbol only where its leaves of one colour are
+	 * of even areas: in a blurred shadow a blob's thin wall can break
+	 * into a sliver beside the blob, a leaf more, while the blob lost a
+	 * hole (sheet-half: 9 read as 23). */
+	struct threshold_config tc;
+	struct match_config mc;
+	third_configs(c, &tc, &mc);
+	mc.even_leaves = true;
+	bool ok = match_set_config(e->s3.mat, &mc) == 0;
+	for (int i = 0; i < n && ok; i++) {
+		/* The window's radius is its largest branching region's; a
+		 * shadow's band merged with rings there is larger than any symbol
+		 * in it. So down a ladder of radii, each keeping the symbols its
+		 * tolerance takes, to the smallest. */
+		struct window w = e->t3.win[i];
+		for (;;) {
+			e->t3.stats.closed_windows++;
+			e->t3.stats.closed_area_px += (int64_t)(w.x1 - w.x0) * (w.y1 - w.y0);
+			ok = third_window(e, grey, &w, 2 * w.radius, NULL, &rule, 0, true);
+			const int next = w.radius - (2 * THIRD_SCALED_TOLERANCE + 1);
+			if (!ok || next + THIRD_SCALED_TOLERANCE < THIRD_CLOSE_MIN_RADIUS)
+				break;
+			w.radius = next > THIRD_CLOSE_MIN_RADIUS ? next : THIRD_CLOSE_MIN_RADIUS;
+		}
+	}
+	mc.even_leaves = false;
+	return match_set_config(e->s3.mat, &mc) == 0 && ok;
 }
 
 int engine_detect(struct engine *e, const struct image_u8 *grey)

@@ -64,6 +64,9 @@ struct engine_config {
 					* mean_radius this fraction of the symbol's size (windows.h); 0 = off */
 	int radius_small;              /* third scale: a pass for small symbols, Bernsen at this radius without
 					* a median in windows around small structure (windows.h); 0 = off */
+	float close_scale3;            /* third scale: a pass in its windows against a grey closing of radius
+					* this fraction of the symbol's size (threshold/closing.h); 0 = off */
+	int close_pct;                 /* that pass: white above this percent of the closing, 1..100 */
 	int segment_threads;           /* bands a scale is segmented in; 0 = auto */
 	int segment_backend;           /* enum engine_segment_backend */
 	int32_t max_runs, max_regions; /* per scale and frame; 0 = from the frame size (core/regions.h) */
@@ -136,11 +139,13 @@ const struct detections *engine_detections(const struct engine *e);
  * frames it ran over the whole frame (its windows would have covered more
  * than half of it), the windows it ran in on the others, and the pixels of
  * frame or windows it covered in all; the same for its second pass
- * (mean_scale3) and its small-symbol pass (radius_small; a frame it ran
- * over whole counts as one window). NULL while there is no third scale. */
+ * (mean_scale3), its closing pass (close_scale3) and its small-symbol pass
+ * (radius_small; a frame it ran over whole counts as one window). NULL
+ * while there is no third scale. */
 struct engine_third_stats {
 	int64_t frames, whole_frames, windows, area_px;
 	int64_t scaled_windows, scaled_area_px; /* the second pass's (mean_scale3) */
+	int64_t closed_windows, closed_area_px; /* the closing pass's (close_scale3) */
 	int64_t small_windows, small_area_px;   /* the small-symbol pass's (radius_small) */
 };
 const struct engine_third_stats *engine_third_stats(const struct engine *e);
