@@ -863,6 +863,14 @@ static void cpu_print_stats(struct pipeline *p)
 	fflush(stdout);
 }
 
+/* --stats: one of the third scale's later passes (windows a frame, cover). */
+static void third_pass_line(const struct pipeline *p, const struct engine_third_stats *ts, const char *name,
+			    int64_t windows, int64_t area_px)
+{
+	printf("  third scale, %s: %.1f windows a frame, %.1f%% of the frame covered on average\n", name,
+	       (double)windows / (double)ts->frames, 100.0 * (double)area_px / ((double)ts->frames * p->width * p->height));
+}
+
 /* --stats: where the third scale ran (its windows, or whole frames). */
 static void third_print_stats(struct pipeline *p)
 {
@@ -873,9 +881,9 @@ static void third_print_stats(struct pipeline *p)
 	       "covered on average\n",
 	       (long long)ts->whole_frames, (long long)ts->frames, (double)ts->windows / (double)ts->frames,
 	       100.0 * (double)ts->area_px / ((double)ts->frames * p->width * p->height));
-	printf("  third scale, radius by symbol size: %.1f windows a frame, %.1f%% of the frame covered on average\n",
-	       (double)ts->scaled_windows / (double)ts->frames,
-	       100.0 * (double)ts->scaled_area_px / ((double)ts->frames * p->width * p->height));
+	third_pass_line(p, ts, "radius by symbol size", ts->scaled_windows, ts->scaled_area_px);
+	third_pass_line(p, ts, "closing pass", ts->closed_windows, ts->closed_area_px);
+	third_pass_line(p, ts, "small-symbol pass", ts->small_windows, ts->small_area_px);
 	fflush(stdout);
 }
 
