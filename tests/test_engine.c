@@ -124,11 +124,11 @@ static void draw_shadow(struct image_u8 *img, float edge_x, float pen, int dark)
 	}
 }
 
-/* 1: the symbol decoded alone, 0: nothing decoded, negative: another ID. */
-static int shadow_probe_sized(struct fixture *f, bool scale3, float mean_scale3, int size, float edge, float pen,
-			      int dark, int id)
+/* Draws symbol id at size px under a shadow edge (draw_shadow), runs two
+ * frames through engine e (made on f's tracker), destroys both; 1: the
+ * symbol decoded alone, 0: nothing decoded, negative: another ID. */
+static int probe_run(struct fixture *f, struct engine *e, int size, float edge, float pen, int dark, int id)
 {
-	struct engine *e = make_engine3(f, 2, scale3, mean_scale3);
 	struct image_u8 img;
 	assert_int_equal(image_u8_alloc(&img, W, H), 0);
 	draw_table(&img, 30);
@@ -148,6 +148,13 @@ static int shadow_probe_sized(struct fixture *f, bool scale3, float mean_scale3,
 	f->trk = NULL;
 	image_u8_free(&img);
 	return r;
+}
+
+/* 1: the symbol decoded alone, 0: nothing decoded, negative: another ID. */
+static int shadow_probe_sized(struct fixture *f, bool scale3, float mean_scale3, int size, float edge, float pen,
+			      int dark, int id)
+{
+	return probe_run(f, make_engine3(f, 2, scale3, mean_scale3), size, edge, pen, dark, id);
 }
 
 static int shadow_probe(struct fixture *f, bool scale3, float edge, float pen, int dark, int id)
@@ -204,24 +211,7 @@ static int closing_probe(struct fixture *f, float close_scale3, int size, float 
 				   .tracker = f->trk, .max_detections = 64};
 	struct engine *e = engine_create(&ec, &err);
 	assert_non_null(e);
-	struct image_u8 img;
-	assert_int_equal(image_u8_alloc(&img, W, H), 0);
-	draw_table(&img, 30);
-	const char *tok = tree_set_token(f->trees, id);
-	assert_int_equal(render_symbol(tok, size, 0.4f, 160, 120, &img, NULL), 0);
-	draw_shadow(&img, edge, pen, dark);
-	struct tracked_state st;
-	for (uint64_t i = 1; i <= 2; i++)
-		assert_int_equal(engine_process(e, &img, i, (int64_t)i * 33000000, &st), 0);
-	const struct detections *d = engine_detections(e);
-	int r = 0;
-	for (int i = 0; i < d->n_fids; i++)
-		r = d->fids[i].id == id && r == 0 ? 1 : -1;
-	engine_destroy(e);
-	track_destroy(f->trk);
-	f->trk = NULL;
-	image_u8_free(&img);
-	return r;
+	return probe_run(f, e, size, edge, pen, dark, id);
 }
 
 /* An 80 px symbol, a hard shadow edge 10 px left or right of its centre,

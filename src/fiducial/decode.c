@@ -295,6 +295,19 @@ static bool elongated(const struct region *g, double ratio)
 	return l2 > 0 ? l1 >= ratio * l2 : l1 > 0;
 }
 
+/* The areas of the leaves of colour c (0 black, 1 white) among leaf[0..n),
+ * ascending, into area; returns how many. */
+static int colour_areas(const struct match *m, const struct region_tree *t, const int32_t *leaf, int n, int c,
+			int *area)
+{
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if ((reg(m, t, leaf[i])->colour ? 1 : 0) == c)
+			area[k++] = reg(m, t, leaf[i])->area;
+	qsort(area, (size_t)k, sizeof(int), cmp_int);
+	return k;
+}
+
 /* A candidate `short_by` nodes (1 or 2) short of a symbol whose leaves of
  * one colour are all alike but a few outsized, elongated ones: leaves
  * merged (a motion streak or blur bridged the gap between them). One node
@@ -316,13 +329,10 @@ static bool merged_decode(struct match *m, const struct region_tree *t, int32_t 
 	if (n < 4)
 		return false;
 	for (int c = 0; c < 2; c++) {
-		int area[TREES_MAX_NODES], k = 0;
-		for (int i = 0; i < n; i++)
-			if ((reg(m, t, leaf[i])->colour ? 1 : 0) == c)
-				area[k++] = reg(m, t, leaf[i])->area;
+		int area[TREES_MAX_NODES];
+		const int k = colour_areas(m, t, leaf, n, c, area);
 		if (k < MERGED_MIN_LEAVES)
 			continue;
-		qsort(area, (size_t)k, sizeof(int), cmp_int);
 		const int med = area[(k - 1) / 2];
 		/* big[]: the outsized leaves; mult: how many each stands for. */
 		int big[2] = {-1, -1}, n_big = 0, mult = 2;
@@ -476,13 +486,10 @@ static bool leaves_even(const struct match *m, const struct region_tree *t, int3
 	if (n < 0)
 		return false;
 	for (int c = 0; c < 2; c++) {
-		int area[TREES_MAX_NODES], k = 0;
-		for (int i = 0; i < n; i++)
-			if ((reg(m, t, leaf[i])->colour ? 1 : 0) == c)
-				area[k++] = reg(m, t, leaf[i])->area;
+		int area[TREES_MAX_NODES];
+		const int k = colour_areas(m, t, leaf, n, c, area);
 		if (!k)
 			continue;
-		qsort(area, (size_t)k, sizeof(int), cmp_int);
 		if (EVEN_LEAF_DIV * area[0] < area[(k - 1) / 2])
 			return false;
 	}
