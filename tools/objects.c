@@ -291,15 +291,22 @@ static int cmd_remove(const struct args *a)
 
 /* ---- recognition of one picture -------------------------------------------------------- */
 
+/* Matching runs where the daemon's does (stage.c): on the SIFT backend's
+ * device when it has a matcher (cuda), else on the CPU; both give the same
+ * nearest pairs, so check and score report what the daemon would. */
 struct recog {
 	struct objects_library *lib;
 	struct sift *sift;
 	struct objects_recogniser *rec;
+	struct sift_nearest *nearest; /* NULL: matching on the CPU */
+	struct objects_nearest *nn;   /* SCENE_KEYPOINTS */
 	struct objects_keypoint *kp;
 };
 
 static void recog_close(struct recog *r)
 {
+	sift_nearest_destroy(r->nearest);
+	free(r->nn);
 	objects_recogniser_destroy(r->rec);
 	sift_destroy(r->sift);
 	objects_library_free(r->lib);
@@ -318,8 +325,12 @@ static int recog_open(struct recog *r, const char *library)
 	objects_match_config_default(&mc);
 	if (!(r->rec = objects_recogniser_create(r->lib, &mc, SCENE_KEYPOINTS, &err)))
 		return -1;
+	int n_lib_kp;
+	const struct objects_keypoint *lk = objects_library_keypoints(r->lib, &n_lib_kp);
+	r->nearest = sift_nearest_create(r->sift, lk, n_lib_kp, SCENE_KEYPOINTS);
 	r->kp = malloc(sizeof *r->kp * SCENE_KEYPOINTS);
-	return r->kp ? 0 : -1;
+	r->nn = malloc(sizeof *r->nn * SCENE_KEYPOINTS);
+	return r->kp && r->nn ? 0 : -1;
 }
 
 static int recog_run(struct recog *r, const char *file, struct objects_detection *dets, int *n_dets, int *n_kp)
@@ -328,7 +339,9 @@ static int recog_run(struct recog *r, const char *file, struct objects_detection
 	int err = image_read(file, &img);
 	if (!err)
 		err = sift_extract(r->sift, &img, r->kp, SCENE_KEYPOINTS, n_kp);
-	if (!err)
+	if (!err && r->nearest && sift_nearest(r->nearest, r->kp, *n_kp, r->nn) == 0)
+		err = objects_recognise_nearest(r->rec, r->kp, *n_kp, r->nn, dets, MAX_DETS, n_dets);
+	else if (!err)
 		err = objects_recognise(r->rec, r->kp, *n_kp, dets, MAX_DETS, n_dets);
 	image_u8_free(&img);
 	return err;
