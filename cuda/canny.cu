@@ -25,6 +25,8 @@ extern "C" {
 #define DIR_ANTI 3
 #define CLS_WEAK 1
 #define CLS_STRONG 2
+#define CAND 2   /* d_gstrong: a candidate */
+#define STRONG 1 /* d_gstrong: its component holds a strong pixel */
 
 struct taps {
 	int w[R_MAX + 1];
@@ -38,7 +40,12 @@ struct rect {
 struct cuda_canny {
 	struct cuda_canny_config cfg;
 	cudaStream_t stream;
-	uint8_t *d_grey, *d_dir, *d_edge, *d_gstrong;
+	uint8_t *d_grey, *d_dir, *d_edge;
+	/* A byte a pixel of the rectangle: 0 no candidate, CAND a candidate,
+	 * CAND | STRONG a root whose component holds a strong pixel. Kernels 2
+	 * and 4 read candidacy here, a byte, and follow d_label (written for
+	 * candidates only) just for candidates: most pixels are none. */
+	uint8_t *d_gstrong;
 	int32_t *d_strong; /* [0]: count, then the frame indices of the strong tile roots */
 	uint16_t *d_mag;
 	int32_t *d_label;
@@ -58,6 +65,26 @@ static __device__ __forceinline__ int find_root(const int32_t *label, int x)
 	int y;
 	while ((y = l[x]) != x)
 		x = y;
+	return x;
+}
+
+/* find_root with path halving (each label on the way is pointed at its
+ * grandparent): for kernels that run after every union is done, where a
+ * label only ever moves to an ancestor. The border kernel's unions chain
+ * tile roots across tiles, up to a link a tile along a long edge, and
+ * every candidate of those tiles walks the chain; halving it once serves
+ * the threads that come later. Not safe while unions run: a write here
+ * could undo a concurrent atomicMin. */
+static __device__ __forceinline__ int find_halving(int32_t *label, int x)
+{
+	volatile int32_t *l = label;
+	int y;
+	while ((y = l[x]) != x) {
+		const int z = l[y];
+		if (z != y)
+			l[x] = z;
+		x = z;
+	}
 	return x;
 }
 
@@ -260,10 +287,11 @@ __global__ void __launch_bounds__(THREADS)
 			continue;
 		size_t p = (size_t)y * w + x;
 		int root = s_l[i], ry = root / TW, rx = root - ry * TW;
-		d_label[p] = s_c[i] ? (gy0 + ry) * w + gx0 + rx : -1;
+		if (s_c[i])
+			d_label[p] = (gy0 + ry) * w + gx0 + rx;
 		if (root == i && s_str[i])
 			d_strong[1 + atomicAdd(&d_strong[0], 1)] = (int32_t)p;
-		d_gstrong[p] = 0;
+		d_gstrong[p] = s_c[i] ? CAND : 0;
 	}
 }
 
@@ -283,7 +311,7 @@ static const gradient_fn gradient_kernels[R_MAX + 1] = {
  * kernel 1). */
 #define BORDER_THREADS (TW + 2 * (TH - 1))
 __global__ void __launch_bounds__(BORDER_THREADS)
-	border_kernel(int32_t *d_label, int w, struct rect r)
+	border_kernel(int32_t *d_label, const uint8_t *__restrict__ d_gstrong, int w, struct rect r)
 {
 	const int t = threadIdx.x, gx0 = r.x0 + blockIdx.x * TW, gy0 = r.y0 + blockIdx.y * TH;
 	int x, y;
@@ -300,7 +328,7 @@ __global__ void __launch_bounds__(BORDER_THREADS)
 	if (x >= r.x1 || y >= r.y1)
 		return;
 	const int p = y * w + x;
-	if (d_label[p] < 0)
+	if (!d_gstrong[p])
 		return;
 	const int nx[4] = {-1, -1, 0, 1}, ny[4] = {0, -1, -1, -1};
 #pragma unroll
@@ -311,7 +339,7 @@ __global__ void __launch_bounds__(BORDER_THREADS)
 		if (qx >= gx0 && qx < gx0 + TW && qy >= gy0)
 			continue; /* same tile */
 		int q = qy * w + qx;
-		if (d_label[q] >= 0)
+		if (d_gstrong[q])
 			unite(d_label, p, q);
 	}
 }
@@ -322,18 +350,18 @@ __global__ void mark_kernel(const int32_t *__restrict__ d_strong, int32_t *d_lab
 {
 	const int n = d_strong[0];
 	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-		d_gstrong[find_root(d_label, d_strong[1 + i])] = 1;
+		d_gstrong[find_halving(d_label, d_strong[1 + i])] = CAND | STRONG;
 }
 
 /* Kernel 4: a candidate is an edge when its final root is marked. */
-__global__ void edges_kernel(const int32_t *d_label, const uint8_t *__restrict__ d_gstrong,
+__global__ void edges_kernel(int32_t *d_label, const uint8_t *__restrict__ d_gstrong,
 			     uint8_t *__restrict__ d_edge, int w, struct rect r)
 {
 	int x = r.x0 + blockIdx.x * blockDim.x + threadIdx.x, y = r.y0 + blockIdx.y * blockDim.y + threadIdx.y;
 	if (x >= r.x1 || y >= r.y1)
 		return;
-	int p = y * w + x, l = d_label[p];
-	d_edge[p] = l >= 0 && d_gstrong[find_root(d_label, l)];
+	int p = y * w + x;
+	d_edge[p] = d_gstrong[p] && d_gstrong[find_halving(d_label, d_label[p])] == (CAND | STRONG);
 }
 
 /* ---- host side ---- */
@@ -464,7 +492,7 @@ int cuda_canny_submit(struct cuda_canny *k, const uint8_t *grey, int width, int 
 		gradient_kernels[tp.r]<<<g1, THREADS, 0, k->stream>>>(k->d_grey, width, height, r, tp, c->low,
 								       c->high, k->d_mag, k->d_dir, k->d_label,
 								       k->d_strong, k->d_gstrong);
-		border_kernel<<<g1, BORDER_THREADS, 0, k->stream>>>(k->d_label, width, r);
+		border_kernel<<<g1, BORDER_THREADS, 0, k->stream>>>(k->d_label, k->d_gstrong, width, r);
 		mark_kernel<<<MARK_BLOCKS, 256, 0, k->stream>>>(k->d_strong, k->d_label, k->d_gstrong);
 		edges_kernel<<<g2, b2, 0, k->stream>>>(k->d_label, k->d_gstrong, k->d_edge, width, r);
 		CUDA_CHECK(cudaGetLastError());

@@ -25,8 +25,11 @@
  *     then joined in shared memory (each with its candidate neighbours
  *     left, up-left, up and up-right inside the tile, by the lock-free
  *     union-find of Playne and Hawick: atomicMin on the larger root); each
- *     candidate's global label is its tile root's frame index, and a tile
- *     root whose component holds a strong pixel joins a list of them.
+ *     candidate's global label is its tile root's frame index (written
+ *     for candidates only; a byte a pixel tells which pixels are
+ *     candidates, so the later kernels read a byte, not a label, for the
+ *     many that are not), and a tile root whose component holds a strong
+ *     pixel joins a list of them.
  *  2. border: one block a tile, a thread for each pixel of its top row and
  *     its left and right columns: the same union, in global memory, with
  *     the candidate neighbours (left, up-left, up, up-right) that lie in
