@@ -5,9 +5,10 @@
 # to one CPU (taskset), where no thread can run beside another and no
 # waiting can spin; prints the CPU time a frame of each (getrusage, all
 # threads, from --stats), their ratio (target: at most 1.2), and, when
-# valgrind is there, the instructions of one frame (callgrind, the frame's
-# work on every thread, start-up and file reading left out). Numbers, not
-# a test.
+# valgrind is there, the instructions a frame (callgrind over every frame
+# of the folder once, divided by their number: the frames' work on every
+# thread, start-up and file reading left out; the first frame's alone
+# beside it). Numbers, not a test.
 #
 #     sh tools/bench_cpu.sh [SECONDS]            (default 20 a run)
 #
@@ -75,11 +76,19 @@ echo "| every CPU ($(getconf _NPROCESSORS_ONLN)) | $(total all) ms | ${a:-–} m
 	awk -v a="$a" -v o="$o" 'BEGIN { r = a / o; printf "\nCPU a frame, every CPU against one: %.2f (target <= 1.2: %s)\n", r, r <= 1.2 ? "met" : "missed" }'
 
 if command -v valgrind >/dev/null 2>&1; then
-	# shellcheck disable=SC2086 # option list split on purpose
-	valgrind --tool=callgrind --callgrind-out-file="$T/cg" --toggle-collect=frame_script --toggle-collect=scale2_task \
-		"$B/tabletrack" --once --gpu off --source "file:$dir/$first" --trees "$trees" --tuio udp:127.0.0.1:9 \
-		$OPTS >/dev/null 2>"$T/cg.err"
-	ir=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$T/cg.err" | tail -n 1)
-	[ -n "$ir" ] && awk -v i="$ir" 'BEGIN { printf "instructions, one 1080p frame (%s, callgrind): %.1f M (target <= 30 M: %s)\n", "'"$first"'", i / 1e6, i <= 30e6 ? "met" : "missed" }'
+	n=$(find "$dir" -maxdepth 1 -type f -name "*.p[gn][mg]" | wc -l)
+	# cg NAME SOURCE: instructions of the frames of SOURCE, in $T/NAME.ir
+	cg() {
+		# shellcheck disable=SC2086 # option list split on purpose
+		valgrind --tool=callgrind --callgrind-out-file="$T/$1.cg" --toggle-collect=frame_script \
+			--toggle-collect=scale2_task "$B/tabletrack" --once --gpu off --source "$2" --trees "$trees" \
+			--tuio udp:127.0.0.1:9 $OPTS >/dev/null 2>"$T/$1.err"
+		sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$T/$1.err" | tail -n 1 >"$T/$1.ir"
+	}
+	cg all "folder:$dir"
+	cg first "file:$dir/$first"
+	ir=$(cat "$T/all.ir") ir1=$(cat "$T/first.ir")
+	[ -n "$ir" ] && awk -v i="$ir" -v n="$n" -v f="$ir1" 'BEGIN { m = i / n / 1e6
+		printf "instructions a 1080p frame (callgrind, %d frames): %.1f M, the first alone %.1f M (target <= 30 M: %s)\n", n, m, f / 1e6, m <= 30 ? "met" : "missed" }'
 fi
 exit 0
