@@ -125,8 +125,8 @@ int deblur_estimate(struct deblur *d, const struct image_u8 *in, struct deblur_s
 	 * half-pixel differences at the pixels a margin inside the border. */
 	const float dx = (float)cos(ang), dy = (float)sin(ang);
 	double r[DEBLUR_MAX_LENGTH + 2] = {0};
-	for (int y = m; y < h - m; y++)
-		for (int x = m; x < w - m; x++) {
+	for (int y = m; y < h - m; y += DEBLUR_STEP)
+		for (int x = m; x < w - m; x += DEBLUR_STEP) {
 			const float x0 = (float)x, y0 = (float)y;
 			const float d0 = bilinear(in, x0 + 0.5f * dx, y0 + 0.5f * dy) - bilinear(in, x0 - 0.5f * dx, y0 - 0.5f * dy);
 			if (d0 == 0.0f)

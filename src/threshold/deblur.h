@@ -13,18 +13,25 @@
  * so the gradient's energy is least in that direction. The structure
  * tensor J = sum over the window of (gx^2, gx*gy; gx*gy, gy^2) (central
  * differences, integers) gives it: the eigenvector of J's smaller
- * eigenvalue. Its ratio to the larger one (anisotropy, 0..1) is near 1 in
- * a sharp window whose edges run every way (a symbol's ring and leaves)
- * and small under a streak; a window above DEBLUR_MAX_ANISOTROPY is left
- * alone. Length: every edge of the sharp scene becomes a ramp the
- * streak's length long, so the derivative along the streak is a sum of
- * plateaus of that length; the autocorrelation of that derivative at lag
- * k falls to its most negative value near k = the length (where one
- * ramp's start meets the next ramp's end of an opposite edge). The lag of
- * the minimum between DEBLUR_MIN_LENGTH and DEBLUR_MAX_LENGTH, refined by a
- * parabola through it and its neighbours, is the length; where that
- * minimum is no deeper than DEBLUR_MIN_DIP of the lag-0 value, there is no
- * streak and the window is left alone.
+ * eigenvalue. The ratio of the smaller eigenvalue to the larger
+ * (anisotropy, 0..1) is what tells a streak: in a sharp window of symbols
+ * (a ring, dots and blobs: edges running every way) it is mostly 0.7 to 1,
+ * under a streak of 6 px about 0.2 to 0.6; a window above
+ * DEBLUR_MAX_ANISOTROPY is left alone. Straight-edged clutter can be as
+ * anisotropic without a streak; the length's test below sorts it out. Length: along the streak every edge of the sharp scene
+ * is a ramp the streak's length long, and the derivative's
+ * autocorrelation (half-pixel differences, bilinear, summed over every
+ * DEBLUR_STEP-th pixel of every DEBLUR_STEP-th row) is most negative where
+ * a ramp meets the ramp of the opposite edge of the same dot or gap: at
+ * about the streak's length where the streak is longer than the symbol's
+ * small features, which is where it destroys them. The lag of that
+ * minimum between DEBLUR_MIN_LENGTH and DEBLUR_MAX_LENGTH, refined by a
+ * parabola through it and its neighbours, is the length. A window whose
+ * minimum is no deeper than DEBLUR_MIN_DIP of the lag-0 value, or lies at
+ * DEBLUR_MAX_LENGTH, is left alone (clutter, a straight edge alone, a
+ * hand, paper texture). In a sharp window the minimum
+ * follows the features' width, so the dip alone does not tell a streak;
+ * the anisotropy does.
  *
  * Deconvolution. The point spread function is the segment of that length
  * and direction, sampled at 2 * length + 1 points, each spread bilinearly
@@ -51,12 +58,13 @@
 
 #include "../core/image.h"
 
-#define DEBLUR_MAX_ANISOTROPY 0.6f
+#define DEBLUR_MAX_ANISOTROPY 0.65f
 #define DEBLUR_MIN_LENGTH 3
 #define DEBLUR_MAX_LENGTH 12
 #define DEBLUR_MIN_DIP 0.2f
 #define DEBLUR_KERNEL_RADIUS 8
 #define DEBLUR_ITERATIONS 20
+#define DEBLUR_STEP 2
 
 /* A streak as estimated: direction in radians [0, pi) (0: along x, pi/2:
  * along y, down the rows), length in pixels, the anisotropy and the
