@@ -57,7 +57,7 @@ run_set hands 35 --min-recall 0.97 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --ma
 # Our sets' features (holes of 0.0775 card) are 1.5-1.9 px at 20-24 px:
 # nothing is decoded; only wrong IDs and false positives are held (below).
 run_set small 36 --min-recall 0 --max-wrong 0 --max-fp 0
-run_set motion 37 --min-recall 0.24 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+run_set motion 37 --min-recall 0.37 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 run_set blur 38 --min-recall 0.70 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 run_set room 39 --min-recall 0.77 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 # The small preset with reacTIVision's mini set (few, big leaves), when the

@@ -180,6 +180,10 @@ static const struct config_option options[] = {
               "shadow's edge does not cut; 0 = off"),
     OPT_INT("threshold", "close_pct", close_pct, "70", 1, 100, true, 0, "PERCENT",
             "the close_scale3 pass: a pixel is white above this percent of the closing's grey"),
+    OPT_BOOL("threshold", "deblur3", deblur3, "true", true, 0,
+             "third scale: a pass in its windows that estimates a motion streak (direction and length) and "
+             "undoes it (Richardson-Lucy) before a local-mean threshold at the symbol's scale (mean_scale3); "
+             "runs only where the window's grey is streaked; its symbols give way to any whole symbol"),
     OPT_INT_SET("threshold", "median2", median2, "3", 0, 5, "0|3|5", true, 0, "N",
                 "median pre-filter of the second scale (radius2): 0 (off), 3 or 5"),
     OPT_FLOAT("threshold", "gauss", gauss_sigma, "0", 0, 4, true, 0, "SIGMA",

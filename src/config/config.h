@@ -110,6 +110,7 @@ struct tt_config {
 	int radius_small;     /* third scale's small-symbol pass: Bernsen radius, 0 = off */
 	float close_scale3;   /* third scale's closing pass radius, a fraction of the symbol's size; 0 = off */
 	int close_pct;        /* the closing pass: white above this percent of the closing */
+	bool deblur3;         /* third scale's pass that undoes a motion streak in its windows */
 	int median2;          /* second scale's median pre-filter */
 	int segment_threads;  /* per scale; 0 = auto */
 	char segment_backend[8]; /* auto | cpu | gpu */

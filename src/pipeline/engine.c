@@ -10,6 +10,7 @@
 #include "../core/pool.h"
 #include "../segment/segment.h"
 #include "../threshold/closing.h"
+#include "../threshold/deblur.h"
 #include "merge.h"
 #include "windows.h"
 
@@ -78,6 +79,12 @@ struct worker {
  * turned symbol 4 into 80 on the sheet-half preset. */
 #define THIRD_CLOSE_MIN_RADIUS 3
 #define THIRD_CLOSE_MAX_RADIUS CLOSING_MAX_RADIUS
+/* The deblurring pass (deblur3): its windows reach THIRD_DEBLUR_PAD pixels
+ * past the structure they were found for (a streak does not hide a
+ * symbol's structure as a shadow does, but smears it a few pixels), and
+ * are deconvolved with THIRD_DEBLUR_HALO more around them. */
+#define THIRD_DEBLUR_PAD 32
+#define THIRD_DEBLUR_HALO 16
 struct third {
 	int32_t *scratch;      /* windows_scratch_len() for the frame size and region capacity */
 	size_t scratch_len;
@@ -92,6 +99,7 @@ struct third {
 	struct threshold *small; /* the small-symbol pass's, on the CPU; NULL while radius_small is 0 */
 	struct match *small_mat; /* and its matcher (small_configs) */
 	struct closing *close; /* the closing pass's (close_scale3), CPU only */
+	struct deblur *deblur; /* the deblurring pass's (deblur3), CPU only */
 	struct engine_third_stats stats;
 };
 
@@ -326,6 +334,7 @@ static void third_free(struct engine *e)
 	threshold_destroy(e->t3.small);
 	match_destroy(e->t3.small_mat);
 	closing_destroy(e->t3.close);
+	deblur_destroy(e->t3.deblur);
 	free(e->t3.scratch);
 	bitmask_free(&e->t3.crop);
 	detections_free(&e->t3.det);
@@ -404,6 +413,8 @@ static int third_scale_sync(struct engine *e)
 			err = detections_alloc(&e->t3.det, e->cfg.max_detections);
 		if (!err)
 			e->t3.close = closing_create(e->cfg.width, e->cfg.height, &err);
+		if (!err)
+			e->t3.deblur = deblur_create(e->cfg.width, e->cfg.height, &err);
 		if (err)
 			third_free(e);
 	}
@@ -686,14 +697,20 @@ static void bits_cut(const struct bitmask *src, int ox, int oy, struct bitmask *
 	}
 }
 
+/* How third_window thresholds a window: by thr, against the grey closing
+ * at its radius (the closing pass), or deconvolved first (the deblurring
+ * pass, which skips a window without a streak). */
+enum { THIRD_BY_THR, THIRD_BY_CLOSING, THIRD_BY_DEBLUR };
+
 /* One window of the third scale: thresholded with its halo, cut out,
  * segmented and matched; its symbols (with rule: only those whose own
  * radius by the rule is within THIRD_SCALED_TOLERANCE of the window's;
  * with max_px > 0 only those of at most max_px) appended to the scale's
- * detections in frame coordinates. With closing the window is thresholded
- * against the grey closing at its radius (the closing pass), else by thr. */
+ * detections in frame coordinates. by: THIRD_BY_*. The deblurring pass's
+ * symbols are marked completed: any whole symbol stands against them in
+ * merge_scale(). */
 static bool third_window(struct engine *e, const struct image_u8 *grey, const struct window *w, int halo,
-			 struct threshold *thr, const struct windows_radius *rule, int max_px, bool closing)
+			 struct threshold *thr, const struct windows_radius *rule, int max_px, int by)
 {
 	struct third *t = &e->t3;
 	const int cx0 = w->x0 - halo > 0 ? w->x0 - halo : 0, cy0 = w->y0 - halo > 0 ? w->y0 - halo : 0;
@@ -710,9 +727,15 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 	win.stride_words = (win.width + 63) / 64;
 	/* The whole-frame mask is at the configured radius: a window of the
 	 * second pass (rule) has a radius of its own and is thresholded here. */
-	if (closing) {
+	if (by == THIRD_BY_CLOSING) {
 		if (closing_process(t->close, &view, w->radius, e->cfg.close_pct, e->cfg.thr.gate, &crop))
 			return false;
+		bits_cut(&crop, w->x0 - cx0, w->y0 - cy0, &win);
+	} else if (by == THIRD_BY_DEBLUR) {
+		const int found = deblur_process(t->deblur, &view, w->radius, e->cfg.thr.mean_bias, e->cfg.thr.gate,
+						 &crop, NULL);
+		if (found <= 0)
+			return found == 0;
 		bits_cut(&crop, w->x0 - cx0, w->y0 - cy0, &win);
 	} else if (t->have_full && !rule && thr != t->small) {
 		bits_cut(&t->full, w->x0, w->y0, &win);
@@ -737,6 +760,8 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 		f.x += (float)w->x0;
 		f.y += (float)w->y0;
 		f.root = -1;
+		if (by == THIRD_BY_DEBLUR)
+			f.completed = 1;
 		int32_t *n = fid ? &d->n_fids : &d->n_fuzzy;
 		if (*n >= (fid ? d->cap_fids : d->cap_fuzzy)) {
 			d->overflow = true;
@@ -751,6 +776,7 @@ static bool third_scaled(struct engine *e, const struct image_u8 *grey, const st
 			 struct threshold *thr);
 static bool third_closed(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1);
 static bool third_small(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1);
+static bool third_deblurred(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1);
 
 /* The third scale, in the windows where it may add a symbol to the first
  * scale's (windows.h, from the first scale's tree1), or over the whole
@@ -784,9 +810,10 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 		ok = threshold_process(thr, grey, &e->s3.mask) == 0 && scale_detect(&e->s3, grey);
 	} else {
 		for (int i = 0; i < n && ok; i++)
-			ok = third_window(e, grey, &e->t3.win[i], halo, thr, NULL, 0, false);
+			ok = third_window(e, grey, &e->t3.win[i], halo, thr, NULL, 0, THIRD_BY_THR);
 	}
-	return ok && third_scaled(e, grey, tree1, thr) && third_closed(e, grey, tree1) && third_small(e, grey, tree1);
+	return ok && third_scaled(e, grey, tree1, thr) && third_closed(e, grey, tree1) && third_small(e, grey, tree1) &&
+	       third_deblurred(e, grey, tree1);
 }
 
 /* The third scale's second pass (mean_scale3): in windows, each at the
@@ -820,7 +847,7 @@ static bool third_scaled(struct engine *e, const struct image_u8 *grey, const st
 		e->t3.stats.scaled_windows++;
 		e->t3.stats.scaled_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
 		ok = threshold_set_config(thr, &tc) == 0 &&
-		     third_window(e, grey, w, third_halo(c, w->radius), thr, &rule, 0, false);
+		     third_window(e, grey, w, third_halo(c, w->radius), thr, &rule, 0, THIRD_BY_THR);
 	}
 	tc.mean_radius = c->thr.mean_radius;
 	return threshold_set_config(thr, &tc) == 0 && ok;
@@ -850,7 +877,7 @@ static bool third_small(struct engine *e, const struct image_u8 *grey, const str
 		const struct window *w = &e->t3.win[i];
 		e->t3.stats.small_windows++;
 		e->t3.stats.small_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
-		ok = third_window(e, grey, w, halo, e->t3.small, NULL, THIRD_SMALL_MAX_PX, false);
+		ok = third_window(e, grey, w, halo, e->t3.small, NULL, THIRD_SMALL_MAX_PX, THIRD_BY_THR);
 	}
 	return ok;
 }
@@ -895,7 +922,7 @@ static bool third_closed(struct engine *e, const struct image_u8 *grey, const st
 		for (;;) {
 			e->t3.stats.closed_windows++;
 			e->t3.stats.closed_area_px += (int64_t)(w.x1 - w.x0) * (w.y1 - w.y0);
-			ok = third_window(e, grey, &w, 2 * w.radius, NULL, &rule, 0, true);
+			ok = third_window(e, grey, &w, 2 * w.radius, NULL, &rule, 0, THIRD_BY_CLOSING);
 			const int next = w.radius - (2 * THIRD_SCALED_TOLERANCE + 1);
 			if (!ok || next + THIRD_SCALED_TOLERANCE < THIRD_CLOSE_MIN_RADIUS)
 				break;
@@ -904,6 +931,30 @@ static bool third_closed(struct engine *e, const struct image_u8 *grey, const st
 	}
 	mc.even_leaves = false;
 	return match_set_config(e->s3.mat, &mc) == 0 && ok;
+}
+
+/* The third scale's deblurring pass (deblur3, threshold/deblur.h): in the
+ * second pass's windows (mean_scale3's radius rule), each a streak is found
+ * in deconvolved and thresholded by the local mean at the window's radius,
+ * keeping the symbols whose radius the window's is (as the second pass).
+ * The halo gives the deconvolution room: the streak's length times the
+ * rounds it spreads over, and the mean's radius. Its symbols are marked
+ * completed (third_window), so a symbol another scale or pass read whole
+ * stands against them. */
+static bool third_deblurred(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1)
+{
+	const struct engine_config *c = &e->cfg;
+	if (!c->deblur3 || c->mean_scale3 <= 0.0f || !e->t3.deblur)
+		return true;
+	const struct windows_radius rule = {c->mean_scale3, THIRD_SCALED_MIN_RADIUS, THIRD_SCALED_MAX_RADIUS};
+	const int max_px = c->match.root_max_px > 0 ? (int)c->match.root_max_px : grey->width + grey->height;
+	int n = windows_find(tree1, &e->s1.det, max_px, THIRD_DEBLUR_PAD, &rule, e->t3.scratch, e->t3.scratch_len,
+			     e->t3.win, THIRD_MAX_WINDOWS);
+	bool ok = true;
+	for (int i = 0; i < n && ok; i++)
+		ok = third_window(e, grey, &e->t3.win[i], e->t3.win[i].radius + THIRD_DEBLUR_HALO, NULL, &rule, 0,
+				  THIRD_BY_DEBLUR);
+	return ok;
 }
 
 int engine_detect(struct engine *e, const struct image_u8 *grey)

@@ -1,5 +1,6 @@
 #include "testutil.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -43,4 +44,36 @@ const char *test_tmpdir(void)
 	const char *t = getenv("TMPDIR");
 	snprintf(buf, sizeof buf, "%s/tabletrack-test-XXXXXX", t ? t : "/tmp");
 	return mkdtemp(buf);
+}
+
+void test_streak(struct image_u8 *img, float len, float a, int noise, uint32_t *state)
+{
+	const int w = img->width, h = img->height;
+	float *src = malloc(sizeof(float) * (size_t)w * (size_t)h);
+	if (!src)
+		return;
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			src[y * w + x] = image_u8_row(img, y)[x];
+	const int n = (int)ceilf(2.0f * len) + 1;
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			float sum = 0.0f;
+			for (int i = 0; i < n; i++) {
+				const float t = ((float)i / (float)(n - 1) - 0.5f) * len;
+				float sx = (float)x + t * cosf(a), sy = (float)y + t * sinf(a);
+				sx = sx < 0 ? 0 : sx > (float)(w - 1) ? (float)(w - 1) : sx;
+				sy = sy < 0 ? 0 : sy > (float)(h - 1) ? (float)(h - 1) : sy;
+				const int x0 = (int)sx, y0 = (int)sy, x1 = x0 + 1 < w ? x0 + 1 : x0, y1 = y0 + 1 < h ? y0 + 1 : y0;
+				const float fx = sx - (float)x0, fy = sy - (float)y0;
+				const float top = src[y0 * w + x0] * (1 - fx) + src[y0 * w + x1] * fx;
+				const float bot = src[y1 * w + x0] * (1 - fx) + src[y1 * w + x1] * fx;
+				sum += top * (1 - fy) + bot * fy;
+			}
+			int v = (int)(sum / (float)n + 0.5f);
+			if (noise > 0)
+				v += (int)(test_rand(state) % (uint32_t)(2 * noise + 1)) - noise;
+			image_u8_row(img, y)[x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+		}
+	free(src);
 }

@@ -1,0 +1,96 @@
+/*
+ * deblur.h - grey window -> black/white bitmask with a linear motion
+ * streak undone first.
+ *
+ * A symbol dragged across the camera during the exposure is the mean of
+ * copies of it shifted along a segment (a linear box blur). Dots a few
+ * pixels across are smeared to a fraction of their contrast and holes are
+ * filled with grey, so every threshold of the streaked grey loses nodes of
+ * the symbol's tree. The streak's direction and length can be read from
+ * the window itself, and the blur largely undone.
+ *
+ * Estimate. Direction: the box blur flattens the grey along the streak,
+ * so the gradient's energy is least in that direction. The structure
+ * tensor J = sum over the window of (gx^2, gx*gy; gx*gy, gy^2) (central
+ * differences, integers) gives it: the eigenvector of J's smaller
+ * eigenvalue. The ratio of the smaller eigenvalue to the larger
+ * (anisotropy, 0..1) is what tells a streak: in a sharp window of symbols
+ * (a ring, dots and blobs: edges running every way) it is mostly 0.7 to 1,
+ * under a streak of 6 px about 0.2 to 0.6; a window above
+ * DEBLUR_MAX_ANISOTROPY is left alone. Straight-edged clutter can be as
+ * anisotropic without a streak; the length's test below sorts it out. Length: along the streak every edge of the sharp scene
+ * is a ramp the streak's length long, and the derivative's
+ * autocorrelation (half-pixel differences, bilinear, summed over every
+ * DEBLUR_STEP-th pixel of every DEBLUR_STEP-th row) is most negative where
+ * a ramp meets the ramp of the opposite edge of the same dot or gap: at
+ * about the streak's length where the streak is longer than the symbol's
+ * small features, which is where it destroys them. The lag of that
+ * minimum between DEBLUR_MIN_LENGTH and DEBLUR_MAX_LENGTH, refined by a
+ * parabola through it and its neighbours, is the length. A window whose
+ * minimum is no deeper than DEBLUR_MIN_DIP of the lag-0 value, or lies at
+ * DEBLUR_MAX_LENGTH, is left alone (clutter, a straight edge alone, a
+ * hand, paper texture). In a sharp window the minimum
+ * follows the features' width, so the dip alone does not tell a streak;
+ * the anisotropy does.
+ *
+ * Deconvolution. The point spread function is the segment of that length
+ * and direction, sampled at 2 * length + 1 points, each spread bilinearly
+ * over the four pixels around it (a kernel of at most
+ * (2 * DEBLUR_KERNEL_RADIUS + 1)^2 taps). DEBLUR_ITERATIONS rounds of
+ * Richardson-Lucy (u <- u * (h' conv (g / (h conv u))), g the grey + 1 so
+ * that no ratio divides by zero, the window's border repeated) restore
+ * dots and holes; the result, rounded and clamped to 0..255, is
+ * thresholded by the local mean (threshold.h, THRESHOLD_MEAN: white above
+ * the mean of the (2 * mean_radius + 1)^2 window less mean_bias percent,
+ * black where that mean is below gate). Single-precision float, in a fixed
+ * order: the same bits on every run of one build.
+ *
+ * Cost: the estimate reads each pixel a few times; the deconvolution
+ * costs DEBLUR_ITERATIONS * 2 * taps multiply-adds a pixel, and runs only
+ * in windows that pass both tests. CPU only.
+ *
+ * Memory: deblur_create() allocates float buffers for max_width x
+ * max_height and a local-mean workspace; deblur_process() allocates
+ * nothing.
+ */
+#ifndef TT_THRESHOLD_DEBLUR_H
+#define TT_THRESHOLD_DEBLUR_H
+
+#include "../core/image.h"
+
+#define DEBLUR_MAX_ANISOTROPY 0.65f
+#define DEBLUR_MIN_LENGTH 3
+#define DEBLUR_MAX_LENGTH 12
+#define DEBLUR_MIN_DIP 0.2f
+#define DEBLUR_KERNEL_RADIUS 8
+#define DEBLUR_ITERATIONS 20
+#define DEBLUR_STEP 2
+
+/* A streak as estimated: direction in radians [0, pi) (0: along x, pi/2:
+ * along y, down the rows), length in pixels, the anisotropy and the
+ * autocorrelation dip (minimum over lag 0, negative) it was judged by. */
+struct deblur_streak {
+	float angle, length;
+	float anisotropy, dip;
+};
+
+struct deblur;
+
+/* Returns NULL with *err = ERR_RANGE (sizes < 1) or ERR_NOMEM. */
+struct deblur *deblur_create(int max_width, int max_height, int *err);
+void deblur_destroy(struct deblur *d); /* NULL-safe */
+
+/* Estimates the streak of in (into *streak where streak is not NULL).
+ * Returns 1 when it is one, 0 when not (the window is sharp, or too small
+ * to tell). */
+int deblur_estimate(struct deblur *d, const struct image_u8 *in, struct deblur_streak *streak);
+
+/* Estimates in's streak; where there is one, deconvolves in and thresholds
+ * the result into out (out's width and height must equal in's, at most the
+ * create sizes: else ERR_SIZE; mean_radius 1..63, mean_bias 0..50, gate
+ * 0..255: else ERR_RANGE) and returns 1; returns 0 (out untouched) where
+ * there is none. */
+int deblur_process(struct deblur *d, const struct image_u8 *in, int mean_radius, int mean_bias, int gate,
+		   struct bitmask *out, struct deblur_streak *streak);
+
+#endif
