@@ -207,8 +207,11 @@ static bool small_configs(const struct engine_config *c, struct threshold_config
  * radius_up and gate_up, no median, the first scale's blur (a blurred
  * 1 px hole, enlarged, stands out from its blob by less than the first
  * scale's gate; at half of it noise in dim corners was read as a leaf
- * of another ID on the room preset); its matcher
- * guards specks as the small-symbol pass's. Sizes: a part of
+ * of another ID on the room preset); its matcher guards specks as the
+ * small-symbol pass's and reads only symbols whose leaves of one colour
+ * are of even areas (match.h): a 23 px symbol of reacTIVision's set, one
+ * blob's hole lost and a fleck of its wall taken for a hole, read as
+ * another ID (the small preset, 24 frames). Sizes: a part of
  * THIRD_UP_SIDE pixels enlarged. False: off. */
 static bool up_configs(const struct engine_config *c, struct threshold_config *tc, struct match_config *mc)
 {
@@ -220,6 +223,7 @@ static bool up_configs(const struct engine_config *c, struct threshold_config *t
 	symbols_only(c, mc);
 	tc->gate = c->gate_up;
 	mc->few_specks = true;
+	mc->even_leaves = true;
 	mc->max_width = mc->max_height = 2 * THIRD_UP_SIDE;
 	mc->max_regions = 0;
 	return c->radius_up > 0;
