@@ -73,17 +73,18 @@ struct worker {
 #define THIRD_SMALL_PAD 8
 #define THIRD_SMALL_MAX_PX 40
 /* The upsampled pass (third_up, radius_up): windows as the small-symbol
- * pass's around structure under THIRD_UP_WIN_PX a side, cut into tiles
- * of THIRD_UP_TILE pixels a side, each enlarged with THIRD_UP_REACH
- * pixels around it (a symbol of THIRD_UP_MAX_PX whose centre lies in the
- * tile lies wholly in that) and thresholded at twice the size; a symbol
- * counts in the tile its centre lies in, so tiles that overlap read it
- * once. THIRD_UP_HALO_MAX: the most frame pixels a threshold reads past
+ * pass's around structure under THIRD_UP_WIN_PX a side, each enlarged
+ * and thresholded at twice the size whole where it fits in
+ * THIRD_UP_TILE + 2 THIRD_UP_REACH pixels a side, else cut into tiles of
+ * THIRD_UP_TILE, each enlarged with THIRD_UP_REACH pixels around it (a
+ * symbol of THIRD_UP_MAX_PX whose centre lies in the tile lies wholly in
+ * that); a symbol counts in the tile its centre lies in, so tiles that
+ * overlap read it once. THIRD_UP_HALO_MAX: the most frame pixels a threshold reads past
  * the enlarged part (radius_up <= THIRD_UP_MAX_RADIUS and the Gaussian's
  * taps, in enlarged pixels, halved, rounded up, and one more for the
  * bilinear neighbour). */
 #define THIRD_UP_WIN_PX 64
-#define THIRD_UP_TILE 96
+#define THIRD_UP_TILE 192
 #define THIRD_UP_REACH 40
 #define THIRD_UP_MAX_PX 64
 #define THIRD_UP_MAX_RADIUS 8
@@ -960,22 +961,19 @@ static bool third_small(struct engine *e, const struct image_u8 *grey, const str
 	return ok;
 }
 
-/* One tile of the upsampled pass: core x0 <= x < x1, y0 <= y < y1 of the
- * frame, enlarged with THIRD_UP_REACH pixels around it and halo more for
- * the threshold, thresholded, the reach cut out, segmented and matched;
- * symbols whose centre lies in the core and of at most THIRD_UP_MAX_PX
+/* One part of the upsampled pass: ex0 <= x < ex1, ey0 <= y < ey1 of the
+ * frame, enlarged with halo pixels around it for the threshold,
+ * thresholded, cut out, segmented and matched; symbols whose centre lies
+ * in the core x0 <= x < x1, y0 <= y < y1 and of at most THIRD_UP_MAX_PX
  * (in the frame's pixels) appended to the scale's detections in frame
  * coordinates, sizes halved. */
-static bool up_tile(struct engine *e, const struct image_u8 *grey, int x0, int y0, int x1, int y1, int halo)
+static bool up_part(struct engine *e, const struct image_u8 *grey, const struct window *ext, const struct window *core,
+		    int halo)
 {
 	struct third *t = &e->t3;
-	const int ex0 = x0 - THIRD_UP_REACH > 0 ? x0 - THIRD_UP_REACH : 0;
-	const int ey0 = y0 - THIRD_UP_REACH > 0 ? y0 - THIRD_UP_REACH : 0;
-	const int ex1 = x1 + THIRD_UP_REACH < grey->width ? x1 + THIRD_UP_REACH : grey->width;
-	const int ey1 = y1 + THIRD_UP_REACH < grey->height ? y1 + THIRD_UP_REACH : grey->height;
-	const int cx0 = ex0 - halo > 0 ? ex0 - halo : 0, cy0 = ey0 - halo > 0 ? ey0 - halo : 0;
-	const int cx1 = ex1 + halo < grey->width ? ex1 + halo : grey->width;
-	const int cy1 = ey1 + halo < grey->height ? ey1 + halo : grey->height;
+	const int cx0 = ext->x0 - halo > 0 ? ext->x0 - halo : 0, cy0 = ext->y0 - halo > 0 ? ext->y0 - halo : 0;
+	const int cx1 = ext->x1 + halo < grey->width ? ext->x1 + halo : grey->width;
+	const int cy1 = ext->y1 + halo < grey->height ? ext->y1 + halo : grey->height;
 	struct image_u8 up = t->up_img;
 	up.width = 2 * (cx1 - cx0);
 	up.height = 2 * (cy1 - cy0);
@@ -983,12 +981,12 @@ static bool up_tile(struct engine *e, const struct image_u8 *grey, int x0, int y
 	crop.width = up.width;
 	crop.height = up.height;
 	crop.stride_words = (crop.width + 63) / 64;
-	win.width = 2 * (ex1 - ex0);
-	win.height = 2 * (ey1 - ey0);
+	win.width = 2 * (ext->x1 - ext->x0);
+	win.height = 2 * (ext->y1 - ext->y0);
 	win.stride_words = (win.width + 63) / 64;
 	if (upsample2_part(grey, cx0, cy0, cx1, cy1, &up) || threshold_process(t->up, &up, &crop))
 		return false;
-	bits_cut(&crop, 2 * (ex0 - cx0), 2 * (ey0 - cy0), &win);
+	bits_cut(&crop, 2 * (ext->x0 - cx0), 2 * (ext->y0 - cy0), &win);
 	const struct region_tree *tree = NULL;
 	detections_clear(&t->det);
 	if (segment_process(t->up_seg, &win, &tree) || match_process(t->up_mat, tree, NULL, &t->det))
@@ -998,11 +996,11 @@ static bool up_tile(struct engine *e, const struct image_u8 *grey, int x0, int y
 		const bool fid = i < t->det.n_fids;
 		struct fiducial_det f = fid ? t->det.fids[i] : t->det.fuzzy[i - t->det.n_fids];
 		/* Enlarged pixel x lies at x / 2 - 0.25 in the frame (upsample.h). */
-		f.x = 0.5f * f.x - 0.25f + (float)ex0;
-		f.y = 0.5f * f.y - 0.25f + (float)ey0;
+		f.x = 0.5f * f.x - 0.25f + (float)ext->x0;
+		f.y = 0.5f * f.y - 0.25f + (float)ext->y0;
 		f.size_px *= 0.5f;
-		if (f.size_px > (float)THIRD_UP_MAX_PX || f.x < (float)x0 - 0.5f || f.x >= (float)x1 - 0.5f ||
-		    f.y < (float)y0 - 0.5f || f.y >= (float)y1 - 0.5f)
+		if (f.size_px > (float)THIRD_UP_MAX_PX || f.x < (float)core->x0 - 0.5f || f.x >= (float)core->x1 - 0.5f ||
+		    f.y < (float)core->y0 - 0.5f || f.y >= (float)core->y1 - 0.5f)
 			continue;
 		f.root = -1;
 		int32_t *n = fid ? &d->n_fids : &d->n_fuzzy;
@@ -1013,6 +1011,29 @@ static bool up_tile(struct engine *e, const struct image_u8 *grey, int x0, int y
 		(fid ? d->fids : d->fuzzy)[(*n)++] = f;
 	}
 	return true;
+}
+
+/* A window of the upsampled pass: whole where it fits a tile (a symbol
+ * its edge cuts is skipped, as in third_window), else tile by tile, each
+ * tile reaching THIRD_UP_REACH pixels past its core (clamped to the
+ * window) and keeping the symbols centred in its core. */
+static bool up_window(struct engine *e, const struct image_u8 *grey, const struct window *w, int halo)
+{
+	if (w->x1 - w->x0 <= THIRD_UP_TILE + 2 * THIRD_UP_REACH && w->y1 - w->y0 <= THIRD_UP_TILE + 2 * THIRD_UP_REACH)
+		return up_part(e, grey, w, w, halo);
+	bool ok = true;
+	for (int y = w->y0; y < w->y1 && ok; y += THIRD_UP_TILE)
+		for (int x = w->x0; x < w->x1 && ok; x += THIRD_UP_TILE) {
+			const struct window core = {.x0 = x, .y0 = y,
+						    .x1 = x + THIRD_UP_TILE < w->x1 ? x + THIRD_UP_TILE : w->x1,
+						    .y1 = y + THIRD_UP_TILE < w->y1 ? y + THIRD_UP_TILE : w->y1};
+			const struct window ext = {.x0 = core.x0 - THIRD_UP_REACH > w->x0 ? core.x0 - THIRD_UP_REACH : w->x0,
+						   .y0 = core.y0 - THIRD_UP_REACH > w->y0 ? core.y0 - THIRD_UP_REACH : w->y0,
+						   .x1 = core.x1 + THIRD_UP_REACH < w->x1 ? core.x1 + THIRD_UP_REACH : w->x1,
+						   .y1 = core.y1 + THIRD_UP_REACH < w->y1 ? core.y1 + THIRD_UP_REACH : w->y1};
+			ok = up_part(e, grey, &ext, &core, halo);
+		}
+	return ok;
 }
 
 /* The third scale's upsampled pass (radius_up): in windows found as for
@@ -1039,10 +1060,7 @@ static bool third_up(struct engine *e, const struct image_u8 *grey, const struct
 		const struct window *w = &e->t3.win[i];
 		e->t3.stats.up_windows++;
 		e->t3.stats.up_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
-		for (int y = w->y0; y < w->y1 && ok; y += THIRD_UP_TILE)
-			for (int x = w->x0; x < w->x1 && ok; x += THIRD_UP_TILE)
-				ok = up_tile(e, grey, x, y, x + THIRD_UP_TILE < w->x1 ? x + THIRD_UP_TILE : w->x1,
-					     y + THIRD_UP_TILE < w->y1 ? y + THIRD_UP_TILE : w->y1, halo);
+		ok = up_window(e, grey, w, halo);
 	}
 	return ok;
 }
