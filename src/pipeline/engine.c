@@ -79,10 +79,10 @@ struct worker {
  * THIRD_UP_TILE, each enlarged with THIRD_UP_REACH pixels around it (a
  * symbol of THIRD_UP_MAX_PX whose centre lies in the tile lies wholly in
  * that); a symbol counts in the tile its centre lies in, so tiles that
- * overlap read it once. THIRD_UP_HALO_MAX: the most frame pixels a threshold reads past
- * the enlarged part (radius_up <= THIRD_UP_MAX_RADIUS and the Gaussian's
- * taps, in enlarged pixels, halved, rounded up, and one more for the
- * bilinear neighbour). */
+ * overlap read it once. THIRD_UP_HALO_MAX: the most frame pixels a
+ * threshold reads past the enlarged part (radius_up <= THIRD_UP_MAX_RADIUS
+ * and the Gaussian's taps, in enlarged pixels, halved, rounded up, and one
+ * more for the bilinear neighbour). */
 #define THIRD_UP_WIN_PX 64
 #define THIRD_UP_TILE 192
 #define THIRD_UP_REACH 40
@@ -207,8 +207,8 @@ static bool small_configs(const struct engine_config *c, struct threshold_config
 /* The upsampled pass thresholds parts enlarged twice with Bernsen at
  * radius_up and gate_up, no median, the first scale's blur (a blurred
  * 1 px hole, enlarged, stands out from its blob by less than the first
- * scale's gate; at half of it noise in dim corners was read as a leaf
- * of another ID on the room preset); its matcher guards specks as the
+ * scale's gate; at gate 8 noise in dim corners was read as a leaf of
+ * another ID on the room preset); its matcher guards specks as the
  * small-symbol pass's and reads only symbols whose leaves of one colour
  * are of even areas (match.h): a 23 px symbol of reacTIVision's set, one
  * blob's hole lost and a fleck of its wall taken for a hole, read as
@@ -961,12 +961,11 @@ static bool third_small(struct engine *e, const struct image_u8 *grey, const str
 	return ok;
 }
 
-/* One part of the upsampled pass: ex0 <= x < ex1, ey0 <= y < ey1 of the
- * frame, enlarged with halo pixels around it for the threshold,
- * thresholded, cut out, segmented and matched; symbols whose centre lies
- * in the core x0 <= x < x1, y0 <= y < y1 and of at most THIRD_UP_MAX_PX
- * (in the frame's pixels) appended to the scale's detections in frame
- * coordinates, sizes halved. */
+/* One part of the upsampled pass: the box ext of the frame, enlarged
+ * with halo pixels around it for the threshold, thresholded, cut out,
+ * segmented and matched; symbols whose centre lies in the box core
+ * (within ext) and of at most THIRD_UP_MAX_PX (in the frame's pixels)
+ * appended to the scale's detections in frame coordinates, sizes halved. */
 static bool up_part(struct engine *e, const struct image_u8 *grey, const struct window *ext, const struct window *core,
 		    int halo)
 {
