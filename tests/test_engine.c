@@ -501,8 +501,9 @@ static void test_windows_small(void **state)
 /* 1: the symbol id of set decoded alone, 0: nothing, negative: another ID;
  * drawn size px across on a dark table, softened by blur (the weight of a
  * 3 x 3 box mean mixed in), through an engine whose third scale has the
- * small-symbol pass at radius_small. */
-static int small_probe(const struct tree_set *set, int id, float size, float blur, int radius_small)
+ * small-symbol pass at radius_small and the upsampled pass at radius_up
+ * (gate 16). */
+static int pass_probe(const struct tree_set *set, int id, float size, float blur, int radius_small, int radius_up)
 {
 	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
 	int err = 0;
@@ -513,6 +514,7 @@ static int small_probe(const struct tree_set *set, int id, float size, float blu
 					   .mean_radius = 16, .mean_bias = 16},
 				   .radius2 = 2, .median2 = 3, .scale3 = true, .mode3 = THRESHOLD_MEAN,
 				   .mean_scale3 = 0.115f, .radius_small = radius_small,
+				   .radius_up = radius_up, .gate_up = 16,
 				   .match = {.trees = set, .root_min_px = 12, .root_max_px = 120},
 				   .tracker = trk, .max_detections = 64};
 	struct engine *e = engine_create(&ec, &err);
@@ -548,6 +550,11 @@ static int small_probe(const struct tree_set *set, int id, float size, float blu
 	return r;
 }
 
+static int small_probe(const struct tree_set *set, int id, float size, float blur, int radius_small)
+{
+	return pass_probe(set, id, size, blur, radius_small, 0);
+}
+
 /* Symbols of 22-24 px whose 1 px holes the second scale's median erases
  * and the first scale's radius closes: the small-symbol pass reads them,
  * and over sizes 16-28 px and three blurs it adds no wrong ID (these six
@@ -570,6 +577,87 @@ static void test_small_symbol_pass(void **state)
 			for (int b = 0; b < 3; b++)
 				if (small_probe(set, id, (float)size, 0.3f * (float)b, 0) >= 0)
 					assert_true(small_probe(set, id, (float)size, 0.3f * (float)b, 1) >= 0);
+	tree_set_free(set);
+}
+
+/* Symbols of 24-26 px of our set whose blobs hold up to 14 holes of about
+ * 1 px: Bernsen at radius 1 on the frame merges them (every other pass
+ * reads nothing), the upsampled pass reads them; over 24-40 px and three
+ * blurs it turns no read into another ID and no miss into one. */
+static void test_up_pass(void **state)
+{
+	(void)state;
+	static const char text[] = "w012222222222212221212111\nw012222221222212222122111\nw012222212212212121211111\n"
+				   "w012212212212121211111111\nb012222222222221221111111\nw012222222222222222122111\n";
+	struct tree_set *set = NULL;
+	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
+	for (int id = 0; id < 6; id++) {
+		assert_int_equal(pass_probe(set, id, 24, 0, 1, 0), 0);
+		assert_int_equal(pass_probe(set, id, 24, 0, 1, 2), 1);
+	}
+	assert_int_equal(pass_probe(set, 2, 26, 0.6f, 1, 0), 0);
+	assert_int_equal(pass_probe(set, 2, 26, 0.6f, 1, 2), 1);
+	for (int id = 0; id < 6; id++)
+		for (int size = 24; size <= 40; size += 4)
+			for (int b = 0; b < 3; b++) {
+				const int without = pass_probe(set, id, (float)size, 0.3f * (float)b, 1, 0);
+				const int with = pass_probe(set, id, (float)size, 0.3f * (float)b, 1, 2);
+				assert_true(with >= without);
+			}
+	tree_set_free(set);
+}
+
+/* A frame full of 24 px symbols (7 x 5, 41 px apart, four IDs; only the
+ * upsampled pass reads them): it runs over the whole frame, wider than a
+ * tile, tile by tile; every symbol is read once, with its ID, also the
+ * column and row on the seam between two tiles' cores (x, y = 192),
+ * which a tile without its reach cuts (11 of 35 lost). */
+static void test_up_pass_tiles(void **state)
+{
+	(void)state;
+	static const char text[] = "w012222222222212221212111\nw012222221222212222122111\nw012222212212212121211111\n"
+				   "w012212212212121211111111\n";
+	struct tree_set *set = NULL;
+	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
+	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
+	int err = 0;
+	struct track *trk = track_create(&tk, &err);
+	assert_non_null(trk);
+	struct engine_config ec = {.width = W, .height = H, .backend = "cpu",
+				   .thr = {.mode = THRESHOLD_BERNSEN, .radius = 6, .gate = 32, .tile = 10,
+					   .mean_radius = 16, .mean_bias = 16},
+				   .radius2 = 2, .median2 = 3, .scale3 = true, .mode3 = THRESHOLD_MEAN,
+				   .mean_scale3 = 0.115f, .radius_small = 1, .radius_up = 2, .gate_up = 16,
+				   .match = {.trees = set, .root_min_px = 12, .root_max_px = 120},
+				   .tracker = trk, .max_detections = 128};
+	struct engine *e = engine_create(&ec, &err);
+	assert_non_null(e);
+	struct image_u8 img;
+	assert_int_equal(image_u8_alloc(&img, W, H), 0);
+	for (int y = 0; y < H; y++)
+		memset(image_u8_row(&img, y), 40, W);
+	int n = 0;
+	for (int j = 0; j < 5; j++)
+		for (int i = 0; i < 7; i++, n++)
+			assert_int_equal(render_symbol(tree_set_token(set, n % 4), 24, 0.4f, 28.3f + 41 * (float)i,
+						       32.6f + 41 * (float)j, &img, NULL),
+					 0);
+	struct tracked_state st;
+	for (uint64_t f = 1; f <= 2; f++)
+		assert_int_equal(engine_process(e, &img, f, (int64_t)f * 33000000, &st), 0);
+	const struct detections *d = engine_detections(e);
+	assert_true(engine_third_stats(e)->up_area_px >= 2 * (int64_t)W * H);
+	assert_int_equal(d->n_fids, n);
+	for (int k = 0; k < n; k++) {
+		const float x = 28.3f + 41 * (float)(k % 7), y = 32.6f + 41 * (float)(k / 7);
+		int found = 0;
+		for (int q = 0; q < d->n_fids; q++)
+			found += fabsf(d->fids[q].x - x) < 3 && fabsf(d->fids[q].y - y) < 3 && d->fids[q].id == k % 4;
+		assert_int_equal(found, 1);
+	}
+	engine_destroy(e);
+	track_destroy(trk);
+	image_u8_free(&img);
 	tree_set_free(set);
 }
 
@@ -766,6 +854,8 @@ int main(void)
 		cmocka_unit_test(test_windows_radius),
 		cmocka_unit_test(test_windows_small),
 		cmocka_unit_test(test_small_symbol_pass),
+		cmocka_unit_test(test_up_pass),
+		cmocka_unit_test(test_up_pass_tiles),
 		cmocka_unit_test_setup_teardown(test_closing_pass_under_shadow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deblur_pass_under_streak, setup, teardown),
 	};

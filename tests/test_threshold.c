@@ -16,6 +16,7 @@
 #include "../src/fiducial/trees.h"
 #include "../src/threshold/closing.h"
 #include "../src/threshold/deblur.h"
+#include "../src/threshold/upsample.h"
 #include "../src/threshold/threshold.h"
 #include "../src/threshold/threshold_cpu.h"
 #include "common/testutil.h"
@@ -1064,6 +1065,63 @@ static void test_object_api_cpu(void **state)
 	run_object_api("auto");
 }
 
+/* upsample2_part: each enlarged pixel is (9 p + 3 q + 3 r + s + 8) / 16
+ * of its source pixel and the neighbours on its side, clamped to the
+ * frame; a part's pixels equal the whole frame's at the same place; a
+ * one-pixel hole (a 1 px bright dot in a dark blob) becomes a 2 x 2 bright
+ * core that Bernsen at radius 2 keeps white; bad parts are refused. */
+static void test_upsample2(void **state)
+{
+	(void)state;
+	struct image_u8 src, whole, part, bin;
+	assert_int_equal(image_u8_alloc(&src, 9, 7), 0);
+	assert_int_equal(image_u8_alloc(&whole, 18, 14), 0);
+	assert_int_equal(image_u8_alloc(&part, 18, 14), 0);
+	for (int y = 0; y < 7; y++)
+		for (int x = 0; x < 9; x++)
+			image_u8_row(&src, y)[x] = (uint8_t)((37 * x + 91 * y + 11 * x * y) % 251);
+	assert_int_equal(upsample2_part(&src, 0, 0, 9, 7, &whole), 0);
+	for (int y = 0; y < 14; y++)
+		for (int x = 0; x < 18; x++) {
+			const int sx = x / 2, sy = y / 2;
+			const int nx = x % 2 ? (sx + 1 < 9 ? sx + 1 : 8) : (sx > 0 ? sx - 1 : 0);
+			const int ny = y % 2 ? (sy + 1 < 7 ? sy + 1 : 6) : (sy > 0 ? sy - 1 : 0);
+			const int v = 9 * image_u8_row(&src, sy)[sx] + 3 * image_u8_row(&src, sy)[nx] +
+				      3 * image_u8_row(&src, ny)[sx] + image_u8_row(&src, ny)[nx];
+			assert_int_equal(image_u8_row(&whole, y)[x], (v + 8) / 16);
+		}
+	part.width = 2 * (7 - 3);
+	part.height = 2 * (5 - 2);
+	assert_int_equal(upsample2_part(&src, 3, 2, 7, 5, &part), 0);
+	for (int y = 0; y < part.height; y++)
+		assert_memory_equal(image_u8_row(&part, y), image_u8_row(&whole, y + 4) + 6, (size_t)part.width);
+	assert_int_equal(upsample2_part(&src, 3, 2, 8, 5, &part), ERR_RANGE);
+	assert_int_equal(upsample2_part(&src, 3, 2, 3, 5, &part), ERR_RANGE);
+	assert_int_equal(upsample2_part(&src, -1, 2, 3, 5, &part), ERR_RANGE);
+	assert_int_equal(upsample2_part(&src, 5, 4, 9, 8, &part), ERR_RANGE);
+	/* A dark blob (60) with a 1 px hole (150): enlarged, the hole's 2 x 2
+	 * core reads (9 * 150 + 7 * 60 + 8) / 16 = 111, white against the
+	 * blob's 60 at radius 2. */
+	for (int y = 0; y < 7; y++)
+		memset(image_u8_row(&src, y), 60, 9);
+	image_u8_row(&src, 3)[4] = 150;
+	part.width = 18;
+	part.height = 14;
+	assert_int_equal(upsample2_part(&src, 0, 0, 9, 7, &part), 0);
+	assert_int_equal(image_u8_row(&part, 6)[8], 111);
+	assert_int_equal(image_u8_row(&part, 7)[9], 111);
+	assert_int_equal(image_u8_alloc(&bin, 18, 14), 0);
+	bernsen_cpu(&part, 2, 16, &bin);
+	for (int y = 6; y <= 7; y++)
+		for (int x = 8; x <= 9; x++)
+			assert_int_not_equal(image_u8_row(&bin, y)[x], 0);
+	assert_int_equal(image_u8_row(&bin, 3)[3], 0);
+	image_u8_free(&src);
+	image_u8_free(&whole);
+	image_u8_free(&part);
+	image_u8_free(&bin);
+}
+
 static void test_object_api_errors(void **state)
 {
 	(void)state;
@@ -1189,6 +1247,7 @@ int main(void)
 		cmocka_unit_test(test_deblur),
 		cmocka_unit_test(test_object_api_cpu),
 		cmocka_unit_test(test_object_api_errors),
+		cmocka_unit_test(test_upsample2),
 		cmocka_unit_test(test_cuda_matches_cpu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -173,6 +173,13 @@ static const struct config_option options[] = {
     OPT_INT("threshold", "radius_small", radius_small, "1", 0, 4, true, 0, "N",
             "third scale: a pass for symbols under about 40 px, Bernsen at this radius without a median, in "
             "windows around small structure that no decoded symbol explains; 0 = off"),
+    OPT_INT("threshold", "radius_up", radius_up, "2", 0, 8, true, 0, "N",
+            "third scale: a pass on the frame enlarged twice (bilinear) around small structure that no "
+            "decoded symbol explains, Bernsen at this radius (enlarged pixels) and gate_up without a median, "
+            "for symbols whose holes are 1-1.5 px (foreshortened, or in a wide lens's corners); 0 = off"),
+    OPT_INT("threshold", "gate_up", gate_up, "16", 0, 255, true, 0, "N",
+            "the upsampled pass's (radius_up) Bernsen gate: a blurred 1 px hole, enlarged, stands out from "
+            "its blob by less than the first scale's gate"),
     OPT_FLOAT("threshold", "close_scale3", close_scale3, "0.04", 0, 1, true, 0, "RATIO",
               "third scale: a pass in its windows against the paper's own light (a grey closing whose "
               "radius is this fraction of a symbol's size, clamped to 3..63, tried down from the largest "

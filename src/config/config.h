@@ -107,6 +107,8 @@ struct tt_config {
 	char threshold2_mode[16]; /* second scale's method, as threshold_mode */
 	char threshold3_mode[16]; /* third scale's method, as threshold_mode, or "off" */
 	float mean_scale3;    /* third scale's second local-mean radius, a fraction of the symbol's size; 0 = off */
+	int radius_up;        /* third scale's upsampled pass: Bernsen radius on the enlarged frame, 0 = off */
+	int gate_up;          /* and its Bernsen gate */
 	int radius_small;     /* third scale's small-symbol pass: Bernsen radius, 0 = off */
 	float close_scale3;   /* third scale's closing pass radius, a fraction of the symbol's size; 0 = off */
 	int close_pct;        /* the closing pass: white above this percent of the closing */

@@ -11,6 +11,7 @@
 #include "../segment/segment.h"
 #include "../threshold/closing.h"
 #include "../threshold/deblur.h"
+#include "../threshold/upsample.h"
 #include "merge.h"
 #include "windows.h"
 
@@ -72,6 +73,24 @@ struct worker {
 #define THIRD_SMALL_WIN_PX 40
 #define THIRD_SMALL_PAD 8
 #define THIRD_SMALL_MAX_PX 40
+/* The upsampled pass (third_up, radius_up): windows as the small-symbol
+ * pass's around structure under THIRD_UP_WIN_PX a side, each enlarged
+ * and thresholded at twice the size whole where it fits in
+ * THIRD_UP_TILE + 2 THIRD_UP_REACH pixels a side, else cut into tiles of
+ * THIRD_UP_TILE, each enlarged with THIRD_UP_REACH pixels around it (a
+ * symbol of THIRD_UP_MAX_PX whose centre lies in the tile lies wholly in
+ * that); a symbol counts in the tile its centre lies in, so tiles that
+ * overlap read it once. THIRD_UP_HALO_MAX: the most frame pixels a
+ * threshold reads past the enlarged part (radius_up <= THIRD_UP_MAX_RADIUS
+ * and the Gaussian's taps, in enlarged pixels, halved, rounded up, and one
+ * more for the bilinear neighbour). */
+#define THIRD_UP_WIN_PX 64
+#define THIRD_UP_TILE 192
+#define THIRD_UP_REACH 40
+#define THIRD_UP_MAX_PX 64
+#define THIRD_UP_MAX_RADIUS 8
+#define THIRD_UP_HALO_MAX ((THIRD_UP_MAX_RADIUS + THRESHOLD_GAUSS_MAX_RADIUS + 1) / 2 + 1)
+#define THIRD_UP_SIDE (THIRD_UP_TILE + 2 * THIRD_UP_REACH + 2 * THIRD_UP_HALO_MAX)
 
 /* The closing pass (close_scale3, threshold/closing.h): its smallest
  * radius, its largest. At radius 2 the blurred one-pixel holes of 40 px
@@ -100,6 +119,14 @@ struct third {
 	struct match *small_mat; /* and its matcher (small_configs) */
 	struct closing *close; /* the closing pass's (close_scale3), CPU only */
 	struct deblur *deblur; /* the deblurring pass's (deblur3), CPU only */
+	/* The upsampled pass's (radius_up > 0; else all NULL/empty): its
+	 * threshold, segmenter and matcher for parts of THIRD_UP_SIDE pixels
+	 * enlarged twice, the enlarged part, its mask and a tile's cut. */
+	struct threshold *up;
+	struct segment *up_seg;
+	struct match *up_mat;
+	struct image_u8 up_img;
+	struct bitmask up_crop, up_win;
 	struct engine_third_stats stats;
 };
 
@@ -183,6 +210,32 @@ static bool small_configs(const struct engine_config *c, struct threshold_config
 	symbols_only(c, mc);
 	mc->few_specks = true;
 	return c->radius_small > 0;
+}
+
+/* The upsampled pass thresholds parts enlarged twice with Bernsen at
+ * radius_up and gate_up, no median, the first scale's blur (a blurred
+ * 1 px hole, enlarged, stands out from its blob by less than the first
+ * scale's gate; at gate 8 noise in dim corners was read as a leaf of
+ * another ID on the room preset); its matcher guards specks as the
+ * small-symbol pass's and reads only symbols whose leaves of one colour
+ * are of even areas (match.h): a 23 px symbol of reacTIVision's set, one
+ * blob's hole lost and a fleck of its wall taken for a hole, read as
+ * another ID (the small preset, 24 frames). Sizes: a part of
+ * THIRD_UP_SIDE pixels enlarged. False: off. */
+static bool up_configs(const struct engine_config *c, struct threshold_config *tc, struct match_config *mc)
+{
+	*tc = c->thr;
+	tc->mode = THRESHOLD_BERNSEN;
+	tc->radius = c->radius_up < 1 ? 1 : c->radius_up > THIRD_UP_MAX_RADIUS ? THIRD_UP_MAX_RADIUS : c->radius_up;
+	tc->median = 0;
+	tc->max_width = tc->max_height = 2 * THIRD_UP_SIDE;
+	symbols_only(c, mc);
+	tc->gate = c->gate_up;
+	mc->few_specks = true;
+	mc->even_leaves = true;
+	mc->max_width = mc->max_height = 2 * THIRD_UP_SIDE;
+	mc->max_regions = 0;
+	return c->radius_up > 0;
 }
 
 /* Auto: half the cores a scale (both scales segment at once, so together
@@ -335,6 +388,12 @@ static void third_free(struct engine *e)
 	match_destroy(e->t3.small_mat);
 	closing_destroy(e->t3.close);
 	deblur_destroy(e->t3.deblur);
+	threshold_destroy(e->t3.up);
+	segment_destroy(e->t3.up_seg);
+	match_destroy(e->t3.up_mat);
+	image_u8_free(&e->t3.up_img);
+	bitmask_free(&e->t3.up_crop);
+	bitmask_free(&e->t3.up_win);
 	free(e->t3.scratch);
 	bitmask_free(&e->t3.crop);
 	detections_free(&e->t3.det);
@@ -364,6 +423,44 @@ static int small_sync(struct third *t, bool on, const struct threshold_config *t
 	return err;
 }
 
+/* Creates, updates or frees the upsampled pass's threshold, segmenter,
+ * matcher and buffers (on: radius_up > 0). */
+static int up_sync(struct engine *e, bool on, const struct threshold_config *tc, const struct match_config *mc)
+{
+	struct third *t = &e->t3;
+	if (!on) {
+		threshold_destroy(t->up);
+		segment_destroy(t->up_seg);
+		match_destroy(t->up_mat);
+		image_u8_free(&t->up_img);
+		bitmask_free(&t->up_crop);
+		bitmask_free(&t->up_win);
+		t->up = NULL;
+		t->up_seg = NULL;
+		t->up_mat = NULL;
+		return 0;
+	}
+	if (t->up) {
+		int err = threshold_set_config(t->up, tc);
+		return err ? err : match_set_config(t->up_mat, mc);
+	}
+	const int side = 2 * THIRD_UP_SIDE;
+	int adj = tree_set_max_nodes(mc->trees);
+	struct segment_config sc = {.max_width = side, .max_height = side, .adj_cap = adj < 8 ? 8 : adj};
+	int err = image_u8_alloc(&t->up_img, side, side);
+	if (!err)
+		err = bitmask_alloc(&t->up_crop, side, side);
+	if (!err)
+		err = bitmask_alloc(&t->up_win, side, side);
+	if (!err)
+		t->up = threshold_create(tc, "cpu", &err);
+	if (!err)
+		t->up_seg = segment_create(&sc, &err);
+	if (!err)
+		t->up_mat = match_create(mc, &err);
+	return err;
+}
+
 /* Creates or frees the third scale to follow scale3 (it is live). */
 static int third_scale_sync(struct engine *e)
 {
@@ -377,12 +474,17 @@ static int third_scale_sync(struct engine *e)
 	struct threshold_config tcs;
 	struct match_config mcs;
 	const bool small = small_configs(&e->cfg, &tcs, &mcs);
+	struct threshold_config tcu;
+	struct match_config mcu;
+	const bool up = up_configs(&e->cfg, &tcu, &mcu);
 	if (scale_on(&e->s3)) {
 		int err = threshold_set_config(e->s3.thr, &tc);
 		if (!err && e->t3.cpu)
 			err = threshold_set_config(e->t3.cpu, &tc);
 		if (!err)
 			err = small_sync(&e->t3, small, &tcs, &mcs);
+		if (!err)
+			err = up_sync(e, up, &tcu, &mcu);
 		return err ? err : match_set_config(e->s3.mat, &mc);
 	}
 	/* On CUDA with the first scale (whole frames, cut into windows, where
@@ -399,6 +501,8 @@ static int third_scale_sync(struct engine *e)
 		e->t3.cpu = threshold_create(&tc, "cpu", &err);
 	if (!err)
 		err = small_sync(&e->t3, small, &tcs, &mcs);
+	if (!err)
+		err = up_sync(e, up, &tcu, &mcu);
 	if (!err) {
 		/* Its mask is its own (threshold_process into it, windows cut into
 		 * it), not a view of the thresholder's as for the other scales. */
@@ -777,6 +881,7 @@ static bool third_scaled(struct engine *e, const struct image_u8 *grey, const st
 static bool third_closed(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1);
 static bool third_small(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1);
 static bool third_deblurred(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1);
+static bool third_up(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1);
 
 /* The third scale, in the windows where it may add a symbol to the first
  * scale's (windows.h, from the first scale's tree1), or over the whole
@@ -813,7 +918,7 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 			ok = third_window(e, grey, &e->t3.win[i], halo, thr, NULL, 0, THIRD_BY_THR);
 	}
 	return ok && third_scaled(e, grey, tree1, thr) && third_closed(e, grey, tree1) && third_small(e, grey, tree1) &&
-	       third_deblurred(e, grey, tree1);
+	       third_up(e, grey, tree1) && third_deblurred(e, grey, tree1);
 }
 
 /* The third scale's second pass (mean_scale3): in windows, each at the
@@ -878,6 +983,109 @@ static bool third_small(struct engine *e, const struct image_u8 *grey, const str
 		e->t3.stats.small_windows++;
 		e->t3.stats.small_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
 		ok = third_window(e, grey, w, halo, e->t3.small, NULL, THIRD_SMALL_MAX_PX, THIRD_BY_THR);
+	}
+	return ok;
+}
+
+/* One part of the upsampled pass: the box ext of the frame, enlarged
+ * with halo pixels around it for the threshold, thresholded, cut out,
+ * segmented and matched; symbols whose centre lies in the box core
+ * (within ext) and of at most THIRD_UP_MAX_PX (in the frame's pixels)
+ * appended to the scale's detections in frame coordinates, sizes halved. */
+static bool up_part(struct engine *e, const struct image_u8 *grey, const struct window *ext, const struct window *core,
+		    int halo)
+{
+	struct third *t = &e->t3;
+	const int cx0 = ext->x0 - halo > 0 ? ext->x0 - halo : 0, cy0 = ext->y0 - halo > 0 ? ext->y0 - halo : 0;
+	const int cx1 = ext->x1 + halo < grey->width ? ext->x1 + halo : grey->width;
+	const int cy1 = ext->y1 + halo < grey->height ? ext->y1 + halo : grey->height;
+	struct image_u8 up = t->up_img;
+	up.width = 2 * (cx1 - cx0);
+	up.height = 2 * (cy1 - cy0);
+	struct bitmask crop = t->up_crop, win = t->up_win;
+	crop.width = up.width;
+	crop.height = up.height;
+	crop.stride_words = (crop.width + 63) / 64;
+	win.width = 2 * (ext->x1 - ext->x0);
+	win.height = 2 * (ext->y1 - ext->y0);
+	win.stride_words = (win.width + 63) / 64;
+	if (upsample2_part(grey, cx0, cy0, cx1, cy1, &up) || threshold_process(t->up, &up, &crop))
+		return false;
+	bits_cut(&crop, 2 * (ext->x0 - cx0), 2 * (ext->y0 - cy0), &win);
+	const struct region_tree *tree = NULL;
+	detections_clear(&t->det);
+	if (segment_process(t->up_seg, &win, &tree) || match_process(t->up_mat, tree, NULL, &t->det))
+		return false;
+	struct detections *d = &e->s3.det;
+	for (int i = 0; i < t->det.n_fids + t->det.n_fuzzy; i++) {
+		const bool fid = i < t->det.n_fids;
+		struct fiducial_det f = fid ? t->det.fids[i] : t->det.fuzzy[i - t->det.n_fids];
+		/* Enlarged pixel x lies at x / 2 - 0.25 in the frame (upsample.h). */
+		f.x = 0.5f * f.x - 0.25f + (float)ext->x0;
+		f.y = 0.5f * f.y - 0.25f + (float)ext->y0;
+		f.size_px *= 0.5f;
+		if (f.size_px > (float)THIRD_UP_MAX_PX || f.x < (float)core->x0 - 0.5f || f.x >= (float)core->x1 - 0.5f ||
+		    f.y < (float)core->y0 - 0.5f || f.y >= (float)core->y1 - 0.5f)
+			continue;
+		f.root = -1;
+		int32_t *n = fid ? &d->n_fids : &d->n_fuzzy;
+		if (*n >= (fid ? d->cap_fids : d->cap_fuzzy)) {
+			d->overflow = true;
+			continue;
+		}
+		(fid ? d->fids : d->fuzzy)[(*n)++] = f;
+	}
+	return true;
+}
+
+/* A window of the upsampled pass: whole where it fits a tile (a symbol
+ * its edge cuts is skipped, as in third_window), else tile by tile, each
+ * tile reaching THIRD_UP_REACH pixels past its core (clamped to the
+ * window) and keeping the symbols centred in its core. */
+static bool up_window(struct engine *e, const struct image_u8 *grey, const struct window *w, int halo)
+{
+	if (w->x1 - w->x0 <= THIRD_UP_TILE + 2 * THIRD_UP_REACH && w->y1 - w->y0 <= THIRD_UP_TILE + 2 * THIRD_UP_REACH)
+		return up_part(e, grey, w, w, halo);
+	bool ok = true;
+	for (int y = w->y0; y < w->y1 && ok; y += THIRD_UP_TILE)
+		for (int x = w->x0; x < w->x1 && ok; x += THIRD_UP_TILE) {
+			const struct window core = {.x0 = x, .y0 = y,
+						    .x1 = x + THIRD_UP_TILE < w->x1 ? x + THIRD_UP_TILE : w->x1,
+						    .y1 = y + THIRD_UP_TILE < w->y1 ? y + THIRD_UP_TILE : w->y1};
+			const struct window ext = {.x0 = core.x0 - THIRD_UP_REACH > w->x0 ? core.x0 - THIRD_UP_REACH : w->x0,
+						   .y0 = core.y0 - THIRD_UP_REACH > w->y0 ? core.y0 - THIRD_UP_REACH : w->y0,
+						   .x1 = core.x1 + THIRD_UP_REACH < w->x1 ? core.x1 + THIRD_UP_REACH : w->x1,
+						   .y1 = core.y1 + THIRD_UP_REACH < w->y1 ? core.y1 + THIRD_UP_REACH : w->y1};
+			ok = up_part(e, grey, &ext, &core, halo);
+		}
+	return ok;
+}
+
+/* The third scale's upsampled pass (radius_up): in windows found as for
+ * the small-symbol pass (the whole frame where they would cover more than
+ * half of it), tile by tile, the frame enlarged twice (threshold/upsample.h)
+ * and thresholded by Bernsen at radius_up without a median, so that the
+ * 1-1.5 px holes and walls of symbols foreshortened by a tilted camera or
+ * shrunk in a wide lens's corners are 2-3 px; its symbols, sizes halved
+ * back, follow the other passes' in the scale's detections. */
+static bool third_up(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1)
+{
+	if (!e->t3.up)
+		return true;
+	int n = windows_find_small(tree1, &e->s1.det, THIRD_UP_WIN_PX, THIRD_SMALL_PAD, e->t3.scratch,
+				   e->t3.scratch_len, e->t3.win, THIRD_MAX_WINDOWS);
+	if (n < 0) {
+		e->t3.win[0] = (struct window){.x0 = 0, .y0 = 0, .x1 = grey->width, .y1 = grey->height};
+		n = 1;
+	}
+	int taps[THRESHOLD_GAUSS_MAX_RADIUS + 1];
+	const int halo = (e->cfg.radius_up + threshold_gauss_taps(e->cfg.thr.gauss_sigma, taps) + 1) / 2 + 1;
+	bool ok = true;
+	for (int i = 0; i < n && ok; i++) {
+		const struct window *w = &e->t3.win[i];
+		e->t3.stats.up_windows++;
+		e->t3.stats.up_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
+		ok = up_window(e, grey, w, halo);
 	}
 	return ok;
 }

@@ -64,6 +64,9 @@ struct engine_config {
 					* mean_radius this fraction of the symbol's size (windows.h); 0 = off */
 	int radius_small;              /* third scale: a pass for small symbols, Bernsen at this radius without
 					* a median in windows around small structure (windows.h); 0 = off */
+	int radius_up;                 /* third scale: a pass on windows enlarged twice, Bernsen at this radius
+					* gate_up without a median (engine.c, threshold/upsample.h); 0 = off */
+	int gate_up;                   /* that pass's Bernsen gate, 0..255 */
 	float close_scale3;            /* third scale: a pass in its windows against a grey closing of radius
 					* this fraction of the symbol's size (threshold/closing.h); 0 = off */
 	int close_pct;                 /* that pass: white above this percent of the closing, 1..100 */
@@ -149,6 +152,7 @@ struct engine_third_stats {
 	int64_t scaled_windows, scaled_area_px; /* the second pass's (mean_scale3) */
 	int64_t closed_windows, closed_area_px; /* the closing pass's (close_scale3) */
 	int64_t small_windows, small_area_px;   /* the small-symbol pass's (radius_small) */
+	int64_t up_windows, up_area_px;         /* the upsampled pass's (radius_up), in the frame's pixels */
 };
 const struct engine_third_stats *engine_third_stats(const struct engine *e);
 

@@ -1,0 +1,28 @@
+/*
+ * upsample.h - a part of a grey frame enlarged twice, bilinear, in integers.
+ *
+ * For thresholding symbols whose holes and walls are 1-1.5 px across: at
+ * twice the size they are 2-3 px, and a Bernsen window of radius 2-3 tells
+ * them apart where radius 1 on the frame itself keeps only some.
+ *
+ * Output pixel (2i + a, 2j + b) (a, b in {0, 1}) lies a quarter pixel from
+ * source pixel (i, j) towards its neighbour on the side of a and b (pixel
+ * centres at integers: output x maps to source x / 2 - 0.25). Its value
+ * is (9 p + 3 q + 3 r + s + 8) / 16 of the source pixel p, its horizontal
+ * neighbour q, its vertical neighbour r and their diagonal s, neighbours
+ * clamped to the frame (not to the part): so a pixel's value does not
+ * depend on the part it was enlarged with, and parts that overlap agree.
+ * Deterministic; no allocation.
+ */
+#ifndef TT_THRESHOLD_UPSAMPLE_H
+#define TT_THRESHOLD_UPSAMPLE_H
+
+#include "../core/image.h"
+
+/* dst (its size set by the caller to 2 (x1 - x0) x 2 (y1 - y0), its stride
+ * and data those of a buffer large enough) = the part x0 <= x < x1,
+ * y0 <= y < y1 of src enlarged twice. Returns 0, or ERR_RANGE where the
+ * part is empty, outside src, or dst's size differs. */
+int upsample2_part(const struct image_u8 *src, int x0, int y0, int x1, int y1, struct image_u8 *dst);
+
+#endif
