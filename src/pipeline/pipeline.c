@@ -884,6 +884,7 @@ static void third_print_stats(struct pipeline *p)
 	third_pass_line(p, ts, "radius by symbol size", ts->scaled_windows, ts->scaled_area_px);
 	third_pass_line(p, ts, "closing pass", ts->closed_windows, ts->closed_area_px);
 	third_pass_line(p, ts, "small-symbol pass", ts->small_windows, ts->small_area_px);
+	third_pass_line(p, ts, "upsampled pass", ts->up_windows, ts->up_area_px);
 	fflush(stdout);
 }
 
