@@ -173,6 +173,10 @@ static const struct config_option options[] = {
     OPT_INT("threshold", "radius_small", radius_small, "1", 0, 4, true, 0, "N",
             "third scale: a pass for symbols under about 40 px, Bernsen at this radius without a median, in "
             "windows around small structure that no decoded symbol explains; 0 = off"),
+    OPT_INT("threshold", "radius_small_check", radius_small_check, "2", 0, 4, true, 0, "N",
+            "the small-symbol pass: each symbol it reads is read again in a window around it, Bernsen at "
+            "this radius without a median, and is kept only as a fuzzy symbol where that read gives another "
+            "ID; 0 = off"),
     OPT_FLOAT("threshold", "close_scale3", close_scale3, "0.04", 0, 1, true, 0, "RATIO",
               "third scale: a pass in its windows against the paper's own light (a grey closing whose "
               "radius is this fraction of a symbol's size, clamped to 3..63, tried down from the largest "

@@ -108,6 +108,7 @@ struct tt_config {
 	char threshold3_mode[16]; /* third scale's method, as threshold_mode, or "off" */
 	float mean_scale3;    /* third scale's second local-mean radius, a fraction of the symbol's size; 0 = off */
 	int radius_small;     /* third scale's small-symbol pass: Bernsen radius, 0 = off */
+	int radius_small_check; /* that pass's symbols read again at this radius; another ID: fuzzy; 0 = off */
 	float close_scale3;   /* third scale's closing pass radius, a fraction of the symbol's size; 0 = off */
 	int close_pct;        /* the closing pass: white above this percent of the closing */
 	int median2;          /* second scale's median pre-filter */

@@ -64,6 +64,9 @@ struct engine_config {
 					* mean_radius this fraction of the symbol's size (windows.h); 0 = off */
 	int radius_small;              /* third scale: a pass for small symbols, Bernsen at this radius without
 					* a median in windows around small structure (windows.h); 0 = off */
+	int radius_small_check;        /* that pass: each symbol it reads is read again at this Bernsen radius
+					* (no median, no speck share) and becomes fuzzy where that read gives
+					* another ID (merge.h); 0 = off */
 	float close_scale3;            /* third scale: a pass in its windows against a grey closing of radius
 					* this fraction of the symbol's size (threshold/closing.h); 0 = off */
 	int close_pct;                 /* that pass: white above this percent of the closing, 1..100 */

@@ -34,10 +34,33 @@
 #ifndef TT_PIPELINE_MERGE_H
 #define TT_PIPELINE_MERGE_H
 
+#include <stdbool.h>
+
 #include "../core/detect.h"
+
+struct tree_set;
 
 /* Merges d2's symbols and fuzzy symbols into d as described above; sets
  * d->overflow when d's symbol list is full. */
 void merge_scale(struct detections *d, const struct detections *d2);
+
+/* A second read of one place. The third scale's small-symbol pass reads
+ * symbols under about 40 px from a threshold that keeps 1-2 px noise
+ * (engine.h radius_small), where a hole lost and a noise speck taken for
+ * one, or a noise dot beside a blob that lost a hole, make another symbol
+ * of the set one or two nodes away; no other scale saw enough there to
+ * disagree. The engine reads each such symbol again at another radius
+ * (check, in frame coordinates: radius_small_check), whose noise and
+ * losses are others. Where check holds a symbol of another ID with a
+ * root of the same colour at the place of d's symbol i (within 0.3 of the
+ * larger size), neither read is believed: symbol i moves to d's fuzzy list (id -1; it keeps a known
+ * object and creates none) and the function returns true. Where check
+ * reads the same ID, or nothing (the other radius often resolves less),
+ * or a root of the other colour (in a set with both, a b symbol's white
+ * card margin read as a w symbol's root: one level out, not the same
+ * region), symbol i stands and it returns false. set: the tree set the
+ * IDs index (NULL: every other ID counts). The last symbol takes the place
+ * of a moved one, so callers walking the list stay at i. */
+bool merge_check(struct detections *d, int i, const struct detections *check, const struct tree_set *set);
 
 #endif
