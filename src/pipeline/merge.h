@@ -20,8 +20,8 @@
  * becomes a fuzzy one (which keeps a known object but creates none) and
  * the later one is dropped: a wrong ID is worse for a user than a miss.
  * Before these rules, a whole tree stands against a completed one (read
- * from a fuzzy tree, fiducial_det.completed), whichever scale each comes
- * from: damage that added a node as well as took some away (a hard
+ * from a fuzzy tree, or from the hairline round's rebuilt lists:
+ * fiducial_det.completed), whichever scale each comes from: damage that added a node as well as took some away (a hard
  * shadow's edge splits a blob's outline into a dot) fits another tree of
  * the set, which a scale that saw the whole tree corrects. Where scales
  * agree on a completed symbol's ID, it counts as whole from then on.
