@@ -693,6 +693,37 @@ static void test_merge_check(void **state)
 	tree_set_free(set);
 }
 
+/* The tie-break (merge_tie_break): a third read that gives the second
+ * scale's ID puts the second scale's symbol in the first's place; one that
+ * gives the first's, another ID, or nothing leaves the first standing. */
+static void test_merge_tie_break(void **state)
+{
+	(void)state;
+	struct detections d, third;
+	assert_int_equal(detections_alloc(&d, 8), 0);
+	assert_int_equal(detections_alloc(&third, 8), 0);
+	d.fids[d.n_fids++] = fid_at(5, 100, 100);
+	const struct fiducial_det other = fid_at(9, 101, 100);
+	assert_false(merge_tie_break(&d, 0, &other, &third)); /* nothing read */
+	third.fids[third.n_fids++] = fid_at(5, 100, 101);
+	assert_false(merge_tie_break(&d, 0, &other, &third)); /* sides with the first */
+	third.fids[0].id = 7;
+	assert_false(merge_tie_break(&d, 0, &other, &third)); /* a third ID */
+	assert_int_equal(d.fids[0].id, 5);
+	assert_int_equal(d.fids[0].root, 7);
+	third.fids[0].id = 9;
+	assert_true(merge_tie_break(&d, 0, &other, &third)); /* sides with the second */
+	assert_int_equal(d.n_fids, 1);
+	assert_int_equal(d.fids[0].id, 9);
+	assert_int_equal(d.fids[0].root, -1);
+	assert_true(fabsf(d.fids[0].x - 101) < 1e-3f);
+	third.fids[0] = fid_at(9, 300, 300); /* elsewhere: not this place's read */
+	d.fids[0] = fid_at(5, 100, 100);
+	assert_false(merge_tie_break(&d, 0, &other, &third));
+	detections_free(&d);
+	detections_free(&third);
+}
+
 /* A completed symbol (read from a fuzzy tree) gives way to a whole tree of
  * another ID at its place from any scale, and a completed one from a later
  * scale never unseats a whole one; agreeing scales make it whole. */
@@ -738,6 +769,7 @@ int main(void)
 		cmocka_unit_test(test_merge_disagreement),
 		cmocka_unit_test(test_merge_completed),
 		cmocka_unit_test(test_merge_check),
+		cmocka_unit_test(test_merge_tie_break),
 		cmocka_unit_test_setup_teardown(test_third_scale_radius_follows_symbol, setup, teardown),
 		cmocka_unit_test(test_windows_radius),
 		cmocka_unit_test(test_windows_small),

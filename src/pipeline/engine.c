@@ -76,6 +76,10 @@ struct worker {
  * around it, so that the root has its parent. */
 #define THIRD_SMALL_CHECK_PAD 4
 
+/* The tie-break read (tie_break) reaches this many pixels past each
+ * disputed symbol's root box side around its centre. */
+#define TIE_PAD 8
+
 /* The closing pass (close_scale3, threshold/closing.h): its smallest
  * radius, its largest. At radius 2 the blurred one-pixel holes of 40 px
  * symbols fall under the closing's grey: a one-hole blob read as a dot
@@ -901,6 +905,62 @@ static bool small_check(struct engine *e, const struct image_u8 *grey, int from)
 	return true;
 }
 
+/* Where the second scale read another whole ID at the place of a whole
+ * symbol of the first's (merge.h, merge_tie_break), the place is read a
+ * third time with the third scale's threshold (the local mean, on the
+ * CPU) in a window around the symbol. Runs only at such places: none on
+ * most frames. */
+static bool tie_break(struct engine *e, const struct image_u8 *grey)
+{
+	struct third *t = &e->t3;
+	struct threshold *thr = t->cpu ? t->cpu : e->s3.thr;
+	const int halo = third_halo(&e->cfg, e->cfg.thr.mean_radius);
+	if (halo < 0 || strcmp(threshold_backend_name(thr), "cpu") != 0)
+		return true;
+	struct detections *d = &e->s1.det;
+	for (int i = 0; i < d->n_fids; i++) {
+		const struct fiducial_det *f = &d->fids[i], *other = NULL;
+		for (int k = 0; k < e->s2.det.n_fids && !other; k++) {
+			const struct fiducial_det *g = &e->s2.det.fids[k];
+			const float dx = g->x - f->x, dy = g->y - f->y;
+			const float r = 0.3f * (g->size_px > f->size_px ? g->size_px : f->size_px);
+			if (dx * dx + dy * dy <= r * r)
+				other = g;
+		}
+		if (f->root < 0 || f->completed || !other || other->id == f->id || other->completed)
+			continue;
+		const int r = (int)f->size_px + TIE_PAD, fx = (int)f->x, fy = (int)f->y;
+		const int x0 = fx - r > 0 ? fx - r : 0, y0 = fy - r > 0 ? fy - r : 0;
+		const int x1 = fx + r + 1 < grey->width ? fx + r + 1 : grey->width;
+		const int y1 = fy + r + 1 < grey->height ? fy + r + 1 : grey->height;
+		const int cx0 = x0 - halo > 0 ? x0 - halo : 0, cy0 = y0 - halo > 0 ? y0 - halo : 0;
+		const int cx1 = x1 + halo < grey->width ? x1 + halo : grey->width;
+		const int cy1 = y1 + halo < grey->height ? y1 + halo : grey->height;
+		struct image_u8 view = {.width = cx1 - cx0, .height = cy1 - cy0, .stride = grey->stride,
+					.data = grey->data + (size_t)cy0 * (size_t)grey->stride + (size_t)cx0};
+		struct bitmask crop = t->crop, win = e->s3.mask;
+		crop.width = view.width;
+		crop.height = view.height;
+		crop.stride_words = (crop.width + 63) / 64;
+		win.width = x1 - x0;
+		win.height = y1 - y0;
+		win.stride_words = (win.width + 63) / 64;
+		if (threshold_process(thr, &view, &crop))
+			return false;
+		bits_cut(&crop, x0 - cx0, y0 - cy0, &win);
+		const struct region_tree *tree = NULL;
+		detections_clear(&t->det);
+		if (segment_process(e->s3.seg, &win, &tree) || match_process(e->s3.mat, tree, NULL, &t->det))
+			return false;
+		for (int k = 0; k < t->det.n_fids; k++) {
+			t->det.fids[k].x += (float)x0;
+			t->det.fids[k].y += (float)y0;
+		}
+		merge_tie_break(d, i, other, &t->det);
+	}
+	return true;
+}
+
 /* The third scale's small-symbol pass (radius_small): Bernsen at a small
  * radius without a median, in windows around small structure that no
  * decoded symbol explains (windows_find_small; the whole frame where they
@@ -1020,6 +1080,8 @@ int engine_detect(struct engine *e, const struct image_u8 *grey)
 	}
 	if (err)
 		return err;
+	if (ok2 && ok3)
+		ok3 = tie_break(e, grey);
 	if (ok2)
 		merge_scale(&e->s1.det, &e->s2.det);
 	if (ok3)

@@ -100,3 +100,13 @@ bool merge_check(struct detections *d, int i, const struct detections *check, co
 	d->fids[i] = d->fids[--d->n_fids];
 	return true;
 }
+
+bool merge_tie_break(struct detections *d, int i, const struct fiducial_det *other, const struct detections *third)
+{
+	const int k = near_index(third->fids, third->n_fids, &d->fids[i]);
+	if (k < 0 || third->fids[k].id != other->id || other->id == d->fids[i].id)
+		return false;
+	d->fids[i] = *other;
+	d->fids[i].root = -1;
+	return true;
+}

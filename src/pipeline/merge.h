@@ -63,4 +63,19 @@ void merge_scale(struct detections *d, const struct detections *d2);
  * of a moved one, so callers walking the list stay at i. */
 bool merge_check(struct detections *d, int i, const struct detections *check, const struct tree_set *set);
 
+/* A third read where the first two scales disagree. Where the second
+ * scale reads another whole ID at the place of a whole symbol of the
+ * first scale's own (i, root >= 0), merge_scale() lets the first stand:
+ * it was right in most such places, and its radius keeps what the second
+ * scale's median loses. The engine reads such a place a third time (third,
+ * in frame coordinates: the third scale's threshold, the local mean, in a
+ * window around it). Where that read gives the second scale's ID (other),
+ * two thresholds of different kinds agree against the first: other takes
+ * symbol i's place (root -1, as a merged symbol) and the function returns
+ * true. Where it gives the first's ID, another, or nothing, symbol i
+ * stands as before (false): the third read only ever sides with one of
+ * the two, and where it sees nothing the first scale's read is kept, as
+ * without it (dropping both there lost right symbols on motion streaks). */
+bool merge_tie_break(struct detections *d, int i, const struct fiducial_det *other, const struct detections *third);
+
 #endif
