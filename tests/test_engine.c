@@ -806,6 +806,72 @@ static void test_merge_disagreement(void **state)
 	detections_free(&d3);
 }
 
+/* The small-symbol pass's check (merge_check): a symbol that a second read
+ * at its place gives as another ID with a root of its colour becomes fuzzy;
+ * one the check reads alike, or not at all, or as a root of the other
+ * colour (a b symbol's white card margin read one level out) stands. */
+static void test_merge_check(void **state)
+{
+	(void)state;
+	static const char text[] = "w0122211\nw01222111\nb0122211\n";
+	struct tree_set *set = NULL;
+	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
+	struct detections d, c;
+	assert_int_equal(detections_alloc(&d, 8), 0);
+	assert_int_equal(detections_alloc(&c, 8), 0);
+	d.fids[d.n_fids++] = fid_at(0, 100, 100);
+	d.fids[d.n_fids++] = fid_at(2, 200, 100);
+	d.fids[d.n_fids++] = fid_at(1, 300, 300);
+	d.fids[d.n_fids++] = fid_at(0, 400, 400);
+	c.fids[c.n_fids++] = fid_at(1, 101, 101); /* another ID, w root: both lost */
+	c.fids[c.n_fids++] = fid_at(0, 199, 101); /* w around a b symbol: the margin */
+	c.fids[c.n_fids++] = fid_at(1, 300, 301); /* agrees */
+	for (int i = 0; i < d.n_fids;)
+		i += !merge_check(&d, i, &c, set);
+	assert_int_equal(d.n_fids, 3);
+	assert_int_equal(d.n_fuzzy, 1);
+	assert_int_equal(d.fuzzy[0].id, -1);
+	assert_true(fabsf(d.fuzzy[0].x - 100) < 1 && fabsf(d.fuzzy[0].y - 100) < 1);
+	int seen = 0;
+	for (int i = 0; i < d.n_fids; i++)
+		seen |= (d.fids[i].id == 2) << 0 | (d.fids[i].id == 1) << 1 | (d.fids[i].id == 0 && d.fids[i].x > 350) << 2;
+	assert_int_equal(seen, 7);
+	detections_free(&d);
+	detections_free(&c);
+	tree_set_free(set);
+}
+
+/* The tie-break (merge_tie_break): a third read that gives the second
+ * scale's ID puts the second scale's symbol in the first's place; one that
+ * gives the first's, another ID, or nothing leaves the first standing. */
+static void test_merge_tie_break(void **state)
+{
+	(void)state;
+	struct detections d, third;
+	assert_int_equal(detections_alloc(&d, 8), 0);
+	assert_int_equal(detections_alloc(&third, 8), 0);
+	d.fids[d.n_fids++] = fid_at(5, 100, 100);
+	const struct fiducial_det other = fid_at(9, 101, 100);
+	assert_false(merge_tie_break(&d, 0, &other, &third)); /* nothing read */
+	third.fids[third.n_fids++] = fid_at(5, 100, 101);
+	assert_false(merge_tie_break(&d, 0, &other, &third)); /* sides with the first */
+	third.fids[0].id = 7;
+	assert_false(merge_tie_break(&d, 0, &other, &third)); /* a third ID */
+	assert_int_equal(d.fids[0].id, 5);
+	assert_int_equal(d.fids[0].root, 7);
+	third.fids[0].id = 9;
+	assert_true(merge_tie_break(&d, 0, &other, &third)); /* sides with the second */
+	assert_int_equal(d.n_fids, 1);
+	assert_int_equal(d.fids[0].id, 9);
+	assert_int_equal(d.fids[0].root, -1);
+	assert_true(fabsf(d.fids[0].x - 101) < 1e-3f);
+	third.fids[0] = fid_at(9, 300, 300); /* elsewhere: not this place's read */
+	d.fids[0] = fid_at(5, 100, 100);
+	assert_false(merge_tie_break(&d, 0, &other, &third));
+	detections_free(&d);
+	detections_free(&third);
+}
+
 /* A completed symbol (read from a fuzzy tree) gives way to a whole tree of
  * another ID at its place from any scale, and a completed one from a later
  * scale never unseats a whole one; agreeing scales make it whole. */
@@ -850,6 +916,8 @@ int main(void)
 		cmocka_unit_test(test_windows),
 		cmocka_unit_test(test_merge_disagreement),
 		cmocka_unit_test(test_merge_completed),
+		cmocka_unit_test(test_merge_check),
+		cmocka_unit_test(test_merge_tie_break),
 		cmocka_unit_test_setup_teardown(test_third_scale_radius_follows_symbol, setup, teardown),
 		cmocka_unit_test(test_windows_radius),
 		cmocka_unit_test(test_windows_small),

@@ -360,6 +360,9 @@ static void test_match_hairlines(void **state)
 		assert_float_equal(r.det.fids[0].y, clean.y, 1e-3);
 		assert_float_equal(r.det.fids[0].angle, clean.angle, 1e-4);
 		assert_float_equal(r.det.fids[0].size_px, clean.size_px, 1e-6);
+		/* Read from rebuilt lists: weaker than a whole tree (merge.h). */
+		assert_int_equal(r.det.fids[0].completed, 1);
+		assert_int_equal(clean.completed, 0);
 		rig_free(&r);
 		image_u8_free(&img);
 	}

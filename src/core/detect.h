@@ -20,8 +20,9 @@ struct fiducial_det {
 	int32_t root;       /* root region index in this frame's region tree */
 	int32_t n_nodes;    /* regions in the candidate sub-tree (root included) */
 	int32_t completed;  /* 1: read from a fuzzy tree that only this ID's tree holds (1-2 nodes
-			     * lost, see src/fiducial/match.h), or from a window whose motion streak
-			     * was undone (threshold/deblur.h): weaker than a whole tree; else 0 */
+			     * lost), from lists the hairline round rebuilt (src/fiducial/match.h),
+			     * or from a window whose motion streak was undone
+			     * (threshold/deblur.h): weaker than a whole tree; else 0 */
 };
 
 /* A region that could carry a known object when its tree is destroyed

@@ -536,8 +536,8 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	if (id >= 0 && m->cfg.even_leaves && !leaves_even(m, t, root))
 		id = -1;
 	if (id >= 0)
-		emit(out->fids, &out->n_fids, out->cap_fids, &out->overflow, reg(m, t, root), root, id, nodes, completed,
-		     &a);
+		emit(out->fids, &out->n_fids, out->cap_fids, &out->overflow, reg(m, t, root), root, id, nodes,
+		     completed || m->again, &a);
 	else if (!m->again)
 		emit(out->fuzzy, &out->n_fuzzy, out->cap_fuzzy, &out->overflow, reg(m, t, root), root, -1, nodes, false,
 		     &a);

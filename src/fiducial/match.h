@@ -69,7 +69,14 @@
  *    only whole and fuzzy ones are decoded (no over-full pruning: two
  *    guesses at noise do not stack), a decoded one replaces a fuzzy one of
  *    the first round at its place, and new fuzzy ones are not reported. So
- *    whatever the first round finds is reported exactly as before. Bounds:
+ *    whatever the first round finds is reported exactly as before. Its
+ *    symbols are marked weaker (fiducial_det.completed), as completed ones
+ *    are: which specks were hairlines is a guess, and a region that noise
+ *    specks saturated (a card's white margin and the table around a small
+ *    symbol) rebuilt into a tree of the set read another ID (a 24 px
+ *    symbol read as a 50 px one; a 84 px one in a streak as another), where
+ *    another scale read the whole tree right (the merge lets a whole tree
+ *    stand against a weaker one, src/pipeline/merge.h). Bounds:
  *    64 groups from 1024 seeds a frame, 16 regions a group, 64 neighbours
  *    a region, groups within half the frame's smaller side.
  *  - small symbols (a sub-tree of at most 32^2 px): the holes of the blobs

@@ -92,6 +92,15 @@ struct worker {
 #define THIRD_UP_HALO_MAX ((THIRD_UP_MAX_RADIUS + THRESHOLD_GAUSS_MAX_RADIUS + 1) / 2 + 1)
 #define THIRD_UP_SIDE (THIRD_UP_TILE + 2 * THIRD_UP_REACH + 2 * THIRD_UP_HALO_MAX)
 
+/* Its check (small_check) reads a window reaching this many pixels past
+ * each symbol's root box side around its centre: the card and the table
+ * around it, so that the root has its parent. */
+#define THIRD_SMALL_CHECK_PAD 4
+
+/* The tie-break read (tie_break) reaches this many pixels past each
+ * disputed symbol's root box side around its centre. */
+#define TIE_PAD 8
+
 /* The closing pass (close_scale3, threshold/closing.h): its smallest
  * radius, its largest. At radius 2 the blurred one-pixel holes of 40 px
  * symbols fall under the closing's grey: a one-hole blob read as a dot
@@ -117,6 +126,8 @@ struct third {
 	struct threshold *cpu; /* gpu: the same threshold on the CPU, for windows without full */
 	struct threshold *small; /* the small-symbol pass's, on the CPU; NULL while radius_small is 0 */
 	struct match *small_mat; /* and its matcher (small_configs) */
+	struct threshold *check; /* its symbols' second read (radius_small_check), on the CPU; NULL: off */
+	struct match *check_mat; /* and its matcher (check_configs) */
 	struct closing *close; /* the closing pass's (close_scale3), CPU only */
 	struct deblur *deblur; /* the deblurring pass's (deblur3), CPU only */
 	/* The upsampled pass's (radius_up > 0; else all NULL/empty): its
@@ -236,6 +247,18 @@ static bool up_configs(const struct engine_config *c, struct threshold_config *t
 	mc->max_width = mc->max_height = 2 * THIRD_UP_SIDE;
 	mc->max_regions = 0;
 	return c->radius_up > 0;
+}
+
+/* The small-symbol pass's symbols are read again (small_check) at
+ * radius_small_check, Bernsen without a median, and without its speck
+ * share: this read only vetoes, so what it may take for noise costs no
+ * wrong ID. False: off. */
+static bool check_configs(const struct engine_config *c, struct threshold_config *tc, struct match_config *mc)
+{
+	const bool on = small_configs(c, tc, mc) && c->radius_small_check > 0;
+	tc->radius = c->radius_small_check;
+	mc->few_specks = false;
+	return on;
 }
 
 /* Auto: half the cores a scale (both scales segment at once, so together
@@ -386,6 +409,8 @@ static void third_free(struct engine *e)
 	threshold_destroy(e->t3.cpu);
 	threshold_destroy(e->t3.small);
 	match_destroy(e->t3.small_mat);
+	threshold_destroy(e->t3.check);
+	match_destroy(e->t3.check_mat);
 	closing_destroy(e->t3.close);
 	deblur_destroy(e->t3.deblur);
 	threshold_destroy(e->t3.up);
@@ -400,26 +425,27 @@ static void third_free(struct engine *e)
 	memset(&e->t3, 0, sizeof e->t3);
 }
 
-/* Creates, updates or frees the small-symbol pass's threshold and
- * matcher (on: radius_small > 0). */
-static int small_sync(struct third *t, bool on, const struct threshold_config *tc, const struct match_config *mc)
+/* Creates, updates or frees a CPU pass's threshold and matcher (the
+ * small-symbol pass's, its check's). */
+static int pass_sync(struct threshold **thr, struct match **mat, bool on, const struct threshold_config *tc,
+		     const struct match_config *mc)
 {
 	if (!on) {
-		threshold_destroy(t->small);
-		match_destroy(t->small_mat);
-		t->small = NULL;
-		t->small_mat = NULL;
+		threshold_destroy(*thr);
+		match_destroy(*mat);
+		*thr = NULL;
+		*mat = NULL;
 		return 0;
 	}
 	int err = 0;
-	if (t->small)
-		err = threshold_set_config(t->small, tc);
+	if (*thr)
+		err = threshold_set_config(*thr, tc);
 	else
-		t->small = threshold_create(tc, "cpu", &err);
-	if (!err && t->small_mat)
-		err = match_set_config(t->small_mat, mc);
+		*thr = threshold_create(tc, "cpu", &err);
+	if (!err && *mat)
+		err = match_set_config(*mat, mc);
 	else if (!err)
-		t->small_mat = match_create(mc, &err);
+		*mat = match_create(mc, &err);
 	return err;
 }
 
@@ -461,6 +487,17 @@ static int up_sync(struct engine *e, bool on, const struct threshold_config *tc,
 	return err;
 }
 
+/* The small-symbol pass (on: radius_small > 0) and its check. */
+static int small_sync(struct third *t, const struct engine_config *c)
+{
+	struct threshold_config tc;
+	struct match_config mc;
+	const bool on = small_configs(c, &tc, &mc);
+	int err = pass_sync(&t->small, &t->small_mat, on, &tc, &mc);
+	const bool check = check_configs(c, &tc, &mc);
+	return err ? err : pass_sync(&t->check, &t->check_mat, check, &tc, &mc);
+}
+
 /* Creates or frees the third scale to follow scale3 (it is live). */
 static int third_scale_sync(struct engine *e)
 {
@@ -471,9 +508,6 @@ static int third_scale_sync(struct engine *e)
 	struct threshold_config tc;
 	struct match_config mc;
 	third_configs(&e->cfg, &tc, &mc);
-	struct threshold_config tcs;
-	struct match_config mcs;
-	const bool small = small_configs(&e->cfg, &tcs, &mcs);
 	struct threshold_config tcu;
 	struct match_config mcu;
 	const bool up = up_configs(&e->cfg, &tcu, &mcu);
@@ -482,7 +516,7 @@ static int third_scale_sync(struct engine *e)
 		if (!err && e->t3.cpu)
 			err = threshold_set_config(e->t3.cpu, &tc);
 		if (!err)
-			err = small_sync(&e->t3, small, &tcs, &mcs);
+			err = small_sync(&e->t3, &e->cfg);
 		if (!err)
 			err = up_sync(e, up, &tcu, &mcu);
 		return err ? err : match_set_config(e->s3.mat, &mc);
@@ -500,7 +534,7 @@ static int third_scale_sync(struct engine *e)
 	if (e->t3.gpu)
 		e->t3.cpu = threshold_create(&tc, "cpu", &err);
 	if (!err)
-		err = small_sync(&e->t3, small, &tcs, &mcs);
+		err = small_sync(&e->t3, &e->cfg);
 	if (!err)
 		err = up_sync(e, up, &tcu, &mcu);
 	if (!err) {
@@ -958,6 +992,108 @@ static bool third_scaled(struct engine *e, const struct image_u8 *grey, const st
 	return threshold_set_config(thr, &tc) == 0 && ok;
 }
 
+/* The small-symbol pass's check: each of its symbols (d->fids from `from`
+ * on) is read again in a window around it at radius_small_check, and
+ * merge_check() turns it fuzzy where that read gives another ID. */
+static bool small_check(struct engine *e, const struct image_u8 *grey, int from)
+{
+	struct third *t = &e->t3;
+	if (!t->check)
+		return true;
+	int taps[THRESHOLD_GAUSS_MAX_RADIUS + 1];
+	const int halo = e->cfg.radius_small_check + threshold_gauss_taps(e->cfg.thr.gauss_sigma, taps);
+	struct detections *d = &e->s3.det;
+	for (int i = from; i < d->n_fids;) {
+		const int r = (int)d->fids[i].size_px + THIRD_SMALL_CHECK_PAD, fx = (int)d->fids[i].x,
+			  fy = (int)d->fids[i].y;
+		const int x0 = fx - r > 0 ? fx - r : 0, y0 = fy - r > 0 ? fy - r : 0;
+		const int x1 = fx + r + 1 < grey->width ? fx + r + 1 : grey->width;
+		const int y1 = fy + r + 1 < grey->height ? fy + r + 1 : grey->height;
+		const int cx0 = x0 - halo > 0 ? x0 - halo : 0, cy0 = y0 - halo > 0 ? y0 - halo : 0;
+		const int cx1 = x1 + halo < grey->width ? x1 + halo : grey->width;
+		const int cy1 = y1 + halo < grey->height ? y1 + halo : grey->height;
+		struct image_u8 view = {.width = cx1 - cx0, .height = cy1 - cy0, .stride = grey->stride,
+					.data = grey->data + (size_t)cy0 * (size_t)grey->stride + (size_t)cx0};
+		struct bitmask crop = t->crop, win = e->s3.mask;
+		crop.width = view.width;
+		crop.height = view.height;
+		crop.stride_words = (crop.width + 63) / 64;
+		win.width = x1 - x0;
+		win.height = y1 - y0;
+		win.stride_words = (win.width + 63) / 64;
+		if (threshold_process(t->check, &view, &crop))
+			return false;
+		bits_cut(&crop, x0 - cx0, y0 - cy0, &win);
+		const struct region_tree *tree = NULL;
+		detections_clear(&t->det);
+		if (segment_process(e->s3.seg, &win, &tree) || match_process(t->check_mat, tree, NULL, &t->det))
+			return false;
+		for (int k = 0; k < t->det.n_fids; k++) {
+			t->det.fids[k].x += (float)x0;
+			t->det.fids[k].y += (float)y0;
+		}
+		if (!merge_check(d, i, &t->det, e->cfg.match.trees))
+			i++;
+	}
+	return true;
+}
+
+/* Where the second scale read another whole ID at the place of a whole
+ * symbol of the first's (merge.h, merge_tie_break), the place is read a
+ * third time with the third scale's threshold (the local mean, on the
+ * CPU) in a window around the symbol. Runs only at such places: none on
+ * most frames. */
+static bool tie_break(struct engine *e, const struct image_u8 *grey)
+{
+	struct third *t = &e->t3;
+	struct threshold *thr = t->cpu ? t->cpu : e->s3.thr;
+	const int halo = third_halo(&e->cfg, e->cfg.thr.mean_radius);
+	if (halo < 0 || strcmp(threshold_backend_name(thr), "cpu") != 0)
+		return true;
+	struct detections *d = &e->s1.det;
+	for (int i = 0; i < d->n_fids; i++) {
+		const struct fiducial_det *f = &d->fids[i], *other = NULL;
+		for (int k = 0; k < e->s2.det.n_fids && !other; k++) {
+			const struct fiducial_det *g = &e->s2.det.fids[k];
+			const float dx = g->x - f->x, dy = g->y - f->y;
+			const float r = 0.3f * (g->size_px > f->size_px ? g->size_px : f->size_px);
+			if (dx * dx + dy * dy <= r * r)
+				other = g;
+		}
+		if (f->root < 0 || f->completed || !other || other->id == f->id || other->completed)
+			continue;
+		const int r = (int)f->size_px + TIE_PAD, fx = (int)f->x, fy = (int)f->y;
+		const int x0 = fx - r > 0 ? fx - r : 0, y0 = fy - r > 0 ? fy - r : 0;
+		const int x1 = fx + r + 1 < grey->width ? fx + r + 1 : grey->width;
+		const int y1 = fy + r + 1 < grey->height ? fy + r + 1 : grey->height;
+		const int cx0 = x0 - halo > 0 ? x0 - halo : 0, cy0 = y0 - halo > 0 ? y0 - halo : 0;
+		const int cx1 = x1 + halo < grey->width ? x1 + halo : grey->width;
+		const int cy1 = y1 + halo < grey->height ? y1 + halo : grey->height;
+		struct image_u8 view = {.width = cx1 - cx0, .height = cy1 - cy0, .stride = grey->stride,
+					.data = grey->data + (size_t)cy0 * (size_t)grey->stride + (size_t)cx0};
+		struct bitmask crop = t->crop, win = e->s3.mask;
+		crop.width = view.width;
+		crop.height = view.height;
+		crop.stride_words = (crop.width + 63) / 64;
+		win.width = x1 - x0;
+		win.height = y1 - y0;
+		win.stride_words = (win.width + 63) / 64;
+		if (threshold_process(thr, &view, &crop))
+			return false;
+		bits_cut(&crop, x0 - cx0, y0 - cy0, &win);
+		const struct region_tree *tree = NULL;
+		detections_clear(&t->det);
+		if (segment_process(e->s3.seg, &win, &tree) || match_process(e->s3.mat, tree, NULL, &t->det))
+			return false;
+		for (int k = 0; k < t->det.n_fids; k++) {
+			t->det.fids[k].x += (float)x0;
+			t->det.fids[k].y += (float)y0;
+		}
+		merge_tie_break(d, i, other, &t->det);
+	}
+	return true;
+}
+
 /* The third scale's small-symbol pass (radius_small): Bernsen at a small
  * radius without a median, in windows around small structure that no
  * decoded symbol explains (windows_find_small; the whole frame where they
@@ -977,6 +1113,7 @@ static bool third_small(struct engine *e, const struct image_u8 *grey, const str
 	}
 	int taps[THRESHOLD_GAUSS_MAX_RADIUS + 1];
 	const int halo = e->cfg.radius_small + threshold_gauss_taps(e->cfg.thr.gauss_sigma, taps);
+	const int from = e->s3.det.n_fids;
 	bool ok = true;
 	for (int i = 0; i < n && ok; i++) {
 		const struct window *w = &e->t3.win[i];
@@ -984,7 +1121,7 @@ static bool third_small(struct engine *e, const struct image_u8 *grey, const str
 		e->t3.stats.small_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
 		ok = third_window(e, grey, w, halo, e->t3.small, NULL, THIRD_SMALL_MAX_PX, THIRD_BY_THR);
 	}
-	return ok;
+	return ok && small_check(e, grey, from);
 }
 
 /* One part of the upsampled pass: the box ext of the frame, enlarged
@@ -1203,6 +1340,8 @@ int engine_detect(struct engine *e, const struct image_u8 *grey)
 	}
 	if (err)
 		return err;
+	if (ok2 && ok3)
+		ok3 = tie_break(e, grey);
 	if (ok2)
 		merge_scale(&e->s1.det, &e->s2.det);
 	if (ok3)

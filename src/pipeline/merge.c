@@ -1,7 +1,7 @@
 /* merge.c - the threshold scales' symbols merged into one list (merge.h). */
 #include "merge.h"
 
-#include <stdbool.h>
+#include "../fiducial/trees.h"
 
 /* Index of the first item of list within 0.3 of the larger size of f's
  * place, or -1. */
@@ -71,4 +71,42 @@ void merge_scale(struct detections *d, const struct detections *d2)
 		if (!near_any(d->fids, d->n_fids, &d->fuzzy[i]))
 			d->fuzzy[k++] = d->fuzzy[i];
 	d->n_fuzzy = k;
+}
+
+/* The colour letter of ID id's root (its token's first), or 0. */
+static char root_colour(const struct tree_set *set, int id)
+{
+	const char *tok = set && id >= 0 && id < tree_set_count(set) ? tree_set_token(set, id) : NULL;
+	return tok ? tok[0] : 0;
+}
+
+bool merge_check(struct detections *d, int i, const struct detections *check, const struct tree_set *set)
+{
+	const struct fiducial_det *f = &d->fids[i];
+	bool other = false;
+	for (int j = 0; j < check->n_fids && !other; j++) {
+		const struct fiducial_det *c = &check->fids[j];
+		const float dx = c->x - f->x, dy = c->y - f->y;
+		const float r = 0.3f * (c->size_px > f->size_px ? c->size_px : f->size_px);
+		other = dx * dx + dy * dy <= r * r && c->id != f->id &&
+			root_colour(set, c->id) == root_colour(set, f->id);
+	}
+	if (!other)
+		return false;
+	if (d->n_fuzzy < d->cap_fuzzy) {
+		d->fuzzy[d->n_fuzzy] = *f;
+		d->fuzzy[d->n_fuzzy++].id = -1;
+	}
+	d->fids[i] = d->fids[--d->n_fids];
+	return true;
+}
+
+bool merge_tie_break(struct detections *d, int i, const struct fiducial_det *other, const struct detections *third)
+{
+	const int k = near_index(third->fids, third->n_fids, &d->fids[i]);
+	if (k < 0 || third->fids[k].id != other->id || other->id == d->fids[i].id)
+		return false;
+	d->fids[i] = *other;
+	d->fids[i].root = -1;
+	return true;
 }

@@ -20,8 +20,8 @@
  * becomes a fuzzy one (which keeps a known object but creates none) and
  * the later one is dropped: a wrong ID is worse for a user than a miss.
  * Before these rules, a whole tree stands against a completed one (read
- * from a fuzzy tree, fiducial_det.completed), whichever scale each comes
- * from: damage that added a node as well as took some away (a hard
+ * from a fuzzy tree, or from the hairline round's rebuilt lists:
+ * fiducial_det.completed), whichever scale each comes from: damage that added a node as well as took some away (a hard
  * shadow's edge splits a blob's outline into a dot) fits another tree of
  * the set, which a scale that saw the whole tree corrects. Where scales
  * agree on a completed symbol's ID, it counts as whole from then on.
@@ -34,10 +34,48 @@
 #ifndef TT_PIPELINE_MERGE_H
 #define TT_PIPELINE_MERGE_H
 
+#include <stdbool.h>
+
 #include "../core/detect.h"
+
+struct tree_set;
 
 /* Merges d2's symbols and fuzzy symbols into d as described above; sets
  * d->overflow when d's symbol list is full. */
 void merge_scale(struct detections *d, const struct detections *d2);
+
+/* A second read of one place. The third scale's small-symbol pass reads
+ * symbols under about 40 px from a threshold that keeps 1-2 px noise
+ * (engine.h radius_small), where a hole lost and a noise speck taken for
+ * one, or a noise dot beside a blob that lost a hole, make another symbol
+ * of the set one or two nodes away; no other scale saw enough there to
+ * disagree. The engine reads each such symbol again at another radius
+ * (check, in frame coordinates: radius_small_check), whose noise and
+ * losses are others. Where check holds a symbol of another ID with a
+ * root of the same colour at the place of d's symbol i (within 0.3 of the
+ * larger size), neither read is believed: symbol i moves to d's fuzzy list (id -1; it keeps a known
+ * object and creates none) and the function returns true. Where check
+ * reads the same ID, or nothing (the other radius often resolves less),
+ * or a root of the other colour (in a set with both, a b symbol's white
+ * card margin read as a w symbol's root: one level out, not the same
+ * region), symbol i stands and it returns false. set: the tree set the
+ * IDs index (NULL: every other ID counts). The last symbol takes the place
+ * of a moved one, so callers walking the list stay at i. */
+bool merge_check(struct detections *d, int i, const struct detections *check, const struct tree_set *set);
+
+/* A third read where the first two scales disagree. Where the second
+ * scale reads another whole ID at the place of a whole symbol of the
+ * first scale's own (i, root >= 0), merge_scale() lets the first stand:
+ * it was right in most such places, and its radius keeps what the second
+ * scale's median loses. The engine reads such a place a third time (third,
+ * in frame coordinates: the third scale's threshold, the local mean, in a
+ * window around it). Where that read gives the second scale's ID (other),
+ * two thresholds of different kinds agree against the first: other takes
+ * symbol i's place (root -1, as a merged symbol) and the function returns
+ * true. Where it gives the first's ID, another, or nothing, symbol i
+ * stands as before (false): the third read only ever sides with one of
+ * the two, and where it sees nothing the first scale's read is kept, as
+ * without it (dropping both there lost right symbols on motion streaks). */
+bool merge_tie_break(struct detections *d, int i, const struct fiducial_det *other, const struct detections *third);
 
 #endif

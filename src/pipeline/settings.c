@@ -127,6 +127,7 @@ void engine_config_from(const struct tt_config *c, const struct tree_set *trees,
 	e->mode3 = threshold_mode_of(c->threshold3_mode);
 	e->mean_scale3 = c->mean_scale3;
 	e->radius_small = c->radius_small;
+	e->radius_small_check = c->radius_small_check;
 	e->radius_up = c->radius_up;
 	e->gate_up = c->gate_up;
 	e->close_scale3 = c->close_scale3;
