@@ -138,6 +138,7 @@ struct third {
 	struct match *up_mat;
 	struct image_u8 up_img;
 	struct bitmask up_crop, up_win;
+	struct closing *up_close; /* its closing read (close_up > 0; else NULL) */
 	struct engine_third_stats stats;
 };
 
@@ -419,6 +420,7 @@ static void third_free(struct engine *e)
 	image_u8_free(&e->t3.up_img);
 	bitmask_free(&e->t3.up_crop);
 	bitmask_free(&e->t3.up_win);
+	closing_destroy(e->t3.up_close);
 	free(e->t3.scratch);
 	bitmask_free(&e->t3.crop);
 	detections_free(&e->t3.det);
@@ -461,16 +463,20 @@ static int up_sync(struct engine *e, bool on, const struct threshold_config *tc,
 		image_u8_free(&t->up_img);
 		bitmask_free(&t->up_crop);
 		bitmask_free(&t->up_win);
+		closing_destroy(t->up_close);
 		t->up = NULL;
+		t->up_close = NULL;
 		t->up_seg = NULL;
 		t->up_mat = NULL;
 		return 0;
 	}
+	const int side = 2 * THIRD_UP_SIDE;
 	if (t->up) {
 		int err = threshold_set_config(t->up, tc);
+		if (!err && e->cfg.close_up > 0 && !t->up_close)
+			t->up_close = closing_create(side, side, &err);
 		return err ? err : match_set_config(t->up_mat, mc);
 	}
-	const int side = 2 * THIRD_UP_SIDE;
 	int adj = tree_set_max_nodes(mc->trees);
 	struct segment_config sc = {.max_width = side, .max_height = side, .adj_cap = adj < 8 ? 8 : adj};
 	int err = image_u8_alloc(&t->up_img, side, side);
@@ -484,6 +490,8 @@ static int up_sync(struct engine *e, bool on, const struct threshold_config *tc,
 		t->up_seg = segment_create(&sc, &err);
 	if (!err)
 		t->up_mat = match_create(mc, &err);
+	if (!err && e->cfg.close_up > 0)
+		t->up_close = closing_create(side, side, &err);
 	return err;
 }
 
@@ -1146,31 +1154,42 @@ static bool up_part(struct engine *e, const struct image_u8 *grey, const struct 
 	win.width = 2 * (ext->x1 - ext->x0);
 	win.height = 2 * (ext->y1 - ext->y0);
 	win.stride_words = (win.width + 63) / 64;
-	if (upsample2_part(grey, cx0, cy0, cx1, cy1, &up) || threshold_process(t->up, &up, &crop))
+	if (upsample2_part(grey, cx0, cy0, cx1, cy1, &up))
 		return false;
-	bits_cut(&crop, 2 * (ext->x0 - cx0), 2 * (ext->y0 - cy0), &win);
-	const struct region_tree *tree = NULL;
-	detections_clear(&t->det);
-	if (segment_process(t->up_seg, &win, &tree) || match_process(t->up_mat, tree, NULL, &t->det))
-		return false;
-	struct detections *d = &e->s3.det;
-	for (int i = 0; i < t->det.n_fids + t->det.n_fuzzy; i++) {
-		const bool fid = i < t->det.n_fids;
-		struct fiducial_det f = fid ? t->det.fids[i] : t->det.fuzzy[i - t->det.n_fids];
-		/* Enlarged pixel x lies at x / 2 - 0.25 in the frame (upsample.h). */
-		f.x = 0.5f * f.x - 0.25f + (float)ext->x0;
-		f.y = 0.5f * f.y - 0.25f + (float)ext->y0;
-		f.size_px *= 0.5f;
-		if (f.size_px > (float)THIRD_UP_MAX_PX || f.x < (float)core->x0 - 0.5f || f.x >= (float)core->x1 - 0.5f ||
-		    f.y < (float)core->y0 - 0.5f || f.y >= (float)core->y1 - 0.5f)
-			continue;
-		f.root = -1;
-		int32_t *n = fid ? &d->n_fids : &d->n_fuzzy;
-		if (*n >= (fid ? d->cap_fids : d->cap_fuzzy)) {
-			d->overflow = true;
-			continue;
+	/* Bernsen, then (close_up) the closing against the paper's own light:
+	 * where a hard shadow's edge crosses a small symbol, Bernsen's window
+	 * turns a band of the shadowed paper black and joins it to the
+	 * symbol; the closing follows the light's step (as the closing pass
+	 * for larger symbols). */
+	const int reads = t->up_close && e->cfg.close_up > 0 ? 2 : 1;
+	for (int r = 0; r < reads; r++) {
+		if (r == 0 ? threshold_process(t->up, &up, &crop)
+			   : closing_process(t->up_close, &up, e->cfg.close_up, e->cfg.close_pct, e->cfg.thr.gate, &crop))
+			return false;
+		bits_cut(&crop, 2 * (ext->x0 - cx0), 2 * (ext->y0 - cy0), &win);
+		const struct region_tree *tree = NULL;
+		detections_clear(&t->det);
+		if (segment_process(t->up_seg, &win, &tree) || match_process(t->up_mat, tree, NULL, &t->det))
+			return false;
+		struct detections *d = &e->s3.det;
+		for (int i = 0; i < t->det.n_fids + t->det.n_fuzzy; i++) {
+			const bool fid = i < t->det.n_fids;
+			struct fiducial_det f = fid ? t->det.fids[i] : t->det.fuzzy[i - t->det.n_fids];
+			/* Enlarged pixel x lies at x / 2 - 0.25 in the frame (upsample.h). */
+			f.x = 0.5f * f.x - 0.25f + (float)ext->x0;
+			f.y = 0.5f * f.y - 0.25f + (float)ext->y0;
+			f.size_px *= 0.5f;
+			if (f.size_px > (float)THIRD_UP_MAX_PX || f.x < (float)core->x0 - 0.5f ||
+			    f.x >= (float)core->x1 - 0.5f || f.y < (float)core->y0 - 0.5f || f.y >= (float)core->y1 - 0.5f)
+				continue;
+			f.root = -1;
+			int32_t *n = fid ? &d->n_fids : &d->n_fuzzy;
+			if (*n >= (fid ? d->cap_fids : d->cap_fuzzy)) {
+				d->overflow = true;
+				continue;
+			}
+			(fid ? d->fids : d->fuzzy)[(*n)++] = f;
 		}
-		(fid ? d->fids : d->fuzzy)[(*n)++] = f;
 	}
 	return true;
 }
@@ -1216,7 +1235,10 @@ static bool third_up(struct engine *e, const struct image_u8 *grey, const struct
 		n = 1;
 	}
 	int taps[THRESHOLD_GAUSS_MAX_RADIUS + 1];
-	const int halo = (e->cfg.radius_up + threshold_gauss_taps(e->cfg.thr.gauss_sigma, taps) + 1) / 2 + 1;
+	int halo = (e->cfg.radius_up + threshold_gauss_taps(e->cfg.thr.gauss_sigma, taps) + 1) / 2 + 1;
+	/* The closing reads 2 close_up enlarged pixels around each. */
+	if (e->t3.up_close && e->cfg.close_up > 0 && e->cfg.close_up + 1 > halo)
+		halo = e->cfg.close_up + 1;
 	bool ok = true;
 	for (int i = 0; i < n && ok; i++) {
 		const struct window *w = &e->t3.win[i];
