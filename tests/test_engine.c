@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -502,8 +503,12 @@ static void test_windows_small(void **state)
  * drawn size px across on a dark table, softened by blur (the weight of a
  * 3 x 3 box mean mixed in), through an engine whose third scale has the
  * small-symbol pass at radius_small and the upsampled pass at radius_up
- * (gate 16). */
-static int pass_probe(const struct tree_set *set, int id, float size, float blur, int radius_small, int radius_up)
+ * (gate 16) with its closing read at close_up; a hard shadow (a third of
+ * the light, a 2 px penumbra) darkens the frame right of the vertical line
+ * edge px right of the symbol's centre (none where that is past the
+ * frame), before the blur. */
+static int up_probe(const struct tree_set *set, int id, float size, float blur, int radius_small, int radius_up,
+			int close_up, float edge)
 {
 	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
 	int err = 0;
@@ -514,7 +519,7 @@ static int pass_probe(const struct tree_set *set, int id, float size, float blur
 					   .mean_radius = 16, .mean_bias = 16},
 				   .radius2 = 2, .median2 = 3, .scale3 = true, .mode3 = THRESHOLD_MEAN,
 				   .mean_scale3 = 0.115f, .radius_small = radius_small,
-				   .radius_up = radius_up, .gate_up = 16,
+				   .radius_up = radius_up, .gate_up = 16, .close_up = close_up, .close_pct = 70,
 				   .match = {.trees = set, .root_min_px = 12, .root_max_px = 120},
 				   .tracker = trk, .max_detections = 64};
 	struct engine *e = engine_create(&ec, &err);
@@ -525,6 +530,12 @@ static int pass_probe(const struct tree_set *set, int id, float size, float blur
 	for (int y = 0; y < H; y++)
 		memset(image_u8_row(&img, y), 40, W);
 	assert_int_equal(render_symbol(tree_set_token(set, id), size, 0.4f, 160.3f, 120.6f, &img, NULL), 0);
+	for (int y = 0; edge < (float)W && y < H; y++)
+		for (int x = 0; x < W; x++) {
+			const float t = ((float)x - (160.3f + edge)) / 2.0f + 0.5f;
+			const float k = t <= 0.0f ? 1.0f : t >= 1.0f ? 1.0f / 3.0f : 1.0f - t * 2.0f / 3.0f;
+			image_u8_row(&img, y)[x] = (uint8_t)((float)image_u8_row(&img, y)[x] * k + 0.5f);
+		}
 	for (int y = 0; y < H; y++)
 		memcpy(image_u8_row(&copy, y), image_u8_row(&img, y), W);
 	for (int y = 1; y < H - 1; y++)
@@ -548,6 +559,11 @@ static int pass_probe(const struct tree_set *set, int id, float size, float blur
 	image_u8_free(&img);
 	image_u8_free(&copy);
 	return r;
+}
+
+static int pass_probe(const struct tree_set *set, int id, float size, float blur, int radius_small, int radius_up)
+{
+	return up_probe(set, id, size, blur, radius_small, radius_up, 0, (float)W);
 }
 
 static int small_probe(const struct tree_set *set, int id, float size, float blur, int radius_small)
@@ -604,6 +620,26 @@ static void test_up_pass(void **state)
 				const int with = pass_probe(set, id, (float)size, 0.3f * (float)b, 1, 2);
 				assert_true(with >= without);
 			}
+	tree_set_free(set);
+}
+
+static void test_up_close_scan(void **state)
+{
+	(void)state;
+	static const char text[] = "w012222222222212221212111\nw012222221222212222122111\nw012222212212212121211111\n"
+				   "w012212212212121211111111\nb012222222222221221111111\nw012222222222222222122111\n"
+				   "w0122212111\nw01221211\nb012212111\n";
+	struct tree_set *set = NULL;
+	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
+	for (int id = 0; id < 9; id++)
+		for (int size = 28; size <= 60; size += 8)
+			for (int sh = -12; sh <= 12; sh += 4)
+				for (int b = 0; b < 2; b++) {
+					const int a = up_probe(set, id, (float)size, 0.3f * (float)b, 1, 2, 0, (float)sh);
+					const int c = up_probe(set, id, (float)size, 0.3f * (float)b, 1, 2, 4, (float)sh);
+					if (a != c)
+						printf("SCAN id %d size %d edge %d blur %d: %d -> %d\n", id, size, sh, b, a, c);
+				}
 	tree_set_free(set);
 }
 
@@ -923,6 +959,7 @@ int main(void)
 		cmocka_unit_test(test_windows_small),
 		cmocka_unit_test(test_small_symbol_pass),
 		cmocka_unit_test(test_up_pass),
+		cmocka_unit_test(test_up_close_scan),
 		cmocka_unit_test(test_up_pass_tiles),
 		cmocka_unit_test_setup_teardown(test_closing_pass_under_shadow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deblur_pass_under_streak, setup, teardown),

@@ -1183,6 +1183,8 @@ static bool up_part(struct engine *e, const struct image_u8 *grey, const struct 
 			    f.x >= (float)core->x1 - 0.5f || f.y < (float)core->y0 - 0.5f || f.y >= (float)core->y1 - 0.5f)
 				continue;
 			f.root = -1;
+			if (r == 1)
+				f.completed = 1;
 			int32_t *n = fid ? &d->n_fids : &d->n_fuzzy;
 			if (*n >= (fid ? d->cap_fids : d->cap_fuzzy)) {
 				d->overflow = true;
