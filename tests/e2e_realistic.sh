@@ -80,7 +80,7 @@ DEFAULT=${TABLETRACK_SHARED:-../shared}/fiducials/reactivision/default.trees
 if [ -f "$DEFAULT" ]; then
 	SET_TREES=$DEFAULT
 	run_set sheet 40 --min-recall 0.98 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
-	run_set sheet-half 41 --min-recall 0.90 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+	run_set sheet-half 41 --min-recall 0.95 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 	SET_TREES=
 fi
 exit $fail
