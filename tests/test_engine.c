@@ -518,7 +518,7 @@ static int up_probe(const struct tree_set *set, int id, float size, float blur, 
 					   .mean_radius = 16, .mean_bias = 16},
 				   .radius2 = 2, .median2 = 3, .scale3 = true, .mode3 = THRESHOLD_MEAN,
 				   .mean_scale3 = 0.115f, .radius_small = radius_small,
-				   .radius_up = radius_up, .gate_up = 16, .close_up = close_up, .close_pct = 70,
+				   .radius_up = radius_up, .gate_up = 16, .close_up = close_up, .close_up_pct = 80,
 				   .match = {.trees = set, .root_min_px = 12, .root_max_px = 120},
 				   .tracker = trk, .max_detections = 64};
 	struct engine *e = engine_create(&ec, &err);

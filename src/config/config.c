@@ -186,8 +186,11 @@ static const struct config_option options[] = {
             "its blob by less than the first scale's gate"),
     OPT_INT("threshold", "close_up", close_up, "4", 0, 8, true, 0, "N",
             "the upsampled pass (radius_up) reads each enlarged part again against a grey closing of this "
-            "radius (enlarged pixels; white above close_pct percent of it), so that a hard shadow's edge "
+            "radius (enlarged pixels; white above close_up_pct percent of it), so that a hard shadow's edge "
             "crossing a small symbol does not join it to the shadow; 0 = off"),
+    OPT_INT("threshold", "close_up_pct", close_up_pct, "80", 1, 100, true, 0, "PERCENT",
+            "the upsampled pass's closing read (close_up): white above this percent of the closing (at the "
+            "closing pass's 70 a 47 px symbol of a shadowed sheet read as another ID)"),
     OPT_FLOAT("threshold", "close_scale3", close_scale3, "0.04", 0, 1, true, 0, "RATIO",
               "third scale: a pass in its windows against the paper's own light (a grey closing whose "
               "radius is this fraction of a symbol's size, clamped to 3..63, tried down from the largest "

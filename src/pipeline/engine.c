@@ -1164,7 +1164,7 @@ static bool up_part(struct engine *e, const struct image_u8 *grey, const struct 
 	const int reads = t->up_close && e->cfg.close_up > 0 ? 2 : 1;
 	for (int r = 0; r < reads; r++) {
 		if (r == 0 ? threshold_process(t->up, &up, &crop)
-			   : closing_process(t->up_close, &up, e->cfg.close_up, e->cfg.close_pct, e->cfg.thr.gate, &crop))
+			   : closing_process(t->up_close, &up, e->cfg.close_up, e->cfg.close_up_pct, e->cfg.thr.gate, &crop))
 			return false;
 		bits_cut(&crop, 2 * (ext->x0 - cx0), 2 * (ext->y0 - cy0), &win);
 		const struct region_tree *tree = NULL;

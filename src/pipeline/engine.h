@@ -71,7 +71,8 @@ struct engine_config {
 					* gate_up without a median (engine.c, threshold/upsample.h); 0 = off */
 	int gate_up;                   /* that pass's Bernsen gate, 0..255 */
 	int close_up;                  /* that pass reads its parts again against a grey closing of this radius
-					* (enlarged pixels, close_pct, threshold/closing.h); 0 = off, at most 8 */
+					* (enlarged pixels, threshold/closing.h); 0 = off, at most 8 */
+	int close_up_pct;              /* that read: white above this percent of the closing, 1..100 */
 	float close_scale3;            /* third scale: a pass in its windows against a grey closing of radius
 					* this fraction of the symbol's size (threshold/closing.h); 0 = off */
 	int close_pct;                 /* that pass: white above this percent of the closing, 1..100 */
