@@ -934,13 +934,14 @@ static bool third_closed(struct engine *e, const struct image_u8 *grey, const st
 }
 
 /* The third scale's deblurring pass (deblur3, threshold/deblur.h): in the
- * second pass's windows (mean_scale3's radius rule), each a streak is found
- * in deconvolved and thresholded by the local mean at the window's radius,
- * keeping the symbols whose radius the window's is (as the second pass).
- * The halo gives the deconvolution room: the streak's length times the
- * rounds it spreads over, and the mean's radius. Its symbols are marked
- * completed (third_window), so a symbol another scale or pass read whole
- * stands against them. */
+ * second pass's windows (mean_scale3's radius rule, padded by
+ * THIRD_DEBLUR_PAD), each window in which a streak is found is deconvolved
+ * and thresholded by the local mean at the window's radius, keeping the
+ * symbols whose own radius is the window's (as the second pass). The halo
+ * (the mean's radius and THIRD_DEBLUR_HALO) gives the deconvolution
+ * context past the window's edge; beyond the halo its border is repeated.
+ * Its symbols are marked completed (third_window), so a symbol another
+ * scale or pass read whole stands against them. */
 static bool third_deblurred(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1)
 {
 	const struct engine_config *c = &e->cfg;
