@@ -1,5 +1,6 @@
 #include "engine.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -732,8 +733,11 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 			return false;
 		bits_cut(&crop, w->x0 - cx0, w->y0 - cy0, &win);
 	} else if (by == THIRD_BY_DEBLUR) {
+		struct deblur_streak dbg_s;
 		const int found = deblur_process(t->deblur, &view, w->radius, e->cfg.thr.mean_bias, e->cfg.thr.gate,
-						 &crop, NULL);
+						 &crop, &dbg_s);
+		if (getenv("DB_DEBUG"))
+			fprintf(stderr, "DBG win %d %d %d %d r %d view %dx%d found %d ang %.2f len %.2f an %.2f dip %.2f\n", w->x0, w->y0, w->x1, w->y1, w->radius, view.width, view.height, found, dbg_s.angle, dbg_s.length, dbg_s.anisotropy, dbg_s.dip);
 		if (found <= 0)
 			return found == 0;
 		bits_cut(&crop, w->x0 - cx0, w->y0 - cy0, &win);

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,18 +72,6 @@ void deblur_destroy(struct deblur *d)
 	free(d);
 }
 
-/* The grey at (x, y), bilinear between its four pixels; (x, y) must lie in
- * the image's interior (callers keep a margin). */
-static inline float bilinear(const struct image_u8 *in, float x, float y)
-{
-	const int x0 = (int)floorf(x), y0 = (int)floorf(y);
-	const float fx = x - (float)x0, fy = y - (float)y0;
-	const uint8_t *r0 = image_u8_row(in, y0) + x0, *r1 = image_u8_row(in, y0 + 1) + x0;
-	const float a = (float)r0[0] + fx * (float)(r0[1] - r0[0]);
-	const float b = (float)r1[0] + fx * (float)(r1[1] - r1[0]);
-	return a + fy * (b - a);
-}
-
 int deblur_estimate(struct deblur *d, const struct image_u8 *in, struct deblur_streak *streak)
 {
 	(void)d;
@@ -127,21 +116,41 @@ int deblur_estimate(struct deblur *d, const struct image_u8 *in, struct deblur_s
 		return 0;
 	/* The autocorrelation of the derivative along the streak, from
 	 * half-pixel differences at the pixels a margin inside the border. */
+	/* The grey at p + (k + 1/2) d for k = -1 .. DEBLUR_MAX_LENGTH + 1,
+	 * bilinear: the offsets and weights are the same at every p. The
+	 * derivative at lag k is the difference of two neighbours. */
+	enum { NQ = DEBLUR_MAX_LENGTH + 3 };
 	const float dx = (float)cos(ang), dy = (float)sin(ang);
+	ptrdiff_t qo[NQ];
+	float qw[NQ][4];
+	for (int k = 0; k < NQ; k++) {
+		const float qx = ((float)k - 0.5f) * dx, qy = ((float)k - 0.5f) * dy;
+		const int ox = (int)floorf(qx), oy = (int)floorf(qy);
+		const float fx = qx - (float)ox, fy = qy - (float)oy;
+		qo[k] = (ptrdiff_t)oy * in->stride + ox;
+		qw[k][0] = (1.0f - fx) * (1.0f - fy);
+		qw[k][1] = fx * (1.0f - fy);
+		qw[k][2] = (1.0f - fx) * fy;
+		qw[k][3] = fx * fy;
+	}
 	double r[DEBLUR_MAX_LENGTH + 2] = {0};
-	for (int y = m; y < h - m; y += DEBLUR_STEP)
+	const ptrdiff_t st = in->stride;
+	for (int y = m; y < h - m; y += DEBLUR_STEP) {
+		const uint8_t *row = image_u8_row(in, y);
 		for (int x = m; x < w - m; x += DEBLUR_STEP) {
-			const float x0 = (float)x, y0 = (float)y;
-			const float d0 = bilinear(in, x0 + 0.5f * dx, y0 + 0.5f * dy) - bilinear(in, x0 - 0.5f * dx, y0 - 0.5f * dy);
+			float q[NQ];
+			for (int k = 0; k < NQ; k++) {
+				const uint8_t *p = row + x + qo[k];
+				q[k] = qw[k][0] * (float)p[0] + qw[k][1] * (float)p[1] + qw[k][2] * (float)p[st] +
+				       qw[k][3] * (float)p[st + 1];
+			}
+			const float d0 = q[1] - q[0];
 			if (d0 == 0.0f)
 				continue;
-			for (int k = 0; k <= DEBLUR_MAX_LENGTH + 1; k++) {
-				const float xk = x0 + (float)k * dx, yk = y0 + (float)k * dy;
-				const float dk = bilinear(in, xk + 0.5f * dx, yk + 0.5f * dy) -
-						 bilinear(in, xk - 0.5f * dx, yk - 0.5f * dy);
-				r[k] += (double)(d0 * dk);
-			}
+			for (int k = 0; k <= DEBLUR_MAX_LENGTH + 1; k++)
+				r[k] += (double)(d0 * (q[k + 1] - q[k]));
 		}
+	}
 	if (r[0] <= 0.0)
 		return 0;
 	int best = DEBLUR_MIN_LENGTH;
