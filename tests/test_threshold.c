@@ -635,7 +635,7 @@ static void test_deblur(void **state)
 	draw_symbols(&sharp);
 	struct deblur_streak s;
 	assert_int_equal(deblur_estimate(d, &sharp, &s), 0);
-	assert_int_equal(deblur_process(d, &sharp, 8, 16, 32, &got, NULL), 0);
+	assert_int_equal(deblur_process(d, &sharp, NULL, 8, 16, 32, &got, NULL), 0);
 	struct threshold_cpu *tc = threshold_cpu_create(210, 210, &err);
 	assert_non_null(tc);
 	threshold_cpu_mean(tc, &sharp, THRESHOLD_MEAN, 1, 32, 8, 16, NULL, &want);
@@ -651,8 +651,8 @@ static void test_deblur(void **state)
 			da = da > 1.5708f ? 3.14159265f - da : da;
 			assert_true(da < 0.08f);
 			assert_true(fabsf(s.length - lengths[li]) < 1.0f);
-			assert_int_equal(deblur_process(d, &img, 8, 16, 32, &got, NULL), 1);
-			assert_int_equal(deblur_process(d, &img, 8, 16, 32, &again, NULL), 1);
+			assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 32, &got, NULL), 1);
+			assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 32, &again, NULL), 1);
 			assert_memory_equal(got.bits, again.bits, (size_t)got.stride_words * 210 * sizeof *got.bits);
 			threshold_cpu_mean(tc, &img, THRESHOLD_MEAN, 1, 32, 8, 16, NULL, &plain);
 			const int sharp_n = mask_regions(&want);
@@ -660,10 +660,10 @@ static void test_deblur(void **state)
 		}
 	struct bitmask small;
 	assert_int_equal(bitmask_alloc(&small, 20, 20), 0);
-	assert_int_equal(deblur_process(d, &img, 8, 16, 32, &small, NULL), ERR_SIZE);
-	assert_int_equal(deblur_process(d, &img, 0, 16, 32, &got, NULL), ERR_RANGE);
-	assert_int_equal(deblur_process(d, &img, 8, 51, 32, &got, NULL), ERR_RANGE);
-	assert_int_equal(deblur_process(d, &img, 8, 16, 256, &got, NULL), ERR_RANGE);
+	assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 32, &small, NULL), ERR_SIZE);
+	assert_int_equal(deblur_process(d, &img, NULL, 0, 16, 32, &got, NULL), ERR_RANGE);
+	assert_int_equal(deblur_process(d, &img, NULL, 8, 51, 32, &got, NULL), ERR_RANGE);
+	assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 256, &got, NULL), ERR_RANGE);
 	bitmask_free(&small);
 	bitmask_free(&want);
 	bitmask_free(&got);

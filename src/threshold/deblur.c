@@ -22,6 +22,7 @@
 struct deblur {
 	int max_width, max_height;
 	float *g, *u, *c;   /* max_width x max_height: the grey + 1, the estimate, a convolution */
+	float *xp, *y, *gp; /* likewise: the previous estimate, the extrapolated one, the previous step */
 	float *pad;         /* (max_width + 2K) x (max_height + 2K): a buffer with its border repeated */
 	struct image_u8 out; /* the deconvolved grey */
 	struct threshold_cpu *thr;
@@ -45,12 +46,15 @@ struct deblur *deblur_create(int max_width, int max_height, int *err)
 		d->g = malloc(n * sizeof *d->g);
 		d->u = malloc(n * sizeof *d->u);
 		d->c = malloc(n * sizeof *d->c);
+		d->xp = malloc(n * sizeof *d->xp);
+		d->y = malloc(n * sizeof *d->y);
+		d->gp = malloc(n * sizeof *d->gp);
 		d->pad = malloc(np * sizeof *d->pad);
 		d->thr = threshold_cpu_create(max_width, max_height, err);
 		if (image_u8_alloc(&d->out, max_width, max_height))
 			d->out.data = NULL;
 	}
-	if (!d || !d->g || !d->u || !d->c || !d->pad || !d->thr || !d->out.data) {
+	if (!d || !d->g || !d->u || !d->c || !d->xp || !d->y || !d->gp || !d->pad || !d->thr || !d->out.data) {
 		deblur_destroy(d);
 		*err = ERR_NOMEM;
 		return NULL;
@@ -66,6 +70,9 @@ void deblur_destroy(struct deblur *d)
 	free(d->g);
 	free(d->u);
 	free(d->c);
+	free(d->xp);
+	free(d->y);
+	free(d->gp);
 	free(d->pad);
 	image_u8_free(&d->out);
 	threshold_cpu_destroy(d->thr);
@@ -258,29 +265,32 @@ static void ratio(float *c, const float *g, size_t n)
 		c[i] = g[i] / (c[i] > 1e-3f ? c[i] : 1e-3f);
 }
 
-/* u[i] *= c[i], likewise. */
-static void scale(float *u, const float *c, size_t n)
+int deblur_process(struct deblur *d, const struct image_u8 *in, const struct deblur_box *core, int mean_radius,
+		   int mean_bias, int gate, struct bitmask *out, struct deblur_streak *streak)
 {
-	size_t i = 0;
-#ifdef __SSE2__
-	for (; i + 4 <= n; i += 4)
-		_mm_storeu_ps(u + i, _mm_mul_ps(_mm_loadu_ps(u + i), _mm_loadu_ps(c + i)));
-#endif
-	for (; i < n; i++)
-		u[i] *= c[i];
-}
-
-int deblur_process(struct deblur *d, const struct image_u8 *in, int mean_radius, int mean_bias, int gate,
-		   struct bitmask *out, struct deblur_streak *streak)
-{
-	const int w = in->width, h = in->height;
-	if (w < 1 || h < 1 || w > d->max_width || h > d->max_height || out->width != w || out->height != h)
+	const int iw = in->width, ih = in->height;
+	if (iw < 1 || ih < 1 || iw > d->max_width || ih > d->max_height || out->width != iw || out->height != ih)
 		return ERR_SIZE;
 	if (mean_radius < 1 || mean_radius > THRESHOLD_MAX_MEAN_RADIUS || mean_bias < 0 ||
 	    mean_bias > THRESHOLD_MAX_MEAN_BIAS || gate < 0 || gate > 255)
 		return ERR_RANGE;
+	struct deblur_box cb = {0, 0, iw, ih};
+	if (core) {
+		if (core->x0 < 0 || core->y0 < 0 || core->x1 > iw || core->y1 > ih || core->x0 >= core->x1 ||
+		    core->y0 >= core->y1)
+			return ERR_RANGE;
+		cb = *core;
+	}
+	/* The work area: the core and DEBLUR_CONTEXT around it. */
+	const int wx0 = cb.x0 - DEBLUR_CONTEXT > 0 ? cb.x0 - DEBLUR_CONTEXT : 0;
+	const int wy0 = cb.y0 - DEBLUR_CONTEXT > 0 ? cb.y0 - DEBLUR_CONTEXT : 0;
+	const int wx1 = cb.x1 + DEBLUR_CONTEXT < iw ? cb.x1 + DEBLUR_CONTEXT : iw;
+	const int wy1 = cb.y1 + DEBLUR_CONTEXT < ih ? cb.y1 + DEBLUR_CONTEXT : ih;
+	const int w = wx1 - wx0, h = wy1 - wy0;
+	const struct image_u8 work = {.width = w, .height = h, .stride = in->stride,
+				      .data = in->data + (size_t)wy0 * (size_t)in->stride + (size_t)wx0};
 	struct deblur_streak s;
-	const int found = deblur_estimate(d, in, &s);
+	const int found = deblur_estimate(d, &work, &s);
 	if (streak)
 		*streak = s;
 	if (!found)
@@ -288,26 +298,54 @@ int deblur_process(struct deblur *d, const struct image_u8 *in, int mean_radius,
 	make_kernel(d, &s);
 	const size_t n = (size_t)w * (size_t)h;
 	for (int y = 0; y < h; y++) {
-		const uint8_t *row = image_u8_row(in, y);
+		const uint8_t *row = image_u8_row(&work, y);
 		float *g = d->g + (size_t)y * (size_t)w;
 		for (int x = 0; x < w; x++)
 			g[x] = (float)row[x] + 1.0f;
 	}
-	memcpy(d->u, d->g, n * sizeof *d->u);
+	float *u = d->u, *xp = d->xp, *yk = d->y, *gp = d->gp;
+	memcpy(u, d->g, n * sizeof *u);
+	memcpy(xp, d->g, n * sizeof *xp);
+	double alpha = 0.0;
 	for (int it = 0; it < DEBLUR_ITERATIONS; it++) {
-		convolve(d, d->u, w, h, false, d->c);
+		/* Extrapolated along the last step (Biggs and Andrews), kept
+		 * positive. */
+		for (size_t i = 0; i < n; i++) {
+			const float v = u[i] + (float)alpha * (u[i] - xp[i]);
+			yk[i] = v > 1e-3f ? v : 1e-3f;
+		}
+		float *t = xp;
+		xp = u;
+		u = t;
+		convolve(d, yk, w, h, false, d->c);
 		ratio(d->c, d->g, n);
 		convolve(d, d->c, w, h, true, d->c);
-		scale(d->u, d->c, n);
+		double num = 0.0, den = 0.0;
+		for (size_t i = 0; i < n; i++) {
+			u[i] = yk[i] * d->c[i];
+			yk[i] = u[i] - yk[i];
+		}
+		if (it > 0)
+			for (size_t i = 0; i < n; i++) {
+				num += (double)(yk[i] * gp[i]);
+				den += (double)(gp[i] * gp[i]);
+			}
+		alpha = den > 0.0 ? num / den : 0.0;
+		alpha = alpha < 0.0 ? 0.0 : alpha > DEBLUR_MAX_ALPHA ? DEBLUR_MAX_ALPHA : alpha;
+		t = gp;
+		gp = yk;
+		yk = t;
 	}
 	struct image_u8 grey = d->out;
-	grey.width = w;
-	grey.height = h;
-	for (int y = 0; y < h; y++) {
-		const float *u = d->u + (size_t)y * (size_t)w;
+	grey.width = iw;
+	grey.height = ih;
+	for (int y = 0; y < ih; y++)
+		memcpy(image_u8_row(&grey, y), image_u8_row(in, y), (size_t)iw);
+	for (int y = cb.y0; y < cb.y1; y++) {
+		const float *uy = u + (size_t)(y - wy0) * (size_t)w - wx0;
 		uint8_t *o = image_u8_row(&grey, y);
-		for (int x = 0; x < w; x++) {
-			const float v = u[x] - 1.0f + 0.5f;
+		for (int x = cb.x0; x < cb.x1; x++) {
+			const float v = uy[x] - 1.0f + 0.5f;
 			o[x] = (uint8_t)(v <= 0.0f ? 0 : v >= 255.0f ? 255 : (int)v);
 		}
 	}

@@ -63,8 +63,10 @@
 #define DEBLUR_MAX_LENGTH 12
 #define DEBLUR_MIN_DIP 0.2f
 #define DEBLUR_KERNEL_RADIUS 8
-#define DEBLUR_ITERATIONS 20
+#define DEBLUR_ITERATIONS 8
 #define DEBLUR_STEP 2
+#define DEBLUR_CONTEXT 16
+#define DEBLUR_MAX_ALPHA 0.95
 
 /* A streak as estimated: direction in radians [0, pi) (0: along x, pi/2:
  * along y, down the rows), length in pixels, the anisotropy and the
@@ -85,12 +87,17 @@ void deblur_destroy(struct deblur *d); /* NULL-safe */
  * to tell). */
 int deblur_estimate(struct deblur *d, const struct image_u8 *in, struct deblur_streak *streak);
 
+/* A box of pixels x0 <= x < x1, y0 <= y < y1. */
+struct deblur_box {
+	int x0, y0, x1, y1;
+};
+
 /* Estimates in's streak; where there is one, deconvolves in and thresholds
  * the result into out (out's width and height must equal in's, at most the
  * create sizes: else ERR_SIZE; mean_radius 1..63, mean_bias 0..50, gate
  * 0..255: else ERR_RANGE) and returns 1; returns 0 (out untouched) where
  * there is none. */
-int deblur_process(struct deblur *d, const struct image_u8 *in, int mean_radius, int mean_bias, int gate,
-		   struct bitmask *out, struct deblur_streak *streak);
+int deblur_process(struct deblur *d, const struct image_u8 *in, const struct deblur_box *core, int mean_radius,
+		   int mean_bias, int gate, struct bitmask *out, struct deblur_streak *streak);
 
 #endif
