@@ -1,3 +1,4 @@
+#include <stdio.h>
 /* Threshold room: the fast CPU paths against brute-force references, the bit
  * packing, the object API, and (where a GPU works) CUDA against the CPU. */
 #include <stdarg.h>
@@ -656,6 +657,7 @@ static void test_deblur(void **state)
 			assert_memory_equal(got.bits, again.bits, (size_t)got.stride_words * 210 * sizeof *got.bits);
 			threshold_cpu_mean(tc, &img, THRESHOLD_MEAN, 1, 32, 8, 16, NULL, &plain);
 			const int sharp_n = mask_regions(&want);
+			fprintf(stderr, "DBG a %d l %d sharp %d got %d plain %d\n", ai, li, sharp_n, mask_regions(&got), mask_regions(&plain));
 			assert_true(2 * abs(mask_regions(&got) - sharp_n) <= abs(mask_regions(&plain) - sharp_n));
 		}
 	struct bitmask small;

@@ -12,8 +12,11 @@
 #include "threshold.h"
 #include "threshold_cpu.h"
 
-#ifdef __SSE2__
-#include <emmintrin.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define DEBLUR_AVX2 1
+#else
+#define DEBLUR_AVX2 0
 #endif
 
 #define KSIDE (2 * DEBLUR_KERNEL_RADIUS + 1)
@@ -26,6 +29,7 @@ struct deblur {
 	float *pad;         /* (max_width + 2K) x (max_height + 2K): a buffer with its border repeated */
 	struct image_u8 out; /* the deconvolved grey */
 	struct threshold_cpu *thr;
+	bool avx2;          /* the CPU has AVX2: the kernels' avx2 copies run */
 	int n_taps;
 	int tap_dx[MAX_TAPS], tap_dy[MAX_TAPS];
 	float tap_w[MAX_TAPS];
@@ -43,6 +47,9 @@ struct deblur *deblur_create(int max_width, int max_height, int *err)
 	if (d) {
 		d->max_width = max_width;
 		d->max_height = max_height;
+#if DEBLUR_AVX2
+		d->avx2 = __builtin_cpu_supports("avx2");
+#endif
 		d->g = malloc(n * sizeof *d->g);
 		d->u = malloc(n * sizeof *d->u);
 		d->c = malloc(n * sizeof *d->c);
@@ -203,9 +210,45 @@ static void make_kernel(struct deblur *d, const struct deblur_streak *s)
 			}
 }
 
+/* Eight float lanes (GCC's vector extension: two SSE registers, or one
+ * AVX register in the avx2 copies below). Every operation is lane by lane
+ * IEEE single precision, multiplies and adds apart (no fused multiply-add),
+ * so each copy gives the same bits as the scalar loops. */
+typedef float vf8 __attribute__((vector_size(32)));
+/* The helpers below pass vectors by value between static functions that
+ * are inlined into one another: no call crosses an ABI. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+typedef int32_t vi8 __attribute__((vector_size(32)));
+#define VL 8
+
+static inline __attribute__((always_inline)) vf8 vld(const float *p)
+{
+	vf8 v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+static inline __attribute__((always_inline)) void vst(float *p, vf8 v)
+{
+	memcpy(p, &v, sizeof v);
+}
+
+static inline __attribute__((always_inline)) vf8 vmax(vf8 a, vf8 b)
+{
+	const vi8 m = a > b;
+	vi8 ai, bi;
+	memcpy(&ai, &a, sizeof a);
+	memcpy(&bi, &b, sizeof b);
+	const vi8 r = (ai & m) | (bi & ~m);
+	vf8 v;
+	memcpy(&v, &r, sizeof v);
+	return v;
+}
+
 /* out = src convolved with the kernel (flip: mirrored), src's border
- * repeated; src and out are w x h, stride w. */
-static void convolve(struct deblur *d, const float *src, int w, int h, bool flip, float *out)
+ * repeated; src and out are w x h, stride w. Each pixel sums its taps in
+ * the kernel's order. */
+static inline __attribute__((always_inline)) void convolve_body(struct deblur *d, const float *src, int w, int h, bool flip, float *out)
 {
 	const int K = DEBLUR_KERNEL_RADIUS, pw = w + 2 * K, ph = h + 2 * K;
 	for (int y = 0; y < ph; y++) {
@@ -218,51 +261,146 @@ static void convolve(struct deblur *d, const float *src, int w, int h, bool flip
 		}
 		memcpy(p + K, s, (size_t)w * sizeof *p);
 	}
-	const float *row[MAX_TAPS];
-#ifdef __SSE2__
-	__m128 vw[MAX_TAPS];
-	for (int i = 0; i < d->n_taps; i++)
-		vw[i] = _mm_set1_ps(d->tap_w[i]);
-#endif
+	const int nt = d->n_taps;
+	ptrdiff_t off[MAX_TAPS];
+	for (int i = 0; i < nt; i++) {
+		const int tx = flip ? -d->tap_dx[i] : d->tap_dx[i], ty = flip ? -d->tap_dy[i] : d->tap_dy[i];
+		off[i] = (ptrdiff_t)(K + ty) * pw + (K + tx);
+	}
 	for (int y = 0; y < h; y++) {
 		float *o = out + (size_t)y * (size_t)w;
-		for (int i = 0; i < d->n_taps; i++) {
-			const int tx = flip ? -d->tap_dx[i] : d->tap_dx[i], ty = flip ? -d->tap_dy[i] : d->tap_dy[i];
-			row[i] = d->pad + (size_t)(y + K + ty) * (size_t)pw + (size_t)(K + tx);
-		}
+		const float *base = d->pad + (size_t)y * (size_t)pw;
 		int x = 0;
-#ifdef __SSE2__
-		/* Four pixels at a time, each summed tap by tap in the scalar
-		 * loop's order with its products (no fused multiply-add): the
-		 * same bits. */
-		for (; x + 4 <= w; x += 4) {
-			__m128 acc = _mm_setzero_ps();
-			for (int i = 0; i < d->n_taps; i++)
-				acc = _mm_add_ps(acc, _mm_mul_ps(vw[i], _mm_loadu_ps(row[i] + x)));
-			_mm_storeu_ps(o + x, acc);
+		for (; x + 2 * VL <= w; x += 2 * VL) {
+			vf8 a0 = {0}, a1 = {0};
+			for (int i = 0; i < nt; i++) {
+				const float *r = base + off[i] + x;
+				const float wt = d->tap_w[i];
+				a0 += wt * vld(r);
+				a1 += wt * vld(r + VL);
+			}
+			vst(o + x, a0);
+			vst(o + x + VL, a1);
 		}
-#endif
 		for (; x < w; x++) {
 			float acc = 0.0f;
-			for (int i = 0; i < d->n_taps; i++)
-				acc += d->tap_w[i] * row[i][x];
+			for (int i = 0; i < nt; i++)
+				acc += d->tap_w[i] * base[off[i] + x];
 			o[x] = acc;
 		}
 	}
 }
 
-/* c[i] = g[i] / max(c[i], 1e-3), four at a time where SSE2 is there
- * (the same IEEE operations: the same bits). */
-static void ratio(float *c, const float *g, size_t n)
+/* One accelerated Richardson-Lucy round's pixel work around the two
+ * convolutions: before them, yk = max(u + alpha (u - xp), 1e-3) (the
+ * extrapolated estimate); after them (c holding the correction),
+ * u = yk c, yk = u - yk (the step) and, with sums, the step's dot products
+ * with the previous step gp and gp's with itself, each in VL lanes by the
+ * pixel's index mod VL, added up in lane order. */
+static inline __attribute__((always_inline)) void extrapolate_body(float *yk, const float *u, const float *xp, float alpha, size_t n)
 {
+	const vf8 lo = {1e-3f, 1e-3f, 1e-3f, 1e-3f, 1e-3f, 1e-3f, 1e-3f, 1e-3f};
 	size_t i = 0;
-#ifdef __SSE2__
-	const __m128 lo = _mm_set1_ps(1e-3f);
-	for (; i + 4 <= n; i += 4)
-		_mm_storeu_ps(c + i, _mm_div_ps(_mm_loadu_ps(g + i), _mm_max_ps(_mm_loadu_ps(c + i), lo)));
-#endif
+	for (; i + VL <= n; i += VL) {
+		const vf8 v = vld(u + i);
+		vst(yk + i, vmax(v + alpha * (v - vld(xp + i)), lo));
+	}
+	for (; i < n; i++) {
+		const float v = u[i] + alpha * (u[i] - xp[i]);
+		yk[i] = v > 1e-3f ? v : 1e-3f;
+	}
+}
+
+static inline __attribute__((always_inline)) void ratio_body(float *c, const float *g, size_t n)
+{
+	const vf8 lo = {1e-3f, 1e-3f, 1e-3f, 1e-3f, 1e-3f, 1e-3f, 1e-3f, 1e-3f};
+	size_t i = 0;
+	for (; i + VL <= n; i += VL)
+		vst(c + i, vld(g + i) / vmax(vld(c + i), lo));
 	for (; i < n; i++)
 		c[i] = g[i] / (c[i] > 1e-3f ? c[i] : 1e-3f);
+}
+
+static inline __attribute__((always_inline)) void update_body(float *u, float *yk, const float *c, const float *gp, bool sums, float *num,
+			       float *den, size_t n)
+{
+	vf8 vn = {0}, vd = {0};
+	size_t i = 0;
+	for (; i + VL <= n; i += VL) {
+		const vf8 y = vld(yk + i), nu = y * vld(c + i), g = nu - y;
+		vst(u + i, nu);
+		vst(yk + i, g);
+		if (sums) {
+			const vf8 p = vld(gp + i);
+			vn += g * p;
+			vd += p * p;
+		}
+	}
+	float ln[VL], ld[VL];
+	memcpy(ln, &vn, sizeof ln);
+	memcpy(ld, &vd, sizeof ld);
+	for (; i < n; i++) {
+		u[i] = yk[i] * c[i];
+		yk[i] = u[i] - yk[i];
+		if (sums) {
+			ln[i % VL] += yk[i] * gp[i];
+			ld[i % VL] += gp[i] * gp[i];
+		}
+	}
+	float sn = 0.0f, sd = 0.0f;
+	for (int l = 0; l < VL; l++) {
+		sn += ln[l];
+		sd += ld[l];
+	}
+	*num = sn;
+	*den = sd;
+}
+
+/* Each kernel twice: plain (SSE2 on x86-64) and, where the CPU has it,
+ * AVX2; the same bits either way. */
+#if DEBLUR_AVX2
+__attribute__((target("avx2"))) static void convolve_avx2(struct deblur *d, const float *src, int w, int h,
+							   bool flip, float *out)
+{
+	convolve_body(d, src, w, h, flip, out);
+}
+__attribute__((target("avx2"))) static void extrapolate_avx2(float *yk, const float *u, const float *xp,
+							      float alpha, size_t n)
+{
+	extrapolate_body(yk, u, xp, alpha, n);
+}
+__attribute__((target("avx2"))) static void ratio_avx2(float *c, const float *g, size_t n)
+{
+	ratio_body(c, g, n);
+}
+__attribute__((target("avx2"))) static void update_avx2(float *u, float *yk, const float *c, const float *gp,
+							 bool sums, float *num, float *den, size_t n)
+{
+	update_body(u, yk, c, gp, sums, num, den, n);
+}
+#endif
+
+/* One round from the estimate xk and the one before it, xprev: xprev
+ * receives the next estimate, yk the step to it (above). */
+static void rl_round(struct deblur *d, const float *xk, float *xprev, float *yk, const float *gp, float alpha,
+		     bool sums, float *num, float *den, int w, int h)
+{
+	const size_t n = (size_t)w * (size_t)h;
+#if DEBLUR_AVX2
+	if (d->avx2) {
+		extrapolate_avx2(yk, xk, xprev, alpha, n);
+		convolve_avx2(d, yk, w, h, false, d->c);
+		ratio_avx2(d->c, d->g, n);
+		convolve_avx2(d, d->c, w, h, true, d->c);
+		update_avx2(xprev, yk, d->c, gp, sums, num, den, n);
+		return;
+	}
+#endif
+	extrapolate_body(yk, xk, xprev, alpha, n);
+	convolve_body(d, yk, w, h, false, d->c);
+	ratio_body(d->c, d->g, n);
+	convolve_body(d, d->c, w, h, true, d->c);
+	update_body(xprev, yk, d->c, gp, sums, num, den, n);
 }
 
 int deblur_process(struct deblur *d, const struct image_u8 *in, const struct deblur_box *core, int mean_radius,
@@ -306,35 +444,18 @@ int deblur_process(struct deblur *d, const struct image_u8 *in, const struct deb
 	float *u = d->u, *xp = d->xp, *yk = d->y, *gp = d->gp;
 	memcpy(u, d->g, n * sizeof *u);
 	memcpy(xp, d->g, n * sizeof *xp);
-	double alpha = 0.0;
+	float alpha = 0.0f;
 	for (int it = 0; it < DEBLUR_ITERATIONS; it++) {
-		/* Extrapolated along the last step (Biggs and Andrews), kept
-		 * positive. */
-		for (size_t i = 0; i < n; i++) {
-			const float v = u[i] + (float)alpha * (u[i] - xp[i]);
-			yk[i] = v > 1e-3f ? v : 1e-3f;
-		}
+		float num = 0.0f, den = 0.0f;
+		rl_round(d, u, xp, yk, gp, alpha, it > 0, &num, &den, w, h);
 		float *t = xp;
 		xp = u;
 		u = t;
-		convolve(d, yk, w, h, false, d->c);
-		ratio(d->c, d->g, n);
-		convolve(d, d->c, w, h, true, d->c);
-		double num = 0.0, den = 0.0;
-		for (size_t i = 0; i < n; i++) {
-			u[i] = yk[i] * d->c[i];
-			yk[i] = u[i] - yk[i];
-		}
-		if (it > 0)
-			for (size_t i = 0; i < n; i++) {
-				num += (double)(yk[i] * gp[i]);
-				den += (double)(gp[i] * gp[i]);
-			}
-		alpha = den > 0.0 ? num / den : 0.0;
-		alpha = alpha < 0.0 ? 0.0 : alpha > DEBLUR_MAX_ALPHA ? DEBLUR_MAX_ALPHA : alpha;
 		t = gp;
 		gp = yk;
 		yk = t;
+		alpha = it > 0 && den > 0.0f ? num / den : 0.0f;
+		alpha = alpha < 0.0f ? 0.0f : alpha > DEBLUR_MAX_ALPHA ? DEBLUR_MAX_ALPHA : alpha;
 	}
 	struct image_u8 grey = d->out;
 	grey.width = iw;

@@ -66,7 +66,7 @@
 #define DEBLUR_ITERATIONS 8
 #define DEBLUR_STEP 2
 #define DEBLUR_CONTEXT 16
-#define DEBLUR_MAX_ALPHA 0.95
+#define DEBLUR_MAX_ALPHA 0.95f
 
 /* A streak as estimated: direction in radians [0, pi) (0: along x, pi/2:
  * along y, down the rows), length in pixels, the anisotropy and the
