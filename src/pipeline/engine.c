@@ -1,6 +1,5 @@
 #include "engine.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -734,7 +733,6 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 			return false;
 		bits_cut(&crop, w->x0 - cx0, w->y0 - cy0, &win);
 	} else if (by == THIRD_BY_DEBLUR) {
-		struct deblur_streak dbg_s;
 		/* The structure the window was found for lies THIRD_DEBLUR_PAD
 		 * inside its edges where the frame did not clamp them. */
 		const int cut = THIRD_DEBLUR_PAD - THIRD_DEBLUR_CORE;
@@ -742,9 +740,7 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 						w->x1 - cx0 - (w->x1 < grey->width ? cut : 0),
 						w->y1 - cy0 - (w->y1 < grey->height ? cut : 0)};
 		const int found = deblur_process(t->deblur, &view, &core, w->radius, e->cfg.thr.mean_bias,
-						 e->cfg.thr.gate, &crop, &dbg_s);
-		if (getenv("DB_DEBUG"))
-			fprintf(stderr, "DBG win %d %d %d %d r %d view %dx%d found %d ang %.2f len %.2f an %.2f dip %.2f\n", w->x0, w->y0, w->x1, w->y1, w->radius, view.width, view.height, found, dbg_s.angle, dbg_s.length, dbg_s.anisotropy, dbg_s.dip);
+						 e->cfg.thr.gate, &crop, NULL);
 		if (found <= 0)
 			return found == 0;
 		bits_cut(&crop, w->x0 - cx0, w->y0 - cy0, &win);
