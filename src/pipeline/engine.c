@@ -958,10 +958,18 @@ static bool third_deblurred(struct engine *e, const struct image_u8 *grey, const
 	const int max_px = c->match.root_max_px > 0 ? (int)c->match.root_max_px : grey->width + grey->height;
 	int n = windows_find(tree1, &e->s1.det, max_px, THIRD_DEBLUR_PAD, &rule, e->t3.scratch, e->t3.scratch_len,
 			     e->t3.win, THIRD_MAX_WINDOWS);
+	/* The bound on the pass's cost (deblur3_pct): windows in their order
+	 * while their area stays within it. */
+	const int64_t budget = c->deblur3_pct > 0 ? (int64_t)grey->width * grey->height * c->deblur3_pct / 100 : -1;
+	int64_t used = 0;
 	bool ok = true;
-	for (int i = 0; i < n && ok; i++)
-		ok = third_window(e, grey, &e->t3.win[i], e->t3.win[i].radius + THIRD_DEBLUR_HALO, NULL, &rule, 0,
-				  THIRD_BY_DEBLUR);
+	for (int i = 0; i < n && ok; i++) {
+		const struct window *w = &e->t3.win[i];
+		used += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
+		if (budget >= 0 && used > budget)
+			break;
+		ok = third_window(e, grey, w, w->radius + THIRD_DEBLUR_HALO, NULL, &rule, 0, THIRD_BY_DEBLUR);
+	}
 	return ok;
 }
 
