@@ -664,6 +664,20 @@ static void test_deblur(void **state)
 	assert_int_equal(deblur_process(d, &img, NULL, 0, 16, 32, &got, NULL), ERR_RANGE);
 	assert_int_equal(deblur_process(d, &img, NULL, 8, 51, 32, &got, NULL), ERR_RANGE);
 	assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 256, &got, NULL), ERR_RANGE);
+	const struct deblur_box all = {0, 0, 210, 210}, outside = {0, 0, 211, 210}, empty = {5, 5, 5, 9};
+	assert_int_equal(deblur_process(d, &img, &outside, 8, 16, 32, &got, NULL), ERR_RANGE);
+	assert_int_equal(deblur_process(d, &img, &empty, 8, 16, 32, &got, NULL), ERR_RANGE);
+	/* The whole input as the core is the same as none; outside a core the
+	 * grey is the input's: past the mean's radius, the plain threshold. */
+	assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 32, &got, NULL), 1);
+	assert_int_equal(deblur_process(d, &img, &all, 8, 16, 32, &again, NULL), 1);
+	assert_memory_equal(got.bits, again.bits, (size_t)got.stride_words * 210 * sizeof *got.bits);
+	const struct deblur_box left = {0, 0, 60, 210};
+	assert_int_equal(deblur_process(d, &img, &left, 8, 16, 32, &again, NULL), 1);
+	for (int y = 0; y < 210; y++)
+		for (int x = 60 + 8 + 1; x < 210; x++)
+			assert_int_equal((again.bits[(size_t)y * again.stride_words + x / 64] >> (x % 64)) & 1,
+					 (plain.bits[(size_t)y * plain.stride_words + x / 64] >> (x % 64)) & 1);
 	bitmask_free(&small);
 	bitmask_free(&want);
 	bitmask_free(&got);
