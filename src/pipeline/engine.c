@@ -82,10 +82,9 @@ struct worker {
 /* The deblurring pass (deblur3): its windows reach THIRD_DEBLUR_PAD pixels
  * past the structure they were found for (a streak does not hide a
  * symbol's structure as a shadow does, but smears it a few pixels), and
- * are deconvolved with THIRD_DEBLUR_HALO more around them. */
+ * are thresholded with THIRD_DEBLUR_HALO more around them. */
 #define THIRD_DEBLUR_PAD 32
 #define THIRD_DEBLUR_HALO 16
-#define THIRD_DEBLUR_CORE 32
 struct third {
 	int32_t *scratch;      /* windows_scratch_len() for the frame size and region capacity */
 	size_t scratch_len;
@@ -733,12 +732,9 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 			return false;
 		bits_cut(&crop, w->x0 - cx0, w->y0 - cy0, &win);
 	} else if (by == THIRD_BY_DEBLUR) {
-		/* The structure the window was found for lies THIRD_DEBLUR_PAD
-		 * inside its edges where the frame did not clamp them. */
-		const int cut = THIRD_DEBLUR_PAD - THIRD_DEBLUR_CORE;
-		const struct deblur_box core = {w->x0 - cx0 + (w->x0 > 0 ? cut : 0), w->y0 - cy0 + (w->y0 > 0 ? cut : 0),
-						w->x1 - cx0 - (w->x1 < grey->width ? cut : 0),
-						w->y1 - cy0 - (w->y1 < grey->height ? cut : 0)};
+		/* The window is deconvolved (with the pass's own context); the
+		 * halo only gives the threshold's mean its context. */
+		const struct deblur_box core = {w->x0 - cx0, w->y0 - cy0, w->x1 - cx0, w->y1 - cy0};
 		const int found = deblur_process(t->deblur, &view, &core, w->radius, e->cfg.thr.mean_bias,
 						 e->cfg.thr.gate, &crop, NULL);
 		if (found <= 0)
@@ -944,11 +940,13 @@ static bool third_closed(struct engine *e, const struct image_u8 *grey, const st
  * second pass's windows (mean_scale3's radius rule, padded by
  * THIRD_DEBLUR_PAD), each window in which a streak is found is deconvolved
  * and thresholded by the local mean at the window's radius, keeping the
- * symbols whose own radius is the window's (as the second pass). The halo
- * (the mean's radius and THIRD_DEBLUR_HALO) gives the deconvolution
- * context past the window's edge; beyond the halo its border is repeated.
- * Its symbols are marked completed (third_window), so a symbol another
- * scale or pass read whole stands against them. */
+ * symbols whose own radius is the window's (as the second pass). The
+ * window is deconvolved with deblur.h's context around it; the halo (the
+ * mean's radius and THIRD_DEBLUR_HALO) gives the threshold's mean its
+ * context past the window's edge. Windows are taken in their order while
+ * their area stays within deblur3_pct of the frame's: a bound on what the
+ * pass can cost a frame. Its symbols are marked completed (third_window),
+ * so a symbol another scale or pass read whole stands against them. */
 static bool third_deblurred(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1)
 {
 	const struct engine_config *c = &e->cfg;
