@@ -110,7 +110,7 @@ struct worker {
 /* The deblurring pass (deblur3): its windows reach THIRD_DEBLUR_PAD pixels
  * past the structure they were found for (a streak does not hide a
  * symbol's structure as a shadow does, but smears it a few pixels), and
- * are deconvolved with THIRD_DEBLUR_HALO more around them. */
+ * are thresholded with THIRD_DEBLUR_HALO more around them. */
 #define THIRD_DEBLUR_PAD 32
 #define THIRD_DEBLUR_HALO 16
 struct third {
@@ -901,8 +901,11 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 			return false;
 		bits_cut(&crop, w->x0 - cx0, w->y0 - cy0, &win);
 	} else if (by == THIRD_BY_DEBLUR) {
-		const int found = deblur_process(t->deblur, &view, w->radius, e->cfg.thr.mean_bias, e->cfg.thr.gate,
-						 &crop, NULL);
+		/* The window is deconvolved (with the pass's own context); the
+		 * halo only gives the threshold's mean its context. */
+		const struct deblur_box core = {w->x0 - cx0, w->y0 - cy0, w->x1 - cx0, w->y1 - cy0};
+		const int found = deblur_process(t->deblur, &view, &core, w->radius, e->cfg.thr.mean_bias,
+						 e->cfg.thr.gate, &crop, NULL);
 		if (found <= 0)
 			return found == 0;
 		bits_cut(&crop, w->x0 - cx0, w->y0 - cy0, &win);
@@ -1284,13 +1287,16 @@ static bool third_closed(struct engine *e, const struct image_u8 *grey, const st
 }
 
 /* The third scale's deblurring pass (deblur3, threshold/deblur.h): in the
- * second pass's windows (mean_scale3's radius rule), each a streak is found
- * in deconvolved and thresholded by the local mean at the window's radius,
- * keeping the symbols whose radius the window's is (as the second pass).
- * The halo gives the deconvolution room: the streak's length times the
- * rounds it spreads over, and the mean's radius. Its symbols are marked
- * completed (third_window), so a symbol another scale or pass read whole
- * stands against them. */
+ * second pass's windows (mean_scale3's radius rule, padded by
+ * THIRD_DEBLUR_PAD), each window in which a streak is found is deconvolved
+ * and thresholded by the local mean at the window's radius, keeping the
+ * symbols whose own radius is the window's (as the second pass). The
+ * window is deconvolved with deblur.h's context around it; the halo (the
+ * mean's radius and THIRD_DEBLUR_HALO) gives the threshold's mean its
+ * context past the window's edge. Windows are taken in their order while
+ * their area stays within deblur3_pct of the frame's: a bound on what the
+ * pass can cost a frame. Its symbols are marked completed (third_window),
+ * so a symbol another scale or pass read whole stands against them. */
 static bool third_deblurred(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1)
 {
 	const struct engine_config *c = &e->cfg;
@@ -1300,10 +1306,18 @@ static bool third_deblurred(struct engine *e, const struct image_u8 *grey, const
 	const int max_px = c->match.root_max_px > 0 ? (int)c->match.root_max_px : grey->width + grey->height;
 	int n = windows_find(tree1, &e->s1.det, max_px, THIRD_DEBLUR_PAD, &rule, e->t3.scratch, e->t3.scratch_len,
 			     e->t3.win, THIRD_MAX_WINDOWS);
+	/* The bound on the pass's cost (deblur3_pct): windows in their order
+	 * while their area stays within it. */
+	const int64_t budget = c->deblur3_pct > 0 ? (int64_t)grey->width * grey->height * c->deblur3_pct / 100 : -1;
+	int64_t used = 0;
 	bool ok = true;
-	for (int i = 0; i < n && ok; i++)
-		ok = third_window(e, grey, &e->t3.win[i], e->t3.win[i].radius + THIRD_DEBLUR_HALO, NULL, &rule, 0,
-				  THIRD_BY_DEBLUR);
+	for (int i = 0; i < n && ok; i++) {
+		const struct window *w = &e->t3.win[i];
+		used += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
+		if (budget >= 0 && used > budget)
+			break;
+		ok = third_window(e, grey, w, w->radius + THIRD_DEBLUR_HALO, NULL, &rule, 0, THIRD_BY_DEBLUR);
+	}
 	return ok;
 }
 

@@ -75,6 +75,8 @@ struct engine_config {
 	int close_pct;                 /* that pass: white above this percent of the closing, 1..100 */
 	bool deblur3;                  /* third scale: a pass in its windows that undoes a motion streak
 					* (threshold/deblur.h); needs mean_scale3 > 0 for its radius */
+	int deblur3_pct;               /* that pass: windows in their order while their area stays within
+					* this percent of the frame's; 0 = all */
 	int segment_threads;           /* bands a scale is segmented in; 0 = auto */
 	int segment_backend;           /* enum engine_segment_backend */
 	int32_t max_runs, max_regions; /* per scale and frame; 0 = from the frame size (core/regions.h) */

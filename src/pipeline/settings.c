@@ -133,6 +133,7 @@ void engine_config_from(const struct tt_config *c, const struct tree_set *trees,
 	e->close_scale3 = c->close_scale3;
 	e->close_pct = c->close_pct;
 	e->deblur3 = c->deblur3;
+	e->deblur3_pct = c->deblur3_pct;
 	e->segment_threads = c->segment_threads;
 	e->segment_backend = strcmp(c->segment_backend, "gpu") == 0   ? ENGINE_SEGMENT_GPU
 			     : strcmp(c->segment_backend, "cpu") == 0 ? ENGINE_SEGMENT_CPU
