@@ -1314,8 +1314,12 @@ static bool third_deblurred(struct engine *e, const struct image_u8 *grey, const
 	for (int i = 0; i < n && ok; i++) {
 		const struct window *w = &e->t3.win[i];
 		used += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
-		if (budget >= 0 && used > budget)
+		if (budget >= 0 && used > budget) {
+			e->t3.stats.deblur_skipped += n - i;
 			break;
+		}
+		e->t3.stats.deblur_windows++;
+		e->t3.stats.deblur_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
 		ok = third_window(e, grey, w, w->radius + THIRD_DEBLUR_HALO, NULL, &rule, 0, THIRD_BY_DEBLUR);
 	}
 	return ok;

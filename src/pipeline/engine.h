@@ -158,6 +158,8 @@ struct engine_third_stats {
 	int64_t closed_windows, closed_area_px; /* the closing pass's (close_scale3) */
 	int64_t small_windows, small_area_px;   /* the small-symbol pass's (radius_small) */
 	int64_t up_windows, up_area_px;         /* the upsampled pass's (radius_up), in the frame's pixels */
+	int64_t deblur_windows, deblur_area_px; /* the deblurring pass's (deblur3): windows it looked at */
+	int64_t deblur_skipped;                 /* and windows past its bound (deblur3_pct) */
 };
 const struct engine_third_stats *engine_third_stats(const struct engine *e);
 
