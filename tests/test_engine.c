@@ -232,9 +232,10 @@ static void test_closing_pass_under_shadow(void **state)
 
 /* 1: symbol id (size px, turned by 0.4 rad, at the frame's centre) under a
  * streak of len px at angle a decoded alone by the engine with the third
- * scale's passes as by default, the deblurring pass on or off; 0: nothing
- * decoded; negative: another ID. */
-static int streak_probe(struct fixture *f, bool deblur3, int size, float len, float a, int id)
+ * scale's passes as by default, the deblurring pass off (deblur 0), on
+ * (1), or on with its area bound at 1% of the frame (2: less than any
+ * window); 0: nothing decoded; negative: another ID. */
+static int streak_probe(struct fixture *f, int deblur, int size, float len, float a, int id)
 {
 	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
 	int err = 0;
@@ -245,7 +246,7 @@ static int streak_probe(struct fixture *f, bool deblur3, int size, float len, fl
 					   .mean_radius = 16, .mean_bias = 16},
 				   .radius2 = 2, .median2 = 3, .scale3 = true, .mode3 = THRESHOLD_MEAN,
 				   .mean_scale3 = 0.115f, .close_scale3 = 0.04f, .close_pct = 70, .radius_small = 1,
-				   .deblur3 = deblur3,
+				   .deblur3 = deblur > 0, .deblur3_pct = deblur == 2 ? 1 : 0,
 				   .match = {.trees = f->trees, .root_min_px = 12, .root_max_px = 160},
 				   .tracker = f->trk, .max_detections = 64};
 	struct engine *e = engine_create(&ec, &err);
@@ -274,13 +275,15 @@ static int streak_probe(struct fixture *f, bool deblur3, int size, float len, fl
 /* A 72 px symbol under a 6 px streak (noise +-3): the other passes lose
  * most of symbols 0-11 (dots smeared to a fraction of their contrast, holes
  * filled); the deblurring pass undoes the streak and decodes nearly all,
- * and none as another ID. */
+ * and none as another ID; bound to less area than its window, it is as if
+ * off. */
 static void test_deblur_pass_under_streak(void **state)
 {
 	struct fixture *f = *state;
 	int off = 0, on = 0;
 	for (int id = 0; id < 12; id++) {
-		const int a = streak_probe(f, false, 72, 6.0f, 0.5f, id), b = streak_probe(f, true, 72, 6.0f, 0.5f, id);
+		const int a = streak_probe(f, 0, 72, 6.0f, 0.5f, id), b = streak_probe(f, 1, 72, 6.0f, 0.5f, id);
+		assert_int_equal(streak_probe(f, 2, 72, 6.0f, 0.5f, id), a);
 		assert_true(a >= 0);
 		assert_true(b >= a);
 		off += a;

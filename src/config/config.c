@@ -202,6 +202,9 @@ static const struct config_option options[] = {
              "third scale: a pass in its windows that estimates a motion streak (direction and length) and "
              "undoes it (Richardson-Lucy) before a local-mean threshold at the symbol's scale (mean_scale3); "
              "runs only where the window's grey is streaked; its symbols give way to any whole symbol"),
+    OPT_INT("threshold", "deblur3_pct", deblur3_pct, "50", 0, 100, true, 0, "PERCENT",
+            "the deblur3 pass: its windows, in their order, until their area in a frame would pass this "
+            "percent of the frame's (a bound on its cost per frame); 0 = no bound"),
     OPT_INT_SET("threshold", "median2", median2, "3", 0, 5, "0|3|5", true, 0, "N",
                 "median pre-filter of the second scale (radius2): 0 (off), 3 or 5"),
     OPT_FLOAT("threshold", "gauss", gauss_sigma, "0", 0, 4, true, 0, "SIGMA",

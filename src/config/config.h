@@ -116,6 +116,7 @@ struct tt_config {
 	float close_scale3;   /* third scale's closing pass radius, a fraction of the symbol's size; 0 = off */
 	int close_pct;        /* the closing pass: white above this percent of the closing */
 	bool deblur3;         /* third scale's pass that undoes a motion streak in its windows */
+	int deblur3_pct;      /* that pass: its windows' area per frame at most this percent of the frame; 0 = any */
 	int median2;          /* second scale's median pre-filter */
 	int segment_threads;  /* per scale; 0 = auto */
 	char segment_backend[8]; /* auto | cpu | gpu */

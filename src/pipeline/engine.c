@@ -110,7 +110,7 @@ struct worker {
 /* The deblurring pass (deblur3): its windows reach THIRD_DEBLUR_PAD pixels
  * past the structure they were found for (a streak does not hide a
  * symbol's structure as a shadow does, but smears it a few pixels), and
- * are deconvolved with THIRD_DEBLUR_HALO more around them. */
+ * are thresholded with THIRD_DEBLUR_HALO more around them. */
 #define THIRD_DEBLUR_PAD 32
 #define THIRD_DEBLUR_HALO 16
 struct third {
@@ -848,6 +848,45 @@ static void bits_cut(const struct bitmask *src, int ox, int oy, struct bitmask *
  * pass, which skips a window without a streak). */
 enum { THIRD_BY_THR, THIRD_BY_CLOSING, THIRD_BY_DEBLUR };
 
+/* A window w of the frame with halo pixels around it (cut at the frame's
+ * edge): the grey view a threshold reads (from cx0, cy0), its mask in the
+ * third scale's crop buffer, and w's own mask in the scale's mask buffer
+ * (the crop's bits from w's corner, bits_cut). */
+struct window_cut {
+	struct image_u8 view;
+	struct bitmask crop, win;
+	int cx0, cy0;
+};
+
+static struct window_cut window_cut(struct engine *e, const struct image_u8 *grey, const struct window *w, int halo)
+{
+	struct window_cut k = {.crop = e->t3.crop, .win = e->s3.mask};
+	k.cx0 = w->x0 - halo > 0 ? w->x0 - halo : 0;
+	k.cy0 = w->y0 - halo > 0 ? w->y0 - halo : 0;
+	const int cx1 = w->x1 + halo < grey->width ? w->x1 + halo : grey->width;
+	const int cy1 = w->y1 + halo < grey->height ? w->y1 + halo : grey->height;
+	k.view = (struct image_u8){.width = cx1 - k.cx0, .height = cy1 - k.cy0, .stride = grey->stride,
+				   .data = grey->data + (size_t)k.cy0 * (size_t)grey->stride + (size_t)k.cx0};
+	k.crop.width = k.view.width;
+	k.crop.height = k.view.height;
+	k.crop.stride_words = (k.crop.width + 63) / 64;
+	k.win.width = w->x1 - w->x0;
+	k.win.height = w->y1 - w->y0;
+	k.win.stride_words = (k.win.width + 63) / 64;
+	return k;
+}
+
+/* Appends f to d's symbols (fid) or fuzzy symbols; a full list sets
+ * overflow instead. */
+static void det_append(struct detections *d, bool fid, const struct fiducial_det *f)
+{
+	int32_t *n = fid ? &d->n_fids : &d->n_fuzzy;
+	if (*n >= (fid ? d->cap_fids : d->cap_fuzzy))
+		d->overflow = true;
+	else
+		(fid ? d->fids : d->fuzzy)[(*n)++] = *f;
+}
+
 /* One window of the third scale: thresholded with its halo, cut out,
  * segmented and matched; its symbols (with rule: only those whose own
  * radius by the rule is within THIRD_SCALED_TOLERANCE of the window's;
@@ -859,18 +898,10 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 			 struct threshold *thr, const struct windows_radius *rule, int max_px, int by)
 {
 	struct third *t = &e->t3;
-	const int cx0 = w->x0 - halo > 0 ? w->x0 - halo : 0, cy0 = w->y0 - halo > 0 ? w->y0 - halo : 0;
-	const int cx1 = w->x1 + halo < grey->width ? w->x1 + halo : grey->width;
-	const int cy1 = w->y1 + halo < grey->height ? w->y1 + halo : grey->height;
-	struct image_u8 view = {.width = cx1 - cx0, .height = cy1 - cy0, .stride = grey->stride,
-				.data = grey->data + (size_t)cy0 * (size_t)grey->stride + (size_t)cx0};
-	struct bitmask crop = t->crop, win = e->s3.mask;
-	crop.width = view.width;
-	crop.height = view.height;
-	crop.stride_words = (crop.width + 63) / 64;
-	win.width = w->x1 - w->x0;
-	win.height = w->y1 - w->y0;
-	win.stride_words = (win.width + 63) / 64;
+	struct window_cut k = window_cut(e, grey, w, halo);
+	struct image_u8 view = k.view;
+	struct bitmask crop = k.crop, win = k.win;
+	const int cx0 = k.cx0, cy0 = k.cy0;
 	/* The whole-frame mask is at the configured radius: a window of the
 	 * second pass (rule) has a radius of its own and is thresholded here. */
 	if (by == THIRD_BY_CLOSING) {
@@ -878,8 +909,11 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 			return false;
 		bits_cut(&crop, w->x0 - cx0, w->y0 - cy0, &win);
 	} else if (by == THIRD_BY_DEBLUR) {
-		const int found = deblur_process(t->deblur, &view, w->radius, e->cfg.thr.mean_bias, e->cfg.thr.gate,
-						 &crop, NULL);
+		/* The window is deconvolved (with the pass's own context); the
+		 * halo only gives the threshold's mean its context. */
+		const struct deblur_box core = {w->x0 - cx0, w->y0 - cy0, w->x1 - cx0, w->y1 - cy0};
+		const int found = deblur_process(t->deblur, &view, &core, w->radius, e->cfg.thr.mean_bias,
+						 e->cfg.thr.gate, &crop, NULL);
 		if (found <= 0)
 			return found == 0;
 		bits_cut(&crop, w->x0 - cx0, w->y0 - cy0, &win);
@@ -893,7 +927,7 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 	const struct region_tree *tree = NULL;
 	detections_clear(&t->det);
 	struct match *mat = thr && thr == t->small ? t->small_mat : e->s3.mat;
-	if (segment_process(e->s3.seg, &win, &tree) || match_process(mat, tree, NULL, &t->det))
+	if (segment_process(e->s3.seg, &k.win, &tree) || match_process(mat, tree, NULL, &t->det))
 		return false;
 	struct detections *d = &e->s3.det;
 	for (int i = 0; i < t->det.n_fids + t->det.n_fuzzy; i++) {
@@ -908,12 +942,7 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 		f.root = -1;
 		if (by == THIRD_BY_DEBLUR)
 			f.completed = 1;
-		int32_t *n = fid ? &d->n_fids : &d->n_fuzzy;
-		if (*n >= (fid ? d->cap_fids : d->cap_fuzzy)) {
-			d->overflow = true;
-			continue;
-		}
-		(fid ? d->fids : d->fuzzy)[(*n)++] = f;
+		det_append(d, fid, &f);
 	}
 	return true;
 }
@@ -1000,6 +1029,34 @@ static bool third_scaled(struct engine *e, const struct image_u8 *grey, const st
 	return threshold_set_config(thr, &tc) == 0 && ok;
 }
 
+/* Reads the square of half side r around (fx, fy) (cut at the frame's
+ * edge) again: thresholded by thr with halo pixels around it, cut out,
+ * segmented (the third scale's segmenter) and matched by mat into
+ * e->t3.det, positions in frame coordinates. For the checks of single
+ * symbols (small_check, tie_break). */
+static bool reread(struct engine *e, const struct image_u8 *grey, int fx, int fy, int r, int halo,
+		   struct threshold *thr, struct match *mat)
+{
+	struct third *t = &e->t3;
+	const int x0 = fx - r > 0 ? fx - r : 0, y0 = fy - r > 0 ? fy - r : 0;
+	const struct window w = {.x0 = x0, .y0 = y0,
+				 .x1 = fx + r + 1 < grey->width ? fx + r + 1 : grey->width,
+				 .y1 = fy + r + 1 < grey->height ? fy + r + 1 : grey->height};
+	struct window_cut k = window_cut(e, grey, &w, halo);
+	if (threshold_process(thr, &k.view, &k.crop))
+		return false;
+	bits_cut(&k.crop, x0 - k.cx0, y0 - k.cy0, &k.win);
+	const struct region_tree *tree = NULL;
+	detections_clear(&t->det);
+	if (segment_process(e->s3.seg, &k.win, &tree) || match_process(mat, tree, NULL, &t->det))
+		return false;
+	for (int i = 0; i < t->det.n_fids; i++) {
+		t->det.fids[i].x += (float)x0;
+		t->det.fids[i].y += (float)y0;
+	}
+	return true;
+}
+
 /* The small-symbol pass's check: each of its symbols (d->fids from `from`
  * on) is read again in a window around it at radius_small_check, and
  * merge_check() turns it fuzzy where that read gives another ID. */
@@ -1014,32 +1071,8 @@ static bool small_check(struct engine *e, const struct image_u8 *grey, int from)
 	for (int i = from; i < d->n_fids;) {
 		const int r = (int)d->fids[i].size_px + THIRD_SMALL_CHECK_PAD, fx = (int)d->fids[i].x,
 			  fy = (int)d->fids[i].y;
-		const int x0 = fx - r > 0 ? fx - r : 0, y0 = fy - r > 0 ? fy - r : 0;
-		const int x1 = fx + r + 1 < grey->width ? fx + r + 1 : grey->width;
-		const int y1 = fy + r + 1 < grey->height ? fy + r + 1 : grey->height;
-		const int cx0 = x0 - halo > 0 ? x0 - halo : 0, cy0 = y0 - halo > 0 ? y0 - halo : 0;
-		const int cx1 = x1 + halo < grey->width ? x1 + halo : grey->width;
-		const int cy1 = y1 + halo < grey->height ? y1 + halo : grey->height;
-		struct image_u8 view = {.width = cx1 - cx0, .height = cy1 - cy0, .stride = grey->stride,
-					.data = grey->data + (size_t)cy0 * (size_t)grey->stride + (size_t)cx0};
-		struct bitmask crop = t->crop, win = e->s3.mask;
-		crop.width = view.width;
-		crop.height = view.height;
-		crop.stride_words = (crop.width + 63) / 64;
-		win.width = x1 - x0;
-		win.height = y1 - y0;
-		win.stride_words = (win.width + 63) / 64;
-		if (threshold_process(t->check, &view, &crop))
+		if (!reread(e, grey, fx, fy, r, halo, t->check, t->check_mat))
 			return false;
-		bits_cut(&crop, x0 - cx0, y0 - cy0, &win);
-		const struct region_tree *tree = NULL;
-		detections_clear(&t->det);
-		if (segment_process(e->s3.seg, &win, &tree) || match_process(t->check_mat, tree, NULL, &t->det))
-			return false;
-		for (int k = 0; k < t->det.n_fids; k++) {
-			t->det.fids[k].x += (float)x0;
-			t->det.fids[k].y += (float)y0;
-		}
 		if (!merge_check(d, i, &t->det, e->cfg.match.trees))
 			i++;
 	}
@@ -1071,35 +1104,25 @@ static bool tie_break(struct engine *e, const struct image_u8 *grey)
 		if (f->root < 0 || f->completed || !other || other->id == f->id || other->completed)
 			continue;
 		const int r = (int)f->size_px + TIE_PAD, fx = (int)f->x, fy = (int)f->y;
-		const int x0 = fx - r > 0 ? fx - r : 0, y0 = fy - r > 0 ? fy - r : 0;
-		const int x1 = fx + r + 1 < grey->width ? fx + r + 1 : grey->width;
-		const int y1 = fy + r + 1 < grey->height ? fy + r + 1 : grey->height;
-		const int cx0 = x0 - halo > 0 ? x0 - halo : 0, cy0 = y0 - halo > 0 ? y0 - halo : 0;
-		const int cx1 = x1 + halo < grey->width ? x1 + halo : grey->width;
-		const int cy1 = y1 + halo < grey->height ? y1 + halo : grey->height;
-		struct image_u8 view = {.width = cx1 - cx0, .height = cy1 - cy0, .stride = grey->stride,
-					.data = grey->data + (size_t)cy0 * (size_t)grey->stride + (size_t)cx0};
-		struct bitmask crop = t->crop, win = e->s3.mask;
-		crop.width = view.width;
-		crop.height = view.height;
-		crop.stride_words = (crop.width + 63) / 64;
-		win.width = x1 - x0;
-		win.height = y1 - y0;
-		win.stride_words = (win.width + 63) / 64;
-		if (threshold_process(thr, &view, &crop))
+		if (!reread(e, grey, fx, fy, r, halo, thr, e->s3.mat))
 			return false;
-		bits_cut(&crop, x0 - cx0, y0 - cy0, &win);
-		const struct region_tree *tree = NULL;
-		detections_clear(&t->det);
-		if (segment_process(e->s3.seg, &win, &tree) || match_process(e->s3.mat, tree, NULL, &t->det))
-			return false;
-		for (int k = 0; k < t->det.n_fids; k++) {
-			t->det.fids[k].x += (float)x0;
-			t->det.fids[k].y += (float)y0;
-		}
 		merge_tie_break(d, i, other, &t->det);
 	}
 	return true;
+}
+
+/* The windows around small structure (regions under side_px) that no
+ * decoded symbol explains, into e->t3.win (windows_find_small), or the
+ * whole frame as one window where they would cover more than half of it;
+ * returns their number. */
+static int small_windows(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1, int side_px)
+{
+	const int n = windows_find_small(tree1, &e->s1.det, side_px, THIRD_SMALL_PAD, e->t3.scratch, e->t3.scratch_len,
+					 e->t3.win, THIRD_MAX_WINDOWS);
+	if (n >= 0)
+		return n;
+	e->t3.win[0] = (struct window){.x0 = 0, .y0 = 0, .x1 = grey->width, .y1 = grey->height};
+	return 1;
 }
 
 /* The third scale's small-symbol pass (radius_small): Bernsen at a small
@@ -1113,12 +1136,7 @@ static bool third_small(struct engine *e, const struct image_u8 *grey, const str
 {
 	if (!e->t3.small)
 		return true;
-	int n = windows_find_small(tree1, &e->s1.det, THIRD_SMALL_WIN_PX, THIRD_SMALL_PAD, e->t3.scratch,
-				   e->t3.scratch_len, e->t3.win, THIRD_MAX_WINDOWS);
-	if (n < 0) {
-		e->t3.win[0] = (struct window){.x0 = 0, .y0 = 0, .x1 = grey->width, .y1 = grey->height};
-		n = 1;
-	}
+	const int n = small_windows(e, grey, tree1, THIRD_SMALL_WIN_PX);
 	int taps[THRESHOLD_GAUSS_MAX_RADIUS + 1];
 	const int halo = e->cfg.radius_small + threshold_gauss_taps(e->cfg.thr.gauss_sigma, taps);
 	const int from = e->s3.det.n_fids;
@@ -1185,12 +1203,7 @@ static bool up_part(struct engine *e, const struct image_u8 *grey, const struct 
 			f.root = -1;
 			if (r == 1)
 				f.completed = 1;
-			int32_t *n = fid ? &d->n_fids : &d->n_fuzzy;
-			if (*n >= (fid ? d->cap_fids : d->cap_fuzzy)) {
-				d->overflow = true;
-				continue;
-			}
-			(fid ? d->fids : d->fuzzy)[(*n)++] = f;
+			det_append(d, fid, &f);
 		}
 	}
 	return true;
@@ -1230,12 +1243,7 @@ static bool third_up(struct engine *e, const struct image_u8 *grey, const struct
 {
 	if (!e->t3.up)
 		return true;
-	int n = windows_find_small(tree1, &e->s1.det, THIRD_UP_WIN_PX, THIRD_SMALL_PAD, e->t3.scratch,
-				   e->t3.scratch_len, e->t3.win, THIRD_MAX_WINDOWS);
-	if (n < 0) {
-		e->t3.win[0] = (struct window){.x0 = 0, .y0 = 0, .x1 = grey->width, .y1 = grey->height};
-		n = 1;
-	}
+	const int n = small_windows(e, grey, tree1, THIRD_UP_WIN_PX);
 	int taps[THRESHOLD_GAUSS_MAX_RADIUS + 1];
 	int halo = (e->cfg.radius_up + threshold_gauss_taps(e->cfg.thr.gauss_sigma, taps) + 1) / 2 + 1;
 	/* The closing reads 2 close_up enlarged pixels around each. */
@@ -1303,13 +1311,16 @@ static bool third_closed(struct engine *e, const struct image_u8 *grey, const st
 }
 
 /* The third scale's deblurring pass (deblur3, threshold/deblur.h): in the
- * second pass's windows (mean_scale3's radius rule), each a streak is found
- * in deconvolved and thresholded by the local mean at the window's radius,
- * keeping the symbols whose radius the window's is (as the second pass).
- * The halo gives the deconvolution room: the streak's length times the
- * rounds it spreads over, and the mean's radius. Its symbols are marked
- * completed (third_window), so a symbol another scale or pass read whole
- * stands against them. */
+ * second pass's windows (mean_scale3's radius rule, padded by
+ * THIRD_DEBLUR_PAD), each window in which a streak is found is deconvolved
+ * and thresholded by the local mean at the window's radius, keeping the
+ * symbols whose own radius is the window's (as the second pass). The
+ * window is deconvolved with deblur.h's context around it; the halo (the
+ * mean's radius and THIRD_DEBLUR_HALO) gives the threshold's mean its
+ * context past the window's edge. Windows are taken in their order while
+ * their area stays within deblur3_pct of the frame's: a bound on what the
+ * pass can cost a frame. Its symbols are marked completed (third_window),
+ * so a symbol another scale or pass read whole stands against them. */
 static bool third_deblurred(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1)
 {
 	const struct engine_config *c = &e->cfg;
@@ -1319,10 +1330,22 @@ static bool third_deblurred(struct engine *e, const struct image_u8 *grey, const
 	const int max_px = c->match.root_max_px > 0 ? (int)c->match.root_max_px : grey->width + grey->height;
 	int n = windows_find(tree1, &e->s1.det, max_px, THIRD_DEBLUR_PAD, &rule, e->t3.scratch, e->t3.scratch_len,
 			     e->t3.win, THIRD_MAX_WINDOWS);
+	/* The bound on the pass's cost (deblur3_pct): windows in their order
+	 * while their area stays within it. */
+	const int64_t budget = c->deblur3_pct > 0 ? (int64_t)grey->width * grey->height * c->deblur3_pct / 100 : -1;
+	int64_t used = 0;
 	bool ok = true;
-	for (int i = 0; i < n && ok; i++)
-		ok = third_window(e, grey, &e->t3.win[i], e->t3.win[i].radius + THIRD_DEBLUR_HALO, NULL, &rule, 0,
-				  THIRD_BY_DEBLUR);
+	for (int i = 0; i < n && ok; i++) {
+		const struct window *w = &e->t3.win[i];
+		used += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
+		if (budget >= 0 && used > budget) {
+			e->t3.stats.deblur_skipped += n - i;
+			break;
+		}
+		e->t3.stats.deblur_windows++;
+		e->t3.stats.deblur_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
+		ok = third_window(e, grey, w, w->radius + THIRD_DEBLUR_HALO, NULL, &rule, 0, THIRD_BY_DEBLUR);
+	}
 	return ok;
 }
 

@@ -78,6 +78,8 @@ struct engine_config {
 	int close_pct;                 /* that pass: white above this percent of the closing, 1..100 */
 	bool deblur3;                  /* third scale: a pass in its windows that undoes a motion streak
 					* (threshold/deblur.h); needs mean_scale3 > 0 for its radius */
+	int deblur3_pct;               /* that pass: windows in their order while their area stays within
+					* this percent of the frame's; 0 = all */
 	int segment_threads;           /* bands a scale is segmented in; 0 = auto */
 	int segment_backend;           /* enum engine_segment_backend */
 	int32_t max_runs, max_regions; /* per scale and frame; 0 = from the frame size (core/regions.h) */
@@ -159,6 +161,8 @@ struct engine_third_stats {
 	int64_t closed_windows, closed_area_px; /* the closing pass's (close_scale3) */
 	int64_t small_windows, small_area_px;   /* the small-symbol pass's (radius_small) */
 	int64_t up_windows, up_area_px;         /* the upsampled pass's (radius_up), in the frame's pixels */
+	int64_t deblur_windows, deblur_area_px; /* the deblurring pass's (deblur3): windows it looked at */
+	int64_t deblur_skipped;                 /* and windows past its bound (deblur3_pct) */
 };
 const struct engine_third_stats *engine_third_stats(const struct engine *e);
 

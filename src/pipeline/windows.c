@@ -95,7 +95,8 @@ static bool explained(const struct region_tree *t, int32_t r, const struct detec
  * regions of its own outside the box.
  * Each region's verdict first (memo); most frames have no live region,
  * and then the runs are never read. Otherwise one pass over the tree's
- * runs, where only the runs of live regions walk their tiles. */
+ * runs in the rows the live regions span, where only the runs of live
+ * regions walk their tiles. */
 static void tiles_scan(const struct region_tree *t, const struct detections *d, int max_side, int small_px,
 		       int32_t *live, int32_t *memo)
 {
@@ -103,14 +104,19 @@ static void tiles_scan(const struct region_tree *t, const struct detections *d, 
 	for (int i = 0; i < ntx * nty; i++)
 		live[i] = 0;
 	int32_t n_live = 0;
+	int ylo = t->height, yhi = -1; /* the rows live regions span */
 	for (int32_t r = 0; r < t->n_regions; r++) {
 		memo[r] = (small_px > 0 ? small_branching(t, r, small_px) : branching(t, r, max_side)) &&
 			  !explained(t, r, d);
-		n_live += memo[r];
+		if (memo[r]) {
+			n_live++;
+			ylo = min_i(ylo, t->regions[r].y0);
+			yhi = max_i(yhi, t->regions[r].y1);
+		}
 	}
 	if (!n_live)
 		return;
-	for (int y = 0; y < t->height; y++) {
+	for (int y = ylo; y <= yhi; y++) {
 		int32_t *row = live + (size_t)(y / T) * (size_t)ntx;
 		for (int32_t k = t->row_first_run[y]; k < t->row_first_run[y + 1]; k++) {
 			const struct run *rn = &t->runs[k];

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +12,11 @@
 #include "threshold.h"
 #include "threshold_cpu.h"
 
-#ifdef __SSE2__
-#include <emmintrin.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define DEBLUR_AVX2 1
+#else
+#define DEBLUR_AVX2 0
 #endif
 
 #define KSIDE (2 * DEBLUR_KERNEL_RADIUS + 1)
@@ -21,9 +25,11 @@
 struct deblur {
 	int max_width, max_height;
 	float *g, *u, *c;   /* max_width x max_height: the grey + 1, the estimate, a convolution */
+	float *xp, *y, *gp; /* likewise: the previous estimate, the extrapolated one, the previous step */
 	float *pad;         /* (max_width + 2K) x (max_height + 2K): a buffer with its border repeated */
 	struct image_u8 out; /* the deconvolved grey */
 	struct threshold_cpu *thr;
+	bool avx2;          /* the CPU has AVX2: the kernels' avx2 copies run */
 	int n_taps;
 	int tap_dx[MAX_TAPS], tap_dy[MAX_TAPS];
 	float tap_w[MAX_TAPS];
@@ -41,15 +47,21 @@ struct deblur *deblur_create(int max_width, int max_height, int *err)
 	if (d) {
 		d->max_width = max_width;
 		d->max_height = max_height;
+#if DEBLUR_AVX2
+		d->avx2 = __builtin_cpu_supports("avx2");
+#endif
 		d->g = malloc(n * sizeof *d->g);
 		d->u = malloc(n * sizeof *d->u);
 		d->c = malloc(n * sizeof *d->c);
+		d->xp = malloc(n * sizeof *d->xp);
+		d->y = malloc(n * sizeof *d->y);
+		d->gp = malloc(n * sizeof *d->gp);
 		d->pad = malloc(np * sizeof *d->pad);
 		d->thr = threshold_cpu_create(max_width, max_height, err);
 		if (image_u8_alloc(&d->out, max_width, max_height))
 			d->out.data = NULL;
 	}
-	if (!d || !d->g || !d->u || !d->c || !d->pad || !d->thr || !d->out.data) {
+	if (!d || !d->g || !d->u || !d->c || !d->xp || !d->y || !d->gp || !d->pad || !d->thr || !d->out.data) {
 		deblur_destroy(d);
 		*err = ERR_NOMEM;
 		return NULL;
@@ -65,22 +77,13 @@ void deblur_destroy(struct deblur *d)
 	free(d->g);
 	free(d->u);
 	free(d->c);
+	free(d->xp);
+	free(d->y);
+	free(d->gp);
 	free(d->pad);
 	image_u8_free(&d->out);
 	threshold_cpu_destroy(d->thr);
 	free(d);
-}
-
-/* The grey at (x, y), bilinear between its four pixels; (x, y) must lie in
- * the image's interior (callers keep a margin). */
-static inline float bilinear(const struct image_u8 *in, float x, float y)
-{
-	const int x0 = (int)floorf(x), y0 = (int)floorf(y);
-	const float fx = x - (float)x0, fy = y - (float)y0;
-	const uint8_t *r0 = image_u8_row(in, y0) + x0, *r1 = image_u8_row(in, y0 + 1) + x0;
-	const float a = (float)r0[0] + fx * (float)(r0[1] - r0[0]);
-	const float b = (float)r1[0] + fx * (float)(r1[1] - r1[0]);
-	return a + fy * (b - a);
 }
 
 int deblur_estimate(struct deblur *d, const struct image_u8 *in, struct deblur_streak *streak)
@@ -127,21 +130,41 @@ int deblur_estimate(struct deblur *d, const struct image_u8 *in, struct deblur_s
 		return 0;
 	/* The autocorrelation of the derivative along the streak, from
 	 * half-pixel differences at the pixels a margin inside the border. */
+	/* The grey at p + (k + 1/2) d for k = -1 .. DEBLUR_MAX_LENGTH + 1,
+	 * bilinear: the offsets and weights are the same at every p. The
+	 * derivative at lag k is the difference of two neighbours. */
+	enum { NQ = DEBLUR_MAX_LENGTH + 3 };
 	const float dx = (float)cos(ang), dy = (float)sin(ang);
+	ptrdiff_t qo[NQ];
+	float qw[NQ][4];
+	for (int k = 0; k < NQ; k++) {
+		const float qx = ((float)k - 0.5f) * dx, qy = ((float)k - 0.5f) * dy;
+		const int ox = (int)floorf(qx), oy = (int)floorf(qy);
+		const float fx = qx - (float)ox, fy = qy - (float)oy;
+		qo[k] = (ptrdiff_t)oy * in->stride + ox;
+		qw[k][0] = (1.0f - fx) * (1.0f - fy);
+		qw[k][1] = fx * (1.0f - fy);
+		qw[k][2] = (1.0f - fx) * fy;
+		qw[k][3] = fx * fy;
+	}
 	double r[DEBLUR_MAX_LENGTH + 2] = {0};
-	for (int y = m; y < h - m; y += DEBLUR_STEP)
+	const ptrdiff_t st = in->stride;
+	for (int y = m; y < h - m; y += DEBLUR_STEP) {
+		const uint8_t *row = image_u8_row(in, y);
 		for (int x = m; x < w - m; x += DEBLUR_STEP) {
-			const float x0 = (float)x, y0 = (float)y;
-			const float d0 = bilinear(in, x0 + 0.5f * dx, y0 + 0.5f * dy) - bilinear(in, x0 - 0.5f * dx, y0 - 0.5f * dy);
+			float q[NQ];
+			for (int k = 0; k < NQ; k++) {
+				const uint8_t *p = row + x + qo[k];
+				q[k] = qw[k][0] * (float)p[0] + qw[k][1] * (float)p[1] + qw[k][2] * (float)p[st] +
+				       qw[k][3] * (float)p[st + 1];
+			}
+			const float d0 = q[1] - q[0];
 			if (d0 == 0.0f)
 				continue;
-			for (int k = 0; k <= DEBLUR_MAX_LENGTH + 1; k++) {
-				const float xk = x0 + (float)k * dx, yk = y0 + (float)k * dy;
-				const float dk = bilinear(in, xk + 0.5f * dx, yk + 0.5f * dy) -
-						 bilinear(in, xk - 0.5f * dx, yk - 0.5f * dy);
-				r[k] += (double)(d0 * dk);
-			}
+			for (int k = 0; k <= DEBLUR_MAX_LENGTH + 1; k++)
+				r[k] += (double)(d0 * (q[k + 1] - q[k]));
 		}
+	}
 	if (r[0] <= 0.0)
 		return 0;
 	int best = DEBLUR_MIN_LENGTH;
@@ -187,9 +210,45 @@ static void make_kernel(struct deblur *d, const struct deblur_streak *s)
 			}
 }
 
+/* Eight float lanes (GCC's vector extension: two SSE registers, or one
+ * AVX register in the avx2 copies below). Every operation is lane by lane
+ * IEEE single precision, multiplies and adds apart (no fused multiply-add),
+ * so each copy gives the same bits as the scalar loops. */
+typedef float vf8 __attribute__((vector_size(32)));
+/* The helpers below pass vectors by value between static functions that
+ * are inlined into one another: no call crosses an ABI. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+typedef int32_t vi8 __attribute__((vector_size(32)));
+#define VL 8
+
+static inline __attribute__((always_inline)) vf8 vld(const float *p)
+{
+	vf8 v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+static inline __attribute__((always_inline)) void vst(float *p, vf8 v)
+{
+	memcpy(p, &v, sizeof v);
+}
+
+static inline __attribute__((always_inline)) vf8 vmax(vf8 a, vf8 b)
+{
+	const vi8 m = a > b;
+	vi8 ai, bi;
+	memcpy(&ai, &a, sizeof a);
+	memcpy(&bi, &b, sizeof b);
+	const vi8 r = (ai & m) | (bi & ~m);
+	vf8 v;
+	memcpy(&v, &r, sizeof v);
+	return v;
+}
+
 /* out = src convolved with the kernel (flip: mirrored), src's border
- * repeated; src and out are w x h, stride w. */
-static void convolve(struct deblur *d, const float *src, int w, int h, bool flip, float *out)
+ * repeated; src and out are w x h, stride w. Each pixel sums its taps in
+ * the kernel's order. */
+static inline __attribute__((always_inline)) void convolve_body(struct deblur *d, const float *src, int w, int h, bool flip, float *out)
 {
 	const int K = DEBLUR_KERNEL_RADIUS, pw = w + 2 * K, ph = h + 2 * K;
 	for (int y = 0; y < ph; y++) {
@@ -202,76 +261,174 @@ static void convolve(struct deblur *d, const float *src, int w, int h, bool flip
 		}
 		memcpy(p + K, s, (size_t)w * sizeof *p);
 	}
-	const float *row[MAX_TAPS];
-#ifdef __SSE2__
-	__m128 vw[MAX_TAPS];
-	for (int i = 0; i < d->n_taps; i++)
-		vw[i] = _mm_set1_ps(d->tap_w[i]);
-#endif
+	const int nt = d->n_taps;
+	ptrdiff_t off[MAX_TAPS];
+	for (int i = 0; i < nt; i++) {
+		const int tx = flip ? -d->tap_dx[i] : d->tap_dx[i], ty = flip ? -d->tap_dy[i] : d->tap_dy[i];
+		off[i] = (ptrdiff_t)(K + ty) * pw + (K + tx);
+	}
 	for (int y = 0; y < h; y++) {
 		float *o = out + (size_t)y * (size_t)w;
-		for (int i = 0; i < d->n_taps; i++) {
-			const int tx = flip ? -d->tap_dx[i] : d->tap_dx[i], ty = flip ? -d->tap_dy[i] : d->tap_dy[i];
-			row[i] = d->pad + (size_t)(y + K + ty) * (size_t)pw + (size_t)(K + tx);
-		}
+		const float *base = d->pad + (size_t)y * (size_t)pw;
 		int x = 0;
-#ifdef __SSE2__
-		/* Four pixels at a time, each summed tap by tap in the scalar
-		 * loop's order with its products (no fused multiply-add): the
-		 * same bits. */
-		for (; x + 4 <= w; x += 4) {
-			__m128 acc = _mm_setzero_ps();
-			for (int i = 0; i < d->n_taps; i++)
-				acc = _mm_add_ps(acc, _mm_mul_ps(vw[i], _mm_loadu_ps(row[i] + x)));
-			_mm_storeu_ps(o + x, acc);
+		for (; x + 2 * VL <= w; x += 2 * VL) {
+			vf8 a0 = {0}, a1 = {0};
+			for (int i = 0; i < nt; i++) {
+				const float *r = base + off[i] + x;
+				const float wt = d->tap_w[i];
+				a0 += wt * vld(r);
+				a1 += wt * vld(r + VL);
+			}
+			vst(o + x, a0);
+			vst(o + x + VL, a1);
 		}
-#endif
 		for (; x < w; x++) {
 			float acc = 0.0f;
-			for (int i = 0; i < d->n_taps; i++)
-				acc += d->tap_w[i] * row[i][x];
+			for (int i = 0; i < nt; i++)
+				acc += d->tap_w[i] * base[off[i] + x];
 			o[x] = acc;
 		}
 	}
 }
 
-/* c[i] = g[i] / max(c[i], 1e-3), four at a time where SSE2 is there
- * (the same IEEE operations: the same bits). */
-static void ratio(float *c, const float *g, size_t n)
+/* One accelerated Richardson-Lucy round's pixel work around the two
+ * convolutions: before them, yk = max(u + alpha (u - xp), 1e-3) (the
+ * extrapolated estimate); after them (c holding the correction),
+ * u = yk c, yk = u - yk (the step) and, with sums, the step's dot products
+ * with the previous step gp and gp's with itself, each in VL lanes by the
+ * pixel's index mod VL, added up in lane order. */
+static inline __attribute__((always_inline)) void extrapolate_body(float *yk, const float *u, const float *xp, float alpha, size_t n)
 {
+	const vf8 lo = {1e-3f, 1e-3f, 1e-3f, 1e-3f, 1e-3f, 1e-3f, 1e-3f, 1e-3f};
 	size_t i = 0;
-#ifdef __SSE2__
-	const __m128 lo = _mm_set1_ps(1e-3f);
-	for (; i + 4 <= n; i += 4)
-		_mm_storeu_ps(c + i, _mm_div_ps(_mm_loadu_ps(g + i), _mm_max_ps(_mm_loadu_ps(c + i), lo)));
-#endif
+	for (; i + VL <= n; i += VL) {
+		const vf8 v = vld(u + i);
+		vst(yk + i, vmax(v + alpha * (v - vld(xp + i)), lo));
+	}
+	for (; i < n; i++) {
+		const float v = u[i] + alpha * (u[i] - xp[i]);
+		yk[i] = v > 1e-3f ? v : 1e-3f;
+	}
+}
+
+static inline __attribute__((always_inline)) void ratio_body(float *c, const float *g, size_t n)
+{
+	const vf8 lo = {1e-3f, 1e-3f, 1e-3f, 1e-3f, 1e-3f, 1e-3f, 1e-3f, 1e-3f};
+	size_t i = 0;
+	for (; i + VL <= n; i += VL)
+		vst(c + i, vld(g + i) / vmax(vld(c + i), lo));
 	for (; i < n; i++)
 		c[i] = g[i] / (c[i] > 1e-3f ? c[i] : 1e-3f);
 }
 
-/* u[i] *= c[i], likewise. */
-static void scale(float *u, const float *c, size_t n)
+static inline __attribute__((always_inline)) void update_body(float *u, float *yk, const float *c, const float *gp, bool sums, float *num,
+			       float *den, size_t n)
 {
+	vf8 vn = {0}, vd = {0};
 	size_t i = 0;
-#ifdef __SSE2__
-	for (; i + 4 <= n; i += 4)
-		_mm_storeu_ps(u + i, _mm_mul_ps(_mm_loadu_ps(u + i), _mm_loadu_ps(c + i)));
-#endif
-	for (; i < n; i++)
-		u[i] *= c[i];
+	for (; i + VL <= n; i += VL) {
+		const vf8 y = vld(yk + i), nu = y * vld(c + i), g = nu - y;
+		vst(u + i, nu);
+		vst(yk + i, g);
+		if (sums) {
+			const vf8 p = vld(gp + i);
+			vn += g * p;
+			vd += p * p;
+		}
+	}
+	float ln[VL], ld[VL];
+	memcpy(ln, &vn, sizeof ln);
+	memcpy(ld, &vd, sizeof ld);
+	for (; i < n; i++) {
+		u[i] = yk[i] * c[i];
+		yk[i] = u[i] - yk[i];
+		if (sums) {
+			ln[i % VL] += yk[i] * gp[i];
+			ld[i % VL] += gp[i] * gp[i];
+		}
+	}
+	float sn = 0.0f, sd = 0.0f;
+	for (int l = 0; l < VL; l++) {
+		sn += ln[l];
+		sd += ld[l];
+	}
+	*num = sn;
+	*den = sd;
 }
 
-int deblur_process(struct deblur *d, const struct image_u8 *in, int mean_radius, int mean_bias, int gate,
-		   struct bitmask *out, struct deblur_streak *streak)
+/* Each kernel twice: plain (SSE2 on x86-64) and, where the CPU has it,
+ * AVX2; the same bits either way. */
+#if DEBLUR_AVX2
+__attribute__((target("avx2"))) static void convolve_avx2(struct deblur *d, const float *src, int w, int h,
+							   bool flip, float *out)
 {
-	const int w = in->width, h = in->height;
-	if (w < 1 || h < 1 || w > d->max_width || h > d->max_height || out->width != w || out->height != h)
+	convolve_body(d, src, w, h, flip, out);
+}
+__attribute__((target("avx2"))) static void extrapolate_avx2(float *yk, const float *u, const float *xp,
+							      float alpha, size_t n)
+{
+	extrapolate_body(yk, u, xp, alpha, n);
+}
+__attribute__((target("avx2"))) static void ratio_avx2(float *c, const float *g, size_t n)
+{
+	ratio_body(c, g, n);
+}
+__attribute__((target("avx2"))) static void update_avx2(float *u, float *yk, const float *c, const float *gp,
+							 bool sums, float *num, float *den, size_t n)
+{
+	update_body(u, yk, c, gp, sums, num, den, n);
+}
+#endif
+
+/* One round from the estimate xk and the one before it, xprev: xprev
+ * receives the next estimate, yk the step to it (above). */
+static void rl_round(struct deblur *d, const float *xk, float *xprev, float *yk, const float *gp, float alpha,
+		     bool sums, float *num, float *den, int w, int h)
+{
+	const size_t n = (size_t)w * (size_t)h;
+#if DEBLUR_AVX2
+	if (d->avx2) {
+		extrapolate_avx2(yk, xk, xprev, alpha, n);
+		convolve_avx2(d, yk, w, h, false, d->c);
+		ratio_avx2(d->c, d->g, n);
+		convolve_avx2(d, d->c, w, h, true, d->c);
+		update_avx2(xprev, yk, d->c, gp, sums, num, den, n);
+		return;
+	}
+#endif
+	extrapolate_body(yk, xk, xprev, alpha, n);
+	convolve_body(d, yk, w, h, false, d->c);
+	ratio_body(d->c, d->g, n);
+	convolve_body(d, d->c, w, h, true, d->c);
+	update_body(xprev, yk, d->c, gp, sums, num, den, n);
+}
+
+int deblur_process(struct deblur *d, const struct image_u8 *in, const struct deblur_box *core, int mean_radius,
+		   int mean_bias, int gate, struct bitmask *out, struct deblur_streak *streak)
+{
+	const int iw = in->width, ih = in->height;
+	if (iw < 1 || ih < 1 || iw > d->max_width || ih > d->max_height || out->width != iw || out->height != ih)
 		return ERR_SIZE;
 	if (mean_radius < 1 || mean_radius > THRESHOLD_MAX_MEAN_RADIUS || mean_bias < 0 ||
 	    mean_bias > THRESHOLD_MAX_MEAN_BIAS || gate < 0 || gate > 255)
 		return ERR_RANGE;
+	struct deblur_box cb = {0, 0, iw, ih};
+	if (core) {
+		if (core->x0 < 0 || core->y0 < 0 || core->x1 > iw || core->y1 > ih || core->x0 >= core->x1 ||
+		    core->y0 >= core->y1)
+			return ERR_RANGE;
+		cb = *core;
+	}
+	/* The work area: the core and DEBLUR_CONTEXT around it. */
+	const int wx0 = cb.x0 - DEBLUR_CONTEXT > 0 ? cb.x0 - DEBLUR_CONTEXT : 0;
+	const int wy0 = cb.y0 - DEBLUR_CONTEXT > 0 ? cb.y0 - DEBLUR_CONTEXT : 0;
+	const int wx1 = cb.x1 + DEBLUR_CONTEXT < iw ? cb.x1 + DEBLUR_CONTEXT : iw;
+	const int wy1 = cb.y1 + DEBLUR_CONTEXT < ih ? cb.y1 + DEBLUR_CONTEXT : ih;
+	const int w = wx1 - wx0, h = wy1 - wy0;
+	const struct image_u8 work = {.width = w, .height = h, .stride = in->stride,
+				      .data = in->data + (size_t)wy0 * (size_t)in->stride + (size_t)wx0};
 	struct deblur_streak s;
-	const int found = deblur_estimate(d, in, &s);
+	const int found = deblur_estimate(d, &work, &s);
 	if (streak)
 		*streak = s;
 	if (!found)
@@ -279,26 +436,37 @@ int deblur_process(struct deblur *d, const struct image_u8 *in, int mean_radius,
 	make_kernel(d, &s);
 	const size_t n = (size_t)w * (size_t)h;
 	for (int y = 0; y < h; y++) {
-		const uint8_t *row = image_u8_row(in, y);
+		const uint8_t *row = image_u8_row(&work, y);
 		float *g = d->g + (size_t)y * (size_t)w;
 		for (int x = 0; x < w; x++)
 			g[x] = (float)row[x] + 1.0f;
 	}
-	memcpy(d->u, d->g, n * sizeof *d->u);
+	float *u = d->u, *xp = d->xp, *yk = d->y, *gp = d->gp;
+	memcpy(u, d->g, n * sizeof *u);
+	memcpy(xp, d->g, n * sizeof *xp);
+	float alpha = 0.0f;
 	for (int it = 0; it < DEBLUR_ITERATIONS; it++) {
-		convolve(d, d->u, w, h, false, d->c);
-		ratio(d->c, d->g, n);
-		convolve(d, d->c, w, h, true, d->c);
-		scale(d->u, d->c, n);
+		float num = 0.0f, den = 0.0f;
+		rl_round(d, u, xp, yk, gp, alpha, it > 0, &num, &den, w, h);
+		float *t = xp;
+		xp = u;
+		u = t;
+		t = gp;
+		gp = yk;
+		yk = t;
+		alpha = it > 0 && den > 0.0f ? num / den : 0.0f;
+		alpha = alpha < 0.0f ? 0.0f : alpha > DEBLUR_MAX_ALPHA ? DEBLUR_MAX_ALPHA : alpha;
 	}
 	struct image_u8 grey = d->out;
-	grey.width = w;
-	grey.height = h;
-	for (int y = 0; y < h; y++) {
-		const float *u = d->u + (size_t)y * (size_t)w;
+	grey.width = iw;
+	grey.height = ih;
+	for (int y = 0; y < ih; y++)
+		memcpy(image_u8_row(&grey, y), image_u8_row(in, y), (size_t)iw);
+	for (int y = cb.y0; y < cb.y1; y++) {
+		const float *uy = u + (size_t)(y - wy0) * (size_t)w - wx0;
 		uint8_t *o = image_u8_row(&grey, y);
-		for (int x = 0; x < w; x++) {
-			const float v = u[x] - 1.0f + 0.5f;
+		for (int x = cb.x0; x < cb.x1; x++) {
+			const float v = uy[x] - 1.0f + 0.5f;
 			o[x] = (uint8_t)(v <= 0.0f ? 0 : v >= 255.0f ? 255 : (int)v);
 		}
 	}
