@@ -213,7 +213,10 @@ static struct ui *sdl_create(const struct ui_config *cfg, int *err)
 		wh /= 2;
 	}
 	int bar_h = 2 * UI_FONT_CELL_H + 8;
-	Uint32 flags = SDL_WINDOW_RESIZABLE | (cfg->fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
+	/* Hidden until the renderer exists: an accelerated renderer that needs
+	 * another visual makes SDL destroy the window and create another, and
+	 * a shown first window would flash up and vanish. */
+	Uint32 flags = SDL_WINDOW_RESIZABLE | SDL_WINDOW_HIDDEN | (cfg->fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
 	u->win = SDL_CreateWindow(SDL_TITLE, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, ww, wh + bar_h, flags);
 	if (!u->win) {
 		log_debug("ui: SDL_CreateWindow: %s", SDL_GetError());
@@ -228,6 +231,7 @@ static struct ui *sdl_create(const struct ui_config *cfg, int *err)
 		*err = ERR_UNSUPPORTED;
 		goto fail;
 	}
+	SDL_ShowWindow(u->win);
 	SDL_SetRenderDrawBlendMode(u->ren, SDL_BLENDMODE_BLEND);
 	SDL_RendererInfo info;
 	if (SDL_GetRendererInfo(u->ren, &info) == 0)
