@@ -28,16 +28,26 @@ printf '\000\201\205abcdhello\211\200abcd' >"$T/ws/frames"
   printf 'k 1.5 2 3.25 90 0.01 %s\n' "$(printf '0123456789abcdef%.0s' 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)"
   printf 'k 19.5 9.5 12 359.5 0 %s\n' "$(printf 'ff00%.0s' $(seq 64))"; } >"$T/objects/lib"
 
-fail=0
+# One fuzzer a CPU at a time (each is single-threaded), reported in order.
+J=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+n=0
 for t in config trees image ws objects; do
 	bin="$B/fuzz/fuzz_$t"
-	[ -x "$bin" ] || { echo "FAIL: $bin not built"; fail=1; continue; }
-	if "$bin" -max_total_time="$S" -rss_limit_mb=2048 -artifact_prefix="$T/crash-$t-" "$T/$t" >"$T/$t.log" 2>&1; then
-		echo "ok: fuzz_$t: $(grep -o 'Done [0-9]* runs' "$T/$t.log" | tail -1) in ${S} s, nothing found"
-	else
-		echo "FAIL: fuzz_$t found an input that breaks it:"
+	[ -x "$bin" ] || { echo 127 >"$T/$t.rc"; continue; }
+	( "$bin" -max_total_time="$S" -rss_limit_mb=2048 -artifact_prefix="$T/crash-$t-" "$T/$t" >"$T/$t.log" 2>&1
+	  echo $? >"$T/$t.rc" ) &
+	n=$((n + 1))
+	[ $((n % J)) = 0 ] && wait
+done
+wait
+fail=0
+for t in config trees image ws objects; do
+	case $(cat "$T/$t.rc") in
+	0) echo "ok: fuzz_$t: $(grep -o 'Done [0-9]* runs' "$T/$t.log" | tail -1) in ${S} s, nothing found" ;;
+	127) echo "FAIL: $B/fuzz/fuzz_$t not built"; fail=1 ;;
+	*) echo "FAIL: fuzz_$t found an input that breaks it:"
 		grep -E 'ERROR|SUMMARY|Test unit written|Base64' "$T/$t.log" | head -8
-		fail=1
-	fi
+		fail=1 ;;
+	esac
 done
 exit $fail

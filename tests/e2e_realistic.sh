@@ -47,19 +47,33 @@ print('%-12s symbols %3d (+%d occluded)  recall %.3f  wrong IDs %d  false pos. %
 	[ $rc = 0 ] || fail=1
 }
 
+# Each set runs as its own job, JOBS (one a CPU) at a time; their reports
+# are printed in the order of the calls below once all have ended.
+JOBS=${REALISTIC_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
+k=0
+# job PRESET SEED CHECK-OPTIONS...: run_set in the background, its report
+# in $T/job.K and its verdict in $T/job.K.rc.
+job() {
+	k=$((k + 1))
+	( fail=0; run_set "$@"; echo $fail >"$T/job.$k.rc" ) >"$T/job.$k" 2>&1 &
+	eval "pid_$k=$!"
+	[ $k -gt "$JOBS" ] || return 0
+	eval "wait \$pid_$((k - JOBS))"
+}
+
 # Floors: a little below today's figures (8 frames each; see the README's
 # table of realistic sets), zero wrong IDs and false positives as today.
-run_set tilt 31 --min-recall 0.98 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
-run_set barrel 32 --min-recall 0.96 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
-run_set uneven 33 --min-recall 0.98 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
-run_set shadow 34 --min-recall 0.96 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
-run_set hands 35 --min-recall 0.97 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+job tilt 31 --min-recall 0.98 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+job barrel 32 --min-recall 0.96 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+job uneven 33 --min-recall 0.98 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+job shadow 34 --min-recall 0.96 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+job hands 35 --min-recall 0.97 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 # Our sets' features (holes of 0.0775 card) are 1.5-1.9 px at 20-24 px:
 # nothing is decoded; only wrong IDs and false positives are held (below).
-run_set small 36 --min-recall 0 --max-wrong 0 --max-fp 0
-run_set motion 37 --min-recall 0.37 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
-run_set blur 38 --min-recall 0.77 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
-run_set room 39 --min-recall 0.81 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+job small 36 --min-recall 0 --max-wrong 0 --max-fp 0
+job motion 37 --min-recall 0.37 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+job blur 38 --min-recall 0.77 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+job room 39 --min-recall 0.81 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 # The small preset with reacTIVision's mini set (few, big leaves), when the
 # shared data is there: holds the small-symbol rules of the matcher (1 px
 # holes, a root whose ring merged with the table; specks in a root's own
@@ -69,7 +83,7 @@ run_set room 39 --min-recall 0.81 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max
 MINI=${TABLETRACK_SHARED:-../shared}/fiducials/reactivision/mini.trees
 if [ -f "$MINI" ]; then
 	SET_TREES=$MINI
-	run_set small 36 --min-recall 0.96 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 3
+	job small 36 --min-recall 0.96 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 3
 	SET_TREES=
 fi
 # A printed sheet of reacTIVision's default symbols 0-11 photographed at an
@@ -79,8 +93,15 @@ fi
 DEFAULT=${TABLETRACK_SHARED:-../shared}/fiducials/reactivision/default.trees
 if [ -f "$DEFAULT" ]; then
 	SET_TREES=$DEFAULT
-	run_set sheet 40 --min-recall 0.98 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
-	run_set sheet-half 41 --min-recall 0.95 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+	job sheet 40 --min-recall 0.98 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+	job sheet-half 41 --min-recall 0.95 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 	SET_TREES=
 fi
+wait
+i=1
+while [ $i -le $k ]; do
+	cat "$T/job.$i"
+	[ "$(cat "$T/job.$i.rc" 2>/dev/null)" = 0 ] || fail=1
+	i=$((i + 1))
+done
 exit $fail

@@ -58,7 +58,10 @@ e2e_once_to_osc() {
 e2e_scene_seq() {
 	e2e_size=$(python3 -c "import json, sys; t = json.load(open(sys.argv[1])); print(t['w'], t['h'])" "$1/truth.json")
 	e2e_blank=$(dirname "$2")/blank-$(echo "$e2e_size" | tr ' ' x).pgm
-	python3 -c "import sys; w, h = int(sys.argv[1]), int(sys.argv[2]); sys.stdout.buffer.write(b'P5\n%d %d\n255\n' % (w, h) + bytes([128]) * (w * h))" $e2e_size >"$e2e_blank"
+	# Written beside and renamed over: sets of one size drawn at once share it.
+	e2e_tmp=$(mktemp "$e2e_blank.XXXXXX")
+	python3 -c "import sys; w, h = int(sys.argv[1]), int(sys.argv[2]); sys.stdout.buffer.write(b'P5\n%d %d\n255\n' % (w, h) + bytes([128]) * (w * h))" $e2e_size >"$e2e_tmp"
+	mv -f "$e2e_tmp" "$e2e_blank"
 	mkdir -p "$2"
 	e2e_k=0
 	for e2e_f in "$1"/frame_*.*; do
