@@ -2,7 +2,8 @@
  * tabletrack-detect - offline detector and scorer for tuning the matcher.
  *
  *   tabletrack-detect --trees FILE [--radius R] [--gate G] [--gauss SIGMA]
- *                     [--median 3|5] [--adj-cap N] [--verbose] [--dump FRAME FILE]
+ *                     [--median 3|5] [--adj-cap N] [--closing R PCT] [--verbose]
+ *                     [--dump FRAME FILE]
  *                     SCENE_DIR
  *
  * Reads SCENE_DIR/truth.json and SCENE_DIR/frame_NNNNN.png, runs each frame
@@ -14,7 +15,10 @@
  * angle error median/p95 (degrees). Defaults: radius 4, gate 48 (the best
  * balance found on the shared scenes). --verbose also lists every miss
  * (twice: with the tree strings of the regions around it);
- * --dump writes the thresholded image of one frame.
+ * --dump writes the thresholded image of one frame. --closing thresholds
+ * the whole frame against a grey closing of radius R instead (the third
+ * scale's closing pass, threshold/closing.h: white above PCT percent of the
+ * closing, --gate its floor), to see what that rule reads without windows.
  */
 #include <math.h>
 #include <stdio.h>
@@ -29,6 +33,7 @@
 #include "../src/fiducial/match.h"
 #include "../src/fiducial/trees.h"
 #include "../src/segment/segment.h"
+#include "../src/threshold/closing.h"
 #include "../src/threshold/threshold.h"
 
 /* ---- a tiny JSON scanner for truth.json ---- */
@@ -299,7 +304,8 @@ static void regions_near(const struct region_tree *tree, const struct truth_fid 
 static void usage(void)
 {
 	fprintf(stderr, "usage: tabletrack-detect --trees FILE [--radius R] [--gate G] [--gauss SIGMA] "
-			"[--median 3|5] [--adj-cap N] [--verbose] [--dump FRAME FILE.png] SCENE_DIR\n");
+			"[--median 3|5] [--adj-cap N] [--closing R PCT] [--verbose] [--dump FRAME FILE.png] "
+			"SCENE_DIR\n");
 }
 
 int main(int argc, char **argv)
@@ -308,6 +314,7 @@ int main(int argc, char **argv)
 	int radius = 4, gate = 48, median = 0, verbose = 0, dump_frame = -1, adj_cap = 0;
 	const char *dump_path = NULL;
 	float gauss = 0;
+	int close_r = 0, close_pct = 70;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--trees") && i + 1 < argc)
 			trees_path = argv[++i];
@@ -319,7 +326,10 @@ int main(int argc, char **argv)
 			adj_cap = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--gauss") && i + 1 < argc)
 			gauss = (float)atof(argv[++i]);
-		else if (!strcmp(argv[i], "--median") && i + 1 < argc)
+		else if (!strcmp(argv[i], "--closing") && i + 2 < argc) {
+			close_r = atoi(argv[++i]);
+			close_pct = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--median") && i + 1 < argc)
 			median = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--dump") && i + 2 < argc) {
 			dump_frame = atoi(argv[++i]);
@@ -333,7 +343,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!trees_path || !dir || radius < 1 || radius > 32 || gate < 0 || gate > 255) {
+	if (!trees_path || !dir || radius < 1 || radius > 32 || gate < 0 || gate > 255 || close_r < 0 ||
+	    close_r > CLOSING_MAX_RADIUS || close_pct < 0 || close_pct > 100) {
 		usage();
 		return 2;
 	}
@@ -349,6 +360,7 @@ int main(int argc, char **argv)
 
 	struct segment *seg = NULL;
 	struct match *mat = NULL;
+	struct closing *cl = NULL;
 	struct detections det;
 	if (detections_alloc(&det, 1024) < 0)
 		return 1;
@@ -366,12 +378,16 @@ int main(int argc, char **argv)
 		if (grey.width != cur_w || grey.height != cur_h) {
 			segment_destroy(seg);
 			match_destroy(mat);
+			closing_destroy(cl);
+			cl = NULL;
 			int err;
 			struct segment_config sc = {grey.width, grey.height, adj_cap ? adj_cap : tree_set_max_nodes(trees), 0, 0};
 			struct match_config mc = {.trees = trees, .max_width = grey.width, .max_height = grey.height};
 			seg = segment_create(&sc, &err);
 			mat = match_create(&mc, &err);
 			if (!seg || !mat)
+				return 1;
+			if (close_r > 0 && !(cl = closing_create(grey.width, grey.height, &err)))
 				return 1;
 			cur_w = grey.width;
 			cur_h = grey.height;
@@ -388,8 +404,14 @@ int main(int argc, char **argv)
 			gauss_cpu(src, gauss, &tmp);
 			image_u8_copy(&grey, &tmp);
 		}
-		bernsen_cpu(src, radius, gate, &bin);
-		bitmask_from_image(&mask, &bin);
+		if (cl) {
+			if (closing_process(cl, src, close_r, close_pct, gate, &mask) < 0)
+				return 1;
+			bitmask_to_image(&mask, &bin);
+		} else {
+			bernsen_cpu(src, radius, gate, &bin);
+			bitmask_from_image(&mask, &bin);
+		}
 		if (fr->frame == dump_frame && image_write(dump_path, &bin) < 0)
 			return 1;
 		const struct region_tree *tree;
@@ -471,6 +493,7 @@ int main(int argc, char **argv)
 	detections_free(&det);
 	segment_destroy(seg);
 	match_destroy(mat);
+	closing_destroy(cl);
 	tree_set_free(trees);
 	return 0;
 }
