@@ -6,13 +6,16 @@ build/tabletrack-scenes, or just prints them.
     tuio_check.py states OSCDUMP.txt                 # one JSON line per fseq
     tuio_check.py score OSCDUMP.txt TRUTH.json REPEAT BLANK [--min-recall R]
         [--max-fp N] [--max-wrong N] [--max-pos-p95 PX] [--max-angle-p95 DEG] [--min-finger-recall R]
+        [--min-edge-recall R]
 
 Scoring follows ../shared/spec/testing.md §3: a fiducial is found when an
 object with the right ID lies within 0.3 x its size of the true centre; the
 state of scene i is the one after its REPEAT-th copy (fseq = (REPEAT+BLANK)*i
 + REPEAT). A symbol marked "occluded" in truth (a hand over its ring) is left
 out: not counted in recall, and an object reported on it is neither found
-nor a false positive. Standard library only.
+nor a false positive. A symbol marked "shadow_edge" (a hard shadow's edge
+crosses it) also counts in "edge_symbols" and "edge_recall", the recall of
+exactly those symbols. Standard library only.
 """
 import json, math, shlex, sys
 
@@ -65,6 +68,7 @@ def pct(xs, q):
 def score(frames, truth, repeat, blank):
     W, H = truth["w"], truth["h"]
     found = total = fp = wrong = occluded = 0
+    e_found = e_total = 0
     pos, ang = [], []
     f_found = f_total = f_fp = 0
     for i, tf in enumerate(truth["frames"]):
@@ -80,6 +84,7 @@ def score(frames, truth, repeat, blank):
                         break
                 continue
             total += 1
+            e_total += bool(t.get("shadow_edge"))
             best = None
             for k, (cid, x, y, a) in enumerate(objs):
                 d = math.hypot(x - t["x"], y - t["y"])
@@ -92,6 +97,7 @@ def score(frames, truth, repeat, blank):
                 k, d, a = best
                 used.add(k)
                 found += 1
+                e_found += bool(t.get("shadow_edge"))
                 pos.append(d)
                 da = abs((a - t["angle"] + math.pi) % (2 * math.pi) - math.pi)
                 ang.append(math.degrees(da))
@@ -107,6 +113,7 @@ def score(frames, truth, repeat, blank):
                     break
         f_fp += len(curs) - len(cused)
     return {"symbols": total, "occluded": occluded, "recall": found / total if total else 0.0, "wrong_id": wrong,
+            "edge_symbols": e_total, "edge_recall": e_found / e_total if e_total else None,
             "false_pos": fp, "pos_median": pct(pos, 0.5), "pos_p95": pct(pos, 0.95),
             "angle_median": pct(ang, 0.5), "angle_p95": pct(ang, 0.95),
             "fingers": f_total, "finger_recall": f_found / f_total if f_total else None,
@@ -131,7 +138,8 @@ def main():
               ("--max-wrong", lambda v: r["wrong_id"] <= v, "wrong_id"),
               ("--max-pos-p95", lambda v: r["pos_p95"] < v, "pos_p95"),
               ("--max-angle-p95", lambda v: r["angle_p95"] < v, "angle_p95"),
-              ("--min-finger-recall", lambda v: (r["finger_recall"] or 0) >= v, "finger_recall")]
+              ("--min-finger-recall", lambda v: (r["finger_recall"] or 0) >= v, "finger_recall"),
+              ("--min-edge-recall", lambda v: r["edge_recall"] is not None and r["edge_recall"] >= v, "edge_recall")]
     for name, fn, key in checks:
         v = arg(name)
         if v is not None and not fn(v):

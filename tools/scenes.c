@@ -69,9 +69,17 @@
  * out of recall (a report of it is neither found nor a false positive).
  * Fingers never overlap symbols; hands may cover fingers (presets with
  * hands draw no fingers).
+ *
+ * Shadow edges. A symbol not occluded whose ring square a hard shadow's
+ * edge crosses (a sample of that square within the penumbra, others on
+ * both sides of it: hand_cover's edge test, for every shadow, a visible
+ * hand's shadow too) has "shadow_edge": true in truth.json, so that
+ * tests/tuio_check.py can give the recall of exactly those symbols (issue
+ * 13's target for them), not only of the sets that hold them.
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1621,6 +1629,7 @@ static int view_make(struct view *v, struct image_u8 *s, const struct camera *ca
 struct truth {
 	int id;
 	float x, y, angle, size, covered;
+	bool shadow_edge;
 };
 
 int main(int argc, char **argv)
@@ -1791,9 +1800,13 @@ int main(int argc, char **argv)
 			if (objs[i].kind != 0)
 				continue;
 			struct truth *t = &tr[k];
-			for (int j = 0; j < n_hands; j++)
+			t->shadow_edge = false;
+			for (int j = 0; j < n_hands; j++) {
 				if (hands[j].visible)
 					t->covered += hand_cover(&hands[j], &cam, &objs[i], 0, 0, 0);
+				if (hand_cover(&hands[j], &cam, &objs[i], hands[j].dx, hands[j].dy, hands[j].pen) > 0)
+					t->shadow_edge = true;
+			}
 			t->covered = t->covered > 1 ? 1 : t->covered;
 			fprintf(truth,
 				"%s\n    {\"id\": %d, \"x\": %.4f, \"y\": %.4f, \"angle\": %.6f, "
@@ -1803,6 +1816,8 @@ int main(int argc, char **argv)
 			if (t->covered > 0)
 				fprintf(truth, ", \"covered\": %.4f, \"occluded\": true",
 					(double)t->covered);
+			else if (t->shadow_edge)
+				fprintf(truth, ", \"shadow_edge\": true");
 			fprintf(truth, "}");
 			k++;
 		}
