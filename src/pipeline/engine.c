@@ -250,13 +250,13 @@ static bool up_configs(const struct engine_config *c, struct threshold_config *t
 	return c->radius_up > 0;
 }
 
-/* The small-symbol pass's symbols are read again (small_check) at
- * radius_small_check, Bernsen without a median, and without its speck
- * share: this read only vetoes, so what it may take for noise costs no
- * wrong ID. False: off. */
+/* The small-symbol and upsampled passes' symbols are read again
+ * (small_check) at radius_small_check, Bernsen without a median, and
+ * without the speck share: this read only vetoes, so what it may take for
+ * noise costs no wrong ID. False: off (no check, or neither pass). */
 static bool check_configs(const struct engine_config *c, struct threshold_config *tc, struct match_config *mc)
 {
-	const bool on = small_configs(c, tc, mc) && c->radius_small_check > 0;
+	const bool on = (small_configs(c, tc, mc) || c->radius_up > 0) && c->radius_small_check > 0;
 	tc->radius = c->radius_small_check;
 	mc->few_specks = false;
 	return on;
@@ -495,7 +495,8 @@ static int up_sync(struct engine *e, bool on, const struct threshold_config *tc,
 	return err;
 }
 
-/* The small-symbol pass (on: radius_small > 0) and its check. */
+/* The small-symbol pass (on: radius_small > 0) and the check it shares
+ * with the upsampled pass. */
 static int small_sync(struct third *t, const struct engine_config *c)
 {
 	struct threshold_config tc;
@@ -1057,9 +1058,10 @@ static bool reread(struct engine *e, const struct image_u8 *grey, int fx, int fy
 	return true;
 }
 
-/* The small-symbol pass's check: each of its symbols (d->fids from `from`
- * on) is read again in a window around it at radius_small_check, and
- * merge_check() turns it fuzzy where that read gives another ID. */
+/* The check of the small-symbol and upsampled passes: each of a pass's
+ * symbols (d->fids from `from` on) is read again in a window around it at
+ * radius_small_check, and merge_check() turns it fuzzy where that read
+ * gives another ID. */
 static bool small_check(struct engine *e, const struct image_u8 *grey, int from)
 {
 	struct third *t = &e->t3;
@@ -1238,7 +1240,10 @@ static bool up_window(struct engine *e, const struct image_u8 *grey, const struc
  * and thresholded by Bernsen at radius_up without a median, so that the
  * 1-1.5 px holes and walls of symbols foreshortened by a tilted camera or
  * shrunk in a wide lens's corners are 2-3 px; its symbols, sizes halved
- * back, follow the other passes' in the scale's detections. */
+ * back, follow the other passes' in the scale's detections. They pass the
+ * small-symbol pass's check (small_check): in a defocused frame the
+ * enlarged blobs of a 40 px symbol lost a hole where the frame's own
+ * pixels at radius_small_check still hold it (172 read as 127). */
 static bool third_up(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1)
 {
 	if (!e->t3.up)
@@ -1249,6 +1254,7 @@ static bool third_up(struct engine *e, const struct image_u8 *grey, const struct
 	/* The closing reads 2 close_up enlarged pixels around each. */
 	if (e->t3.up_close && e->cfg.close_up > 0 && e->cfg.close_up + 1 > halo)
 		halo = e->cfg.close_up + 1;
+	const int from = e->s3.det.n_fids;
 	bool ok = true;
 	for (int i = 0; i < n && ok; i++) {
 		const struct window *w = &e->t3.win[i];
@@ -1256,7 +1262,7 @@ static bool third_up(struct engine *e, const struct image_u8 *grey, const struct
 		e->t3.stats.up_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
 		ok = up_window(e, grey, w, halo);
 	}
-	return ok;
+	return ok && small_check(e, grey, from);
 }
 
 /* The third scale's closing pass (close_scale3): in windows found as for

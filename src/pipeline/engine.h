@@ -64,9 +64,9 @@ struct engine_config {
 					* mean_radius this fraction of the symbol's size (windows.h); 0 = off */
 	int radius_small;              /* third scale: a pass for small symbols, Bernsen at this radius without
 					* a median in windows around small structure (windows.h); 0 = off */
-	int radius_small_check;        /* that pass: each symbol it reads is read again at this Bernsen radius
-					* (no median, no speck share) and becomes fuzzy where that read gives
-					* another ID (merge.h); 0 = off */
+	int radius_small_check;        /* that pass and radius_up's: each symbol they read is read again at
+					* this Bernsen radius (no median, no speck share) and becomes fuzzy
+					* where that read gives another ID (merge.h); 0 = off */
 	int radius_up;                 /* third scale: a pass on windows enlarged twice, Bernsen at this radius
 					* gate_up without a median (engine.c, threshold/upsample.h); 0 = off */
 	int gate_up;                   /* that pass's Bernsen gate, 0..255 */
