@@ -43,8 +43,13 @@ e2e_oscdump_stop() {
 e2e_once_to_osc() {
 	e2e_dir=$1 e2e_out=$2
 	shift 2
-	e2e_port=$(e2e_free_port)
-	e2e_oscdump_start "$e2e_port" "$e2e_out"
+	# A port found free can be taken before oscdump binds it (scripts that
+	# run sets at once): oscdump then exits at once, and another is tried.
+	for e2e_try in 1 2 3 4 5; do
+		e2e_port=$(e2e_free_port)
+		e2e_oscdump_start "$e2e_port" "$e2e_out"
+		kill -0 "$e2e_dump" 2>/dev/null && break
+	done
 	"$B/tabletrack" --once --quiet --source "folder:$e2e_dir" --tuio "udp:127.0.0.1:$e2e_port" "$@"
 	e2e_rc=$?
 	e2e_oscdump_stop 0.5
