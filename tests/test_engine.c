@@ -378,6 +378,48 @@ static void test_windows(void **state)
 	segment_destroy(seg);
 }
 
+/* A card's rim that joined a fingertip's rim (Bernsen draws a dark rim
+ * around both; where the fingertip nears the card they touch): the joined
+ * region touches the table, the card and the fingertip, three regions, as
+ * a symbol's root does, and reaches past the decoded symbol's box. With
+ * nothing found it gets a window; the symbol decoded on the card explains
+ * it (its card is no branch), and so does the fingertip found. */
+static void test_windows_finger_rim(void **state)
+{
+	(void)state;
+	struct bitmask m;
+	struct detections d;
+	int err = 0;
+	struct segment_config sc = {.max_width = W, .max_height = H, .adj_cap = 16};
+	struct segment *seg = segment_create(&sc, &err);
+	assert_non_null(seg);
+	assert_int_equal(bitmask_alloc(&m, W, H), 0);
+	assert_int_equal(detections_alloc(&d, 8), 0);
+	static int32_t scratch[WINDOWS_SCRATCH];
+	struct window win[4];
+	memset(m.bits, 0, (size_t)m.stride_words * (size_t)H * sizeof *m.bits);
+	for (int y = 20; y < 144; y++)
+		for (int x = 60; x < 144; x++) {
+			const int r2 = (x - 100) * (x - 100) + (y - 38) * (y - 38);
+			const bool card_rim = y >= 60 && y < 144 && !(x >= 64 && x < 140 && y >= 64 && y < 140);
+			const bool finger_rim = r2 <= 14 * 14 && r2 > 10 * 10;
+			const bool bridge = x >= 98 && x < 103 && y >= 50 && y < 60;
+			if (card_rim || finger_rim || bridge)
+				m.bits[(size_t)y * m.stride_words + x / 64] |= 1ull << (x % 64);
+		}
+	assert_int_equal(find_windows(seg, &m, &d, 16, scratch, win, 4), 1);
+	d.n_fids = 1;
+	d.fids[0] = (struct fiducial_det){.id = 1, .x = 102, .y = 102, .size_px = 76};
+	assert_int_equal(find_windows(seg, &m, &d, 16, scratch, win, 4), 0);
+	d.n_fids = 0;
+	d.n_fingers = 1;
+	d.fingers[0] = (struct finger_det){.x = 100, .y = 38, .diameter_px = 20};
+	assert_int_equal(find_windows(seg, &m, &d, 16, scratch, win, 4), 0);
+	detections_free(&d);
+	bitmask_free(&m);
+	segment_destroy(seg);
+}
+
 /* A black square of side s at (x, y) with two white holes of 6 x 6 px:
  * a region that branches (its surround and two children). */
 static void mask_symbol(struct bitmask *m, int x, int y, int side)
@@ -964,6 +1006,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_equaliser, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_third_scale_under_shadow, setup, teardown),
 		cmocka_unit_test(test_windows),
+		cmocka_unit_test(test_windows_finger_rim),
 		cmocka_unit_test(test_merge_disagreement),
 		cmocka_unit_test(test_merge_completed),
 		cmocka_unit_test(test_merge_check),

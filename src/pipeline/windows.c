@@ -6,7 +6,7 @@
  * reaches past the root, and the centre is the leaves', not the box's. */
 #define BOX_HALF_X100 85
 #define BOX_MARGIN 4
-/* A region with a symbol's branching (branching()): pixels of it and of
+/* A region with a symbol's branching (live_region()): pixels of it and of
  * each of at least MIN_BRANCHES of its neighbours; noise specks do not
  * count. */
 #define MIN_AREA 16
@@ -35,44 +35,25 @@ static int min_i(int a, int b)
 	return a < b ? a : b;
 }
 
-/* Whether region r branches as a symbol's regions do: no larger than a
- * symbol, touching at least MIN_BRANCHES regions of MIN_AREA pixels or
- * more (its surround and two children: the root, a node holding two
- * leaves). A finger, a hand, a card edge or a shadow edge is a boundary or
- * a chain of nested rings, noise a speck: none of them branches. */
-static bool branching(const struct region_tree *t, int32_t r, int max_side)
-{
-	const struct region *g = &t->regions[r];
-	if (g->area < MIN_AREA || g->n_adj < MIN_BRANCHES || g->x1 - g->x0 >= max_side || g->y1 - g->y0 >= max_side)
-		return false;
-	const int32_t *adj = region_adj(t, r);
-	int n = 0;
-	for (int i = 0; i < g->n_adj && n < MIN_BRANCHES; i++)
-		n += t->regions[adj[i]].area >= MIN_AREA;
-	return n >= MIN_BRANCHES;
-}
-
-/* Whether region r is small structure: its box under small_px a side,
- * touching at least MIN_BRANCHES regions of SMALL_MIN_AREA pixels or more
- * (the root of a symbol under about 30 px, whose dots are 2-5 px, touches
- * its blob and its dots, but only one region of MIN_AREA). */
-static bool small_branching(const struct region_tree *t, int32_t r, int small_px)
-{
-	const struct region *g = &t->regions[r];
-	if (g->area < SMALL_MIN_AREA || g->n_adj < MIN_BRANCHES || g->x1 - g->x0 >= small_px ||
-	    g->y1 - g->y0 >= small_px)
-		return false;
-	const int32_t *adj = region_adj(t, r);
-	int n = 0;
-	for (int i = 0; i < g->n_adj && n < MIN_BRANCHES; i++)
-		n += t->regions[adj[i]].area >= SMALL_MIN_AREA;
-	return n >= MIN_BRANCHES;
-}
-
 /* Whether region g's box lies in the square of half side half around (x, y). */
 static bool inside(const struct region *g, float x, float y, float half)
 {
 	return (float)g->x0 >= x - half && (float)g->x1 <= x + half && (float)g->y0 >= y - half && (float)g->y1 <= y + half;
+}
+
+/* Whether region g lies in a finger's box. */
+static bool a_finger(const struct region *g, const struct detections *d)
+{
+	for (int i = 0; i < d->n_fingers; i++)
+		if (inside(g, d->fingers[i].x, d->fingers[i].y, 0.5f * d->fingers[i].diameter_px + BOX_MARGIN))
+			return true;
+	return false;
+}
+
+/* Half the side of decoded symbol f's box. */
+static float fid_half(const struct fiducial_det *f)
+{
+	return (float)BOX_HALF_X100 / 100.0f * f->size_px + BOX_MARGIN;
 }
 
 /* Whether region r lies in a decoded symbol's box or a finger's. */
@@ -80,17 +61,55 @@ static bool explained(const struct region_tree *t, int32_t r, const struct detec
 {
 	const struct region *g = &t->regions[r];
 	for (int i = 0; i < d->n_fids; i++)
-		if (inside(g, d->fids[i].x, d->fids[i].y, (float)BOX_HALF_X100 / 100.0f * d->fids[i].size_px + BOX_MARGIN))
+		if (inside(g, d->fids[i].x, d->fids[i].y, fid_half(&d->fids[i])))
 			return true;
-	for (int i = 0; i < d->n_fingers; i++)
-		if (inside(g, d->fingers[i].x, d->fingers[i].y, 0.5f * d->fingers[i].diameter_px + BOX_MARGIN))
-			return true;
-	return false;
+	return a_finger(g, d);
+}
+
+/* Whether neighbour g of a region is a branch of new structure: not a
+ * found finger, and not a decoded symbol's card (a region in that symbol's
+ * box whose box holds its centre). The dark rim Bernsen draws around a
+ * card joins the rim of a fingertip, a hand or a shadow next to it; that
+ * region touches the table, the card and the other thing, as a symbol's
+ * root touches its surround and two children, and reaches past the
+ * decoded symbol's box. A leaf of an undecoded symbol beside a decoded
+ * one never holds the decoded one's centre. */
+static bool a_branch(const struct region *g, const struct detections *d)
+{
+	for (int i = 0; i < d->n_fids; i++) {
+		const struct fiducial_det *f = &d->fids[i];
+		if ((float)g->x0 <= f->x && (float)g->x1 >= f->x && (float)g->y0 <= f->y && (float)g->y1 >= f->y &&
+		    inside(g, f->x, f->y, fid_half(f)))
+			return false;
+	}
+	return !a_finger(g, d);
+}
+
+/* Whether region r is structure that no decoded symbol or finger explains
+ * and that branches as a symbol's regions do: its box under max_side a
+ * side, touching at least MIN_BRANCHES branches (a_branch()) of min_area
+ * pixels or more. With min_area MIN_AREA: the root or a node holding two
+ * leaves of a symbol (its surround and two children); a finger, a hand, a
+ * card edge or a shadow edge is a boundary or a chain of nested rings,
+ * noise a speck: none of them branches. With SMALL_MIN_AREA, small
+ * structure: the root of a symbol under about 30 px, whose dots are 2-5
+ * px, touches its blob and its dots, but only one region of MIN_AREA. */
+static bool live_region(const struct region_tree *t, int32_t r, int max_side, int32_t min_area,
+			const struct detections *d)
+{
+	const struct region *g = &t->regions[r];
+	if (g->area < min_area || g->n_adj < MIN_BRANCHES || g->x1 - g->x0 >= max_side || g->y1 - g->y0 >= max_side ||
+	    explained(t, r, d))
+		return false;
+	const int32_t *adj = region_adj(t, r);
+	int n = 0;
+	for (int i = 0; i < g->n_adj && n < MIN_BRANCHES; i++)
+		n += t->regions[adj[i]].area >= min_area && a_branch(&t->regions[adj[i]], d);
+	return n >= MIN_BRANCHES;
 }
 
 /* live[i] = the longest box side of the regions that meet tile i, branch
- * (branching()) and lie in no decoded symbol's or finger's box
- * (explained()); 0: none. Regions, not tiles, are explained: a symbol
+ * (live_region()); 0: none. Regions, not tiles, are explained: a symbol
  * beside a decoded one, whose tiles that one's box covers, still has
  * regions of its own outside the box.
  * Each region's verdict first (memo); most frames have no live region,
@@ -106,8 +125,8 @@ static void tiles_scan(const struct region_tree *t, const struct detections *d, 
 	int32_t n_live = 0;
 	int ylo = t->height, yhi = -1; /* the rows live regions span */
 	for (int32_t r = 0; r < t->n_regions; r++) {
-		memo[r] = (small_px > 0 ? small_branching(t, r, small_px) : branching(t, r, max_side)) &&
-			  !explained(t, r, d);
+		memo[r] = small_px > 0 ? live_region(t, r, small_px, SMALL_MIN_AREA, d)
+				       : live_region(t, r, max_side, MIN_AREA, d);
 		if (memo[r]) {
 			n_live++;
 			ylo = min_i(ylo, t->regions[r].y0);

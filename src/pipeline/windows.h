@@ -18,7 +18,9 @@
  * card's margin reaches past the root) nor a finger's. A finger (looked
  * for or not), a hand, a card's or a shadow's edge is a boundary or a
  * chain of nested rings, noise a speck: none branches, so none costs a
- * window. Regions rather than tiles are explained, so that a symbol beside
+ * window. A found finger is no branch either: the dark rim Bernsen draws
+ * around a fingertip near a card joins the card's rim, and that region,
+ * touching the table, the card and the fingertip, would branch. Regions rather than tiles are explained, so that a symbol beside
  * a decoded one keeps a window although that one's box covers its tiles.
  * Live tiles joined by an edge or corner form a group; each group's box,
  * grown by `pad` pixels on every side (so that a symbol whose shadowed
