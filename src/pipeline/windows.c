@@ -98,11 +98,16 @@ static bool live_region(const struct region_tree *t, int32_t r, int max_side, in
 			const struct detections *d)
 {
 	const struct region *g = &t->regions[r];
-	if (g->area < min_area || g->n_adj < MIN_BRANCHES || g->x1 - g->x0 >= max_side || g->y1 - g->y0 >= max_side ||
-	    explained(t, r, d))
+	if (g->area < min_area || g->n_adj < MIN_BRANCHES || g->x1 - g->x0 >= max_side || g->y1 - g->y0 >= max_side)
 		return false;
+	/* The cheap tests first: most regions fail them. */
 	const int32_t *adj = region_adj(t, r);
 	int n = 0;
+	for (int i = 0; i < g->n_adj && n < MIN_BRANCHES; i++)
+		n += t->regions[adj[i]].area >= min_area;
+	if (n < MIN_BRANCHES || explained(t, r, d))
+		return false;
+	n = 0;
 	for (int i = 0; i < g->n_adj && n < MIN_BRANCHES; i++)
 		n += t->regions[adj[i]].area >= min_area && a_branch(&t->regions[adj[i]], d);
 	return n >= MIN_BRANCHES;
