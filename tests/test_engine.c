@@ -753,6 +753,60 @@ static void test_up_pass_tiles(void **state)
 	tree_set_free(set);
 }
 
+/* Patches of sensor noise on a flat, mid-grey table: where noise reaches
+ * the first scale's gate within Bernsen's window it is thresholded into
+ * specks, small structure that no symbol explains; its grey spans less
+ * than twice the gate, and neither small pass opens a window there. A
+ * 24 px symbol on the same table still gets its window and is read. */
+static void test_small_passes_skip_noise(void **state)
+{
+	(void)state;
+	static const char text[] = "w012222222222212221212111\nw012222221222212222122111\n";
+	struct tree_set *set = NULL;
+	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
+	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
+	int err = 0;
+	struct track *trk = track_create(&tk, &err);
+	assert_non_null(trk);
+	struct engine_config ec = {.width = W, .height = H, .backend = "cpu",
+				   .thr = {.mode = THRESHOLD_BERNSEN, .radius = 6, .gate = 32, .tile = 10,
+					   .mean_radius = 16, .mean_bias = 16},
+				   .radius2 = 2, .median2 = 3, .scale3 = true, .mode3 = THRESHOLD_MEAN,
+				   .mean_scale3 = 0.115f, .radius_small = 1, .radius_up = 2, .gate_up = 16,
+				   .match = {.trees = set, .root_min_px = 12, .root_max_px = 120},
+				   .tracker = trk, .max_detections = 128};
+	struct engine *e = engine_create(&ec, &err);
+	assert_non_null(e);
+	struct image_u8 img;
+	assert_int_equal(image_u8_alloc(&img, W, H), 0);
+	for (int y = 0; y < H; y++)
+		memset(image_u8_row(&img, y), 120, W);
+	uint32_t seed = 12345;
+	for (int p = 0; p < 4; p++)
+		for (int y = 40 + 50 * p; y < 56 + 50 * p; y++)
+			for (int x = 60 + 30 * p; x < 76 + 30 * p; x++) {
+				seed = seed * 1664525u + 1013904223u;
+				image_u8_row(&img, y)[x] = (uint8_t)(120 - 18 + (int)(seed >> 24) % 37);
+			}
+	struct tracked_state st;
+	for (uint64_t f = 1; f <= 2; f++)
+		assert_int_equal(engine_process(e, &img, f, (int64_t)f * 33000000, &st), 0);
+	assert_int_equal(engine_third_stats(e)->small_windows, 0);
+	assert_int_equal(engine_third_stats(e)->up_windows, 0);
+	assert_int_equal(engine_detections(e)->n_fids, 0);
+	assert_int_equal(render_symbol(tree_set_token(set, 1), 24, 0.4f, 250.3f, 120.6f, &img, NULL), 0);
+	for (uint64_t f = 3; f <= 4; f++)
+		assert_int_equal(engine_process(e, &img, f, (int64_t)f * 33000000, &st), 0);
+	assert_true(engine_third_stats(e)->small_windows > 0);
+	const struct detections *d = engine_detections(e);
+	assert_int_equal(d->n_fids, 1);
+	assert_int_equal(d->fids[0].id, 1);
+	engine_destroy(e);
+	track_destroy(trk);
+	image_u8_free(&img);
+	tree_set_free(set);
+}
+
 /* Split calls in the overlapped order give the same answer as one call. */
 static void test_overlapped_order(void **state)
 {
@@ -1007,6 +1061,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_third_scale_under_shadow, setup, teardown),
 		cmocka_unit_test(test_windows),
 		cmocka_unit_test(test_windows_finger_rim),
+		cmocka_unit_test(test_small_passes_skip_noise),
 		cmocka_unit_test(test_merge_disagreement),
 		cmocka_unit_test(test_merge_completed),
 		cmocka_unit_test(test_merge_check),
