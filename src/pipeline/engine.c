@@ -92,9 +92,11 @@ struct worker {
 #define THIRD_UP_HALO_MAX ((THIRD_UP_MAX_RADIUS + THRESHOLD_GAUSS_MAX_RADIUS + 1) / 2 + 1)
 #define THIRD_UP_SIDE (THIRD_UP_TILE + 2 * THIRD_UP_REACH + 2 * THIRD_UP_HALO_MAX)
 
-/* Both passes skip a window whose grey spans less than this many times
- * the first scale's gate (small_windows). */
-#define THIRD_SMALL_MIN_RANGE_X 2
+/* Both passes look only at small structure whose grey has a standard
+ * deviation of at least the first scale's gate divided by this
+ * (small_windows): a patch of noise specks, 3.5-4.6 levels on std-1080; a
+ * symbol whose ink and paper differ by the gate, about half the gate. */
+#define THIRD_SMALL_SD_DIV 4
 
 /* Its check (small_check) reads a window reaching this many pixels past
  * each symbol's root box side around its centre: the card and the table
@@ -1117,45 +1119,19 @@ static bool tie_break(struct engine *e, const struct image_u8 *grey)
 	return true;
 }
 
-/* Whether the grey of window w spans at least `range` levels. */
-static bool grey_spans(const struct image_u8 *grey, const struct window *w, int range)
-{
-	int lo = 255, hi = 0;
-	for (int y = w->y0; y < w->y1; y++) {
-		const uint8_t *row = grey->data + (size_t)y * (size_t)grey->stride;
-		for (int x = w->x0; x < w->x1; x++) {
-			lo = row[x] < lo ? row[x] : lo;
-			hi = row[x] > hi ? row[x] : hi;
-		}
-		if (hi - lo >= range)
-			return true;
-	}
-	return false;
-}
-
 /* The windows around small structure (regions under side_px) that no
- * decoded symbol explains, into e->t3.win (windows_find_small), or the
+ * decoded symbol explains and whose grey varies by at least the gate over
+ * THIRD_SMALL_SD_DIV (windows_find_small), into e->t3.win, or the
  * whole frame as one window where they would cover more than half of it;
- * returns their number. A window whose grey spans less than
- * THIRD_SMALL_MIN_RANGE_X gates is left out: on a flat table whose light
- * is near mid-grey, sensor noise that reaches the first scale's gate
- * within Bernsen's window is thresholded into a patch of specks, small
- * structure to windows_find_small; ink on paper spans far more (no symbol
- * or fuzzy one of any set was read in a window spanning under 94 levels,
- * none of these patches spans over 40). */
+ * returns their number. */
 static int small_windows(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1, int side_px)
 {
-	const int n = windows_find_small(tree1, &e->s1.det, side_px, THIRD_SMALL_PAD, e->t3.scratch, e->t3.scratch_len,
-					 e->t3.win, THIRD_MAX_WINDOWS);
-	if (n < 0) {
-		e->t3.win[0] = (struct window){.x0 = 0, .y0 = 0, .x1 = grey->width, .y1 = grey->height};
-		return 1;
-	}
-	int kept = 0;
-	for (int i = 0; i < n; i++)
-		if (grey_spans(grey, &e->t3.win[i], THIRD_SMALL_MIN_RANGE_X * e->cfg.thr.gate))
-			e->t3.win[kept++] = e->t3.win[i];
-	return kept;
+	const int n = windows_find_small(tree1, &e->s1.det, side_px, grey, e->cfg.thr.gate / THIRD_SMALL_SD_DIV,
+					 THIRD_SMALL_PAD, e->t3.scratch, e->t3.scratch_len, e->t3.win, THIRD_MAX_WINDOWS);
+	if (n >= 0)
+		return n;
+	e->t3.win[0] = (struct window){.x0 = 0, .y0 = 0, .x1 = grey->width, .y1 = grey->height};
+	return 1;
 }
 
 /* The third scale's small-symbol pass (radius_small): Bernsen at a small

@@ -41,6 +41,22 @@ static bool inside(const struct region *g, float x, float y, float half)
 	return (float)g->x0 >= x - half && (float)g->x1 <= x + half && (float)g->y0 >= y - half && (float)g->y1 <= y + half;
 }
 
+/* Whether the grey in region g's box has a standard deviation of at least
+ * sd levels. */
+static bool grey_varies(const struct image_u8 *grey, const struct region *g, int sd)
+{
+	int64_t n = 0, sum = 0, sum2 = 0;
+	for (int y = g->y0; y <= g->y1; y++) {
+		const uint8_t *row = grey->data + (size_t)y * (size_t)grey->stride;
+		for (int x = g->x0; x <= g->x1; x++) {
+			sum += row[x];
+			sum2 += (int64_t)row[x] * row[x];
+		}
+		n += g->x1 - g->x0 + 1;
+	}
+	return n * sum2 - sum * sum >= n * n * (int64_t)sd * sd;
+}
+
 /* Whether region g lies in a finger's box. */
 static bool a_finger(const struct region *g, const struct detections *d)
 {
@@ -122,7 +138,7 @@ static bool live_region(const struct region_tree *t, int32_t r, int max_side, in
  * runs in the rows the live regions span, where only the runs of live
  * regions walk their tiles. */
 static void tiles_scan(const struct region_tree *t, const struct detections *d, int max_side, int small_px,
-		       int32_t *live, int32_t *memo)
+		       const struct image_u8 *grey, int min_sd, int32_t *live, int32_t *memo)
 {
 	const int ntx = tiles_x(t->width), nty = (t->height + T - 1) / T;
 	for (int i = 0; i < ntx * nty; i++)
@@ -130,7 +146,8 @@ static void tiles_scan(const struct region_tree *t, const struct detections *d, 
 	int32_t n_live = 0;
 	int ylo = t->height, yhi = -1; /* the rows live regions span */
 	for (int32_t r = 0; r < t->n_regions; r++) {
-		memo[r] = small_px > 0 ? live_region(t, r, small_px, SMALL_MIN_AREA, d)
+		memo[r] = small_px > 0 ? live_region(t, r, small_px, SMALL_MIN_AREA, d) &&
+						 (!grey || grey_varies(grey, &t->regions[r], min_sd))
 				       : live_region(t, r, max_side, MIN_AREA, d);
 		if (memo[r]) {
 			n_live++;
@@ -165,15 +182,16 @@ int windows_radius(const struct windows_radius *rule, int side)
 	return r < rule->min ? rule->min : r > rule->max ? rule->max : r;
 }
 
-static int find(const struct region_tree *tree, const struct detections *d, int max_symbol_px, int small_px, int pad,
-		const struct windows_radius *rule, int32_t *scratch, size_t scratch_len, struct window *out, int cap)
+static int find(const struct region_tree *tree, const struct detections *d, int max_symbol_px, int small_px,
+		const struct image_u8 *grey, int min_sd, int pad, const struct windows_radius *rule, int32_t *scratch,
+		size_t scratch_len, struct window *out, int cap)
 {
 	const int w = tree->width, h = tree->height, ntx = tiles_x(w), nty = (h + T - 1) / T;
 	const size_t nt = (size_t)ntx * (size_t)nty;
 	if (tree->overflow || scratch_len < windows_scratch_len(w, h, tree->n_regions))
 		return -1;
 	int32_t *live = scratch, *stack = scratch + nt;
-	tiles_scan(tree, d, max_symbol_px, small_px, live, scratch + 2 * nt);
+	tiles_scan(tree, d, max_symbol_px, small_px, grey, min_sd, live, scratch + 2 * nt);
 	int n = 0;
 	for (size_t i = 0; i < nt; i++) {
 		if (!live[i])
@@ -230,11 +248,12 @@ static int find(const struct region_tree *tree, const struct detections *d, int 
 int windows_find(const struct region_tree *tree, const struct detections *d, int max_symbol_px, int pad,
 		 const struct windows_radius *rule, int32_t *scratch, size_t scratch_len, struct window *out, int cap)
 {
-	return find(tree, d, max_symbol_px, 0, pad, rule, scratch, scratch_len, out, cap);
+	return find(tree, d, max_symbol_px, 0, NULL, 0, pad, rule, scratch, scratch_len, out, cap);
 }
 
-int windows_find_small(const struct region_tree *tree, const struct detections *d, int small_px, int pad,
-		       int32_t *scratch, size_t scratch_len, struct window *out, int cap)
+int windows_find_small(const struct region_tree *tree, const struct detections *d, int small_px,
+		       const struct image_u8 *grey, int min_sd, int pad, int32_t *scratch, size_t scratch_len,
+		       struct window *out, int cap)
 {
-	return find(tree, d, small_px, small_px, pad, NULL, scratch, scratch_len, out, cap);
+	return find(tree, d, small_px, small_px, grey, min_sd, pad, NULL, scratch, scratch_len, out, cap);
 }

@@ -56,6 +56,7 @@
 #include <stdint.h>
 
 #include "../core/detect.h"
+#include "../core/image.h"
 #include "../core/regions.h"
 
 #define WINDOWS_TILE 32
@@ -97,8 +98,15 @@ int windows_find(const struct region_tree *tree, const struct detections *d, int
  * (a symbol under about 30 px: its root touches its surround, its blob and
  * its 2-5 px dots, and only the first two reach 16 pixels, so
  * windows_find's rule misses it), where no decoded symbol or finger
- * explains them. No radius rule; -1 for the whole frame as above. */
-int windows_find_small(const struct region_tree *tree, const struct detections *d, int small_px, int pad,
-		       int32_t *scratch, size_t scratch_len, struct window *out, int cap);
+ * explains them, and, given grey (the frame), where the grey in the
+ * region's box has a standard deviation of at least min_sd levels: on a
+ * flat table lit near mid-grey, a noise outlier that reaches the first
+ * scale's gate inside Bernsen's window has the noise around it
+ * thresholded into a patch of specks, small structure too, but the grey
+ * there varies by the noise alone, where a symbol's box holds ink and
+ * paper. No radius rule; -1 for the whole frame as above. */
+int windows_find_small(const struct region_tree *tree, const struct detections *d, int small_px,
+		       const struct image_u8 *grey, int min_sd, int pad, int32_t *scratch, size_t scratch_len,
+		       struct window *out, int cap);
 
 #endif
