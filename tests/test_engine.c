@@ -310,7 +310,20 @@ static int find_windows(struct segment *seg, const struct bitmask *m, const stru
 {
 	const struct region_tree *tree = NULL;
 	assert_int_equal(segment_process(seg, m, &tree), 0);
-	return windows_find(tree, d, 120, pad, NULL, scratch, WINDOWS_SCRATCH, win, cap);
+	struct windows_scan scan;
+	windows_scan(&scan, tree, d, 120, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
+	return windows_find(&scan, pad, NULL, win, cap);
+}
+
+/* Windows of tree by windows_find's rule (rule: NULL or the radius rule),
+ * or (small_px > 0) by windows_find_small's, with the engine's scan: small
+ * structure judged up to 64 px. */
+static int find_in(const struct region_tree *tree, const struct detections *d, int small_px, int pad,
+		   const struct windows_radius *rule, int32_t *scratch, struct window *win)
+{
+	struct windows_scan scan;
+	windows_scan(&scan, tree, d, 120, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
+	return small_px > 0 ? windows_find_small(&scan, small_px, pad, win, 4) : windows_find(&scan, pad, rule, win, 4);
 }
 
 /* The third scale's windows: structure that no decoded symbol explains
@@ -459,7 +472,7 @@ static void test_windows_radius(void **state)
 	mask_symbol(&m, 140, 80, 24); /* tiles 4..5, 2..3: radius 3 (2.88) */
 	const struct region_tree *tree = NULL;
 	assert_int_equal(segment_process(seg, &m, &tree), 0);
-	assert_int_equal(windows_find(tree, &d, 120, 8, &rule, scratch, WINDOWS_SCRATCH, win, 4), 2);
+	assert_int_equal(find_in(tree, &d, 0, 8, &rule, scratch, win), 2);
 	int big = win[0].radius == 7 ? 0 : 1;
 	assert_int_equal(win[big].radius, 7);
 	assert_int_equal(win[1 - big].radius, 3);
@@ -468,18 +481,18 @@ static void test_windows_radius(void **state)
 	assert_int_equal(win[1 - big].x0, 128 - 8);
 	assert_int_equal(win[1 - big].y1, 128 + 8);
 	/* Grown until they overlap: one window without a rule, two with. */
-	assert_int_equal(windows_find(tree, &d, 120, 24, NULL, scratch, WINDOWS_SCRATCH, win, 4), 1);
+	assert_int_equal(find_in(tree, &d, 0, 24, NULL, scratch, win), 1);
 	assert_int_equal(win[0].radius, 0);
-	assert_int_equal(windows_find(tree, &d, 120, 24, &rule, scratch, WINDOWS_SCRATCH, win, 4), 2);
+	assert_int_equal(find_in(tree, &d, 0, 24, &rule, scratch, win), 2);
 	/* Covering most of the frame: the whole frame without a rule, the
 	 * windows with one. */
-	assert_int_equal(windows_find(tree, &d, 120, 200, NULL, scratch, WINDOWS_SCRATCH, win, 4), -1);
-	assert_int_equal(windows_find(tree, &d, 120, 200, &rule, scratch, WINDOWS_SCRATCH, win, 4), 2);
+	assert_int_equal(find_in(tree, &d, 0, 200, NULL, scratch, win), -1);
+	assert_int_equal(find_in(tree, &d, 0, 200, &rule, scratch, win), 2);
 	/* A small symbol whose tiles meet the big one's: one group, whose
 	 * radius is its largest region's. */
 	mask_symbol(&m, 20, 100, 30);
 	assert_int_equal(segment_process(seg, &m, &tree), 0);
-	assert_int_equal(windows_find(tree, &d, 120, 8, &rule, scratch, WINDOWS_SCRATCH, win, 4), 2);
+	assert_int_equal(find_in(tree, &d, 0, 8, &rule, scratch, win), 2);
 	big = win[0].radius == 7 ? 0 : 1;
 	assert_int_equal(win[big].radius, 7);
 	assert_int_equal(win[big].y1, 160 + 8);
@@ -519,8 +532,8 @@ static void test_windows_small(void **state)
 	memset(m.bits, 0, (size_t)m.stride_words * (size_t)H * sizeof *m.bits);
 	mask_small(&m, 100, 100, 20, 3);
 	assert_int_equal(segment_process(seg, &m, &tree), 0);
-	assert_int_equal(windows_find(tree, &d, 120, 8, NULL, scratch, WINDOWS_SCRATCH, win, 4), 0);
-	assert_int_equal(windows_find_small(tree, &d, 40, NULL, 0, 8, scratch, WINDOWS_SCRATCH, win, 4), 1);
+	assert_int_equal(find_in(tree, &d, 0, 8, NULL, scratch, win), 0);
+	assert_int_equal(find_in(tree, &d, 40, 8, NULL, scratch, win), 1);
 	assert_int_equal(win[0].x0, 96 - 8);
 	assert_int_equal(win[0].y0, 96 - 8);
 	assert_int_equal(win[0].x1, 128 + 8);
@@ -528,16 +541,16 @@ static void test_windows_small(void **state)
 	/* Explained by a decoded symbol there: none. */
 	d.n_fids = 1;
 	d.fids[0] = (struct fiducial_det){.id = 1, .x = 110, .y = 110, .size_px = 20};
-	assert_int_equal(windows_find_small(tree, &d, 40, NULL, 0, 8, scratch, WINDOWS_SCRATCH, win, 4), 0);
+	assert_int_equal(find_in(tree, &d, 40, 8, NULL, scratch, win), 0);
 	d.n_fids = 0;
 	memset(m.bits, 0, (size_t)m.stride_words * (size_t)H * sizeof *m.bits);
 	mask_small(&m, 100, 100, 20, 1);
 	assert_int_equal(segment_process(seg, &m, &tree), 0);
-	assert_int_equal(windows_find_small(tree, &d, 40, NULL, 0, 8, scratch, WINDOWS_SCRATCH, win, 4), 0);
+	assert_int_equal(find_in(tree, &d, 40, 8, NULL, scratch, win), 0);
 	memset(m.bits, 0, (size_t)m.stride_words * (size_t)H * sizeof *m.bits);
 	mask_small(&m, 100, 100, 48, 3);
 	assert_int_equal(segment_process(seg, &m, &tree), 0);
-	assert_int_equal(windows_find_small(tree, &d, 40, NULL, 0, 8, scratch, WINDOWS_SCRATCH, win, 4), 0);
+	assert_int_equal(find_in(tree, &d, 40, 8, NULL, scratch, win), 0);
 	detections_free(&d);
 	bitmask_free(&m);
 	segment_destroy(seg);

@@ -122,6 +122,7 @@ struct worker {
 struct third {
 	int32_t *scratch;      /* windows_scratch_len() for the frame size and region capacity */
 	size_t scratch_len;
+	struct windows_scan scan; /* the frame's verdicts on the first scale's regions (third_detect) */
 	struct bitmask crop;   /* a window and its halo, thresholded; frame-sized buffer */
 	struct detections det; /* one window's */
 	struct window win[THIRD_MAX_WINDOWS];
@@ -954,12 +955,12 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 	return true;
 }
 
-static bool third_scaled(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1,
+static bool third_scaled(struct engine *e, const struct image_u8 *grey,
 			 struct threshold *thr);
-static bool third_closed(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1);
-static bool third_small(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1);
-static bool third_deblurred(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1);
-static bool third_up(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1);
+static bool third_closed(struct engine *e, const struct image_u8 *grey);
+static bool third_small(struct engine *e, const struct image_u8 *grey);
+static bool third_deblurred(struct engine *e, const struct image_u8 *grey);
+static bool third_up(struct engine *e, const struct image_u8 *grey);
 
 /* The third scale, in the windows where it may add a symbol to the first
  * scale's (windows.h, from the first scale's tree1), or over the whole
@@ -968,9 +969,9 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 {
 	const int halo = third_halo(&e->cfg, e->cfg.thr.mean_radius);
 	const int max_px = e->cfg.match.root_max_px > 0 ? (int)e->cfg.match.root_max_px : grey->width + grey->height;
-	int n = halo < 0 ? -1
-			 : windows_find(tree1, &e->s1.det, max_px, THIRD_PAD, NULL, e->t3.scratch, e->t3.scratch_len,
-					e->t3.win, THIRD_MAX_WINDOWS);
+	windows_scan(&e->t3.scan, tree1, &e->s1.det, max_px, THIRD_UP_WIN_PX, grey, e->cfg.thr.gate / THIRD_SMALL_SD_DIV,
+		     e->t3.scratch, e->t3.scratch_len);
+	int n = halo < 0 ? -1 : windows_find(&e->t3.scan, THIRD_PAD, NULL, e->t3.win, THIRD_MAX_WINDOWS);
 	const int64_t frame_px = (int64_t)grey->width * grey->height;
 	int64_t area = n < 0 ? frame_px : 0;
 	for (int i = 0; i < n; i++)
@@ -995,8 +996,8 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 		for (int i = 0; i < n && ok; i++)
 			ok = third_window(e, grey, &e->t3.win[i], halo, thr, NULL, 0, THIRD_BY_THR);
 	}
-	return ok && third_scaled(e, grey, tree1, thr) && third_closed(e, grey, tree1) && third_small(e, grey, tree1) &&
-	       third_up(e, grey, tree1) && third_deblurred(e, grey, tree1);
+	return ok && third_scaled(e, grey, thr) && third_closed(e, grey) && third_small(e, grey) &&
+	       third_up(e, grey) && third_deblurred(e, grey);
 }
 
 /* The third scale's second pass (mean_scale3): in windows, each at the
@@ -1009,16 +1010,14 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
  * the radius of a 110 px neighbour's window) read as another ID. Its
  * symbols follow the first pass's in the scale's detections, so where the
  * two passes find one symbol the configured radius's stands. */
-static bool third_scaled(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1,
+static bool third_scaled(struct engine *e, const struct image_u8 *grey,
 			 struct threshold *thr)
 {
 	const struct engine_config *c = &e->cfg;
 	if (c->mean_scale3 <= 0.0f || c->mode3 == THRESHOLD_BERNSEN || c->mode3 == THRESHOLD_TILED)
 		return true;
 	const struct windows_radius rule = {c->mean_scale3, THIRD_SCALED_MIN_RADIUS, THIRD_SCALED_MAX_RADIUS};
-	const int max_px = c->match.root_max_px > 0 ? (int)c->match.root_max_px : grey->width + grey->height;
-	int n = windows_find(tree1, &e->s1.det, max_px, THIRD_PAD, &rule, e->t3.scratch, e->t3.scratch_len, e->t3.win,
-			     THIRD_MAX_WINDOWS);
+	int n = windows_find(&e->t3.scan, THIRD_PAD, &rule, e->t3.win, THIRD_MAX_WINDOWS);
 	struct threshold_config tc = c->thr;
 	tc.mode = c->mode3;
 	bool ok = true;
@@ -1124,10 +1123,9 @@ static bool tie_break(struct engine *e, const struct image_u8 *grey)
  * THIRD_SMALL_SD_DIV (windows_find_small), into e->t3.win, or the
  * whole frame as one window where they would cover more than half of it;
  * returns their number. */
-static int small_windows(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1, int side_px)
+static int small_windows(struct engine *e, const struct image_u8 *grey, int side_px)
 {
-	const int n = windows_find_small(tree1, &e->s1.det, side_px, grey, e->cfg.thr.gate / THIRD_SMALL_SD_DIV,
-					 THIRD_SMALL_PAD, e->t3.scratch, e->t3.scratch_len, e->t3.win, THIRD_MAX_WINDOWS);
+	const int n = windows_find_small(&e->t3.scan, side_px, THIRD_SMALL_PAD, e->t3.win, THIRD_MAX_WINDOWS);
 	if (n >= 0)
 		return n;
 	e->t3.win[0] = (struct window){.x0 = 0, .y0 = 0, .x1 = grey->width, .y1 = grey->height};
@@ -1141,11 +1139,11 @@ static int small_windows(struct engine *e, const struct image_u8 *grey, const st
  * THIRD_SMALL_MAX_PX. The first scale's radius and the second's median
  * lose the 1-2 px holes and walls of symbols under about 30 px; these
  * symbols follow the other passes' in the scale's detections. */
-static bool third_small(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1)
+static bool third_small(struct engine *e, const struct image_u8 *grey)
 {
 	if (!e->t3.small)
 		return true;
-	const int n = small_windows(e, grey, tree1, THIRD_SMALL_WIN_PX);
+	const int n = small_windows(e, grey, THIRD_SMALL_WIN_PX);
 	int taps[THRESHOLD_GAUSS_MAX_RADIUS + 1];
 	const int halo = e->cfg.radius_small + threshold_gauss_taps(e->cfg.thr.gauss_sigma, taps);
 	const int from = e->s3.det.n_fids;
@@ -1251,11 +1249,11 @@ static bool up_window(struct engine *e, const struct image_u8 *grey, const struc
  * small-symbol pass's check (small_check): in a defocused frame the
  * enlarged blobs of a 40 px symbol lost a hole where the frame's own
  * pixels at radius_small_check still hold it (172 read as 127). */
-static bool third_up(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1)
+static bool third_up(struct engine *e, const struct image_u8 *grey)
 {
 	if (!e->t3.up)
 		return true;
-	const int n = small_windows(e, grey, tree1, THIRD_UP_WIN_PX);
+	const int n = small_windows(e, grey, THIRD_UP_WIN_PX);
 	int taps[THRESHOLD_GAUSS_MAX_RADIUS + 1];
 	int halo = (e->cfg.radius_up + threshold_gauss_taps(e->cfg.thr.gauss_sigma, taps) + 1) / 2 + 1;
 	/* The closing reads 2 close_up enlarged pixels around each. */
@@ -1283,15 +1281,13 @@ static bool third_up(struct engine *e, const struct image_u8 *grey, const struct
  * paper black beside it; the closing follows the light's step. Its symbols
  * follow the other passes' in the scale's detections: where two passes read
  * one place as two IDs, merge_scale() drops both. */
-static bool third_closed(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1)
+static bool third_closed(struct engine *e, const struct image_u8 *grey)
 {
 	const struct engine_config *c = &e->cfg;
 	if (c->close_scale3 <= 0.0f || !e->t3.close)
 		return true;
 	const struct windows_radius rule = {c->close_scale3, THIRD_CLOSE_MIN_RADIUS, THIRD_CLOSE_MAX_RADIUS};
-	const int max_px = c->match.root_max_px > 0 ? (int)c->match.root_max_px : grey->width + grey->height;
-	int n = windows_find(tree1, &e->s1.det, max_px, THIRD_PAD, &rule, e->t3.scratch, e->t3.scratch_len, e->t3.win,
-			     THIRD_MAX_WINDOWS);
+	int n = windows_find(&e->t3.scan, THIRD_PAD, &rule, e->t3.win, THIRD_MAX_WINDOWS);
 	if (n <= 0)
 		return true;
 	/* Its matcher reads a symbol only where its leaves of one colour are
@@ -1334,15 +1330,13 @@ static bool third_closed(struct engine *e, const struct image_u8 *grey, const st
  * their area stays within deblur3_pct of the frame's: a bound on what the
  * pass can cost a frame. Its symbols are marked completed (third_window),
  * so a symbol another scale or pass read whole stands against them. */
-static bool third_deblurred(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1)
+static bool third_deblurred(struct engine *e, const struct image_u8 *grey)
 {
 	const struct engine_config *c = &e->cfg;
 	if (!c->deblur3 || c->mean_scale3 <= 0.0f || !e->t3.deblur)
 		return true;
 	const struct windows_radius rule = {c->mean_scale3, THIRD_SCALED_MIN_RADIUS, THIRD_SCALED_MAX_RADIUS};
-	const int max_px = c->match.root_max_px > 0 ? (int)c->match.root_max_px : grey->width + grey->height;
-	int n = windows_find(tree1, &e->s1.det, max_px, THIRD_DEBLUR_PAD, &rule, e->t3.scratch, e->t3.scratch_len,
-			     e->t3.win, THIRD_MAX_WINDOWS);
+	int n = windows_find(&e->t3.scan, THIRD_DEBLUR_PAD, &rule, e->t3.win, THIRD_MAX_WINDOWS);
 	/* The bound on the pass's cost (deblur3_pct): windows in their order
 	 * while their area stays within it. */
 	const int64_t budget = c->deblur3_pct > 0 ? (int64_t)grey->width * grey->height * c->deblur3_pct / 100 : -1;

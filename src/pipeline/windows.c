@@ -129,42 +129,58 @@ static bool live_region(const struct region_tree *t, int32_t r, int max_side, in
 	return n >= MIN_BRANCHES;
 }
 
-/* live[i] = the longest box side of the regions that meet tile i, branch
- * (live_region()); 0: none. Regions, not tiles, are explained: a symbol
- * beside a decoded one, whose tiles that one's box covers, still has
- * regions of its own outside the box.
- * Each region's verdict first (memo); most frames have no live region,
- * and then the runs are never read. Otherwise one pass over the tree's
- * runs in the rows the live regions span, where only the runs of live
- * regions walk their tiles. */
-static void tiles_scan(const struct region_tree *t, const struct detections *d, int max_side, int small_px,
-		       const struct image_u8 *grey, int min_sd, int32_t *live, int32_t *memo)
+/* Verdict bits of a region (windows_scan): structure by windows_find's
+ * rule, by windows_find_small's. */
+#define LIVE 1
+#define LIVE_SMALL 2
+
+void windows_scan(struct windows_scan *s, const struct region_tree *t, const struct detections *d, int max_symbol_px,
+		  int small_px, const struct image_u8 *grey, int min_sd, int32_t *scratch, size_t scratch_len)
+{
+	*s = (struct windows_scan){.tree = t, .scratch = scratch, .scratch_len = scratch_len};
+	if (t->overflow || scratch_len < windows_scratch_len(t->width, t->height, t->n_regions)) {
+		s->whole = true;
+		return;
+	}
+	int32_t *memo = scratch + 2 * (size_t)tiles_x(t->width) * (size_t)((t->height + T - 1) / T);
+	for (int32_t r = 0; r < t->n_regions; r++) {
+		memo[r] = live_region(t, r, max_symbol_px, MIN_AREA, d) ? LIVE : 0;
+		if (small_px > 0 && live_region(t, r, small_px, SMALL_MIN_AREA, d) &&
+		    (!grey || grey_varies(grey, &t->regions[r], min_sd)))
+			memo[r] |= LIVE_SMALL;
+		s->n_live += (memo[r] & LIVE) != 0;
+		s->n_small += (memo[r] & LIVE_SMALL) != 0;
+	}
+}
+
+/* live[i] = the longest box side of the regions that meet tile i and whose
+ * verdict has bit `bit` (for LIVE_SMALL, whose box is also under small_px
+ * a side); 0: none. Regions, not tiles, are explained: a symbol beside a
+ * decoded one, whose tiles that one's box covers, still has regions of
+ * its own outside the box. One pass over the tree's runs in the rows the
+ * live regions span, where only the runs of live regions walk their
+ * tiles. */
+static void tiles_mark(const struct region_tree *t, const int32_t *memo, int32_t bit, int small_px, int32_t *live)
 {
 	const int ntx = tiles_x(t->width), nty = (t->height + T - 1) / T;
 	for (int i = 0; i < ntx * nty; i++)
 		live[i] = 0;
-	int32_t n_live = 0;
 	int ylo = t->height, yhi = -1; /* the rows live regions span */
-	for (int32_t r = 0; r < t->n_regions; r++) {
-		memo[r] = small_px > 0 ? live_region(t, r, small_px, SMALL_MIN_AREA, d) &&
-						 (!grey || grey_varies(grey, &t->regions[r], min_sd))
-				       : live_region(t, r, max_side, MIN_AREA, d);
-		if (memo[r]) {
-			n_live++;
+	for (int32_t r = 0; r < t->n_regions; r++)
+		if (memo[r] & bit) {
 			ylo = min_i(ylo, t->regions[r].y0);
 			yhi = max_i(yhi, t->regions[r].y1);
 		}
-	}
-	if (!n_live)
-		return;
 	for (int y = ylo; y <= yhi; y++) {
 		int32_t *row = live + (size_t)(y / T) * (size_t)ntx;
 		for (int32_t k = t->row_first_run[y]; k < t->row_first_run[y + 1]; k++) {
 			const struct run *rn = &t->runs[k];
-			if (!memo[rn->region])
+			if (!(memo[rn->region] & bit))
 				continue;
 			const struct region *g = &t->regions[rn->region];
 			const int side = max_i(g->x1 - g->x0, g->y1 - g->y0) + 1; /* boxes are inclusive */
+			if (bit == LIVE_SMALL && side > small_px)
+				continue;
 			for (int tx = rn->x / T; tx * T < rn->x + rn->len; tx++)
 				row[tx] = max_i(row[tx], side);
 		}
@@ -182,16 +198,18 @@ int windows_radius(const struct windows_radius *rule, int side)
 	return r < rule->min ? rule->min : r > rule->max ? rule->max : r;
 }
 
-static int find(const struct region_tree *tree, const struct detections *d, int max_symbol_px, int small_px,
-		const struct image_u8 *grey, int min_sd, int pad, const struct windows_radius *rule, int32_t *scratch,
-		size_t scratch_len, struct window *out, int cap)
+static int find(const struct windows_scan *s, int32_t bit, int small_px, int pad, const struct windows_radius *rule,
+		struct window *out, int cap)
 {
+	if (s->whole)
+		return -1;
+	if (!(bit == LIVE ? s->n_live : s->n_small))
+		return 0;
+	const struct region_tree *tree = s->tree;
 	const int w = tree->width, h = tree->height, ntx = tiles_x(w), nty = (h + T - 1) / T;
 	const size_t nt = (size_t)ntx * (size_t)nty;
-	if (tree->overflow || scratch_len < windows_scratch_len(w, h, tree->n_regions))
-		return -1;
-	int32_t *live = scratch, *stack = scratch + nt;
-	tiles_scan(tree, d, max_symbol_px, small_px, grey, min_sd, live, scratch + 2 * nt);
+	int32_t *live = s->scratch, *stack = s->scratch + nt;
+	tiles_mark(tree, s->scratch + 2 * nt, bit, small_px, live);
 	int n = 0;
 	for (size_t i = 0; i < nt; i++) {
 		if (!live[i])
@@ -245,15 +263,12 @@ static int find(const struct region_tree *tree, const struct detections *d, int 
 	return 2 * area > (int64_t)w * h ? -1 : n;
 }
 
-int windows_find(const struct region_tree *tree, const struct detections *d, int max_symbol_px, int pad,
-		 const struct windows_radius *rule, int32_t *scratch, size_t scratch_len, struct window *out, int cap)
+int windows_find(const struct windows_scan *s, int pad, const struct windows_radius *rule, struct window *out, int cap)
 {
-	return find(tree, d, max_symbol_px, 0, NULL, 0, pad, rule, scratch, scratch_len, out, cap);
+	return find(s, LIVE, 0, pad, rule, out, cap);
 }
 
-int windows_find_small(const struct region_tree *tree, const struct detections *d, int small_px,
-		       const struct image_u8 *grey, int min_sd, int pad, int32_t *scratch, size_t scratch_len,
-		       struct window *out, int cap)
+int windows_find_small(const struct windows_scan *s, int small_px, int pad, struct window *out, int cap)
 {
-	return find(tree, d, small_px, small_px, grey, min_sd, pad, NULL, scratch, scratch_len, out, cap);
+	return find(s, LIVE_SMALL, small_px, pad, NULL, out, cap);
 }

@@ -52,6 +52,7 @@
 #ifndef TT_PIPELINE_WINDOWS_H
 #define TT_PIPELINE_WINDOWS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -78,35 +79,53 @@ struct windows_radius {
 /* The rule's radius for a region whose box's longest side is side pixels. */
 int windows_radius(const struct windows_radius *rule, int side);
 
-/* int32 entries of scratch that windows_find needs for a frame of w x h
+/* int32 entries of scratch that windows_scan needs for a frame of w x h
  * whose tree has at most max_regions regions. */
 size_t windows_scratch_len(int width, int height, int32_t max_regions);
 
-/* Windows of the frame of tree (the first scale's region tree) where the
- * third scale may find a symbol that d (the first scale's detections, same
- * frame) lacks; a region whose bounding box reaches max_symbol_px pixels
- * in width or height is no part of one. rule: NULL, or each window's
- * radius by the symbol's scale (above). scratch holds scratch_len int32.
- * Returns their number (0: none anywhere) into out (at most cap), or -1
- * for the whole frame (also for a tree cut short, more than cap windows,
- * or scratch too short for its regions). */
-int windows_find(const struct region_tree *tree, const struct detections *d, int max_symbol_px, int pad,
-		 const struct windows_radius *rule, int32_t *scratch, size_t scratch_len, struct window *out, int cap);
+/* A frame's verdicts: which regions of its first-scale tree are structure
+ * that no decoded symbol explains, by both rules below. The passes of the
+ * third scale ask for windows several times a frame; the regions are
+ * judged once. */
+struct windows_scan {
+	const struct region_tree *tree;
+	int32_t *scratch;      /* the verdicts, and room for the finds' tiles */
+	size_t scratch_len;
+	int32_t n_live;        /* regions live by windows_find's rule */
+	int32_t n_small;       /* by windows_find_small's, under small_px a side */
+	bool whole;            /* a tree cut short, or scratch too short for its regions */
+};
 
-/* The same for small symbols: live are regions whose box is under small_px
- * pixels a side and that touch at least three regions of 4 pixels or more
- * (a symbol under about 30 px: its root touches its surround, its blob and
- * its 2-5 px dots, and only the first two reach 16 pixels, so
- * windows_find's rule misses it), where no decoded symbol or finger
- * explains them, and, given grey (the frame), where the grey in the
- * region's box has a standard deviation of at least min_sd levels: on a
- * flat table lit near mid-grey, a noise outlier that reaches the first
- * scale's gate inside Bernsen's window has the noise around it
- * thresholded into a patch of specks, small structure too, but the grey
- * there varies by the noise alone, where a symbol's box holds ink and
- * paper. No radius rule; -1 for the whole frame as above. */
-int windows_find_small(const struct region_tree *tree, const struct detections *d, int small_px,
-		       const struct image_u8 *grey, int min_sd, int pad, int32_t *scratch, size_t scratch_len,
-		       struct window *out, int cap);
+/* Judges the regions of tree (the first scale's region tree) against d
+ * (the first scale's detections, same frame) into s, which then holds
+ * tree and scratch (scratch_len int32) until the frame's last find: a
+ * region whose bounding box reaches max_symbol_px pixels in width or
+ * height is no part of a symbol (windows_find's rule); small structure is
+ * judged for boxes up to small_px a side (0: none), and, given grey (the
+ * frame), only where the grey in the region's box has a standard
+ * deviation of at least min_sd levels: on a flat table lit near
+ * mid-grey, a noise outlier that reaches the first scale's gate inside
+ * Bernsen's window has the noise around it thresholded into a patch of
+ * specks, small structure too, but the grey there varies by the noise
+ * alone, where a symbol's box holds ink and paper. Allocates nothing. */
+void windows_scan(struct windows_scan *s, const struct region_tree *tree, const struct detections *d, int max_symbol_px,
+		  int small_px, const struct image_u8 *grey, int min_sd, int32_t *scratch, size_t scratch_len);
+
+/* Windows of the scanned frame where the third scale may find a symbol
+ * that the first scale's detections lack. rule: NULL, or each window's
+ * radius by the symbol's scale (above). Returns their number (0: none
+ * anywhere) into out (at most cap), or -1 for the whole frame (also for a
+ * tree cut short, more than cap windows, or scratch too short for its
+ * regions). */
+int windows_find(const struct windows_scan *s, int pad, const struct windows_radius *rule, struct window *out, int cap);
+
+/* The same for small symbols: live are regions whose box is at most
+ * small_px (no more than windows_scan's) a side and that touch at least
+ * three regions of 4 pixels or more (a symbol under about 30 px: its root
+ * touches its surround, its blob and its 2-5 px dots, and only the first
+ * two reach 16 pixels, so windows_find's rule misses it), where no decoded
+ * symbol or finger explains them and the grey varies (windows_scan). No
+ * radius rule; -1 for the whole frame as above. */
+int windows_find_small(const struct windows_scan *s, int small_px, int pad, struct window *out, int cap);
 
 #endif
