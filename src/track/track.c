@@ -103,6 +103,14 @@ static float wrap_period(float a, float period)
 	return a;
 }
 
+/* Whether (dx, dy) is shorter than r: the squares, where hypotf's call
+ * and its care for overflow cost most of the roots' search (every root
+ * against every symbol, every frame). */
+static inline bool within(float dx, float dy, float r)
+{
+	return dx * dx + dy * dy < r * r;
+}
+
 /* Signed difference a - b folded into [-period/2, period/2). */
 static float diff_period(float a, float b, float period)
 {
@@ -589,9 +597,9 @@ static void track_objects(struct track *t, const struct detections *det, int64_t
 			struct item *it = &l->items[i];
 			if (it->matched)
 				continue;
-			float dist = hypotf(f->x - it->px, f->y - it->py);
-			if (dist <= 0.5f * fmaxf(it->size, f->size_px))
-				pairs_add(t, d, i, dist);
+			const float dx = f->x - it->px, dy = f->y - it->py, gate = 0.5f * fmaxf(it->size, f->size_px);
+			if (dx * dx + dy * dy <= gate * gate)
+				pairs_add(t, d, i, hypotf(dx, dy));
 		}
 	}
 	n = pairs_assign(t, l, t->det_used);
@@ -654,11 +662,11 @@ static void track_objects(struct track *t, const struct detections *det, int64_t
 		bool taken = false;
 		for (int32_t k = 0; k < det->n_fids && !taken; k++) {
 			const struct fiducial_det *f = &det->fids[k];
-			taken = f->root == r->region || hypotf(f->x - r->x, f->y - r->y) < 0.5f * f->size_px;
+			taken = f->root == r->region || within(f->x - r->x, f->y - r->y, 0.5f * f->size_px);
 		}
 		for (int32_t k = 0; k < det->n_fuzzy && !taken; k++) {
 			const struct fiducial_det *f = &det->fuzzy[k];
-			taken = f->root == r->region || hypotf(f->x - r->x, f->y - r->y) < 0.5f * f->size_px;
+			taken = f->root == r->region || within(f->x - r->x, f->y - r->y, 0.5f * f->size_px);
 		}
 		if (taken)
 			continue;
