@@ -391,6 +391,30 @@ static void test_windows(void **state)
 	segment_destroy(seg);
 }
 
+/* A mask, a detections list and a segmenter for the windows' tests. */
+struct win_fixture {
+	struct bitmask m;
+	struct detections d;
+	struct segment *seg;
+};
+
+static void win_fixture_open(struct win_fixture *f)
+{
+	int err = 0;
+	struct segment_config sc = {.max_width = W, .max_height = H, .adj_cap = 16};
+	f->seg = segment_create(&sc, &err);
+	assert_non_null(f->seg);
+	assert_int_equal(bitmask_alloc(&f->m, W, H), 0);
+	assert_int_equal(detections_alloc(&f->d, 8), 0);
+}
+
+static void win_fixture_close(struct win_fixture *f)
+{
+	detections_free(&f->d);
+	bitmask_free(&f->m);
+	segment_destroy(f->seg);
+}
+
 /* A card's rim that joined a fingertip's rim (Bernsen draws a dark rim
  * around both; where the fingertip nears the card they touch): the joined
  * region touches the table, the card and the fingertip, three regions, as
@@ -400,17 +424,11 @@ static void test_windows(void **state)
 static void test_windows_finger_rim(void **state)
 {
 	(void)state;
-	struct bitmask m;
-	struct detections d;
-	int err = 0;
-	struct segment_config sc = {.max_width = W, .max_height = H, .adj_cap = 16};
-	struct segment *seg = segment_create(&sc, &err);
-	assert_non_null(seg);
-	assert_int_equal(bitmask_alloc(&m, W, H), 0);
-	assert_int_equal(detections_alloc(&d, 8), 0);
+	struct win_fixture f;
+	win_fixture_open(&f);
 	static int32_t scratch[WINDOWS_SCRATCH];
 	struct window win[4];
-	memset(m.bits, 0, (size_t)m.stride_words * (size_t)H * sizeof *m.bits);
+	memset(f.m.bits, 0, (size_t)f.m.stride_words * (size_t)H * sizeof *f.m.bits);
 	for (int y = 20; y < 144; y++)
 		for (int x = 60; x < 144; x++) {
 			const int r2 = (x - 100) * (x - 100) + (y - 38) * (y - 38);
@@ -418,19 +436,17 @@ static void test_windows_finger_rim(void **state)
 			const bool finger_rim = r2 <= 14 * 14 && r2 > 10 * 10;
 			const bool bridge = x >= 98 && x < 103 && y >= 50 && y < 60;
 			if (card_rim || finger_rim || bridge)
-				m.bits[(size_t)y * m.stride_words + x / 64] |= 1ull << (x % 64);
+				f.m.bits[(size_t)y * f.m.stride_words + x / 64] |= 1ull << (x % 64);
 		}
-	assert_int_equal(find_windows(seg, &m, &d, 16, scratch, win, 4), 1);
-	d.n_fids = 1;
-	d.fids[0] = (struct fiducial_det){.id = 1, .x = 102, .y = 102, .size_px = 76};
-	assert_int_equal(find_windows(seg, &m, &d, 16, scratch, win, 4), 0);
-	d.n_fids = 0;
-	d.n_fingers = 1;
-	d.fingers[0] = (struct finger_det){.x = 100, .y = 38, .diameter_px = 20};
-	assert_int_equal(find_windows(seg, &m, &d, 16, scratch, win, 4), 0);
-	detections_free(&d);
-	bitmask_free(&m);
-	segment_destroy(seg);
+	assert_int_equal(find_windows(f.seg, &f.m, &f.d, 16, scratch, win, 4), 1);
+	f.d.n_fids = 1;
+	f.d.fids[0] = (struct fiducial_det){.id = 1, .x = 102, .y = 102, .size_px = 76};
+	assert_int_equal(find_windows(f.seg, &f.m, &f.d, 16, scratch, win, 4), 0);
+	f.d.n_fids = 0;
+	f.d.n_fingers = 1;
+	f.d.fingers[0] = (struct finger_det){.x = 100, .y = 38, .diameter_px = 20};
+	assert_int_equal(find_windows(f.seg, &f.m, &f.d, 16, scratch, win, 4), 0);
+	win_fixture_close(&f);
 }
 
 /* A black square of side s at (x, y) with two white holes of 6 x 6 px:
@@ -518,42 +534,34 @@ static void mask_small(struct bitmask *m, int x, int y, int side, int h)
 static void test_windows_small(void **state)
 {
 	(void)state;
-	struct bitmask m;
-	struct detections d;
-	int err = 0;
-	struct segment_config sc = {.max_width = W, .max_height = H, .adj_cap = 16};
-	struct segment *seg = segment_create(&sc, &err);
-	assert_non_null(seg);
-	assert_int_equal(bitmask_alloc(&m, W, H), 0);
-	assert_int_equal(detections_alloc(&d, 8), 0);
+	struct win_fixture f;
+	win_fixture_open(&f);
 	static int32_t scratch[WINDOWS_SCRATCH];
 	struct window win[4];
 	const struct region_tree *tree = NULL;
-	memset(m.bits, 0, (size_t)m.stride_words * (size_t)H * sizeof *m.bits);
-	mask_small(&m, 100, 100, 20, 3);
-	assert_int_equal(segment_process(seg, &m, &tree), 0);
-	assert_int_equal(find_in(tree, &d, 0, 8, NULL, scratch, win), 0);
-	assert_int_equal(find_in(tree, &d, 40, 8, NULL, scratch, win), 1);
+	memset(f.m.bits, 0, (size_t)f.m.stride_words * (size_t)H * sizeof *f.m.bits);
+	mask_small(&f.m, 100, 100, 20, 3);
+	assert_int_equal(segment_process(f.seg, &f.m, &tree), 0);
+	assert_int_equal(find_in(tree, &f.d, 0, 8, NULL, scratch, win), 0);
+	assert_int_equal(find_in(tree, &f.d, 40, 8, NULL, scratch, win), 1);
 	assert_int_equal(win[0].x0, 96 - 8);
 	assert_int_equal(win[0].y0, 96 - 8);
 	assert_int_equal(win[0].x1, 128 + 8);
 	assert_int_equal(win[0].y1, 128 + 8);
 	/* Explained by a decoded symbol there: none. */
-	d.n_fids = 1;
-	d.fids[0] = (struct fiducial_det){.id = 1, .x = 110, .y = 110, .size_px = 20};
-	assert_int_equal(find_in(tree, &d, 40, 8, NULL, scratch, win), 0);
-	d.n_fids = 0;
-	memset(m.bits, 0, (size_t)m.stride_words * (size_t)H * sizeof *m.bits);
-	mask_small(&m, 100, 100, 20, 1);
-	assert_int_equal(segment_process(seg, &m, &tree), 0);
-	assert_int_equal(find_in(tree, &d, 40, 8, NULL, scratch, win), 0);
-	memset(m.bits, 0, (size_t)m.stride_words * (size_t)H * sizeof *m.bits);
-	mask_small(&m, 100, 100, 48, 3);
-	assert_int_equal(segment_process(seg, &m, &tree), 0);
-	assert_int_equal(find_in(tree, &d, 40, 8, NULL, scratch, win), 0);
-	detections_free(&d);
-	bitmask_free(&m);
-	segment_destroy(seg);
+	f.d.n_fids = 1;
+	f.d.fids[0] = (struct fiducial_det){.id = 1, .x = 110, .y = 110, .size_px = 20};
+	assert_int_equal(find_in(tree, &f.d, 40, 8, NULL, scratch, win), 0);
+	f.d.n_fids = 0;
+	memset(f.m.bits, 0, (size_t)f.m.stride_words * (size_t)H * sizeof *f.m.bits);
+	mask_small(&f.m, 100, 100, 20, 1);
+	assert_int_equal(segment_process(f.seg, &f.m, &tree), 0);
+	assert_int_equal(find_in(tree, &f.d, 40, 8, NULL, scratch, win), 0);
+	memset(f.m.bits, 0, (size_t)f.m.stride_words * (size_t)H * sizeof *f.m.bits);
+	mask_small(&f.m, 100, 100, 48, 3);
+	assert_int_equal(segment_process(f.seg, &f.m, &tree), 0);
+	assert_int_equal(find_in(tree, &f.d, 40, 8, NULL, scratch, win), 0);
+	win_fixture_close(&f);
 }
 
 /* 1: the symbol id of set decoded alone, 0: nothing, negative: another ID;
@@ -712,6 +720,28 @@ static void test_up_close(void **state)
 	tree_set_free(set);
 }
 
+/* An engine on the CPU with the third scale's passes on (the small-symbol
+ * and upsampled passes among them), for W x H frames of the symbols in
+ * text; *set and *trk are its symbol set and tracker, the caller's to free. */
+static struct engine *small_passes_engine(const char *text, struct tree_set **set, struct track **trk)
+{
+	assert_int_equal(tree_set_parse(text, strlen(text), "test", set), 0);
+	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
+	int err = 0;
+	*trk = track_create(&tk, &err);
+	assert_non_null(*trk);
+	struct engine_config ec = {.width = W, .height = H, .backend = "cpu",
+				   .thr = {.mode = THRESHOLD_BERNSEN, .radius = 6, .gate = 32, .tile = 10,
+					   .mean_radius = 16, .mean_bias = 16},
+				   .radius2 = 2, .median2 = 3, .scale3 = true, .mode3 = THRESHOLD_MEAN,
+				   .mean_scale3 = 0.115f, .radius_small = 1, .radius_up = 2, .gate_up = 16,
+				   .match = {.trees = *set, .root_min_px = 12, .root_max_px = 120},
+				   .tracker = *trk, .max_detections = 128};
+	struct engine *e = engine_create(&ec, &err);
+	assert_non_null(e);
+	return e;
+}
+
 /* A frame full of 24 px symbols (7 x 5, 41 px apart, four IDs; only the
  * upsampled pass reads them): it runs over the whole frame, wider than a
  * tile, tile by tile; every symbol is read once, with its ID, also the
@@ -723,20 +753,8 @@ static void test_up_pass_tiles(void **state)
 	static const char text[] = "w012222222222212221212111\nw012222221222212222122111\nw012222212212212121211111\n"
 				   "w012212212212121211111111\n";
 	struct tree_set *set = NULL;
-	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
-	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
-	int err = 0;
-	struct track *trk = track_create(&tk, &err);
-	assert_non_null(trk);
-	struct engine_config ec = {.width = W, .height = H, .backend = "cpu",
-				   .thr = {.mode = THRESHOLD_BERNSEN, .radius = 6, .gate = 32, .tile = 10,
-					   .mean_radius = 16, .mean_bias = 16},
-				   .radius2 = 2, .median2 = 3, .scale3 = true, .mode3 = THRESHOLD_MEAN,
-				   .mean_scale3 = 0.115f, .radius_small = 1, .radius_up = 2, .gate_up = 16,
-				   .match = {.trees = set, .root_min_px = 12, .root_max_px = 120},
-				   .tracker = trk, .max_detections = 128};
-	struct engine *e = engine_create(&ec, &err);
-	assert_non_null(e);
+	struct track *trk = NULL;
+	struct engine *e = small_passes_engine(text, &set, &trk);
 	struct image_u8 img;
 	assert_int_equal(image_u8_alloc(&img, W, H), 0);
 	for (int y = 0; y < H; y++)
@@ -778,20 +796,8 @@ static void test_small_passes_skip_noise(void **state)
 	(void)state;
 	static const char text[] = "w012222222222212221212111\nw012222221222212222122111\n";
 	struct tree_set *set = NULL;
-	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
-	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
-	int err = 0;
-	struct track *trk = track_create(&tk, &err);
-	assert_non_null(trk);
-	struct engine_config ec = {.width = W, .height = H, .backend = "cpu",
-				   .thr = {.mode = THRESHOLD_BERNSEN, .radius = 6, .gate = 32, .tile = 10,
-					   .mean_radius = 16, .mean_bias = 16},
-				   .radius2 = 2, .median2 = 3, .scale3 = true, .mode3 = THRESHOLD_MEAN,
-				   .mean_scale3 = 0.115f, .radius_small = 1, .radius_up = 2, .gate_up = 16,
-				   .match = {.trees = set, .root_min_px = 12, .root_max_px = 120},
-				   .tracker = trk, .max_detections = 128};
-	struct engine *e = engine_create(&ec, &err);
-	assert_non_null(e);
+	struct track *trk = NULL;
+	struct engine *e = small_passes_engine(text, &set, &trk);
 	struct image_u8 img;
 	assert_int_equal(image_u8_alloc(&img, W, H), 0);
 	uint32_t seed = 12345;
