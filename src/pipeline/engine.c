@@ -955,8 +955,7 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 	return true;
 }
 
-static bool third_scaled(struct engine *e, const struct image_u8 *grey,
-			 struct threshold *thr);
+static bool third_scaled(struct engine *e, const struct image_u8 *grey, struct threshold *thr);
 static bool third_closed(struct engine *e, const struct image_u8 *grey);
 static bool third_small(struct engine *e, const struct image_u8 *grey);
 static bool third_deblurred(struct engine *e, const struct image_u8 *grey);
@@ -1010,8 +1009,7 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
  * the radius of a 110 px neighbour's window) read as another ID. Its
  * symbols follow the first pass's in the scale's detections, so where the
  * two passes find one symbol the configured radius's stands. */
-static bool third_scaled(struct engine *e, const struct image_u8 *grey,
-			 struct threshold *thr)
+static bool third_scaled(struct engine *e, const struct image_u8 *grey, struct threshold *thr)
 {
 	const struct engine_config *c = &e->cfg;
 	if (c->mean_scale3 <= 0.0f || c->mode3 == THRESHOLD_BERNSEN || c->mode3 == THRESHOLD_TILED)

@@ -18,10 +18,13 @@
  * card's margin reaches past the root) nor a finger's. A finger (looked
  * for or not), a hand, a card's or a shadow's edge is a boundary or a
  * chain of nested rings, noise a speck: none branches, so none costs a
- * window. A found finger is no branch either: the dark rim Bernsen draws
- * around a fingertip near a card joins the card's rim, and that region,
- * touching the table, the card and the fingertip, would branch. Regions rather than tiles are explained, so that a symbol beside
- * a decoded one keeps a window although that one's box covers its tiles.
+ * window. Nor are a decoded symbol's card and a found finger branches of
+ * a region that touches them: the dark rims Bernsen draws around a card
+ * and a fingertip (or a hand, a shadow) beside it join, and that region,
+ * touching the table, the card and the fingertip, would branch and reach
+ * past the symbol's box. Regions rather than tiles are explained, so that
+ * a symbol beside a decoded one keeps a window although that one's box
+ * covers its tiles.
  * Live tiles joined by an edge or corner form a group; each group's box,
  * grown by `pad` pixels on every side (so that a symbol whose shadowed
  * part is uniform in the first mask still lies inside), clamped to the
