@@ -54,7 +54,10 @@ static bool grey_varies(const struct image_u8 *grey, const struct region *g, int
 		}
 		n += g->x1 - g->x0 + 1;
 	}
-	return n * sum2 - sum * sum >= n * n * (int64_t)sd * sd;
+	/* In doubles: n * sum2 overflows 64 bits for boxes of a few thousand
+	 * pixels a side. */
+	const double mean = (double)sum / (double)n;
+	return (double)sum2 / (double)n - mean * mean >= (double)sd * (double)sd;
 }
 
 /* Whether region g lies in a finger's box. */
