@@ -104,7 +104,7 @@
 
 struct params {
 	const char *out, *trees, *format, *preset;
-	int w, h, frames, fids, fingers, clutter, jpeg, hotspots, shadows, hands, di, sheet;
+	int w, h, frames, fids, fingers, clutter, jpeg, hotspots, shadows, hands, di, sheet, one_light;
 	float size_min, size_max, finger_r, blur, noise, light, contrast, motion, move;
 	float tilt, tilt_min, fov, k1, k2, vignette, hotspot_gain, penumbra, dark_min, dark_max;
 	float dot_gain, paper, defocus, shot;
@@ -854,10 +854,12 @@ static void paint_hands(float *f, int w, int h, const struct hand *hands, int n)
 
 /* Light left at (x, y) by the shadows: each darkens by its factor inside,
  * ramping linearly across its penumbra; a visible hand is not in its own
- * shadow. */
-static float shadow_light(const struct hand *hands, int n, float x, float y)
+ * shadow. Shadows of several lights multiply where they overlap; with
+ * one_light they are all of one light (the sun, one lamp), which an
+ * overlap cuts once: by the darkest of them there. */
+static float shadow_light(const struct hand *hands, int n, int one_light, float x, float y)
 {
-	float light = 1;
+	float light = 1, cut = 0;
 	for (int k = 0; k < n; k++) {
 		const struct hand *hd = &hands[k];
 		float d = hand_distance(hd, x - hd->dx, y - hd->dy);
@@ -870,8 +872,9 @@ static float shadow_light(const struct hand *hands, int n, float x, float y)
 			a *= 1 - (own < 0 ? 0 : own > 1 ? 1 : own);
 		}
 		light *= 1 - hd->dark * a;
+		cut = hd->dark * a > cut ? hd->dark * a : cut;
 	}
-	return light;
+	return one_light ? 1 - cut : light;
 }
 
 /* ---- shapes ---------------------------------------------------------------- */
@@ -1351,6 +1354,8 @@ static const struct preset {
 	 "IR hot spots, vignetting, uneven light"},
 	{"shadow", PRESET_BASE "--fids 8 --fid-size 32:96 --shadows 2",
 	 "two hard shadows a frame whose edges cross symbols"},
+	{"sun", PRESET_BASE "--fids 8 --fid-size 32:96 --shadows 2 --one-light 1 --dark 0.55:0.75 --penumbra 3",
+	 "two hard shadows of one light (sunlight: shadow side 25-45 % of the lit side, penumbra 1-3 px)"},
 	{"hands", PRESET_BASE "--fids 8 --fid-size 32:96 --hands 2",
 	 "two hands a frame, fingertips on symbols, with shadows"},
 	{"small", PRESET_BASE "--fids 14 --fid-size 20:24", "symbols of 20-24 px, plain light"},
@@ -1418,6 +1423,9 @@ static void usage(FILE *f)
 		"                        a dark surface, --fingers lone fingertips (default 0)\n"
 		"  --penumbra PX         widest shadow penumbra, >= 1 (default 4)\n"
 		"  --dark MIN:MAX        shadow darkening factor range (default 0.3:0.6)\n"
+		"  --one-light 0|1       1: the shadows are all of one light, so where they\n"
+		"                        overlap the light is cut once, by the darkest;\n"
+		"                        0: each of its own light, overlaps multiply (default 0)\n"
 		"  --dot-gain PX         ink spreading, 0..1 px (default 0)\n"
 		"  --paper A             paper texture, relative deviation (default 0)\n"
 		"  --move PX             persistent objects drifting PX px a frame (default 0:\n"
@@ -1466,6 +1474,7 @@ static int parse_option(struct params *p, const char *a, const char *v)
 			{"--hands", offsetof(struct params, hands), 1},
 			{"--di", offsetof(struct params, di), 1},
 			{"--sheet", offsetof(struct params, sheet), 1},
+			{"--one-light", offsetof(struct params, one_light), 1},
 			{"--finger-r", offsetof(struct params, finger_r), 0},
 			{"--blur", offsetof(struct params, blur), 0},
 			{"--noise", offsetof(struct params, noise), 0},
@@ -1552,7 +1561,7 @@ static int parse_args(int argc, char **argv, struct params *p)
 	}
 	if (p->w < 16 || p->h < 16 || p->w > IMAGE_MAX_SIDE || p->h > IMAGE_MAX_SIDE ||
 	    p->frames < 1 || p->frames > 100000 || p->fids < 0 || p->fids > 256 ||
-	    p->fingers < 0 || p->sheet < 0 || p->sheet > 256 || p->tilt_min < 0 ||
+	    p->fingers < 0 || p->sheet < 0 || p->sheet > 256 || p->one_light < 0 || p->one_light > 1 || p->tilt_min < 0 ||
 	    p->tilt_min > p->tilt || p->fingers > 200 || p->clutter < 0 || p->clutter > 10000 ||
 	    p->finger_r <= 0 || p->blur < 0 || p->blur > 20 || p->noise < 0 || p->light < 0 ||
 	    p->light > 1 || p->contrast <= 0 || p->motion < 0 || p->motion > 100 || p->jpeg < 0 ||
@@ -1706,11 +1715,11 @@ int main(int argc, char **argv)
 		fprintf(truth,
 			", \"preset\": \"%s\", \"tilt\": %g, \"fov\": %g, \"k1\": %g, \"k2\": %g, "
 			"\"grid\": %s, \"vignette\": %g, \"hotspots\": %d, \"hotspot_gain\": %g, "
-			"\"shadows\": %d, \"hands\": %d, \"penumbra\": %g, \"dark\": \"%g:%g\", "
+			"\"shadows\": %d, \"one_light\": %d, \"hands\": %d, \"penumbra\": %g, \"dark\": \"%g:%g\", "
 			"\"dot_gain\": %g, \"paper\": %g, \"defocus\": %g, \"shot\": %g",
 			p.preset, (double)p.tilt, (double)p.fov, (double)p.k1, (double)p.k2,
 			cam.lens ? "\"grid.txt\"" : "null", (double)p.vignette, p.hotspots,
-			(double)p.hotspot_gain, p.shadows, p.hands, (double)p.penumbra,
+			(double)p.hotspot_gain, p.shadows, p.one_light, p.hands, (double)p.penumbra,
 			(double)p.dark_min, (double)p.dark_max, (double)p.dot_gain, (double)p.paper,
 			(double)p.defocus, (double)p.shot);
 	fprintf(truth, "},\n \"frames\": [");
@@ -1862,7 +1871,7 @@ int main(int argc, char **argv)
 					illum *= 1.0f - p.vignette * (cx * cx + cy * cy);
 				}
 				if (n_hands)
-					illum *= shadow_light(hands, n_hands, (float)x, (float)y);
+					illum *= shadow_light(hands, n_hands, p.one_light, (float)x, (float)y);
 				v *= illum;
 				for (int k = 0; k < p.hotspots; k++) {
 					float dx = (float)x - spot[k][0], dy = (float)y - spot[k][1];
