@@ -1073,6 +1073,59 @@ static void test_merge_completed(void **state)
 	detections_free(&d2);
 }
 
+/* A doubtful symbol (the third scale's ratio pass) stands only where
+ * nothing else reads its place: against another ID merged from a later
+ * scale, whole or completed, both become fuzzy; the first scale's own
+ * symbol stands against it; alone it is added, still doubtful; a read
+ * that agrees takes its place. */
+static void test_merge_doubtful(void **state)
+{
+	(void)state;
+	struct detections d, d2, d3;
+	assert_int_equal(detections_alloc(&d, 8), 0);
+	assert_int_equal(detections_alloc(&d2, 8), 0);
+	assert_int_equal(detections_alloc(&d3, 8), 0);
+	d.fids[d.n_fids++] = fid_at(5, 100, 100);
+	d2.fids[d2.n_fids++] = fid_at(4, 100, 200); /* whole, from a later scale */
+	d2.fids[d2.n_fids++] = fid_at(3, 200, 200); /* completed, from a later scale */
+	d2.fids[1].completed = 1;
+	d2.fids[d2.n_fids++] = fid_at(2, 300, 200); /* whole: a doubtful read agrees */
+	merge_scale(&d, &d2);
+	assert_int_equal(d.n_fids, 4);
+	d3.fids[d3.n_fids++] = fid_at(9, 101, 100); /* the first scale's 5 stands */
+	d3.fids[d3.n_fids++] = fid_at(8, 101, 200); /* against the whole 4: neither */
+	d3.fids[d3.n_fids++] = fid_at(7, 201, 200); /* against the completed 3: neither */
+	d3.fids[d3.n_fids++] = fid_at(2, 301, 200); /* agrees with the whole 2 */
+	d3.fids[d3.n_fids++] = fid_at(1, 500, 500); /* alone, then a whole read agrees */
+	d3.fids[d3.n_fids++] = fid_at(6, 400, 400); /* alone */
+	for (int i = 0; i < d3.n_fids; i++)
+		d3.fids[i].completed = FIDUCIAL_DOUBTFUL;
+	merge_scale(&d, &d3);
+	struct detections d4;
+	assert_int_equal(detections_alloc(&d4, 8), 0);
+	d4.fids[d4.n_fids++] = fid_at(1, 502, 501);
+	d4.fids[0].angle = 1.5f;
+	merge_scale(&d, &d4);
+	assert_int_equal(d.n_fids, 4);
+	assert_int_equal(d.n_fuzzy, 2);
+	int seen = 0;
+	for (int i = 0; i < d.n_fids; i++) {
+		const struct fiducial_det *f = &d.fids[i];
+		seen |= (f->id == 5 && f->root == 7 && !f->completed) << 0 | (f->id == 2 && !f->completed) << 1 |
+			(f->id == 6 && f->root == -1 && f->completed == FIDUCIAL_DOUBTFUL) << 2 |
+			(f->id == 1 && !f->completed && fabsf(f->x - 502) < 1e-3f && fabsf(f->angle - 1.5f) < 1e-6f) << 3;
+	}
+	assert_int_equal(seen, 15);
+	detections_free(&d4);
+	for (int i = 0; i < d.n_fuzzy; i++) {
+		assert_int_equal(d.fuzzy[i].id, -1);
+		assert_true(fabsf(d.fuzzy[i].y - 200) < 1);
+	}
+	detections_free(&d);
+	detections_free(&d2);
+	detections_free(&d3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1087,6 +1140,7 @@ int main(void)
 		cmocka_unit_test(test_small_passes_skip_noise),
 		cmocka_unit_test(test_merge_disagreement),
 		cmocka_unit_test(test_merge_completed),
+		cmocka_unit_test(test_merge_doubtful),
 		cmocka_unit_test(test_merge_check),
 		cmocka_unit_test(test_merge_tie_break),
 		cmocka_unit_test_setup_teardown(test_third_scale_radius_follows_symbol, setup, teardown),

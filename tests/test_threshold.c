@@ -496,6 +496,13 @@ static void test_bernsen_on_view(void **state)
 	image_u8_free(&ref);
 }
 
+/* Bits of row y past m's width are zero. */
+static void assert_row_tail_zero(const struct bitmask *m, int y)
+{
+	for (int x = m->width; x < m->stride_words * 64; x++)
+		assert_int_equal((int)((m->bits[(size_t)y * m->stride_words + x / 64] >> (x % 64)) & 1u), 0);
+}
+
 /* The closing threshold (closing.h) against its rule computed the slow way:
  * D = the max over the square of radius r (cropped at the border), C = the
  * min of D over the same square, white = 100 v > pct C and C >= gate; on
@@ -541,8 +548,7 @@ static void test_closing_matches_brute_force(void **state)
 					const int v = image_u8_row(&in, y)[x];
 					assert_int_equal(bitmask_get(&m, x, y), 100 * v > pct * cl && cl >= gate);
 				}
-				for (int x = w; x < m.stride_words * 64; x++)
-					assert_int_equal((int)((m.bits[(size_t)y * m.stride_words + x / 64] >> (x % 64)) & 1u), 0);
+				assert_row_tail_zero(&m, y);
 			}
 			bitmask_free(&m);
 		}
@@ -560,6 +566,66 @@ static void test_closing_matches_brute_force(void **state)
 	closing_destroy(c);
 	assert_null(closing_create(0, 5, &err));
 	assert_int_equal(err, ERR_RANGE);
+}
+
+/* The ratio rule (closing_ratio(), closing.h) against its rule computed
+ * the slow way: lo and hi over the square of radius r (cropped at the
+ * border); under the gate Bernsen's flat-area rule, else (v + offset)^2 >
+ * (lo + offset) (hi + offset); on every size of the list (a view into a
+ * larger image), random radii, offsets and gates (the extremes too), and
+ * random, low-contrast and gradient content; bits past the width zero. */
+static void test_ratio_matches_brute_force(void **state)
+{
+	(void)state;
+	uint32_t rng = 777;
+	int err = 0;
+	struct closing *c = closing_create(300, 300, &err);
+	assert_non_null(c);
+	struct image_u8 big;
+	assert_int_equal(image_u8_alloc(&big, 300, 300), 0);
+	for (int si = 0; si < N_SIZES; si++)
+		for (int rep = 0; rep < 6; rep++) {
+			const int w = sizes[si][0], h = sizes[si][1];
+			struct image_u8 in = {.width = w, .height = h, .stride = big.stride, .data = big.data + 3 * big.stride + 9};
+			fill_frame(&in, &rng, rep % 3);
+			const int r = rep == 0 ? 1 : rep == 1 ? CLOSING_MAX_RADIUS : 1 + (int)(test_rand(&rng) % 12);
+			const int offset = rep == 2 ? 0 : rep == 3 ? CLOSING_MAX_OFFSET : (int)(test_rand(&rng) % 65);
+			const int gate = rep == 4 ? 0 : rep == 5 ? 255 : (int)(test_rand(&rng) % 256);
+			struct bitmask m;
+			assert_int_equal(bitmask_alloc(&m, w, h), 0);
+			memset(m.bits, 0xff, (size_t)m.stride_words * (size_t)h * sizeof *m.bits);
+			assert_int_equal(closing_ratio(c, &in, r, offset, gate, &m), 0);
+			for (int y = 0; y < h; y++) {
+				for (int x = 0; x < w; x++) {
+					int lo = 255, hi = 0;
+					for (int yy = y - r < 0 ? 0 : y - r; yy <= y + r && yy < h; yy++)
+						for (int xx = x - r < 0 ? 0 : x - r; xx <= x + r && xx < w; xx++) {
+							const int g = image_u8_row(&in, yy)[xx];
+							lo = g < lo ? g : lo;
+							hi = g > hi ? g : hi;
+						}
+					const int v = image_u8_row(&in, y)[x];
+					const int t = (lo + hi) / 2;
+					const int white = hi - lo < gate ? v > (t < 128 ? 255 : 0)
+									 : (v + offset) * (v + offset) > (lo + offset) * (hi + offset);
+					assert_int_equal(bitmask_get(&m, x, y), white);
+				}
+				assert_row_tail_zero(&m, y);
+			}
+			bitmask_free(&m);
+		}
+	struct bitmask m;
+	assert_int_equal(bitmask_alloc(&m, 20, 20), 0);
+	struct image_u8 in = {.width = 20, .height = 20, .stride = big.stride, .data = big.data};
+	assert_int_equal(closing_ratio(c, &in, 0, 16, 32, &m), ERR_RANGE);
+	assert_int_equal(closing_ratio(c, &in, CLOSING_MAX_RADIUS + 1, 16, 32, &m), ERR_RANGE);
+	assert_int_equal(closing_ratio(c, &in, 8, CLOSING_MAX_OFFSET + 1, 32, &m), ERR_RANGE);
+	assert_int_equal(closing_ratio(c, &in, 8, 16, 256, &m), ERR_RANGE);
+	in.width = 21;
+	assert_int_equal(closing_ratio(c, &in, 8, 16, 32, &m), ERR_SIZE);
+	bitmask_free(&m);
+	image_u8_free(&big);
+	closing_destroy(c);
 }
 
 /* Four symbols of the built-in set, 90 px, turned every way, on light
@@ -1258,6 +1324,7 @@ int main(void)
 		cmocka_unit_test(test_gauss_matches_direct_sum),
 		cmocka_unit_test(test_bitmask_packing),
 		cmocka_unit_test(test_closing_matches_brute_force),
+		cmocka_unit_test(test_ratio_matches_brute_force),
 		cmocka_unit_test(test_deblur),
 		cmocka_unit_test(test_object_api_cpu),
 		cmocka_unit_test(test_object_api_errors),

@@ -198,6 +198,10 @@ static const struct config_option options[] = {
               "shadow's edge does not cut; 0 = off"),
     OPT_INT("threshold", "close_pct", close_pct, "70", 1, 100, true, 0, "PERCENT",
             "the close_scale3 pass: a pixel is white above this percent of the closing's grey"),
+    OPT_INT("threshold", "ratio3", ratio3, "16", 0, 64, true, 0, "N",
+            "third scale: a pass in its windows by Bernsen's window against the light's ratio (white where "
+            "(grey + N)^2 > (darkest + N) (brightest + N) there: a hard shadow scales the light, so the "
+            "shadowed paper beside its edge stays white); N offsets the grey for the sensor's noise; 0 = off"),
     OPT_BOOL("threshold", "deblur3", deblur3, "true", true, 0,
              "third scale: a pass in its windows that estimates a motion streak (direction and length) and "
              "undoes it (Richardson-Lucy) before a local-mean threshold at the symbol's scale (mean_scale3); "

@@ -115,6 +115,7 @@ struct tt_config {
 	int radius_small_check; /* that pass's symbols read again at this radius; another ID: fuzzy; 0 = off */
 	float close_scale3;   /* third scale's closing pass radius, a fraction of the symbol's size; 0 = off */
 	int close_pct;        /* the closing pass: white above this percent of the closing */
+	int ratio3;           /* third scale's ratio pass: the grey's offset; 0 = off */
 	bool deblur3;         /* third scale's pass that undoes a motion streak in its windows */
 	int deblur3_pct;      /* that pass: its windows' area per frame at most this percent of the frame; 0 = any */
 	int median2;          /* second scale's median pre-filter */

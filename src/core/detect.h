@@ -22,8 +22,12 @@ struct fiducial_det {
 	int32_t completed;  /* 1: read from a fuzzy tree that only this ID's tree holds (1-2 nodes
 			     * lost), from lists the hairline round rebuilt (src/fiducial/match.h),
 			     * or from a window whose motion streak was undone
-			     * (threshold/deblur.h): weaker than a whole tree; else 0 */
+			     * (threshold/deblur.h): weaker than a whole tree;
+			     * FIDUCIAL_DOUBTFUL: read by a threshold kept for the places others
+			     * lose (the third scale's ratio pass), believed only where no other
+			     * read of the place disagrees (pipeline/merge.h); else 0 */
 };
+#define FIDUCIAL_DOUBTFUL 2
 
 /* A region that could carry a known object when its tree is destroyed
  * (motion blur): not border, roughly square, about a symbol's size

@@ -113,6 +113,13 @@ struct worker {
  * turned symbol 4 into 80 on the sheet-half preset. */
 #define THIRD_CLOSE_MIN_RADIUS 3
 #define THIRD_CLOSE_MAX_RADIUS CLOSING_MAX_RADIUS
+/* The ratio pass (ratio3) reads each window at the first scale's radius
+ * and again at this one: where a hand's finger casts a shadow narrower
+ * than the symbol, the small window stays on one side of the stripe's
+ * edges (radius 3 and 8 together read 6 more of 1228 symbols of hard
+ * shadows and room scenes than 8 alone; 2 read two wrong IDs on the room
+ * preset). */
+#define THIRD_RATIO_SMALL_RADIUS 3
 /* The deblurring pass (deblur3): its windows reach THIRD_DEBLUR_PAD pixels
  * past the structure they were found for (a streak does not hide a
  * symbol's structure as a shadow does, but smears it a few pixels), and
@@ -854,7 +861,7 @@ static void bits_cut(const struct bitmask *src, int ox, int oy, struct bitmask *
 /* How third_window thresholds a window: by thr, against the grey closing
  * at its radius (the closing pass), or deconvolved first (the deblurring
  * pass, which skips a window without a streak). */
-enum { THIRD_BY_THR, THIRD_BY_CLOSING, THIRD_BY_DEBLUR };
+enum { THIRD_BY_THR, THIRD_BY_CLOSING, THIRD_BY_RATIO, THIRD_BY_DEBLUR };
 
 /* A window w of the frame with halo pixels around it (cut at the frame's
  * edge): the grey view a threshold reads (from cx0, cy0), its mask in the
@@ -912,8 +919,9 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 	const int cx0 = k.cx0, cy0 = k.cy0;
 	/* The whole-frame mask is at the configured radius: a window of the
 	 * second pass (rule) has a radius of its own and is thresholded here. */
-	if (by == THIRD_BY_CLOSING) {
-		if (closing_process(t->close, &view, w->radius, e->cfg.close_pct, e->cfg.thr.gate, &crop))
+	if (by == THIRD_BY_CLOSING || by == THIRD_BY_RATIO) {
+		if (by == THIRD_BY_CLOSING ? closing_process(t->close, &view, w->radius, e->cfg.close_pct, e->cfg.thr.gate, &crop)
+					   : closing_ratio(t->close, &view, w->radius, e->cfg.ratio3, e->cfg.thr.gate, &crop))
 			return false;
 		bits_cut(&crop, w->x0 - cx0, w->y0 - cy0, &win);
 	} else if (by == THIRD_BY_DEBLUR) {
@@ -950,6 +958,8 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 		f.root = -1;
 		if (by == THIRD_BY_DEBLUR)
 			f.completed = 1;
+		else if (by == THIRD_BY_RATIO)
+			f.completed = FIDUCIAL_DOUBTFUL;
 		det_append(d, fid, &f);
 	}
 	return true;
@@ -957,6 +967,7 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 
 static bool third_scaled(struct engine *e, const struct image_u8 *grey, struct threshold *thr);
 static bool third_closed(struct engine *e, const struct image_u8 *grey);
+static bool third_ratio(struct engine *e, const struct image_u8 *grey);
 static bool third_small(struct engine *e, const struct image_u8 *grey);
 static bool third_deblurred(struct engine *e, const struct image_u8 *grey);
 static bool third_up(struct engine *e, const struct image_u8 *grey);
@@ -995,7 +1006,7 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 		for (int i = 0; i < n && ok; i++)
 			ok = third_window(e, grey, &e->t3.win[i], halo, thr, NULL, 0, THIRD_BY_THR);
 	}
-	return ok && third_scaled(e, grey, thr) && third_closed(e, grey) && third_small(e, grey) &&
+	return ok && third_scaled(e, grey, thr) && third_closed(e, grey) && third_ratio(e, grey) && third_small(e, grey) &&
 	       third_up(e, grey) && third_deblurred(e, grey);
 }
 
@@ -1268,6 +1279,17 @@ static bool third_up(struct engine *e, const struct image_u8 *grey)
 	return ok && small_check(e, grey, from);
 }
 
+/* The third scale's matcher with match_config.even_leaves on (the
+ * closing and ratio passes) or off again (the other passes). */
+static bool third_even_leaves(struct engine *e, bool on)
+{
+	struct threshold_config tc;
+	struct match_config mc;
+	third_configs(&e->cfg, &tc, &mc);
+	mc.even_leaves = on;
+	return match_set_config(e->s3.mat, &mc) == 0;
+}
+
 /* The third scale's closing pass (close_scale3): in windows found as for
  * the second pass, each thresholded against the grey closing
  * (threshold/closing.h) on the CPU whatever the backend, with a halo of
@@ -1292,11 +1314,7 @@ static bool third_closed(struct engine *e, const struct image_u8 *grey)
 	 * of even areas: in a blurred shadow a blob's thin wall can break
 	 * into a sliver beside the blob, a leaf more, while the blob lost a
 	 * hole (sheet-half: 9 read as 23). */
-	struct threshold_config tc;
-	struct match_config mc;
-	third_configs(c, &tc, &mc);
-	mc.even_leaves = true;
-	bool ok = match_set_config(e->s3.mat, &mc) == 0;
+	bool ok = third_even_leaves(e, true);
 	for (int i = 0; i < n && ok; i++) {
 		/* The window's radius is its largest branching region's; a
 		 * shadow's band merged with rings there is larger than any symbol
@@ -1313,8 +1331,48 @@ static bool third_closed(struct engine *e, const struct image_u8 *grey)
 			w.radius = next > THIRD_CLOSE_MIN_RADIUS ? next : THIRD_CLOSE_MIN_RADIUS;
 		}
 	}
-	mc.even_leaves = false;
-	return match_set_config(e->s3.mat, &mc) == 0 && ok;
+	return third_even_leaves(e, false) && ok;
+}
+
+/* The third scale's ratio pass (ratio3, closing_ratio() in
+ * threshold/closing.h): the first pass's windows (found again: the other
+ * passes reuse e->t3.win; the whole frame where they would cover half of
+ * it) thresholded again by Bernsen's window at the
+ * first scale's radius and gate, against the light's ratio instead of its
+ * difference, on the CPU whatever the backend, and again at
+ * THIRD_RATIO_SMALL_RADIUS. Where a hard shadow's edge
+ * crosses a symbol, Bernsen's mean of the window's extremes turns the
+ * shadowed paper and white leaves beside the edge black, and the local
+ * mean and the closing do the same where the shadow is a hand's finger
+ * narrower than the symbol; their ratio to the lit ones is kept. Its
+ * matcher reads only symbols whose leaves of one colour are of even areas,
+ * as the closing pass's. Its symbols are doubtful (FIDUCIAL_DOUBTFUL,
+ * merge.h): the low threshold thins black features, and in small tilted
+ * symbols (the sheet-half preset) about one read in seventy was another
+ * ID, so a read of the place by any other pass that disagrees leaves
+ * neither. */
+static bool third_ratio(struct engine *e, const struct image_u8 *grey)
+{
+	const struct engine_config *c = &e->cfg;
+	if (c->ratio3 <= 0)
+		return true;
+	const int n = windows_find(&e->t3.scan, THIRD_PAD, NULL, e->t3.win, THIRD_MAX_WINDOWS);
+	if (n == 0)
+		return true;
+	bool ok = third_even_leaves(e, true);
+	const struct window whole = {.x0 = 0, .y0 = 0, .x1 = grey->width, .y1 = grey->height};
+	for (int i = 0; i < (n < 0 ? 1 : n) && ok; i++) {
+		struct window w = n < 0 ? whole : e->t3.win[i];
+		e->t3.stats.ratio_windows++;
+		e->t3.stats.ratio_area_px += (int64_t)(w.x1 - w.x0) * (w.y1 - w.y0);
+		w.radius = c->thr.radius;
+		ok = third_window(e, grey, &w, w.radius, NULL, NULL, 0, THIRD_BY_RATIO);
+		if (ok && c->thr.radius != THIRD_RATIO_SMALL_RADIUS) {
+			w.radius = THIRD_RATIO_SMALL_RADIUS;
+			ok = third_window(e, grey, &w, w.radius, NULL, NULL, 0, THIRD_BY_RATIO);
+		}
+	}
+	return third_even_leaves(e, false) && ok;
 }
 
 /* The third scale's deblurring pass (deblur3, threshold/deblur.h): in the

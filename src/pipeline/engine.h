@@ -76,6 +76,9 @@ struct engine_config {
 	float close_scale3;            /* third scale: a pass in its windows against a grey closing of radius
 					* this fraction of the symbol's size (threshold/closing.h); 0 = off */
 	int close_pct;                 /* that pass: white above this percent of the closing, 1..100 */
+	int ratio3;                    /* third scale: a pass in its first pass's windows by Bernsen's window
+					* against the light's ratio, the grey offset by this (closing_ratio()
+					* in threshold/closing.h); 0 = off */
 	bool deblur3;                  /* third scale: a pass in its windows that undoes a motion streak
 					* (threshold/deblur.h); needs mean_scale3 > 0 for its radius */
 	int deblur3_pct;               /* that pass: windows in their order while their area stays within
@@ -159,6 +162,7 @@ struct engine_third_stats {
 	int64_t frames, whole_frames, windows, area_px;
 	int64_t scaled_windows, scaled_area_px; /* the second pass's (mean_scale3) */
 	int64_t closed_windows, closed_area_px; /* the closing pass's (close_scale3) */
+	int64_t ratio_windows, ratio_area_px;   /* the ratio pass's (ratio3) */
 	int64_t small_windows, small_area_px;   /* the small-symbol pass's (radius_small) */
 	int64_t up_windows, up_area_px;         /* the upsampled pass's (radius_up), in the frame's pixels */
 	int64_t deblur_windows, deblur_area_px; /* the deblurring pass's (deblur3): windows it looked at */

@@ -21,13 +21,36 @@ static bool near_any(const struct fiducial_det *list, int n, const struct fiduci
 	return near_index(list, n, f) >= 0;
 }
 
+/* d's symbol j becomes a fuzzy one (while the fuzzy list has room). */
+static void drop(struct detections *d, int j)
+{
+	if (d->n_fuzzy < d->cap_fuzzy) {
+		d->fuzzy[d->n_fuzzy] = d->fids[j];
+		d->fuzzy[d->n_fuzzy++].id = -1;
+	}
+	d->fids[j] = d->fids[--d->n_fids];
+}
+
 void merge_scale(struct detections *d, const struct detections *d2)
 {
 	for (int i = 0; i < d2->n_fids; i++) {
 		const struct fiducial_det *f = &d2->fids[i];
 		const int j = near_index(d->fids, d->n_fids, f);
 		if (j >= 0 && d->fids[j].id == f->id) {
-			d->fids[j].completed &= f->completed;
+			/* A doubtful read gives its place to the read that agrees. */
+			if (d->fids[j].completed == FIDUCIAL_DOUBTFUL && f->completed != FIDUCIAL_DOUBTFUL) {
+				d->fids[j] = *f;
+				d->fids[j].root = -1;
+			} else if (f->completed < d->fids[j].completed) {
+				d->fids[j].completed = f->completed;
+			}
+			continue;
+		}
+		/* A doubtful read stands against no other, and no other against
+		 * it but the list's own. */
+		if (j >= 0 && (d->fids[j].completed == FIDUCIAL_DOUBTFUL || f->completed == FIDUCIAL_DOUBTFUL)) {
+			if (d->fids[j].root < 0)
+				drop(d, j);
 			continue;
 		}
 		/* A whole tree stands against a completed one, whichever scale. */
@@ -43,11 +66,7 @@ void merge_scale(struct detections *d, const struct detections *d2)
 		if (j >= 0 && d->fids[j].root >= 0)
 			continue;
 		if (j >= 0) {
-			if (d->n_fuzzy < d->cap_fuzzy) {
-				d->fuzzy[d->n_fuzzy] = d->fids[j];
-				d->fuzzy[d->n_fuzzy++].id = -1;
-			}
-			d->fids[j] = d->fids[--d->n_fids];
+			drop(d, j);
 			continue;
 		}
 		if (d->n_fids >= d->cap_fids) {
@@ -93,11 +112,7 @@ bool merge_check(struct detections *d, int i, const struct detections *check, co
 	}
 	if (!other)
 		return false;
-	if (d->n_fuzzy < d->cap_fuzzy) {
-		d->fuzzy[d->n_fuzzy] = *f;
-		d->fuzzy[d->n_fuzzy++].id = -1;
-	}
-	d->fids[i] = d->fids[--d->n_fids];
+	drop(d, i);
 	return true;
 }
 

@@ -883,6 +883,7 @@ static void third_print_stats(struct pipeline *p)
 	       100.0 * (double)ts->area_px / ((double)ts->frames * p->width * p->height));
 	third_pass_line(p, ts, "radius by symbol size", ts->scaled_windows, ts->scaled_area_px);
 	third_pass_line(p, ts, "closing pass", ts->closed_windows, ts->closed_area_px);
+	third_pass_line(p, ts, "ratio pass", ts->ratio_windows, ts->ratio_area_px);
 	third_pass_line(p, ts, "small-symbol pass", ts->small_windows, ts->small_area_px);
 	third_pass_line(p, ts, "upsampled pass", ts->up_windows, ts->up_area_px);
 	third_pass_line(p, ts, "deblurring pass", ts->deblur_windows, ts->deblur_area_px);

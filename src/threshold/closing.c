@@ -14,6 +14,7 @@
 struct closing {
 	int max_width, max_height;
 	uint8_t *a, *b;        /* max_width * max_height bytes each: an image or its transpose */
+	uint8_t *hi;           /* the same: closing_ratio()'s window maxima */
 	uint8_t *gv, *hv;      /* the running passes' g and h: a padded column of whole rows */
 };
 
@@ -33,10 +34,11 @@ struct closing *closing_create(int max_width, int max_height, int *err)
 		c->max_height = max_height;
 		c->a = malloc(w * h);
 		c->b = malloc(w * h);
+		c->hi = malloc(w * h);
 		c->gv = malloc(run);
 		c->hv = malloc(run);
 	}
-	if (!c || !c->a || !c->b || !c->gv || !c->hv) {
+	if (!c || !c->a || !c->b || !c->hi || !c->gv || !c->hv) {
 		closing_destroy(c);
 		*err = ERR_NOMEM;
 		return NULL;
@@ -51,6 +53,7 @@ void closing_destroy(struct closing *c)
 		return;
 	free(c->a);
 	free(c->b);
+	free(c->hi);
 	free(c->gv);
 	free(c->hv);
 	free(c);
@@ -104,12 +107,12 @@ static inline __attribute__((always_inline)) void col_run(struct closing *c, con
 		rows_pick(max, dst + (size_t)i * s, h + (size_t)i * s, g + (size_t)(i + w - 1) * s, wd);
 }
 
-/* dst (ht x wd, stride ht) = the transpose of src (wd x ht, stride wd):
+/* dst (ht x wd, stride ht) = the transpose of src (wd x ht, stride ss):
  * so that the row passes run down columns too. 16 x 16 blocks with SSE2:
  * four rounds of interleaving register i with register i + 8 rotate each
  * byte's 8-bit (row, column) address by one bit, four of them swap row and
  * column. */
-static void transpose(const uint8_t *src, int wd, int ht, uint8_t *dst)
+static void transpose(const uint8_t *src, size_t ss, int wd, int ht, uint8_t *dst)
 {
 	int y0 = 0;
 #ifdef __SSE2__
@@ -118,25 +121,29 @@ static void transpose(const uint8_t *src, int wd, int ht, uint8_t *dst)
 		for (; x0 + 16 <= wd; x0 += 16) {
 			__m128i v[16], t[16];
 			for (int i = 0; i < 16; i++)
-				v[i] = _mm_loadu_si128((const __m128i *)(src + (size_t)(y0 + i) * (size_t)wd + (size_t)x0));
-			for (int round = 0; round < 4; round++) {
+				v[i] = _mm_loadu_si128((const __m128i *)(src + (size_t)(y0 + i) * ss + (size_t)x0));
+			/* Two rounds a step, from v into t and back: no copies. */
+			for (int round = 0; round < 4; round += 2) {
 				for (int i = 0; i < 8; i++) {
 					t[2 * i] = _mm_unpacklo_epi8(v[i], v[i + 8]);
 					t[2 * i + 1] = _mm_unpackhi_epi8(v[i], v[i + 8]);
 				}
-				memcpy(v, t, sizeof v);
+				for (int i = 0; i < 8; i++) {
+					v[2 * i] = _mm_unpacklo_epi8(t[i], t[i + 8]);
+					v[2 * i + 1] = _mm_unpackhi_epi8(t[i], t[i + 8]);
+				}
 			}
 			for (int i = 0; i < 16; i++)
 				_mm_storeu_si128((__m128i *)(dst + (size_t)(x0 + i) * (size_t)ht + (size_t)y0), v[i]);
 		}
 		for (int y = y0; y < y0 + 16; y++)
 			for (int x = x0; x < wd; x++)
-				dst[(size_t)x * (size_t)ht + (size_t)y] = src[(size_t)y * (size_t)wd + (size_t)x];
+				dst[(size_t)x * (size_t)ht + (size_t)y] = src[(size_t)y * ss + (size_t)x];
 	}
 #endif
 	for (int y = y0; y < ht; y++)
 		for (int x = 0; x < wd; x++)
-			dst[(size_t)x * (size_t)ht + (size_t)y] = src[(size_t)y * (size_t)wd + (size_t)x];
+			dst[(size_t)x * (size_t)ht + (size_t)y] = src[(size_t)y * ss + (size_t)x];
 }
 
 /* o's bits 0..n-1 = 100 v > pct bg and bg >= gate; o zeroed first (n
@@ -177,13 +184,107 @@ int closing_process(struct closing *c, const struct image_u8 *in, int radius, in
 	 * the rows as the transpose's columns (both row passes there), then
 	 * the erosion's columns. */
 	col_run(c, in->data, (size_t)in->stride, wd, ht, radius, true, c->a);
-	transpose(c->a, wd, ht, c->b);
+	transpose(c->a, (size_t)wd, wd, ht, c->b);
 	col_run(c, c->b, (size_t)ht, ht, wd, radius, true, c->a);
 	col_run(c, c->a, (size_t)ht, ht, wd, radius, false, c->b);
-	transpose(c->b, ht, wd, c->a);
+	transpose(c->b, (size_t)ht, ht, wd, c->a);
 	col_run(c, c->a, s, wd, ht, radius, false, c->b);
 	for (int y = 0; y < ht; y++)
 		threshold_row(image_u8_row(in, y), c->b + (size_t)y * s, wd, pct, gate,
 			      out->bits + (size_t)y * (size_t)out->stride_words);
+	return 0;
+}
+
+#ifdef __SSE2__
+/* a x b for eight 16-bit lanes of at most 319 each, as two vectors of four
+ * 32-bit products (lanes 0-3, 4-7). */
+static inline __attribute__((always_inline)) void mul32(__m128i a, __m128i b, __m128i *p0, __m128i *p1)
+{
+	const __m128i l = _mm_mullo_epi16(a, b), h = _mm_mulhi_epu16(a, b);
+	*p0 = _mm_unpacklo_epi16(l, h);
+	*p1 = _mm_unpackhi_epi16(l, h);
+}
+
+/* closing_ratio()'s rule for eight pixels (16-bit lanes of v, lo, hi):
+ * 0xffff where white, as eight 16-bit lanes. */
+static inline __attribute__((always_inline)) __m128i ratio_lanes(__m128i v, __m128i lo, __m128i hi, __m128i k)
+{
+	__m128i a0, a1, b0, b1;
+	const __m128i a = _mm_add_epi16(v, k);
+	mul32(a, a, &a0, &a1);
+	mul32(_mm_add_epi16(lo, k), _mm_add_epi16(hi, k), &b0, &b1);
+	return _mm_packs_epi32(_mm_cmpgt_epi32(a0, b0), _mm_cmpgt_epi32(a1, b1));
+}
+#endif
+
+/* o's bits 0..n-1 by closing_ratio()'s rule; o zeroed first. Sixteen
+ * pixels at a time with SSE2: the grey plus offset fits a 16-bit lane and
+ * the products 32 bits. */
+static void ratio_row(const uint8_t *v, const uint8_t *lo, const uint8_t *hi, int n, int offset, int gate,
+		      uint64_t *o)
+{
+	memset(o, 0, (size_t)(n + 63) / 64 * sizeof *o);
+	int x = 0;
+#ifdef __SSE2__
+	const __m128i zero = _mm_setzero_si128(), k = _mm_set1_epi16((short)offset), kg = _mm_set1_epi8((char)gate);
+	const __m128i k255 = _mm_set1_epi16(255);
+	for (; x + 16 <= n; x += 16) {
+		const __m128i vv = _mm_loadu_si128((const __m128i *)(v + x));
+		const __m128i vl = _mm_loadu_si128((const __m128i *)(lo + x)), vh = _mm_loadu_si128((const __m128i *)(hi + x));
+		const __m128i v0 = _mm_unpacklo_epi8(vv, zero), v1 = _mm_unpackhi_epi8(vv, zero);
+		const __m128i l0 = _mm_unpacklo_epi8(vl, zero), l1 = _mm_unpackhi_epi8(vl, zero);
+		const __m128i h0 = _mm_unpacklo_epi8(vh, zero), h1 = _mm_unpackhi_epi8(vh, zero);
+		const __m128i ratio = _mm_packs_epi16(ratio_lanes(v0, l0, h0, k), ratio_lanes(v1, l1, h1, k));
+		/* the flat-area rule: lo + hi >= 256 and v > 0 */
+		const __m128i bright = _mm_packs_epi16(_mm_cmpgt_epi16(_mm_add_epi16(l0, h0), k255),
+						       _mm_cmpgt_epi16(_mm_add_epi16(l1, h1), k255));
+		const __m128i flat_white = _mm_andnot_si128(_mm_cmpeq_epi8(vv, zero), bright);
+		const __m128i d = _mm_subs_epu8(vh, vl), contrast = _mm_cmpeq_epi8(_mm_max_epu8(d, kg), d);
+		const __m128i white = _mm_or_si128(_mm_and_si128(contrast, ratio), _mm_andnot_si128(contrast, flat_white));
+		o[x >> 6] |= (uint64_t)(unsigned)_mm_movemask_epi8(white) << (x & 63);
+	}
+#endif
+	for (; x < n; x++) {
+		const int32_t l = lo[x], h = hi[x], p = v[x];
+		const bool white = h - l < gate ? l + h >= 256 && p > 0
+						: (p + offset) * (p + offset) > (l + offset) * (h + offset);
+		if (white)
+			o[x >> 6] |= 1ull << (x & 63);
+	}
+}
+
+/* The minimum and maximum of in over the square of radius r around each
+ * pixel (wd x ht, stride wd) into *lo and *hi (two of the closing's
+ * buffers): the rows first, as the columns of in's transpose (made once
+ * for both), then the columns. */
+static void window_extremes(struct closing *c, const struct image_u8 *in, int r, uint8_t **lo, uint8_t **hi)
+{
+	const int wd = in->width, ht = in->height;
+	transpose(in->data, (size_t)in->stride, wd, ht, c->a);
+	col_run(c, c->a, (size_t)ht, ht, wd, r, true, c->b);
+	transpose(c->b, (size_t)ht, ht, wd, c->hi);
+	col_run(c, c->a, (size_t)ht, ht, wd, r, false, c->b);
+	transpose(c->b, (size_t)ht, ht, wd, c->a);
+	/* a: the rows' minima, hi: their maxima */
+	col_run(c, c->hi, (size_t)wd, wd, ht, r, true, c->b);
+	col_run(c, c->a, (size_t)wd, wd, ht, r, false, c->hi);
+	*hi = c->b;
+	*lo = c->hi;
+}
+
+int closing_ratio(struct closing *c, const struct image_u8 *in, int radius, int offset, int gate, struct bitmask *out)
+{
+	const int wd = in->width, ht = in->height;
+	if (wd < 1 || ht < 1 || wd > c->max_width || ht > c->max_height || out->width != wd || out->height != ht)
+		return ERR_SIZE;
+	if (radius < 1 || radius > CLOSING_MAX_RADIUS || offset < 0 || offset > CLOSING_MAX_OFFSET || gate < 0 ||
+	    gate > 255)
+		return ERR_RANGE;
+	uint8_t *lo, *hi;
+	window_extremes(c, in, radius, &lo, &hi);
+	const size_t s = (size_t)wd;
+	for (int y = 0; y < ht; y++)
+		ratio_row(image_u8_row(in, y), lo + (size_t)y * s, hi + (size_t)y * s, wd, offset, gate,
+			  out->bits + (size_t)y * (size_t)out->stride_words);
 	return 0;
 }

@@ -33,7 +33,7 @@
  * whatever r is), into byte buffers sized at create time. CPU only; the
  * engine runs it on the CPU whatever the other scales' backend.
  *
- * Memory: closing_create() allocates two max_width x max_height byte
+ * Memory: closing_create() allocates three max_width x max_height byte
  * images and line buffers; closing_process() allocates nothing.
  */
 #ifndef TT_THRESHOLD_CLOSING_H
@@ -42,6 +42,7 @@
 #include "../core/image.h"
 
 #define CLOSING_MAX_RADIUS 63
+#define CLOSING_MAX_OFFSET 64
 
 struct closing;
 
@@ -53,5 +54,33 @@ void closing_destroy(struct closing *c); /* NULL-safe */
  * the create sizes: else ERR_SIZE; radius 1..CLOSING_MAX_RADIUS, pct
  * 0..100, gate 0..255: else ERR_RANGE). Bits past the width are zero. */
 int closing_process(struct closing *c, const struct image_u8 *in, int radius, int pct, int gate, struct bitmask *out);
+
+/*
+ * The same running maximum and minimum give Bernsen's window against the
+ * light's ratio (the third scale's ratio pass). Bernsen's threshold, the
+ * mean of the window's darkest and brightest grey, sits between lit ink
+ * and lit paper; where a hard shadow's edge crosses the window the
+ * shadowed paper (a third of the lit paper's grey or less) falls under it
+ * and turns black for the window's radius beside the edge, joining the
+ * rings, dots and blobs there. A shadow scales the light, so in the
+ * logarithm of the grey it is a step that leaves every ratio of
+ * reflectances as it was: the mean of the logarithms of the darkest and
+ * brightest grey (their geometric mean) lies under the shadowed paper and
+ * over the lit ink whenever the shadow keeps more light than the ink's
+ * ratio to the paper. offset is added to every grey first (the sensor's
+ * noise and black level: without it a window with one pixel at 0 makes
+ * everything white). Rule, bit for bit, for pixel p of grey v, lo and hi
+ * the minimum and maximum of in over the square of radius r around p
+ * (cropped at in's border):
+ *     if hi - lo < gate:  white = (lo + hi) / 2 >= 128 and v > 0   (Bernsen's flat-area rule)
+ *     else:               white = (v + offset)^2 > (lo + offset) (hi + offset)
+ * It depends on the pixels within r of p. Only a pass: in blurred and
+ * small symbols the geometric mean lies low and thin black features (a
+ * blob's walls, small dots) fall away, and the ink of a dark shadow is
+ * read with the rest. radius 1..CLOSING_MAX_RADIUS, offset
+ * 0..CLOSING_MAX_OFFSET, gate 0..255 (else ERR_RANGE); sizes as
+ * closing_process(). Allocates nothing.
+ */
+int closing_ratio(struct closing *c, const struct image_u8 *in, int radius, int offset, int gate, struct bitmask *out);
 
 #endif
