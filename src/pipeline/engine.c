@@ -126,6 +126,25 @@ struct worker {
  * are thresholded with THIRD_DEBLUR_HALO more around them. */
 #define THIRD_DEBLUR_PAD 32
 #define THIRD_DEBLUR_HALO 16
+/* The ratio pass (ratio3) reads its windows on a worker of its own while
+ * the calling thread runs the third scale's passes before it, with buffers
+ * of its own; its symbols join the scale's where the pass stands in the
+ * order (after the closing pass's), so the result is the one of reading
+ * them in turn. */
+struct ratio_job {
+	struct pool *pool;          /* one worker; NULL: read on the calling thread */
+	struct closing *close;
+	struct segment *seg;
+	struct match *mat;          /* the third scale's settings, even_leaves */
+	struct bitmask crop, mask;  /* a window with its halo; the window */
+	struct detections det, out; /* one window's; the pass's */
+	struct window win[THIRD_MAX_WINDOWS];
+	int n;                      /* windows in win, -1: the whole frame */
+	const struct image_u8 *grey; /* the frame, borrowed while the job runs */
+	const struct engine_config *cfg;
+	bool running, ok;
+};
+
 struct third {
 	int32_t *scratch;      /* windows_scratch_len() for the frame size and region capacity */
 	size_t scratch_len;
@@ -153,6 +172,7 @@ struct third {
 	struct image_u8 up_img;
 	struct bitmask up_crop, up_win;
 	struct closing *up_close; /* its closing read (close_up > 0; else NULL) */
+	struct ratio_job ratio;   /* the ratio pass (ratio3 > 0) */
 	struct engine_third_stats stats;
 };
 
@@ -417,6 +437,61 @@ static int second_scale_sync(struct engine *e)
 	return err;
 }
 
+static void ratio_free(struct ratio_job *j)
+{
+	pool_destroy(j->pool);
+	closing_destroy(j->close);
+	segment_destroy(j->seg);
+	match_destroy(j->mat);
+	bitmask_free(&j->crop);
+	bitmask_free(&j->mask);
+	detections_free(&j->det);
+	detections_free(&j->out);
+	memset(j, 0, sizeof *j);
+}
+
+/* Creates, updates or frees the ratio pass's buffers and worker (on:
+ * ratio3 > 0); mc is the third scale's match configuration. Without a
+ * worker the pass reads on the calling thread. */
+static int ratio_sync(struct ratio_job *j, const struct engine_config *c, const struct match_config *mc)
+{
+	if (c->ratio3 <= 0) {
+		ratio_free(j);
+		return 0;
+	}
+	struct match_config m = *mc;
+	m.even_leaves = true;
+	if (j->mat)
+		return match_set_config(j->mat, &m);
+	int adj = tree_set_max_nodes(mc->trees);
+	struct segment_config sc = {.max_width = c->width,
+				    .max_height = c->height,
+				    .adj_cap = adj < 8 ? 8 : adj,
+				    .max_runs = c->max_runs,
+				    .max_regions = c->max_regions};
+	int err = 0;
+	j->close = closing_create(c->width, c->height, &err);
+	if (!err)
+		j->seg = segment_create(&sc, &err);
+	if (!err)
+		j->mat = match_create(&m, &err);
+	if (!err)
+		err = bitmask_alloc(&j->crop, c->width, c->height);
+	if (!err)
+		err = bitmask_alloc(&j->mask, c->width, c->height);
+	if (!err)
+		err = detections_alloc(&j->det, c->max_detections);
+	if (!err)
+		err = detections_alloc(&j->out, c->max_detections);
+	if (err) {
+		ratio_free(j);
+		return err;
+	}
+	int perr;
+	j->pool = pool_create(1, &perr);
+	return 0;
+}
+
 static void third_free(struct engine *e)
 {
 	bitmask_free(&e->s3.mask);
@@ -438,6 +513,7 @@ static void third_free(struct engine *e)
 	free(e->t3.scratch);
 	bitmask_free(&e->t3.crop);
 	detections_free(&e->t3.det);
+	ratio_free(&e->t3.ratio);
 	memset(&e->t3, 0, sizeof e->t3);
 }
 
@@ -542,6 +618,8 @@ static int third_scale_sync(struct engine *e)
 			err = small_sync(&e->t3, &e->cfg);
 		if (!err)
 			err = up_sync(e, up, &tcu, &mcu);
+		if (!err)
+			err = ratio_sync(&e->t3.ratio, &e->cfg, &mc);
 		return err ? err : match_set_config(e->s3.mat, &mc);
 	}
 	/* On CUDA with the first scale (whole frames, cut into windows, where
@@ -576,6 +654,8 @@ static int third_scale_sync(struct engine *e)
 			e->t3.close = closing_create(e->cfg.width, e->cfg.height, &err);
 		if (!err)
 			e->t3.deblur = deblur_create(e->cfg.width, e->cfg.height, &err);
+		if (!err)
+			err = ratio_sync(&e->t3.ratio, &e->cfg, &mc);
 		if (err)
 			third_free(e);
 	}
@@ -861,7 +941,7 @@ static void bits_cut(const struct bitmask *src, int ox, int oy, struct bitmask *
 /* How third_window thresholds a window: by thr, against the grey closing
  * at its radius (the closing pass), or deconvolved first (the deblurring
  * pass, which skips a window without a streak). */
-enum { THIRD_BY_THR, THIRD_BY_CLOSING, THIRD_BY_RATIO, THIRD_BY_DEBLUR };
+enum { THIRD_BY_THR, THIRD_BY_CLOSING, THIRD_BY_DEBLUR };
 
 /* A window w of the frame with halo pixels around it (cut at the frame's
  * edge): the grey view a threshold reads (from cx0, cy0), its mask in the
@@ -873,9 +953,11 @@ struct window_cut {
 	int cx0, cy0;
 };
 
-static struct window_cut window_cut(struct engine *e, const struct image_u8 *grey, const struct window *w, int halo)
+/* The same into the buffers crop and win (frame-sized bitmasks). */
+static struct window_cut window_cut_into(const struct image_u8 *grey, const struct window *w, int halo,
+					 const struct bitmask *crop, const struct bitmask *win)
 {
-	struct window_cut k = {.crop = e->t3.crop, .win = e->s3.mask};
+	struct window_cut k = {.crop = *crop, .win = *win};
 	k.cx0 = w->x0 - halo > 0 ? w->x0 - halo : 0;
 	k.cy0 = w->y0 - halo > 0 ? w->y0 - halo : 0;
 	const int cx1 = w->x1 + halo < grey->width ? w->x1 + halo : grey->width;
@@ -889,6 +971,11 @@ static struct window_cut window_cut(struct engine *e, const struct image_u8 *gre
 	k.win.height = w->y1 - w->y0;
 	k.win.stride_words = (k.win.width + 63) / 64;
 	return k;
+}
+
+static struct window_cut window_cut(struct engine *e, const struct image_u8 *grey, const struct window *w, int halo)
+{
+	return window_cut_into(grey, w, halo, &e->t3.crop, &e->s3.mask);
 }
 
 /* Appends f to d's symbols (fid) or fuzzy symbols; a full list sets
@@ -919,9 +1006,8 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 	const int cx0 = k.cx0, cy0 = k.cy0;
 	/* The whole-frame mask is at the configured radius: a window of the
 	 * second pass (rule) has a radius of its own and is thresholded here. */
-	if (by == THIRD_BY_CLOSING || by == THIRD_BY_RATIO) {
-		if (by == THIRD_BY_CLOSING ? closing_process(t->close, &view, w->radius, e->cfg.close_pct, e->cfg.thr.gate, &crop)
-					   : closing_ratio(t->close, &view, w->radius, e->cfg.ratio3, e->cfg.thr.gate, &crop))
+	if (by == THIRD_BY_CLOSING) {
+		if (closing_process(t->close, &view, w->radius, e->cfg.close_pct, e->cfg.thr.gate, &crop))
 			return false;
 		bits_cut(&crop, w->x0 - cx0, w->y0 - cy0, &win);
 	} else if (by == THIRD_BY_DEBLUR) {
@@ -958,8 +1044,6 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 		f.root = -1;
 		if (by == THIRD_BY_DEBLUR)
 			f.completed = 1;
-		else if (by == THIRD_BY_RATIO)
-			f.completed = FIDUCIAL_DOUBTFUL;
 		det_append(d, fid, &f);
 	}
 	return true;
@@ -967,7 +1051,8 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 
 static bool third_scaled(struct engine *e, const struct image_u8 *grey, struct threshold *thr);
 static bool third_closed(struct engine *e, const struct image_u8 *grey);
-static bool third_ratio(struct engine *e, const struct image_u8 *grey);
+static void ratio_start(struct engine *e, const struct image_u8 *grey);
+static bool ratio_finish(struct engine *e);
 static bool third_small(struct engine *e, const struct image_u8 *grey);
 static bool third_deblurred(struct engine *e, const struct image_u8 *grey);
 static bool third_up(struct engine *e, const struct image_u8 *grey);
@@ -994,6 +1079,7 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 	e->t3.want_full = e->t3.gpu && 8 * area > frame_px;
 	struct threshold *thr = e->t3.cpu ? e->t3.cpu : e->s3.thr;
 	detections_clear(&e->s3.det);
+	ratio_start(e, grey);
 	bool ok = true;
 	if (n < 0 && e->t3.have_full) {
 		const struct bitmask own = e->s3.mask;
@@ -1006,8 +1092,10 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 		for (int i = 0; i < n && ok; i++)
 			ok = third_window(e, grey, &e->t3.win[i], halo, thr, NULL, 0, THIRD_BY_THR);
 	}
-	return ok && third_scaled(e, grey, thr) && third_closed(e, grey) && third_ratio(e, grey) && third_small(e, grey) &&
-	       third_up(e, grey) && third_deblurred(e, grey);
+	ok = ok && third_scaled(e, grey, thr) && third_closed(e, grey);
+	/* Always waited for: the job reads grey until done. */
+	ok = ratio_finish(e) && ok;
+	return ok && third_small(e, grey) && third_up(e, grey) && third_deblurred(e, grey);
 }
 
 /* The third scale's second pass (mean_scale3): in windows, each at the
@@ -1280,7 +1368,7 @@ static bool third_up(struct engine *e, const struct image_u8 *grey)
 }
 
 /* The third scale's matcher with match_config.even_leaves on (the
- * closing and ratio passes) or off again (the other passes). */
+ * closing pass) or off again (the other passes). */
 static bool third_even_leaves(struct engine *e, bool on)
 {
 	struct threshold_config tc;
@@ -1335,44 +1423,101 @@ static bool third_closed(struct engine *e, const struct image_u8 *grey)
 }
 
 /* The third scale's ratio pass (ratio3, closing_ratio() in
- * threshold/closing.h): the first pass's windows (found again: the other
- * passes reuse e->t3.win; the whole frame where they would cover half of
- * it) thresholded again by Bernsen's window at the
- * first scale's radius and gate, against the light's ratio instead of its
- * difference, on the CPU whatever the backend, and again at
- * THIRD_RATIO_SMALL_RADIUS. Where a hard shadow's edge
- * crosses a symbol, Bernsen's mean of the window's extremes turns the
- * shadowed paper and white leaves beside the edge black, and the local
- * mean and the closing do the same where the shadow is a hand's finger
- * narrower than the symbol; their ratio to the lit ones is kept. Its
- * matcher reads only symbols whose leaves of one colour are of even areas,
- * as the closing pass's. Its symbols are doubtful (FIDUCIAL_DOUBTFUL,
- * merge.h): the low threshold thins black features, and in small tilted
- * symbols (the sheet-half preset) about one read in seventy was another
- * ID, so a read of the place by any other pass that disagrees leaves
- * neither. */
-static bool third_ratio(struct engine *e, const struct image_u8 *grey)
+ * threshold/closing.h): the first pass's windows (the whole frame where
+ * they would cover half of it) thresholded again by Bernsen's window at
+ * the first scale's radius and gate, against the light's ratio instead of
+ * its difference, on the CPU whatever the backend, and again at
+ * THIRD_RATIO_SMALL_RADIUS. Where a hard shadow's edge crosses a symbol,
+ * Bernsen's mean of the window's extremes turns the shadowed paper and
+ * white leaves beside the edge black, and the local mean and the closing
+ * do the same where the shadow is a hand's finger narrower than the
+ * symbol; their ratio to the lit ones is kept. Its matcher reads only
+ * symbols whose leaves of one colour are of even areas, as the closing
+ * pass's. Its symbols are doubtful (FIDUCIAL_DOUBTFUL, merge.h): the low
+ * threshold thins black features, and in small tilted symbols (the
+ * sheet-half preset) about one read in seventy was another ID, so a read
+ * of the place by any other pass that disagrees leaves neither. Reads
+ * j->win into j->out (struct ratio_job). */
+static bool ratio_read(struct ratio_job *j)
 {
-	const struct engine_config *c = &e->cfg;
-	if (c->ratio3 <= 0)
-		return true;
-	const int n = windows_find(&e->t3.scan, THIRD_PAD, NULL, e->t3.win, THIRD_MAX_WINDOWS);
-	if (n == 0)
-		return true;
-	bool ok = third_even_leaves(e, true);
+	const struct engine_config *c = j->cfg;
+	const struct image_u8 *grey = j->grey;
+	detections_clear(&j->out);
 	const struct window whole = {.x0 = 0, .y0 = 0, .x1 = grey->width, .y1 = grey->height};
-	for (int i = 0; i < (n < 0 ? 1 : n) && ok; i++) {
-		struct window w = n < 0 ? whole : e->t3.win[i];
-		e->t3.stats.ratio_windows++;
-		e->t3.stats.ratio_area_px += (int64_t)(w.x1 - w.x0) * (w.y1 - w.y0);
-		w.radius = c->thr.radius;
-		ok = third_window(e, grey, &w, w.radius, NULL, NULL, 0, THIRD_BY_RATIO);
-		if (ok && c->thr.radius != THIRD_RATIO_SMALL_RADIUS) {
-			w.radius = THIRD_RATIO_SMALL_RADIUS;
-			ok = third_window(e, grey, &w, w.radius, NULL, NULL, 0, THIRD_BY_RATIO);
+	const int radii[2] = {c->thr.radius, THIRD_RATIO_SMALL_RADIUS};
+	for (int i = 0; i < (j->n < 0 ? 1 : j->n); i++) {
+		const struct window *w = j->n < 0 ? &whole : &j->win[i];
+		for (int q = 0; q < (c->thr.radius != THIRD_RATIO_SMALL_RADIUS ? 2 : 1); q++) {
+			struct window_cut k = window_cut_into(grey, w, radii[q], &j->crop, &j->mask);
+			if (closing_ratio(j->close, &k.view, radii[q], c->ratio3, c->thr.gate, &k.crop))
+				return false;
+			bits_cut(&k.crop, w->x0 - k.cx0, w->y0 - k.cy0, &k.win);
+			const struct region_tree *tree = NULL;
+			detections_clear(&j->det);
+			if (segment_process(j->seg, &k.win, &tree) || match_process(j->mat, tree, NULL, &j->det))
+				return false;
+			for (int m = 0; m < j->det.n_fids + j->det.n_fuzzy; m++) {
+				const bool fid = m < j->det.n_fids;
+				struct fiducial_det f = fid ? j->det.fids[m] : j->det.fuzzy[m - j->det.n_fids];
+				f.x += (float)w->x0;
+				f.y += (float)w->y0;
+				f.root = -1;
+				f.completed = FIDUCIAL_DOUBTFUL;
+				det_append(&j->out, fid, &f);
+			}
 		}
 	}
-	return third_even_leaves(e, false) && ok;
+	return true;
+}
+
+static void ratio_task(void *arg, int task)
+{
+	(void)task;
+	struct ratio_job *j = arg;
+	j->ok = ratio_read(j);
+}
+
+/* Starts the ratio pass for the scanned frame (its windows found now, as
+ * the first pass's), on its worker if it has one. */
+static void ratio_start(struct engine *e, const struct image_u8 *grey)
+{
+	struct ratio_job *j = &e->t3.ratio;
+	j->running = false;
+	if (e->cfg.ratio3 <= 0 || !j->mat)
+		return;
+	j->n = windows_find(&e->t3.scan, THIRD_PAD, NULL, j->win, THIRD_MAX_WINDOWS);
+	if (j->n == 0)
+		return;
+	for (int i = 0; i < (j->n < 0 ? 1 : j->n); i++) {
+		e->t3.stats.ratio_windows++;
+		e->t3.stats.ratio_area_px += j->n < 0 ? (int64_t)grey->width * grey->height
+						      : (int64_t)(j->win[i].x1 - j->win[i].x0) * (j->win[i].y1 - j->win[i].y0);
+	}
+	j->grey = grey;
+	j->cfg = &e->cfg;
+	j->ok = false;
+	j->running = true;
+	if (j->pool)
+		pool_start(j->pool, ratio_task, j, 1);
+}
+
+/* Waits for the ratio pass (or reads it now, without a worker) and appends
+ * its symbols to the third scale's. */
+static bool ratio_finish(struct engine *e)
+{
+	struct ratio_job *j = &e->t3.ratio;
+	if (!j->running)
+		return true;
+	j->running = false;
+	if (j->pool)
+		pool_wait(j->pool);
+	else
+		ratio_task(j, 0);
+	for (int i = 0; i < j->out.n_fids; i++)
+		det_append(&e->s3.det, true, &j->out.fids[i]);
+	for (int i = 0; i < j->out.n_fuzzy; i++)
+		det_append(&e->s3.det, false, &j->out.fuzzy[i]);
+	return j->ok;
 }
 
 /* The third scale's deblurring pass (deblur3, threshold/deblur.h): in the
