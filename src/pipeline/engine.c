@@ -331,17 +331,24 @@ static int gpu_segment_open(struct scale *s, const struct segment_config *sc, in
 	return 0;
 }
 
+/* A segmenter for whole frames of c's size, its lists long enough for
+ * mc's trees. */
+static struct segment_config frame_segment_config(const struct engine_config *c, const struct match_config *mc)
+{
+	int adj = tree_set_max_nodes(mc->trees);
+	return (struct segment_config){.max_width = c->width,
+				       .max_height = c->height,
+				       .adj_cap = adj < 8 ? 8 : adj,
+				       .max_runs = c->max_runs,
+				       .max_regions = c->max_regions};
+}
+
 static int scale_create(struct scale *s, const struct engine_config *c, const struct threshold_config *tc,
 			const struct match_config *mc, const char *backend)
 {
 	int err = 0;
 	memset(s, 0, sizeof *s);
-	int adj = tree_set_max_nodes(mc->trees);
-	struct segment_config sc = {.max_width = c->width,
-				    .max_height = c->height,
-				    .adj_cap = adj < 8 ? 8 : adj,
-				    .max_runs = c->max_runs,
-				    .max_regions = c->max_regions};
+	const struct segment_config sc = frame_segment_config(c, mc);
 	s->thr = threshold_create(tc, backend, &err);
 	if (s->thr)
 		s->seg = segment_create_threaded(&sc, segment_threads(c), &err);
@@ -463,12 +470,7 @@ static int ratio_sync(struct ratio_job *j, const struct engine_config *c, const 
 	m.even_leaves = true;
 	if (j->mat)
 		return match_set_config(j->mat, &m);
-	int adj = tree_set_max_nodes(mc->trees);
-	struct segment_config sc = {.max_width = c->width,
-				    .max_height = c->height,
-				    .adj_cap = adj < 8 ? 8 : adj,
-				    .max_runs = c->max_runs,
-				    .max_regions = c->max_regions};
+	const struct segment_config sc = frame_segment_config(c, mc);
 	int err = 0;
 	j->close = closing_create(c->width, c->height, &err);
 	if (!err)
