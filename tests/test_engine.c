@@ -930,6 +930,14 @@ static struct fiducial_det fid_at(int32_t id, float x, float y)
 	return f;
 }
 
+/* Three empty detection lists of eight each (the merge tests'). */
+static void three_lists(struct detections *a, struct detections *b, struct detections *c)
+{
+	assert_int_equal(detections_alloc(a, 8), 0);
+	assert_int_equal(detections_alloc(b, 8), 0);
+	assert_int_equal(detections_alloc(c, 8), 0);
+}
+
 /* The scales' symbols merged: one ID at a place is kept once; the first
  * scale's symbol stands against a later scale's other ID; where two later
  * scales decode different IDs at a place the first left empty, neither is
@@ -939,9 +947,7 @@ static void test_merge_disagreement(void **state)
 {
 	(void)state;
 	struct detections d, d2, d3;
-	assert_int_equal(detections_alloc(&d, 8), 0);
-	assert_int_equal(detections_alloc(&d2, 8), 0);
-	assert_int_equal(detections_alloc(&d3, 8), 0);
+	three_lists(&d, &d2, &d3);
 
 	d.fids[d.n_fids++] = fid_at(5, 100, 100);
 	d.fids[d.n_fids++] = fid_at(6, 200, 100);
@@ -1082,9 +1088,7 @@ static void test_merge_doubtful(void **state)
 {
 	(void)state;
 	struct detections d, d2, d3;
-	assert_int_equal(detections_alloc(&d, 8), 0);
-	assert_int_equal(detections_alloc(&d2, 8), 0);
-	assert_int_equal(detections_alloc(&d3, 8), 0);
+	three_lists(&d, &d2, &d3);
 	d.fids[d.n_fids++] = fid_at(5, 100, 100);
 	d2.fids[d2.n_fids++] = fid_at(4, 100, 200); /* whole, from a later scale */
 	d2.fids[d2.n_fids++] = fid_at(3, 200, 200); /* completed, from a later scale */
