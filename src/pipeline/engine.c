@@ -980,6 +980,21 @@ static struct window_cut window_cut(struct engine *e, const struct image_u8 *gre
 	return window_cut_into(grey, w, halo, &e->t3.crop, &e->s3.mask);
 }
 
+/* w's bits cut out of k's thresholded crop into k's window mask. */
+static void cut_crop(struct window_cut *k, const struct window *w)
+{
+	bits_cut(&k->crop, w->x0 - k->cx0, w->y0 - k->cy0, &k->win);
+}
+
+/* k's window mask segmented by seg and matched by mat into det (cleared
+ * first; positions in the window's coordinates). */
+static bool decode_window(struct segment *seg, struct match *mat, const struct window_cut *k, struct detections *det)
+{
+	const struct region_tree *tree = NULL;
+	detections_clear(det);
+	return segment_process(seg, &k->win, &tree) == 0 && match_process(mat, tree, NULL, det) == 0;
+}
+
 /* Appends f to d's symbols (fid) or fuzzy symbols; a full list sets
  * overflow instead. */
 static void det_append(struct detections *d, bool fid, const struct fiducial_det *f)
@@ -1003,35 +1018,30 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 {
 	struct third *t = &e->t3;
 	struct window_cut k = window_cut(e, grey, w, halo);
-	struct image_u8 view = k.view;
-	struct bitmask crop = k.crop, win = k.win;
-	const int cx0 = k.cx0, cy0 = k.cy0;
 	/* The whole-frame mask is at the configured radius: a window of the
 	 * second pass (rule) has a radius of its own and is thresholded here. */
 	if (by == THIRD_BY_CLOSING) {
-		if (closing_process(t->close, &view, w->radius, e->cfg.close_pct, e->cfg.thr.gate, &crop))
+		if (closing_process(t->close, &k.view, w->radius, e->cfg.close_pct, e->cfg.thr.gate, &k.crop))
 			return false;
-		bits_cut(&crop, w->x0 - cx0, w->y0 - cy0, &win);
+		cut_crop(&k, w);
 	} else if (by == THIRD_BY_DEBLUR) {
 		/* The window is deconvolved (with the pass's own context); the
 		 * halo only gives the threshold's mean its context. */
-		const struct deblur_box core = {w->x0 - cx0, w->y0 - cy0, w->x1 - cx0, w->y1 - cy0};
-		const int found = deblur_process(t->deblur, &view, &core, w->radius, e->cfg.thr.mean_bias,
-						 e->cfg.thr.gate, &crop, NULL);
+		const struct deblur_box core = {w->x0 - k.cx0, w->y0 - k.cy0, w->x1 - k.cx0, w->y1 - k.cy0};
+		const int found = deblur_process(t->deblur, &k.view, &core, w->radius, e->cfg.thr.mean_bias,
+						 e->cfg.thr.gate, &k.crop, NULL);
 		if (found <= 0)
 			return found == 0;
-		bits_cut(&crop, w->x0 - cx0, w->y0 - cy0, &win);
+		cut_crop(&k, w);
 	} else if (t->have_full && !rule && thr != t->small) {
-		bits_cut(&t->full, w->x0, w->y0, &win);
+		bits_cut(&t->full, w->x0, w->y0, &k.win);
 	} else {
-		if (threshold_process(thr, &view, &crop))
+		if (threshold_process(thr, &k.view, &k.crop))
 			return false;
-		bits_cut(&crop, w->x0 - cx0, w->y0 - cy0, &win);
+		cut_crop(&k, w);
 	}
-	const struct region_tree *tree = NULL;
-	detections_clear(&t->det);
 	struct match *mat = thr && thr == t->small ? t->small_mat : e->s3.mat;
-	if (segment_process(e->s3.seg, &k.win, &tree) || match_process(mat, tree, NULL, &t->det))
+	if (!decode_window(e->s3.seg, mat, &k, &t->det))
 		return false;
 	struct detections *d = &e->s3.det;
 	for (int i = 0; i < t->det.n_fids + t->det.n_fuzzy; i++) {
@@ -1053,7 +1063,7 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 
 static bool third_scaled(struct engine *e, const struct image_u8 *grey, struct threshold *thr);
 static bool third_closed(struct engine *e, const struct image_u8 *grey);
-static void ratio_start(struct engine *e, const struct image_u8 *grey);
+static void ratio_start(struct engine *e, const struct image_u8 *grey, int n);
 static bool ratio_finish(struct engine *e);
 static bool third_small(struct engine *e, const struct image_u8 *grey);
 static bool third_deblurred(struct engine *e, const struct image_u8 *grey);
@@ -1068,7 +1078,10 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 	const int max_px = e->cfg.match.root_max_px > 0 ? (int)e->cfg.match.root_max_px : grey->width + grey->height;
 	windows_scan(&e->t3.scan, tree1, &e->s1.det, max_px, THIRD_UP_WIN_PX, grey, e->cfg.thr.gate / THIRD_SMALL_SD_DIV,
 		     e->t3.scratch, e->t3.scratch_len);
-	int n = halo < 0 ? -1 : windows_find(&e->t3.scan, THIRD_PAD, NULL, e->t3.win, THIRD_MAX_WINDOWS);
+	/* The first pass's windows, which the ratio pass reads too whatever
+	 * the first pass's method (a tiled one reads whole frames). */
+	const int found = windows_find(&e->t3.scan, THIRD_PAD, NULL, e->t3.win, THIRD_MAX_WINDOWS);
+	int n = halo < 0 ? -1 : found;
 	const int64_t frame_px = (int64_t)grey->width * grey->height;
 	int64_t area = n < 0 ? frame_px : 0;
 	for (int i = 0; i < n; i++)
@@ -1081,7 +1094,7 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 	e->t3.want_full = e->t3.gpu && 8 * area > frame_px;
 	struct threshold *thr = e->t3.cpu ? e->t3.cpu : e->s3.thr;
 	detections_clear(&e->s3.det);
-	ratio_start(e, grey);
+	ratio_start(e, grey, found);
 	bool ok = true;
 	if (n < 0 && e->t3.have_full) {
 		const struct bitmask own = e->s3.mask;
@@ -1150,10 +1163,8 @@ static bool reread(struct engine *e, const struct image_u8 *grey, int fx, int fy
 	struct window_cut k = window_cut(e, grey, &w, halo);
 	if (threshold_process(thr, &k.view, &k.crop))
 		return false;
-	bits_cut(&k.crop, x0 - k.cx0, y0 - k.cy0, &k.win);
-	const struct region_tree *tree = NULL;
-	detections_clear(&t->det);
-	if (segment_process(e->s3.seg, &k.win, &tree) || match_process(mat, tree, NULL, &t->det))
+	cut_crop(&k, &w);
+	if (!decode_window(e->s3.seg, mat, &k, &t->det))
 		return false;
 	for (int i = 0; i < t->det.n_fids; i++) {
 		t->det.fids[i].x += (float)x0;
@@ -1453,10 +1464,8 @@ static bool ratio_read(struct ratio_job *j)
 			struct window_cut k = window_cut_into(grey, w, radii[q], &j->crop, &j->mask);
 			if (closing_ratio(j->close, &k.view, radii[q], c->ratio3, c->thr.gate, &k.crop))
 				return false;
-			bits_cut(&k.crop, w->x0 - k.cx0, w->y0 - k.cy0, &k.win);
-			const struct region_tree *tree = NULL;
-			detections_clear(&j->det);
-			if (segment_process(j->seg, &k.win, &tree) || match_process(j->mat, tree, NULL, &j->det))
+			cut_crop(&k, w);
+			if (!decode_window(j->seg, j->mat, &k, &j->det))
 				return false;
 			for (int m = 0; m < j->det.n_fids + j->det.n_fuzzy; m++) {
 				const bool fid = m < j->det.n_fids;
@@ -1479,17 +1488,17 @@ static void ratio_task(void *arg, int task)
 	j->ok = ratio_read(j);
 }
 
-/* Starts the ratio pass for the scanned frame (its windows found now, as
- * the first pass's), on its worker if it has one. */
-static void ratio_start(struct engine *e, const struct image_u8 *grey)
+/* Starts the ratio pass for the scanned frame in the first pass's n
+ * windows (e->t3.win; -1: the whole frame), on its worker if it has one. */
+static void ratio_start(struct engine *e, const struct image_u8 *grey, int n)
 {
 	struct ratio_job *j = &e->t3.ratio;
 	j->running = false;
-	if (e->cfg.ratio3 <= 0 || !j->mat)
+	if (e->cfg.ratio3 <= 0 || !j->mat || n == 0)
 		return;
-	j->n = windows_find(&e->t3.scan, THIRD_PAD, NULL, j->win, THIRD_MAX_WINDOWS);
-	if (j->n == 0)
-		return;
+	j->n = n;
+	if (n > 0)
+		memcpy(j->win, e->t3.win, (size_t)n * sizeof *j->win);
 	for (int i = 0; i < (j->n < 0 ? 1 : j->n); i++) {
 		e->t3.stats.ratio_windows++;
 		e->t3.stats.ratio_area_px += j->n < 0 ? (int64_t)grey->width * grey->height

@@ -14,7 +14,7 @@
 struct closing {
 	int max_width, max_height;
 	uint8_t *a, *b;        /* max_width * max_height bytes each: an image or its transpose */
-	uint8_t *hi;           /* the same: closing_ratio()'s window maxima */
+	uint8_t *hi;           /* the same: a third buffer for closing_ratio()'s two extremes */
 	uint8_t *gv, *hv;      /* the running passes' g and h: a padded column of whole rows */
 };
 
