@@ -702,7 +702,7 @@ static void test_deblur(void **state)
 	draw_symbols(&sharp);
 	struct deblur_streak s;
 	assert_int_equal(deblur_estimate(d, &sharp, &s), 0);
-	assert_int_equal(deblur_process(d, &sharp, NULL, 8, 16, 32, &got, NULL), 0);
+	assert_int_equal(deblur_process(d, &sharp, NULL, 8, 16, 32, false, &got, NULL), 0);
 	struct threshold_cpu *tc = threshold_cpu_create(210, 210, &err);
 	assert_non_null(tc);
 	threshold_cpu_mean(tc, &sharp, THRESHOLD_MEAN, 1, 32, 8, 16, NULL, &want);
@@ -718,8 +718,8 @@ static void test_deblur(void **state)
 			da = da > 1.5708f ? 3.14159265f - da : da;
 			assert_true(da < 0.08f);
 			assert_true(fabsf(s.length - lengths[li]) < 1.0f);
-			assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 32, &got, NULL), 1);
-			assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 32, &again, NULL), 1);
+			assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 32, false, &got, NULL), 1);
+			assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 32, true, &again, NULL), DEBLUR_STREAK);
 			assert_memory_equal(got.bits, again.bits, (size_t)got.stride_words * 210 * sizeof *got.bits);
 			threshold_cpu_mean(tc, &img, THRESHOLD_MEAN, 1, 32, 8, 16, NULL, &plain);
 			const int sharp_n = mask_regions(&want);
@@ -727,20 +727,20 @@ static void test_deblur(void **state)
 		}
 	struct bitmask small;
 	assert_int_equal(bitmask_alloc(&small, 20, 20), 0);
-	assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 32, &small, NULL), ERR_SIZE);
-	assert_int_equal(deblur_process(d, &img, NULL, 0, 16, 32, &got, NULL), ERR_RANGE);
-	assert_int_equal(deblur_process(d, &img, NULL, 8, 51, 32, &got, NULL), ERR_RANGE);
-	assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 256, &got, NULL), ERR_RANGE);
+	assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 32, false, &small, NULL), ERR_SIZE);
+	assert_int_equal(deblur_process(d, &img, NULL, 0, 16, 32, false, &got, NULL), ERR_RANGE);
+	assert_int_equal(deblur_process(d, &img, NULL, 8, 51, 32, false, &got, NULL), ERR_RANGE);
+	assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 256, false, &got, NULL), ERR_RANGE);
 	const struct deblur_box all = {0, 0, 210, 210}, outside = {0, 0, 211, 210}, empty = {5, 5, 5, 9};
-	assert_int_equal(deblur_process(d, &img, &outside, 8, 16, 32, &got, NULL), ERR_RANGE);
-	assert_int_equal(deblur_process(d, &img, &empty, 8, 16, 32, &got, NULL), ERR_RANGE);
+	assert_int_equal(deblur_process(d, &img, &outside, 8, 16, 32, false, &got, NULL), ERR_RANGE);
+	assert_int_equal(deblur_process(d, &img, &empty, 8, 16, 32, false, &got, NULL), ERR_RANGE);
 	/* The whole input as the core is the same as none; outside a core the
 	 * grey is the input's: past the mean's radius, the plain threshold. */
-	assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 32, &got, NULL), 1);
-	assert_int_equal(deblur_process(d, &img, &all, 8, 16, 32, &again, NULL), 1);
+	assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 32, false, &got, NULL), 1);
+	assert_int_equal(deblur_process(d, &img, &all, 8, 16, 32, false, &again, NULL), 1);
 	assert_memory_equal(got.bits, again.bits, (size_t)got.stride_words * 210 * sizeof *got.bits);
 	const struct deblur_box left = {0, 0, 60, 210};
-	assert_int_equal(deblur_process(d, &img, &left, 8, 16, 32, &again, NULL), 1);
+	assert_int_equal(deblur_process(d, &img, &left, 8, 16, 32, false, &again, NULL), 1);
 	for (int y = 0; y < 210; y++)
 		for (int x = 60 + 8 + 1; x < 210; x++)
 			assert_int_equal((again.bits[(size_t)y * again.stride_words + x / 64] >> (x % 64)) & 1,
@@ -756,6 +756,70 @@ static void test_deblur(void **state)
 	deblur_destroy(d);
 	assert_null(deblur_create(0, 5, &err));
 	assert_int_equal(err, ERR_RANGE);
+}
+
+/* Light squares of 40 px on a dark table: long steps, flat on both sides. */
+static void draw_steps(struct image_u8 *img)
+{
+	for (int y = 0; y < img->height; y++)
+		for (int x = 0; x < img->width; x++)
+			image_u8_row(img, y)[x] = (uint8_t)((x % 70) >= 15 && (x % 70) < 55 && (y % 70) >= 15 && (y % 70) < 55 ? 190 : 60);
+}
+
+/* The defocus branch (deblur.h): on sharp squares and on the four
+ * symbols, and under a Gaussian of 1 px, the blur read is under
+ * DEBLUR_MIN_SIGMA and nothing is done; under 1.8, 2.2 or 2.6 px (noise
+ * +-3) the blur is read within 0.25 px, the window is deconvolved
+ * (DEBLUR_DEFOCUS) where defocus is asked for and left alone where not,
+ * and the same input gives the same bits. (What the deconvolution buys,
+ * symbols decoded, is test_engine's.) */
+static void test_deblur_defocus(void **state)
+{
+	(void)state;
+	int err = 0;
+	struct deblur *d = deblur_create(210, 210, &err);
+	assert_non_null(d);
+	struct image_u8 sharp, img;
+	struct bitmask got, again;
+	assert_int_equal(image_u8_alloc(&sharp, 210, 210), 0);
+	assert_int_equal(image_u8_alloc(&img, 210, 210), 0);
+	assert_int_equal(bitmask_alloc(&got, 210, 210), 0);
+	assert_int_equal(bitmask_alloc(&again, 210, 210), 0);
+	float sigma = 0.0f;
+	draw_symbols(&img);
+	assert_int_equal(deblur_defocus(d, &img, &sigma), 0);
+	assert_true(sigma < DEBLUR_MIN_SIGMA);
+	assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 32, true, &got, NULL), 0);
+	draw_steps(&sharp);
+	assert_int_equal(deblur_defocus(d, &sharp, &sigma), 0);
+	assert_true(sigma > 0.0f && sigma < DEBLUR_MIN_SIGMA);
+	assert_int_equal(deblur_process(d, &sharp, NULL, 8, 16, 32, true, &got, NULL), 0);
+	uint32_t rng = 7;
+	const float sigmas[] = {1.0f, 1.8f, 2.2f, 2.6f};
+	for (int i = 0; i < 4; i++) {
+		for (int y = 0; y < 210; y++)
+			memcpy(image_u8_row(&img, y), image_u8_row(&sharp, y), 210);
+		test_defocus(&img, sigmas[i], 3, &rng);
+		struct deblur_streak s;
+		const int found = deblur_defocus(d, &img, &sigma);
+		if (i == 0) {
+			assert_int_equal(found, 0);
+			assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 32, true, &got, &s), 0);
+			continue;
+		}
+		assert_int_equal(found, 1);
+		assert_true(fabsf(sigma - sigmas[i]) < 0.25f);
+		assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 32, false, &got, NULL), 0);
+		assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 32, true, &got, &s), DEBLUR_DEFOCUS);
+		assert_true(s.sigma == sigma);
+		assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 32, true, &again, NULL), DEBLUR_DEFOCUS);
+		assert_memory_equal(got.bits, again.bits, (size_t)got.stride_words * 210 * sizeof *got.bits);
+	}
+	bitmask_free(&got);
+	bitmask_free(&again);
+	image_u8_free(&sharp);
+	image_u8_free(&img);
+	deblur_destroy(d);
 }
 
 /* Frames packed with stride == width in buffers of exactly that size, so a
@@ -1326,6 +1390,7 @@ int main(void)
 		cmocka_unit_test(test_closing_matches_brute_force),
 		cmocka_unit_test(test_ratio_matches_brute_force),
 		cmocka_unit_test(test_deblur),
+		cmocka_unit_test(test_deblur_defocus),
 		cmocka_unit_test(test_object_api_cpu),
 		cmocka_unit_test(test_object_api_errors),
 		cmocka_unit_test(test_upsample2),

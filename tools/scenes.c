@@ -1361,6 +1361,8 @@ static const struct preset {
 	{"small", PRESET_BASE "--fids 14 --fid-size 20:24", "symbols of 20-24 px, plain light"},
 	{"motion", PRESET_BASE "--fids 8 --fid-size 32:96 --motion 6", "6 px motion streaks"},
 	{"blur", PRESET_BASE "--fids 8 --fid-size 32:96 --defocus 2", "defocus disc of radius 2 px"},
+	{"defocus", PRESET_BASE "--fids 8 --fid-size 48:110 --blur 2.4",
+	 "camera out of focus: Gaussian blur of 2.4 px, symbols of 48-110 px"},
 	{"di", "--di 2 --fids 0 --fingers 3 --finger-r 9 --light 0.2 --noise 2 --shot 0.03",
 	 "diffused illumination: 2 hands (touching tips sharp, hovering parts blurred; some only a "
 	 "palm), 3 lone fingertips"},

@@ -117,6 +117,7 @@ struct tt_config {
 	int close_pct;        /* the closing pass: white above this percent of the closing */
 	int ratio3;           /* third scale's ratio pass: the grey's offset; 0 = off */
 	bool deblur3;         /* third scale's pass that undoes a motion streak in its windows */
+	bool defocus3;        /* that pass also undoes a defocus blur */
 	int deblur3_pct;      /* that pass: its windows' area per frame at most this percent of the frame; 0 = any */
 	int median2;          /* second scale's median pre-filter */
 	int segment_threads;  /* per scale; 0 = auto */

@@ -24,8 +24,9 @@ struct fiducial_det {
 			     * or from a window whose motion streak was undone
 			     * (threshold/deblur.h): weaker than a whole tree;
 			     * FIDUCIAL_DOUBTFUL: read by a threshold kept for the places others
-			     * lose (the third scale's ratio pass), believed only where no other
-			     * read of the place disagrees (pipeline/merge.h); else 0 */
+			     * lose (the third scale's ratio pass, its deblurring pass where it
+			     * undid a defocus), believed only where no other read of the place
+			     * disagrees (pipeline/merge.h); else 0 */
 };
 #define FIDUCIAL_DOUBTFUL 2
 

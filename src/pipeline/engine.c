@@ -1011,12 +1011,14 @@ static void det_append(struct detections *d, bool fid, const struct fiducial_det
  * radius by the rule is within THIRD_SCALED_TOLERANCE of the window's;
  * with max_px > 0 only those of at most max_px) appended to the scale's
  * detections in frame coordinates. by: THIRD_BY_*. The deblurring pass's
- * symbols are marked completed: any whole symbol stands against them in
- * merge_scale(). */
+ * symbols are marked completed (any whole symbol stands against them in
+ * merge_scale()), or doubtful where it undid a defocus (any other read of
+ * another ID at the place cancels both). */
 static bool third_window(struct engine *e, const struct image_u8 *grey, const struct window *w, int halo,
 			 struct threshold *thr, const struct windows_radius *rule, int max_px, int by)
 {
 	struct third *t = &e->t3;
+	bool defocus = false;
 	struct window_cut k = window_cut(e, grey, w, halo);
 	/* The whole-frame mask is at the configured radius: a window of the
 	 * second pass (rule) has a radius of its own and is thresholded here. */
@@ -1029,9 +1031,15 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 		 * halo only gives the threshold's mean its context. */
 		const struct deblur_box core = {w->x0 - k.cx0, w->y0 - k.cy0, w->x1 - k.cx0, w->y1 - k.cy0};
 		const int found = deblur_process(t->deblur, &k.view, &core, w->radius, e->cfg.thr.mean_bias,
-						 e->cfg.thr.gate, &k.crop, NULL);
+						 e->cfg.thr.gate, e->cfg.defocus3, &k.crop, NULL);
 		if (found <= 0)
 			return found == 0;
+		t->stats.deblur_streaks += found == DEBLUR_STREAK;
+		t->stats.deblur_defocused += found == DEBLUR_DEFOCUS;
+		/* A defocus's threshold has no radius by the symbol's size. */
+		defocus = found == DEBLUR_DEFOCUS;
+		if (defocus)
+			rule = NULL;
 		cut_crop(&k, w);
 	} else if (t->have_full && !rule && thr != t->small) {
 		bits_cut(&t->full, w->x0, w->y0, &k.win);
@@ -1055,7 +1063,7 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 		f.y += (float)w->y0;
 		f.root = -1;
 		if (by == THIRD_BY_DEBLUR)
-			f.completed = 1;
+			f.completed = defocus ? FIDUCIAL_DOUBTFUL : 1;
 		det_append(d, fid, &f);
 	}
 	return true;
@@ -1535,7 +1543,10 @@ static bool ratio_finish(struct engine *e)
  * second pass's windows (mean_scale3's radius rule, padded by
  * THIRD_DEBLUR_PAD), each window in which a streak is found is deconvolved
  * and thresholded by the local mean at the window's radius, keeping the
- * symbols whose own radius is the window's (as the second pass). The
+ * symbols whose own radius is the window's (as the second pass); with
+ * defocus3, each window with no streak but a defocus blur is deconvolved
+ * and thresholded by Bernsen at deblur.h's radius, keeping every symbol
+ * (that threshold has no radius by the symbol's size) as doubtful. The
  * window is deconvolved with deblur.h's context around it; the halo (the
  * mean's radius and THIRD_DEBLUR_HALO) gives the threshold's mean its
  * context past the window's edge. Windows are taken in their order while

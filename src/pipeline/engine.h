@@ -81,6 +81,7 @@ struct engine_config {
 					* in threshold/closing.h); 0 = off */
 	bool deblur3;                  /* third scale: a pass in its windows that undoes a motion streak
 					* (threshold/deblur.h); needs mean_scale3 > 0 for its radius */
+	bool defocus3;                 /* that pass also undoes a defocus blur (deblur.h) */
 	int deblur3_pct;               /* that pass: windows in their order while their area stays within
 					* this percent of the frame's; 0 = all */
 	int segment_threads;           /* bands a scale is segmented in; 0 = auto */
@@ -167,6 +168,7 @@ struct engine_third_stats {
 	int64_t up_windows, up_area_px;         /* the upsampled pass's (radius_up), in the frame's pixels */
 	int64_t deblur_windows, deblur_area_px; /* the deblurring pass's (deblur3): windows it looked at */
 	int64_t deblur_skipped;                 /* and windows past its bound (deblur3_pct) */
+	int64_t deblur_streaks, deblur_defocused; /* of those it looked at: deconvolved for a streak, a defocus */
 };
 const struct engine_third_stats *engine_third_stats(const struct engine *e);
 

@@ -25,7 +25,8 @@
  * shadow's edge splits a blob's outline into a dot) fits another tree of
  * the set, which a scale that saw the whole tree corrects. Where scales
  * agree on a completed symbol's ID, it counts as whole from then on.
- * A doubtful symbol (FIDUCIAL_DOUBTFUL: the third scale's ratio pass) is
+ * A doubtful symbol (FIDUCIAL_DOUBTFUL: the third scale's ratio pass, and
+ * its deblurring pass where it undid a defocus) is
  * believed only where nothing else reads the place: against another ID
  * merged from a later scale or pass both become fuzzy, and the first
  * scale's own symbol stands; where another read agrees that read stands

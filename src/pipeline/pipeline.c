@@ -887,6 +887,10 @@ static void third_print_stats(struct pipeline *p)
 	third_pass_line(p, ts, "small-symbol pass", ts->small_windows, ts->small_area_px);
 	third_pass_line(p, ts, "upsampled pass", ts->up_windows, ts->up_area_px);
 	third_pass_line(p, ts, "deblurring pass", ts->deblur_windows, ts->deblur_area_px);
+	if (ts->deblur_windows)
+		printf("  third scale, deblurring pass: %.2f windows a frame deconvolved for a streak, %.2f for a "
+		       "defocus\n",
+		       (double)ts->deblur_streaks / (double)ts->frames, (double)ts->deblur_defocused / (double)ts->frames);
 	if (ts->deblur_skipped)
 		printf("  third scale, deblurring pass: %lld windows past its bound (deblur3_pct) left out\n",
 		       (long long)ts->deblur_skipped);

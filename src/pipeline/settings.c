@@ -136,6 +136,7 @@ void engine_config_from(const struct tt_config *c, const struct tree_set *trees,
 	e->close_up = c->close_up;
 	e->close_up_pct = c->close_up_pct;
 	e->deblur3 = c->deblur3;
+	e->defocus3 = c->defocus3;
 	e->deblur3_pct = c->deblur3_pct;
 	e->segment_threads = c->segment_threads;
 	e->segment_backend = strcmp(c->segment_backend, "gpu") == 0   ? ENGINE_SEGMENT_GPU

@@ -14,6 +14,7 @@
 
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
 #define DEBLUR_AVX2 1
 #else
 #define DEBLUR_AVX2 0
@@ -27,12 +28,18 @@ struct deblur {
 	float *g, *u, *c;   /* max_width x max_height: the grey + 1, the estimate, a convolution */
 	float *xp, *y, *gp; /* likewise: the previous estimate, the extrapolated one, the previous step */
 	float *pad;         /* (max_width + 2K) x (max_height + 2K): a buffer with its border repeated */
+	float *row;         /* max_width + 2K: one row with its border repeated (the separable kernel) */
+	int32_t *g2;        /* 3 x max_width: three rows' squared gradients (the defocus's estimate) */
 	struct image_u8 out; /* the deconvolved grey */
 	struct threshold_cpu *thr;
 	bool avx2;          /* the CPU has AVX2: the kernels' avx2 copies run */
 	int n_taps;
 	int tap_dx[MAX_TAPS], tap_dy[MAX_TAPS];
 	float tap_w[MAX_TAPS];
+	/* A defocus's kernel instead (sep_r > 0): a Gaussian, separable,
+	 * sep_w[0 .. 2 sep_r] along x and then along y. */
+	int sep_r;
+	float sep_w[KSIDE];
 };
 
 struct deblur *deblur_create(int max_width, int max_height, int *err)
@@ -57,11 +64,13 @@ struct deblur *deblur_create(int max_width, int max_height, int *err)
 		d->y = malloc(n * sizeof *d->y);
 		d->gp = malloc(n * sizeof *d->gp);
 		d->pad = malloc(np * sizeof *d->pad);
+		d->row = malloc((size_t)(max_width + 2 * DEBLUR_KERNEL_RADIUS) * sizeof *d->row);
+		d->g2 = malloc(3 * (size_t)max_width * sizeof *d->g2);
 		d->thr = threshold_cpu_create(max_width, max_height, err);
 		if (image_u8_alloc(&d->out, max_width, max_height))
 			d->out.data = NULL;
 	}
-	if (!d || !d->g || !d->u || !d->c || !d->xp || !d->y || !d->gp || !d->pad || !d->thr || !d->out.data) {
+	if (!d || !d->g || !d->u || !d->c || !d->xp || !d->y || !d->gp || !d->pad || !d->row || !d->g2 || !d->thr || !d->out.data) {
 		deblur_destroy(d);
 		*err = ERR_NOMEM;
 		return NULL;
@@ -81,6 +90,8 @@ void deblur_destroy(struct deblur *d)
 	free(d->y);
 	free(d->gp);
 	free(d->pad);
+	free(d->row);
+	free(d->g2);
 	image_u8_free(&d->out);
 	threshold_cpu_destroy(d->thr);
 	free(d);
@@ -182,6 +193,23 @@ int deblur_estimate(struct deblur *d, const struct image_u8 *in, struct deblur_s
 	return s.dip < -DEBLUR_MIN_DIP && best < DEBLUR_MAX_LENGTH;
 }
 
+/* A Gaussian of sigma for the defocus: radius ceil(3 sigma), at most the
+ * kernel's. */
+static void make_gaussian(struct deblur *d, float sigma)
+{
+	int r = (int)ceilf(3.0f * sigma);
+	r = r > DEBLUR_KERNEL_RADIUS ? DEBLUR_KERNEL_RADIUS : r < 1 ? 1 : r;
+	float sum = 0.0f;
+	for (int i = -r; i <= r; i++) {
+		d->sep_w[i + r] = expf(-0.5f * (float)(i * i) / (sigma * sigma));
+		sum += d->sep_w[i + r];
+	}
+	for (int i = 0; i <= 2 * r; i++)
+		d->sep_w[i] /= sum;
+	d->sep_r = r;
+	d->n_taps = 0;
+}
+
 /* The segment of the streak, 2 * length + 1 points, each spread bilinearly
  * over the kernel's pixels. */
 static void make_kernel(struct deblur *d, const struct deblur_streak *s)
@@ -200,6 +228,7 @@ static void make_kernel(struct deblur *d, const struct deblur_streak *s)
 		k[y0 + 1][x0] += (1 - fx) * fy * wt;
 		k[y0 + 1][x0 + 1] += fx * fy * wt;
 	}
+	d->sep_r = 0;
 	d->n_taps = 0;
 	for (int y = 0; y < KSIDE; y++)
 		for (int x = 0; x < KSIDE; x++)
@@ -291,6 +320,205 @@ static inline __attribute__((always_inline)) void convolve_body(struct deblur *d
 	}
 }
 
+static int cmp_float(const void *a, const void *b)
+{
+	const float x = *(const float *)a, y = *(const float *)b;
+	return (x > y) - (x < y);
+}
+
+/* Sobel at (x, y) of in: gx, gy. */
+static inline void sobel(const struct image_u8 *in, int x, int y, int32_t *gx, int32_t *gy)
+{
+	const uint8_t *up = image_u8_row(in, y - 1), *row = image_u8_row(in, y), *dn = image_u8_row(in, y + 1);
+	*gx = (up[x + 1] + 2 * row[x + 1] + dn[x + 1]) - (up[x - 1] + 2 * row[x - 1] + dn[x - 1]);
+	*gy = (dn[x - 1] + 2 * dn[x] + dn[x + 1]) - (up[x - 1] + 2 * up[x] + up[x + 1]);
+}
+
+/* Row y's squared Sobel gradients (exact integers) into g2[1 .. w - 2]:
+ * from x0 on (plain), or eight pixels at a time and then on (avx2). */
+static void sobel_row_plain(const struct image_u8 *in, int y, int x0, int32_t *g2)
+{
+	const uint8_t *up = image_u8_row(in, y - 1), *row = image_u8_row(in, y), *dn = image_u8_row(in, y + 1);
+	for (int x = x0; x < in->width - 1; x++) {
+		const int32_t gx = (up[x + 1] + 2 * row[x + 1] + dn[x + 1]) - (up[x - 1] + 2 * row[x - 1] + dn[x - 1]);
+		const int32_t gy = (dn[x - 1] + 2 * dn[x] + dn[x + 1]) - (up[x - 1] + 2 * up[x] + up[x + 1]);
+		g2[x] = gx * gx + gy * gy;
+	}
+}
+
+#if DEBLUR_AVX2
+__attribute__((target("avx2"))) static inline __m256i load8_avx2(const uint8_t *p)
+{
+	return _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)p));
+}
+
+__attribute__((target("avx2"))) static void sobel_row_avx2(const struct image_u8 *in, int y, int32_t *g2)
+{
+	const uint8_t *up = image_u8_row(in, y - 1), *row = image_u8_row(in, y), *dn = image_u8_row(in, y + 1);
+	int x = 1;
+	for (; x + 8 <= in->width - 1; x += 8) {
+		const __m256i ul = load8_avx2(up + x - 1), uc = load8_avx2(up + x), ur = load8_avx2(up + x + 1);
+		const __m256i rl = load8_avx2(row + x - 1), rr = load8_avx2(row + x + 1);
+		const __m256i dl = load8_avx2(dn + x - 1), dc = load8_avx2(dn + x), dr = load8_avx2(dn + x + 1);
+		const __m256i gx = _mm256_sub_epi32(_mm256_add_epi32(_mm256_add_epi32(ur, dr), _mm256_add_epi32(rr, rr)),
+						    _mm256_add_epi32(_mm256_add_epi32(ul, dl), _mm256_add_epi32(rl, rl)));
+		const __m256i gy = _mm256_sub_epi32(_mm256_add_epi32(_mm256_add_epi32(dl, dr), _mm256_add_epi32(dc, dc)),
+						    _mm256_add_epi32(_mm256_add_epi32(ul, ur), _mm256_add_epi32(uc, uc)));
+		const __m256i m = _mm256_add_epi32(_mm256_mullo_epi32(gx, gx), _mm256_mullo_epi32(gy, gy));
+		_mm256_storeu_si256((__m256i *)(void *)(g2 + x), m);
+	}
+	sobel_row_plain(in, y, x, g2);
+}
+#endif
+
+static void sobel_row(const struct deblur *d, const struct image_u8 *in, int y, int32_t *g2)
+{
+#if DEBLUR_AVX2
+	if (d->avx2) {
+		sobel_row_avx2(in, y, g2);
+		return;
+	}
+#endif
+	(void)d;
+	sobel_row_plain(in, y, 1, g2);
+}
+
+int deblur_defocus(struct deblur *d, const struct image_u8 *in, float *sigma)
+{
+	const int w = in->width, h = in->height, L = DEBLUR_DEFOCUS_REACH;
+	*sigma = 0.0f;
+	if (w < 4 * L || h < 4 * L)
+		return 0;
+	/* The window's range: its grey's 2nd to 98th percentile, over every
+	 * other pixel of every other row. */
+	uint32_t hist[256] = {0};
+	uint64_t n = 0;
+	for (int y = 0; y < h; y += 2) {
+		const uint8_t *row = image_u8_row(in, y);
+		for (int x = 0; x < w; x += 2, n++)
+			hist[row[x]]++;
+	}
+	const uint64_t cut = n / 50;
+	int lo = 0, hi = 255;
+	for (uint64_t acc = hist[0]; acc <= cut && lo < 255; acc += hist[++lo])
+		;
+	for (uint64_t acc = hist[255]; acc <= cut && hi > 0; acc += hist[--hi])
+		;
+	const int range = hi - lo;
+	if (range < DEBLUR_DEFOCUS_MIN_RANGE)
+		return 0;
+	/* At each pixel that is a maximum of the gradient (Sobel; / 8, the
+	 * central difference's half along a straight edge) across its edge, the
+	 * step between the grey L pixels to either side along the gradient, and
+	 * the sigma of a Gaussian-blurred step of that height and that steepest
+	 * slope. The squared gradients of three rows at a time, exact. */
+	const float root2pi = 2.5066283f, min_step = DEBLUR_DEFOCUS_MIN_STEP * (float)range;
+	const float min_g8 = 8.0f * min_step / (root2pi * DEBLUR_DEFOCUS_MAX_SIGMA);
+	const int32_t min_g2 = (int32_t)(min_g8 * min_g8);
+	float *s = d->u;
+	int ns = 0;
+	const ptrdiff_t st = in->stride;
+	int32_t *rows[3] = {d->g2, d->g2 + w, d->g2 + 2 * w};
+	sobel_row(d, in, L, rows[L % 3]);
+	sobel_row(d, in, L + 1, rows[(L + 1) % 3]);
+	for (int y = L + 1; y < h - L - 1; y++) {
+		sobel_row(d, in, y + 1, rows[(y + 1) % 3]);
+		const int32_t *g2 = rows[y % 3];
+		for (int x = L + 1; x < w - L - 1; x++) {
+			const int32_t gv = g2[x];
+			if (gv < min_g2)
+				continue;
+			int32_t gx, gy;
+			sobel(in, x, y, &gx, &gy);
+			/* The neighbour across the edge: the gradient's direction
+			 * rounded to the pixel grid (a component counts where it is
+			 * over half the length), in integers. */
+			const int ox = 4 * gx * gx > gv ? (gx > 0) - (gx < 0) : 0;
+			const int oy = 4 * gy * gy > gv ? (gy > 0) - (gy < 0) : 0;
+			if (rows[(y + oy + 3) % 3][x + ox] > gv || rows[(y - oy + 3) % 3][x - ox] >= gv)
+				continue;
+			const float mag = sqrtf((float)gv), nx = (float)gx / mag, ny = (float)gy / mag;
+			/* v: the grey at -L, -L/2, +L/2, +L along the gradient. */
+			float v[4];
+			for (int k = 0; k < 4; k++) {
+				const float t = (k == 0 ? -1.0f : k == 1 ? -0.5f : k == 2 ? 0.5f : 1.0f) * (float)L;
+				const float qx = (float)x + t * nx, qy = (float)y + t * ny;
+				/* qx, qy > 0: truncation is the floor. */
+				const int ix = (int)qx, iy = (int)qy;
+				const float fx = qx - (float)ix, fy = qy - (float)iy;
+				const uint8_t *p = in->data + (ptrdiff_t)iy * st + ix;
+				v[k] = (1.0f - fx) * (1.0f - fy) * (float)p[0] + fx * (1.0f - fy) * (float)p[1] +
+				       (1.0f - fx) * fy * (float)p[st] + fx * fy * (float)p[st + 1];
+			}
+			const float step = v[3] - v[0];
+			/* A step, flat on both sides: not the side of a stripe or dot. */
+			if (step < min_step || fabsf(v[1] - v[0]) > DEBLUR_DEFOCUS_FLAT * step ||
+			    fabsf(v[3] - v[2]) > DEBLUR_DEFOCUS_FLAT * step)
+				continue;
+			s[ns++] = 8.0f * step / (root2pi * mag);
+		}
+	}
+	if (ns < DEBLUR_DEFOCUS_MIN_EDGES)
+		return 0;
+	qsort(s, (size_t)ns, sizeof *s, cmp_float);
+	*sigma = s[(ns - 1) / 2];
+	return *sigma >= DEBLUR_MIN_SIGMA && s[(ns - 1) / 4] >= DEBLUR_MIN_SIGMA_Q1;
+}
+
+/* out = src convolved with the separable Gaussian (symmetric, so its own
+ * mirror), along x into pad and then along y, src's border repeated; src
+ * and out are w x h, stride w, and may be the same buffer. Each pixel sums
+ * its taps in order. */
+static inline __attribute__((always_inline)) void convolve_sep_body(struct deblur *d, const float *src, int w, int h, float *out)
+{
+	const int r = d->sep_r, nt = 2 * r + 1;
+	const float *k = d->sep_w;
+	float *t = d->pad, *p = d->row;
+	for (int y = 0; y < h; y++) {
+		const float *s = src + (size_t)y * (size_t)w;
+		for (int x = 0; x < r; x++) {
+			p[x] = s[0];
+			p[r + w + x] = s[w - 1];
+		}
+		memcpy(p + r, s, (size_t)w * sizeof *p);
+		float *o = t + (size_t)y * (size_t)w;
+		int x = 0;
+		for (; x + VL <= w; x += VL) {
+			vf8 a = {0};
+			for (int i = 0; i < nt; i++)
+				a += k[i] * vld(p + x + i);
+			vst(o + x, a);
+		}
+		for (; x < w; x++) {
+			float a = 0.0f;
+			for (int i = 0; i < nt; i++)
+				a += k[i] * p[x + i];
+			o[x] = a;
+		}
+	}
+	for (int y = 0; y < h; y++) {
+		const float *rows[KSIDE];
+		for (int i = 0; i < nt; i++) {
+			const int sy = y + i - r < 0 ? 0 : y + i - r > h - 1 ? h - 1 : y + i - r;
+			rows[i] = t + (size_t)sy * (size_t)w;
+		}
+		float *o = out + (size_t)y * (size_t)w;
+		int x = 0;
+		for (; x + VL <= w; x += VL) {
+			vf8 a = {0};
+			for (int i = 0; i < nt; i++)
+				a += k[i] * vld(rows[i] + x);
+			vst(o + x, a);
+		}
+		for (; x < w; x++) {
+			float a = 0.0f;
+			for (int i = 0; i < nt; i++)
+				a += k[i] * rows[i][x];
+			o[x] = a;
+		}
+	}
+}
+
 /* One accelerated Richardson-Lucy round's pixel work around the two
  * convolutions: before them, yk = max(u + alpha (u - xp), 1e-3) (the
  * extrapolated estimate); after them (c holding the correction),
@@ -364,6 +592,11 @@ __attribute__((target("avx2"))) static void convolve_avx2(struct deblur *d, cons
 {
 	convolve_body(d, src, w, h, flip, out);
 }
+__attribute__((target("avx2"))) static void convolve_sep_avx2(struct deblur *d, const float *src, int w, int h,
+							       float *out)
+{
+	convolve_sep_body(d, src, w, h, out);
+}
 __attribute__((target("avx2"))) static void extrapolate_avx2(float *yk, const float *u, const float *xp,
 							      float alpha, size_t n)
 {
@@ -389,22 +622,34 @@ static void rl_round(struct deblur *d, const float *xk, float *xprev, float *yk,
 #if DEBLUR_AVX2
 	if (d->avx2) {
 		extrapolate_avx2(yk, xk, xprev, alpha, n);
-		convolve_avx2(d, yk, w, h, false, d->c);
+		if (d->sep_r)
+			convolve_sep_avx2(d, yk, w, h, d->c);
+		else
+			convolve_avx2(d, yk, w, h, false, d->c);
 		ratio_avx2(d->c, d->g, n);
-		convolve_avx2(d, d->c, w, h, true, d->c);
+		if (d->sep_r)
+			convolve_sep_avx2(d, d->c, w, h, d->c);
+		else
+			convolve_avx2(d, d->c, w, h, true, d->c);
 		update_avx2(xprev, yk, d->c, gp, sums, num, den, n);
 		return;
 	}
 #endif
 	extrapolate_body(yk, xk, xprev, alpha, n);
-	convolve_body(d, yk, w, h, false, d->c);
+	if (d->sep_r)
+		convolve_sep_body(d, yk, w, h, d->c);
+	else
+		convolve_body(d, yk, w, h, false, d->c);
 	ratio_body(d->c, d->g, n);
-	convolve_body(d, d->c, w, h, true, d->c);
+	if (d->sep_r)
+		convolve_sep_body(d, d->c, w, h, d->c);
+	else
+		convolve_body(d, d->c, w, h, true, d->c);
 	update_body(xprev, yk, d->c, gp, sums, num, den, n);
 }
 
 int deblur_process(struct deblur *d, const struct image_u8 *in, const struct deblur_box *core, int mean_radius,
-		   int mean_bias, int gate, struct bitmask *out, struct deblur_streak *streak)
+		   int mean_bias, int gate, bool defocus, struct bitmask *out, struct deblur_streak *streak)
 {
 	const int iw = in->width, ih = in->height;
 	if (iw < 1 || ih < 1 || iw > d->max_width || ih > d->max_height || out->width != iw || out->height != ih)
@@ -428,12 +673,18 @@ int deblur_process(struct deblur *d, const struct image_u8 *in, const struct deb
 	const struct image_u8 work = {.width = w, .height = h, .stride = in->stride,
 				      .data = in->data + (size_t)wy0 * (size_t)in->stride + (size_t)wx0};
 	struct deblur_streak s;
-	const int found = deblur_estimate(d, &work, &s);
+	int found = deblur_estimate(d, &work, &s);
+	if (found)
+		make_kernel(d, &s);
+	else if (defocus && s.anisotropy > DEBLUR_MAX_ANISOTROPY && deblur_defocus(d, &work, &s.sigma))
+		make_gaussian(d, DEBLUR_SIGMA_FACTOR * s.sigma);
+	else
+		found = -1;
 	if (streak)
 		*streak = s;
-	if (!found)
+	if (found < 0)
 		return 0;
-	make_kernel(d, &s);
+	found = d->sep_r ? DEBLUR_DEFOCUS : DEBLUR_STREAK;
 	const size_t n = (size_t)w * (size_t)h;
 	for (int y = 0; y < h; y++) {
 		const uint8_t *row = image_u8_row(&work, y);
@@ -470,6 +721,9 @@ int deblur_process(struct deblur *d, const struct image_u8 *in, const struct deb
 			o[x] = (uint8_t)(v <= 0.0f ? 0 : v >= 255.0f ? 255 : (int)v);
 		}
 	}
-	threshold_cpu_mean(d->thr, &grey, THRESHOLD_MEAN, 1, gate, mean_radius, mean_bias, NULL, out);
-	return 1;
+	if (d->sep_r)
+		threshold_cpu_bernsen(d->thr, &grey, DEBLUR_DEFOCUS_RADIUS, gate, NULL, out);
+	else
+		threshold_cpu_mean(d->thr, &grey, THRESHOLD_MEAN, 1, gate, mean_radius, mean_bias, NULL, out);
+	return found;
 }

@@ -56,17 +56,46 @@
  * the same order and no fused multiply-add: the same bits whichever copy
  * runs, on every run.
  *
+ * Defocus. A window with no streak whose gradient runs every way (its
+ * anisotropy above DEBLUR_MAX_ANISOTROPY) may be out of focus: every
+ * edge a ramp whose width follows the blur, dots and holes narrower than
+ * it left with a fraction of their contrast. Its blur is read from its
+ * long steps: at each maximum of the gradient (Sobel) across its edge, the
+ * step between the grey DEBLUR_DEFOCUS_REACH pixels to either side along
+ * the gradient; where that step is at least DEBLUR_DEFOCUS_MIN_STEP of the
+ * window's range (its grey's 2nd to 98th percentile, at least
+ * DEBLUR_DEFOCUS_MIN_RANGE), the edge is taken for a step blurred by a
+ * Gaussian, whose sigma is the step over sqrt(2 pi) times the slope. The
+ * median over the window's steps (at least DEBLUR_DEFOCUS_MIN_EDGES) is
+ * its blur: about 1.0 for a sharp edge (the slope of a pixel's step
+ * across two), 2.3 under a Gaussian blur of 2.2. Dots and thin walls
+ * never pass the step test (their two sides are alike). A window whose
+ * blur is at least DEBLUR_MIN_SIGMA, and whose steps' first quartile is
+ * at least DEBLUR_MIN_SIGMA_Q1, is deconvolved as a streak is, under
+ * a Gaussian of DEBLUR_SIGMA_FACTOR times its blur (less than all of it:
+ * the full blur overshoots into specks; separable, radius 3 sigma, at
+ * most DEBLUR_KERNEL_RADIUS), and thresholded by Bernsen at radius
+ * DEBLUR_DEFOCUS_RADIUS: the restored dots and holes are a few pixels
+ * across with soft rims, which a small Bernsen window keeps and the local
+ * mean at the symbol's scale thins or closes (measured in the README).
+ * The quartile: a defocus blurs every edge of the window, a hard shadow's
+ * penumbra (1-3 px) only its own, and a window of sharp symbols that a
+ * shadow's edges cross has a median near the threshold but a first
+ * quartile near a sharp edge's.
+ *
  * Cost: the estimate computes the tensor over every pixel and 15 bilinear
  * samples at every DEBLUR_STEP-th pixel of every DEBLUR_STEP-th row; the
  * deconvolution costs DEBLUR_ITERATIONS * 2 * taps multiply-adds a pixel of
  * the work area, and runs only in windows that pass both tests. CPU only.
  *
- * Memory: deblur_create() allocates seven float buffers for max_width x
+ * Memory: deblur_create() allocates a row, three rows of integers and seven float buffers for max_width x
  * max_height (one of them with a DEBLUR_KERNEL_RADIUS border) and a
  * local-mean workspace; deblur_process() allocates nothing.
  */
 #ifndef TT_THRESHOLD_DEBLUR_H
 #define TT_THRESHOLD_DEBLUR_H
+
+#include <stdbool.h>
 
 #include "../core/image.h"
 
@@ -79,13 +108,28 @@
 #define DEBLUR_STEP 3
 #define DEBLUR_CONTEXT 16
 #define DEBLUR_MAX_ALPHA 0.95f
+#define DEBLUR_MIN_SIGMA 1.3f
+#define DEBLUR_MIN_SIGMA_Q1 1.15f
+#define DEBLUR_SIGMA_FACTOR 0.8f
+#define DEBLUR_DEFOCUS_REACH 7
+#define DEBLUR_DEFOCUS_MIN_STEP 0.5f
+#define DEBLUR_DEFOCUS_FLAT 0.15f
+#define DEBLUR_DEFOCUS_MIN_RANGE 32
+#define DEBLUR_DEFOCUS_MIN_EDGES 16
+#define DEBLUR_DEFOCUS_MAX_SIGMA 4.0f
+#define DEBLUR_DEFOCUS_RADIUS 3
+
+/* What deblur_process() undid. */
+enum { DEBLUR_STREAK = 1, DEBLUR_DEFOCUS = 2 };
 
 /* A streak as estimated: direction in radians [0, pi) (0: along x, pi/2:
  * along y, down the rows), length in pixels, the anisotropy and the
- * autocorrelation dip (minimum over lag 0, negative) it was judged by. */
+ * autocorrelation dip (minimum over lag 0, negative) it was judged by;
+ * sigma, the defocus's blur where it was read (0 where not). */
 struct deblur_streak {
 	float angle, length;
 	float anisotropy, dip;
+	float sigma;
 };
 
 struct deblur;
@@ -99,19 +143,28 @@ void deblur_destroy(struct deblur *d); /* NULL-safe */
  * to tell). */
 int deblur_estimate(struct deblur *d, const struct image_u8 *in, struct deblur_streak *streak);
 
+/* Reads the defocus blur of in into *sigma (0 where it cannot be read:
+ * too small, too flat, too few steps). Returns 1 when it is at least
+ * DEBLUR_MIN_SIGMA and its steps' first quartile at least
+ * DEBLUR_MIN_SIGMA_Q1, else 0. Does not look at the anisotropy. */
+int deblur_defocus(struct deblur *d, const struct image_u8 *in, float *sigma);
+
 /* A box of pixels x0 <= x < x1, y0 <= y < y1. */
 struct deblur_box {
 	int x0, y0, x1, y1;
 };
 
 /* Estimates the streak of the work area: core (NULL: all of in) and
- * DEBLUR_CONTEXT pixels around it, within in. Where there is one,
+ * DEBLUR_CONTEXT pixels around it, within in; where there is none and
+ * defocus is set, the defocus's blur (above). Where there is either,
  * deconvolves the work area, thresholds in with its core deconvolved into
- * out and returns 1; returns 0 (out untouched) where there is none. out's
+ * out (a streak's by the local mean at mean_radius, mean_bias; a defocus's
+ * by Bernsen, above; both with gate) and returns DEBLUR_STREAK or
+ * DEBLUR_DEFOCUS; returns 0 (out untouched) where there is none. out's
  * width and height must equal in's, at most the create sizes (else
  * ERR_SIZE); core must lie inside in and hold a pixel, mean_radius 1..63,
  * mean_bias 0..50, gate 0..255 (else ERR_RANGE). */
 int deblur_process(struct deblur *d, const struct image_u8 *in, const struct deblur_box *core, int mean_radius,
-		   int mean_bias, int gate, struct bitmask *out, struct deblur_streak *streak);
+		   int mean_bias, int gate, bool defocus, struct bitmask *out, struct deblur_streak *streak);
 
 #endif

@@ -77,3 +77,42 @@ void test_streak(struct image_u8 *img, float len, float a, int noise, uint32_t *
 		}
 	free(src);
 }
+
+void test_defocus(struct image_u8 *img, float sigma, int noise, uint32_t *state)
+{
+	const int w = img->width, h = img->height, r = (int)ceilf(3.0f * sigma);
+	float *t = malloc(sizeof(float) * (size_t)w * (size_t)h), *k = malloc(sizeof(float) * (size_t)(2 * r + 1));
+	if (!t || !k) {
+		free(t);
+		free(k);
+		return;
+	}
+	float sum = 0.0f;
+	for (int i = -r; i <= r; i++)
+		sum += k[i + r] = expf(-0.5f * (float)(i * i) / (sigma * sigma));
+	for (int i = 0; i <= 2 * r; i++)
+		k[i] /= sum;
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			float a = 0.0f;
+			for (int i = -r; i <= r; i++) {
+				const int sx = x + i < 0 ? 0 : x + i > w - 1 ? w - 1 : x + i;
+				a += k[i + r] * (float)image_u8_row(img, y)[sx];
+			}
+			t[y * w + x] = a;
+		}
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			float a = 0.0f;
+			for (int i = -r; i <= r; i++) {
+				const int sy = y + i < 0 ? 0 : y + i > h - 1 ? h - 1 : y + i;
+				a += k[i + r] * t[sy * w + x];
+			}
+			int v = (int)(a + 0.5f);
+			if (noise > 0)
+				v += (int)(test_rand(state) % (uint32_t)(2 * noise + 1)) - noise;
+			image_u8_row(img, y)[x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+		}
+	free(t);
+	free(k);
+}

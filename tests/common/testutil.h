@@ -27,6 +27,10 @@ void test_fill_random(struct image_u8 *img, uint32_t *state, int lo, int hi);
  * segment centred on it, the border repeated; then uniform noise of
  * +-noise grey levels from state. */
 void test_streak(struct image_u8 *img, float len, float a, int noise, uint32_t *state);
+/* img out of focus: blurred by a Gaussian of sigma px (separable, radius
+ * 3 sigma, the border repeated), then uniform noise of +-noise grey levels
+ * from state. */
+void test_defocus(struct image_u8 *img, float sigma, int noise, uint32_t *state);
 /* A fresh temporary directory (mkdtemp under $TMPDIR or /tmp); static buffer. */
 const char *test_tmpdir(void);
 
