@@ -467,11 +467,13 @@ int deblur_defocus(struct deblur *d, const struct image_u8 *in, float *sigma)
 
 /* out = src convolved with the separable Gaussian (symmetric, so its own
  * mirror), along x into pad and then along y, src's border repeated; src
- * and out are w x h, stride w, and may be the same buffer. Each pixel sums
- * its taps in order. */
-static inline __attribute__((always_inline)) void convolve_sep_body(struct deblur *d, const float *src, int w, int h, float *out)
+ * and out are w x h, stride w, and may be the same buffer. Each pixel
+ * starts from its centre tap and adds the pairs of taps at equal distance,
+ * outermost first, each pair summed before its weight multiplies it. */
+static inline __attribute__((always_inline)) void convolve_sep_fixed(struct deblur *d, const float *src, int w, int h,
+								   float *out, const int r)
 {
-	const int r = d->sep_r, nt = 2 * r + 1;
+	const int nt = 2 * r + 1;
 	const float *k = d->sep_w;
 	float *t = d->pad, *p = d->row;
 	for (int y = 0; y < h; y++) {
@@ -484,15 +486,16 @@ static inline __attribute__((always_inline)) void convolve_sep_body(struct deblu
 		float *o = t + (size_t)y * (size_t)w;
 		int x = 0;
 		for (; x + VL <= w; x += VL) {
-			vf8 a = {0};
-			for (int i = 0; i < nt; i++)
-				a += k[i] * vld(p + x + i);
+			vf8 a = k[r] * vld(p + x + r);
+#pragma GCC unroll 8
+			for (int i = 0; i < r; i++)
+				a += k[i] * (vld(p + x + i) + vld(p + x + nt - 1 - i));
 			vst(o + x, a);
 		}
 		for (; x < w; x++) {
-			float a = 0.0f;
-			for (int i = 0; i < nt; i++)
-				a += k[i] * p[x + i];
+			float a = k[r] * p[x + r];
+			for (int i = 0; i < r; i++)
+				a += k[i] * (p[x + i] + p[x + nt - 1 - i]);
 			o[x] = a;
 		}
 	}
@@ -505,17 +508,33 @@ static inline __attribute__((always_inline)) void convolve_sep_body(struct deblu
 		float *o = out + (size_t)y * (size_t)w;
 		int x = 0;
 		for (; x + VL <= w; x += VL) {
-			vf8 a = {0};
-			for (int i = 0; i < nt; i++)
-				a += k[i] * vld(rows[i] + x);
+			vf8 a = k[r] * vld(rows[r] + x);
+#pragma GCC unroll 8
+			for (int i = 0; i < r; i++)
+				a += k[i] * (vld(rows[i] + x) + vld(rows[nt - 1 - i] + x));
 			vst(o + x, a);
 		}
 		for (; x < w; x++) {
-			float a = 0.0f;
-			for (int i = 0; i < nt; i++)
-				a += k[i] * rows[i][x];
+			float a = k[r] * rows[r][x];
+			for (int i = 0; i < r; i++)
+				a += k[i] * (rows[i][x] + rows[nt - 1 - i][x]);
 			o[x] = a;
 		}
+	}
+}
+
+/* The same with the radius a constant, so that the tap loops unroll. */
+static inline __attribute__((always_inline)) void convolve_sep_body(struct deblur *d, const float *src, int w, int h, float *out)
+{
+	switch (d->sep_r) {
+	case 1: convolve_sep_fixed(d, src, w, h, out, 1); break;
+	case 2: convolve_sep_fixed(d, src, w, h, out, 2); break;
+	case 3: convolve_sep_fixed(d, src, w, h, out, 3); break;
+	case 4: convolve_sep_fixed(d, src, w, h, out, 4); break;
+	case 5: convolve_sep_fixed(d, src, w, h, out, 5); break;
+	case 6: convolve_sep_fixed(d, src, w, h, out, 6); break;
+	case 7: convolve_sep_fixed(d, src, w, h, out, 7); break;
+	default: convolve_sep_fixed(d, src, w, h, out, DEBLUR_KERNEL_RADIUS); break;
 	}
 }
 
