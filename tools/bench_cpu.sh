@@ -81,7 +81,8 @@ if command -v valgrind >/dev/null 2>&1; then
 	cg() {
 		# shellcheck disable=SC2086 # option list split on purpose
 		valgrind --tool=callgrind --callgrind-out-file="$T/$1.cg" --toggle-collect=frame_script \
-			--toggle-collect=scale2_task "$B/tabletrack" --once --gpu off --source "$2" --trees "$trees" \
+			--toggle-collect=scale2_task --toggle-collect=ratio_task --toggle-collect=deblur_task \
+			--toggle-collect=band_task "$B/tabletrack" --once --gpu off --source "$2" --trees "$trees" \
 			--tuio udp:127.0.0.1:9 $OPTS >/dev/null 2>"$T/$1.err"
 		sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$T/$1.err" | tail -n 1 >"$T/$1.ir"
 	}

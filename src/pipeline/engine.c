@@ -145,6 +145,24 @@ struct ratio_job {
 	bool running, ok;
 };
 
+/* The deblurring pass (deblur3) likewise reads its windows on a worker of
+ * its own, with buffers of its own, from the start of the third scale; its
+ * symbols join the scale's last, where the pass stands in the order. */
+struct deblur_job {
+	struct pool *pool;          /* one worker; NULL: read on the calling thread */
+	struct deblur *deblur;
+	struct segment *seg;
+	struct match *mat;          /* the third scale's settings */
+	struct bitmask crop, mask;  /* a window with its halo; the window */
+	struct detections det, out; /* one window's; the pass's */
+	struct window win[THIRD_MAX_WINDOWS];
+	int n;                      /* windows in win */
+	int64_t streaks, defocused; /* of them, deconvolved for a streak, a defocus */
+	const struct image_u8 *grey; /* the frame, borrowed while the job runs */
+	const struct engine_config *cfg;
+	bool running, ok;
+};
+
 struct third {
 	int32_t *scratch;      /* windows_scratch_len() for the frame size and region capacity */
 	size_t scratch_len;
@@ -162,7 +180,6 @@ struct third {
 	struct threshold *check; /* its symbols' second read (radius_small_check), on the CPU; NULL: off */
 	struct match *check_mat; /* and its matcher (check_configs) */
 	struct closing *close; /* the closing pass's (close_scale3), CPU only */
-	struct deblur *deblur; /* the deblurring pass's (deblur3), CPU only */
 	/* The upsampled pass's (radius_up > 0; else all NULL/empty): its
 	 * threshold, segmenter and matcher for parts of THIRD_UP_SIDE pixels
 	 * enlarged twice, the enlarged part, its mask and a tile's cut. */
@@ -173,6 +190,7 @@ struct third {
 	struct bitmask up_crop, up_win;
 	struct closing *up_close; /* its closing read (close_up > 0; else NULL) */
 	struct ratio_job ratio;   /* the ratio pass (ratio3 > 0) */
+	struct deblur_job deblur; /* the deblurring pass (deblur3, mean_scale3 > 0) */
 	struct engine_third_stats stats;
 };
 
@@ -457,6 +475,55 @@ static void ratio_free(struct ratio_job *j)
 	memset(j, 0, sizeof *j);
 }
 
+static void deblur_free(struct deblur_job *j)
+{
+	pool_destroy(j->pool);
+	deblur_destroy(j->deblur);
+	segment_destroy(j->seg);
+	match_destroy(j->mat);
+	bitmask_free(&j->crop);
+	bitmask_free(&j->mask);
+	detections_free(&j->det);
+	detections_free(&j->out);
+	memset(j, 0, sizeof *j);
+}
+
+/* Creates, updates or frees the deblurring pass's buffers and worker (on:
+ * deblur3 with mean_scale3 > 0, which gives its windows' radii); mc is the
+ * third scale's match configuration. Without a worker the pass reads on
+ * the calling thread. */
+static int deblur_sync(struct deblur_job *j, const struct engine_config *c, const struct match_config *mc)
+{
+	if (!c->deblur3 || c->mean_scale3 <= 0.0f) {
+		deblur_free(j);
+		return 0;
+	}
+	if (j->mat)
+		return match_set_config(j->mat, mc);
+	const struct segment_config sc = frame_segment_config(c, mc);
+	int err = 0;
+	j->deblur = deblur_create(c->width, c->height, &err);
+	if (!err)
+		j->seg = segment_create(&sc, &err);
+	if (!err)
+		j->mat = match_create(mc, &err);
+	if (!err)
+		err = bitmask_alloc(&j->crop, c->width, c->height);
+	if (!err)
+		err = bitmask_alloc(&j->mask, c->width, c->height);
+	if (!err)
+		err = detections_alloc(&j->det, c->max_detections);
+	if (!err)
+		err = detections_alloc(&j->out, c->max_detections);
+	if (err) {
+		deblur_free(j);
+		return err;
+	}
+	int perr;
+	j->pool = pool_create(1, &perr);
+	return 0;
+}
+
 /* Creates, updates or frees the ratio pass's buffers and worker (on:
  * ratio3 > 0); mc is the third scale's match configuration. Without a
  * worker the pass reads on the calling thread. */
@@ -504,7 +571,6 @@ static void third_free(struct engine *e)
 	threshold_destroy(e->t3.check);
 	match_destroy(e->t3.check_mat);
 	closing_destroy(e->t3.close);
-	deblur_destroy(e->t3.deblur);
 	threshold_destroy(e->t3.up);
 	segment_destroy(e->t3.up_seg);
 	match_destroy(e->t3.up_mat);
@@ -516,6 +582,7 @@ static void third_free(struct engine *e)
 	bitmask_free(&e->t3.crop);
 	detections_free(&e->t3.det);
 	ratio_free(&e->t3.ratio);
+	deblur_free(&e->t3.deblur);
 	memset(&e->t3, 0, sizeof e->t3);
 }
 
@@ -622,6 +689,8 @@ static int third_scale_sync(struct engine *e)
 			err = up_sync(e, up, &tcu, &mcu);
 		if (!err)
 			err = ratio_sync(&e->t3.ratio, &e->cfg, &mc);
+		if (!err)
+			err = deblur_sync(&e->t3.deblur, &e->cfg, &mc);
 		return err ? err : match_set_config(e->s3.mat, &mc);
 	}
 	/* On CUDA with the first scale (whole frames, cut into windows, where
@@ -655,9 +724,9 @@ static int third_scale_sync(struct engine *e)
 		if (!err)
 			e->t3.close = closing_create(e->cfg.width, e->cfg.height, &err);
 		if (!err)
-			e->t3.deblur = deblur_create(e->cfg.width, e->cfg.height, &err);
-		if (!err)
 			err = ratio_sync(&e->t3.ratio, &e->cfg, &mc);
+		if (!err)
+			err = deblur_sync(&e->t3.deblur, &e->cfg, &mc);
 		if (err)
 			third_free(e);
 	}
@@ -943,7 +1012,7 @@ static void bits_cut(const struct bitmask *src, int ox, int oy, struct bitmask *
 /* How third_window thresholds a window: by thr, against the grey closing
  * at its radius (the closing pass), or deconvolved first (the deblurring
  * pass, which skips a window without a streak). */
-enum { THIRD_BY_THR, THIRD_BY_CLOSING, THIRD_BY_DEBLUR };
+enum { THIRD_BY_THR, THIRD_BY_CLOSING };
 
 /* A window w of the frame with halo pixels around it (cut at the frame's
  * edge): the grey view a threshold reads (from cx0, cy0), its mask in the
@@ -1006,40 +1075,43 @@ static void det_append(struct detections *d, bool fid, const struct fiducial_det
 		(fid ? d->fids : d->fuzzy)[(*n)++] = *f;
 }
 
+/* Appends a window's symbols and fuzzy symbols (det) to d in frame
+ * coordinates, as merged ones (root -1): with rule, only those whose own
+ * radius by the rule is within THIRD_SCALED_TOLERANCE of the window's; with
+ * max_px > 0 only those of at most max_px; with completed >= 0 marked so
+ * (fiducial_det.completed). */
+static void window_keep(struct detections *d, const struct detections *det, const struct window *w,
+			const struct windows_radius *rule, int max_px, int completed)
+{
+	for (int i = 0; i < det->n_fids + det->n_fuzzy; i++) {
+		const bool fid = i < det->n_fids;
+		struct fiducial_det f = fid ? det->fids[i] : det->fuzzy[i - det->n_fids];
+		if (rule && abs(windows_radius(rule, (int)(f.size_px + 0.5f)) - w->radius) > THIRD_SCALED_TOLERANCE)
+			continue;
+		if (max_px > 0 && f.size_px > (float)max_px)
+			continue;
+		f.x += (float)w->x0;
+		f.y += (float)w->y0;
+		f.root = -1;
+		if (completed >= 0)
+			f.completed = completed;
+		det_append(d, fid, &f);
+	}
+}
+
 /* One window of the third scale: thresholded with its halo, cut out,
- * segmented and matched; its symbols (with rule: only those whose own
- * radius by the rule is within THIRD_SCALED_TOLERANCE of the window's;
- * with max_px > 0 only those of at most max_px) appended to the scale's
- * detections in frame coordinates. by: THIRD_BY_*. The deblurring pass's
- * symbols are marked completed (any whole symbol stands against them in
- * merge_scale()), or doubtful where it undid a defocus (any other read of
- * another ID at the place cancels both). */
+ * segmented and matched; its symbols appended to the scale's detections
+ * (window_keep(), rule and max_px as there). by: THIRD_BY_*. */
 static bool third_window(struct engine *e, const struct image_u8 *grey, const struct window *w, int halo,
 			 struct threshold *thr, const struct windows_radius *rule, int max_px, int by)
 {
 	struct third *t = &e->t3;
-	bool defocus = false;
 	struct window_cut k = window_cut(e, grey, w, halo);
 	/* The whole-frame mask is at the configured radius: a window of the
 	 * second pass (rule) has a radius of its own and is thresholded here. */
 	if (by == THIRD_BY_CLOSING) {
 		if (closing_process(t->close, &k.view, w->radius, e->cfg.close_pct, e->cfg.thr.gate, &k.crop))
 			return false;
-		cut_crop(&k, w);
-	} else if (by == THIRD_BY_DEBLUR) {
-		/* The window is deconvolved (with the pass's own context); the
-		 * halo only gives the threshold's mean its context. */
-		const struct deblur_box core = {w->x0 - k.cx0, w->y0 - k.cy0, w->x1 - k.cx0, w->y1 - k.cy0};
-		const int found = deblur_process(t->deblur, &k.view, &core, w->radius, e->cfg.thr.mean_bias,
-						 e->cfg.thr.gate, e->cfg.defocus3, &k.crop, NULL);
-		if (found <= 0)
-			return found == 0;
-		t->stats.deblur_streaks += found == DEBLUR_STREAK;
-		t->stats.deblur_defocused += found == DEBLUR_DEFOCUS;
-		/* A defocus's threshold has no radius by the symbol's size. */
-		defocus = found == DEBLUR_DEFOCUS;
-		if (defocus)
-			rule = NULL;
 		cut_crop(&k, w);
 	} else if (t->have_full && !rule && thr != t->small) {
 		bits_cut(&t->full, w->x0, w->y0, &k.win);
@@ -1051,21 +1123,7 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 	struct match *mat = thr && thr == t->small ? t->small_mat : e->s3.mat;
 	if (!decode_window(e->s3.seg, mat, &k, &t->det))
 		return false;
-	struct detections *d = &e->s3.det;
-	for (int i = 0; i < t->det.n_fids + t->det.n_fuzzy; i++) {
-		const bool fid = i < t->det.n_fids;
-		struct fiducial_det f = fid ? t->det.fids[i] : t->det.fuzzy[i - t->det.n_fids];
-		if (rule && abs(windows_radius(rule, (int)(f.size_px + 0.5f)) - w->radius) > THIRD_SCALED_TOLERANCE)
-			continue;
-		if (max_px > 0 && f.size_px > (float)max_px)
-			continue;
-		f.x += (float)w->x0;
-		f.y += (float)w->y0;
-		f.root = -1;
-		if (by == THIRD_BY_DEBLUR)
-			f.completed = defocus ? FIDUCIAL_DOUBTFUL : 1;
-		det_append(d, fid, &f);
-	}
+	window_keep(&e->s3.det, &t->det, w, rule, max_px, -1);
 	return true;
 }
 
@@ -1074,7 +1132,8 @@ static bool third_closed(struct engine *e, const struct image_u8 *grey);
 static void ratio_start(struct engine *e, const struct image_u8 *grey, int n);
 static bool ratio_finish(struct engine *e);
 static bool third_small(struct engine *e, const struct image_u8 *grey);
-static bool third_deblurred(struct engine *e, const struct image_u8 *grey);
+static void deblur_start(struct engine *e, const struct image_u8 *grey);
+static bool deblur_finish(struct engine *e);
 static bool third_up(struct engine *e, const struct image_u8 *grey);
 
 /* The third scale, in the windows where it may add a symbol to the first
@@ -1103,6 +1162,7 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 	struct threshold *thr = e->t3.cpu ? e->t3.cpu : e->s3.thr;
 	detections_clear(&e->s3.det);
 	ratio_start(e, grey, found);
+	deblur_start(e, grey);
 	bool ok = true;
 	if (n < 0 && e->t3.have_full) {
 		const struct bitmask own = e->s3.mask;
@@ -1116,9 +1176,10 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 			ok = third_window(e, grey, &e->t3.win[i], halo, thr, NULL, 0, THIRD_BY_THR);
 	}
 	ok = ok && third_scaled(e, grey, thr) && third_closed(e, grey);
-	/* Always waited for: the job reads grey until done. */
+	/* Always waited for: the jobs read grey until done. */
 	ok = ratio_finish(e) && ok;
-	return ok && third_small(e, grey) && third_up(e, grey) && third_deblurred(e, grey);
+	ok = ok && third_small(e, grey) && third_up(e, grey);
+	return deblur_finish(e) && ok;
 }
 
 /* The third scale's second pass (mean_scale3): in windows, each at the
@@ -1543,30 +1604,70 @@ static bool ratio_finish(struct engine *e)
  * second pass's windows (mean_scale3's radius rule, padded by
  * THIRD_DEBLUR_PAD), each window in which a streak is found is deconvolved
  * and thresholded by the local mean at the window's radius, keeping the
- * symbols whose own radius is the window's (as the second pass); with
- * defocus3, each window with no streak but a defocus blur is deconvolved
- * and thresholded by Bernsen at deblur.h's radius, keeping every symbol
- * (that threshold has no radius by the symbol's size) as doubtful. The
+ * symbols whose own radius is the window's (as the second pass), marked
+ * completed (a symbol another scale or pass read whole stands against
+ * them); with defocus3, each window with no streak but a defocus blur is
+ * deconvolved and thresholded by Bernsen at deblur.h's radius, keeping
+ * every symbol (that threshold has no radius by the symbol's size) as
+ * doubtful (any other read of another ID at the place cancels both). The
  * window is deconvolved with deblur.h's context around it; the halo (the
  * mean's radius and THIRD_DEBLUR_HALO) gives the threshold's mean its
- * context past the window's edge. Windows are taken in their order while
- * their area stays within deblur3_pct of the frame's: a bound on what the
- * pass can cost a frame. Its symbols are marked completed (third_window),
- * so a symbol another scale or pass read whole stands against them. */
-static bool third_deblurred(struct engine *e, const struct image_u8 *grey)
+ * context past the window's edge. Reads j->win into j->out (struct
+ * deblur_job). */
+static bool deblur_read(struct deblur_job *j)
+{
+	const struct engine_config *c = j->cfg;
+	const struct windows_radius rule = {c->mean_scale3, THIRD_SCALED_MIN_RADIUS, THIRD_SCALED_MAX_RADIUS};
+	detections_clear(&j->out);
+	j->streaks = j->defocused = 0;
+	for (int i = 0; i < j->n; i++) {
+		const struct window *w = &j->win[i];
+		struct window_cut k = window_cut_into(j->grey, w, w->radius + THIRD_DEBLUR_HALO, &j->crop, &j->mask);
+		const struct deblur_box core = {w->x0 - k.cx0, w->y0 - k.cy0, w->x1 - k.cx0, w->y1 - k.cy0};
+		const int found = deblur_process(j->deblur, &k.view, &core, w->radius, c->thr.mean_bias, c->thr.gate,
+						 c->defocus3, &k.crop, NULL);
+		if (found < 0)
+			return false;
+		if (found == 0)
+			continue;
+		j->streaks += found == DEBLUR_STREAK;
+		j->defocused += found == DEBLUR_DEFOCUS;
+		cut_crop(&k, w);
+		if (!decode_window(j->seg, j->mat, &k, &j->det))
+			return false;
+		if (found == DEBLUR_DEFOCUS)
+			window_keep(&j->out, &j->det, w, NULL, 0, FIDUCIAL_DOUBTFUL);
+		else
+			window_keep(&j->out, &j->det, w, &rule, 0, 1);
+	}
+	return true;
+}
+
+static void deblur_task(void *arg, int task)
+{
+	(void)task;
+	struct deblur_job *j = arg;
+	j->ok = deblur_read(j);
+}
+
+/* Starts the deblurring pass for the scanned frame, on its worker if it
+ * has one. Its windows are taken in their order while their area stays
+ * within deblur3_pct of the frame's: a bound on what the pass can cost a
+ * frame. */
+static void deblur_start(struct engine *e, const struct image_u8 *grey)
 {
 	const struct engine_config *c = &e->cfg;
-	if (!c->deblur3 || c->mean_scale3 <= 0.0f || !e->t3.deblur)
-		return true;
+	struct deblur_job *j = &e->t3.deblur;
+	j->running = false;
+	if (!j->mat)
+		return;
 	const struct windows_radius rule = {c->mean_scale3, THIRD_SCALED_MIN_RADIUS, THIRD_SCALED_MAX_RADIUS};
-	int n = windows_find(&e->t3.scan, THIRD_DEBLUR_PAD, &rule, e->t3.win, THIRD_MAX_WINDOWS);
-	/* The bound on the pass's cost (deblur3_pct): windows in their order
-	 * while their area stays within it. */
+	const int n = windows_find(&e->t3.scan, THIRD_DEBLUR_PAD, &rule, j->win, THIRD_MAX_WINDOWS);
 	const int64_t budget = c->deblur3_pct > 0 ? (int64_t)grey->width * grey->height * c->deblur3_pct / 100 : -1;
 	int64_t used = 0;
-	bool ok = true;
-	for (int i = 0; i < n && ok; i++) {
-		const struct window *w = &e->t3.win[i];
+	j->n = 0;
+	for (int i = 0; i < n; i++) {
+		const struct window *w = &j->win[i];
 		used += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
 		if (budget >= 0 && used > budget) {
 			e->t3.stats.deblur_skipped += n - i;
@@ -1574,9 +1675,37 @@ static bool third_deblurred(struct engine *e, const struct image_u8 *grey)
 		}
 		e->t3.stats.deblur_windows++;
 		e->t3.stats.deblur_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
-		ok = third_window(e, grey, w, w->radius + THIRD_DEBLUR_HALO, NULL, &rule, 0, THIRD_BY_DEBLUR);
+		j->n++;
 	}
-	return ok;
+	if (j->n == 0)
+		return;
+	j->grey = grey;
+	j->cfg = c;
+	j->ok = false;
+	j->running = true;
+	if (j->pool)
+		pool_start(j->pool, deblur_task, j, 1);
+}
+
+/* Waits for the deblurring pass (or reads it now, without a worker) and
+ * appends its symbols to the third scale's. */
+static bool deblur_finish(struct engine *e)
+{
+	struct deblur_job *j = &e->t3.deblur;
+	if (!j->running)
+		return true;
+	j->running = false;
+	if (j->pool)
+		pool_wait(j->pool);
+	else
+		deblur_task(j, 0);
+	e->t3.stats.deblur_streaks += j->streaks;
+	e->t3.stats.deblur_defocused += j->defocused;
+	for (int i = 0; i < j->out.n_fids; i++)
+		det_append(&e->s3.det, true, &j->out.fids[i]);
+	for (int i = 0; i < j->out.n_fuzzy; i++)
+		det_append(&e->s3.det, false, &j->out.fuzzy[i]);
+	return j->ok;
 }
 
 int engine_detect(struct engine *e, const struct image_u8 *grey)
