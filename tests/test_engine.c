@@ -277,6 +277,25 @@ static int blur_probe(struct fixture *f, int deblur, int size, float len, float 
 	return r;
 }
 
+/* Symbols 0-11 under blur_probe()'s blur (size, len, a), read with the
+ * deblurring pass as deblur `without` says and on (1): each is read at
+ * least as well with the pass, none as another ID; how many were read
+ * each way into *off and *on. With bound, the pass bound to less area than
+ * its window (2) reads as without it (0). */
+static void blur_tally(struct fixture *f, int without, int size, float len, float a, bool bound, int *off, int *on)
+{
+	*off = *on = 0;
+	for (int id = 0; id < 12; id++) {
+		const int x = blur_probe(f, without, size, len, a, id), y = blur_probe(f, 1, size, len, a, id);
+		if (bound)
+			assert_int_equal(blur_probe(f, 2, size, len, a, id), x);
+		assert_true(x >= 0);
+		assert_true(y >= x);
+		*off += x;
+		*on += y;
+	}
+}
+
 /* A 72 px symbol under a 6 px streak (noise +-3): the other passes lose
  * most of symbols 0-11 (dots smeared to a fraction of their contrast, holes
  * filled); the deblurring pass undoes the streak and decodes nearly all,
@@ -284,16 +303,8 @@ static int blur_probe(struct fixture *f, int deblur, int size, float len, float 
  * off. */
 static void test_deblur_pass_under_streak(void **state)
 {
-	struct fixture *f = *state;
-	int off = 0, on = 0;
-	for (int id = 0; id < 12; id++) {
-		const int a = blur_probe(f, 0, 72, 6.0f, 0.5f, id), b = blur_probe(f, 1, 72, 6.0f, 0.5f, id);
-		assert_int_equal(blur_probe(f, 2, 72, 6.0f, 0.5f, id), a);
-		assert_true(a >= 0);
-		assert_true(b >= a);
-		off += a;
-		on += b;
-	}
+	int off, on;
+	blur_tally(*state, 0, 72, 6.0f, 0.5f, true, &off, &on);
 	assert_true(off <= 4);
 	assert_true(on >= 10);
 }
@@ -306,15 +317,8 @@ static void test_deblur_pass_under_streak(void **state)
  * as another ID. */
 static void test_deblur_pass_out_of_focus(void **state)
 {
-	struct fixture *f = *state;
-	int off = 0, on = 0;
-	for (int id = 0; id < 12; id++) {
-		const int a = blur_probe(f, 3, 64, -2.4f, 0.0f, id), b = blur_probe(f, 1, 64, -2.4f, 0.0f, id);
-		assert_true(a >= 0);
-		assert_true(b >= a);
-		off += a;
-		on += b;
-	}
+	int off, on;
+	blur_tally(*state, 3, 64, -2.4f, 0.0f, false, &off, &on);
 	assert_true(off <= 4);
 	assert_true(on >= 10);
 }

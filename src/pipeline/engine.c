@@ -131,36 +131,33 @@ struct worker {
  * of its own; its symbols join the scale's where the pass stands in the
  * order (after the closing pass's), so the result is the one of reading
  * them in turn. */
-struct ratio_job {
+struct pass_job {
 	struct pool *pool;          /* one worker; NULL: read on the calling thread */
-	struct closing *close;
 	struct segment *seg;
-	struct match *mat;          /* the third scale's settings, even_leaves */
+	struct match *mat;          /* the third scale's settings (the ratio pass: even_leaves) */
 	struct bitmask crop, mask;  /* a window with its halo; the window */
 	struct detections det, out; /* one window's; the pass's */
-	struct window win[THIRD_MAX_WINDOWS];
-	int n;                      /* windows in win, -1: the whole frame */
 	const struct image_u8 *grey; /* the frame, borrowed while the job runs */
 	const struct engine_config *cfg;
 	bool running, ok;
+};
+
+struct ratio_job {
+	struct pass_job job;
+	struct closing *close;
+	struct window win[THIRD_MAX_WINDOWS];
+	int n;                      /* windows in win, -1: the whole frame */
 };
 
 /* The deblurring pass (deblur3) likewise reads its windows on a worker of
  * its own, with buffers of its own, from the start of the third scale; its
  * symbols join the scale's last, where the pass stands in the order. */
 struct deblur_job {
-	struct pool *pool;          /* one worker; NULL: read on the calling thread */
+	struct pass_job job;
 	struct deblur *deblur;
-	struct segment *seg;
-	struct match *mat;          /* the third scale's settings */
-	struct bitmask crop, mask;  /* a window with its halo; the window */
-	struct detections det, out; /* one window's; the pass's */
 	struct window win[THIRD_MAX_WINDOWS];
 	int n;                      /* windows in win */
 	int64_t streaks, defocused; /* of them, deconvolved for a streak, a defocus */
-	const struct image_u8 *grey; /* the frame, borrowed while the job runs */
-	const struct engine_config *cfg;
-	bool running, ok;
 };
 
 struct third {
@@ -462,10 +459,9 @@ static int second_scale_sync(struct engine *e)
 	return err;
 }
 
-static void ratio_free(struct ratio_job *j)
+static void pass_job_free(struct pass_job *j)
 {
 	pool_destroy(j->pool);
-	closing_destroy(j->close);
 	segment_destroy(j->seg);
 	match_destroy(j->mat);
 	bitmask_free(&j->crop);
@@ -475,16 +471,44 @@ static void ratio_free(struct ratio_job *j)
 	memset(j, 0, sizeof *j);
 }
 
+/* A pass job's segmenter, matcher (mc), buffers and worker; frees what it
+ * made on failure. */
+static int pass_job_create(struct pass_job *j, const struct engine_config *c, const struct match_config *mc,
+			   const struct match_config *frame_mc)
+{
+	const struct segment_config sc = frame_segment_config(c, frame_mc);
+	int err = 0;
+	j->seg = segment_create(&sc, &err);
+	if (!err)
+		j->mat = match_create(mc, &err);
+	if (!err)
+		err = bitmask_alloc(&j->crop, c->width, c->height);
+	if (!err)
+		err = bitmask_alloc(&j->mask, c->width, c->height);
+	if (!err)
+		err = detections_alloc(&j->det, c->max_detections);
+	if (!err)
+		err = detections_alloc(&j->out, c->max_detections);
+	if (err) {
+		pass_job_free(j);
+		return err;
+	}
+	int perr;
+	j->pool = pool_create(1, &perr);
+	return 0;
+}
+
+static void ratio_free(struct ratio_job *j)
+{
+	pass_job_free(&j->job);
+	closing_destroy(j->close);
+	memset(j, 0, sizeof *j);
+}
+
 static void deblur_free(struct deblur_job *j)
 {
-	pool_destroy(j->pool);
+	pass_job_free(&j->job);
 	deblur_destroy(j->deblur);
-	segment_destroy(j->seg);
-	match_destroy(j->mat);
-	bitmask_free(&j->crop);
-	bitmask_free(&j->mask);
-	detections_free(&j->det);
-	detections_free(&j->out);
 	memset(j, 0, sizeof *j);
 }
 
@@ -498,30 +522,15 @@ static int deblur_sync(struct deblur_job *j, const struct engine_config *c, cons
 		deblur_free(j);
 		return 0;
 	}
-	if (j->mat)
-		return match_set_config(j->mat, mc);
-	const struct segment_config sc = frame_segment_config(c, mc);
+	if (j->job.mat)
+		return match_set_config(j->job.mat, mc);
 	int err = 0;
 	j->deblur = deblur_create(c->width, c->height, &err);
 	if (!err)
-		j->seg = segment_create(&sc, &err);
-	if (!err)
-		j->mat = match_create(mc, &err);
-	if (!err)
-		err = bitmask_alloc(&j->crop, c->width, c->height);
-	if (!err)
-		err = bitmask_alloc(&j->mask, c->width, c->height);
-	if (!err)
-		err = detections_alloc(&j->det, c->max_detections);
-	if (!err)
-		err = detections_alloc(&j->out, c->max_detections);
-	if (err) {
+		err = pass_job_create(&j->job, c, mc, mc);
+	if (err)
 		deblur_free(j);
-		return err;
-	}
-	int perr;
-	j->pool = pool_create(1, &perr);
-	return 0;
+	return err;
 }
 
 /* Creates, updates or frees the ratio pass's buffers and worker (on:
@@ -535,30 +544,15 @@ static int ratio_sync(struct ratio_job *j, const struct engine_config *c, const 
 	}
 	struct match_config m = *mc;
 	m.even_leaves = true;
-	if (j->mat)
-		return match_set_config(j->mat, &m);
-	const struct segment_config sc = frame_segment_config(c, mc);
+	if (j->job.mat)
+		return match_set_config(j->job.mat, &m);
 	int err = 0;
 	j->close = closing_create(c->width, c->height, &err);
 	if (!err)
-		j->seg = segment_create(&sc, &err);
-	if (!err)
-		j->mat = match_create(&m, &err);
-	if (!err)
-		err = bitmask_alloc(&j->crop, c->width, c->height);
-	if (!err)
-		err = bitmask_alloc(&j->mask, c->width, c->height);
-	if (!err)
-		err = detections_alloc(&j->det, c->max_detections);
-	if (!err)
-		err = detections_alloc(&j->out, c->max_detections);
-	if (err) {
+		err = pass_job_create(&j->job, c, &m, mc);
+	if (err)
 		ratio_free(j);
-		return err;
-	}
-	int perr;
-	j->pool = pool_create(1, &perr);
-	return 0;
+	return err;
 }
 
 static void third_free(struct engine *e)
@@ -1504,6 +1498,37 @@ static bool third_closed(struct engine *e, const struct image_u8 *grey)
 	return third_even_leaves(e, false) && ok;
 }
 
+/* Starts a pass job on the frame grey: task(arg, 0) on its worker if it
+ * has one, else at pass_job_finish(). */
+static void pass_job_start(struct pass_job *j, const struct image_u8 *grey, const struct engine_config *c,
+			   void (*task)(void *, int), void *arg)
+{
+	j->grey = grey;
+	j->cfg = c;
+	j->ok = false;
+	j->running = true;
+	if (j->pool)
+		pool_start(j->pool, task, arg, 1);
+}
+
+/* Waits for a started pass job (or runs task now, without a worker) and
+ * appends its symbols (out) to d; true when it was not started. */
+static bool pass_job_finish(struct pass_job *j, void (*task)(void *, int), void *arg, struct detections *d)
+{
+	if (!j->running)
+		return true;
+	j->running = false;
+	if (j->pool)
+		pool_wait(j->pool);
+	else
+		task(arg, 0);
+	for (int i = 0; i < j->out.n_fids; i++)
+		det_append(d, true, &j->out.fids[i]);
+	for (int i = 0; i < j->out.n_fuzzy; i++)
+		det_append(d, false, &j->out.fuzzy[i]);
+	return j->ok;
+}
+
 /* The third scale's ratio pass (ratio3, closing_ratio() in
  * threshold/closing.h): the first pass's windows (the whole frame where
  * they would cover half of it) thresholded again by Bernsen's window at
@@ -1522,28 +1547,28 @@ static bool third_closed(struct engine *e, const struct image_u8 *grey)
  * j->win into j->out (struct ratio_job). */
 static bool ratio_read(struct ratio_job *j)
 {
-	const struct engine_config *c = j->cfg;
-	const struct image_u8 *grey = j->grey;
-	detections_clear(&j->out);
+	const struct engine_config *c = j->job.cfg;
+	const struct image_u8 *grey = j->job.grey;
+	detections_clear(&j->job.out);
 	const struct window whole = {.x0 = 0, .y0 = 0, .x1 = grey->width, .y1 = grey->height};
 	const int radii[2] = {c->thr.radius, THIRD_RATIO_SMALL_RADIUS};
 	for (int i = 0; i < (j->n < 0 ? 1 : j->n); i++) {
 		const struct window *w = j->n < 0 ? &whole : &j->win[i];
 		for (int q = 0; q < (c->thr.radius != THIRD_RATIO_SMALL_RADIUS ? 2 : 1); q++) {
-			struct window_cut k = window_cut_into(grey, w, radii[q], &j->crop, &j->mask);
+			struct window_cut k = window_cut_into(grey, w, radii[q], &j->job.crop, &j->job.mask);
 			if (closing_ratio(j->close, &k.view, radii[q], c->ratio3, c->thr.gate, &k.crop))
 				return false;
 			cut_crop(&k, w);
-			if (!decode_window(j->seg, j->mat, &k, &j->det))
+			if (!decode_window(j->job.seg, j->job.mat, &k, &j->job.det))
 				return false;
-			for (int m = 0; m < j->det.n_fids + j->det.n_fuzzy; m++) {
-				const bool fid = m < j->det.n_fids;
-				struct fiducial_det f = fid ? j->det.fids[m] : j->det.fuzzy[m - j->det.n_fids];
+			for (int m = 0; m < j->job.det.n_fids + j->job.det.n_fuzzy; m++) {
+				const bool fid = m < j->job.det.n_fids;
+				struct fiducial_det f = fid ? j->job.det.fids[m] : j->job.det.fuzzy[m - j->job.det.n_fids];
 				f.x += (float)w->x0;
 				f.y += (float)w->y0;
 				f.root = -1;
 				f.completed = FIDUCIAL_DOUBTFUL;
-				det_append(&j->out, fid, &f);
+				det_append(&j->job.out, fid, &f);
 			}
 		}
 	}
@@ -1554,7 +1579,7 @@ static void ratio_task(void *arg, int task)
 {
 	(void)task;
 	struct ratio_job *j = arg;
-	j->ok = ratio_read(j);
+	j->job.ok = ratio_read(j);
 }
 
 /* Starts the ratio pass for the scanned frame in the first pass's n
@@ -1562,8 +1587,8 @@ static void ratio_task(void *arg, int task)
 static void ratio_start(struct engine *e, const struct image_u8 *grey, int n)
 {
 	struct ratio_job *j = &e->t3.ratio;
-	j->running = false;
-	if (e->cfg.ratio3 <= 0 || !j->mat || n == 0)
+	j->job.running = false;
+	if (e->cfg.ratio3 <= 0 || !j->job.mat || n == 0)
 		return;
 	j->n = n;
 	if (n > 0)
@@ -1573,12 +1598,7 @@ static void ratio_start(struct engine *e, const struct image_u8 *grey, int n)
 		e->t3.stats.ratio_area_px += j->n < 0 ? (int64_t)grey->width * grey->height
 						      : (int64_t)(j->win[i].x1 - j->win[i].x0) * (j->win[i].y1 - j->win[i].y0);
 	}
-	j->grey = grey;
-	j->cfg = &e->cfg;
-	j->ok = false;
-	j->running = true;
-	if (j->pool)
-		pool_start(j->pool, ratio_task, j, 1);
+	pass_job_start(&j->job, grey, &e->cfg, ratio_task, j);
 }
 
 /* Waits for the ratio pass (or reads it now, without a worker) and appends
@@ -1586,18 +1606,7 @@ static void ratio_start(struct engine *e, const struct image_u8 *grey, int n)
 static bool ratio_finish(struct engine *e)
 {
 	struct ratio_job *j = &e->t3.ratio;
-	if (!j->running)
-		return true;
-	j->running = false;
-	if (j->pool)
-		pool_wait(j->pool);
-	else
-		ratio_task(j, 0);
-	for (int i = 0; i < j->out.n_fids; i++)
-		det_append(&e->s3.det, true, &j->out.fids[i]);
-	for (int i = 0; i < j->out.n_fuzzy; i++)
-		det_append(&e->s3.det, false, &j->out.fuzzy[i]);
-	return j->ok;
+	return pass_job_finish(&j->job, ratio_task, j, &e->s3.det);
 }
 
 /* The third scale's deblurring pass (deblur3, threshold/deblur.h): in the
@@ -1612,17 +1621,17 @@ static bool ratio_finish(struct engine *e)
  * doubtful (any other read of another ID at the place cancels both). The
  * window is deconvolved with deblur.h's context around it; the halo (the
  * mean's radius and THIRD_DEBLUR_HALO) gives the threshold's mean its
- * context past the window's edge. Reads j->win into j->out (struct
+ * context past the window's edge. Reads j->win into j->job.out (struct
  * deblur_job). */
 static bool deblur_read(struct deblur_job *j)
 {
-	const struct engine_config *c = j->cfg;
+	const struct engine_config *c = j->job.cfg;
 	const struct windows_radius rule = {c->mean_scale3, THIRD_SCALED_MIN_RADIUS, THIRD_SCALED_MAX_RADIUS};
-	detections_clear(&j->out);
+	detections_clear(&j->job.out);
 	j->streaks = j->defocused = 0;
 	for (int i = 0; i < j->n; i++) {
 		const struct window *w = &j->win[i];
-		struct window_cut k = window_cut_into(j->grey, w, w->radius + THIRD_DEBLUR_HALO, &j->crop, &j->mask);
+		struct window_cut k = window_cut_into(j->job.grey, w, w->radius + THIRD_DEBLUR_HALO, &j->job.crop, &j->job.mask);
 		const struct deblur_box core = {w->x0 - k.cx0, w->y0 - k.cy0, w->x1 - k.cx0, w->y1 - k.cy0};
 		const int found = deblur_process(j->deblur, &k.view, &core, w->radius, c->thr.mean_bias, c->thr.gate,
 						 c->defocus3, &k.crop, NULL);
@@ -1633,12 +1642,12 @@ static bool deblur_read(struct deblur_job *j)
 		j->streaks += found == DEBLUR_STREAK;
 		j->defocused += found == DEBLUR_DEFOCUS;
 		cut_crop(&k, w);
-		if (!decode_window(j->seg, j->mat, &k, &j->det))
+		if (!decode_window(j->job.seg, j->job.mat, &k, &j->job.det))
 			return false;
 		if (found == DEBLUR_DEFOCUS)
-			window_keep(&j->out, &j->det, w, NULL, 0, FIDUCIAL_DOUBTFUL);
+			window_keep(&j->job.out, &j->job.det, w, NULL, 0, FIDUCIAL_DOUBTFUL);
 		else
-			window_keep(&j->out, &j->det, w, &rule, 0, 1);
+			window_keep(&j->job.out, &j->job.det, w, &rule, 0, 1);
 	}
 	return true;
 }
@@ -1647,7 +1656,7 @@ static void deblur_task(void *arg, int task)
 {
 	(void)task;
 	struct deblur_job *j = arg;
-	j->ok = deblur_read(j);
+	j->job.ok = deblur_read(j);
 }
 
 /* Starts the deblurring pass for the scanned frame, on its worker if it
@@ -1658,8 +1667,8 @@ static void deblur_start(struct engine *e, const struct image_u8 *grey)
 {
 	const struct engine_config *c = &e->cfg;
 	struct deblur_job *j = &e->t3.deblur;
-	j->running = false;
-	if (!j->mat)
+	j->job.running = false;
+	if (!j->job.mat)
 		return;
 	const struct windows_radius rule = {c->mean_scale3, THIRD_SCALED_MIN_RADIUS, THIRD_SCALED_MAX_RADIUS};
 	const int n = windows_find(&e->t3.scan, THIRD_DEBLUR_PAD, &rule, j->win, THIRD_MAX_WINDOWS);
@@ -1679,12 +1688,7 @@ static void deblur_start(struct engine *e, const struct image_u8 *grey)
 	}
 	if (j->n == 0)
 		return;
-	j->grey = grey;
-	j->cfg = c;
-	j->ok = false;
-	j->running = true;
-	if (j->pool)
-		pool_start(j->pool, deblur_task, j, 1);
+	pass_job_start(&j->job, grey, c, deblur_task, j);
 }
 
 /* Waits for the deblurring pass (or reads it now, without a worker) and
@@ -1692,20 +1696,12 @@ static void deblur_start(struct engine *e, const struct image_u8 *grey)
 static bool deblur_finish(struct engine *e)
 {
 	struct deblur_job *j = &e->t3.deblur;
-	if (!j->running)
-		return true;
-	j->running = false;
-	if (j->pool)
-		pool_wait(j->pool);
-	else
-		deblur_task(j, 0);
-	e->t3.stats.deblur_streaks += j->streaks;
-	e->t3.stats.deblur_defocused += j->defocused;
-	for (int i = 0; i < j->out.n_fids; i++)
-		det_append(&e->s3.det, true, &j->out.fids[i]);
-	for (int i = 0; i < j->out.n_fuzzy; i++)
-		det_append(&e->s3.det, false, &j->out.fuzzy[i]);
-	return j->ok;
+	const bool ran = j->job.running, ok = pass_job_finish(&j->job, deblur_task, j, &e->s3.det);
+	if (ran) {
+		e->t3.stats.deblur_streaks += j->streaks;
+		e->t3.stats.deblur_defocused += j->defocused;
+	}
+	return ok;
 }
 
 int engine_detect(struct engine *e, const struct image_u8 *grey)
