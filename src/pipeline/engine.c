@@ -126,6 +126,12 @@ struct worker {
  * are thresholded with THIRD_DEBLUR_HALO more around them. */
 #define THIRD_DEBLUR_PAD 32
 #define THIRD_DEBLUR_HALO 16
+/* Where most of its windows read a defocus, the pass also reads the small
+ * structure's windows (windows_find_small, under THIRD_UP_WIN_PX a side)
+ * padded by THIRD_DEBLUR_SMALL_PAD, for a defocus only; the radius only
+ * sizes their halo. */
+#define THIRD_DEBLUR_SMALL_PAD 24
+#define THIRD_DEBLUR_SMALL_RADIUS 8
 /* The ratio pass (ratio3) reads its windows on a worker of its own while
  * the calling thread runs the third scale's passes before it, with buffers
  * of its own; its symbols join the scale's where the pass stands in the
@@ -156,8 +162,11 @@ struct deblur_job {
 	struct pass_job job;
 	struct deblur *deblur;
 	struct window win[THIRD_MAX_WINDOWS];
-	int n;                      /* windows in win */
-	int64_t streaks, defocused; /* of them, deconvolved for a streak, a defocus */
+	int n;                      /* windows in win: the radius rule's first, then the small ones */
+	int n_rule;                 /* of them, the radius rule's */
+	int64_t budget;             /* the small windows' area at most (deblur3_pct of the frame; -1: any) */
+	int64_t streaks, defocused; /* windows deconvolved for a streak, a defocus */
+	int64_t small_read, small_area; /* small windows read */
 };
 
 struct third {
@@ -1628,16 +1637,26 @@ static bool deblur_read(struct deblur_job *j)
 	const struct engine_config *c = j->job.cfg;
 	const struct windows_radius rule = {c->mean_scale3, THIRD_SCALED_MIN_RADIUS, THIRD_SCALED_MAX_RADIUS};
 	detections_clear(&j->job.out);
-	j->streaks = j->defocused = 0;
+	j->streaks = j->defocused = j->small_read = j->small_area = 0;
 	for (int i = 0; i < j->n; i++) {
 		const struct window *w = &j->win[i];
+		const int64_t area = (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
+		if (i >= j->n_rule) {
+			/* The small windows: only where the rule's windows
+			 * found the frame out of focus (most of them read a
+			 * defocus), and within a bound of their own. */
+			if (2 * j->defocused <= j->n_rule || (j->budget >= 0 && j->small_area + area > j->budget))
+				break;
+			j->small_read++;
+			j->small_area += area;
+		}
 		struct window_cut k = window_cut_into(j->job.grey, w, w->radius + THIRD_DEBLUR_HALO, &j->job.crop, &j->job.mask);
 		const struct deblur_box core = {w->x0 - k.cx0, w->y0 - k.cy0, w->x1 - k.cx0, w->y1 - k.cy0};
 		const int found = deblur_process(j->deblur, &k.view, &core, w->radius, c->thr.mean_bias, c->thr.gate,
 						 c->defocus3, &k.crop, NULL);
 		if (found < 0)
 			return false;
-		if (found == 0)
+		if (found == 0 || (i >= j->n_rule && found != DEBLUR_DEFOCUS))
 			continue;
 		j->streaks += found == DEBLUR_STREAK;
 		j->defocused += found == DEBLUR_DEFOCUS;
@@ -1686,6 +1705,18 @@ static void deblur_start(struct engine *e, const struct image_u8 *grey)
 		e->t3.stats.deblur_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
 		j->n++;
 	}
+	/* Small structure's windows (windows_find_small's), for a defocus
+	 * only: under a blur that erases a small symbol's leaves, its tree no
+	 * longer branches as windows_find's rule asks. */
+	j->n_rule = j->n;
+	j->budget = budget;
+	if (c->defocus3 && j->n > 0 && j->n < THIRD_MAX_WINDOWS) {
+		const int m = windows_find_small(&e->t3.scan, THIRD_UP_WIN_PX, THIRD_DEBLUR_SMALL_PAD, j->win + j->n,
+						 THIRD_MAX_WINDOWS - j->n);
+		for (int i = 0; i < m; i++)
+			j->win[j->n + i].radius = THIRD_DEBLUR_SMALL_RADIUS;
+		j->n += m > 0 ? m : 0;
+	}
 	if (j->n == 0)
 		return;
 	pass_job_start(&j->job, grey, c, deblur_task, j);
@@ -1700,6 +1731,8 @@ static bool deblur_finish(struct engine *e)
 	if (ran) {
 		e->t3.stats.deblur_streaks += j->streaks;
 		e->t3.stats.deblur_defocused += j->defocused;
+		e->t3.stats.deblur_windows += j->small_read;
+		e->t3.stats.deblur_area_px += j->small_area;
 	}
 	return ok;
 }
