@@ -762,8 +762,10 @@ static void test_deblur(void **state)
 static void draw_steps(struct image_u8 *img)
 {
 	for (int y = 0; y < img->height; y++)
-		for (int x = 0; x < img->width; x++)
-			image_u8_row(img, y)[x] = (uint8_t)((x % 70) >= 15 && (x % 70) < 55 && (y % 70) >= 15 && (y % 70) < 55 ? 190 : 60);
+		for (int x = 0; x < img->width; x++) {
+			const bool in = x % 70 >= 15 && x % 70 < 55 && y % 70 >= 15 && y % 70 < 55;
+			image_u8_row(img, y)[x] = in ? 190 : 60;
+		}
 }
 
 /* The defocus branch (deblur.h): on sharp squares and on the four

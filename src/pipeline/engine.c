@@ -132,10 +132,10 @@ struct worker {
  * sizes their halo. */
 #define THIRD_DEBLUR_SMALL_PAD 24
 #define THIRD_DEBLUR_SMALL_RADIUS 8
-/* The ratio pass (ratio3) reads its windows on a worker of its own while
- * the calling thread runs the third scale's passes before it, with buffers
- * of its own; its symbols join the scale's where the pass stands in the
- * order (after the closing pass's), so the result is the one of reading
+/* A pass of the third scale that reads its windows on a worker of its own
+ * while the calling thread runs the passes before it, with buffers of its
+ * own (pass_job_start(), pass_job_finish()); its symbols join the scale's
+ * where the pass stands in the order, so the result is the one of reading
  * them in turn. */
 struct pass_job {
 	struct pool *pool;          /* one worker; NULL: read on the calling thread */
@@ -148,6 +148,8 @@ struct pass_job {
 	bool running, ok;
 };
 
+/* The ratio pass (ratio3), such a job: its symbols join after the closing
+ * pass's. */
 struct ratio_job {
 	struct pass_job job;
 	struct closing *close;
@@ -1012,9 +1014,8 @@ static void bits_cut(const struct bitmask *src, int ox, int oy, struct bitmask *
 	}
 }
 
-/* How third_window thresholds a window: by thr, against the grey closing
- * at its radius (the closing pass), or deconvolved first (the deblurring
- * pass, which skips a window without a streak). */
+/* How third_window thresholds a window: by thr, or against the grey
+ * closing at its radius (the closing pass). */
 enum { THIRD_BY_THR, THIRD_BY_CLOSING };
 
 /* A window w of the frame with halo pixels around it (cut at the frame's
@@ -1572,7 +1573,8 @@ static bool ratio_read(struct ratio_job *j)
 				return false;
 			for (int m = 0; m < j->job.det.n_fids + j->job.det.n_fuzzy; m++) {
 				const bool fid = m < j->job.det.n_fids;
-				struct fiducial_det f = fid ? j->job.det.fids[m] : j->job.det.fuzzy[m - j->job.det.n_fids];
+				const struct detections *wd = &j->job.det;
+				struct fiducial_det f = fid ? wd->fids[m] : wd->fuzzy[m - wd->n_fids];
 				f.x += (float)w->x0;
 				f.y += (float)w->y0;
 				f.root = -1;
@@ -1650,7 +1652,8 @@ static bool deblur_read(struct deblur_job *j)
 			j->small_read++;
 			j->small_area += area;
 		}
-		struct window_cut k = window_cut_into(j->job.grey, w, w->radius + THIRD_DEBLUR_HALO, &j->job.crop, &j->job.mask);
+		struct window_cut k =
+			window_cut_into(j->job.grey, w, w->radius + THIRD_DEBLUR_HALO, &j->job.crop, &j->job.mask);
 		const struct deblur_box core = {w->x0 - k.cx0, w->y0 - k.cy0, w->x1 - k.cx0, w->y1 - k.cy0};
 		const int found = deblur_process(j->deblur, &k.view, &core, w->radius, c->thr.mean_bias, c->thr.gate,
 						 c->defocus3, &k.crop, NULL);

@@ -70,7 +70,8 @@ struct deblur *deblur_create(int max_width, int max_height, int *err)
 		if (image_u8_alloc(&d->out, max_width, max_height))
 			d->out.data = NULL;
 	}
-	if (!d || !d->g || !d->u || !d->c || !d->xp || !d->y || !d->gp || !d->pad || !d->row || !d->g2 || !d->thr || !d->out.data) {
+	if (!d || !d->g || !d->u || !d->c || !d->xp || !d->y || !d->gp || !d->pad || !d->row || !d->g2 || !d->thr ||
+	    !d->out.data) {
 		deblur_destroy(d);
 		*err = ERR_NOMEM;
 		return NULL;
@@ -360,10 +361,11 @@ __attribute__((target("avx2"))) static void sobel_row_avx2(const struct image_u8
 		const __m256i ul = load8_avx2(up + x - 1), uc = load8_avx2(up + x), ur = load8_avx2(up + x + 1);
 		const __m256i rl = load8_avx2(row + x - 1), rr = load8_avx2(row + x + 1);
 		const __m256i dl = load8_avx2(dn + x - 1), dc = load8_avx2(dn + x), dr = load8_avx2(dn + x + 1);
-		const __m256i gx = _mm256_sub_epi32(_mm256_add_epi32(_mm256_add_epi32(ur, dr), _mm256_add_epi32(rr, rr)),
-						    _mm256_add_epi32(_mm256_add_epi32(ul, dl), _mm256_add_epi32(rl, rl)));
-		const __m256i gy = _mm256_sub_epi32(_mm256_add_epi32(_mm256_add_epi32(dl, dr), _mm256_add_epi32(dc, dc)),
-						    _mm256_add_epi32(_mm256_add_epi32(ul, ur), _mm256_add_epi32(uc, uc)));
+		const __m256i xr = _mm256_add_epi32(_mm256_add_epi32(ur, dr), _mm256_add_epi32(rr, rr));
+		const __m256i xl = _mm256_add_epi32(_mm256_add_epi32(ul, dl), _mm256_add_epi32(rl, rl));
+		const __m256i yd = _mm256_add_epi32(_mm256_add_epi32(dl, dr), _mm256_add_epi32(dc, dc));
+		const __m256i yu = _mm256_add_epi32(_mm256_add_epi32(ul, ur), _mm256_add_epi32(uc, uc));
+		const __m256i gx = _mm256_sub_epi32(xr, xl), gy = _mm256_sub_epi32(yd, yu);
 		const __m256i m = _mm256_add_epi32(_mm256_mullo_epi32(gx, gx), _mm256_mullo_epi32(gy, gy));
 		_mm256_storeu_si256((__m256i *)(void *)(g2 + x), m);
 	}
@@ -524,7 +526,8 @@ static inline __attribute__((always_inline)) void convolve_sep_fixed(struct debl
 }
 
 /* The same with the radius a constant, so that the tap loops unroll. */
-static inline __attribute__((always_inline)) void convolve_sep_body(struct deblur *d, const float *src, int w, int h, float *out)
+static inline __attribute__((always_inline)) void convolve_sep_body(struct deblur *d, const float *src, int w, int h,
+								  float *out)
 {
 	switch (d->sep_r) {
 	case 1: convolve_sep_fixed(d, src, w, h, out, 1); break;

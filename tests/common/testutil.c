@@ -81,7 +81,8 @@ void test_streak(struct image_u8 *img, float len, float a, int noise, uint32_t *
 void test_defocus(struct image_u8 *img, float sigma, int noise, uint32_t *state)
 {
 	const int w = img->width, h = img->height, r = (int)ceilf(3.0f * sigma);
-	float *t = malloc(sizeof(float) * (size_t)w * (size_t)h), *k = malloc(sizeof(float) * (size_t)(2 * r + 1));
+	float *t = malloc(sizeof(float) * (size_t)w * (size_t)h);
+	float *k = malloc(sizeof(float) * (size_t)(2 * r + 1));
 	if (!t || !k) {
 		free(t);
 		free(k);
