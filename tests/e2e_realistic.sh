@@ -83,6 +83,9 @@ job blur 38 --min-recall 0.77 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-ang
 # defocus branch (defocus3; 0.531 without it, 0.609 without its small
 # windows).
 job defocus 43 --min-recall 0.625 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+# A dim camera (contrast 0.3, vignetting 0.7, JPEG 60): the frame's gate
+# (gate_range; 0.812 at the fixed gate).
+job dim 48 --min-recall 0.85 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 job room 39 --min-recall 0.81 --min-edge-recall 0.85 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 # The small preset with reacTIVision's mini set (few, big leaves), when the
 # shared data is there: holds the small-symbol rules of the matcher (1 px
@@ -110,6 +113,8 @@ if [ -f "$DEFAULT" ]; then
 	# Out of focus with this set (0.594 without the defocus branch, 0.734
 	# without its small windows).
 	job defocus 43 --min-recall 0.75 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+	# Dim with this set (0.797 at the fixed gate).
+	job dim 46 --min-recall 0.82 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 	job sheet 40 --min-recall 0.98 --min-edge-recall 0.98 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 	job sheet-half 41 --min-recall 0.95 --min-edge-recall 0.93 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 	# Defocus with this set over 16 frames: frame 15 holds a blurred 40 px

@@ -29,6 +29,10 @@ struct fixture {
 	struct engine *eng;
 };
 
+/* The gate_range of the engines make_engine3 makes: 0 (every frame at the
+ * gate) unless a test of the frame's gate sets it, and puts it back. */
+static int gate_range;
+
 static struct engine *make_engine3(struct fixture *f, int radius2, bool scale3, float mean_scale3)
 {
 	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
@@ -38,7 +42,7 @@ static struct engine *make_engine3(struct fixture *f, int radius2, bool scale3, 
 	struct engine_config ec = {.width = W, .height = H, .backend = "cpu",
 				   .thr = {.mode = THRESHOLD_BERNSEN, .radius = 6, .gate = 32, .tile = 10,
 					   .mean_radius = 16, .mean_bias = 16},
-				   .radius2 = radius2, .median2 = 3,
+				   .gate_range = gate_range, .radius2 = radius2, .median2 = 3,
 				   .scale3 = scale3, .mode3 = THRESHOLD_MEAN, .mean_scale3 = mean_scale3,
 				   .match = {.trees = f->trees, .root_min_px = 12, .root_max_px = 120},
 				   .tracker = f->trk, .max_detections = 64};
@@ -321,6 +325,71 @@ static void test_deblur_pass_out_of_focus(void **state)
 	blur_tally(*state, 3, 64, -2.4f, 0.0f, false, &off, &on);
 	assert_true(off <= 4);
 	assert_true(on >= 10);
+}
+
+/* Symbol 5 (80 px) on the unevenly lit table, the frame's grey then
+ * squeezed into lo..hi (a dim camera) with noise of +-amp (a fixed
+ * sequence), through the three scales at gate 32 and gate_range range;
+ * 1: decoded alone, 0: nothing decoded, negative: another ID. The gate
+ * statistics land in *gs. */
+static int dim_probe(struct fixture *f, int range, int lo, int hi, int amp, struct engine_gate_stats *gs)
+{
+	gate_range = range;
+	struct engine *e = make_engine3(f, 2, true, 0.115f);
+	gate_range = 0;
+	struct image_u8 img;
+	assert_int_equal(image_u8_alloc(&img, W, H), 0);
+	draw_table(&img, 30);
+	assert_int_equal(render_symbol(tree_set_token(f->trees, 5), 80, 0.4f, 160, 120, &img, NULL), 0);
+	uint32_t seed = 12345;
+	for (int y = 0; y < H; y++) {
+		uint8_t *row = image_u8_row(&img, y);
+		for (int x = 0; x < W; x++) {
+			seed = seed * 1103515245u + 12345u;
+			const int n = amp ? (int)((seed >> 16) % (uint32_t)(2 * amp + 1)) - amp : 0;
+			const int v = lo + row[x] * (hi - lo) / 255 + n;
+			row[x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+		}
+	}
+	struct tracked_state st;
+	for (uint64_t i = 1; i <= 2; i++)
+		assert_int_equal(engine_process(e, &img, i, (int64_t)i * 33000000, &st), 0);
+	const struct detections *d = engine_detections(e);
+	int r = 0;
+	for (int i = 0; i < d->n_fids; i++)
+		r = d->fids[i].id == 5 && r == 0 ? 1 : -1;
+	*gs = *engine_gate_stats(e);
+	engine_destroy(e);
+	track_destroy(f->trk);
+	f->eng = NULL;
+	f->trk = NULL;
+	image_u8_free(&img);
+	return r;
+}
+
+/* A dim camera: ink and paper 26 grey levels apart, under the gate (32),
+ * so Bernsen's flat rule paints the symbol black at the fixed gate and
+ * every scale loses it. Read at the frame's gate (its range of about 26
+ * levels over 192 scales the gate under half, so half: 16) it is decoded.
+ * With noise of +-8 (a deviation of about 5) the gate stays at 32 for
+ * every frame, above the noise. */
+static void test_frame_gate_dim(void **state)
+{
+	struct fixture *f = *state;
+	struct engine_gate_stats gs;
+	assert_int_equal(dim_probe(f, 0, 40, 66, 0, &gs), 0);
+	assert_int_equal(gs.frames, 2);
+	assert_int_equal(gs.low_frames, 0);
+	assert_int_equal(gs.lowest, 32);
+	assert_int_equal(dim_probe(f, 192, 40, 66, 0, &gs), 1);
+	assert_int_equal(gs.low_frames, 2);
+	assert_int_equal(gs.lowest, 16);
+	dim_probe(f, 192, 40, 66, 8, &gs);
+	assert_int_equal(gs.frames, 2);
+	assert_int_equal(gs.low_frames, 0);
+	/* A bright frame keeps the gate. */
+	assert_int_equal(dim_probe(f, 192, 0, 255, 0, &gs), 1);
+	assert_int_equal(gs.low_frames, 0);
 }
 
 /* Bits x0 <= x < x1, y0 <= y < y1 of m set to a checkerboard of 4 px
@@ -1187,6 +1256,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_closing_pass_under_shadow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deblur_pass_under_streak, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deblur_pass_out_of_focus, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_frame_gate_dim, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -116,7 +116,7 @@ echo
 for size in 640x480 1920x1080 3840x2160; do
 	[ -s "$T/$size" ] || continue
 	echo "$size: $(frames_of $size); $(cpu_ms $size) ms CPU a frame, $(cores $size) cores; stages (median / p99 ms):"
-	awk '/^tabletrack --stats/ { s = "" } /^  [a-z]/ && !/^  (stage|CPU|third|objects|pipeline|frames over)/ {
+	awk '/^tabletrack --stats/ { s = "" } /^  [a-z]/ && !/^  (stage|CPU|third|objects|pipeline|frames over|gate)/ {
 		n = split($0, a, /  +/); s = s sprintf("    %-16s %s / %s\n", a[2], a[n - 1], a[n]) }
 		END { printf "%s", s }' "$T/$size"
 	t=$(third $size)
@@ -124,6 +124,7 @@ for size in 640x480 1920x1080 3840x2160; do
 	sed -n 's/^  \(CPU a frame by thread: .*\)/    \1/p' "$T/$size" | tail -n 1
 	sed -n 's/^  \(pipeline thread CPU a frame: .*\)/    \1/p' "$T/$size" | tail -n 1
 	sed -n 's/^  \(frames over twice the recent median: .*\)/    \1/p' "$T/$size" | tail -n 1
+	sed -n 's/^  \(gate: .*\)/    \1/p' "$T/$size" | tail -n 1
 done
 [ -s "$T/label_lines" ] && { echo; cat "$T/label_lines"; }
 exit 0

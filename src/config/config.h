@@ -109,6 +109,7 @@ struct tt_config {
 	float mean_scale3;    /* third scale's second local-mean radius, a fraction of the symbol's size; 0 = off */
 	int radius_up;        /* third scale's upsampled pass: Bernsen radius on the enlarged frame, 0 = off */
 	int gate_up;          /* and its Bernsen gate */
+	int gate_range;       /* the frame's grey range that keeps the full gate; 0 = fixed gate */
 	int close_up;         /* and its closing read's radius (enlarged pixels); 0 = off */
 	int close_up_pct;     /* and that read's percent of the closing */
 	int radius_small;     /* third scale's small-symbol pass: Bernsen radius, 0 = off */

@@ -92,6 +92,23 @@ struct worker {
 #define THIRD_UP_HALO_MAX ((THIRD_UP_MAX_RADIUS + THRESHOLD_GAUSS_MAX_RADIUS + 1) / 2 + 1)
 #define THIRD_UP_SIDE (THIRD_UP_TILE + 2 * THIRD_UP_REACH + 2 * THIRD_UP_HALO_MAX)
 
+/* The frame's gate (frame_gate): its grey range is read from about this
+ * many pixels on a grid (a power of two apart: 19,200 at 640 x 480,
+ * 32,400 at 1080p), between these permilles of their grey, and the gate
+ * goes at most down to the configured one over FRAME_GATE_FLOOR_DIV. */
+#define FRAME_GATE_SAMPLES 40000
+#define FRAME_GATE_LOW_PERMILLE 1
+#define FRAME_GATE_HIGH_PERMILLE 999
+#define FRAME_GATE_FLOOR_DIV 2
+/* ... nor under this many tenths of the frame's noise (a Gaussian's sigma
+ * read from the grid's horizontal neighbours): at a sensor noise of 3
+ * levels (frames of small symbols on a mid-grey table, 640 x 480, which
+ * this reads as about 3.7, so 30) a fixed gate of 24 let noise through as
+ * regions past the segmenter's capacity, 26 did not; JPEG at quality
+ * 60-75 smooths that noise to under 1. 9 instead of 8 read 5 fewer of
+ * 112 symbols of a dim set streaked by 3 px; 7 read none more. */
+#define FRAME_GATE_NOISE_TENTHS 80
+
 /* Both passes look only at small structure whose grey has a standard
  * deviation of at least the first scale's gate divided by this
  * (small_windows): a patch of noise specks, 3.5-4.6 levels on std-1080; a
@@ -145,6 +162,7 @@ struct pass_job {
 	struct detections det, out; /* one window's; the pass's */
 	const struct image_u8 *grey; /* the frame, borrowed while the job runs */
 	const struct engine_config *cfg;
+	int gate;                   /* the frame's Bernsen gate (frame_gate) */
 	bool running, ok;
 };
 
@@ -218,6 +236,12 @@ struct engine {
 	int64_t label_ns;     /* waiting for the GPU segmenters in the last collect */
 	bool seg_fault_logged;
 	bool want_mask;       /* engine_want_mask: the first scale's mask comes back every frame */
+	/* The Bernsen gate (frame_gate): of the frame last submitted, of the
+	 * frame collected (the one engine_detect reads), and the gates the
+	 * thresholds read at submit (s1, s2, s3 on CUDA) and at detect (the
+	 * third scale's CPU ones) are set to now. */
+	int gate_submitted, gate, gate_submit_set, gate_detect_set;
+	struct engine_gate_stats gate_stats;
 	const struct region_tree *regions; /* the first scale's tree of the last detect */
 };
 
@@ -740,6 +764,142 @@ static int third_scale_sync(struct engine *e)
 	return err;
 }
 
+/* Every threshold now reads at the configured gate (the syncs above set
+ * them from the configuration). */
+static void gate_reset(struct engine *e)
+{
+	e->gate_submitted = e->gate = e->gate_submit_set = e->gate_detect_set = e->cfg.thr.gate;
+}
+
+/* Sets the gate of a threshold made from the configuration cfg (a copy
+ * with the gate replaced, so that its other settings stay). */
+static int gate_set(struct threshold *t, const struct threshold_config *cfg, int gate)
+{
+	struct threshold_config tc = *cfg;
+	tc.gate = gate;
+	return t ? threshold_set_config(t, &tc) : 0;
+}
+
+/* The thresholds a frame reads at submit (the CPU backend computes at
+ * collect, before the next submit): the first and second scales, and the
+ * third's whole frame on CUDA. */
+static void gate_submit_side(struct engine *e, int gate)
+{
+	struct threshold_config tc;
+	struct match_config mc;
+	gate_set(e->s1.thr, &e->cfg.thr, gate);
+	if (scale_on(&e->s2)) {
+		second_configs(&e->cfg, &tc, &mc);
+		gate_set(e->s2.thr, &tc, gate);
+	}
+	if (scale_on(&e->s3) && e->t3.gpu) {
+		third_configs(&e->cfg, &tc, &mc);
+		gate_set(e->s3.thr, &tc, gate);
+	}
+	e->gate_submit_set = gate;
+}
+
+/* The third scale's thresholds that read its windows during detect, on
+ * the CPU: its own (t3.cpu on CUDA, else s3.thr), the small-symbol
+ * pass's and their check's. */
+static void gate_detect_side(struct engine *e, int gate)
+{
+	struct threshold_config tc;
+	struct match_config mc;
+	third_configs(&e->cfg, &tc, &mc);
+	gate_set(e->t3.gpu ? e->t3.cpu : e->s3.thr, &tc, gate);
+	if (small_configs(&e->cfg, &tc, &mc))
+		gate_set(e->t3.small, &tc, gate);
+	if (check_configs(&e->cfg, &tc, &mc))
+		gate_set(e->t3.check, &tc, gate);
+	e->gate_detect_set = gate;
+}
+
+/* The grid frame_gate samples: every step-th pixel of every step-th row. */
+static int gate_step(const struct image_u8 *grey)
+{
+	int step = 1;
+	while ((int64_t)(grey->width / step) * (grey->height / step) > FRAME_GATE_SAMPLES)
+		step *= 2;
+	return step;
+}
+
+/* The grid's grey range, between its permilles (frame_gate). */
+static int grey_range(const struct image_u8 *grey, int step)
+{
+	uint32_t hist[256] = {0};
+	int64_t n = 0;
+	for (int y = step / 2; y < grey->height; y += step) {
+		const uint8_t *row = image_u8_row(grey, y);
+		for (int x = step / 2; x < grey->width; x += step, n++)
+			hist[row[x]]++;
+	}
+	const int64_t lo_rank = n * FRAME_GATE_LOW_PERMILLE / 1000, hi_rank = n * FRAME_GATE_HIGH_PERMILLE / 1000;
+	int lo = -1, hi = 255;
+	int64_t seen = 0;
+	for (int v = 0; v < 256; v++) {
+		seen += hist[v];
+		if (lo < 0 && seen > lo_rank)
+			lo = v;
+		if (seen > hi_rank) {
+			hi = v;
+			break;
+		}
+	}
+	return hi - (lo < 0 ? 0 : lo);
+}
+
+/* FRAME_GATE_NOISE_TENTHS tenths of the grid's noise, rounded up: its
+ * horizontal neighbours' median absolute difference, interpolated within
+ * its grey level (level d spans d - 0.5 to d + 0.5, level 0 only 0 to
+ * 0.5), is 0.6745 sqrt(2) sigma. */
+static int noise_floor(const struct image_u8 *grey, int step)
+{
+	uint32_t diff[256] = {0};
+	int64_t n = 0;
+	for (int y = step / 2; y < grey->height; y += step) {
+		const uint8_t *row = image_u8_row(grey, y);
+		for (int x = step / 2; x + 1 < grey->width; x += step, n++)
+			diff[abs((int)row[x] - (int)row[x + 1])]++;
+	}
+	int64_t below = 0;
+	int d = 0;
+	while (d < 255 && 2 * (below + diff[d]) <= n)
+		below += diff[d++];
+	const int64_t within = diff[d] ? (n - 2 * below) * 50 / diff[d] : 0; /* hundredths of a level */
+	const int64_t mad100 = d == 0 ? within / 2 : 100 * d - 50 + within;
+	/* sigma = mad * 1.0484 */
+	return (int)((mad100 * 10484 / 10000 * FRAME_GATE_NOISE_TENTHS + 999) / 1000);
+}
+
+/* The gate a frame is read at (gate_range > 0): the configured gate
+ * scaled by the frame's grey range (from its FRAME_GATE_LOW_PERMILLE-th
+ * to its FRAME_GATE_HIGH_PERMILLE-th darkest permille, on a grid of at
+ * most FRAME_GATE_SAMPLES pixels) over gate_range; at most the configured
+ * gate, and at least 1/FRAME_GATE_FLOOR_DIV of it and
+ * FRAME_GATE_NOISE_TENTHS tenths of the frame's noise. A dim or flat
+ * camera spreads ink and paper over fewer grey levels, and a symbol in
+ * its darker parts spans less than the gate, where Bernsen's flat rule
+ * paints it black whole; a sunlit frame's range keeps the full gate,
+ * which its paper texture needs, and a noisy frame keeps a gate above its
+ * noise. The noise is the median absolute difference of horizontal
+ * neighbours (noise_floor): edges are too few to move it. Computed on
+ * the CPU from the grey both backends threshold, so that they read a
+ * frame alike; the noise only where the range lowers the gate. */
+static int frame_gate(const struct engine_config *c, const struct image_u8 *grey)
+{
+	const int gate = c->thr.gate;
+	if (c->gate_range <= 0)
+		return gate;
+	const int step = gate_step(grey);
+	const int g = (gate * grey_range(grey, step) + c->gate_range / 2) / c->gate_range;
+	if (g >= gate)
+		return gate;
+	const int half = (gate + FRAME_GATE_FLOOR_DIV - 1) / FRAME_GATE_FLOOR_DIV, noise = noise_floor(grey, step);
+	const int floor = noise > gate ? gate : noise > half ? noise : half;
+	return g < floor ? floor : g;
+}
+
 struct engine *engine_create(const struct engine_config *cfg, int *err)
 {
 	struct engine *e = calloc(1, sizeof *e);
@@ -770,6 +930,7 @@ struct engine *engine_create(const struct engine_config *cfg, int *err)
 		*err = third_scale_sync(e);
 	if (*err)
 		goto fail;
+	gate_reset(e);
 	return e;
 fail:
 	engine_destroy(e);
@@ -809,6 +970,7 @@ int engine_set_config(struct engine *e, const struct engine_config *cfg)
 		err = outline_set_config(e->outline, &e->cfg.outline);
 	int err2 = second_scale_sync(e);
 	int err3 = third_scale_sync(e);
+	gate_reset(e);
 	return err ? err : err2 ? err2 : err3;
 }
 
@@ -939,6 +1101,9 @@ int engine_submit(struct engine *e, const struct image_u8 *grey)
 		return ERR_SIZE;
 	int64_t t0 = clock_now_ns();
 	grey = equalize(e, grey);
+	e->gate_submitted = frame_gate(&e->cfg, grey);
+	if (e->gate_submitted != e->gate_submit_set)
+		gate_submit_side(e, e->gate_submitted);
 	mask_download(e, &e->s1);
 	mask_download(e, &e->s2);
 	int err = threshold_submit(e->s1.thr, grey);
@@ -962,6 +1127,12 @@ int engine_collect(struct engine *e)
 	int64_t t0 = clock_now_ns();
 	e->label_ns = 0;
 	e->s1.submitted = false;
+	e->gate = e->gate_submitted;
+	struct engine_gate_stats *gs = &e->gate_stats;
+	gs->frames++;
+	gs->low_frames += e->gate < e->cfg.thr.gate;
+	if (!gs->lowest || e->gate < gs->lowest)
+		gs->lowest = e->gate;
 	e->s1.err = scale_collect(e, &e->s1);
 	if (e->s2.submitted) {
 		e->s2.submitted = false;
@@ -1114,7 +1285,7 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 	/* The whole-frame mask is at the configured radius: a window of the
 	 * second pass (rule) has a radius of its own and is thresholded here. */
 	if (by == THIRD_BY_CLOSING) {
-		if (closing_process(t->close, &k.view, w->radius, e->cfg.close_pct, e->cfg.thr.gate, &k.crop))
+		if (closing_process(t->close, &k.view, w->radius, e->cfg.close_pct, e->gate, &k.crop))
 			return false;
 		cut_crop(&k, w);
 	} else if (t->have_full && !rule && thr != t->small) {
@@ -1147,7 +1318,9 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 {
 	const int halo = third_halo(&e->cfg, e->cfg.thr.mean_radius);
 	const int max_px = e->cfg.match.root_max_px > 0 ? (int)e->cfg.match.root_max_px : grey->width + grey->height;
-	windows_scan(&e->t3.scan, tree1, &e->s1.det, max_px, THIRD_UP_WIN_PX, grey, e->cfg.thr.gate / THIRD_SMALL_SD_DIV,
+	if (e->gate != e->gate_detect_set)
+		gate_detect_side(e, e->gate);
+	windows_scan(&e->t3.scan, tree1, &e->s1.det, max_px, THIRD_UP_WIN_PX, grey, e->gate / THIRD_SMALL_SD_DIV,
 		     e->t3.scratch, e->t3.scratch_len);
 	/* The first pass's windows, which the ratio pass reads too whatever
 	 * the first pass's method (a tiled one reads whole frames). */
@@ -1205,6 +1378,7 @@ static bool third_scaled(struct engine *e, const struct image_u8 *grey, struct t
 	int n = windows_find(&e->t3.scan, THIRD_PAD, &rule, e->t3.win, THIRD_MAX_WINDOWS);
 	struct threshold_config tc = c->thr;
 	tc.mode = c->mode3;
+	tc.gate = e->gate;
 	bool ok = true;
 	for (int i = 0; i < n && ok; i++) {
 		const struct window *w = &e->t3.win[i];
@@ -1372,7 +1546,7 @@ static bool up_part(struct engine *e, const struct image_u8 *grey, const struct 
 	const int reads = t->up_close && e->cfg.close_up > 0 ? 2 : 1;
 	for (int r = 0; r < reads; r++) {
 		if (r == 0 ? threshold_process(t->up, &up, &crop)
-			   : closing_process(t->up_close, &up, e->cfg.close_up, e->cfg.close_up_pct, e->cfg.thr.gate, &crop))
+			   : closing_process(t->up_close, &up, e->cfg.close_up, e->cfg.close_up_pct, e->gate, &crop))
 			return false;
 		bits_cut(&crop, 2 * (ext->x0 - cx0), 2 * (ext->y0 - cy0), &win);
 		const struct region_tree *tree = NULL;
@@ -1510,11 +1684,12 @@ static bool third_closed(struct engine *e, const struct image_u8 *grey)
 
 /* Starts a pass job on the frame grey: task(arg, 0) on its worker if it
  * has one, else at pass_job_finish(). */
-static void pass_job_start(struct pass_job *j, const struct image_u8 *grey, const struct engine_config *c,
+static void pass_job_start(struct pass_job *j, const struct image_u8 *grey, const struct engine *e,
 			   void (*task)(void *, int), void *arg)
 {
 	j->grey = grey;
-	j->cfg = c;
+	j->cfg = &e->cfg;
+	j->gate = e->gate;
 	j->ok = false;
 	j->running = true;
 	if (j->pool)
@@ -1542,8 +1717,10 @@ static bool pass_job_finish(struct pass_job *j, void (*task)(void *, int), void 
 /* The third scale's ratio pass (ratio3, closing_ratio() in
  * threshold/closing.h): the first pass's windows (the whole frame where
  * they would cover half of it) thresholded again by Bernsen's window at
- * the first scale's radius and gate, against the light's ratio instead of
- * its difference, on the CPU whatever the backend, and again at
+ * the first scale's radius and configured gate (not the frame's: at a
+ * dim frame's gate it read a 61 px 56 as 17 on the dim preset, and gained
+ * 2 of 768 symbols), against the light's ratio instead of its
+ * difference, on the CPU whatever the backend, and again at
  * THIRD_RATIO_SMALL_RADIUS. Where a hard shadow's edge crosses a symbol,
  * Bernsen's mean of the window's extremes turns the shadowed paper and
  * white leaves beside the edge black, and the local mean and the closing
@@ -1609,7 +1786,7 @@ static void ratio_start(struct engine *e, const struct image_u8 *grey, int n)
 		e->t3.stats.ratio_area_px += j->n < 0 ? (int64_t)grey->width * grey->height
 						      : (int64_t)(j->win[i].x1 - j->win[i].x0) * (j->win[i].y1 - j->win[i].y0);
 	}
-	pass_job_start(&j->job, grey, &e->cfg, ratio_task, j);
+	pass_job_start(&j->job, grey, e, ratio_task, j);
 }
 
 /* Waits for the ratio pass (or reads it now, without a worker) and appends
@@ -1655,7 +1832,7 @@ static bool deblur_read(struct deblur_job *j)
 		struct window_cut k =
 			window_cut_into(j->job.grey, w, w->radius + THIRD_DEBLUR_HALO, &j->job.crop, &j->job.mask);
 		const struct deblur_box core = {w->x0 - k.cx0, w->y0 - k.cy0, w->x1 - k.cx0, w->y1 - k.cy0};
-		const int found = deblur_process(j->deblur, &k.view, &core, w->radius, c->thr.mean_bias, c->thr.gate,
+		const int found = deblur_process(j->deblur, &k.view, &core, w->radius, c->thr.mean_bias, j->job.gate,
 						 c->defocus3, &k.crop, NULL);
 		if (found < 0)
 			return false;
@@ -1722,7 +1899,7 @@ static void deblur_start(struct engine *e, const struct image_u8 *grey)
 	}
 	if (j->n == 0)
 		return;
-	pass_job_start(&j->job, grey, c, deblur_task, j);
+	pass_job_start(&j->job, grey, e, deblur_task, j);
 }
 
 /* Waits for the deblurring pass (or reads it now, without a worker) and
@@ -1835,6 +2012,11 @@ const struct bitmask *engine_mask(struct engine *e)
 void engine_want_mask(struct engine *e, bool on)
 {
 	e->want_mask = on;
+}
+
+const struct engine_gate_stats *engine_gate_stats(const struct engine *e)
+{
+	return &e->gate_stats;
 }
 
 const struct engine_third_stats *engine_third_stats(const struct engine *e)

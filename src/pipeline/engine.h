@@ -56,6 +56,9 @@ struct engine_config {
 	int width, height;
 	const char *backend;           /* threshold backend: "cpu", "cuda", "auto" */
 	struct threshold_config thr;   /* first scale (max sizes are set from width/height) */
+	int gate_range;                /* thr.gate holds for frames whose grey spans this much; a frame
+					* spanning less is read at a gate scaled down with its range
+					* (engine.c, frame_gate); 0 = the gate for every frame */
 	int radius2, median2;          /* second scale; radius2 0 = off */
 	int mode2;                     /* second scale's enum threshold_mode */
 	bool scale3;                   /* a third scale: the first's settings but mode3 */
@@ -171,6 +174,15 @@ struct engine_third_stats {
 	int64_t deblur_streaks, deblur_defocused; /* of those it looked at: deconvolved for a streak, a defocus */
 };
 const struct engine_third_stats *engine_third_stats(const struct engine *e);
+
+/* The frames' gates (gate_range, --stats): frames read, of them at a gate
+ * under the configured one, and the lowest gate a frame was read at (0
+ * before the first frame). */
+struct engine_gate_stats {
+	int64_t frames, low_frames;
+	int lowest;
+};
+const struct engine_gate_stats *engine_gate_stats(const struct engine *e);
 
 /* The first scale's region tree of the last engine_detect (borrowed, valid
  * until the next engine_collect, engine_set_config or destroy); NULL when

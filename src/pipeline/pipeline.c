@@ -871,6 +871,19 @@ static void third_pass_line(const struct pipeline *p, const struct engine_third_
 	       (double)windows / (double)ts->frames, 100.0 * (double)area_px / ((double)ts->frames * p->width * p->height));
 }
 
+/* --stats: the frames read at a gate under the configured one (gate_range). */
+static void gate_print_stats(const struct pipeline *p)
+{
+	const struct engine_gate_stats *gs = p->eng ? engine_gate_stats(p->eng) : NULL;
+	if (!gs || !gs->frames)
+		return;
+	if (gs->low_frames)
+		printf("  gate: %lld of %lld frames read at a lower gate than %d for their grey range (lowest %d)\n",
+		       (long long)gs->low_frames, (long long)gs->frames, p->cfg.gate, gs->lowest);
+	else
+		printf("  gate: %d on every frame\n", p->cfg.gate);
+}
+
 /* --stats: where the third scale ran (its windows, or whole frames). */
 static void third_print_stats(struct pipeline *p)
 {
@@ -913,6 +926,7 @@ void pipeline_destroy(struct pipeline *p)
 				   ring ? ring_dropped(ring) : 0, p->eng ? engine_backend(p->eng) : "-", p->width,
 				   p->height);
 		cpu_print_stats(p);
+		gate_print_stats(p);
 		third_print_stats(p);
 		objects_print_stats(p);
 	}

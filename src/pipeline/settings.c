@@ -130,6 +130,7 @@ void engine_config_from(const struct tt_config *c, const struct tree_set *trees,
 	e->radius_small_check = c->radius_small_check;
 	e->radius_up = c->radius_up;
 	e->gate_up = c->gate_up;
+	e->gate_range = c->gate_range;
 	e->close_scale3 = c->close_scale3;
 	e->close_pct = c->close_pct;
 	e->ratio3 = c->ratio3;
