@@ -371,8 +371,8 @@ static int dim_probe(struct fixture *f, int range, int lo, int hi, int amp, stru
  * so Bernsen's flat rule paints the symbol black at the fixed gate and
  * every scale loses it. Read at the frame's gate (its range of about 26
  * levels over 192 scales the gate under half, so half: 16) it is decoded.
- * With noise of +-8 (a deviation of about 5) the gate stays at 32 for
- * every frame, above the noise. */
+ * With noise of +-8 (a deviation of about 5) the gate is not lowered but
+ * raised over the noise (8 times its deviation). */
 static void test_frame_gate_dim(void **state)
 {
 	struct fixture *f = *state;
@@ -387,6 +387,14 @@ static void test_frame_gate_dim(void **state)
 	dim_probe(f, 192, 40, 66, 8, &gs);
 	assert_int_equal(gs.frames, 2);
 	assert_int_equal(gs.low_frames, 0);
+	assert_int_equal(gs.high_frames, 2);
+	assert_true(gs.highest > 32 && gs.highest < 64);
+	/* Noise of +-14 (a deviation of about 8) over the full range: the
+	 * gate is raised to its cap, twice the configured one, and the symbol
+	 * is still read. */
+	assert_int_equal(dim_probe(f, 192, 0, 255, 14, &gs), 1);
+	assert_int_equal(gs.high_frames, 2);
+	assert_int_equal(gs.highest, 64);
 	/* A bright frame keeps the gate. */
 	assert_int_equal(dim_probe(f, 192, 0, 255, 0, &gs), 1);
 	assert_int_equal(gs.low_frames, 0);

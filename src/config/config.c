@@ -145,8 +145,10 @@ static const struct config_option options[] = {
             "dark, white when bright"),
     OPT_INT("threshold", "gate_range", gate_range, "192", 0, 255, true, 0, "N",
             "a frame whose grey spans less than this (its 0.1st to 99.9th percentile) is read at a gate "
-            "scaled down in proportion, to half the gate at most: a dim camera's symbols span less than the "
-            "gate; 0 = the gate for every frame"),
+            "scaled down in proportion, to half the gate at most and never under 8 times its noise: a dim "
+            "camera's symbols span less than the gate; a frame whose noise (read from neighbouring pixels) "
+            "is over 5 levels at gate 32 is read at 8 times its noise, up to twice the gate; the local-mean "
+            "methods' gate (a floor) stays; 0 = the gate for every frame"),
     OPT_INT("threshold", "segment_threads", segment_threads, "0", 0, 64, false, 0, "N",
             "threads that segment each threshold scale, by horizontal bands (same result as "
             "one); 0 = half the CPU cores, at most 8"),

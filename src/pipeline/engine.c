@@ -108,6 +108,12 @@ struct worker {
  * 60-75 smooths that noise to under 1. 9 instead of 8 read 5 fewer of
  * 112 symbols of a dim set streaked by 3 px; 7 read none more. */
 #define FRAME_GATE_NOISE_TENTHS 80
+/* Where that floor reaches 5/4 of the configured gate (a noise of 5 levels
+ * at gate 32), the frame is read at the floor, up to this many times the
+ * gate: at a noise of 5-9 levels the fixed gate let noise through as more
+ * regions than the segmenter holds (the tree cut short, logged) and lost
+ * up to 2 of 128 symbols a set. */
+#define FRAME_GATE_MAX_MUL 2
 
 /* Both passes look only at small structure whose grey has a standard
  * deviation of at least the first scale's gate divided by this
@@ -772,10 +778,16 @@ static void gate_reset(struct engine *e)
 }
 
 /* Sets the gate of a threshold made from the configuration cfg (a copy
- * with the gate replaced, so that its other settings stay). */
+ * with the gate replaced, so that its other settings stay). The local
+ * mean's and Sauvola's gate is a floor on the mean, not a contrast, and
+ * stays: at a DI table's lower frame gate (dark table, bright hands, 23-30
+ * instead of 30) the local mean read the table's dark noise as 37 false
+ * touches in 40 frames; the dim sets read the same either way. */
 static int gate_set(struct threshold *t, const struct threshold_config *cfg, int gate)
 {
 	struct threshold_config tc = *cfg;
+	if (tc.mode == THRESHOLD_MEAN || tc.mode == THRESHOLD_SAUVOLA)
+		gate = cfg->gate;
 	tc.gate = gate;
 	return t ? threshold_set_config(t, &tc) : 0;
 }
@@ -872,30 +884,35 @@ static int noise_floor(const struct image_u8 *grey, int step)
 	return (int)((mad100 * 10484 / 10000 * FRAME_GATE_NOISE_TENTHS + 999) / 1000);
 }
 
-/* The gate a frame is read at (gate_range > 0): the configured gate
- * scaled by the frame's grey range (from its FRAME_GATE_LOW_PERMILLE-th
- * to its FRAME_GATE_HIGH_PERMILLE-th darkest permille, on a grid of at
- * most FRAME_GATE_SAMPLES pixels) over gate_range; at most the configured
- * gate, and at least 1/FRAME_GATE_FLOOR_DIV of it and
- * FRAME_GATE_NOISE_TENTHS tenths of the frame's noise. A dim or flat
+/* The gate a frame is read at (gate_range > 0): FRAME_GATE_NOISE_TENTHS
+ * tenths of the frame's noise where that is 5/4 of the configured gate or
+ * more (at most FRAME_GATE_MAX_MUL times the gate); else the configured
+ * gate scaled by the frame's grey range (from its
+ * FRAME_GATE_LOW_PERMILLE-th to its FRAME_GATE_HIGH_PERMILLE-th darkest
+ * permille, on a grid of at most FRAME_GATE_SAMPLES pixels) over
+ * gate_range, at most the configured gate, and at least
+ * 1/FRAME_GATE_FLOOR_DIV of it and the noise's tenths. A dim or flat
  * camera spreads ink and paper over fewer grey levels, and a symbol in
  * its darker parts spans less than the gate, where Bernsen's flat rule
  * paints it black whole; a sunlit frame's range keeps the full gate,
- * which its paper texture needs, and a noisy frame keeps a gate above its
+ * which its paper texture needs; a noisy frame gets a gate above its
  * noise. The noise is the median absolute difference of horizontal
- * neighbours (noise_floor): edges are too few to move it. Computed on
+ * neighbours (noise_floor, on a grid twice as sparse: 8,100 pairs at
+ * 1080p): edges are too few to move it. Computed on
  * the CPU from the grey both backends threshold, so that they read a
- * frame alike; the noise only where the range lowers the gate. */
+ * frame alike. */
 static int frame_gate(const struct engine_config *c, const struct image_u8 *grey)
 {
 	const int gate = c->thr.gate;
 	if (c->gate_range <= 0)
 		return gate;
-	const int step = gate_step(grey);
+	const int step = gate_step(grey), noise = noise_floor(grey, 2 * step);
+	if (4 * noise >= 5 * gate)
+		return noise < FRAME_GATE_MAX_MUL * gate ? noise : FRAME_GATE_MAX_MUL * gate;
 	const int g = (gate * grey_range(grey, step) + c->gate_range / 2) / c->gate_range;
 	if (g >= gate)
 		return gate;
-	const int half = (gate + FRAME_GATE_FLOOR_DIV - 1) / FRAME_GATE_FLOOR_DIV, noise = noise_floor(grey, step);
+	const int half = (gate + FRAME_GATE_FLOOR_DIV - 1) / FRAME_GATE_FLOOR_DIV;
 	const int floor = noise > gate ? gate : noise > half ? noise : half;
 	return g < floor ? floor : g;
 }
@@ -1131,8 +1148,11 @@ int engine_collect(struct engine *e)
 	struct engine_gate_stats *gs = &e->gate_stats;
 	gs->frames++;
 	gs->low_frames += e->gate < e->cfg.thr.gate;
+	gs->high_frames += e->gate > e->cfg.thr.gate;
 	if (!gs->lowest || e->gate < gs->lowest)
 		gs->lowest = e->gate;
+	if (e->gate > gs->highest)
+		gs->highest = e->gate;
 	e->s1.err = scale_collect(e, &e->s1);
 	if (e->s2.submitted) {
 		e->s2.submitted = false;
@@ -1717,9 +1737,9 @@ static bool pass_job_finish(struct pass_job *j, void (*task)(void *, int), void 
 /* The third scale's ratio pass (ratio3, closing_ratio() in
  * threshold/closing.h): the first pass's windows (the whole frame where
  * they would cover half of it) thresholded again by Bernsen's window at
- * the first scale's radius and configured gate (not the frame's: at a
- * dim frame's gate it read a 61 px 56 as 17 on the dim preset, and gained
- * 2 of 768 symbols), against the light's ratio instead of its
+ * the first scale's radius and the configured gate or the frame's where
+ * that is higher (a dim frame's lower gate read a 61 px 56 as 17 on the
+ * dim preset, and gained 2 of 768 symbols), against the light's ratio instead of its
  * difference, on the CPU whatever the backend, and again at
  * THIRD_RATIO_SMALL_RADIUS. Where a hard shadow's edge crosses a symbol,
  * Bernsen's mean of the window's extremes turns the shadowed paper and
@@ -1735,6 +1755,7 @@ static bool pass_job_finish(struct pass_job *j, void (*task)(void *, int), void 
 static bool ratio_read(struct ratio_job *j)
 {
 	const struct engine_config *c = j->job.cfg;
+	const int gate = j->job.gate > c->thr.gate ? j->job.gate : c->thr.gate;
 	const struct image_u8 *grey = j->job.grey;
 	detections_clear(&j->job.out);
 	const struct window whole = {.x0 = 0, .y0 = 0, .x1 = grey->width, .y1 = grey->height};
@@ -1743,7 +1764,7 @@ static bool ratio_read(struct ratio_job *j)
 		const struct window *w = j->n < 0 ? &whole : &j->win[i];
 		for (int q = 0; q < (c->thr.radius != THIRD_RATIO_SMALL_RADIUS ? 2 : 1); q++) {
 			struct window_cut k = window_cut_into(grey, w, radii[q], &j->job.crop, &j->job.mask);
-			if (closing_ratio(j->close, &k.view, radii[q], c->ratio3, c->thr.gate, &k.crop))
+			if (closing_ratio(j->close, &k.view, radii[q], c->ratio3, gate, &k.crop))
 				return false;
 			cut_crop(&k, w);
 			if (!decode_window(j->job.seg, j->job.mat, &k, &j->job.det))

@@ -176,11 +176,11 @@ struct engine_third_stats {
 const struct engine_third_stats *engine_third_stats(const struct engine *e);
 
 /* The frames' gates (gate_range, --stats): frames read, of them at a gate
- * under the configured one, and the lowest gate a frame was read at (0
- * before the first frame). */
+ * under the configured one and over it, and the lowest and highest gate a
+ * frame was read at (0 before the first frame). */
 struct engine_gate_stats {
-	int64_t frames, low_frames;
-	int lowest;
+	int64_t frames, low_frames, high_frames;
+	int lowest, highest;
 };
 const struct engine_gate_stats *engine_gate_stats(const struct engine *e);
 

@@ -871,17 +871,21 @@ static void third_pass_line(const struct pipeline *p, const struct engine_third_
 	       (double)windows / (double)ts->frames, 100.0 * (double)area_px / ((double)ts->frames * p->width * p->height));
 }
 
-/* --stats: the frames read at a gate under the configured one (gate_range). */
+/* --stats: the frames read at a gate other than the configured one
+ * (gate_range). */
 static void gate_print_stats(const struct pipeline *p)
 {
 	const struct engine_gate_stats *gs = p->eng ? engine_gate_stats(p->eng) : NULL;
 	if (!gs || !gs->frames)
 		return;
-	if (gs->low_frames)
-		printf("  gate: %lld of %lld frames read at a lower gate than %d for their grey range (lowest %d)\n",
-		       (long long)gs->low_frames, (long long)gs->frames, p->cfg.gate, gs->lowest);
-	else
+	if (!gs->low_frames && !gs->high_frames) {
 		printf("  gate: %d on every frame\n", p->cfg.gate);
+		return;
+	}
+	printf("  gate: %d as configured; of %lld frames, %lld read at a lower gate for their grey range (lowest "
+	       "%d), %lld at a higher one for their noise (highest %d)\n",
+	       p->cfg.gate, (long long)gs->frames, (long long)gs->low_frames, gs->low_frames ? gs->lowest : p->cfg.gate,
+	       (long long)gs->high_frames, gs->highest > p->cfg.gate ? gs->highest : p->cfg.gate);
 }
 
 /* --stats: where the third scale ran (its windows, or whole frames). */
