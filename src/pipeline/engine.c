@@ -92,11 +92,12 @@ struct worker {
 #define THIRD_UP_HALO_MAX ((THIRD_UP_MAX_RADIUS + THRESHOLD_GAUSS_MAX_RADIUS + 1) / 2 + 1)
 #define THIRD_UP_SIDE (THIRD_UP_TILE + 2 * THIRD_UP_REACH + 2 * THIRD_UP_HALO_MAX)
 
-/* The frame's gate (frame_gate): its grey range is read from about this
- * many pixels on a grid (a power of two apart: 19,200 at 640 x 480,
- * 32,400 at 1080p), between these permilles of their grey, and the gate
- * goes at most down to the configured one over FRAME_GATE_FLOOR_DIV. */
-#define FRAME_GATE_SAMPLES 40000
+/* The frame's gate (frame_gate): its grey range and noise are read from
+ * this many rows, about this many pixels of each (frame_stats), the range
+ * between these permilles of their grey, and the gate goes at most down
+ * to the configured one over FRAME_GATE_FLOOR_DIV. */
+#define FRAME_GATE_ROWS 16
+#define FRAME_GATE_ROW_SAMPLES 256
 #define FRAME_GATE_LOW_PERMILLE 1
 #define FRAME_GATE_HIGH_PERMILLE 999
 #define FRAME_GATE_FLOOR_DIV 2
@@ -106,7 +107,8 @@ struct worker {
  * this reads as about 3.7, so 30) a fixed gate of 24 let noise through as
  * regions past the segmenter's capacity, 26 did not; JPEG at quality
  * 60-75 smooths that noise to under 1. 9 instead of 8 read 5 fewer of
- * 112 symbols of a dim set streaked by 3 px; 7 read none more. */
+ * 112 symbols of a dim set streaked by 3 px; 7 read none more (both on
+ * a grid of 4 x 4 pixels, before frame_stats read rows). */
 #define FRAME_GATE_NOISE_TENTHS 80
 /* Where that floor reaches 5/4 of the configured gate (a noise of 5 levels
  * at gate 32), the frame is read at the floor, up to this many times the
@@ -827,24 +829,32 @@ static void gate_detect_side(struct engine *e, int gate)
 	e->gate_detect_set = gate;
 }
 
-/* The grid frame_gate samples: every step-th pixel of every step-th row. */
-static int gate_step(const struct image_u8 *grey)
+/* The frame's grey range, between its permilles, and
+ * FRAME_GATE_NOISE_TENTHS tenths of its noise, rounded up, from
+ * FRAME_GATE_ROWS rows spread evenly over it, every step-th pixel of each
+ * (about FRAME_GATE_ROW_SAMPLES a row): few rows, read along, because the
+ * frame is cold in this thread's cache (the capture thread wrote it), and
+ * scattered samples cost a cache line each (19,200 on a grid of 4 x 4
+ * pixels took 68 us a 640 x 480 frame on the H200 host, 104 us at 1080p;
+ * these rows 21 and 22 us). The noise: the
+ * median absolute difference of horizontal neighbours, interpolated within
+ * its grey level (level d spans d - 0.5 to d + 0.5, level 0 only 0 to
+ * 0.5), is 0.6745 sqrt(2) sigma; edges are too few to move it. */
+static void frame_stats(const struct image_u8 *grey, int *range, int *noise)
 {
-	int step = 1;
-	while ((int64_t)(grey->width / step) * (grey->height / step) > FRAME_GATE_SAMPLES)
-		step *= 2;
-	return step;
-}
-
-/* The grid's grey range, between its permilles (frame_gate). */
-static int grey_range(const struct image_u8 *grey, int step)
-{
-	uint32_t hist[256] = {0};
-	int64_t n = 0;
-	for (int y = step / 2; y < grey->height; y += step) {
-		const uint8_t *row = image_u8_row(grey, y);
-		for (int x = step / 2; x < grey->width; x += step, n++)
+	uint32_t hist[256] = {0}, diff[256] = {0};
+	int64_t n = 0, nd = 0;
+	const int rows = grey->height < FRAME_GATE_ROWS ? grey->height : FRAME_GATE_ROWS;
+	const int step = grey->width / FRAME_GATE_ROW_SAMPLES > 1 ? grey->width / FRAME_GATE_ROW_SAMPLES : 1;
+	for (int k = 0; k < rows; k++) {
+		const uint8_t *row = image_u8_row(grey, (int)((2 * (int64_t)k + 1) * grey->height / (2 * rows)));
+		for (int x = step / 2; x < grey->width; x += step, n++) {
 			hist[row[x]]++;
+			if (x + 1 < grey->width) {
+				diff[abs((int)row[x] - (int)row[x + 1])]++;
+				nd++;
+			}
+		}
 	}
 	const int64_t lo_rank = n * FRAME_GATE_LOW_PERMILLE / 1000, hi_rank = n * FRAME_GATE_HIGH_PERMILLE / 1000;
 	int lo = -1, hi = 255;
@@ -858,47 +868,27 @@ static int grey_range(const struct image_u8 *grey, int step)
 			break;
 		}
 	}
-	return hi - (lo < 0 ? 0 : lo);
-}
-
-/* FRAME_GATE_NOISE_TENTHS tenths of the grid's noise, rounded up: its
- * horizontal neighbours' median absolute difference, interpolated within
- * its grey level (level d spans d - 0.5 to d + 0.5, level 0 only 0 to
- * 0.5), is 0.6745 sqrt(2) sigma. */
-static int noise_floor(const struct image_u8 *grey, int step)
-{
-	uint32_t diff[256] = {0};
-	int64_t n = 0;
-	for (int y = step / 2; y < grey->height; y += step) {
-		const uint8_t *row = image_u8_row(grey, y);
-		for (int x = step / 2; x + 1 < grey->width; x += step, n++)
-			diff[abs((int)row[x] - (int)row[x + 1])]++;
-	}
+	*range = hi - (lo < 0 ? 0 : lo);
 	int64_t below = 0;
 	int d = 0;
-	while (d < 255 && 2 * (below + diff[d]) <= n)
+	while (d < 255 && 2 * (below + diff[d]) <= nd)
 		below += diff[d++];
-	const int64_t within = diff[d] ? (n - 2 * below) * 50 / diff[d] : 0; /* hundredths of a level */
+	const int64_t within = diff[d] ? (nd - 2 * below) * 50 / diff[d] : 0; /* hundredths of a level */
 	const int64_t mad100 = d == 0 ? within / 2 : 100 * d - 50 + within;
 	/* sigma = mad * 1.0484 */
-	return (int)((mad100 * 10484 / 10000 * FRAME_GATE_NOISE_TENTHS + 999) / 1000);
+	*noise = (int)((mad100 * 10484 / 10000 * FRAME_GATE_NOISE_TENTHS + 999) / 1000);
 }
 
 /* The gate a frame is read at (gate_range > 0): FRAME_GATE_NOISE_TENTHS
  * tenths of the frame's noise where that is 5/4 of the configured gate or
  * more (at most FRAME_GATE_MAX_MUL times the gate); else the configured
- * gate scaled by the frame's grey range (from its
- * FRAME_GATE_LOW_PERMILLE-th to its FRAME_GATE_HIGH_PERMILLE-th darkest
- * permille, on a grid of at most FRAME_GATE_SAMPLES pixels) over
- * gate_range, at most the configured gate, and at least
- * 1/FRAME_GATE_FLOOR_DIV of it and the noise's tenths. A dim or flat
- * camera spreads ink and paper over fewer grey levels, and a symbol in
- * its darker parts spans less than the gate, where Bernsen's flat rule
- * paints it black whole; a sunlit frame's range keeps the full gate,
- * which its paper texture needs; a noisy frame gets a gate above its
- * noise. The noise is the median absolute difference of horizontal
- * neighbours (noise_floor, on a grid twice as sparse: 8,100 pairs at
- * 1080p): edges are too few to move it. Computed on
+ * gate scaled by the frame's grey range over gate_range, at most the
+ * configured gate, and at least 1/FRAME_GATE_FLOOR_DIV of it and the
+ * noise's tenths (both from frame_stats). A dim or flat camera spreads
+ * ink and paper over fewer grey levels, and a symbol in its darker parts
+ * spans less than the gate, where Bernsen's flat rule paints it black
+ * whole; a sunlit frame's range keeps the full gate, which its paper
+ * texture needs; a noisy frame gets a gate above its noise. Computed on
  * the CPU from the grey both backends threshold, so that they read a
  * frame alike. */
 static int frame_gate(const struct engine_config *c, const struct image_u8 *grey)
@@ -906,10 +896,11 @@ static int frame_gate(const struct engine_config *c, const struct image_u8 *grey
 	const int gate = c->thr.gate;
 	if (c->gate_range <= 0)
 		return gate;
-	const int step = gate_step(grey), noise = noise_floor(grey, 2 * step);
+	int range, noise;
+	frame_stats(grey, &range, &noise);
 	if (4 * noise >= 5 * gate)
 		return noise < FRAME_GATE_MAX_MUL * gate ? noise : FRAME_GATE_MAX_MUL * gate;
-	const int g = (gate * grey_range(grey, step) + c->gate_range / 2) / c->gate_range;
+	const int g = (gate * range + c->gate_range / 2) / c->gate_range;
 	if (g >= gate)
 		return gate;
 	const int half = (gate + FRAME_GATE_FLOOR_DIV - 1) / FRAME_GATE_FLOOR_DIV;
