@@ -126,6 +126,13 @@ if [ -f "$DEFAULT" ]; then
 	SET_TREES=
 fi
 wait
+# The dim set's frames are read at a lower gate of their own, which
+# --stats reports.
+if [ -d "$T/dim" ]; then
+	"$B/tabletrack" --once --quiet --stats --source "folder:$T/dim" --tuio udp:127.0.0.1:9 2>/dev/null |
+		grep "gate:" | grep -q "read lower for their grey range" ||
+		{ echo "FAIL: --stats does not report the dim frames' lower gate"; fail=1; }
+fi
 i=1
 while [ $i -le $k ]; do
 	cat "$T/job.$i"

@@ -882,10 +882,12 @@ static void gate_print_stats(const struct pipeline *p)
 		printf("  gate: %d on every frame\n", p->cfg.gate);
 		return;
 	}
-	printf("  gate: %d as configured; of %lld frames, %lld read at a lower gate for their grey range (lowest "
-	       "%d), %lld at a higher one for their noise (highest %d)\n",
-	       p->cfg.gate, (long long)gs->frames, (long long)gs->low_frames, gs->low_frames ? gs->lowest : p->cfg.gate,
-	       (long long)gs->high_frames, gs->highest > p->cfg.gate ? gs->highest : p->cfg.gate);
+	printf("  gate: %d as configured; of %lld frames", p->cfg.gate, (long long)gs->frames);
+	if (gs->low_frames)
+		printf(", %lld read lower for their grey range (lowest %d)", (long long)gs->low_frames, gs->lowest);
+	if (gs->high_frames)
+		printf(", %lld read higher for their noise (highest %d)", (long long)gs->high_frames, gs->highest);
+	printf("\n");
 }
 
 /* --stats: where the third scale ran (its windows, or whole frames). */
