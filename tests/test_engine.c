@@ -400,6 +400,63 @@ static void test_frame_gate_dim(void **state)
 	assert_int_equal(gs.low_frames, 0);
 }
 
+/* A fingertip on a dim, nearly flat table (grey 40-47): a disc of
+ * radius 5 peak grey levels brighter, falling off over 8 px more, through
+ * an engine finding fingers of 18 px (finger_min_contrast 16) at Bernsen
+ * radius 8, gate and gate_range as given; returns the fingers found, the
+ * gate statistics in *gs. */
+static int finger_probe(struct fixture *f, int range, int gate, int peak, struct engine_gate_stats *gs)
+{
+	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
+	int err = 0;
+	f->trk = track_create(&tk, &err);
+	assert_non_null(f->trk);
+	struct engine_config ec = {.width = W, .height = H, .backend = "cpu",
+				   .thr = {.mode = THRESHOLD_BERNSEN, .radius = 8, .gate = gate, .tile = 10,
+					   .mean_radius = 16, .mean_bias = 16},
+				   .gate_range = range,
+				   .match = {.trees = f->trees, .root_min_px = 12, .root_max_px = 120,
+					     .finger_size_px = 18, .finger_sensitivity = 0.5f, .finger_min_contrast = 16},
+				   .tracker = f->trk, .max_detections = 64};
+	struct engine *e = engine_create(&ec, &err);
+	assert_non_null(e);
+	struct image_u8 img;
+	assert_int_equal(image_u8_alloc(&img, W, H), 0);
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++) {
+			const float d = hypotf((float)(x - 160), (float)(y - 120));
+			const float t = d < 5.0f ? 1.0f : d < 13.0f ? (13.0f - d) / 8.0f : 0.0f;
+			image_u8_row(&img, y)[x] = (uint8_t)(40 + (int)lrintf((float)peak * t) + (x * 7 / W));
+		}
+	struct tracked_state st;
+	for (uint64_t i = 1; i <= 2; i++)
+		assert_int_equal(engine_process(e, &img, i, (int64_t)i * 33000000, &st), 0);
+	const int n = engine_detections(e)->n_fingers;
+	*gs = *engine_gate_stats(e);
+	engine_destroy(e);
+	track_destroy(f->trk);
+	f->trk = NULL;
+	image_u8_free(&img);
+	return n;
+}
+
+/* A fingertip 24 levels over a dim table: at the fixed gate (32) its
+ * window is flat and it is lost; the frame's gate (16: the frame spans
+ * about 30 levels) finds it. A fainter one (18 levels), whose mean
+ * stands out from its surround by less than finger_min_contrast (16): at
+ * a fixed gate of 16 (the same mask) it is still lost; at the frame's
+ * gate the finger contrast is scaled down with the gate (to 8) and it is
+ * found. */
+static void test_frame_gate_fingers(void **state)
+{
+	struct engine_gate_stats gs;
+	assert_int_equal(finger_probe(*state, 0, 32, 24, &gs), 0);
+	assert_int_equal(finger_probe(*state, 192, 32, 24, &gs), 1);
+	assert_int_equal(gs.lowest, 16);
+	assert_int_equal(finger_probe(*state, 0, 16, 18, &gs), 0);
+	assert_int_equal(finger_probe(*state, 192, 32, 18, &gs), 1);
+}
+
 /* Bits x0 <= x < x1, y0 <= y < y1 of m set to a checkerboard of 4 px
  * squares (structure: both colours in every tile it covers). */
 static void mask_checker(struct bitmask *m, int x0, int y0, int x1, int y1)
@@ -1265,6 +1322,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_deblur_pass_under_streak, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deblur_pass_out_of_focus, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_frame_gate_dim, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_frame_gate_fingers, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

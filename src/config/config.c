@@ -232,7 +232,8 @@ static const struct config_option options[] = {
     OPT_FLOAT("fiducials", "finger_sensitivity", finger_sensitivity, "0.5", 0, 1, true, 0, "X",
               "0..1: higher accepts less round fingers"),
     OPT_INT("fiducials", "finger_contrast", finger_contrast, "16", 0, 255, true, 0, "N",
-            "minimum grey-level difference between a finger and its surround"),
+            "minimum grey-level difference between a finger and its surround; on a frame read at a gate "
+            "lowered for its grey range (gate_range), scaled down with the gate"),
     OPT_FLOAT("fiducials", "blob_min", blob_min, "0", 0, 16384, true, 0, "PX",
               "smallest blob reported, in pixels (the larger of width and height)"),
     OPT_FLOAT("fiducials", "blob_max", blob_max, "0", 0, 16384, true, 0, "PX",
