@@ -128,6 +128,30 @@ static void draw_shadow(struct image_u8 *img, float edge_x, float pen, int dark)
 	}
 }
 
+/* Runs img twice through engine e (made on f's tracker), keeps its gate
+ * statistics in *gs (when not NULL), destroys engine, tracker and image.
+ * id >= 0: 1 where symbol id was decoded alone, 0 where nothing was,
+ * negative where another ID was; id < 0: the fingers found. */
+static int probe_finish(struct fixture *f, struct engine *e, struct image_u8 *img, int id,
+			struct engine_gate_stats *gs)
+{
+	struct tracked_state st;
+	for (uint64_t i = 1; i <= 2; i++)
+		assert_int_equal(engine_process(e, img, i, (int64_t)i * 33000000, &st), 0);
+	const struct detections *d = engine_detections(e);
+	int r = id < 0 ? d->n_fingers : 0;
+	for (int i = 0; i < d->n_fids && id >= 0; i++)
+		r = d->fids[i].id == id && r == 0 ? 1 : -1;
+	if (gs)
+		*gs = *engine_gate_stats(e);
+	engine_destroy(e);
+	track_destroy(f->trk);
+	f->eng = NULL;
+	f->trk = NULL;
+	image_u8_free(img);
+	return r;
+}
+
 /* Draws symbol id at size px under a shadow edge (draw_shadow), runs two
  * frames through engine e (made on f's tracker), destroys both; 1: the
  * symbol decoded alone, 0: nothing decoded, negative: another ID. */
@@ -139,19 +163,7 @@ static int probe_run(struct fixture *f, struct engine *e, int size, float edge, 
 	const char *tok = tree_set_token(f->trees, id);
 	assert_int_equal(render_symbol(tok, size, 0.4f, 160, 120, &img, NULL), 0);
 	draw_shadow(&img, edge, pen, dark);
-	struct tracked_state st;
-	for (uint64_t i = 1; i <= 2; i++)
-		assert_int_equal(engine_process(e, &img, i, (int64_t)i * 33000000, &st), 0);
-	const struct detections *d = engine_detections(e);
-	int r = 0;
-	for (int i = 0; i < d->n_fids; i++)
-		r = d->fids[i].id == id && r == 0 ? 1 : -1;
-	engine_destroy(e);
-	track_destroy(f->trk);
-	f->eng = NULL;
-	f->trk = NULL;
-	image_u8_free(&img);
-	return r;
+	return probe_finish(f, e, &img, id, NULL);
 }
 
 /* 1: the symbol decoded alone, 0: nothing decoded, negative: another ID. */
@@ -351,20 +363,7 @@ static int dim_probe(struct fixture *f, int range, int lo, int hi, int amp, stru
 			row[x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
 		}
 	}
-	struct tracked_state st;
-	for (uint64_t i = 1; i <= 2; i++)
-		assert_int_equal(engine_process(e, &img, i, (int64_t)i * 33000000, &st), 0);
-	const struct detections *d = engine_detections(e);
-	int r = 0;
-	for (int i = 0; i < d->n_fids; i++)
-		r = d->fids[i].id == 5 && r == 0 ? 1 : -1;
-	*gs = *engine_gate_stats(e);
-	engine_destroy(e);
-	track_destroy(f->trk);
-	f->eng = NULL;
-	f->trk = NULL;
-	image_u8_free(&img);
-	return r;
+	return probe_finish(f, e, &img, 5, gs);
 }
 
 /* A dim camera: ink and paper 26 grey levels apart, under the gate (32),
@@ -428,16 +427,7 @@ static int finger_probe(struct fixture *f, int range, int gate, int peak, struct
 			const float t = d < 5.0f ? 1.0f : d < 13.0f ? (13.0f - d) / 8.0f : 0.0f;
 			image_u8_row(&img, y)[x] = (uint8_t)(40 + (int)lrintf((float)peak * t) + (x * 7 / W));
 		}
-	struct tracked_state st;
-	for (uint64_t i = 1; i <= 2; i++)
-		assert_int_equal(engine_process(e, &img, i, (int64_t)i * 33000000, &st), 0);
-	const int n = engine_detections(e)->n_fingers;
-	*gs = *engine_gate_stats(e);
-	engine_destroy(e);
-	track_destroy(f->trk);
-	f->trk = NULL;
-	image_u8_free(&img);
-	return n;
+	return probe_finish(f, e, &img, -1, gs);
 }
 
 /* A fingertip 24 levels over a dim table: at the fixed gate (32) its
