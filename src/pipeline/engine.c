@@ -779,18 +779,22 @@ static void gate_reset(struct engine *e)
 	e->gate_submitted = e->gate = e->gate_submit_set = e->gate_detect_set = e->cfg.thr.gate;
 }
 
+/* The gate a threshold of method mode reads a frame at: the frame's,
+ * but the local mean's and Sauvola's gate is a floor on the mean, not a
+ * contrast, and stays the configured one: at a DI table's lower frame
+ * gate (dark table, bright hands, 23-30 instead of 30) the local mean read
+ * the table's dark noise as 37 false touches in 40 frames. */
+static int gate_of_mode(int mode, int configured, int frame)
+{
+	return mode == THRESHOLD_MEAN || mode == THRESHOLD_SAUVOLA ? configured : frame;
+}
+
 /* Sets the gate of a threshold made from the configuration cfg (a copy
- * with the gate replaced, so that its other settings stay). The local
- * mean's and Sauvola's gate is a floor on the mean, not a contrast, and
- * stays: at a DI table's lower frame gate (dark table, bright hands, 23-30
- * instead of 30) the local mean read the table's dark noise as 37 false
- * touches in 40 frames; the dim sets read the same either way. */
+ * with the gate replaced, so that its other settings stay). */
 static int gate_set(struct threshold *t, const struct threshold_config *cfg, int gate)
 {
 	struct threshold_config tc = *cfg;
-	if (tc.mode == THRESHOLD_MEAN || tc.mode == THRESHOLD_SAUVOLA)
-		gate = cfg->gate;
-	tc.gate = gate;
+	tc.gate = gate_of_mode(tc.mode, cfg->gate, gate);
 	return t ? threshold_set_config(t, &tc) : 0;
 }
 
@@ -832,7 +836,7 @@ static void gate_detect_side(struct engine *e, int gate)
 	if (check_configs(&e->cfg, &tc, &mc))
 		gate_set(e->t3.check, &tc, gate);
 	mc = e->cfg.match;
-	if (gate < e->cfg.thr.gate && e->cfg.thr.mode != THRESHOLD_MEAN && e->cfg.thr.mode != THRESHOLD_SAUVOLA)
+	if (gate_of_mode(e->cfg.thr.mode, e->cfg.thr.gate, gate) < e->cfg.thr.gate)
 		mc.finger_min_contrast = (mc.finger_min_contrast * gate + e->cfg.thr.gate / 2) / e->cfg.thr.gate;
 	match_set_config(e->s1.mat, &mc);
 	e->gate_detect_set = gate;
@@ -1396,7 +1400,7 @@ static bool third_scaled(struct engine *e, const struct image_u8 *grey, struct t
 	int n = windows_find(&e->t3.scan, THIRD_PAD, &rule, e->t3.win, THIRD_MAX_WINDOWS);
 	struct threshold_config tc = c->thr;
 	tc.mode = c->mode3;
-	tc.gate = e->gate;
+	tc.gate = gate_of_mode(tc.mode, c->thr.gate, e->gate);
 	bool ok = true;
 	for (int i = 0; i < n && ok; i++) {
 		const struct window *w = &e->t3.win[i];
