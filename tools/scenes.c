@@ -1365,6 +1365,8 @@ static const struct preset {
 	 "camera out of focus: Gaussian blur of 2.4 px, symbols of 48-110 px"},
 	{"dim", PRESET_BASE "--fids 8 --fid-size 32:96 --contrast 0.3 --vignette 0.7 --light 0.6 --jpeg 60",
 	 "a dim camera: contrast 0.3, vignetting 0.7, uneven light 0.6, JPEG 60"},
+	{"noisy", PRESET_BASE "--fids 8 --fid-size 32:96 --noise 7 --fingers 5",
+	 "a noisy camera: sensor noise of 7 grey levels, 5 fingers a frame"},
 	{"di", "--di 2 --fids 0 --fingers 3 --finger-r 9 --light 0.2 --noise 2 --shot 0.03",
 	 "diffused illumination: 2 hands (touching tips sharp, hovering parts blurred; some only a "
 	 "palm), 3 lone fingertips"},
