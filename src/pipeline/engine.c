@@ -882,6 +882,9 @@ static void frame_stats(const struct image_u8 *grey, int *range, int *noise)
 		}
 	}
 	*range = hi - (lo < 0 ? 0 : lo);
+	*noise = 0;
+	if (nd == 0) /* a frame one pixel wide */
+		return;
 	int64_t below = 0;
 	int d = 0;
 	while (d < 255 && 2 * (below + diff[d]) <= nd)
@@ -911,8 +914,10 @@ static int frame_gate(const struct engine_config *c, const struct image_u8 *grey
 		return gate;
 	int range, noise;
 	frame_stats(grey, &range, &noise);
-	if (4 * noise >= 5 * gate)
-		return noise < FRAME_GATE_MAX_MUL * gate ? noise : FRAME_GATE_MAX_MUL * gate;
+	if (4 * noise >= 5 * gate) {
+		const int cap = FRAME_GATE_MAX_MUL * gate < 255 ? FRAME_GATE_MAX_MUL * gate : 255; /* the gate's range */
+		return noise < cap ? noise : cap;
+	}
 	const int g = (gate * range + c->gate_range / 2) / c->gate_range;
 	if (g >= gate)
 		return gate;
