@@ -677,6 +677,34 @@ static int mask_regions(const struct bitmask *m)
 	return n;
 }
 
+/* The deblurring tests' bench: a deblur, a sharp and a working image, two
+ * masks, all 210 x 210. */
+struct deblur_bench {
+	struct deblur *d;
+	struct image_u8 sharp, img;
+	struct bitmask got, again;
+};
+
+static void deblur_bench_open(struct deblur_bench *t)
+{
+	int err = 0;
+	t->d = deblur_create(210, 210, &err);
+	assert_non_null(t->d);
+	assert_int_equal(image_u8_alloc(&t->sharp, 210, 210), 0);
+	assert_int_equal(image_u8_alloc(&t->img, 210, 210), 0);
+	assert_int_equal(bitmask_alloc(&t->got, 210, 210), 0);
+	assert_int_equal(bitmask_alloc(&t->again, 210, 210), 0);
+}
+
+static void deblur_bench_close(struct deblur_bench *t)
+{
+	bitmask_free(&t->got);
+	bitmask_free(&t->again);
+	image_u8_free(&t->sharp);
+	image_u8_free(&t->img);
+	deblur_destroy(t->d);
+}
+
 /* The deblurring threshold (deblur.h) on four symbols: the sharp window
  * has no streak; under a streak of 6 or 9 px (which merges a quarter to
  * half of the symbols' 101 regions in the local-mean threshold), whatever
@@ -688,72 +716,63 @@ static void test_deblur(void **state)
 {
 	(void)state;
 	int err = 0;
-	struct deblur *d = deblur_create(210, 210, &err);
-	assert_non_null(d);
-	struct image_u8 sharp, img;
-	struct bitmask want, got, again, plain;
-	assert_int_equal(image_u8_alloc(&sharp, 210, 210), 0);
-	assert_int_equal(image_u8_alloc(&img, 210, 210), 0);
+	struct deblur_bench t;
+	deblur_bench_open(&t);
+	struct bitmask want, plain;
 	assert_int_equal(bitmask_alloc(&want, 210, 210), 0);
-	assert_int_equal(bitmask_alloc(&got, 210, 210), 0);
-	assert_int_equal(bitmask_alloc(&again, 210, 210), 0);
 	assert_int_equal(bitmask_alloc(&plain, 210, 210), 0);
 	uint32_t rng = 99;
-	draw_symbols(&sharp);
+	draw_symbols(&t.sharp);
 	struct deblur_streak s;
-	assert_int_equal(deblur_estimate(d, &sharp, &s), 0);
-	assert_int_equal(deblur_process(d, &sharp, NULL, 8, 16, 32, false, &got, NULL), 0);
+	assert_int_equal(deblur_estimate(t.d, &t.sharp, &s), 0);
+	assert_int_equal(deblur_process(t.d, &t.sharp, NULL, 8, 16, 32, false, &t.got, NULL), 0);
 	struct threshold_cpu *tc = threshold_cpu_create(210, 210, &err);
 	assert_non_null(tc);
-	threshold_cpu_mean(tc, &sharp, THRESHOLD_MEAN, 1, 32, 8, 16, NULL, &want);
+	threshold_cpu_mean(tc, &t.sharp, THRESHOLD_MEAN, 1, 32, 8, 16, NULL, &want);
 	const float angles[] = {0.0f, 0.5f, 1.2f, 1.9f, 2.8f};
 	const float lengths[] = {6.0f, 9.0f};
 	for (int ai = 0; ai < 5; ai++)
 		for (int li = 0; li < 2; li++) {
 			for (int y = 0; y < 210; y++)
-				memcpy(image_u8_row(&img, y), image_u8_row(&sharp, y), 210);
-			test_streak(&img, lengths[li], angles[ai], 3, &rng);
-			assert_int_equal(deblur_estimate(d, &img, &s), 1);
+				memcpy(image_u8_row(&t.img, y), image_u8_row(&t.sharp, y), 210);
+			test_streak(&t.img, lengths[li], angles[ai], 3, &rng);
+			assert_int_equal(deblur_estimate(t.d, &t.img, &s), 1);
 			float da = fabsf(s.angle - angles[ai]);
 			da = da > 1.5708f ? 3.14159265f - da : da;
 			assert_true(da < 0.08f);
 			assert_true(fabsf(s.length - lengths[li]) < 1.0f);
-			assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 32, false, &got, NULL), 1);
-			assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 32, true, &again, NULL), DEBLUR_STREAK);
-			assert_memory_equal(got.bits, again.bits, (size_t)got.stride_words * 210 * sizeof *got.bits);
-			threshold_cpu_mean(tc, &img, THRESHOLD_MEAN, 1, 32, 8, 16, NULL, &plain);
+			assert_int_equal(deblur_process(t.d, &t.img, NULL, 8, 16, 32, false, &t.got, NULL), 1);
+			assert_int_equal(deblur_process(t.d, &t.img, NULL, 8, 16, 32, true, &t.again, NULL), DEBLUR_STREAK);
+			assert_memory_equal(t.got.bits, t.again.bits, (size_t)t.got.stride_words * 210 * sizeof *t.got.bits);
+			threshold_cpu_mean(tc, &t.img, THRESHOLD_MEAN, 1, 32, 8, 16, NULL, &plain);
 			const int sharp_n = mask_regions(&want);
-			assert_true(3 * abs(mask_regions(&got) - sharp_n) <= 2 * abs(mask_regions(&plain) - sharp_n));
+			assert_true(3 * abs(mask_regions(&t.got) - sharp_n) <= 2 * abs(mask_regions(&plain) - sharp_n));
 		}
 	struct bitmask small;
 	assert_int_equal(bitmask_alloc(&small, 20, 20), 0);
-	assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 32, false, &small, NULL), ERR_SIZE);
-	assert_int_equal(deblur_process(d, &img, NULL, 0, 16, 32, false, &got, NULL), ERR_RANGE);
-	assert_int_equal(deblur_process(d, &img, NULL, 8, 51, 32, false, &got, NULL), ERR_RANGE);
-	assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 256, false, &got, NULL), ERR_RANGE);
+	assert_int_equal(deblur_process(t.d, &t.img, NULL, 8, 16, 32, false, &small, NULL), ERR_SIZE);
+	assert_int_equal(deblur_process(t.d, &t.img, NULL, 0, 16, 32, false, &t.got, NULL), ERR_RANGE);
+	assert_int_equal(deblur_process(t.d, &t.img, NULL, 8, 51, 32, false, &t.got, NULL), ERR_RANGE);
+	assert_int_equal(deblur_process(t.d, &t.img, NULL, 8, 16, 256, false, &t.got, NULL), ERR_RANGE);
 	const struct deblur_box all = {0, 0, 210, 210}, outside = {0, 0, 211, 210}, empty = {5, 5, 5, 9};
-	assert_int_equal(deblur_process(d, &img, &outside, 8, 16, 32, false, &got, NULL), ERR_RANGE);
-	assert_int_equal(deblur_process(d, &img, &empty, 8, 16, 32, false, &got, NULL), ERR_RANGE);
+	assert_int_equal(deblur_process(t.d, &t.img, &outside, 8, 16, 32, false, &t.got, NULL), ERR_RANGE);
+	assert_int_equal(deblur_process(t.d, &t.img, &empty, 8, 16, 32, false, &t.got, NULL), ERR_RANGE);
 	/* The whole input as the core is the same as none; outside a core the
 	 * grey is the input's: past the mean's radius, the plain threshold. */
-	assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 32, false, &got, NULL), 1);
-	assert_int_equal(deblur_process(d, &img, &all, 8, 16, 32, false, &again, NULL), 1);
-	assert_memory_equal(got.bits, again.bits, (size_t)got.stride_words * 210 * sizeof *got.bits);
+	assert_int_equal(deblur_process(t.d, &t.img, NULL, 8, 16, 32, false, &t.got, NULL), 1);
+	assert_int_equal(deblur_process(t.d, &t.img, &all, 8, 16, 32, false, &t.again, NULL), 1);
+	assert_memory_equal(t.got.bits, t.again.bits, (size_t)t.got.stride_words * 210 * sizeof *t.got.bits);
 	const struct deblur_box left = {0, 0, 60, 210};
-	assert_int_equal(deblur_process(d, &img, &left, 8, 16, 32, false, &again, NULL), 1);
+	assert_int_equal(deblur_process(t.d, &t.img, &left, 8, 16, 32, false, &t.again, NULL), 1);
 	for (int y = 0; y < 210; y++)
 		for (int x = 60 + 8 + 1; x < 210; x++)
-			assert_int_equal((again.bits[(size_t)y * again.stride_words + x / 64] >> (x % 64)) & 1,
+			assert_int_equal((t.again.bits[(size_t)y * t.again.stride_words + x / 64] >> (x % 64)) & 1,
 					 (plain.bits[(size_t)y * plain.stride_words + x / 64] >> (x % 64)) & 1);
 	bitmask_free(&small);
 	bitmask_free(&want);
-	bitmask_free(&got);
-	bitmask_free(&again);
 	bitmask_free(&plain);
-	image_u8_free(&sharp);
-	image_u8_free(&img);
 	threshold_cpu_destroy(tc);
-	deblur_destroy(d);
+	deblur_bench_close(&t);
 	assert_null(deblur_create(0, 5, &err));
 	assert_int_equal(err, ERR_RANGE);
 }
@@ -778,50 +797,39 @@ static void draw_steps(struct image_u8 *img)
 static void test_deblur_defocus(void **state)
 {
 	(void)state;
-	int err = 0;
-	struct deblur *d = deblur_create(210, 210, &err);
-	assert_non_null(d);
-	struct image_u8 sharp, img;
-	struct bitmask got, again;
-	assert_int_equal(image_u8_alloc(&sharp, 210, 210), 0);
-	assert_int_equal(image_u8_alloc(&img, 210, 210), 0);
-	assert_int_equal(bitmask_alloc(&got, 210, 210), 0);
-	assert_int_equal(bitmask_alloc(&again, 210, 210), 0);
+	struct deblur_bench t;
+	deblur_bench_open(&t);
 	float sigma = 0.0f;
-	draw_symbols(&img);
-	assert_int_equal(deblur_defocus(d, &img, &sigma), 0);
+	draw_symbols(&t.img);
+	assert_int_equal(deblur_defocus(t.d, &t.img, &sigma), 0);
 	assert_true(sigma < DEBLUR_MIN_SIGMA);
-	assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 32, true, &got, NULL), 0);
-	draw_steps(&sharp);
-	assert_int_equal(deblur_defocus(d, &sharp, &sigma), 0);
+	assert_int_equal(deblur_process(t.d, &t.img, NULL, 8, 16, 32, true, &t.got, NULL), 0);
+	draw_steps(&t.sharp);
+	assert_int_equal(deblur_defocus(t.d, &t.sharp, &sigma), 0);
 	assert_true(sigma > 0.0f && sigma < DEBLUR_MIN_SIGMA);
-	assert_int_equal(deblur_process(d, &sharp, NULL, 8, 16, 32, true, &got, NULL), 0);
+	assert_int_equal(deblur_process(t.d, &t.sharp, NULL, 8, 16, 32, true, &t.got, NULL), 0);
 	uint32_t rng = 7;
 	const float sigmas[] = {1.0f, 1.8f, 2.2f, 2.6f};
 	for (int i = 0; i < 4; i++) {
 		for (int y = 0; y < 210; y++)
-			memcpy(image_u8_row(&img, y), image_u8_row(&sharp, y), 210);
-		test_defocus(&img, sigmas[i], 3, &rng);
+			memcpy(image_u8_row(&t.img, y), image_u8_row(&t.sharp, y), 210);
+		test_defocus(&t.img, sigmas[i], 3, &rng);
 		struct deblur_streak s;
-		const int found = deblur_defocus(d, &img, &sigma);
+		const int found = deblur_defocus(t.d, &t.img, &sigma);
 		if (i == 0) {
 			assert_int_equal(found, 0);
-			assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 32, true, &got, &s), 0);
+			assert_int_equal(deblur_process(t.d, &t.img, NULL, 8, 16, 32, true, &t.got, &s), 0);
 			continue;
 		}
 		assert_int_equal(found, 1);
 		assert_true(fabsf(sigma - sigmas[i]) < 0.25f);
-		assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 32, false, &got, NULL), 0);
-		assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 32, true, &got, &s), DEBLUR_DEFOCUS);
+		assert_int_equal(deblur_process(t.d, &t.img, NULL, 8, 16, 32, false, &t.got, NULL), 0);
+		assert_int_equal(deblur_process(t.d, &t.img, NULL, 8, 16, 32, true, &t.got, &s), DEBLUR_DEFOCUS);
 		assert_true(s.sigma == sigma);
-		assert_int_equal(deblur_process(d, &img, NULL, 8, 16, 32, true, &again, NULL), DEBLUR_DEFOCUS);
-		assert_memory_equal(got.bits, again.bits, (size_t)got.stride_words * 210 * sizeof *got.bits);
+		assert_int_equal(deblur_process(t.d, &t.img, NULL, 8, 16, 32, true, &t.again, NULL), DEBLUR_DEFOCUS);
+		assert_memory_equal(t.got.bits, t.again.bits, (size_t)t.got.stride_words * 210 * sizeof *t.got.bits);
 	}
-	bitmask_free(&got);
-	bitmask_free(&again);
-	image_u8_free(&sharp);
-	image_u8_free(&img);
-	deblur_destroy(d);
+	deblur_bench_close(&t);
 }
 
 /* Frames packed with stride == width in buffers of exactly that size, so a
