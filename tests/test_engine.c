@@ -1284,6 +1284,36 @@ static void test_merge_doubtful(void **state)
 	detections_free(&d3);
 }
 
+/* Two reads that agreed stand against a doubtful one: a 161 read whole by
+ * the second scale and again by a pass of the third, and a doubtful read
+ * of 125 at its place (the deblurring pass across a hard shadow's edge,
+ * shadow preset, seed 234, frame 23). A doubtful read's agreement is no
+ * such vote: that merged symbol still gives way to a doubtful other ID. */
+static void test_merge_doubtful_agreed(void **state)
+{
+	(void)state;
+	struct detections d, d2, d3;
+	three_lists(&d, &d2, &d3);
+	d2.fids[d2.n_fids++] = fid_at(161, 100, 100);
+	d2.fids[d2.n_fids++] = fid_at(4, 300, 300);
+	merge_scale(&d, &d2);
+	d3.fids[d3.n_fids++] = fid_at(161, 101, 100); /* agrees: a vote */
+	d3.fids[d3.n_fids++] = fid_at(4, 301, 300);   /* agrees, but doubtful */
+	d3.fids[1].completed = FIDUCIAL_DOUBTFUL;
+	d3.fids[d3.n_fids++] = fid_at(125, 100, 101); /* doubtful: the two stand */
+	d3.fids[d3.n_fids++] = fid_at(9, 300, 301);   /* doubtful: neither */
+	d3.fids[2].completed = d3.fids[3].completed = FIDUCIAL_DOUBTFUL;
+	merge_scale(&d, &d3);
+	assert_int_equal(d.n_fids, 1);
+	assert_int_equal(d.fids[0].id, 161);
+	assert_int_equal(d.fids[0].votes, 1);
+	assert_int_equal(d.n_fuzzy, 1);
+	assert_true(fabsf(d.fuzzy[0].x - 300) < 1);
+	detections_free(&d);
+	detections_free(&d2);
+	detections_free(&d3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1299,6 +1329,7 @@ int main(void)
 		cmocka_unit_test(test_merge_disagreement),
 		cmocka_unit_test(test_merge_completed),
 		cmocka_unit_test(test_merge_doubtful),
+		cmocka_unit_test(test_merge_doubtful_agreed),
 		cmocka_unit_test(test_merge_check),
 		cmocka_unit_test(test_merge_tie_break),
 		cmocka_unit_test_setup_teardown(test_third_scale_radius_follows_symbol, setup, teardown),

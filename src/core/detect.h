@@ -27,6 +27,8 @@ struct fiducial_det {
 			     * lose (the third scale's ratio pass, its deblurring pass where it
 			     * undid a defocus), believed only where no other read of the place
 			     * disagrees (pipeline/merge.h); else 0 */
+	int32_t votes;      /* other reads of this ID at this place merged into it from other
+			     * scales and passes (pipeline/merge.h); 0 as decoded */
 };
 #define FIDUCIAL_DOUBTFUL 2
 

@@ -228,6 +228,7 @@ static void emit(struct fiducial_det *list, int32_t *n, int32_t cap, bool *overf
 	d->root = root;
 	d->n_nodes = nodes;
 	d->completed = completed;
+	d->votes = 0;
 	int w = r->x1 - r->x0 + 1, h = r->y1 - r->y0 + 1;
 	d->size_px = (float)(w > h ? w : h);
 	if (a->cw > 0) {

@@ -44,12 +44,14 @@ void merge_scale(struct detections *d, const struct detections *d2)
 			} else if (f->completed < d->fids[j].completed) {
 				d->fids[j].completed = f->completed;
 			}
+			d->fids[j].votes += f->completed != FIDUCIAL_DOUBTFUL;
 			continue;
 		}
 		/* A doubtful read stands against no other, and no other against
-		 * it but the list's own. */
+		 * it but the list's own; two reads that agreed stand against it. */
 		if (j >= 0 && (d->fids[j].completed == FIDUCIAL_DOUBTFUL || f->completed == FIDUCIAL_DOUBTFUL)) {
-			if (d->fids[j].root < 0)
+			const bool agreed = d->fids[j].votes > 0 && d->fids[j].completed != FIDUCIAL_DOUBTFUL;
+			if (d->fids[j].root < 0 && !agreed)
 				drop(d, j);
 			continue;
 		}

@@ -29,8 +29,10 @@
  * its deblurring pass where it undid a defocus) is
  * believed only where nothing else reads the place: against another ID
  * merged from a later scale or pass both become fuzzy, and the first
- * scale's own symbol stands; where another read agrees that read stands
- * in its place (its centre and angle, its standing).
+ * scale's own symbol stands, as does a merged one that two reads agreed
+ * on (fiducial_det.votes: a whole or completed read of its ID merged
+ * into it; a doubtful one is no vote); where another read agrees that
+ * read stands in its place (its centre and angle, its standing).
  *
  * Ownership: the caller owns both lists; nothing allocates. Region
  * indices (root) of merged items refer to the other scale's tree, so they
