@@ -37,13 +37,15 @@ void merge_scale(struct detections *d, const struct detections *d2)
 		const struct fiducial_det *f = &d2->fids[i];
 		const int j = near_index(d->fids, d->n_fids, f);
 		if (j >= 0 && d->fids[j].id == f->id) {
-			/* A doubtful read gives its place to the read that agrees. */
+			/* A doubtful read gives its place to the read that agrees
+			 * (and is no vote for it). */
 			if (d->fids[j].completed == FIDUCIAL_DOUBTFUL && f->completed != FIDUCIAL_DOUBTFUL) {
 				d->fids[j] = *f;
 				d->fids[j].root = -1;
-			} else if (f->completed < d->fids[j].completed) {
-				d->fids[j].completed = f->completed;
+				continue;
 			}
+			if (f->completed < d->fids[j].completed)
+				d->fids[j].completed = f->completed;
 			d->fids[j].votes += f->completed != FIDUCIAL_DOUBTFUL;
 			continue;
 		}
