@@ -52,8 +52,7 @@ void merge_scale(struct detections *d, const struct detections *d2)
 		/* A doubtful read stands against no other, and no other against
 		 * it but the list's own; two reads that agreed stand against it. */
 		if (j >= 0 && (d->fids[j].completed == FIDUCIAL_DOUBTFUL || f->completed == FIDUCIAL_DOUBTFUL)) {
-			const bool agreed = d->fids[j].votes > 0 && d->fids[j].completed != FIDUCIAL_DOUBTFUL;
-			if (d->fids[j].root < 0 && !agreed)
+			if (d->fids[j].root < 0 && d->fids[j].votes == 0)
 				drop(d, j);
 			continue;
 		}
