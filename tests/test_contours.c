@@ -334,7 +334,7 @@ static void test_process(void **state)
 			.region = region_at(s.tree, (int)fc[i]->x0, (int)fc[i]->y0)};
 	det.blobs[det.n_blobs++] = (struct blob_det){.x = 300, .y = 200, .region = region_at(s.tree, 300, 171)};
 	int err = 0;
-	struct outline *o = outline_create(&oc, W, H, &err);
+	struct outline *o = outline_create(&oc, W, H, 1, &err);
 	assert_non_null(o);
 
 	oc.contours = false;
@@ -444,7 +444,7 @@ static void test_hand(void **state)
 	det.width = W;
 	det.height = H;
 	int err = 0;
-	struct outline *o = outline_create(&oc, W, H, &err);
+	struct outline *o = outline_create(&oc, W, H, 1, &err);
 	assert_non_null(o);
 	assert_int_equal(outline_process(o, s.tree, &s.grey, &det), 0);
 	assert_int_equal(det.n_blobs, 1);
@@ -479,6 +479,105 @@ static void test_hand(void **state)
 	scene_free(&s);
 }
 
+/* Field by field: padding may differ between a copied and a built struct. */
+static void assert_same_detections(const struct detections *a, const struct detections *b)
+{
+	assert_int_equal(a->n_fingers, b->n_fingers);
+	for (int32_t i = 0; i < a->n_fingers; i++) {
+		const struct finger_det *p = &a->fingers[i], *q = &b->fingers[i];
+		assert_true(p->x == q->x && p->y == q->y && p->diameter_px == q->diameter_px &&
+			    p->roundness == q->roundness && p->region == q->region && p->sharpness == q->sharpness);
+		assert_true(p->hover == q->hover && p->in_hand == q->in_hand && p->hand == q->hand);
+	}
+	assert_int_equal(a->n_blobs, b->n_blobs);
+	for (int32_t i = 0; i < a->n_blobs; i++) {
+		const struct blob_det *p = &a->blobs[i], *q = &b->blobs[i];
+		assert_true(p->x == q->x && p->y == q->y && p->angle == q->angle && p->w == q->w && p->h == q->h);
+		assert_true(p->region == q->region && p->hand == q->hand);
+	}
+	assert_int_equal(a->n_contours, b->n_contours);
+	for (int32_t i = 0; i < a->n_contours; i++) {
+		const struct contour_det *p = &a->contours[i], *q = &b->contours[i];
+		assert_true(p->owner_kind == q->owner_kind && p->hole == q->hole && p->owner == q->owner);
+		assert_true(p->first == q->first && p->n == q->n);
+	}
+	assert_int_equal(a->n_points, b->n_points);
+	for (int32_t i = 0; i < a->n_points; i++)
+		assert_true(a->points[i].x == b->points[i].x && a->points[i].y == b->points[i].y);
+	assert_int_equal(a->overflow, b->overflow);
+}
+
+/* The stage on 4 tasks gives exactly what it gives on one: two hands, two
+ * lone fingers and a ring blob with its hole, with room for everything and
+ * with the frame's lists too small (contours, points, fingertips), where
+ * what is kept and the overflow flag depend on the order. */
+static void test_threads_identical(void **state)
+{
+	(void)state;
+	struct scene s;
+	scene_init(&s);
+	const float fr = 8.0f;
+	struct capsule hand1[6] = {{200, 180, 200, 200, 30}, {200, 210, 200, 299, 22}, {180, 160, 150, 100, fr},
+				   {198, 155, 195, 80, fr},       {215, 158, 232, 90, fr},    {230, 175, 280, 150, fr}};
+	struct capsule hand2[5] = {{70, 225, 70, 235, 24}, {70, 240, 70, 299, 18}, {55, 205, 35, 160, fr},
+				   {72, 200, 75, 150, fr}, {90, 208, 110, 170, fr}};
+	struct capsule f1 = {40, 40, 40, 40, 9.6f}, f2 = {110, 45, 110, 45, 9.6f};
+	struct capsule ring = {340, 60, 340, 60, 30}, hole = {340, 60, 340, 60, 14};
+	scene_add(&s, hand1, 6, NULL, 2.5f, 0.6f);
+	scene_add(&s, hand2, 5, NULL, 0.7f, 0.6f);
+	scene_add(&s, &f1, 1, NULL, 0.7f, 1.0f);
+	scene_add(&s, &f2, 1, NULL, 2.5f, 1.0f);
+	scene_add(&s, &ring, 1, &hole, 0.7f, 1.0f);
+	scene_finish(&s, 0.3f);
+	struct outline_config oc = config();
+	oc.hands = true;
+	oc.finger_size_px = 2 * fr;
+	oc.touch_sharpness = 0.3f;
+	oc.max_contours = 64;
+	struct detections det[2];
+	int err = 0;
+	struct outline *o[2] = {outline_create(&oc, W, H, 1, &err), outline_create(&oc, W, H, 4, &err)};
+	assert_non_null(o[0]);
+	assert_non_null(o[1]);
+	/* caps: the frame's fingers, contours a frame (max_contours), the
+	 * frame's points (64 contours of this many) */
+	const int caps[4][3] = {{32, 64, 24}, {32, 3, 24}, {32, 64, 1}, {4, 64, 24}};
+	for (int c = 0; c < 4; c++) {
+		for (int k = 0; k < 2; k++) {
+			assert_int_equal(detections_alloc(&det[k], caps[c][0]), 0);
+			assert_int_equal(detections_alloc_outlines(&det[k], 64, caps[c][2]), 0);
+			det[k].width = W;
+			det[k].height = H;
+			const struct capsule *fc[2] = {&f1, &f2};
+			for (int i = 0; i < 2; i++)
+				det[k].fingers[det[k].n_fingers++] = (struct finger_det){
+					.x = fc[i]->x0, .y = fc[i]->y0, .diameter_px = 19,
+					.region = region_at(s.tree, (int)fc[i]->x0, (int)fc[i]->y0)};
+			det[k].blobs[det[k].n_blobs++] =
+				(struct blob_det){.x = 340, .y = 60, .region = region_at(s.tree, 340, 31)};
+			/* the first hand's palm as the matcher's blob, too */
+			det[k].blobs[det[k].n_blobs++] =
+				(struct blob_det){.x = 200, .y = 190, .region = region_at(s.tree, 200, 190)};
+			oc.max_contours = caps[c][1];
+			assert_int_equal(outline_set_config(o[k], &oc), 0);
+			assert_int_equal(outline_process(o[k], s.tree, &s.grey, &det[k]), 0);
+		}
+		int hands = 0;
+		for (int32_t i = 0; i < det[0].n_blobs; i++)
+			hands += det[0].blobs[i].hand;
+		print_message("caps %d/%d/%d: %d hands, %d fingers, %d contours, overflow %d\n", caps[c][0], caps[c][1],
+			      caps[c][2], hands, det[0].n_fingers, det[0].n_contours, det[0].overflow);
+		assert_true(c == 3 || hands == 2);
+		assert_true(c == 0 || det[0].overflow);
+		assert_same_detections(&det[0], &det[1]);
+		detections_free(&det[0]);
+		detections_free(&det[1]);
+	}
+	outline_destroy(o[0]);
+	outline_destroy(o[1]);
+	scene_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -487,6 +586,7 @@ int main(void)
 		cmocka_unit_test(test_simplify),
 		cmocka_unit_test(test_process),
 		cmocka_unit_test(test_hand),
+		cmocka_unit_test(test_threads_identical),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

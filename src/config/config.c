@@ -150,8 +150,9 @@ static const struct config_option options[] = {
             "is over 5 levels at gate 32 is read at 8 times its noise, up to twice the gate; the local-mean "
             "methods' gate (a floor) stays; 0 = the gate for every frame"),
     OPT_INT("threshold", "segment_threads", segment_threads, "0", 0, 64, false, 0, "N",
-            "threads that segment each threshold scale, by horizontal bands (same result as "
-            "one); 0 = half the CPU cores, at most 8"),
+            "threads that segment each threshold scale, by horizontal bands, and (up to 4) that "
+            "outline a frame's hands, fingers and blobs (same result as one); 0 = half the CPU "
+            "cores, at most 8"),
     OPT_ENUM("threshold", "segment_backend", segment_backend, "auto", "auto|cpu|gpu", false, 0,
              "where each threshold scale is segmented into regions: auto (on the GPU when the "
              "threshold runs there, else the CPU), cpu, gpu (needs the GPU threshold); the trees "

@@ -1,12 +1,17 @@
 #include "outline.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/err.h"
+#include "../core/log.h"
+#include "../core/pool.h"
 
 #define PROFILE_STEPS (4 * OUTLINE_PROFILE_PX + 1)
+/* More tips than this on one outline are not a hand. */
+#define HAND_MAX_TIPS 16
 /* The edge is looked for this far either side of the crack: the threshold
  * puts the crack within a pixel or two of the steepest grey. */
 #define REFINE_SEARCH_PX 3.5f
@@ -18,9 +23,12 @@ static inline float dist2(float dx, float dy)
 	return sqrtf(dx * dx + dy * dy);
 }
 
-struct outline {
-	struct outline_config cfg;
-	int max_w, max_h;
+/* What one task works with: the outline it traced last and that outline's
+ * refinement, and a detections list of its own (fingers, contours,
+ * points) that the units it runs write into, copied into the frame's in
+ * order afterwards. */
+struct tracer {
+	const struct outline_config *cfg; /* the stage's */
 	uint8_t *mask;
 	struct outline_point *pts;
 	float *sharp;
@@ -44,6 +52,44 @@ struct outline {
 	struct outline_point *ref; /* hands: a fingertip's refined outline */
 	struct outline_point *cand; /* contours: the cracks Douglas-Peucker chooses from */
 	int *cand_at;               /* their indices in o->pts */
+	struct detections out;      /* the output of the units this task runs */
+	int32_t out_contours, out_points; /* out's outline capacity */
+};
+
+/* A piece of a frame's work that depends on no other: one matcher
+ * finger's outline and sharpness, one bright region's hand, one blob's
+ * contours. */
+enum unit_kind { UNIT_FINGER, UNIT_HAND, UNIT_BLOB };
+
+struct unit {
+	uint8_t kind;
+	bool ran;      /* done by a task, its output in that task's list */
+	uint8_t task;
+	int32_t index; /* finger or blob index in the frame's detections; a hand's region */
+	int tips;      /* a hand's fingertips */
+	int32_t c0, c1, f0, f1; /* its contours and fingers in the task's list */
+};
+
+/* Units a frame runs in parallel; beyond them they run at the merge, one
+ * after another. */
+#define OUTLINE_MAX_UNITS 1024
+/* Fingertips a task's list holds: every hand's of a frame. */
+#define TASK_FINGERS (OUTLINE_MAX_HANDS * HAND_MAX_TIPS)
+
+struct outline {
+	struct outline_config cfg;
+	int max_w, max_h;
+	int threads;            /* asked for */
+	int n_tasks;            /* tracers made: 1, or threads once outline_needed() */
+	struct tracer *t[OUTLINE_MAX_TASKS];
+	struct pool *pool;      /* n_tasks - 1 workers */
+	struct unit *units;     /* OUTLINE_MAX_UNITS */
+	int n_units;
+	atomic_int next_unit;
+	/* The frame the tasks work on. */
+	const struct region_tree *tree;
+	const struct image_u8 *grey;
+	struct detections *det;
 };
 
 bool outline_needed(const struct outline_config *cfg)
@@ -59,51 +105,7 @@ static int config_check(const struct outline_config *cfg)
 	return 0;
 }
 
-struct outline *outline_create(const struct outline_config *cfg, int max_w, int max_h, int *err)
-{
-	int e_ = config_check(cfg);
-	struct outline *o = NULL;
-	if (e_ || max_w <= 0 || max_h <= 0) {
-		e_ = ERR_CONFIG;
-		goto fail;
-	}
-	e_ = ERR_NOMEM;
-	o = calloc(1, sizeof *o);
-	if (!o)
-		goto fail;
-	o->cfg = *cfg;
-	o->max_w = max_w;
-	o->max_h = max_h;
-	o->mask = calloc((size_t)(max_w + 2) * (size_t)(max_h + 2), 1);
-	o->pts = malloc(OUTLINE_MAX_TRACE * sizeof *o->pts);
-	o->sharp = malloc(OUTLINE_MAX_TRACE * sizeof *o->sharp);
-	o->select = malloc(OUTLINE_MAX_TRACE * sizeof *o->select);
-	o->tip_sharp = malloc(OUTLINE_MAX_TRACE * sizeof *o->tip_sharp);
-	o->offset = malloc(OUTLINE_MAX_TRACE * sizeof *o->offset);
-	o->keep = malloc(OUTLINE_MAX_TRACE * sizeof *o->keep);
-	o->scratch = malloc(2 * OUTLINE_MAX_TRACE * sizeof *o->scratch);
-	o->fscratch = malloc(2 * OUTLINE_MAX_TRACE * sizeof *o->fscratch);
-	o->arc = malloc((OUTLINE_MAX_TRACE + 1) * sizeof *o->arc);
-	o->steps = malloc(4 * OUTLINE_MAX_TRACE * sizeof *o->steps);
-	o->have = malloc(OUTLINE_MAX_TRACE);
-	o->nrm = malloc(2 * OUTLINE_MAX_TRACE * sizeof *o->nrm);
-	o->sm = malloc(OUTLINE_MAX_TRACE * sizeof *o->sm);
-	o->ref = malloc(OUTLINE_MAX_TRACE * sizeof *o->ref);
-	o->cand = malloc(OUTLINE_MAX_TRACE * sizeof *o->cand);
-	o->cand_at = malloc(OUTLINE_MAX_TRACE * sizeof *o->cand_at);
-	if (!o->mask || !o->pts || !o->sharp || !o->select || !o->tip_sharp || !o->offset || !o->keep ||
-	    !o->scratch || !o->fscratch || !o->arc || !o->steps || !o->have || !o->nrm || !o->sm || !o->ref ||
-	    !o->cand || !o->cand_at)
-		goto fail;
-	return o;
-fail:
-	outline_destroy(o);
-	if (err)
-		*err = e_;
-	return NULL;
-}
-
-void outline_destroy(struct outline *o)
+static void tracer_destroy(struct tracer *o)
 {
 	if (!o)
 		return;
@@ -124,6 +126,130 @@ void outline_destroy(struct outline *o)
 	free(o->ref);
 	free(o->cand);
 	free(o->cand_at);
+	detections_free(&o->out);
+	free(o);
+}
+
+static struct tracer *tracer_create(const struct outline_config *cfg, int max_w, int max_h)
+{
+	struct tracer *o = calloc(1, sizeof *o);
+	if (!o)
+		return NULL;
+	o->cfg = cfg;
+	o->mask = calloc((size_t)(max_w + 2) * (size_t)(max_h + 2), 1);
+	o->pts = malloc(OUTLINE_MAX_TRACE * sizeof *o->pts);
+	o->sharp = malloc(OUTLINE_MAX_TRACE * sizeof *o->sharp);
+	o->select = malloc(OUTLINE_MAX_TRACE * sizeof *o->select);
+	o->tip_sharp = malloc(OUTLINE_MAX_TRACE * sizeof *o->tip_sharp);
+	o->offset = malloc(OUTLINE_MAX_TRACE * sizeof *o->offset);
+	o->keep = malloc(OUTLINE_MAX_TRACE * sizeof *o->keep);
+	o->scratch = malloc(2 * OUTLINE_MAX_TRACE * sizeof *o->scratch);
+	o->fscratch = malloc(2 * OUTLINE_MAX_TRACE * sizeof *o->fscratch);
+	o->arc = malloc((OUTLINE_MAX_TRACE + 1) * sizeof *o->arc);
+	o->steps = malloc(4 * OUTLINE_MAX_TRACE * sizeof *o->steps);
+	o->have = malloc(OUTLINE_MAX_TRACE);
+	o->nrm = malloc(2 * OUTLINE_MAX_TRACE * sizeof *o->nrm);
+	o->sm = malloc(OUTLINE_MAX_TRACE * sizeof *o->sm);
+	o->ref = malloc(OUTLINE_MAX_TRACE * sizeof *o->ref);
+	o->cand = malloc(OUTLINE_MAX_TRACE * sizeof *o->cand);
+	o->cand_at = malloc(OUTLINE_MAX_TRACE * sizeof *o->cand_at);
+	if (!o->mask || !o->pts || !o->sharp || !o->select || !o->tip_sharp || !o->offset || !o->keep ||
+	    !o->scratch || !o->fscratch || !o->arc || !o->steps || !o->have || !o->nrm || !o->sm || !o->ref ||
+	    !o->cand || !o->cand_at) {
+		tracer_destroy(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* A task's output list, as large as the frame's outline lists: a unit
+ * that finds it full runs again at the merge. */
+static int tracer_out_size(struct tracer *o)
+{
+	if (o->out.fingers && o->out_contours >= o->cfg->max_contours && o->out_points >= o->cfg->max_points)
+		return 0;
+	detections_free(&o->out);
+	o->out_contours = o->out_points = 0;
+	int err = detections_alloc(&o->out, TASK_FINGERS);
+	if (!err)
+		err = detections_alloc_outlines(&o->out, o->cfg->max_contours, o->cfg->max_points);
+	if (err) {
+		detections_free(&o->out);
+		return err;
+	}
+	o->out_contours = o->cfg->max_contours;
+	o->out_points = o->cfg->max_points;
+	return 0;
+}
+
+/* The other tasks' tracers and the pool, once outlines are needed (a few
+ * MB each); where that fails the stage runs on the calling thread alone,
+ * as it does when one thread is asked for. */
+static void tasks_sync(struct outline *o)
+{
+	if (o->threads <= 1 || !outline_needed(&o->cfg))
+		return;
+	bool ok = true;
+	for (int i = o->n_tasks; i < o->threads && ok; i++) {
+		o->t[i] = tracer_create(&o->cfg, o->max_w, o->max_h);
+		ok = o->t[i] != NULL;
+		if (ok)
+			o->n_tasks = i + 1;
+	}
+	for (int i = 0; i < o->n_tasks && ok; i++)
+		ok = tracer_out_size(o->t[i]) == 0;
+	if (ok && !o->units)
+		ok = (o->units = malloc(OUTLINE_MAX_UNITS * sizeof *o->units)) != NULL;
+	if (ok && !o->pool)
+		ok = (o->pool = pool_create(o->n_tasks - 1, NULL)) != NULL;
+	if (!ok) {
+		log_warn("outline: no memory or thread for %d tasks; outlines run on the pipeline thread", o->threads);
+		pool_destroy(o->pool);
+		o->pool = NULL;
+		for (int i = 1; i < o->n_tasks; i++)
+			tracer_destroy(o->t[i]);
+		o->n_tasks = 1;
+		o->threads = 1;
+	}
+}
+
+struct outline *outline_create(const struct outline_config *cfg, int max_w, int max_h, int threads, int *err)
+{
+	int e_ = config_check(cfg);
+	struct outline *o = NULL;
+	if (e_ || max_w <= 0 || max_h <= 0 || threads < 1) {
+		e_ = ERR_CONFIG;
+		goto fail;
+	}
+	e_ = ERR_NOMEM;
+	o = calloc(1, sizeof *o);
+	if (!o)
+		goto fail;
+	o->cfg = *cfg;
+	o->max_w = max_w;
+	o->max_h = max_h;
+	o->threads = threads < OUTLINE_MAX_TASKS ? threads : OUTLINE_MAX_TASKS;
+	o->t[0] = tracer_create(&o->cfg, max_w, max_h);
+	if (!o->t[0])
+		goto fail;
+	o->n_tasks = 1;
+	tasks_sync(o);
+	return o;
+fail:
+	outline_destroy(o);
+	if (err)
+		*err = e_;
+	return NULL;
+}
+
+void outline_destroy(struct outline *o)
+{
+	if (!o)
+		return;
+	pool_destroy(o->pool);
+	for (int i = 0; i < o->n_tasks; i++)
+		tracer_destroy(o->t[i]);
+	free(o->units);
 	free(o);
 }
 
@@ -132,6 +258,7 @@ int outline_set_config(struct outline *o, const struct outline_config *cfg)
 	if (!o || config_check(cfg))
 		return ERR_CONFIG;
 	o->cfg = *cfg;
+	tasks_sync(o);
 	return 0;
 }
 
@@ -554,7 +681,7 @@ static float median_of(float *v, int n)
 /* Traces region r into o->pts (raw cracks) and forgets the last outline's
  * refinement. Returns the point count, 0 when there is none, -1 on a
  * trace overflow. */
-static int trace(struct outline *o, const struct region_tree *t, int32_t r)
+static int trace(struct tracer *o, const struct region_tree *t, int32_t r)
 {
 	/* o->mask is all zero between calls: painting and clearing the runs
 	 * costs less than clearing a large region's bounding box. */
@@ -570,7 +697,7 @@ static int trace(struct outline *o, const struct region_tree *t, int32_t r)
 
 /* Normal, offset and sharpness of point j of the traced outline, as
  * outline_refine() computes them (o->n >= 5). */
-static void measure(struct outline *o, const struct image_u8 *grey, int j)
+static void measure(struct tracer *o, const struct image_u8 *grey, int j)
 {
 	if (o->have[j])
 		return;
@@ -580,7 +707,7 @@ static void measure(struct outline *o, const struct image_u8 *grey, int j)
 	o->have[j] = 1;
 }
 
-static float sharp_at(struct outline *o, const struct image_u8 *grey, int j)
+static float sharp_at(struct tracer *o, const struct image_u8 *grey, int j)
 {
 	if (o->n < 5)
 		return 0;
@@ -590,7 +717,7 @@ static float sharp_at(struct outline *o, const struct image_u8 *grey, int j)
 
 /* Point i of the traced outline where outline_refine() would put it:
  * only it and its REFINE_WINDOW - 1 neighbours are measured. */
-static struct outline_point refined_at(struct outline *o, const struct image_u8 *grey, int i)
+static struct outline_point refined_at(struct tracer *o, const struct image_u8 *grey, int i)
 {
 	struct outline_point q = o->pts[i];
 	const int n = o->n;
@@ -615,7 +742,7 @@ static struct outline_point refined_at(struct outline *o, const struct image_u8 
  * than the spread between a touching and a hovering finger). */
 #define SHARP_SAMPLES 48
 
-static float outline_sharpness(struct outline *o, const struct image_u8 *grey)
+static float outline_sharpness(struct tracer *o, const struct image_u8 *grey)
 {
 	const int n = o->n, k = n < SHARP_SAMPLES ? n : SHARP_SAMPLES;
 	for (int s = 0; s < k; s++)
@@ -629,19 +756,25 @@ static float outline_sharpness(struct outline *o, const struct image_u8 *grey)
  * of a pixel. */
 #define CONTOUR_CANDIDATES 256
 
+/* Whether det has room for one more contour of up to max_points points. */
+static bool contour_room(const struct outline_config *c, const struct detections *det)
+{
+	return det->n_contours < det->cap_contours && det->n_contours < c->max_contours &&
+	       det->n_points + c->max_points <= det->cap_points;
+}
+
 /* Simplifies the traced outline into the detections as one contour:
  * Douglas-Peucker on the cracks (their staircase lies within half a pixel
  * of the boundary, well inside any useful tolerance), then only the kept
  * points are refined. */
-static void contour_add(struct outline *o, const struct image_u8 *grey, enum contour_owner kind, int32_t owner,
+static void contour_add(struct tracer *o, const struct image_u8 *grey, enum contour_owner kind, int32_t owner,
 			bool hole, struct detections *det)
 {
 	const int n = o->n;
 	if (n < 3)
 		return;
-	int cap = o->cfg.max_points;
-	if (det->n_contours >= det->cap_contours || det->n_contours >= o->cfg.max_contours ||
-	    det->n_points + cap > det->cap_points) {
+	int cap = o->cfg->max_points;
+	if (!contour_room(o->cfg, det)) {
 		det->overflow = true;
 		return;
 	}
@@ -654,7 +787,7 @@ static void contour_add(struct outline *o, const struct image_u8 *grey, enum con
 		o->cand[nc] = from[j];
 		o->cand_at[nc++] = j;
 	}
-	int m = outline_simplify(o->cand, nc, o->cfg.tolerance_px, cap, o->keep, o->scratch, o->fscratch);
+	int m = outline_simplify(o->cand, nc, o->cfg->tolerance_px, cap, o->keep, o->scratch, o->fscratch);
 	struct contour_det *c = &det->contours[det->n_contours++];
 	c->owner_kind = (uint8_t)kind;
 	c->owner = owner;
@@ -675,7 +808,7 @@ static bool box_inside(const struct region *in, const struct region *out)
 
 /* Outer contour of region r (the outline traced last) and its holes'
  * contours. */
-static void contours_of(struct outline *o, const struct region_tree *t, int32_t r, enum contour_owner kind,
+static void contours_of(struct tracer *o, const struct region_tree *t, int32_t r, enum contour_owner kind,
 			int32_t owner, const struct image_u8 *grey, struct detections *det)
 {
 	contour_add(o, grey, kind, owner, false, det);
@@ -795,9 +928,6 @@ static void arc_steps(const float *arc, int n, float len, int *fwd, int *bwd)
 #undef A
 }
 
-/* More tips than this on one outline are not a hand. */
-#define HAND_MAX_TIPS 16
-
 static bool near_border(const struct outline_point *q, int w, int h)
 {
 	const float m = 2.0f;
@@ -814,7 +944,7 @@ static bool near_border(const struct outline_point *q, int w, int h)
  * outline_refine() at a coarser step: a blurred hovering finger's
  * threshold outline is narrower than the finger); normals across the
  * neighbours. Returns the point count; crack j * k is point j. */
-static int hand_outline(struct outline *o, const struct image_u8 *grey, float quarter, int *step)
+static int hand_outline(struct tracer *o, const struct image_u8 *grey, float quarter, int *step)
 {
 	const int n = o->n;
 	int k = (int)(quarter / HAND_POINTS_PER_QUARTER);
@@ -848,10 +978,10 @@ static int hand_outline(struct outline *o, const struct image_u8 *grey, float qu
 	return m;
 }
 
-static int hand_tips(struct outline *o, const struct image_u8 *grey, int32_t hand_blob, int w, int h,
+static int hand_tips(struct tracer *o, const struct image_u8 *grey, int32_t hand_blob, int w, int h,
 		     struct detections *det)
 {
-	const float fs = o->cfg.finger_size_px;
+	const float fs = o->cfg->finger_size_px;
 	const float quarter = 0.25f * (float)M_PI * fs;
 	int step;
 	const int n = hand_outline(o, grey, quarter, &step);
@@ -1034,33 +1164,201 @@ static void fingers_to_hands(struct detections *det, int32_t n_old_fingers, cons
 	}
 }
 
-int outline_process(struct outline *o, const struct region_tree *tree, const struct image_u8 *grey,
+/* ---- a frame: independent units, run by the tasks, merged in order ------------------ */
+
+/* Matcher finger i: its outline's sharpness (touch or hover), written to
+ * f, and its contours. */
+static void finger_unit(struct tracer *o, const struct region_tree *tree, const struct image_u8 *grey,
+			struct finger_det *f, int32_t i, struct detections *out)
+{
+	if (trace(o, tree, f->region) < 0) {
+		out->overflow = true;
+		return;
+	}
+	if (o->cfg->touch_sharpness > 0) {
+		f->sharpness = outline_sharpness(o, grey);
+		f->hover = f->sharpness < o->cfg->touch_sharpness;
+	}
+	if (o->cfg->contours)
+		contours_of(o, tree, f->region, CONTOUR_FINGER, i, grey, out);
+}
+
+/* Bright region r as a hand: its fingertips (hand index -1) and, when it
+ * has any, its contours (owner -1). Returns the tips. */
+static int hand_unit(struct tracer *o, const struct region_tree *tree, const struct image_u8 *grey, int32_t r,
+		     struct detections *out)
+{
+	int n = trace(o, tree, r);
+	if (n <= 0) {
+		out->overflow |= n < 0;
+		return 0;
+	}
+	int tips = hand_tips(o, grey, -1, tree->width, tree->height, out);
+	if (tips > 0 && o->cfg->contours)
+		contours_of(o, tree, r, CONTOUR_BLOB, -1, grey, out);
+	return tips;
+}
+
+static void blob_unit(struct tracer *o, const struct region_tree *tree, const struct image_u8 *grey,
+		      const struct blob_det *b, int32_t i, struct detections *out)
+{
+	if (trace(o, tree, b->region) < 0)
+		out->overflow = true;
+	else
+		contours_of(o, tree, b->region, CONTOUR_BLOB, i, grey, out);
+}
+
+/* A bright region large enough to be a hand, not a matcher's finger and
+ * not the whole table. */
+static bool hand_candidate(const struct outline_config *c, const struct region_tree *tree, int32_t r,
+			   const struct detections *det)
+{
+	const struct region *g = &tree->regions[r];
+	const float fs = c->finger_size_px;
+	int w = g->x1 - g->x0 + 1, h = g->y1 - g->y0 + 1;
+	int side = w > h ? w : h;
+	if (!g->colour || side <= 2.0f * fs || (float)g->area < 3.0f * fs * fs || region_is_reported(det, r))
+		return false;
+	/* The table itself, lit from below, fills the frame: no hand. */
+	return w < tree->width - 2 || h < tree->height - 2;
+}
+
+static void units_task(void *arg, int task)
+{
+	struct outline *s = arg;
+	struct tracer *o = s->t[task];
+	struct detections *out = &o->out;
+	detections_clear(out);
+	for (;;) {
+		int k = atomic_fetch_add_explicit(&s->next_unit, 1, memory_order_relaxed);
+		if (k >= s->n_units)
+			break;
+		struct unit *u = &s->units[k];
+		const int32_t p0 = out->n_points;
+		u->task = (uint8_t)task;
+		u->c0 = out->n_contours;
+		u->f0 = out->n_fingers;
+		if (u->kind == UNIT_FINGER)
+			finger_unit(o, s->tree, s->grey, &s->det->fingers[u->index], u->index, out);
+		else if (u->kind == UNIT_HAND)
+			u->tips = hand_unit(o, s->tree, s->grey, u->index, out);
+		else
+			blob_unit(o, s->tree, s->grey, &s->det->blobs[u->index], u->index, out);
+		/* A full list (or a trace overflow) leaves the unit to the
+		 * merge, which runs it into the frame's list. */
+		u->ran = !out->overflow;
+		if (!u->ran) {
+			out->n_contours = u->c0;
+			out->n_points = p0;
+			out->n_fingers = u->f0;
+			out->overflow = false;
+		}
+		u->c1 = out->n_contours;
+		u->f1 = out->n_fingers;
+	}
+}
+
+/* The units of one kind, in the order the merge visits them. */
+struct cursor {
+	int at, end;
+};
+
+static void units_add(struct outline *s, enum unit_kind kind, int32_t index)
+{
+	if (s->n_units < OUTLINE_MAX_UNITS)
+		s->units[s->n_units++] = (struct unit){.kind = (uint8_t)kind, .index = index};
+}
+
+/* The unit of index, when the tasks ran it. */
+static const struct unit *unit_take(const struct outline *s, struct cursor *cu, int32_t index)
+{
+	if (cu->at >= cu->end || s->units[cu->at].index != index)
+		return NULL;
+	const struct unit *u = &s->units[cu->at++];
+	return u->ran ? u : NULL;
+}
+
+/* Unit u's contours into det, each where contour_add() would have put it. */
+static void copy_contours(const struct outline *s, const struct unit *u, struct detections *det)
+{
+	const struct detections *out = &s->t[u->task]->out;
+	for (int32_t k = u->c0; k < u->c1; k++) {
+		if (!contour_room(&s->cfg, det)) {
+			det->overflow = true;
+			return;
+		}
+		struct contour_det *c = &det->contours[det->n_contours++];
+		*c = out->contours[k];
+		memcpy(&det->points[det->n_points], &out->points[c->first], (size_t)c->n * sizeof *det->points);
+		c->first = det->n_points;
+		det->n_points += c->n;
+	}
+}
+
+/* The units of a frame, hands (the largest) first, then blobs that can be
+ * no hand, then the matcher's fingers; cursors in the merge's order. */
+static void units_plan(struct outline *s, const struct region_tree *tree, const struct detections *det,
+		       struct cursor *hands, struct cursor *blobs, struct cursor *fingers)
+{
+	const struct outline_config *c = &s->cfg;
+	s->n_units = 0;
+	hands->at = 0;
+	for (int32_t r = 0; c->hands && c->finger_size_px > 0 && r < tree->n_regions; r++)
+		if (hand_candidate(c, tree, r, det))
+			units_add(s, UNIT_HAND, r);
+	hands->end = blobs->at = s->n_units;
+	for (int32_t i = 0; c->contours && i < det->n_blobs; i++) {
+		const struct blob_det *b = &det->blobs[i];
+		if (b->region >= 0 && !(c->hands && c->finger_size_px > 0 && hand_candidate(c, tree, b->region, det)))
+			units_add(s, UNIT_BLOB, i);
+	}
+	blobs->end = fingers->at = s->n_units;
+	for (int32_t i = 0; (c->contours || c->touch_sharpness > 0) && i < det->n_fingers; i++)
+		if (det->fingers[i].region >= 0)
+			units_add(s, UNIT_FINGER, i);
+	fingers->end = s->n_units;
+}
+
+int outline_process(struct outline *s, const struct region_tree *tree, const struct image_u8 *grey,
 		    struct detections *det)
 {
-	if (!o || !outline_needed(&o->cfg))
+	if (!s || !outline_needed(&s->cfg))
 		return 0;
-	if (tree->width > o->max_w || tree->height > o->max_h || !grey || grey->width != tree->width ||
+	if (tree->width > s->max_w || tree->height > s->max_h || !grey || grey->width != tree->width ||
 	    grey->height != tree->height)
 		return ERR_SIZE;
-	const struct outline_config *c = &o->cfg;
+	const struct outline_config *c = &s->cfg;
+	struct tracer *o = s->t[0];
 	const int32_t n_fingers0 = det->n_fingers;
 	const bool measure = c->touch_sharpness > 0;
+
+	/* The units run on the tasks where there are two or more; the merge
+	 * below then copies their output in the order one thread makes it,
+	 * and runs there whatever they did not run. */
+	struct cursor hands = {0, 0}, blobs = {0, 0}, fingers = {0, 0};
+	if (s->n_tasks > 1) {
+		units_plan(s, tree, det, &hands, &blobs, &fingers);
+		if (s->n_units >= 2) {
+			s->tree = tree;
+			s->grey = grey;
+			s->det = det;
+			atomic_store_explicit(&s->next_unit, 0, memory_order_relaxed);
+			pool_run(s->pool, units_task, s, s->n_units < s->n_tasks ? s->n_units : s->n_tasks);
+		} else {
+			hands.end = blobs.end = fingers.end = 0;
+		}
+	}
 
 	/* Fingers the matcher found: outline, sharpness. */
 	for (int32_t i = 0; i < n_fingers0 && (c->contours || measure); i++) {
 		struct finger_det *f = &det->fingers[i];
 		if (f->region < 0)
 			continue;
-		if (trace(o, tree, f->region) < 0) {
-			det->overflow = true;
-			continue;
-		}
-		if (measure) {
-			f->sharpness = outline_sharpness(o, grey);
-			f->hover = f->sharpness < c->touch_sharpness;
-		}
-		if (c->contours)
-			contours_of(o, tree, f->region, CONTOUR_FINGER, i, grey, det);
+		const struct unit *u = unit_take(s, &fingers, i);
+		if (u)
+			copy_contours(s, u, det);
+		else
+			finger_unit(o, tree, grey, f, i, det);
 	}
 
 	/* Hands: big bright regions with fingertips at their ends. */
@@ -1069,43 +1367,49 @@ int outline_process(struct outline *o, const struct region_tree *tree, const str
 	int n_hands = 0;
 	const float fs = c->finger_size_px;
 	for (int32_t r = 0; c->hands && fs > 0 && r < tree->n_regions && n_hands < OUTLINE_MAX_HANDS; r++) {
-		const struct region *g = &tree->regions[r];
-		int w = g->x1 - g->x0 + 1, h = g->y1 - g->y0 + 1;
-		int side = w > h ? w : h;
-		if (!g->colour || side <= 2.0f * fs || (float)g->area < 3.0f * fs * fs || region_is_reported(det, r))
+		if (!hand_candidate(c, tree, r, det))
 			continue;
-		/* The table itself, lit from below, fills the frame: no hand. */
-		if (w >= tree->width - 2 && h >= tree->height - 2)
-			continue;
-		int n = trace(o, tree, r);
-		if (n <= 0) {
-			det->overflow |= n < 0;
-			continue;
-		}
-		int32_t n_before = det->n_fingers;
+		const struct unit *u = unit_take(s, &hands, r);
+		const int32_t f0 = det->n_fingers, c0 = det->n_contours, p0 = det->n_points;
+		int tips;
 		/* Tips go in first with hand index -1, so a hand without tips
-		 * leaves the blobs alone. */
-		int tips = hand_tips(o, grey, -1, tree->width, tree->height, det);
+		 * leaves the blobs alone. A unit's tips are copied when the
+		 * list has room for all of them (else hand_tips() stops where
+		 * the list is full: run it here). */
+		if (u && det->n_fingers + u->tips < det->cap_fingers) {
+			tips = u->tips;
+			if (tips == 0)
+				continue;
+			const struct detections *out = &s->t[u->task]->out;
+			memcpy(&det->fingers[det->n_fingers], &out->fingers[u->f0], (size_t)tips * sizeof *det->fingers);
+			det->n_fingers += tips;
+			copy_contours(s, u, det);
+		} else {
+			tips = hand_unit(o, tree, grey, r, det);
+		}
 		if (tips == 0)
 			continue;
+		const struct region *g = &tree->regions[r];
 		int32_t hb = hand_blob(tree, r, det);
 		if (hb < 0) {
-			det->n_fingers = n_before;
+			det->n_fingers = f0;
+			det->n_contours = c0;
+			det->n_points = p0;
 			break;
 		}
-		for (int32_t k = n_before; k < det->n_fingers; k++) {
+		for (int32_t k = f0; k < det->n_fingers; k++) {
 			det->fingers[k].hand = hb;
 			det->fingers[k].hover = measure && det->fingers[k].sharpness < c->touch_sharpness;
 			if (!measure)
 				det->fingers[k].sharpness = 0;
 		}
+		for (int32_t k = c0; k < det->n_contours; k++)
+			det->contours[k].owner = hb;
 		hand_box[4 * n_hands + 0] = (float)g->x0;
 		hand_box[4 * n_hands + 1] = (float)g->y0;
 		hand_box[4 * n_hands + 2] = (float)g->x1;
 		hand_box[4 * n_hands + 3] = (float)g->y1;
 		hand_index[n_hands++] = hb;
-		if (c->contours)
-			contours_of(o, tree, r, CONTOUR_BLOB, hb, grey, det);
 	}
 	if (n_hands)
 		fingers_to_hands(det, n_fingers0, hand_box, n_hands, hand_index, fs);
@@ -1115,10 +1419,11 @@ int outline_process(struct outline *o, const struct region_tree *tree, const str
 		const struct blob_det *b = &det->blobs[i];
 		if (b->hand || b->region < 0)
 			continue;
-		if (trace(o, tree, b->region) < 0)
-			det->overflow = true;
+		const struct unit *u = unit_take(s, &blobs, i);
+		if (u)
+			copy_contours(s, u, det);
 		else
-			contours_of(o, tree, b->region, CONTOUR_BLOB, i, grey, det);
+			blob_unit(o, tree, grey, b, i, det);
 	}
 	return 0;
 }

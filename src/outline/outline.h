@@ -6,7 +6,7 @@
  * Usage:
  *     struct outline_config oc = { .contours = true, .tolerance_px = 1,
  *                                  .max_points = 32, .max_contours = 256, ... };
- *     struct outline *o = outline_create(&oc, max_w, max_h, &err);
+ *     struct outline *o = outline_create(&oc, max_w, max_h, threads, &err);
  *     detections_alloc_outlines(&det, oc.max_contours, oc.max_points);
  *     ...per frame, after match_process():
  *     outline_process(o, tree, grey, &det);
@@ -90,9 +90,21 @@
  *     are one (a bright touching tip wider than the blurred finger behind
  *     it makes a second bump).
  *
- * Memory: outline_create() allocates the mask (max_w + 2) x (max_h + 2)
- * bytes and point scratch of OUTLINE_MAX_TRACE points; outline_process()
- * allocates nothing. A boundary longer than OUTLINE_MAX_TRACE cracks is
+ * Threads: fingers, hands and blobs are independent units of work (a
+ * unit traces its region into scratch of its own). With threads > 1 the
+ * stage runs a frame's units on that many tasks (the calling thread and
+ * a pool's workers, each taking the next unit, hands first as they are the
+ * largest), each writing into a list of its own; then, on the calling
+ * thread, it copies every unit's output into the frame's detections in the
+ * order one thread makes it, and runs there any unit the tasks could not
+ * (more than OUTLINE_MAX_UNITS a frame, a task's list full, a hand whose
+ * tips could overflow the frame's finger list). The result is identical
+ * to one thread's, capacities and overflow included.
+ *
+ * Memory: outline_create() allocates, for each task, the mask (max_w + 2)
+ * x (max_h + 2) bytes, point scratch of OUTLINE_MAX_TRACE points (about
+ * 6.5 MB at 1080p) and its output list; the other tasks' only once
+ * outline_needed() holds. outline_process() allocates nothing. A boundary longer than OUTLINE_MAX_TRACE cracks is
  * not outlined (overflow flag). The contour lists are the detections'
  * (detections_alloc_outlines).
  */
@@ -110,6 +122,9 @@
 #define OUTLINE_PROFILE_PX 8
 #define OUTLINE_MIN_HOLE_AREA 8
 #define OUTLINE_MAX_HANDS 16
+/* Tasks a frame's outlines run on at most: DI frames have one or two
+ * hands, which take most of the stage's time. */
+#define OUTLINE_MAX_TASKS 4
 
 struct outline_config {
 	bool contours;          /* outline fingers, blobs and hands */
@@ -132,9 +147,12 @@ struct outline;
 /* True when cfg asks for any work at all. */
 bool outline_needed(const struct outline_config *cfg);
 
-/* Sized for frames up to max_w x max_h. NULL with *err = ERR_CONFIG or
- * ERR_NOMEM. Owned by the caller; outline_destroy() is NULL-safe. */
-struct outline *outline_create(const struct outline_config *cfg, int max_w, int max_h, int *err);
+/* Sized for frames up to max_w x max_h; threads (>= 1; at most
+ * OUTLINE_MAX_TASKS are used) run a frame's units (see Threads above).
+ * Where the other tasks cannot be made, it runs on the calling thread
+ * alone and logs so once. NULL with *err = ERR_CONFIG or ERR_NOMEM. Owned
+ * by the caller; outline_destroy() is NULL-safe. */
+struct outline *outline_create(const struct outline_config *cfg, int max_w, int max_h, int threads, int *err);
 void outline_destroy(struct outline *o);
 /* Live change (tolerance, caps up to the detections' capacity, sharpness,
  * hands). ERR_CONFIG leaves the old one. */

@@ -945,7 +945,7 @@ struct engine *engine_create(const struct engine_config *cfg, int *err)
 	/* Made whenever configured (a few MB), so touch and hands can be
 	 * switched on live without allocating then. */
 	if (e->cfg.outline.max_points > 0) {
-		e->outline = outline_create(&e->cfg.outline, e->cfg.width, e->cfg.height, err);
+		e->outline = outline_create(&e->cfg.outline, e->cfg.width, e->cfg.height, segment_threads(&e->cfg), err);
 		if (!e->outline)
 			goto fail;
 		*err = detections_alloc_outlines(&e->s1.det, e->cfg.outline.max_contours, e->cfg.outline.max_points);
