@@ -479,6 +479,50 @@ static void test_hand(void **state)
 	scene_free(&s);
 }
 
+/* The vector profile gives the bits of the scalar one: random frames of
+ * random grey, smooth ramps and hard steps, at random points and normals
+ * all over them, edges and corners included, both polarities. */
+static void test_profile_avx2(void **state)
+{
+	(void)state;
+	if (!outline_have_avx2())
+		print_message("no AVX2 on this CPU: both paths are the scalar one\n");
+	uint32_t seed = 12345;
+#define RND() (seed = seed * 1664525u + 1013904223u, seed >> 8)
+	const int sizes[4][2] = {{40, 30}, {64, 48}, {17, 200}, {300, 9}};
+	long compared = 0, vector = 0;
+	for (int si = 0; si < 4; si++) {
+		struct image_u8 g;
+		assert_int_equal(image_u8_alloc(&g, sizes[si][0], sizes[si][1]), 0);
+		for (int kind = 0; kind < 3; kind++) {
+			for (int y = 0; y < g.height; y++)
+				for (int x = 0; x < g.width; x++) {
+					uint8_t v = kind == 0 ? (uint8_t)RND()
+						    : kind == 1 ? (uint8_t)((x * 7 + y * 3) & 255)
+								: (uint8_t)(x + y > (g.width + g.height) / 2 ? 220 : 30);
+					image_u8_row(&g, y)[x] = v;
+				}
+			for (int i = 0; i < 4000; i++) {
+				const float px = (float)(RND() % 10000) / 10000.0f * (float)(g.width + 2) - 1.0f;
+				const float py = (float)(RND() % 10000) / 10000.0f * (float)(g.height + 2) - 1.0f;
+				const float a = (float)(RND() % 10000) / 10000.0f * 6.2831853f;
+				const float nx = cosf(a), ny = sinf(a);
+				const bool bright = RND() & 1;
+				float r[2][3];
+				outline_profile(&g, bright, false, px, py, nx, ny, &r[0][0], &r[0][1], &r[0][2]);
+				outline_profile(&g, bright, true, px, py, nx, ny, &r[1][0], &r[1][1], &r[1][2]);
+				assert_memory_equal(r[0], r[1], sizeof r[0]);
+				compared++;
+				vector += px - 8 >= 0 && px + 8 < g.width - 1 && py - 8 >= 0 && py + 8 < g.height - 2;
+			}
+		}
+		image_u8_free(&g);
+	}
+#undef RND
+	print_message("%ld profiles equal, about %ld of them on the vector path\n", compared, vector);
+	assert_true(vector > 1000);
+}
+
 /* Field by field: padding may differ between a copied and a built struct. */
 static void assert_same_detections(const struct detections *a, const struct detections *b)
 {
@@ -587,6 +631,7 @@ int main(void)
 		cmocka_unit_test(test_process),
 		cmocka_unit_test(test_hand),
 		cmocka_unit_test(test_threads_identical),
+		cmocka_unit_test(test_profile_avx2),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,7 +39,9 @@
  *     inside the bounding box); its boundary is the hole's outline.
  *  2. Refine: at each point the normal is taken across the smoothed
  *     tangent (the points two cracks either side); the grey profile along
- *     it is sampled bilinearly every half pixel over +-OUTLINE_PROFILE_PX;
+ *     it is sampled bilinearly every half pixel over +-OUTLINE_PROFILE_PX
+ *     (eight samples at a time with AVX2 where the CPU has it and the
+ *     profile lies inside the frame: the same bits as one at a time);
  *     the edge is where the derivative across the profile (bright side to
  *     dark side, one-pixel central difference) peaks within +-3.5 px of the
  *     crack, placed to a fraction of a sample by a parabola through the
@@ -172,9 +174,20 @@ int outline_process(struct outline *o, const struct region_tree *tree, const str
 int outline_trace(const struct region_tree *t, int32_t r, uint8_t *mask, struct outline_point *pts, int cap);
 /* Moves every point to the sub-pixel edge along its normal and writes
  * each point's sharpness (1/px, 0 where there is no edge). bright_inside:
- * the traced region is the bright side. offset: scratch of n floats. */
+ * the traced region is the bright side. offset: scratch of n floats.
+ * Samples one at a time: the reference the stage's vector path equals. */
 void outline_refine(const struct image_u8 *grey, bool bright_inside, struct outline_point *pts, int n,
 		    float *sharpness, float *offset);
+/* One grey profile through (px, py) along the unit normal (nx, ny), as
+ * the stage reads it: the offset of its steepest step along the normal
+ * and its sharpness (step 2 and 3 above), and the offset the stage reads
+ * from the samples near the crack alone (a hand's thinned outline), with
+ * AVX2 where avx2 is asked and outline_have_avx2() (eight samples at a
+ * time, the same bits), else one sample at a time. */
+void outline_profile(const struct image_u8 *grey, bool bright_inside, bool avx2, float px, float py, float nx,
+		     float ny, float *offset, float *sharpness, float *near_offset);
+/* Whether this CPU has AVX2, which the stage then samples profiles with. */
+bool outline_have_avx2(void);
 /* Douglas-Peucker on the closed polygon pts[0..n); the indices of the kept
  * points, in order, go to keep[0..max_out); scratch holds n ints, fscratch
  * 2n floats. Returns the number kept (at least 2 for n > 3). */
