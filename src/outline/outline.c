@@ -17,7 +17,7 @@
 #include "../core/pool.h"
 
 #define PROFILE_STEPS (4 * OUTLINE_PROFILE_PX + 1)
-/* More tips than this on one outline are not a hand. */
+/* Fingertips of one hand at most: the search along its outline stops there. */
 #define HAND_MAX_TIPS 16
 /* The edge is looked for this far either side of the crack: the threshold
  * puts the crack within a pixel or two of the steepest grey. */
