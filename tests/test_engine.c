@@ -1314,6 +1314,49 @@ static void test_merge_doubtful_agreed(void **state)
 	detections_free(&d3);
 }
 
+/* A pass's vetoes (merge_vetoes): a veto moves the reads of other IDs at
+ * its place to the fuzzy list, whether they come before or after it, and
+ * goes there itself; a read of its own ID there, and reads elsewhere,
+ * stay. The ratio pass on the dim preset (seed 46, frame 7) read a 56 as
+ * 17 at radius 8 and as 29 at radius 3, the 29 with a dot like a broken
+ * wall: the 17 must not stand alone. */
+static void test_merge_vetoes(void **state)
+{
+	(void)state;
+	for (int order = 0; order < 2; order++) {
+		struct detections d;
+		assert_int_equal(detections_alloc(&d, 8), 0);
+		struct fiducial_det veto = fid_at(29, 118, 140), other = fid_at(17, 118, 142);
+		veto.completed = FIDUCIAL_VETO;
+		other.completed = FIDUCIAL_DOUBTFUL;
+		d.fids[d.n_fids++] = order ? other : veto;
+		d.fids[d.n_fids++] = fid_at(29, 119, 141); /* the veto's own ID */
+		d.fids[d.n_fids++] = fid_at(4, 300, 300);  /* elsewhere */
+		d.fids[d.n_fids++] = order ? veto : other;
+		merge_vetoes(&d);
+		assert_int_equal(d.n_fids, 2);
+		for (int i = 0; i < d.n_fids; i++) {
+			assert_true(d.fids[i].id == 29 || d.fids[i].id == 4);
+			assert_int_not_equal(d.fids[i].completed, FIDUCIAL_VETO);
+		}
+		assert_int_equal(d.n_fuzzy, 2);
+		for (int i = 0; i < d.n_fuzzy; i++) {
+			assert_int_equal(d.fuzzy[i].id, -1);
+			assert_int_not_equal(d.fuzzy[i].completed, FIDUCIAL_VETO);
+		}
+		detections_free(&d);
+	}
+	/* Without a veto nothing moves. */
+	struct detections d;
+	assert_int_equal(detections_alloc(&d, 8), 0);
+	d.fids[d.n_fids++] = fid_at(17, 118, 142);
+	d.fids[d.n_fids++] = fid_at(29, 118, 140);
+	merge_vetoes(&d);
+	assert_int_equal(d.n_fids, 2);
+	assert_int_equal(d.n_fuzzy, 0);
+	detections_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1330,6 +1373,7 @@ int main(void)
 		cmocka_unit_test(test_merge_completed),
 		cmocka_unit_test(test_merge_doubtful),
 		cmocka_unit_test(test_merge_doubtful_agreed),
+		cmocka_unit_test(test_merge_vetoes),
 		cmocka_unit_test(test_merge_check),
 		cmocka_unit_test(test_merge_tie_break),
 		cmocka_unit_test_setup_teardown(test_third_scale_radius_follows_symbol, setup, teardown),

@@ -716,6 +716,45 @@ static void test_match_even_leaves(void **state)
 	tree_set_free(set);
 }
 
+/* A blob's hole filled and a piece of wall taken for a dot, large enough
+ * for even_leaves (w012211 read as w012111, as the ratio pass's broken
+ * walls on the sheet-half preset): with dot_max_elongation a bar-shaped
+ * dot (3 x 14 px, variance ratio 24) makes the read a FIDUCIAL_VETO, and
+ * with dot_max_area so does a square dot over three times the median
+ * dot's area (11 x 11 against 6 x 6); neither check touches the whole
+ * symbol, and without them the damaged ones read as the other ID. */
+static void test_match_dot_veto(void **state)
+{
+	(void)state;
+	struct tree_set *set = set_parse("w012211\nw012111\n");
+	for (int damage = 0; damage < 3; damage++)
+		for (int check = 0; check < 2; check++) {
+			struct image_u8 img;
+			draw_symbol(&img, 0);
+			if (damage) {
+				rect(&img, 35, 35, 40, 40, 0);
+				if (damage == 1)
+					rect(&img, 48, 32, 50, 45, 0);
+				else
+					rect(&img, 46, 29, 56, 39, 0);
+			}
+			struct rig r;
+			rig_run(&r, set, &img, 100);
+			struct match_config mc = {.trees = set, .max_width = 80, .max_height = 80, .root_min_px = 20,
+						  .root_max_px = 100, .even_leaves = true,
+						  .dot_max_elongation = check && damage != 2 ? 6.0f : 0.0f,
+						  .dot_max_area = check && damage != 1 ? 3.0f : 0.0f};
+			assert_int_equal(match_set_config(r.mat, &mc), 0);
+			assert_int_equal(match_process(r.mat, r.tree, &img, &r.det), 0);
+			assert_int_equal(r.det.n_fids, 1);
+			assert_int_equal(r.det.fids[0].id, damage ? 1 : 0);
+			assert_int_equal(r.det.fids[0].completed, check && damage ? FIDUCIAL_VETO : 0);
+			rig_free(&r);
+			image_u8_free(&img);
+		}
+	tree_set_free(set);
+}
+
 /* The blob (two holes) and two dots of w012211 inside a white root whose
  * box starts at (x, y), 56 px a side. */
 static void draw_inside(struct image_u8 *img, int x, int y)
@@ -1116,6 +1155,7 @@ int main(void)
 		cmocka_unit_test(test_match_small_bar),
 		cmocka_unit_test(test_match_merged_ring),
 		cmocka_unit_test(test_match_even_leaves),
+		cmocka_unit_test(test_match_dot_veto),
 		cmocka_unit_test(test_match_border_root),
 		cmocka_unit_test(test_match_cut_leaf),
 		cmocka_unit_test(test_match_hairlines),

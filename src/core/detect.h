@@ -26,11 +26,15 @@ struct fiducial_det {
 			     * FIDUCIAL_DOUBTFUL: read by a threshold kept for the places others
 			     * lose (the third scale's ratio pass, its deblurring pass where it
 			     * undid a defocus), believed only where no other read of the place
-			     * disagrees (pipeline/merge.h); else 0 */
+			     * disagrees (pipeline/merge.h); FIDUCIAL_VETO: a read whose dots
+			     * look like a broken blob wall (match_config.dot_max_elongation),
+			     * which only cancels its own pass's reads of other IDs at its
+			     * place and never leaves that pass (merge_vetoes); else 0 */
 	int32_t votes;      /* other reads of this ID at this place merged into it from other
 			     * scales and passes (pipeline/merge.h); 0 as decoded */
 };
 #define FIDUCIAL_DOUBTFUL 2
+#define FIDUCIAL_VETO 3
 
 /* A region that could carry a known object when its tree is destroyed
  * (motion blur): not border, roughly square, about a symbol's size

@@ -497,6 +497,31 @@ static bool leaves_even(const struct match *m, const struct region_tree *t, int3
 	return true;
 }
 
+/* Whether one of the dots of the sub-tree at root (its leaves one level
+ * under it, specks left out) is more elongated than dot_max_elongation
+ * or larger than dot_max_area times the median dot (match.h). */
+static bool dots_odd(const struct match *m, const struct region_tree *t, int32_t root)
+{
+	int32_t leaf[TREES_MAX_NODES];
+	uint8_t leaf_depth[TREES_MAX_NODES];
+	const int n = leaves_list(m, t, root, 0, leaf, leaf_depth, 0);
+	if (n < 0)
+		return true;
+	int area[TREES_MAX_NODES], k = 0;
+	for (int i = 0; i < n; i++) {
+		if (leaf_depth[i] != 1)
+			continue;
+		const struct region *g = reg(m, t, leaf[i]);
+		if (m->cfg.dot_max_elongation > 0 && elongated(g, m->cfg.dot_max_elongation))
+			return true;
+		area[k++] = g->area;
+	}
+	if (m->cfg.dot_max_area <= 0 || k == 0)
+		return false;
+	qsort(area, (size_t)k, sizeof(int), cmp_int);
+	return area[k - 1] > m->cfg.dot_max_area * area[(k - 1) / 2];
+}
+
 void match_tree_decode(struct match *m, const struct region_tree *t, int32_t root, int height, int nodes,
 		       struct detections *out)
 {
@@ -536,9 +561,15 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	}
 	if (id >= 0 && m->cfg.even_leaves && !leaves_even(m, t, root))
 		id = -1;
-	if (id >= 0)
+	const bool veto =
+		id >= 0 && (m->cfg.dot_max_elongation > 0 || m->cfg.dot_max_area > 0) && dots_odd(m, t, root);
+	if (id >= 0) {
+		const int32_t at = out->n_fids;
 		emit(out->fids, &out->n_fids, out->cap_fids, &out->overflow, reg(m, t, root), root, id, nodes,
 		     completed || m->again, &a);
+		if (veto && out->n_fids > at)
+			out->fids[at].completed = FIDUCIAL_VETO;
+	}
 	else if (!m->again)
 		emit(out->fuzzy, &out->n_fuzzy, out->cap_fuzzy, &out->overflow, reg(m, t, root), root, -1, nodes, false,
 		     &a);

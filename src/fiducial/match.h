@@ -117,6 +117,18 @@
  * the count of nodes is another symbol's. Such a symbol stays fuzzy. Nor
  * is an outsized leaf read as merged leaves there: a small blob whose
  * wall broke open (its hole lost) is outsized and elongated like two dots.
+ * With match_config.dot_max_elongation or dot_max_area (the engine sets
+ * them for the third scale's ratio pass) a symbol read whole whose dots
+ * (leaves that are children of the root) include one whose moment ellipse
+ * is more than dot_max_elongation times as long as wide in variance (a
+ * round dot seen at 45 degrees: 2), or one of more than dot_max_area
+ * times the median dot's area, is emitted with completed =
+ * FIDUCIAL_VETO: a threshold that thins black features broke a blob's
+ * wall around a hole, the hole joined the root and the piece of wall
+ * became a dot, the same node count as another symbol of the set (on the
+ * sheet-half preset, 8 read as 52, 11 as 40, 1 and 2 as 48). The caller
+ * decides what such a read may still say (pipeline/merge.h,
+ * merge_vetoes).
  * Decoding builds the canonical string (children sorted in descending byte
  * order, in place), applies the leaf-size filter (§6), looks the string up,
  * and computes centre and angle from the leaves' bbox midpoints with
@@ -164,6 +176,9 @@ struct match_config {
 					* (candidates.c) */
 	bool even_leaves;              /* a symbol's leaves of one colour each have at least a third of their
 					* median area (decode.c), else it stays fuzzy; no merged leaves read */
+	float dot_max_elongation;      /* > 0: a dot longer than this (variance ratio) makes the read a
+					* FIDUCIAL_VETO (see above); 0 = no such check */
+	float dot_max_area;            /* > 0: so does a dot of more than this many times the median dot */
 };
 
 struct match;

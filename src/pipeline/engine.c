@@ -145,6 +145,20 @@ struct worker {
  * shadows and room scenes than 8 alone; 2 read two wrong IDs on the room
  * preset). */
 #define THIRD_RATIO_SMALL_RADIUS 3
+/* Its reads with a dot more elongated than this (variance ratio; a round
+ * dot at 45 degrees is 2) or of more than THIRD_RATIO_DOT_AREA times the
+ * median dot are vetoes (match.h dot_max_elongation, merge_vetoes): the
+ * low threshold broke a blob's wall into a dot. Measured on 12 seeds of
+ * sheet-half (24 frames, reacTIVision's set, 3456 symbols) and the 16888
+ * symbols of 9 presets, both sets, 5 seed offsets: 6 and 3 read 3188 and
+ * 14146 symbols with 10 and 20 wrong IDs where the pass without them read
+ * 3179 and 14150 with 16 and 21; 8 and 3 read 3186 and 14149 (10, 21); 4.5
+ * and 3 3188 and 14140 (10, 20); 6 alone 3188, 14147 (13, 20); the area
+ * alone 3180, 14149 (13, 21). Such reads simply dropped (no veto) let a
+ * read of another ID at the place from the pass's other radius stand,
+ * which the vetoed one had cancelled (dim, seed 46: a wrong ID). */
+#define THIRD_RATIO_DOT_ELONGATION 6.0f
+#define THIRD_RATIO_DOT_AREA 3.0f
 /* The deblurring pass (deblur3): its windows reach THIRD_DEBLUR_PAD pixels
  * past the structure they were found for (a streak does not hide a
  * symbol's structure as a shadow does, but smears it a few pixels), and
@@ -587,6 +601,8 @@ static int ratio_sync(struct ratio_job *j, const struct engine_config *c, const 
 	}
 	struct match_config m = *mc;
 	m.even_leaves = true;
+	m.dot_max_elongation = THIRD_RATIO_DOT_ELONGATION;
+	m.dot_max_area = THIRD_RATIO_DOT_AREA;
 	if (j->job.mat)
 		return match_set_config(j->job.mat, &m);
 	int err = 0;
@@ -1783,11 +1799,12 @@ static bool ratio_read(struct ratio_job *j)
 				f.x += (float)w->x0;
 				f.y += (float)w->y0;
 				f.root = -1;
-				f.completed = FIDUCIAL_DOUBTFUL;
+				f.completed = f.completed == FIDUCIAL_VETO ? FIDUCIAL_VETO : FIDUCIAL_DOUBTFUL;
 				det_append(&j->job.out, fid, &f);
 			}
 		}
 	}
+	merge_vetoes(&j->job.out);
 	return true;
 }
 

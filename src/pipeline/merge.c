@@ -95,6 +95,34 @@ void merge_scale(struct detections *d, const struct detections *d2)
 	d->n_fuzzy = k;
 }
 
+void merge_vetoes(struct detections *d)
+{
+	int n_veto = 0;
+	for (int v = 0; v < d->n_fids; v++) {
+		if (d->fids[v].completed != FIDUCIAL_VETO)
+			continue;
+		n_veto++;
+		for (int k = 0; k < d->n_fids; k++) {
+			struct fiducial_det *f = &d->fids[k];
+			const float dx = f->x - d->fids[v].x, dy = f->y - d->fids[v].y;
+			const float r = 0.3f * (f->size_px > d->fids[v].size_px ? f->size_px : d->fids[v].size_px);
+			if (f->completed != FIDUCIAL_VETO && f->id != d->fids[v].id && dx * dx + dy * dy <= r * r)
+				f->id = -1;
+		}
+	}
+	if (!n_veto)
+		return;
+	/* Marked first and moved after, so that no veto depends on the order. */
+	for (int j = 0; j < d->n_fids;) {
+		if (d->fids[j].id >= 0 && d->fids[j].completed != FIDUCIAL_VETO) {
+			j++;
+			continue;
+		}
+		d->fids[j].completed = FIDUCIAL_DOUBTFUL;
+		drop(d, j);
+	}
+}
+
 /* The colour letter of ID id's root (its token's first), or 0. */
 static char root_colour(const struct tree_set *set, int id)
 {

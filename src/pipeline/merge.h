@@ -52,6 +52,17 @@ struct tree_set;
  * d->overflow when d's symbol list is full. */
 void merge_scale(struct detections *d, const struct detections *d2);
 
+/* A pass's own vetoes (FIDUCIAL_VETO, match.h dot_max_elongation): each
+ * read so marked in d moves every read of another ID at its place (within
+ * 0.3 of the larger size) to d's fuzzy list, and then goes there itself
+ * (id -1: it keeps a known object and creates none). A read with a dot
+ * that looks like a broken blob wall is no symbol, but it still says the
+ * pass's threshold damaged the place, so a read of another ID there from
+ * the same threshold (its other radius) is no more believed than it was
+ * when the two cancelled each other at the merge; reads of other passes
+ * and scales never meet it. */
+void merge_vetoes(struct detections *d);
+
 /* A second read of one place. The third scale's small-symbol pass reads
  * symbols under about 40 px from a threshold that keeps 1-2 px noise
  * (engine.h radius_small), where a hole lost and a noise speck taken for
