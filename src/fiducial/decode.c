@@ -569,10 +569,10 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 		     completed || m->again, &a);
 		if (veto && out->n_fids > at)
 			out->fids[at].completed = FIDUCIAL_VETO;
-	}
-	else if (!m->again)
+	} else if (!m->again) {
 		emit(out->fuzzy, &out->n_fuzzy, out->cap_fuzzy, &out->overflow, reg(m, t, root), root, -1, nodes, false,
 		     &a);
+	}
 	if (id < 0)
 		claim_fuzzy(m, t, root, 0);
 }
