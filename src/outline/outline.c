@@ -563,21 +563,12 @@ static void profile_edge(const struct image_u8 *grey, bool avx2, float sign, flo
 		return;
 	float prof[PROFILE_STEPS];
 	float lo = 1e9f, hi = -1e9f;
-	const enum profile_room room = profile_room(grey, px, py, nx, ny);
-#if PROFILE_X86
-	/* the vector path reads every half-pixel sample; the range takes
-	 * the same ones as below */
-	if (avx2 && room == PROFILE_ROOMY)
-		samples_avx2(grey, px, py, nx, ny, 0, PROFILE_STEPS - 1, prof);
-#else
-	(void)avx2;
-#endif
-	const bool vec = avx2 && room == PROFILE_ROOMY;
+	/* Every half-pixel sample is read (eight at a time they cost no more);
+	 * the range takes the whole-pixel ones beyond the search. */
+	samples(grey, avx2, px, py, nx, ny, 0, PROFILE_STEPS - 1, prof);
 	for (int k = 0; k < PROFILE_STEPS; k++) {
 		if ((k < PROFILE_NEAR0 || k > PROFILE_NEAR1) && ((k - PROFILE_NEAR0) & 1))
 			continue;
-		if (!vec)
-			samples_scalar(grey, room != PROFILE_CLAMPED, px, py, nx, ny, k, k, prof);
 		lo = prof[k] < lo ? prof[k] : lo;
 		hi = prof[k] > hi ? prof[k] : hi;
 	}
