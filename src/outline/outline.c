@@ -61,7 +61,6 @@ struct tracer {
 	struct outline_point *cand; /* contours: the cracks Douglas-Peucker chooses from */
 	int *cand_at;               /* their indices in o->pts */
 	struct detections out;      /* the output of the units this task runs */
-	int32_t out_contours, out_points; /* out's outline capacity */
 };
 
 /* A piece of a frame's work that depends on no other: one matcher
@@ -184,20 +183,17 @@ static struct tracer *tracer_create(const struct outline_config *cfg, int max_w,
  * that finds it full runs again at the merge. */
 static int tracer_out_size(struct tracer *o)
 {
-	if (o->out.fingers && o->out_contours >= o->cfg->max_contours && o->out_points >= o->cfg->max_points)
+	const struct outline_config *c = o->cfg;
+	if (o->out.fingers && o->out.cap_contours >= c->max_contours &&
+	    o->out.cap_points >= (int32_t)c->max_contours * c->max_points)
 		return 0;
 	detections_free(&o->out);
-	o->out_contours = o->out_points = 0;
 	int err = detections_alloc(&o->out, TASK_FINGERS);
 	if (!err)
-		err = detections_alloc_outlines(&o->out, o->cfg->max_contours, o->cfg->max_points);
-	if (err) {
+		err = detections_alloc_outlines(&o->out, c->max_contours, c->max_points);
+	if (err)
 		detections_free(&o->out);
-		return err;
-	}
-	o->out_contours = o->cfg->max_contours;
-	o->out_points = o->cfg->max_points;
-	return 0;
+	return err;
 }
 
 /* The other tasks' tracers and the pool, once outlines are needed (a few
