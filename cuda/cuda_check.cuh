@@ -7,8 +7,11 @@
  * own code). CUDA-side only: the plain C headers beside it carry no CUDA
  * types.
  *
- * cuda_capture_graph(stream, enqueue, &exec, what) captures what
- * enqueue(stream) launches into an instantiated graph. On failure it logs
+ * cuda_capture_graph(stream, enqueue, &exec, what, keep) captures what
+ * enqueue(stream) launches into an instantiated graph. keep, when not
+ * NULL, receives the captured graph itself (the caller destroys it after
+ * the exec): a node's parameters in the exec are changed through the
+ * graph's node (cudaGraphExecMemcpyNodeSetParams1D). On failure it logs
  * once ("WHAT: no CUDA graph (reason); launching kernel by kernel"),
  * clears the capture's error so that it is not the next call's, and
  * returns false: the caller then launches kernel by kernel for good.
@@ -36,10 +39,13 @@ extern "C" {
 /* Thread-local capture: another stage's thread may be calling CUDA
  * meanwhile. */
 template <class Enqueue>
-static bool cuda_capture_graph(cudaStream_t stream, Enqueue enqueue, cudaGraphExec_t *exec, const char *what)
+static bool cuda_capture_graph(cudaStream_t stream, Enqueue enqueue, cudaGraphExec_t *exec, const char *what,
+			       cudaGraph_t *keep = NULL)
 {
 	cudaGraph_t graph = NULL;
 	*exec = NULL;
+	if (keep)
+		*keep = NULL;
 	cudaError_t e = cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
 	if (e == cudaSuccess) {
 		cudaError_t e1 = enqueue(stream);
@@ -49,8 +55,10 @@ static bool cuda_capture_graph(cudaStream_t stream, Enqueue enqueue, cudaGraphEx
 	}
 	if (e == cudaSuccess)
 		e = cudaGraphInstantiate(exec, graph, 0);
-	if (graph)
+	if (graph && (e != cudaSuccess || !keep))
 		cudaGraphDestroy(graph);
+	else if (graph)
+		*keep = graph;
 	if (e != cudaSuccess) {
 		cudaGetLastError();
 		log_warn("%s: no CUDA graph (%s); launching kernel by kernel", what, cudaGetErrorString(e));

@@ -51,13 +51,22 @@ struct host_tree {
 	struct region *regions;
 };
 
-/* The launch sequence of one mask and size, captured once as a CUDA graph. */
+/* The launch sequence of one mask, size and host tree, captured once as a
+ * CUDA graph with the tree's downloads behind the kernels. The three
+ * downloads whose size follows the counts (runs, regions, adjacency) are
+ * changed in the exec when the speculative size changes. */
 struct graph_entry {
 	const uint64_t *mask;
-	int width, height, stride_words;
+	int width, height, stride_words, tree;
+	cudaGraph_t graph;
 	cudaGraphExec_t exec;
+	cudaGraphNode_t copy_runs, copy_regions, copy_adj;
+	int32_t spec_runs, spec_regions; /* the sizes the exec downloads now */
 };
-#define GRAPHS 4 /* the threshold alternates two device masks; room for a size change */
+/* The threshold alternates two device masks and the segmenter two host
+ * trees, in step: two graphs a steady stream; room for the other phase
+ * and a size change. */
+#define GRAPHS 6
 
 struct cuda_label {
 	struct cuda_label_config cfg;
@@ -119,8 +128,10 @@ void cuda_label_destroy(struct cuda_label *l)
 	for (size_t i = 0; i < sizeof host / sizeof *host; i++)
 		if (host[i])
 			cudaFreeHost(host[i]);
-	for (int i = 0; i < l->n_graphs; i++)
+	for (int i = 0; i < l->n_graphs; i++) {
 		cudaGraphExecDestroy(l->graphs[i].exec);
+		cudaGraphDestroy(l->graphs[i].graph);
+	}
 	if (l->own)
 		cudaStreamDestroy(l->own);
 	free(l);
@@ -227,10 +238,12 @@ fail:
 	return ERR_DEVICE;
 }
 
-/* The speculative download size: the last frame's count and an eighth. */
+/* The speculative download size: the last frame's count and an eighth,
+ * rounded up to 1024 slots so that a graph's downloads change only when
+ * the counts drift. */
 static int32_t spec(int32_t hint, int32_t cap)
 {
-	int64_t n = (int64_t)hint + hint / 8 + 512;
+	int64_t n = ((int64_t)hint + hint / 8 + 512 + 1023) / 1024 * 1024;
 	return n > cap ? cap : (int32_t)n;
 }
 
@@ -252,8 +265,11 @@ static cudaError_t download(struct host_tree *h, const struct lk_args *g, int32_
 	return e;
 }
 
+struct graph_entry;
 static cudaError_t enqueue(struct cuda_label *l, cudaStream_t s);
-static cudaGraphExec_t graph_for(struct cuda_label *l);
+static cudaError_t enqueue_downloads(struct cuda_label *l, cudaStream_t s);
+static struct graph_entry *graph_for(struct cuda_label *l);
+static cudaError_t graph_resize(struct cuda_label *l, struct graph_entry *ge);
 
 int cuda_label_submit(struct cuda_label *l, const void *dev_bits, int width, int height, int stride_words,
 		      void *stream)
@@ -271,29 +287,68 @@ int cuda_label_submit(struct cuda_label *l, const void *dev_bits, int width, int
 	g->n_words = (width + 63) / 64;
 	cudaStream_t s = stream ? (cudaStream_t)stream : l->own;
 	l->stream = s;
-	if (l->no_graph) {
-		CUDA_CHECK(enqueue(l, s));
-	} else {
-		cudaGraphExec_t exec = graph_for(l);
-		if (exec)
-			CUDA_CHECK(cudaGraphLaunch(exec, s));
-		else
-			CUDA_CHECK(enqueue(l, s));
-	}
+	l->cur ^= 1;
+	l->spec_runs = spec(l->hint_runs, g->cap_runs);
+	l->spec_regions = spec(l->hint_regions, g->cap_regions);
 	{
-		l->cur ^= 1;
-		struct host_tree *h = &l->h[l->cur];
-		l->spec_runs = spec(l->hint_runs, g->cap_runs);
-		l->spec_regions = spec(l->hint_regions, g->cap_regions);
-		CUDA_CHECK(cudaMemcpyAsync(h->hdr, g->hdr, sizeof *h->hdr, cudaMemcpyDeviceToHost, s));
-		CUDA_CHECK(cudaMemcpyAsync(h->rf, g->rf_out, ((size_t)height + 1) * sizeof(int32_t),
-					   cudaMemcpyDeviceToHost, s));
-		CUDA_CHECK(download(h, g, 0, l->spec_runs, 0, l->spec_regions, s));
+		struct graph_entry *ge = l->no_graph ? NULL : graph_for(l);
+		if (ge) {
+			CUDA_CHECK(graph_resize(l, ge));
+			CUDA_CHECK(cudaGraphLaunch(ge->exec, s));
+		} else {
+			CUDA_CHECK(enqueue(l, s));
+			CUDA_CHECK(enqueue_downloads(l, s));
+		}
 	}
 	l->pending = true;
 	return 0;
 fail:
 	return ERR_DEVICE;
+}
+
+/* The frame's downloads into the current host tree: the counts, the row
+ * index and the speculative part of the compact arrays. */
+static cudaError_t enqueue_downloads(struct cuda_label *l, cudaStream_t s)
+{
+	const struct lk_args *g = &l->g;
+	struct host_tree *h = &l->h[l->cur];
+	cudaError_t e = cudaMemcpyAsync(h->hdr, g->hdr, sizeof *h->hdr, cudaMemcpyDeviceToHost, s);
+	if (e == cudaSuccess)
+		e = cudaMemcpyAsync(h->rf, g->rf_out, ((size_t)g->height + 1) * sizeof(int32_t),
+				    cudaMemcpyDeviceToHost, s);
+	if (e == cudaSuccess)
+		e = download(h, g, 0, l->spec_runs, 0, l->spec_regions, s);
+	return e;
+}
+
+/* Sets a graph's size-following downloads to the frame's speculative sizes
+ * (they stay until the sizes change again). */
+static cudaError_t graph_resize(struct cuda_label *l, struct graph_entry *ge)
+{
+	const struct lk_args *g = &l->g;
+	const struct host_tree *h = &l->h[ge->tree];
+	const size_t cap = (size_t)g->adj_cap;
+	cudaError_t e = cudaSuccess;
+	if (ge->spec_runs != l->spec_runs) {
+		e = cudaGraphExecMemcpyNodeSetParams1D(ge->exec, ge->copy_runs, h->runs, g->runs,
+						       (size_t)l->spec_runs * sizeof(struct run), cudaMemcpyDeviceToHost);
+		if (e != cudaSuccess)
+			return e;
+		ge->spec_runs = l->spec_runs;
+	}
+	if (ge->spec_regions != l->spec_regions) {
+		e = cudaGraphExecMemcpyNodeSetParams1D(ge->exec, ge->copy_regions, h->regions, g->regions,
+						       (size_t)l->spec_regions * sizeof(struct region),
+						       cudaMemcpyDeviceToHost);
+		if (e == cudaSuccess)
+			e = cudaGraphExecMemcpyNodeSetParams1D(ge->exec, ge->copy_adj, h->adj, g->adj,
+							       (size_t)l->spec_regions * cap * sizeof(int32_t),
+							       cudaMemcpyDeviceToHost);
+		if (e != cudaSuccess)
+			return e;
+		ge->spec_regions = l->spec_regions;
+	}
+	return e;
 }
 
 /* The frame's kernels (the mask and size in l->g) on stream s. */
@@ -325,22 +380,58 @@ static cudaError_t enqueue(struct cuda_label *l, cudaStream_t s)
 	return cudaGetLastError();
 }
 
-/* The graph of the current mask and size: found, or captured now (once per
- * mask buffer and size; the oldest of GRAPHS is replaced). NULL when
- * capture fails: logged once, and the segmenter launches kernel by kernel
- * from then on. */
-static cudaGraphExec_t graph_for(struct cuda_label *l)
+/* The graph node of the download into host pointer dst, among a captured
+ * graph's memcpy nodes; NULL when there is none. */
+static cudaGraphNode_t copy_node(cudaGraph_t graph, const void *dst)
+{
+	size_t n = 0;
+	if (cudaGraphGetNodes(graph, NULL, &n) != cudaSuccess || n == 0 || n > 64)
+		return NULL;
+	cudaGraphNode_t nodes[64];
+	if (cudaGraphGetNodes(graph, nodes, &n) != cudaSuccess)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		cudaGraphNodeType type;
+		cudaMemcpy3DParms p;
+		if (cudaGraphNodeGetType(nodes[i], &type) == cudaSuccess && type == cudaGraphNodeTypeMemcpy &&
+		    cudaGraphMemcpyNodeGetParams(nodes[i], &p) == cudaSuccess && p.dstPtr.ptr == dst)
+			return nodes[i];
+	}
+	return NULL;
+}
+
+/* The graph of the current mask, size and host tree: found, or captured
+ * now, kernels and downloads (once per mask buffer, size and tree; the
+ * oldest of GRAPHS is replaced). NULL when capture fails: logged once,
+ * and the segmenter launches kernel by kernel from then on. */
+static struct graph_entry *graph_for(struct cuda_label *l)
 {
 	const struct lk_args *g = &l->g;
 	for (int i = 0; i < l->n_graphs; i++) {
-		const struct graph_entry *ge = &l->graphs[i];
+		struct graph_entry *ge = &l->graphs[i];
 		if (ge->mask == g->mask && ge->width == g->width && ge->height == g->height &&
-		    ge->stride_words == g->stride_words)
-			return ge->exec;
+		    ge->stride_words == g->stride_words && ge->tree == l->cur)
+			return ge;
 	}
+	cudaGraph_t graph;
 	cudaGraphExec_t exec;
 	if (!cuda_capture_graph(
-		    l->own, [l](cudaStream_t st) { return enqueue(l, st); }, &exec, "cuda label")) {
+		    l->own,
+		    [l](cudaStream_t st) {
+			    cudaError_t e = enqueue(l, st);
+			    return e == cudaSuccess ? enqueue_downloads(l, st) : e;
+		    },
+		    &exec, "cuda label", &graph)) {
+		l->no_graph = true;
+		return NULL;
+	}
+	const struct host_tree *h = &l->h[l->cur];
+	cudaGraphNode_t runs = copy_node(graph, h->runs), regions = copy_node(graph, h->regions),
+			adj = copy_node(graph, h->adj);
+	if (!runs || !regions || !adj) {
+		log_warn("cuda label: no download in the captured graph; launching kernel by kernel");
+		cudaGraphExecDestroy(exec);
+		cudaGraphDestroy(graph);
 		l->no_graph = true;
 		return NULL;
 	}
@@ -351,13 +442,21 @@ static cudaGraphExec_t graph_for(struct cuda_label *l)
 		ge = &l->graphs[l->next_graph];
 		l->next_graph = (l->next_graph + 1) % GRAPHS;
 		cudaGraphExecDestroy(ge->exec);
+		cudaGraphDestroy(ge->graph);
 	}
 	ge->mask = g->mask;
 	ge->width = g->width;
 	ge->height = g->height;
 	ge->stride_words = g->stride_words;
+	ge->tree = l->cur;
+	ge->graph = graph;
 	ge->exec = exec;
-	return exec;
+	ge->copy_runs = runs;
+	ge->copy_regions = regions;
+	ge->copy_adj = adj;
+	ge->spec_runs = l->spec_runs;
+	ge->spec_regions = l->spec_regions;
+	return ge;
 }
 
 int cuda_label_collect(struct cuda_label *l, const struct region_tree **out)

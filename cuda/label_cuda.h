@@ -27,11 +27,13 @@
  * frame with more runs or regions than that fetches the rest (a second
  * wait). The host trees alternate per submit. The mask itself never comes
  * to the host. The launch sequence (eleven kernels and two CUB scans, whose
- * arguments depend only on the mask buffer and the size) is captured once
- * per mask buffer and size as a CUDA graph and launched as one; the
- * threshold alternates two device masks, so a steady stream of frames uses
- * two graphs. A capture that fails is logged once and the kernels are then
- * launched one by one.
+ * arguments depend only on the mask buffer and the size) and the five
+ * downloads behind it are captured once per mask buffer, size and host
+ * tree as a CUDA graph and launched as one call; the speculative sizes,
+ * rounded up to 1024 slots, are set in the graph when they change. The
+ * threshold alternates two device masks and the host trees alternate in
+ * step, so a steady stream of frames uses two graphs. A capture that fails
+ * is logged once and the kernels and copies are then queued one by one.
  */
 #ifndef TT_CUDA_LABEL_H
 #define TT_CUDA_LABEL_H
