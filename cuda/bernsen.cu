@@ -40,6 +40,27 @@ struct registered {
 	bool owned; /* registered by this stage (else by another stage of the process) */
 };
 
+/* A frame's launch sequence (upload, kernels, download), captured once as
+ * a CUDA graph for one source buffer, size, mask pair slot and
+ * configuration, and launched as one call: on the H200 host each CUDA call
+ * cost 10-20 us of the submitting thread's CPU, a graph of three nodes
+ * about as much as one. The Bernsen gate, which follows the frame
+ * (src/pipeline's frame gate), is set in the exec's kernel node instead of
+ * keying a graph. */
+struct thr_graph {
+	const uint8_t *src;
+	int src_stride, width, height, cur;
+	bool download;
+	struct cuda_threshold_config cfg; /* gate zero where gate_node carries it */
+	cudaGraph_t graph;
+	cudaGraphExec_t exec;
+	cudaGraphNode_t gate_node; /* the Bernsen kernel's node, or NULL: the gate is part of the key */
+	int gate;                  /* the gate the exec's kernel node holds */
+	uint64_t used;             /* for replacing the least recently used */
+};
+/* Three capture ring slots x two mask slots make six in a steady stream. */
+#define THR_GRAPHS 8
+
 struct cuda_threshold {
 	struct cuda_threshold_config cfg;
 	/* Kernels run on `stream`. A frame cut into bands uploads on s_up and
@@ -84,6 +105,10 @@ struct cuda_threshold {
 	cudaEvent_t ev[4]; /* profile: before upload, after upload, after kernels, after download */
 	struct registered reg[MAX_REGISTERED];
 	int n_reg;
+	struct thr_graph graphs[THR_GRAPHS];
+	int n_graphs;
+	uint64_t n_launch;
+	bool no_graph; /* a capture failed once: kernel by kernel from then on */
 };
 
 /* ---- kernels ---- */
@@ -556,6 +581,8 @@ __global__ void __launch_bounds__(THREADS) mean_rows_kernel(const uint8_t *__res
 __global__ void probe_kernel(int *d_out) { *d_out = 42; }
 
 typedef void (*bernsen_fn)(const uint8_t *, int, int, int, int, int, uint32_t *, int, int, const uint32_t *, int);
+#define BERNSEN_ARGS 11 /* bernsen_fn's parameters */
+#define BERNSEN_GATE_ARG 5
 /* Tile height by radius: 16 rows up to r = 8, 32 up to 16, then 64. */
 static int tile_h_for(int r) { return r == 0 ? 64 : r <= 8 ? 16 : r <= 16 ? 32 : 64; }
 #define BK(n) bernsen_kernel<n, (n <= 8 ? 16 : n <= 16 ? 32 : 64)>
@@ -745,6 +772,8 @@ fail:
 	return NULL;
 }
 
+static void thr_graphs_drop(struct cuda_threshold *t, const uint8_t *p, size_t n);
+
 void cuda_threshold_destroy(struct cuda_threshold *t)
 {
 	if (!t)
@@ -784,6 +813,7 @@ void cuda_threshold_destroy(struct cuda_threshold *t)
 		if (t->ev_k[i])
 			cudaEventDestroy(t->ev_k[i]);
 	}
+	thr_graphs_drop(t, NULL, 0);
 	if (t->s_up)
 		cudaStreamDestroy(t->s_up);
 	if (t->s_down)
@@ -835,6 +865,7 @@ int cuda_threshold_unregister(struct cuda_threshold *t, void *data)
 			continue;
 		if (t->pending)
 			cudaStreamSynchronize(t->last);
+		thr_graphs_drop(t, t->reg[i].p, t->reg[i].n);
 		if (t->reg[i].owned)
 			cudaHostUnregister(data);
 		t->reg[i] = t->reg[--t->n_reg];
@@ -1032,6 +1063,154 @@ fail:
 	return ERR_DEVICE;
 }
 
+/* The frame's launch sequence, queued call by call. */
+static int launch(struct cuda_threshold *t, const uint8_t *src, int width, int height)
+{
+	const struct cuda_threshold_config *c = &t->cfg;
+	if (c->mode == MODE_BERNSEN && !gauss_on(c))
+		return launch_bernsen(t, src, width, height, 2 * t->words);
+	return launch_whole(t, src, width, height, 2 * t->words);
+}
+
+/* Whether the frame goes as a graph: one stream (no bands), no profiling
+ * events between its steps. */
+static bool graph_ok(const struct cuda_threshold *t, int width, int height)
+{
+	const struct cuda_threshold_config *c = &t->cfg;
+	return !t->no_graph && !c->profile && (c->mode != MODE_BERNSEN || gauss_on(c) || bands_for(c, width, height) == 1);
+}
+
+/* Whether the gate lives in the Bernsen kernel's node (the per-pixel
+ * Bernsen mode without a Gaussian: the only kernel reading it). */
+static bool gate_in_node(const struct cuda_threshold_config *c) { return c->mode == MODE_BERNSEN && !gauss_on(c); }
+
+/* Destroys the graphs that upload from [p, p + n) (every one when p is
+ * NULL): a buffer unregistered may come back at that address unpinned. */
+static void thr_graphs_drop(struct cuda_threshold *t, const uint8_t *p, size_t n)
+{
+	for (int i = 0; i < t->n_graphs;) {
+		struct thr_graph *tg = &t->graphs[i];
+		if (p && (tg->src < p || tg->src >= p + n)) {
+			i++;
+			continue;
+		}
+		cudaGraphExecDestroy(tg->exec);
+		cudaGraphDestroy(tg->graph);
+		*tg = t->graphs[--t->n_graphs];
+	}
+}
+
+/* Sets the gate in a graph's Bernsen kernel node (the other arguments as
+ * captured). */
+static cudaError_t thr_graph_gate(struct thr_graph *tg, int gate)
+{
+	cudaKernelNodeParams kp;
+	cudaError_t e = cudaGraphKernelNodeGetParams(tg->gate_node, &kp);
+	if (e != cudaSuccess)
+		return e;
+	if (!kp.kernelParams)
+		return cudaErrorInvalidValue;
+	void *args[BERNSEN_ARGS];
+	for (int i = 0; i < BERNSEN_ARGS; i++)
+		args[i] = kp.kernelParams[i];
+	args[BERNSEN_GATE_ARG] = &gate;
+	kp.kernelParams = args;
+	e = cudaGraphExecKernelNodeSetParams(tg->exec, tg->gate_node, &kp);
+	if (e == cudaSuccess)
+		tg->gate = gate;
+	return e;
+}
+
+/* The node of kernel fn in a captured graph, or NULL. */
+static cudaGraphNode_t kernel_node(cudaGraph_t graph, const void *fn)
+{
+	cudaGraphNode_t nodes[16];
+	size_t n = 0;
+	if (cudaGraphGetNodes(graph, NULL, &n) != cudaSuccess || n > 16 || cudaGraphGetNodes(graph, nodes, &n) != cudaSuccess)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		cudaGraphNodeType type;
+		cudaKernelNodeParams kp;
+		if (cudaGraphNodeGetType(nodes[i], &type) == cudaSuccess && type == cudaGraphNodeTypeKernel &&
+		    cudaGraphKernelNodeGetParams(nodes[i], &kp) == cudaSuccess && kp.func == fn)
+			return nodes[i];
+	}
+	return NULL;
+}
+
+/* The graph of this frame's source buffer, size, mask slot and
+ * configuration, its gate set: found, or captured now (the least recently
+ * used of THR_GRAPHS replaced). NULL when capture fails: logged once, and
+ * the frames are queued call by call from then on. */
+static struct thr_graph *thr_graph_for(struct cuda_threshold *t, const uint8_t *src, int width, int height)
+{
+	struct cuda_threshold_config key = t->cfg;
+	const bool in_node = gate_in_node(&key);
+	if (in_node)
+		key.gate = 0;
+	struct thr_graph *tg = NULL;
+	for (int i = 0; i < t->n_graphs && !tg; i++) {
+		struct thr_graph *g = &t->graphs[i];
+		if (g->src == src && g->src_stride == t->src_stride && g->width == width && g->height == height &&
+		    g->cur == t->cur && g->download == t->download && memcmp(&g->cfg, &key, sizeof key) == 0)
+			tg = g;
+	}
+	if (tg && in_node && tg->gate != t->cfg.gate && thr_graph_gate(tg, t->cfg.gate) != cudaSuccess) {
+		(void)cudaGetLastError();
+		log_warn("cuda threshold: cannot set the gate in a graph; launching kernel by kernel");
+		t->no_graph = true;
+		return NULL;
+	}
+	if (tg) {
+		tg->used = ++t->n_launch;
+		return tg;
+	}
+	cudaGraph_t graph;
+	cudaGraphExec_t exec;
+	if (!cuda_capture_graph(
+		    t->stream,
+		    [&](cudaStream_t) { return launch(t, src, width, height) == 0 ? cudaSuccess : cudaErrorUnknown; },
+		    &exec, "cuda threshold", &graph)) {
+		t->no_graph = true;
+		return NULL;
+	}
+	cudaGraphNode_t gate_node = NULL;
+	if (in_node) {
+		const int kr = key.kernel_variant == 1 ? 0 : key.radius;
+		gate_node = kernel_node(graph, (const void *)bernsen_by_radius[kr]);
+		if (!gate_node) {
+			log_warn("cuda threshold: no Bernsen kernel in the captured graph; launching kernel by kernel");
+			cudaGraphExecDestroy(exec);
+			cudaGraphDestroy(graph);
+			t->no_graph = true;
+			return NULL;
+		}
+	}
+	if (t->n_graphs < THR_GRAPHS) {
+		tg = &t->graphs[t->n_graphs++];
+	} else {
+		tg = &t->graphs[0];
+		for (int i = 1; i < THR_GRAPHS; i++)
+			if (t->graphs[i].used < tg->used)
+				tg = &t->graphs[i];
+		cudaGraphExecDestroy(tg->exec);
+		cudaGraphDestroy(tg->graph);
+	}
+	tg->src = src;
+	tg->src_stride = t->src_stride;
+	tg->width = width;
+	tg->height = height;
+	tg->cur = t->cur;
+	tg->download = t->download;
+	tg->cfg = key;
+	tg->graph = graph;
+	tg->exec = exec;
+	tg->gate_node = gate_node;
+	tg->gate = t->cfg.gate;
+	tg->used = ++t->n_launch;
+	return tg;
+}
+
 int cuda_threshold_submit(struct cuda_threshold *t, const uint8_t *grey, int width, int height, int stride)
 {
 	const struct cuda_threshold_config *c = &t->cfg;
@@ -1057,12 +1236,15 @@ int cuda_threshold_submit(struct cuda_threshold *t, const uint8_t *grey, int wid
 	}
 	t->src_stride = stride;
 	t->words = (width + 63) / 64;
-	if (c->mode == MODE_BERNSEN && !gauss_on(c))
-		e = launch_bernsen(t, src, width, height, 2 * t->words);
-	else
-		e = launch_whole(t, src, width, height, 2 * t->words);
-	if (e < 0)
-		return e;
+	{
+		struct thr_graph *tg = graph_ok(t, width, height) ? thr_graph_for(t, src, width, height) : NULL;
+		if (tg) {
+			CUDA_CHECK(cudaGraphLaunch(tg->exec, t->stream));
+			t->last = t->stream;
+		} else if ((e = launch(t, src, width, height)) < 0) {
+			return e;
+		}
+	}
 	CUDA_CHECK(cudaEventRecord(t->ev_done, t->last));
 	t->timed = c->profile != 0;
 	t->width = width;

@@ -36,6 +36,17 @@
  * row then column pass with the integer taps of the config. Tiled:
  * tile min/max, tile thresholds, compare + ballot.
  *
+ * A frame on one stream (every mode but banded Bernsen, profiling off)
+ * is one call: its upload, kernels and download are captured as a CUDA
+ * graph once per source buffer, size, mask slot and configuration (up to
+ * eight kept, the least recently used replaced; a capture ring's three
+ * slots and the two mask slots make six), and the per-pixel Bernsen
+ * gate, which follows the frame, is set in the graph's kernel node rather
+ * than keying another graph. On the H200 host each CUDA call cost the
+ * submitting thread 10-20 us, a graph of two or three nodes about one
+ * call. A capture that fails is logged once and frames are then queued
+ * call by call. Unregistering a buffer drops the graphs that read it.
+ *
  * 4K frames are cut into 6 bands (`bands` overrides): band i's kernel waits
  * only for the bands its rows and aprons read, so it runs while band i+1 is
  * uploading, and its mask rows come back at once. At 1080p and below the

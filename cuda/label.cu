@@ -321,22 +321,28 @@ static cudaError_t enqueue_downloads(struct cuda_label *l, cudaStream_t s)
 	return e;
 }
 
-/* Sets a graph's size-following downloads to the frame's speculative sizes
- * (they stay until the sizes change again). */
+/* Whether a graph's download of have slots serves a frame that wants
+ * want: enough, and not half as much again (a larger download costs the
+ * frame's PCIe time, a change the submitting thread's). */
+static bool fits(int32_t have, int32_t want) { return have >= want && have - want <= want / 2; }
+
+/* Sets a graph's size-following downloads for the frame's speculative
+ * sizes where they no longer fit, then makes the exec's sizes the frame's
+ * (collect fetches what lies beyond them). */
 static cudaError_t graph_resize(struct cuda_label *l, struct graph_entry *ge)
 {
 	const struct lk_args *g = &l->g;
 	const struct host_tree *h = &l->h[ge->tree];
 	const size_t cap = (size_t)g->adj_cap;
 	cudaError_t e = cudaSuccess;
-	if (ge->spec_runs != l->spec_runs) {
+	if (!fits(ge->spec_runs, l->spec_runs)) {
 		e = cudaGraphExecMemcpyNodeSetParams1D(ge->exec, ge->copy_runs, h->runs, g->runs,
 						       (size_t)l->spec_runs * sizeof(struct run), cudaMemcpyDeviceToHost);
 		if (e != cudaSuccess)
 			return e;
 		ge->spec_runs = l->spec_runs;
 	}
-	if (ge->spec_regions != l->spec_regions) {
+	if (!fits(ge->spec_regions, l->spec_regions)) {
 		e = cudaGraphExecMemcpyNodeSetParams1D(ge->exec, ge->copy_regions, h->regions, g->regions,
 						       (size_t)l->spec_regions * sizeof(struct region),
 						       cudaMemcpyDeviceToHost);
@@ -348,6 +354,8 @@ static cudaError_t graph_resize(struct cuda_label *l, struct graph_entry *ge)
 			return e;
 		ge->spec_regions = l->spec_regions;
 	}
+	l->spec_runs = ge->spec_runs;
+	l->spec_regions = ge->spec_regions;
 	return e;
 }
 

@@ -30,7 +30,8 @@
  * arguments depend only on the mask buffer and the size) and the five
  * downloads behind it are captured once per mask buffer, size and host
  * tree as a CUDA graph and launched as one call; the speculative sizes,
- * rounded up to 1024 slots, are set in the graph when they change. The
+ * rounded up to 1024 slots, are set in the graph where they no longer fit
+ * (too short, or half as much again as the frame wants). The
  * threshold alternates two device masks and the host trees alternate in
  * step, so a steady stream of frames uses two graphs. A capture that fails
  * is logged once and the kernels and copies are then queued one by one.
