@@ -9,7 +9,8 @@
  * (every mean radius 1..63 and bias 0..50; a PASS/FAIL line a mode), Sauvola
  * (every mean radius, k and range extremes, a 4K checkerboard), frames cut into 1..8
  * bands (each case runs with the automatic and a forced band count), the object API (split
- * submit/collect, collect_view, registered buffers, size changes). Masks are
+ * submit/collect, collect_view, registered buffers: also a ring of three with the gate
+ * changing frame to frame and one buffer replaced; size changes). Masks are
  * compared whole words, padding bits included. Canny (cuda/canny_cuda.h)
  * against src/outline/canny.h: edges, magnitude and direction on every
  * pixel (and pixels outside the rectangle left alone), every sigma 0..4.0
@@ -404,6 +405,59 @@ static int settle(void)
 	return 1;
 }
 
+/* A capture ring's frames as the pipeline hands them over: three
+ * registered buffers in turn, the gate changing frame to frame (the
+ * engine's frame gate; the graph path sets it in its kernel node), both
+ * scales' configurations, then a buffer unregistered, freed and another
+ * registered (perhaps at the same address): every mask equals the CPU. */
+static void test_api_ring(const struct threshold_config *base)
+{
+	struct image_u8 ring[3];
+	char where[160];
+	for (int i = 0; i < 3; i++) {
+		if (image_u8_alloc(&ring[i], 640, 480) < 0)
+			abort();
+		fill(&ring[i], i);
+		check(threshold_register_buffer(gpu, ring[i].data, (size_t)ring[i].stride * 480) == 0, "ring: register");
+	}
+	m_cpu.width = m_gpu.width = 640;
+	m_cpu.height = m_gpu.height = 480;
+	static const int gates[] = {32, 32, 20, 32, 45, 8, 8, 32, 0, 255, 31, 33};
+	for (int round = 0; round < 3; round++) {
+		int ok = 1;
+		for (int k = 0; k < 24 && ok; k++) {
+			struct threshold_config c = *base;
+			c.radius = round == 1 ? 2 : 8;
+			c.median = round == 1 ? 3 : 0;
+			c.gate = gates[k % 12];
+			struct image_u8 *f = &ring[k % 3];
+			if (k % 5 == 4)
+				fill(f, k % 3); /* a new frame in the slot */
+			ok = threshold_set_config(cpu, &c) == 0 && threshold_set_config(gpu, &c) == 0 &&
+			     threshold_process(cpu, f, &m_cpu) == 0 && threshold_process(gpu, f, &m_gpu) == 0 &&
+			     masks_equal(&m_cpu, &m_gpu, 640, 480, where, sizeof where);
+		}
+		check(ok, round == 1 ? "ring: radius 2 after a median, gates changing" : "ring: gates changing");
+		if (round == 1) {
+			check(threshold_unregister_buffer(gpu, ring[0].data) == 0, "ring: unregister");
+			image_u8_free(&ring[0]);
+			if (image_u8_alloc(&ring[0], 640, 480) < 0)
+				abort();
+			fill(&ring[0], 2);
+			check(threshold_register_buffer(gpu, ring[0].data, (size_t)ring[0].stride * 480) == 0,
+			      "ring: register a new buffer");
+		}
+	}
+	for (int i = 0; i < 3; i++) {
+		check(threshold_unregister_buffer(gpu, ring[i].data) == 0, "ring: unregister");
+		image_u8_free(&ring[i]);
+	}
+	threshold_set_config(cpu, base);
+	threshold_set_config(gpu, base);
+	m_cpu.width = m_gpu.width = 1280;
+	m_cpu.height = m_gpu.height = 720;
+}
+
 static void test_api(void)
 {
 	struct threshold_config c = base_config(1920, 1080);
@@ -435,6 +489,7 @@ static void test_api(void)
 	check(ok, "submit twice, collect the second");
 	check(threshold_collect(gpu, &m_gpu) == ERR_AGAIN, "collect without submit is ERR_AGAIN");
 	check(threshold_unregister_buffer(gpu, b.data) == 0, "unregister");
+	test_api_ring(&c);
 	/* sizes change frame to frame in one object */
 	struct image_u8 small = {.width = 333, .height = 2, .stride = a.stride, .data = a.data};
 	compare(&c, &small, "resize");
