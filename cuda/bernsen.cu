@@ -1196,18 +1196,9 @@ static struct thr_graph *thr_graph_for(struct cuda_threshold *t, const uint8_t *
 		cudaGraphExecDestroy(tg->exec);
 		cudaGraphDestroy(tg->graph);
 	}
-	tg->src = src;
-	tg->src_stride = t->src_stride;
-	tg->width = width;
-	tg->height = height;
-	tg->cur = t->cur;
-	tg->download = t->download;
-	tg->cfg = key;
-	tg->graph = graph;
-	tg->exec = exec;
-	tg->gate_node = gate_node;
-	tg->gate = t->cfg.gate;
-	tg->used = ++t->n_launch;
+	*tg = (struct thr_graph){.src = src, .src_stride = t->src_stride, .width = width, .height = height,
+				 .cur = t->cur, .download = t->download, .cfg = key, .graph = graph, .exec = exec,
+				 .gate_node = gate_node, .gate = t->cfg.gate, .used = ++t->n_launch};
 	return tg;
 }
 

@@ -452,18 +452,10 @@ static struct graph_entry *graph_for(struct cuda_label *l)
 		cudaGraphExecDestroy(ge->exec);
 		cudaGraphDestroy(ge->graph);
 	}
-	ge->mask = g->mask;
-	ge->width = g->width;
-	ge->height = g->height;
-	ge->stride_words = g->stride_words;
-	ge->tree = l->cur;
-	ge->graph = graph;
-	ge->exec = exec;
-	ge->copy_runs = runs;
-	ge->copy_regions = regions;
-	ge->copy_adj = adj;
-	ge->spec_runs = l->spec_runs;
-	ge->spec_regions = l->spec_regions;
+	*ge = (struct graph_entry){.mask = g->mask, .width = g->width, .height = g->height,
+				  .stride_words = g->stride_words, .tree = l->cur, .graph = graph, .exec = exec,
+				  .copy_runs = runs, .copy_regions = regions, .copy_adj = adj,
+				  .spec_runs = l->spec_runs, .spec_regions = l->spec_regions};
 	return ge;
 }
 
