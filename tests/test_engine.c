@@ -1314,6 +1314,62 @@ static void test_merge_doubtful_agreed(void **state)
 	detections_free(&d3);
 }
 
+/* A fallback read (the lower rungs of the third scale's scaled pass)
+ * holds a place only while no other read does: it gives way to the first
+ * scale's own symbol, to a later scale's whole or completed read, and to a
+ * later read that agrees or not; alone it stands, still a fallback; against
+ * a doubtful read or another fallback of another ID neither stands. */
+static void test_merge_fallback(void **state)
+{
+	(void)state;
+	struct detections d, d2, d3, d4;
+	assert_int_equal(detections_alloc(&d, 16), 0);
+	assert_int_equal(detections_alloc(&d2, 16), 0);
+	assert_int_equal(detections_alloc(&d3, 16), 0);
+	assert_int_equal(detections_alloc(&d4, 16), 0);
+	d.fids[d.n_fids++] = fid_at(5, 100, 100);
+	d2.fids[d2.n_fids++] = fid_at(4, 100, 200); /* whole, from a later scale */
+	d2.fids[d2.n_fids++] = fid_at(3, 200, 200); /* completed, from a later scale */
+	d2.fids[1].completed = 1;
+	merge_scale(&d, &d2);
+	d3.fids[d3.n_fids++] = fid_at(9, 101, 100);  /* the first scale's 5 stands */
+	d3.fids[d3.n_fids++] = fid_at(8, 101, 200);  /* the whole 4 stands */
+	d3.fids[d3.n_fids++] = fid_at(7, 201, 200);  /* the completed 3 stands */
+	d3.fids[d3.n_fids++] = fid_at(6, 400, 400);  /* alone: stands */
+	d3.fids[d3.n_fids++] = fid_at(1, 500, 500);  /* alone, then a whole read agrees */
+	d3.fids[d3.n_fids++] = fid_at(2, 600, 600);  /* alone, then a whole 11 there */
+	d3.fids[d3.n_fids++] = fid_at(12, 700, 700); /* alone, then a doubtful 13: neither */
+	d3.fids[d3.n_fids++] = fid_at(14, 800, 800); /* two fallbacks of two IDs: neither */
+	d3.fids[d3.n_fids++] = fid_at(15, 801, 800);
+	for (int i = 0; i < d3.n_fids; i++)
+		d3.fids[i].completed = FIDUCIAL_FALLBACK;
+	merge_scale(&d, &d3);
+	d4.fids[d4.n_fids++] = fid_at(1, 502, 501);
+	d4.fids[d4.n_fids++] = fid_at(11, 601, 600);
+	d4.fids[d4.n_fids++] = fid_at(13, 701, 700);
+	d4.fids[2].completed = FIDUCIAL_DOUBTFUL;
+	merge_scale(&d, &d4);
+	assert_int_equal(d.n_fids, 6);
+	int seen = 0;
+	for (int i = 0; i < d.n_fids; i++) {
+		const struct fiducial_det *f = &d.fids[i];
+		seen |= (f->id == 5 && f->root == 7 && !f->completed) << 0 | (f->id == 4 && !f->completed) << 1 |
+			(f->id == 3 && f->completed == 1) << 2 | (f->id == 6 && f->completed == FIDUCIAL_FALLBACK) << 3 |
+			(f->id == 1 && !f->completed && fabsf(f->x - 502) < 1e-3f && f->votes == 0) << 4 |
+			(f->id == 11 && !f->completed) << 5;
+	}
+	assert_int_equal(seen, 63);
+	assert_int_equal(d.n_fuzzy, 2);
+	for (int i = 0; i < d.n_fuzzy; i++) {
+		assert_int_equal(d.fuzzy[i].id, -1);
+		assert_true(fabsf(d.fuzzy[i].x - 700) < 2 || fabsf(d.fuzzy[i].x - 800) < 2);
+	}
+	detections_free(&d);
+	detections_free(&d2);
+	detections_free(&d3);
+	detections_free(&d4);
+}
+
 /* A pass's vetoes (merge_vetoes): a veto moves the reads of other IDs at
  * its place to the fuzzy list, whether they come before or after it, and
  * goes there itself; a read of its own ID there, and reads elsewhere,
@@ -1373,6 +1429,7 @@ int main(void)
 		cmocka_unit_test(test_merge_completed),
 		cmocka_unit_test(test_merge_doubtful),
 		cmocka_unit_test(test_merge_doubtful_agreed),
+		cmocka_unit_test(test_merge_fallback),
 		cmocka_unit_test(test_merge_vetoes),
 		cmocka_unit_test(test_merge_check),
 		cmocka_unit_test(test_merge_tie_break),

@@ -29,12 +29,16 @@ struct fiducial_det {
 			     * disagrees (pipeline/merge.h); FIDUCIAL_VETO: a read whose dots
 			     * look like a broken blob wall (match_config.dot_max_elongation),
 			     * which only cancels its own pass's reads of other IDs at its
-			     * place and never leaves that pass (merge_vetoes); else 0 */
+			     * place and never leaves that pass (merge_vetoes);
+			     * FIDUCIAL_FALLBACK: read at a radius below the one its place
+			     * asked for (the third scale's scaled pass, engine.c), which
+			     * stands only where no other read holds the place; else 0 */
 	int32_t votes;      /* other reads of this ID at this place merged into it from other
 			     * scales and passes (pipeline/merge.h); 0 as decoded */
 };
 #define FIDUCIAL_DOUBTFUL 2
 #define FIDUCIAL_VETO 3
+#define FIDUCIAL_FALLBACK 4
 
 /* A region that could carry a known object when its tree is destroyed
  * (motion blur): not border, roughly square, about a symbol's size

@@ -227,6 +227,7 @@ struct third {
 	struct match *small_mat; /* and its matcher (small_configs) */
 	struct threshold *check; /* its symbols' second read (radius_small_check), on the CPU; NULL: off */
 	struct match *check_mat; /* and its matcher (check_configs) */
+	bool rung_vetoes;         /* s3's matcher holds the dot vetoes (third_match_rung) */
 	struct closing *close; /* the closing pass's (close_scale3), CPU only */
 	/* The upsampled pass's (radius_up > 0; else all NULL/empty): its
 	 * threshold, segmenter and matcher for parts of THIRD_UP_SIDE pixels
@@ -744,6 +745,7 @@ static int third_scale_sync(struct engine *e)
 			err = ratio_sync(&e->t3.ratio, &e->cfg, &mc);
 		if (!err)
 			err = deblur_sync(&e->t3.deblur, &e->cfg, &mc);
+		e->t3.rung_vetoes = false;
 		return err ? err : match_set_config(e->s3.mat, &mc);
 	}
 	/* On CUDA with the first scale (whole frames, cut into windows, where
@@ -1402,6 +1404,27 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 	return deblur_finish(e) && ok;
 }
 
+/* d's symbols from `from` on (one rung's) as fallbacks (FIDUCIAL_FALLBACK):
+ * whole trees only, after their vetoes (merge_vetoes, within the rung). */
+static void scaled_fallbacks(struct detections *d, int from)
+{
+	struct detections rung = *d;
+	rung.fids = d->fids + from;
+	rung.n_fids = d->n_fids - from;
+	rung.cap_fids = d->cap_fids - from;
+	merge_vetoes(&rung);
+	d->n_fids = from + rung.n_fids;
+	d->n_fuzzy = rung.n_fuzzy;
+	int k = from;
+	for (int i = from; i < d->n_fids; i++) {
+		if (d->fids[i].completed)
+			continue;
+		d->fids[k] = d->fids[i];
+		d->fids[k++].completed = FIDUCIAL_FALLBACK;
+	}
+	d->n_fids = k;
+}
+
 /* The third scale's second pass (mean_scale3): in windows, each at the
  * local-mean radius its symbols' size asks for (windows.h), thresholded on
  * the CPU whatever the first pass's backend (so both give the same bits),
@@ -1411,7 +1434,34 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
  * its own (a 70 px symbol, its root merged with the shadow's edge, read at
  * the radius of a 110 px neighbour's window) read as another ID. Its
  * symbols follow the first pass's in the scale's detections, so where the
- * two passes find one symbol the configured radius's stands. */
+ * two passes find one symbol the configured radius's stands.
+ * A window's radius is that of its largest branching region, often a
+ * neighbour's larger root: a 59 px symbol in a hard shadow beside a 66 px
+ * one read at radius 5-6 and not at 7-8, where the sunlit paper's edge
+ * pulled the mean over its shadowed paper. So, as the closing pass does,
+ * each window is read again down a ladder of radii (each keeping the
+ * symbols its tolerance takes) to the smallest; a lower rung's reads are
+ * whole trees only and fallbacks (FIDUCIAL_FALLBACK: standing only where
+ * no other read holds the place; merge.h), since a smaller radius also
+ * breaks walls another pass reads whole. */
+/* The third scale's matcher for a lower rung of the scaled pass (lower:
+ * the ratio pass's dot vetoes, THIRD_RATIO_DOT_*) or for the others. Set
+ * only when it changes. */
+static bool third_match_rung(struct engine *e, bool lower)
+{
+	if (e->t3.rung_vetoes == lower)
+		return true;
+	struct threshold_config tc;
+	struct match_config mc;
+	third_configs(&e->cfg, &tc, &mc);
+	if (lower) {
+		mc.dot_max_elongation = THIRD_RATIO_DOT_ELONGATION;
+		mc.dot_max_area = THIRD_RATIO_DOT_AREA;
+	}
+	e->t3.rung_vetoes = lower;
+	return match_set_config(e->s3.mat, &mc) == 0;
+}
+
 static bool third_scaled(struct engine *e, const struct image_u8 *grey, struct threshold *thr)
 {
 	const struct engine_config *c = &e->cfg;
@@ -1424,17 +1474,28 @@ static bool third_scaled(struct engine *e, const struct image_u8 *grey, struct t
 	tc.gate = gate_of_mode(tc.mode, c->thr.gate, e->gate);
 	bool ok = true;
 	for (int i = 0; i < n && ok; i++) {
-		const struct window *w = &e->t3.win[i];
-		if (w->radius == c->thr.mean_radius)
-			continue;
-		tc.mean_radius = w->radius;
-		e->t3.stats.scaled_windows++;
-		e->t3.stats.scaled_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
-		ok = threshold_set_config(thr, &tc) == 0 &&
-		     third_window(e, grey, w, third_halo(c, w->radius), thr, &rule, 0, THIRD_BY_THR);
+		struct window w = e->t3.win[i];
+		for (;;) {
+			if (w.radius != c->thr.mean_radius) {
+				const int from = e->s3.det.n_fids;
+				tc.mean_radius = w.radius;
+				e->t3.stats.scaled_windows++;
+				e->t3.stats.scaled_area_px += (int64_t)(w.x1 - w.x0) * (w.y1 - w.y0);
+				const bool lower = w.radius != e->t3.win[i].radius;
+				ok = threshold_set_config(thr, &tc) == 0 && third_match_rung(e, lower) &&
+				     third_window(e, grey, &w, third_halo(c, w.radius), thr, &rule, 0, THIRD_BY_THR);
+				if (lower)
+					scaled_fallbacks(&e->s3.det, from);
+			}
+			const int next = w.radius - (2 * THIRD_SCALED_TOLERANCE + 1);
+			if (!ok || next + THIRD_SCALED_TOLERANCE < THIRD_SCALED_MIN_RADIUS)
+				break;
+			w.radius = next > THIRD_SCALED_MIN_RADIUS ? next : THIRD_SCALED_MIN_RADIUS;
+		}
 	}
 	tc.mean_radius = c->thr.mean_radius;
-	return threshold_set_config(thr, &tc) == 0 && ok;
+	const bool matcher = third_match_rung(e, false);
+	return threshold_set_config(thr, &tc) == 0 && matcher && ok;
 }
 
 /* Reads the square of half side r around (fx, fy) (cut at the frame's

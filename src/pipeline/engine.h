@@ -164,7 +164,7 @@ const struct detections *engine_detections(const struct engine *e);
  * while there is no third scale. */
 struct engine_third_stats {
 	int64_t frames, whole_frames, windows, area_px;
-	int64_t scaled_windows, scaled_area_px; /* the second pass's (mean_scale3) */
+	int64_t scaled_windows, scaled_area_px; /* the second pass's (mean_scale3), a rung of its ladder a window */
 	int64_t closed_windows, closed_area_px; /* the closing pass's (close_scale3) */
 	int64_t ratio_windows, ratio_area_px;   /* the ratio pass's (ratio3) */
 	int64_t small_windows, small_area_px;   /* the small-symbol pass's (radius_small) */

@@ -36,6 +36,23 @@ void merge_scale(struct detections *d, const struct detections *d2)
 	for (int i = 0; i < d2->n_fids; i++) {
 		const struct fiducial_det *f = &d2->fids[i];
 		const int j = near_index(d->fids, d->n_fids, f);
+		/* A fallback read holds a place only while no other read does:
+		 * it gives way to any read that agrees or that a doubtful rule
+		 * would believe (and is no vote); against a fallback or a
+		 * doubtful read of another ID, neither is believed. */
+		if (j >= 0 && (f->completed == FIDUCIAL_FALLBACK || d->fids[j].completed == FIDUCIAL_FALLBACK)) {
+			const bool f_weak = f->completed == FIDUCIAL_FALLBACK || f->completed == FIDUCIAL_DOUBTFUL;
+			const bool j_weak = d->fids[j].completed == FIDUCIAL_FALLBACK ||
+					    (d->fids[j].completed == FIDUCIAL_DOUBTFUL && d->fids[j].root < 0 &&
+					     d->fids[j].votes == 0);
+			if (d->fids[j].id != f->id && f_weak && j_weak) {
+				drop(d, j);
+			} else if (d->fids[j].completed == FIDUCIAL_FALLBACK && f->completed != FIDUCIAL_FALLBACK) {
+				d->fids[j] = *f;
+				d->fids[j].root = -1;
+			}
+			continue;
+		}
 		if (j >= 0 && d->fids[j].id == f->id) {
 			/* A doubtful read gives its place to the read that agrees
 			 * (and is no vote for it). */
