@@ -156,7 +156,9 @@ struct worker {
  * and 3 3188 and 14140 (10, 20); 6 alone 3188, 14147 (13, 20); the area
  * alone 3180, 14149 (13, 21). Such reads simply dropped (no veto) let a
  * read of another ID at the place from the pass's other radius stand,
- * which the vetoed one had cancelled (dim, seed 46: a wrong ID). */
+ * which the vetoed one had cancelled (dim, seed 46: a wrong ID). The
+ * scaled pass's lower rungs, whose small radii break walls too, use the
+ * same vetoes (third_match_rung). */
 #define THIRD_RATIO_DOT_ELONGATION 6.0f
 #define THIRD_RATIO_DOT_AREA 3.0f
 /* The deblurring pass (deblur3): its windows reach THIRD_DEBLUR_PAD pixels
@@ -1425,6 +1427,24 @@ static void scaled_fallbacks(struct detections *d, int from)
 	d->n_fids = k;
 }
 
+/* The third scale's matcher for a lower rung of the scaled pass (lower:
+ * the ratio pass's dot vetoes, THIRD_RATIO_DOT_*) or for the others. Set
+ * only when it changes. */
+static bool third_match_rung(struct engine *e, bool lower)
+{
+	if (e->t3.rung_vetoes == lower)
+		return true;
+	struct threshold_config tc;
+	struct match_config mc;
+	third_configs(&e->cfg, &tc, &mc);
+	if (lower) {
+		mc.dot_max_elongation = THIRD_RATIO_DOT_ELONGATION;
+		mc.dot_max_area = THIRD_RATIO_DOT_AREA;
+	}
+	e->t3.rung_vetoes = lower;
+	return match_set_config(e->s3.mat, &mc) == 0;
+}
+
 /* The third scale's second pass (mean_scale3): in windows, each at the
  * local-mean radius its symbols' size asks for (windows.h), thresholded on
  * the CPU whatever the first pass's backend (so both give the same bits),
@@ -1444,24 +1464,6 @@ static void scaled_fallbacks(struct detections *d, int from)
  * whole trees only and fallbacks (FIDUCIAL_FALLBACK: standing only where
  * no other read holds the place; merge.h), since a smaller radius also
  * breaks walls another pass reads whole. */
-/* The third scale's matcher for a lower rung of the scaled pass (lower:
- * the ratio pass's dot vetoes, THIRD_RATIO_DOT_*) or for the others. Set
- * only when it changes. */
-static bool third_match_rung(struct engine *e, bool lower)
-{
-	if (e->t3.rung_vetoes == lower)
-		return true;
-	struct threshold_config tc;
-	struct match_config mc;
-	third_configs(&e->cfg, &tc, &mc);
-	if (lower) {
-		mc.dot_max_elongation = THIRD_RATIO_DOT_ELONGATION;
-		mc.dot_max_area = THIRD_RATIO_DOT_AREA;
-	}
-	e->t3.rung_vetoes = lower;
-	return match_set_config(e->s3.mat, &mc) == 0;
-}
-
 static bool third_scaled(struct engine *e, const struct image_u8 *grey, struct threshold *thr)
 {
 	const struct engine_config *c = &e->cfg;
