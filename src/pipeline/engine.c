@@ -65,6 +65,13 @@ struct worker {
  * on its size) may differ from its window's and still count: within a
  * window all symbols take the largest one's radius. */
 #define THIRD_SCALED_TOLERANCE 2
+/* The step between the rungs of its ladder (third_scaled): rungs 3 apart
+ * overlap by their tolerance. On sheet-half, 12 seeds (24 frames,
+ * reacTIVision's set, 3456 symbols), a step of 5 (rungs that just meet,
+ * as the closing pass's) read 3205 with 10 wrong IDs, 4 3214 (10), 3
+ * 3217 (9); 3 also read more at 24 frames on room and sun with our set and
+ * on sheet-half, for 7.6% more CPU than 5 on sun (callgrind). */
+#define THIRD_SCALED_STEP 3
 /* The small-symbol pass (third_small, radius_small): windows around
  * unexplained structure under THIRD_SMALL_WIN_PX a side, reaching
  * THIRD_SMALL_PAD pixels past its tiles (a card's margin and ring reach a
@@ -1459,11 +1466,12 @@ static bool third_match_rung(struct engine *e, bool lower)
  * neighbour's larger root: a 59 px symbol in a hard shadow beside a 66 px
  * one read at radius 5-6 and not at 7-8, where the sunlit paper's edge
  * pulled the mean over its shadowed paper. So, as the closing pass does,
- * each window is read again down a ladder of radii (each keeping the
- * symbols its tolerance takes) to the smallest; a lower rung's reads are
- * whole trees only and fallbacks (FIDUCIAL_FALLBACK: standing only where
- * no other read holds the place; merge.h), since a smaller radius also
- * breaks walls another pass reads whole. */
+ * each window is read again down a ladder of radii THIRD_SCALED_STEP
+ * apart (each keeping the symbols its tolerance takes) to the smallest; a
+ * lower rung's reads are whole trees only and fallbacks
+ * (FIDUCIAL_FALLBACK: standing only where no other read holds the place;
+ * merge.h), since a smaller radius also breaks walls another pass reads
+ * whole. */
 static bool third_scaled(struct engine *e, const struct image_u8 *grey, struct threshold *thr)
 {
 	const struct engine_config *c = &e->cfg;
@@ -1489,8 +1497,8 @@ static bool third_scaled(struct engine *e, const struct image_u8 *grey, struct t
 				if (lower)
 					scaled_fallbacks(&e->s3.det, from);
 			}
-			const int next = w.radius - (2 * THIRD_SCALED_TOLERANCE + 1);
-			if (!ok || next + THIRD_SCALED_TOLERANCE < THIRD_SCALED_MIN_RADIUS)
+			const int next = w.radius - THIRD_SCALED_STEP;
+			if (!ok || w.radius <= THIRD_SCALED_MIN_RADIUS || next + THIRD_SCALED_TOLERANCE < THIRD_SCALED_MIN_RADIUS)
 				break;
 			w.radius = next > THIRD_SCALED_MIN_RADIUS ? next : THIRD_SCALED_MIN_RADIUS;
 		}
