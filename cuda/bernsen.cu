@@ -599,6 +599,10 @@ static bool gauss_on(const struct cuda_threshold_config *c)
 }
 
 /* Taps off (all zero), or a radius in range whose taps sum to 256. */
+/* The per-pixel Bernsen mode without a Gaussian: the banded, fused kernel
+ * path (launch_bernsen), whose kernel alone reads the gate. */
+static bool per_pixel_bernsen(const struct cuda_threshold_config *c) { return c->mode == MODE_BERNSEN && !gauss_on(c); }
+
 static bool gauss_ok(const struct cuda_threshold_config *c)
 {
 	if (c->gauss_radius < 0 || c->gauss_radius > CUDA_GAUSS_MAX_RADIUS)
@@ -891,7 +895,7 @@ static bool is_registered(const struct cuda_threshold *t, const uint8_t *p, size
  * in 2-4; 3840x2160 263-267 (1), 238 (3), 222 (6), 232 (8). */
 static int bands_for(const struct cuda_threshold_config *c, int width, int height)
 {
-	if (c->mode != 0 || gauss_on(c))
+	if (!per_pixel_bernsen(c))
 		return 1; /* the two-pass Gaussian and the tiled mode run whole frames */
 	if (c->bands > 0)
 		return c->bands;
@@ -1066,23 +1070,17 @@ fail:
 /* The frame's launch sequence, queued call by call. */
 static int launch(struct cuda_threshold *t, const uint8_t *src, int width, int height)
 {
-	const struct cuda_threshold_config *c = &t->cfg;
-	if (c->mode == MODE_BERNSEN && !gauss_on(c))
+	if (per_pixel_bernsen(&t->cfg))
 		return launch_bernsen(t, src, width, height, 2 * t->words);
 	return launch_whole(t, src, width, height, 2 * t->words);
 }
 
-/* Whether the frame goes as a graph: one stream (no bands), no profiling
+/* Whether the frame goes as a graph: one stream (one band), no profiling
  * events between its steps. */
 static bool graph_ok(const struct cuda_threshold *t, int width, int height)
 {
-	const struct cuda_threshold_config *c = &t->cfg;
-	return !t->no_graph && !c->profile && (c->mode != MODE_BERNSEN || gauss_on(c) || bands_for(c, width, height) == 1);
+	return !t->no_graph && !t->cfg.profile && bands_for(&t->cfg, width, height) == 1;
 }
-
-/* Whether the gate lives in the Bernsen kernel's node (the per-pixel
- * Bernsen mode without a Gaussian: the only kernel reading it). */
-static bool gate_in_node(const struct cuda_threshold_config *c) { return c->mode == MODE_BERNSEN && !gauss_on(c); }
 
 /* Destroys the graphs that upload from [p, p + n) (every one when p is
  * NULL): a buffer unregistered may come back at that address unpinned. */
@@ -1124,18 +1122,10 @@ static cudaError_t thr_graph_gate(struct thr_graph *tg, int gate)
 /* The node of kernel fn in a captured graph, or NULL. */
 static cudaGraphNode_t kernel_node(cudaGraph_t graph, const void *fn)
 {
-	cudaGraphNode_t nodes[16];
-	size_t n = 0;
-	if (cudaGraphGetNodes(graph, NULL, &n) != cudaSuccess || n > 16 || cudaGraphGetNodes(graph, nodes, &n) != cudaSuccess)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		cudaGraphNodeType type;
+	return cuda_graph_node(graph, cudaGraphNodeTypeKernel, [fn](cudaGraphNode_t n) {
 		cudaKernelNodeParams kp;
-		if (cudaGraphNodeGetType(nodes[i], &type) == cudaSuccess && type == cudaGraphNodeTypeKernel &&
-		    cudaGraphKernelNodeGetParams(nodes[i], &kp) == cudaSuccess && kp.func == fn)
-			return nodes[i];
-	}
-	return NULL;
+		return cudaGraphKernelNodeGetParams(n, &kp) == cudaSuccess && kp.func == fn;
+	});
 }
 
 /* The graph of this frame's source buffer, size, mask slot and
@@ -1145,7 +1135,7 @@ static cudaGraphNode_t kernel_node(cudaGraph_t graph, const void *fn)
 static struct thr_graph *thr_graph_for(struct cuda_threshold *t, const uint8_t *src, int width, int height)
 {
 	struct cuda_threshold_config key = t->cfg;
-	const bool in_node = gate_in_node(&key);
+	const bool in_node = per_pixel_bernsen(&key); /* the only kernel reading the gate */
 	if (in_node)
 		key.gate = 0;
 	struct thr_graph *tg = NULL;

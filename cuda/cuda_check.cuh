@@ -15,6 +15,11 @@
  * once ("WHAT: no CUDA graph (reason); launching kernel by kernel"),
  * clears the capture's error so that it is not the next call's, and
  * returns false: the caller then launches kernel by kernel for good.
+ *
+ * cuda_graph_node(graph, type, match) is the first node of that type for
+ * which match(node) is true, or NULL (graphs of up to 64 nodes): how a
+ * caller finds, in a captured graph, the node whose parameters it changes
+ * in the exec later.
  */
 #ifndef TT_CUDA_CHECK_CUH
 #define TT_CUDA_CHECK_CUH
@@ -66,6 +71,21 @@ static bool cuda_capture_graph(cudaStream_t stream, Enqueue enqueue, cudaGraphEx
 		return false;
 	}
 	return true;
+}
+
+template <class Match>
+static cudaGraphNode_t cuda_graph_node(cudaGraph_t graph, cudaGraphNodeType type, Match match)
+{
+	cudaGraphNode_t nodes[64];
+	size_t n = 0;
+	if (cudaGraphGetNodes(graph, NULL, &n) != cudaSuccess || n > 64 || cudaGraphGetNodes(graph, nodes, &n) != cudaSuccess)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		cudaGraphNodeType t;
+		if (cudaGraphNodeGetType(nodes[i], &t) == cudaSuccess && t == type && match(nodes[i]))
+			return nodes[i];
+	}
+	return NULL;
 }
 
 #endif

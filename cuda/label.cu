@@ -388,24 +388,13 @@ static cudaError_t enqueue(struct cuda_label *l, cudaStream_t s)
 	return cudaGetLastError();
 }
 
-/* The graph node of the download into host pointer dst, among a captured
- * graph's memcpy nodes; NULL when there is none. */
+/* The node of a captured graph's download into host pointer dst, or NULL. */
 static cudaGraphNode_t copy_node(cudaGraph_t graph, const void *dst)
 {
-	size_t n = 0;
-	if (cudaGraphGetNodes(graph, NULL, &n) != cudaSuccess || n == 0 || n > 64)
-		return NULL;
-	cudaGraphNode_t nodes[64];
-	if (cudaGraphGetNodes(graph, nodes, &n) != cudaSuccess)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		cudaGraphNodeType type;
+	return cuda_graph_node(graph, cudaGraphNodeTypeMemcpy, [dst](cudaGraphNode_t n) {
 		cudaMemcpy3DParms p;
-		if (cudaGraphNodeGetType(nodes[i], &type) == cudaSuccess && type == cudaGraphNodeTypeMemcpy &&
-		    cudaGraphMemcpyNodeGetParams(nodes[i], &p) == cudaSuccess && p.dstPtr.ptr == dst)
-			return nodes[i];
-	}
-	return NULL;
+		return cudaGraphMemcpyNodeGetParams(n, &p) == cudaSuccess && p.dstPtr.ptr == dst;
+	});
 }
 
 /* The graph of the current mask, size and host tree: found, or captured
