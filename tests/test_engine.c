@@ -1413,6 +1413,97 @@ static void test_merge_vetoes(void **state)
 	detections_free(&d);
 }
 
+/* Reads counted before the merge (merge_majority): the shadow preset
+ * (seed 334, frame 2) read a 133 as 212 in the first scale and as 133 in
+ * the third scale's window and its ratio pass; the sheet-half preset
+ * (seed 241, frame 18) read a 2 as a whole 48 in the scaled pass and as a
+ * completed 2 in the closing and upsampled passes. A read that two reads
+ * of another ID outvote moves to its list's fuzzy symbols, whichever list
+ * holds it and in whatever order; two doubtful or fallback reads outvote
+ * nothing; a tie, a lone read and reads elsewhere stay. */
+static void test_merge_majority(void **state)
+{
+	(void)state;
+	for (int order = 0; order < 2; order++) {
+		struct detections d1, d2, d3;
+		assert_int_equal(detections_alloc(&d1, 8), 0);
+		assert_int_equal(detections_alloc(&d2, 8), 0);
+		assert_int_equal(detections_alloc(&d3, 16), 0);
+		struct fiducial_det a = fid_at(133, 264, 67), b = fid_at(133, 265, 67);
+		b.completed = FIDUCIAL_DOUBTFUL;
+		d1.fids[d1.n_fids++] = fid_at(212, 264, 68); /* outvoted, the first scale's own */
+		d3.fids[d3.n_fids++] = order ? b : a;
+		d3.fids[d3.n_fids++] = order ? a : b;
+		struct fiducial_det w = fid_at(48, 310, 211), c = fid_at(2, 309, 212);
+		c.completed = 1;
+		d3.fids[d3.n_fids++] = order ? c : w; /* the whole 48: outvoted */
+		d3.fids[d3.n_fids++] = c;
+		d3.fids[d3.n_fids++] = order ? w : c;
+		struct fiducial_det f = fid_at(7, 500, 500), g = fid_at(7, 501, 500);
+		f.completed = FIDUCIAL_DOUBTFUL;
+		g.completed = FIDUCIAL_FALLBACK;
+		d2.fids[d2.n_fids++] = fid_at(9, 500, 501); /* two weak reads: it stays */
+		d3.fids[d3.n_fids++] = f;
+		d3.fids[d3.n_fids++] = g;
+		d1.fids[d1.n_fids++] = fid_at(109, 100, 100); /* a tie: both stay */
+		d2.fids[d2.n_fids++] = fid_at(119, 100, 101);
+		d1.fids[d1.n_fids++] = fid_at(5, 50, 400); /* alone */
+		struct detections *lists[3] = {&d1, &d2, &d3};
+		merge_majority(lists, 3);
+		assert_int_equal(d1.n_fids, 2);
+		assert_int_equal(d1.n_fuzzy, 1);
+		assert_int_equal(d1.fuzzy[0].id, -1);
+		assert_true(fabsf(d1.fuzzy[0].x - 264) < 1);
+		for (int i = 0; i < d1.n_fids; i++)
+			assert_true(d1.fids[i].id == 109 || d1.fids[i].id == 5);
+		assert_int_equal(d2.n_fids, 2);
+		assert_int_equal(d2.n_fuzzy, 0);
+		assert_int_equal(d3.n_fids, 6);
+		assert_int_equal(d3.n_fuzzy, 1);
+		assert_true(fabsf(d3.fuzzy[0].x - 310) < 1);
+		for (int i = 0; i < d3.n_fids; i++)
+			assert_true(d3.fids[i].id == 133 || d3.fids[i].id == 2 || d3.fids[i].id == 7);
+		detections_free(&d1);
+		detections_free(&d2);
+		detections_free(&d3);
+	}
+}
+
+/* A pass's two reads (merge_second_read): the upsampled pass read a
+ * 32 px 15 half in a hard shadow as a whole 95 by Bernsen and as 15 by
+ * the closing (the sun preset, reacTIVision's set, seed 42, frame 1).
+ * The first read that a second one contradicts moves to the fuzzy list
+ * and the second becomes doubtful; a second read that agrees, first reads
+ * elsewhere and reads before `first` stay as they are. */
+static void test_merge_second_read(void **state)
+{
+	(void)state;
+	struct detections d;
+	assert_int_equal(detections_alloc(&d, 16), 0);
+	d.fids[d.n_fids++] = fid_at(95, 409, 60);  /* another pass's: before first */
+	d.fids[d.n_fids++] = fid_at(95, 409, 59);  /* first reads from here */
+	d.fids[d.n_fids++] = fid_at(12, 200, 200); /* agreed on below */
+	d.fids[d.n_fids++] = fid_at(30, 100, 100); /* no second read there */
+	struct fiducial_det c = fid_at(15, 408, 59), a = fid_at(12, 201, 200);
+	c.completed = a.completed = 1;
+	d.fids[d.n_fids++] = c;
+	d.fids[d.n_fids++] = a;
+	merge_second_read(&d, 1, 4);
+	assert_int_equal(d.n_fids, 5);
+	assert_int_equal(d.n_fuzzy, 1);
+	assert_int_equal(d.fuzzy[0].id, -1);
+	assert_true(fabsf(d.fuzzy[0].y - 59) < 1e-3f);
+	int seen = 0;
+	for (int i = 0; i < d.n_fids; i++) {
+		const struct fiducial_det *f = &d.fids[i];
+		seen |= (f->id == 95 && fabsf(f->y - 60) < 1e-3f) << 0 | (f->id == 12 && !f->completed) << 1 |
+			(f->id == 30) << 2 | (f->id == 15 && f->completed == FIDUCIAL_DOUBTFUL) << 3 |
+			(f->id == 12 && f->completed == 1) << 4;
+	}
+	assert_int_equal(seen, 31);
+	detections_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1431,6 +1522,8 @@ int main(void)
 		cmocka_unit_test(test_merge_doubtful_agreed),
 		cmocka_unit_test(test_merge_fallback),
 		cmocka_unit_test(test_merge_vetoes),
+		cmocka_unit_test(test_merge_majority),
+		cmocka_unit_test(test_merge_second_read),
 		cmocka_unit_test(test_merge_check),
 		cmocka_unit_test(test_merge_tie_break),
 		cmocka_unit_test_setup_teardown(test_third_scale_radius_follows_symbol, setup, teardown),

@@ -1658,7 +1658,11 @@ static bool up_part(struct engine *e, const struct image_u8 *grey, const struct 
 	 * symbol; the closing follows the light's step (as the closing pass
 	 * for larger symbols). */
 	const int reads = t->up_close && e->cfg.close_up > 0 ? 2 : 1;
+	const int first = e->s3.det.n_fids;
+	int second = first;
 	for (int r = 0; r < reads; r++) {
+		if (r == 1)
+			second = e->s3.det.n_fids;
 		if (r == 0 ? threshold_process(t->up, &up, &crop)
 			   : closing_process(t->up_close, &up, e->cfg.close_up, e->cfg.close_up_pct, e->gate, &crop))
 			return false;
@@ -1684,6 +1688,8 @@ static bool up_part(struct engine *e, const struct image_u8 *grey, const struct 
 			det_append(d, fid, &f);
 		}
 	}
+	if (reads == 2)
+		merge_second_read(&e->s3.det, first, second);
 	return true;
 }
 
@@ -2073,6 +2079,14 @@ int engine_detect(struct engine *e, const struct image_u8 *grey)
 	}
 	if (err)
 		return err;
+	/* Counted before any merge: two agreeing reads outvote a lone one. */
+	struct detections *lists[3] = {&e->s1.det};
+	int n_lists = 1;
+	if (ok2)
+		lists[n_lists++] = &e->s2.det;
+	if (ok3)
+		lists[n_lists++] = &e->s3.det;
+	merge_majority(lists, n_lists);
 	if (ok2 && ok3)
 		ok3 = tie_break(e, grey);
 	if (ok2)

@@ -3,16 +3,21 @@
 
 #include "../fiducial/trees.h"
 
+/* Whether a and b are at one place (within 0.3 of the larger size). */
+static bool same_place(const struct fiducial_det *a, const struct fiducial_det *b)
+{
+	const float dx = a->x - b->x, dy = a->y - b->y;
+	const float r = 0.3f * (a->size_px > b->size_px ? a->size_px : b->size_px);
+	return dx * dx + dy * dy <= r * r;
+}
+
 /* Index of the first item of list within 0.3 of the larger size of f's
  * place, or -1. */
 static int near_index(const struct fiducial_det *list, int n, const struct fiducial_det *f)
 {
-	for (int i = 0; i < n; i++) {
-		float dx = list[i].x - f->x, dy = list[i].y - f->y;
-		float r = 0.3f * (list[i].size_px > f->size_px ? list[i].size_px : f->size_px);
-		if (dx * dx + dy * dy <= r * r)
+	for (int i = 0; i < n; i++)
+		if (same_place(&list[i], f))
 			return i;
-	}
 	return -1;
 }
 
@@ -121,9 +126,7 @@ void merge_vetoes(struct detections *d)
 		n_veto++;
 		for (int k = 0; k < d->n_fids; k++) {
 			struct fiducial_det *f = &d->fids[k];
-			const float dx = f->x - d->fids[v].x, dy = f->y - d->fids[v].y;
-			const float r = 0.3f * (f->size_px > d->fids[v].size_px ? f->size_px : d->fids[v].size_px);
-			if (f->completed != FIDUCIAL_VETO && f->id != d->fids[v].id && dx * dx + dy * dy <= r * r)
+			if (f->completed != FIDUCIAL_VETO && f->id != d->fids[v].id && same_place(f, &d->fids[v]))
 				f->id = -1;
 		}
 	}
@@ -140,6 +143,79 @@ void merge_vetoes(struct detections *d)
 	}
 }
 
+/* The ID read f stands for while merge_majority() marks reads: a marked
+ * read holds its ID as -2 - id until the sweep. */
+static int32_t read_id(const struct fiducial_det *f)
+{
+	return f->id >= 0 ? f->id : -2 - f->id;
+}
+
+/* Reads of ID id at f's place in the n lists (vetoes aside); *firm tells
+ * whether one of them is a whole or completed read (neither doubtful nor
+ * a fallback). */
+static int place_votes(struct detections *const *lists, int n, const struct fiducial_det *f, int32_t id, bool *firm)
+{
+	int votes = 0;
+	*firm = false;
+	for (int l = 0; l < n; l++)
+		for (int k = 0; k < lists[l]->n_fids; k++) {
+			const struct fiducial_det *g = &lists[l]->fids[k];
+			if (g->completed == FIDUCIAL_VETO || read_id(g) != id || !same_place(f, g))
+				continue;
+			votes++;
+			*firm = *firm || g->completed == 0 || g->completed == 1;
+		}
+	return votes;
+}
+
+void merge_majority(struct detections *const *lists, int n)
+{
+	for (int l = 0; l < n; l++)
+		for (int i = 0; i < lists[l]->n_fids; i++) {
+			struct fiducial_det *f = &lists[l]->fids[i];
+			bool firm;
+			const int own = place_votes(lists, n, f, read_id(f), &firm);
+			bool outvoted = false;
+			for (int m = 0; m < n && !outvoted; m++)
+				for (int k = 0; k < lists[m]->n_fids && !outvoted; k++) {
+					const struct fiducial_det *g = &lists[m]->fids[k];
+					if (g->completed == FIDUCIAL_VETO || read_id(g) == read_id(f) || !same_place(f, g))
+						continue;
+					const int other = place_votes(lists, n, f, read_id(g), &firm);
+					outvoted = firm && other >= 2 && other > own;
+				}
+			if (outvoted)
+				f->id = -2 - f->id;
+		}
+	/* Marked first and moved after, so that no verdict depends on the order. */
+	for (int l = 0; l < n; l++)
+		for (int j = 0; j < lists[l]->n_fids;) {
+			if (lists[l]->fids[j].id >= 0)
+				j++;
+			else
+				drop(lists[l], j);
+		}
+}
+
+void merge_second_read(struct detections *d, int first, int second)
+{
+	for (int k = second; k < d->n_fids; k++)
+		for (int j = first; j < second; j++) {
+			struct fiducial_det *f = &d->fids[j];
+			if (read_id(f) == d->fids[k].id || !same_place(f, &d->fids[k]))
+				continue;
+			if (f->id >= 0)
+				f->id = -2 - f->id;
+			d->fids[k].completed = FIDUCIAL_DOUBTFUL;
+		}
+	for (int j = first; j < d->n_fids;) {
+		if (d->fids[j].id >= 0)
+			j++;
+		else
+			drop(d, j);
+	}
+}
+
 /* The colour letter of ID id's root (its token's first), or 0. */
 static char root_colour(const struct tree_set *set, int id)
 {
@@ -153,9 +229,7 @@ bool merge_check(struct detections *d, int i, const struct detections *check, co
 	bool other = false;
 	for (int j = 0; j < check->n_fids && !other; j++) {
 		const struct fiducial_det *c = &check->fids[j];
-		const float dx = c->x - f->x, dy = c->y - f->y;
-		const float r = 0.3f * (c->size_px > f->size_px ? c->size_px : f->size_px);
-		other = dx * dx + dy * dy <= r * r && c->id != f->id &&
+		other = same_place(c, f) && c->id != f->id &&
 			root_colour(set, c->id) == root_colour(set, f->id);
 	}
 	if (!other)

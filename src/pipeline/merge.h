@@ -57,6 +57,36 @@ struct tree_set;
  * d->overflow when d's symbol list is full. */
 void merge_scale(struct detections *d, const struct detections *d2);
 
+/* The reads of all scales and passes at one place, counted before they
+ * are merged. n lists (the first scale's, the second's, the third's) are
+ * read together: a read is outvoted where another ID has at least two reads
+ * at its place (within 0.3 of the larger size of the two), more than its
+ * own ID has, one of them whole or completed (neither doubtful nor a
+ * fallback); each outvoted read moves to its own list's fuzzy symbols (id
+ * -1: it keeps a known object and creates none). The later rules let the
+ * first scale's own symbol stand against any one other read, and a whole
+ * tree against completed ones; a single damaged read in that place (a
+ * hard shadow's edge that turned a leaf into a dot in the first scale's
+ * threshold) was then another symbol's ID where two other passes agreed
+ * on the right one (the shadow and sheet-half presets). Vetoes
+ * (FIDUCIAL_VETO) count for nothing. Ties change nothing. */
+void merge_majority(struct detections *const *lists, int n);
+
+/* A pass's two reads of one part of the frame: d's symbols first..second-1
+ * from its first threshold, second.. from its second. Where a second read
+ * disagrees with a first one at its place (within 0.3 of the larger
+ * size), the first moves to d's fuzzy list (id -1) and the second becomes
+ * doubtful (FIDUCIAL_DOUBTFUL: it stands where no other read of the place
+ * disagrees). The upsampled pass reads each tile by Bernsen and by the
+ * closing against the paper's light: where a hard shadow's edge crosses a
+ * small symbol, Bernsen's window joins a band of the shadowed paper to it
+ * and the tree read whole is another symbol's (the sun preset with
+ * reacTIVision's set, seed 42: a 32 px 15 read as 95 beside the closing's
+ * 15; the four such places on the realistic sets read right by the
+ * closing). Where they agree, or only one reads the place, nothing
+ * changes. */
+void merge_second_read(struct detections *d, int first, int second);
+
 /* A pass's own vetoes (FIDUCIAL_VETO, match.h dot_max_elongation): each
  * read so marked in d moves every read of another ID at its place (within
  * 0.3 of the larger size) to d's fuzzy list, and then goes there itself
