@@ -123,6 +123,50 @@ static __device__ __forceinline__ bool bernsen_white(int lo, int hi, int v, int 
 	return v > t;
 }
 
+/* The tile and its apron (iw x ih pixels from frame position tx, ty, edges
+ * clamped, which equals cropping the window) into s_in, row pitch pi.
+ * Eight loads in flight a thread: one at a time left the block waiting on
+ * memory latency for most of its life. */
+static __device__ __forceinline__ void load_tile(const uint8_t *__restrict__ d_in, int pitch, int w, int h, int tx,
+						 int ty, int iw, int ih, uint8_t *s_in, int pi)
+{
+	const int n_in = iw * ih, tid = threadIdx.x;
+	for (int base = 0; base < n_in; base += 8 * THREADS) {
+		uint8_t v[8];
+#pragma unroll
+		for (int j = 0; j < 8; j++) {
+			int i = base + j * THREADS + tid;
+			if (i < n_in) {
+				int row = i / iw, col = i - row * iw;
+				int gy = clampi(ty + row, 0, h - 1), gx = clampi(tx + col, 0, w - 1);
+				v[j] = d_in[(size_t)gy * pitch + gx];
+			}
+		}
+#pragma unroll
+		for (int j = 0; j < 8; j++) {
+			int i = base + j * THREADS + tid;
+			if (i < n_in) {
+				int row = i / iw;
+				s_in[row * pi + i - row * iw] = v[j];
+			}
+		}
+	}
+}
+
+/* Frame pixel (gx, gy) of grey v, its window's extremes lo and hi, by the
+ * rule of `mode`: Bernsen's (§1), or where the window passes the gate the
+ * other mask's bit (d_mw) alone, or with Bernsen's. */
+static __device__ __forceinline__ bool tile_white(int lo, int hi, int v, int gate, int gx, int gy, int mode,
+						  const uint32_t *__restrict__ d_mw, int mask_words32)
+{
+	bool white = bernsen_white(lo, hi, v, gate);
+	if (mode != MODE_BERNSEN && hi - lo >= gate) {
+		bool mw = (d_mw[(size_t)gy * mask_words32 + gx / 32] >> (gx & 31)) & 1u;
+		white = mode == MODE_GATED ? mw : mode == MODE_EITHER ? (white || mw) : (white && mw);
+	}
+	return white;
+}
+
 /* Shared-memory row pitch whose 4-byte word count is odd, so that a warp
  * walking down 32 different rows of one column hits 32 different banks. */
 static __host__ __device__ __forceinline__ int odd_word_pitch(int n)
@@ -193,29 +237,7 @@ __global__ void __launch_bounds__(THREADS) bernsen_kernel(const uint8_t *__restr
 	uint8_t *s_hmin = s_vmax + TH * pi, *s_hmax = s_hmin + TH * po;
 	const int x0 = blockIdx.x * TILE_W, y0 = row0 + blockIdx.y * TH, tid = threadIdx.x;
 
-	/* Eight loads in flight a thread: one at a time left the block waiting
-	 * on memory latency for most of its life. */
-	const int n_in = iw * ih;
-	for (int base = 0; base < n_in; base += 8 * THREADS) {
-		uint8_t v[8];
-#pragma unroll
-		for (int j = 0; j < 8; j++) {
-			int i = base + j * THREADS + tid;
-			if (i < n_in) {
-				int row = i / iw, col = i - row * iw;
-				int gy = clampi(y0 - r + row, 0, h - 1), gx = clampi(x0 - r + col, 0, w - 1);
-				v[j] = d_in[(size_t)gy * pitch + gx];
-			}
-		}
-#pragma unroll
-		for (int j = 0; j < 8; j++) {
-			int i = base + j * THREADS + tid;
-			if (i < n_in) {
-				int row = i / iw;
-				s_in[row * pi + i - row * iw] = v[j];
-			}
-		}
-	}
+	load_tile(d_in, pitch, w, h, x0 - r, y0 - r, iw, ih, s_in, pi);
 	__syncthreads();
 
 	/* Columns. Min and max are separate tasks: twice the threads, half the chain. */
@@ -267,14 +289,73 @@ __global__ void __launch_bounds__(THREADS) bernsen_kernel(const uint8_t *__restr
 		int y = seg / (TILE_W / 32), xs = (seg % (TILE_W / 32)) * 32, x = xs + lane;
 		int gy = y0 + y;
 		bool white = false;
-		if (x0 + x < w && gy < h) {
-			int lo = s_hmin[y * po + x], hi = s_hmax[y * po + x];
-			white = bernsen_white(lo, hi, s_in[(y + r) * pi + x + r], gate);
-			if (mode != MODE_BERNSEN && hi - lo >= gate) {
-				int gx = x0 + x;
-				bool mw = (d_mw[(size_t)gy * mask_words32 + gx / 32] >> (gx & 31)) & 1u;
-				white = mode == MODE_GATED ? mw : mode == MODE_EITHER ? (white || mw) : (white && mw);
+		if (x0 + x < w && gy < h)
+			white = tile_white(s_hmin[y * po + x], s_hmax[y * po + x], s_in[(y + r) * pi + x + r], gate, x0 + x,
+					   gy, mode, d_mw, mask_words32);
+		unsigned bits = __ballot_sync(0xffffffffu, white);
+		if (lane == 0 && gy < h)
+			d_mask[(size_t)gy * mask_words32 + (x0 + xs) / 32] = bits;
+	}
+}
+
+/*
+ * Per-pixel Bernsen for radii 1..SMALL_R, the radius a compile-time
+ * constant: the tile, apron and shared arrays of bernsen_kernel at its
+ * tile height (16 rows), but each window's extremes read straight from
+ * shared memory, down the columns four outputs a thread from 2R + 4
+ * samples in registers, then along the rows fused with the rule and the
+ * ballot. Two barriers instead of five, and no serial scan chains: at
+ * these radii the 2R comparisons a pixel that van Herk saves cost less
+ * than its chains and barriers.
+ */
+template <int R>
+__global__ void __launch_bounds__(THREADS) bernsen_small_kernel(const uint8_t *__restrict__ d_in, int pitch, int w,
+								 int h, int r_run, int gate, uint32_t *__restrict__ d_mask,
+								 int mask_words32, int row0,
+								 const uint32_t *__restrict__ d_mw, int mode)
+{
+	(void)r_run;
+	extern __shared__ uint8_t smem[];
+	constexpr int TH = 16, K = 2 * R + 1, IW = TILE_W + 2 * R, IH = TH + 2 * R, G = 4;
+	const int pi = odd_word_pitch(IW);
+	uint8_t *s_in = smem, *s_vmin = s_in + IH * pi, *s_vmax = s_vmin + TH * pi;
+	const int x0 = blockIdx.x * TILE_W, y0 = row0 + blockIdx.y * TH, tid = threadIdx.x;
+	load_tile(d_in, pitch, w, h, x0 - R, y0 - R, IW, IH, s_in, pi);
+	__syncthreads();
+
+	for (int task = tid; task < IW * (TH / G); task += THREADS) {
+		const int col = task % IW, y = (task / IW) * G;
+		int v[G + 2 * R];
+#pragma unroll
+		for (int j = 0; j < G + 2 * R; j++)
+			v[j] = s_in[(y + j) * pi + col];
+#pragma unroll
+		for (int o = 0; o < G; o++) {
+			int lo = v[o], hi = v[o];
+#pragma unroll
+			for (int j = 1; j < K; j++) {
+				lo = min(lo, v[o + j]);
+				hi = max(hi, v[o + j]);
 			}
+			s_vmin[(y + o) * pi + col] = (uint8_t)lo;
+			s_vmax[(y + o) * pi + col] = (uint8_t)hi;
+		}
+	}
+	__syncthreads();
+
+	const int lane = tid & 31, warp = tid >> 5;
+	for (int seg = warp; seg < TH * (TILE_W / 32); seg += THREADS / 32) {
+		int y = seg / (TILE_W / 32), xs = (seg % (TILE_W / 32)) * 32, x = xs + lane;
+		int gy = y0 + y;
+		bool white = false;
+		if (x0 + x < w && gy < h) {
+			int lo = 255, hi = 0;
+#pragma unroll
+			for (int j = 0; j < K; j++) {
+				lo = min(lo, (int)s_vmin[y * pi + x + j]);
+				hi = max(hi, (int)s_vmax[y * pi + x + j]);
+			}
+			white = tile_white(lo, hi, s_in[(y + R) * pi + x + R], gate, x0 + x, gy, mode, d_mw, mask_words32);
 		}
 		unsigned bits = __ballot_sync(0xffffffffu, white);
 		if (lane == 0 && gy < h)
@@ -585,10 +666,14 @@ typedef void (*bernsen_fn)(const uint8_t *, int, int, int, int, int, uint32_t *,
 #define BERNSEN_GATE_ARG 5
 /* Tile height by radius: 16 rows up to r = 8, 32 up to 16, then 64. */
 static int tile_h_for(int r) { return r == 0 ? 64 : r <= 8 ? 16 : r <= 16 ? 32 : 64; }
+/* Radii up to 8 (tile height 16) take bernsen_small_kernel, in the same
+ * tile and shared memory. */
 #define BK(n) bernsen_kernel<n, (n <= 8 ? 16 : n <= 16 ? 32 : 64)>
+#define BS(n) bernsen_small_kernel<n>
 #define B4(n) BK(n), BK(n + 1), BK(n + 2), BK(n + 3)
 static const bernsen_fn bernsen_by_radius[MAX_RADIUS + 1] = {
-	bernsen_kernel<0, 64>, B4(1), B4(5), B4(9), B4(13), B4(17), B4(21), B4(25), B4(29),
+	bernsen_kernel<0, 64>, BS(1), BS(2), BS(3), BS(4), BS(5), BS(6), BS(7), BS(8), B4(9), B4(13), B4(17), B4(21),
+	B4(25), B4(29),
 };
 
 /* ---- host side ---- */
