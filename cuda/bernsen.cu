@@ -167,6 +167,24 @@ static __device__ __forceinline__ bool tile_white(int lo, int hi, int v, int gat
 	return white;
 }
 
+/* The tile's th rows of TILE_W pixels into the mask, a warp a 32-pixel
+ * segment of a row turned into one ballot: white(y, x) tells tile pixel
+ * (x, y), asked only for pixels inside the frame. */
+template <typename F>
+static __device__ __forceinline__ void emit_tile(int th, int x0, int y0, int w, int h, uint32_t *__restrict__ d_mask,
+						 int mask_words32, F white_at)
+{
+	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	for (int seg = warp; seg < th * (TILE_W / 32); seg += THREADS / 32) {
+		int y = seg / (TILE_W / 32), xs = (seg % (TILE_W / 32)) * 32, x = xs + lane;
+		int gy = y0 + y;
+		bool white = x0 + x < w && gy < h && white_at(y, x);
+		unsigned bits = __ballot_sync(0xffffffffu, white);
+		if (lane == 0 && gy < h)
+			d_mask[(size_t)gy * mask_words32 + (x0 + xs) / 32] = bits;
+	}
+}
+
 /* Shared-memory row pitch whose 4-byte word count is odd, so that a warp
  * walking down 32 different rows of one column hits 32 different banks. */
 static __host__ __device__ __forceinline__ int odd_word_pitch(int n)
@@ -284,22 +302,14 @@ __global__ void __launch_bounds__(THREADS) bernsen_kernel(const uint8_t *__restr
 	}
 	__syncthreads();
 
-	const int lane = tid & 31, warp = tid >> 5;
-	for (int seg = warp; seg < TH * (TILE_W / 32); seg += THREADS / 32) {
-		int y = seg / (TILE_W / 32), xs = (seg % (TILE_W / 32)) * 32, x = xs + lane;
-		int gy = y0 + y;
-		bool white = false;
-		if (x0 + x < w && gy < h)
-			white = tile_white(s_hmin[y * po + x], s_hmax[y * po + x], s_in[(y + r) * pi + x + r], gate, x0 + x,
-					   gy, mode, d_mw, mask_words32);
-		unsigned bits = __ballot_sync(0xffffffffu, white);
-		if (lane == 0 && gy < h)
-			d_mask[(size_t)gy * mask_words32 + (x0 + xs) / 32] = bits;
-	}
+	emit_tile(TH, x0, y0, w, h, d_mask, mask_words32, [&](int y, int x) {
+		return tile_white(s_hmin[y * po + x], s_hmax[y * po + x], s_in[(y + r) * pi + x + r], gate, x0 + x,
+				  y0 + y, mode, d_mw, mask_words32);
+	});
 }
 
 /*
- * Per-pixel Bernsen for radii 1..SMALL_R, the radius a compile-time
+ * Per-pixel Bernsen for radii 1..8, the radius a compile-time
  * constant: the tile, apron and shared arrays of bernsen_kernel at its
  * tile height (16 rows), but each window's extremes read straight from
  * shared memory, down the columns four outputs a thread from 2R + 4
@@ -343,24 +353,15 @@ __global__ void __launch_bounds__(THREADS) bernsen_small_kernel(const uint8_t *_
 	}
 	__syncthreads();
 
-	const int lane = tid & 31, warp = tid >> 5;
-	for (int seg = warp; seg < TH * (TILE_W / 32); seg += THREADS / 32) {
-		int y = seg / (TILE_W / 32), xs = (seg % (TILE_W / 32)) * 32, x = xs + lane;
-		int gy = y0 + y;
-		bool white = false;
-		if (x0 + x < w && gy < h) {
-			int lo = 255, hi = 0;
+	emit_tile(TH, x0, y0, w, h, d_mask, mask_words32, [&](int y, int x) {
+		int lo = 255, hi = 0;
 #pragma unroll
-			for (int j = 0; j < K; j++) {
-				lo = min(lo, (int)s_vmin[y * pi + x + j]);
-				hi = max(hi, (int)s_vmax[y * pi + x + j]);
-			}
-			white = tile_white(lo, hi, s_in[(y + R) * pi + x + R], gate, x0 + x, gy, mode, d_mw, mask_words32);
+		for (int j = 0; j < K; j++) {
+			lo = min(lo, (int)s_vmin[y * pi + x + j]);
+			hi = max(hi, (int)s_vmax[y * pi + x + j]);
 		}
-		unsigned bits = __ballot_sync(0xffffffffu, white);
-		if (lane == 0 && gy < h)
-			d_mask[(size_t)gy * mask_words32 + (x0 + xs) / 32] = bits;
-	}
+		return tile_white(lo, hi, s_in[(y + R) * pi + x + R], gate, x0 + x, y0 + y, mode, d_mw, mask_words32);
+	});
 }
 
 /* Forgetful selection with compile-time indices, so v stays in registers. */
@@ -667,8 +668,8 @@ typedef void (*bernsen_fn)(const uint8_t *, int, int, int, int, int, uint32_t *,
 /* Tile height by radius: 16 rows up to r = 8, 32 up to 16, then 64. */
 static int tile_h_for(int r) { return r == 0 ? 64 : r <= 8 ? 16 : r <= 16 ? 32 : 64; }
 /* Radii up to 8 (tile height 16) take bernsen_small_kernel, in the same
- * tile and shared memory. */
-#define BK(n) bernsen_kernel<n, (n <= 8 ? 16 : n <= 16 ? 32 : 64)>
+ * tile and shared memory; van Herk's bernsen_kernel the larger ones. */
+#define BK(n) bernsen_kernel<n, (n <= 16 ? 32 : 64)>
 #define BS(n) bernsen_small_kernel<n>
 #define B4(n) BK(n), BK(n + 1), BK(n + 2), BK(n + 3)
 static const bernsen_fn bernsen_by_radius[MAX_RADIUS + 1] = {

@@ -150,21 +150,42 @@ static int32_t read_id(const struct fiducial_det *f)
 	return f->id >= 0 ? f->id : -2 - f->id;
 }
 
-/* Reads of ID id at f's place in the n lists (vetoes aside); *firm tells
- * whether one of them is a whole or completed read (neither doubtful nor
- * a fallback). */
+/* Marks read f for drop_marked(), keeping its ID for read_id(). */
+static void mark(struct fiducial_det *f)
+{
+	if (f->id >= 0)
+		f->id = -2 - f->id;
+}
+
+/* Moves d's marked reads from `from` on to its fuzzy list. Marked first and
+ * moved after, so that no verdict depends on the order of the reads. */
+static void drop_marked(struct detections *d, int from)
+{
+	for (int j = from; j < d->n_fids;) {
+		if (d->fids[j].id >= 0)
+			j++;
+		else
+			drop(d, j);
+	}
+}
+
+/* Reads of ID id at f's place in the n lists (vetoes aside); *firm, when
+ * asked for, tells whether one of them is a whole or completed read
+ * (neither doubtful nor a fallback). */
 static int place_votes(struct detections *const *lists, int n, const struct fiducial_det *f, int32_t id, bool *firm)
 {
 	int votes = 0;
-	*firm = false;
+	bool whole = false;
 	for (int l = 0; l < n; l++)
 		for (int k = 0; k < lists[l]->n_fids; k++) {
 			const struct fiducial_det *g = &lists[l]->fids[k];
 			if (g->completed == FIDUCIAL_VETO || read_id(g) != id || !same_place(f, g))
 				continue;
 			votes++;
-			*firm = *firm || g->completed == 0 || g->completed == 1;
+			whole = whole || g->completed == 0 || g->completed == 1;
 		}
+	if (firm)
+		*firm = whole;
 	return votes;
 }
 
@@ -173,28 +194,22 @@ void merge_majority(struct detections *const *lists, int n)
 	for (int l = 0; l < n; l++)
 		for (int i = 0; i < lists[l]->n_fids; i++) {
 			struct fiducial_det *f = &lists[l]->fids[i];
-			bool firm;
-			const int own = place_votes(lists, n, f, read_id(f), &firm);
+			const int own = place_votes(lists, n, f, read_id(f), NULL);
 			bool outvoted = false;
 			for (int m = 0; m < n && !outvoted; m++)
 				for (int k = 0; k < lists[m]->n_fids && !outvoted; k++) {
 					const struct fiducial_det *g = &lists[m]->fids[k];
 					if (g->completed == FIDUCIAL_VETO || read_id(g) == read_id(f) || !same_place(f, g))
 						continue;
+					bool firm;
 					const int other = place_votes(lists, n, f, read_id(g), &firm);
 					outvoted = firm && other >= 2 && other > own;
 				}
 			if (outvoted)
-				f->id = -2 - f->id;
+				mark(f);
 		}
-	/* Marked first and moved after, so that no verdict depends on the order. */
 	for (int l = 0; l < n; l++)
-		for (int j = 0; j < lists[l]->n_fids;) {
-			if (lists[l]->fids[j].id >= 0)
-				j++;
-			else
-				drop(lists[l], j);
-		}
+		drop_marked(lists[l], 0);
 }
 
 void merge_second_read(struct detections *d, int first, int second)
@@ -204,16 +219,10 @@ void merge_second_read(struct detections *d, int first, int second)
 			struct fiducial_det *f = &d->fids[j];
 			if (read_id(f) == d->fids[k].id || !same_place(f, &d->fids[k]))
 				continue;
-			if (f->id >= 0)
-				f->id = -2 - f->id;
+			mark(f);
 			d->fids[k].completed = FIDUCIAL_DOUBTFUL;
 		}
-	for (int j = first; j < d->n_fids;) {
-		if (d->fids[j].id >= 0)
-			j++;
-		else
-			drop(d, j);
-	}
+	drop_marked(d, first);
 }
 
 /* The colour letter of ID id's root (its token's first), or 0. */
