@@ -17,24 +17,29 @@
  * Memory: device arrays sized at create time for max_width x max_height and
  * the capacities (16 bytes of runs and about 40 of scratch a run slot;
  * 72 + 16 x adj_cap bytes a region slot; a pair table of 16 bytes a slot,
- * six slots a region rounded up to a power of two), and pinned host arrays
- * for the tree. Nothing is allocated a frame.
+ * six slots a region rounded up to a power of two), and two host trees in
+ * pinned host memory mapped into the GPU's address space. Nothing is
+ * allocated a frame.
  *
  * A frame: submit() queues the kernels on a stream (the threshold's, so
- * that they follow the kernels that write the mask) and, behind them, the
- * download of the frame's counts and of the compact arrays sized from the
- * last frame's counts plus an eighth; collect() waits once, and only a
- * frame with more runs or regions than that fetches the rest (a second
- * wait). The host trees alternate per submit. The mask itself never comes
- * to the host. The launch sequence (eleven kernels and two CUB scans, whose
- * arguments depend only on the mask buffer and the size) and the five
- * downloads behind it are captured once per mask buffer, size and host
- * tree as a CUDA graph and launched as one call; the speculative sizes,
- * rounded up to 1024 slots, are set in the graph where they no longer fit
- * (too short, or half as much again as the frame wants). The
- * threshold alternates two device masks and the host trees alternate in
- * step, so a steady stream of frames uses two graphs. A capture that fails
- * is logged once and the kernels and copies are then queued one by one.
+ * that they follow the kernels that write the mask); the kernels write the
+ * tree straight into a host tree (exactly the frame's runs, regions and
+ * lists cross the bus, no copy is queued behind them), and collect() waits
+ * once. The host trees alternate per submit. The mask itself never comes
+ * to the host.
+ *
+ * Where the device can launch cooperatively (every GPU this project
+ * meets), the frame is one kernel: the bodies of label_kernels.h in order,
+ * a grid-wide barrier where one must have finished before the next starts,
+ * the two prefix sums done by the blocks themselves (label.cu). Otherwise,
+ * and for the tests that compare both paths with the CPU segmenter, a
+ * chain of twelve kernels and two CUB scans. Either launch sequence, whose
+ * arguments depend only on the mask buffer, the size and the host tree, is
+ * captured once per mask buffer, size and host tree as a CUDA graph and
+ * launched as one call. The threshold alternates two device masks and the
+ * host trees alternate in step, so a steady stream of frames uses two
+ * graphs. A capture that fails is logged once and the kernels are then
+ * queued one by one.
  */
 #ifndef TT_CUDA_LABEL_H
 #define TT_CUDA_LABEL_H
@@ -53,7 +58,18 @@ struct cuda_label_config {
 	int32_t max_runs;     /* 0 = regions_run_capacity(max_width, max_height) */
 	int32_t max_regions;  /* 0 = regions_region_capacity(max_width, max_height) */
 	int no_graph;         /* benchmarks: 1 launches kernel by kernel instead of the CUDA graph */
+	int path;             /* 0: auto (the fused kernel up to LABEL_FUSED_MAX_PIXELS, the chain above);
+			       * tests, benchmarks: LABEL_CHAIN or LABEL_FUSED */
+	int blocks_per_sm;    /* the fused kernel's grid: 0 = the default (1), at most half what fits */
+	int timing;           /* benchmarks: 1 records CUDA events around the frame's kernels */
 };
+
+/* The launch paths (config path). Measured (README, Performance): the
+ * fused kernel is the faster up to 1080p, where the launches dominate; the
+ * chain at 4K, where the work does and the chain's kernels each get as
+ * many blocks as they need. */
+enum { LABEL_AUTO = 0, LABEL_CHAIN = 1, LABEL_FUSED = 2 };
+#define LABEL_FUSED_MAX_PIXELS (2560 * 1440)
 
 struct cuda_label;
 
@@ -84,6 +100,11 @@ int cuda_label_submit(struct cuda_label *l, const void *dev_bits, int width, int
  * falls back to the CPU segmenter). A frame cut short is counted and
  * logged once, as segment_process() does. */
 int cuda_label_collect(struct cuda_label *l, const struct region_tree **out);
+
+/* With config timing: the GPU time of the last collected frame (its
+ * kernels, which write the tree into host memory), in microseconds.
+ * ERR_RANGE without timing or before a collect. */
+int cuda_label_gpu_time(const struct cuda_label *l, float *us);
 
 /* Frames cut short for want of run or region slots since create. */
 int64_t cuda_label_overflows(const struct cuda_label *l);

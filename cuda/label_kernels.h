@@ -42,6 +42,7 @@
  *                          key (row, phase, x) with a 64-bit atomicMin
  *   pairs   (pairs)        degrees; each region's first adj_cap
  *                          neighbours with their keys into its slots
+ *   export  (runs)         the runs and the header into the host tree
  *   frag    (pairs)        REGION_FRAGMENTED on each neighbour of a region
  *                          of more than adj_cap neighbours
  *   finish  (regions x adj_cap, rows + 1) lists sorted by first contact
@@ -49,7 +50,8 @@
  *                          pass's order: rows top to bottom, in a row the
  *                          left/right contacts left to right, then the
  *                          contacts with the row above left to right);
- *                          saturated regions; flags; row_first_run
+ *                          saturated regions; flags; row_first_run;
+ *                          the regions and lists into the host tree
  *
  * The serial pass's saturation rule is a property of the neighbour sets:
  * a region with more than adj_cap distinct neighbours is SATURATED with an
@@ -120,17 +122,23 @@ struct lk_args {
 	int32_t *root_flag;       /* cap_runs + 1 */
 	int32_t *rid;             /* cap_runs + 1: exclusive prefix sum of root_flag */
 	struct run *runs;         /* cap_runs */
-	int32_t *rf_out;          /* height + 1: the tree's row_first_run */
 	struct region *regions;   /* cap_regions */
 	int64_t *sums;            /* LK_REPS x cap_regions x LK_SUMS: area and moment sums, by replica */
 	uint32_t *flags;          /* cap_regions */
 	int32_t *deg;             /* cap_regions: distinct neighbours */
 	uint64_t *slot_key;       /* cap_regions x adj_cap */
 	int32_t *slot_nb;         /* cap_regions x adj_cap */
-	int32_t *adj;             /* cap_regions x adj_cap */
 	uint64_t *table_pair;     /* table_mask + 1: lo << 32 | hi, LK_EMPTY when free */
 	uint64_t *table_first;    /* table_mask + 1: first contact key, LK_EMPTY when free */
 	int32_t *used;            /* table_mask + 1: slots in use, in no particular order */
+	/* The tree itself, written where the host reads it (pinned host
+	 * memory mapped into the GPU's address space): no copy behind the
+	 * kernels, and exactly the frame's counts cross the bus. */
+	struct lk_hdr *out_hdr;
+	struct run *out_runs;      /* cap_runs */
+	int32_t *out_rf;           /* height + 1: row_first_run */
+	struct region *out_regions; /* cap_regions */
+	int32_t *out_adj;          /* cap_regions x adj_cap: the first n_adj of each list */
 };
 
 /* ---- atomics: CUDA's on the GPU, plain operations in the simulation ---- */
@@ -201,6 +209,19 @@ static inline uint32_t lk_table_slots(int32_t cap_regions)
 		n <<= 1;
 	return (uint32_t)n;
 }
+
+/* One run to the host tree: on the GPU one 16-byte store, so that a
+ * warp's stores fill whole lines of the bus (the struct's own copy is a
+ * store a field). */
+typedef char lk_run_is_16_bytes[sizeof(struct run) == 16 ? 1 : -1];
+#ifdef __CUDACC__
+LK_FN void lk_copy_run(struct run *dst, const struct run *src)
+{
+	*(uint4 *)dst = *(const uint4 *)src;
+}
+#else
+LK_FN void lk_copy_run(struct run *dst, const struct run *src) { *dst = *src; }
+#endif
 
 /* A value other threads may change during the kernel, read afresh. */
 LK_FN int32_t lk_load_i32(const int32_t *p) { return *(const volatile int32_t *)p; }
@@ -574,7 +595,7 @@ LK_FN void lk_k_finish(const struct lk_args *g, int64_t t)
 {
 	if (t <= g->height) {
 		const int y = (int)t < g->hdr->y_cut ? (int)t : g->hdr->y_cut;
-		g->rf_out[t] = (int32_t)g->rf64[y];
+		g->out_rf[t] = (int32_t)g->rf64[y];
 	}
 	const int cap = g->adj_cap;
 	const int32_t id = (int32_t)(t / cap), i = (int32_t)(t - (int64_t)id * cap);
@@ -600,6 +621,7 @@ LK_FN void lk_k_finish(const struct lk_args *g, int64_t t)
 		r->sum_xx = sum[3];
 		r->sum_yy = sum[4];
 		r->sum_xy = sum[5];
+		g->out_regions[id] = *r;
 	}
 	if (d > cap || i >= d)
 		return;
@@ -608,13 +630,29 @@ LK_FN void lk_k_finish(const struct lk_args *g, int64_t t)
 	int32_t rank = 0;
 	for (int32_t j = 0; j < d; j++)
 		rank += key[j] < kk || (key[j] == kk && j < i);
-	g->adj[(int64_t)id * cap + rank] = g->slot_nb[(int64_t)id * cap + i];
+	g->out_adj[(int64_t)id * cap + rank] = g->slot_nb[(int64_t)id * cap + i];
+}
+
+/* Domain: cap_runs. The runs and the header to the host tree: final once
+ * stats has run (its thread 0 wrote the counts, its contacts the pair
+ * count and the error). */
+LK_FN void lk_k_export(const struct lk_args *g, int64_t t)
+{
+	if (t == 0)
+		*g->out_hdr = *g->hdr;
+	if (t < g->hdr->n_runs)
+		lk_copy_run(&g->out_runs[t], &g->runs[t]);
 }
 
 /* ---- the live end of each domain (see the header comment) ---- */
 
 #define LK_ALL INT64_MAX
-LK_FN int64_t lk_live_start(const struct lk_args *g) { (void)g; return LK_ALL; }
+/* clear empties the last frame's pairs, count the rows. */
+LK_FN int64_t lk_live_start(const struct lk_args *g)
+{
+	const int64_t n = g->hdr->n_pairs;
+	return n > (int64_t)g->height + 1 ? n : (int64_t)g->height + 1;
+}
 LK_FN int64_t lk_live_cut(const struct lk_args *g) { (void)g; return LK_ALL; }
 LK_FN int64_t lk_live_union(const struct lk_args *g) { return g->rf64[g->hdr->y_run]; }
 LK_FN int64_t lk_live_squash(const struct lk_args *g) { return g->rf64[g->hdr->y_run]; }
@@ -626,6 +664,11 @@ LK_FN int64_t lk_live_open(const struct lk_args *g) { return g->rf64[g->hdr->y_r
 LK_FN int64_t lk_live_stats(const struct lk_args *g)
 {
 	const int64_t n = g->rf64[g->hdr->y_cut];
+	return n > 1 ? n : 1;
+}
+LK_FN int64_t lk_live_export(const struct lk_args *g)
+{
+	const int64_t n = g->hdr->n_runs;
 	return n > 1 ? n : 1;
 }
 LK_FN int64_t lk_live_pairs(const struct lk_args *g) { return g->hdr->n_pairs; }

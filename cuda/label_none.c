@@ -50,3 +50,10 @@ int64_t cuda_label_overflows(const struct cuda_label *l)
 	(void)l;
 	return 0;
 }
+
+int cuda_label_gpu_time(const struct cuda_label *l, float *us)
+{
+	(void)l;
+	(void)us;
+	return ERR_UNSUPPORTED;
+}

@@ -27,7 +27,7 @@
 /* The simulated device: the arrays label.cu allocates, the same sizes. */
 struct sim {
 	struct lk_args g;
-	struct lk_hdr hdr;
+	struct lk_hdr hdr, out_hdr;
 	int max_w, max_h;
 	uint32_t slots;
 	int64_t *perm;
@@ -62,7 +62,12 @@ static struct sim *sim_create(int max_w, int max_h, int adj_cap, int32_t max_run
 	memset(&s->hdr, 0, sizeof s->hdr);
 	g->row_count = garbage(rows * sizeof(int64_t));
 	g->rf64 = garbage(rows * sizeof(int64_t));
-	g->rf_out = garbage(rows * sizeof(int32_t));
+	g->out_hdr = &s->out_hdr;
+	memset(&s->out_hdr, 0xa5, sizeof s->out_hdr);
+	g->out_runs = garbage(runs * sizeof(struct run));
+	g->out_rf = garbage(rows * sizeof(int32_t));
+	g->out_regions = garbage(regs * sizeof(struct region));
+	g->out_adj = garbage(regs * (size_t)adj_cap * sizeof(int32_t));
 	g->row_of = garbage(runs * sizeof(int32_t));
 	g->xend = garbage(runs * sizeof(int32_t));
 	g->parent = garbage(runs * sizeof(int32_t));
@@ -76,7 +81,6 @@ static struct sim *sim_create(int max_w, int max_h, int adj_cap, int32_t max_run
 	g->deg = garbage(regs * sizeof(int32_t));
 	g->slot_key = garbage(regs * (size_t)adj_cap * sizeof(uint64_t));
 	g->slot_nb = garbage(regs * (size_t)adj_cap * sizeof(int32_t));
-	g->adj = garbage(regs * (size_t)adj_cap * sizeof(int32_t));
 	g->table_pair = malloc(s->slots * sizeof(uint64_t));
 	g->table_first = malloc(s->slots * sizeof(uint64_t));
 	g->used = garbage(s->slots * sizeof(int32_t));
@@ -94,7 +98,10 @@ static void sim_destroy(struct sim *s)
 	free(g->row_count);
 	free(g->sums);
 	free(g->rf64);
-	free(g->rf_out);
+	free(g->out_runs);
+	free(g->out_rf);
+	free(g->out_regions);
+	free(g->out_adj);
 	free(g->row_of);
 	free(g->xend);
 	free(g->parent);
@@ -107,7 +114,6 @@ static void sim_destroy(struct sim *s)
 	free(g->deg);
 	free(g->slot_key);
 	free(g->slot_nb);
-	free(g->adj);
 	free(g->table_pair);
 	free(g->table_first);
 	free(g->used);
@@ -184,21 +190,23 @@ static const struct region_tree *sim_process(struct sim *s, const struct bitmask
 	launch(s, open, g->cap_runs);
 	launch(s, stats, g->cap_runs);
 	launch(s, pairs, s->slots);
+	launch(s, export, g->cap_runs);
 	launch(s, frag, s->slots);
 	const int64_t slots = (int64_t)g->cap_regions * g->adj_cap;
 	launch(s, finish, slots > h + 1 ? slots : h + 1);
-	assert_int_equal(s->hdr.error, 0);
+	/* The tree as the host gets it: the exported arrays only. */
+	assert_int_equal(s->out_hdr.error, 0);
 	struct region_tree *t = &s->tree;
 	t->width = m->width;
 	t->height = h;
-	t->n_regions = s->hdr.n_regions;
-	t->regions = g->regions;
+	t->n_regions = s->out_hdr.n_regions;
+	t->regions = g->out_regions;
 	t->adj_cap = g->adj_cap;
-	t->adj = g->adj;
-	t->n_runs = s->hdr.n_runs;
-	t->runs = g->runs;
-	t->row_first_run = g->rf_out;
-	t->overflow = s->hdr.y_cut < h;
+	t->adj = g->out_adj;
+	t->n_runs = s->out_hdr.n_runs;
+	t->runs = g->out_runs;
+	t->row_first_run = g->out_rf;
+	t->overflow = s->out_hdr.y_cut < h;
 	return t;
 }
 

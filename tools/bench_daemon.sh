@@ -93,7 +93,7 @@ done
 lab="-"
 if [ "${BENCH_LABEL:-1}" = 1 ] && [ -x "$B/gpu/gpu_bench" ]; then
 	"$B/gpu/gpu_bench" 300 >"$T/gpu_bench" 2>&1
-	lab=$(awk '/^label 1920x1080 .*CUDA graph/ && /mask->tree/ { sub(/.*on host +/, ""); print $1; exit }' "$T/gpu_bench")
+	lab=$(awk '/^label 1920x1080 .*default/ && /mask->tree/ { sub(/.*on host +/, ""); print $1; exit }' "$T/gpu_bench")
 	grep '^label ' "$T/gpu_bench" >"$T/label_lines"
 fi
 

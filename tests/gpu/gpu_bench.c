@@ -23,9 +23,12 @@
  * too, and the GPU time of upload / kernels / download from events.
  * Then the GPU segmenter (cuda/label_cuda.h) at 640x480, 1080p and 4K: a
  * mask already on the GPU (the CPU threshold of the same content, r = 6)
- * -> the tree's arrays on the host (submit + collect), launched as a CUDA
- * graph and kernel by kernel, beside the CPU segmenter (segment_process,
- * one thread) on the same mask.
+ * -> the tree's arrays on the host (submit + collect): the default path
+ * (auto), the fused kernel with one and two blocks a multiprocessor and
+ * the chain of kernels as CUDA graphs, and the chain launched call by
+ * call, with the GPU time of the kernels (which write the tree into host
+ * memory) from events and the submitting call's time, beside the CPU
+ * segmenter (segment_process, one thread) on the same mask.
  * Then the GPU SIFT (cuda/sift_cuda.h) at 640x480 and 1080p on textured
  * pictures: the whole extraction from a malloc'd frame to sorted keypoints
  * with descriptors on the host (median / p99), the GPU time of the pyramid,
@@ -251,12 +254,23 @@ static void canny_bench(int have_gpu)
 static void bench_label(void)
 {
 	static const int sizes[][2] = {{640, 480}, {1920, 1080}, {3840, 2160}};
-	for (int s = 0; s < 6; s++) {
-		const int w = sizes[s / 2][0], h = sizes[s / 2][1], no_graph = s % 2;
+	static const struct {
+		int no_graph, path, blocks_per_sm;
+		const char *name;
+	} modes[] = {{0, LABEL_AUTO, 0, "default: auto, graph"},
+		     {0, LABEL_FUSED, 2, "fused, 2 blocks/SM, graph"},
+		     {0, LABEL_FUSED, 1, "fused, graph"},
+		     {0, LABEL_CHAIN, 0, "chain, graph"},
+		     {1, LABEL_CHAIN, 0, "chain, no graph"}};
+	const int n_modes = (int)(sizeof modes / sizeof *modes);
+	for (int s = 0; s < 3 * n_modes; s++) {
+		const int w = sizes[s / n_modes][0], h = sizes[s / n_modes][1];
+		const int mode = s % n_modes;
 		struct threshold_config tc = {.max_width = w, .max_height = h, .mode = THRESHOLD_BERNSEN, .radius = 6,
 					      .gate = 32, .tile = 10, .mean_radius = 16, .mean_bias = 16};
 		struct segment_config sc = {w, h, 19, 0, 0};
-		struct cuda_label_config lc = {w, h, 19, 0, 0, no_graph};
+		struct cuda_label_config lc = {w, h, 19, 0, 0, modes[mode].no_graph, modes[mode].path,
+					       modes[mode].blocks_per_sm, 1};
 		struct image_u8 img;
 		struct bitmask m;
 		int err = 0;
@@ -276,22 +290,28 @@ static void bench_label(void)
 			ok = cuda_label_submit(lab, NULL, w, h, 0, NULL) == 0 && cuda_label_collect(lab, &t) == 0;
 		for (int i = 0; ok && i < n_frames; i++) {
 			int64_t t0 = clock_now_ns();
-			ok = cuda_label_submit(lab, NULL, w, h, 0, NULL) == 0 && cuda_label_collect(lab, &t) == 0;
+			ok = cuda_label_submit(lab, NULL, w, h, 0, NULL) == 0;
+			const int64_t t1 = clock_now_ns();
+			ok = ok && cuda_label_collect(lab, &t) == 0;
 			timing_add(&tm[0], clock_now_ns() - t0);
+			timing_add(&tm[3], t1 - t0);
+			float gu = 0;
+			if (ok && cuda_label_gpu_time(lab, &gu) == 0)
+				timing_add(&tm[2], (int64_t)(gu * 1000.0f));
 		}
 		for (int i = 0; i < n_frames / 4; i++) {
 			int64_t t0 = clock_now_ns();
 			segment_process(seg, &m, &ref);
 			timing_add(&tm[1], clock_now_ns() - t0);
 		}
-		double mg, pg, mc, pc;
+		double mg, pg, mc, pc, mk, pk, ms, ps;
 		stat_us(0, &mg, &pg);
 		stat_us(1, &mc, &pc);
+		stat_us(2, &mk, &pk);
+		stat_us(3, &ms, &ps);
 		if (ok)
-			printf("label %4dx%-5d | gpu mask->tree on host %7.1f / %7.1f us (%s) | cpu segment (1 thread) "
-			       "%7.1f / %7.1f us | %d runs, %d regions\n",
-			       w, h, mg, pg, no_graph ? "kernel by kernel" : "CUDA graph", mc, pc, (int)t->n_runs,
-			       (int)t->n_regions);
+			printf("label %4dx%-5d | gpu mask->tree on host %7.1f / %7.1f us (%s; GPU %.1f, submit %.1f) | cpu segment (1 thread) %7.1f / %7.1f us | %d runs, %d regions\n",
+			       w, h, mg, pg, modes[mode].name, mk, ms, mc, pc, (int)t->n_runs, (int)t->n_regions);
 		else
 			printf("label %dx%d: the GPU segmenter failed\n", w, h);
 		cuda_label_destroy(lab);

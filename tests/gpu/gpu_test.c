@@ -808,9 +808,12 @@ struct label_pair {
 static int label_pair_new(struct label_pair *p, int w, int h, int cap, int32_t runs, int32_t regions)
 {
 	struct segment_config sc = {w, h, cap, runs, regions};
-	/* Every other segmenter launches kernel by kernel: both paths compared. */
+	/* Segmenters take turns: the fused kernel and the chain of kernels,
+	 * each as a CUDA graph and launched call by call; every path compared. */
 	static int n_created;
-	struct cuda_label_config lc = {w, h, cap, runs, regions, n_created++ % 2};
+	const int turn = n_created++;
+	struct cuda_label_config lc = {w, h, cap, runs, regions, turn % 2, (turn / 2) % 2 ? LABEL_CHAIN : LABEL_FUSED,
+				       0, 0};
 	int err = 0;
 	p->seg = segment_create(&sc, &err);
 	p->lab = cuda_label_create(&lc, &err);
