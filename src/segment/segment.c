@@ -44,6 +44,7 @@ struct segment {
 	int32_t *adj;
 	int64_t *sq;            /* max_width + 1: sq[i] = 0^2 + ... + (i - 1)^2 */
 	uint64_t *pairs;        /* pair cache of the serial pass (PAIR_CACHE keys) */
+	uint8_t *row_spans;     /* max_height: row y has a run of the span of one above it, of the other colour */
 	struct region_tree tree;
 	bool overflow_logged;
 	int64_t n_overflows;
@@ -100,7 +101,9 @@ struct segment *segment_create_threaded(const struct segment_config *cfg, int n_
 	s->adj = malloc((size_t)s->cap_regions * (size_t)cfg->adj_cap * sizeof *s->adj);
 	s->sq = malloc(((size_t)cfg->max_width + 1) * sizeof *s->sq);
 	s->pairs = malloc(PAIR_CACHE * sizeof *s->pairs);
-	if (!s->runs || !s->parent || !s->xend || !s->row_first_run || !s->regions || !s->adj || !s->sq || !s->pairs)
+	s->row_spans = malloc((size_t)cfg->max_height);
+	if (!s->runs || !s->parent || !s->xend || !s->row_first_run || !s->regions || !s->adj || !s->sq || !s->pairs ||
+	    !s->row_spans)
 		goto fail;
 	for (int64_t i = 0; i <= cfg->max_width; i++)
 		s->sq[i] = (i - 1) * i * (2 * i - 1) / 6;
@@ -172,6 +175,7 @@ void segment_destroy(struct segment *s)
 	free(s->adj);
 	free(s->sq);
 	free(s->pairs);
+	free(s->row_spans);
 	free(s);
 }
 
@@ -279,10 +283,12 @@ static inline int32_t uf_find(int32_t *p, int32_t x)
  * taken alone, and both rows end on the same step. A run of row y is its
  * own root until joined; the root of each current run is kept while it
  * stays current, as only the walk's own joins can move it. Roots stay the
- * smallest index of their set. */
-static void rows_union(const struct run *runs, const int32_t *xe, int32_t *p, int32_t a, int32_t a_end, int32_t b)
+ * smallest index of their set. Returns whether the walk met two runs of
+ * different colours over the same columns (both start where the last
+ * step moved both walks on: new_contact()). */
+static bool rows_union(const struct run *runs, const int32_t *xe, int32_t *p, int32_t a, int32_t a_end, int32_t b)
 {
-	bool same = runs[a].colour == runs[b].colour;
+	bool same = runs[a].colour == runs[b].colour, both = true, spans = false;
 	int32_t ra = -1, rb = b; /* ra < 0: not looked up yet */
 	while (a < a_end) {
 		if (same) {
@@ -298,12 +304,15 @@ static void rows_union(const struct run *runs, const int32_t *xe, int32_t *p, in
 		}
 		const int32_t ea = xe[a], eb = xe[b];
 		const bool da = ea <= eb, db = eb <= ea;
+		spans |= !same & both & da & db;
+		both = da & db;
 		same ^= da ^ db;
 		a += da;
 		b += db;
 		ra = da ? -1 : ra;
 		rb = db ? b : rb;
 	}
+	return spans;
 }
 
 static inline void region_open(struct region *r, uint8_t colour, int32_t x0, int32_t x1, int y)
@@ -449,10 +458,11 @@ static int label_link(struct segment *s, int height)
 			regs[runs[k0].region].flags |= REGION_BORDER;
 			regs[runs[k1 - 1].region].flags |= REGION_BORDER;
 		}
-		if (y == 0)
+		if (y == 0 || !s->row_spans[y])
 			continue;
 		/* Both rows cover [0, width): a merge walk of their ends visits
-		 * every overlapping pair; only pairs of one span can be new. */
+		 * every overlapping pair; only pairs of one span can be new, and
+		 * the row unions noted the rows that have any. */
 		int32_t a = rf[y - 1], a_end = k0, b = k0;
 		while (a < a_end) {
 			const int32_t ea = xe[a], eb = xe[b];
@@ -479,8 +489,7 @@ static void segment_serial(struct segment *s, const struct bitmask *mask)
 		if (s->cap_runs - n < width && s->cap_runs - n < row_count_runs(row, width))
 			break;
 		const int32_t m = row_cut(row, width, s->runs, s->xend, s->parent, n);
-		if (y > 0)
-			rows_union(s->runs, s->xend, s->parent, s->row_first_run[y - 1], n, n);
+		s->row_spans[y] = y > 0 && rows_union(s->runs, s->xend, s->parent, s->row_first_run[y - 1], n, n);
 		n = m;
 	}
 	if (y < height) {
