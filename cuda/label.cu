@@ -220,7 +220,6 @@ struct cuda_label {
 	struct graph_entry graphs[GRAPHS];
 	int n_graphs, next_graph;
 	bool no_graph; /* configured, or capture failed once: launch one by one */
-	bool capturing;
 	cudaEvent_t ev[2];         /* config timing: before and after the kernels */
 	struct region_tree tree;
 	bool pending, overflow_logged;
@@ -441,7 +440,12 @@ static cudaError_t mark(const struct cuda_label *l, int ev, cudaStream_t s)
 {
 	if (!l->ev[ev])
 		return cudaSuccess;
-	return cudaEventRecordWithFlags(l->ev[ev], s, l->capturing ? cudaEventRecordExternal : cudaEventRecordDefault);
+	cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+	const cudaError_t e = cudaStreamIsCapturing(s, &cs);
+	if (e != cudaSuccess)
+		return e;
+	return cudaEventRecordWithFlags(l->ev[ev], s,
+					cs == cudaStreamCaptureStatusActive ? cudaEventRecordExternal : cudaEventRecordDefault);
 }
 
 /* The frame's kernels (the mask, size and host tree in l->g) on stream s. */
@@ -497,10 +501,7 @@ static struct graph_entry *graph_for(struct cuda_label *l)
 			return ge;
 	}
 	cudaGraphExec_t exec;
-	l->capturing = true;
-	const bool ok = cuda_capture_graph(l->own, [l](cudaStream_t st) { return enqueue(l, st); }, &exec, "cuda label");
-	l->capturing = false;
-	if (!ok) {
+	if (!cuda_capture_graph(l->own, [l](cudaStream_t st) { return enqueue(l, st); }, &exec, "cuda label")) {
 		l->no_graph = true;
 		return NULL;
 	}

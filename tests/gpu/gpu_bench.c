@@ -310,7 +310,8 @@ static void bench_label(void)
 		stat_us(2, &mk, &pk);
 		stat_us(3, &ms, &ps);
 		if (ok)
-			printf("label %4dx%-5d | gpu mask->tree on host %7.1f / %7.1f us (%s; GPU %.1f, submit %.1f) | cpu segment (1 thread) %7.1f / %7.1f us | %d runs, %d regions\n",
+			printf("label %4dx%-5d | gpu mask->tree on host %7.1f / %7.1f us (%s; GPU %.1f, submit %.1f) | "
+			       "cpu segment (1 thread) %7.1f / %7.1f us | %d runs, %d regions\n",
 			       w, h, mg, pg, modes[mode].name, mk, ms, mc, pc, (int)t->n_runs, (int)t->n_regions);
 		else
 			printf("label %dx%d: the GPU segmenter failed\n", w, h);
