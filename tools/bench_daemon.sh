@@ -125,6 +125,7 @@ for size in 640x480 1920x1080 3840x2160; do
 	sed -n 's/^  \(pipeline thread CPU a frame: .*\)/    \1/p' "$T/$size" | tail -n 1
 	sed -n 's/^  \(frames over twice the recent median: .*\)/    \1/p' "$T/$size" | tail -n 1
 	sed -n 's/^  \(gate: .*\)/    \1/p' "$T/$size" | tail -n 1
+	sed -n 's/^  \(GPU labelling waits .*\)/    \1/p' "$T/$size" | tail -n 1
 done
 [ -s "$T/label_lines" ] && { echo; cat "$T/label_lines"; }
 exit 0

@@ -266,6 +266,7 @@ struct engine {
 	struct engine_times times;
 	int64_t submit_ns;
 	int64_t label_ns;     /* waiting for the GPU segmenters in the last collect */
+	struct engine_wait_stats wait_stats;
 	bool seg_fault_logged;
 	bool want_mask;       /* engine_want_mask: the first scale's mask comes back every frame */
 	/* The Bernsen gate (frame_gate): of the frame last submitted, of the
@@ -1120,7 +1121,11 @@ static int scale_collect(struct engine *e, struct scale *s)
 		s->labelled = false;
 		int64_t t0 = clock_now_ns();
 		lerr = segment_gpu_collect(s->gseg, &tree);
-		e->label_ns += clock_now_ns() - t0;
+		const int64_t waited = clock_now_ns() - t0;
+		const int k = s == &e->s1 ? 0 : 1;
+		e->label_ns += waited;
+		e->wait_stats.frames[k]++;
+		e->wait_stats.ns[k] += waited;
 	}
 	int err = threshold_collect_view(s->thr, &s->mask);
 	if (err)
@@ -1164,6 +1169,13 @@ int engine_submit(struct engine *e, const struct image_u8 *grey)
 	if (err)
 		return err;
 	label_submit(e, &e->s1, grey);
+	/* The other scales read the first's upload of the frame (asked every
+	 * frame: cheap, and a scale recreated or fallen back to the CPU is
+	 * never left sharing, nor a new one left out). */
+	if (scale_on(&e->s2))
+		(void)threshold_share_input(e->s2.thr, e->s1.thr);
+	if (scale_on(&e->s3) && e->t3.want_full)
+		(void)threshold_share_input(e->s3.thr, e->s1.thr);
 	/* A failing second scale only loses that scale for this frame. */
 	e->s2.submitted = scale_on(&e->s2) && threshold_submit(e->s2.thr, grey) == 0;
 	label_submit(e, &e->s2, grey);
@@ -2149,6 +2161,11 @@ void engine_want_mask(struct engine *e, bool on)
 const struct engine_gate_stats *engine_gate_stats(const struct engine *e)
 {
 	return &e->gate_stats;
+}
+
+const struct engine_wait_stats *engine_wait_stats(const struct engine *e)
+{
+	return &e->wait_stats;
 }
 
 const struct engine_third_stats *engine_third_stats(const struct engine *e)

@@ -184,6 +184,16 @@ struct engine_gate_stats {
 };
 const struct engine_gate_stats *engine_gate_stats(const struct engine *e);
 
+/* How long engine_collect waited for each Bernsen scale's GPU labelling
+ * (threshold kernels included: the labelling is queued behind them), over
+ * the frames that scale was labelled on the GPU (--stats): the first scale
+ * is waited for first, so the second's wait is what its work ran past
+ * the first's. */
+struct engine_wait_stats {
+	int64_t frames[2], ns[2];
+};
+const struct engine_wait_stats *engine_wait_stats(const struct engine *e);
+
 /* The first scale's region tree of the last engine_detect (borrowed, valid
  * until the next engine_collect, engine_set_config or destroy); NULL when
  * the last detect failed. */

@@ -890,6 +890,18 @@ static void gate_print_stats(const struct pipeline *p)
 	printf("\n");
 }
 
+/* --stats: the pipeline thread's waits for the GPU's labelling, a scale. */
+static void wait_print_stats(const struct pipeline *p)
+{
+	const struct engine_wait_stats *ws = p->eng ? engine_wait_stats(p->eng) : NULL;
+	if (!ws || !ws->frames[0])
+		return;
+	printf("  GPU labelling waits a frame: scale 1 %.3f ms", (double)ws->ns[0] / 1e6 / (double)ws->frames[0]);
+	if (ws->frames[1])
+		printf(", scale 2 %.3f ms", (double)ws->ns[1] / 1e6 / (double)ws->frames[1]);
+	printf("\n");
+}
+
 /* --stats: where the third scale ran (its windows, or whole frames). */
 static void third_print_stats(struct pipeline *p)
 {
@@ -933,6 +945,7 @@ void pipeline_destroy(struct pipeline *p)
 				   p->height);
 		cpu_print_stats(p);
 		gate_print_stats(p);
+		wait_print_stats(p);
 		third_print_stats(p);
 		objects_print_stats(p);
 	}
