@@ -15,10 +15,7 @@ extern "C" {
 #define R_MAX CUDA_CANNY_MAX_RADIUS
 #define TW 32 /* tile of the gradient kernel */
 #define TH 32
-#ifndef CANNY_THREADS
-#define CANNY_THREADS 512
-#endif
-#define THREADS CANNY_THREADS
+#define THREADS 512
 #define MARK_BLOCKS 264 /* two a multiprocessor of an H100 */
 #define MAG_MAX 2040
 /* enum canny_dir and the classes of src/outline/canny.c */
