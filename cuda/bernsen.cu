@@ -60,8 +60,6 @@ struct thr_graph {
 };
 /* Three capture ring slots x two mask slots make six in a steady stream. */
 #define THR_GRAPHS 8
-/* Thresholds that may read one threshold's upload (the engine's second and third scales). */
-#define MAX_SHARERS 4
 
 struct cuda_threshold {
 	struct cuda_threshold_config cfg;
@@ -104,18 +102,6 @@ struct cuda_threshold {
 	 * for the stream, behind which a GPU consumer of the mask (the
 	 * segmenter) may have queued its own work. */
 	cudaEvent_t ev_done;
-	/* One upload a frame for several thresholds (cuda_threshold_share_input):
-	 * a sharer reads from's d_grey after from's ev_done, the end of from's
-	 * own kernels (which read it after its upload), and records ev_read
-	 * after its own reads; from's next upload waits for every sharer's
-	 * ev_read. d_in is the frame's device grey, from's or this one's. */
-	struct cuda_threshold *from, *sharers[MAX_SHARERS];
-	int n_sharers;
-	const uint8_t *in_src; /* the host frame and stride of the last submit */
-	int in_stride;
-	bool share_now, read_pending;
-	cudaEvent_t ev_read;
-	const uint8_t *d_in;
 	cudaEvent_t ev[4]; /* profile: before upload, after upload, after kernels, after download */
 	struct registered reg[MAX_REGISTERED];
 	int n_reg;
@@ -814,40 +800,6 @@ static cudaError_t frame_stream(cudaStream_t *s)
 	return cudaStreamCreateWithPriority(s, cudaStreamNonBlocking, greatest);
 }
 
-/* Ends t's sharing both ways: as a reader of another's upload and as the
- * uploader of others. */
-static void unshare(struct cuda_threshold *t)
-{
-	struct cuda_threshold *f = t->from;
-	for (int i = 0; f && i < f->n_sharers; i++)
-		if (f->sharers[i] == t) {
-			f->sharers[i] = f->sharers[--f->n_sharers];
-			break;
-		}
-	t->from = NULL;
-	for (int i = 0; i < t->n_sharers; i++) {
-		struct cuda_threshold *sh = t->sharers[i];
-		if (sh->read_pending) /* its kernels may still read d_grey */
-			cudaEventSynchronize(sh->ev_read);
-		sh->read_pending = false;
-		sh->from = NULL;
-	}
-	t->n_sharers = 0;
-}
-
-int cuda_threshold_share_input(struct cuda_threshold *t, struct cuda_threshold *from)
-{
-	if (!t || !from || t == from || from->from || t->n_sharers || (t->from && t->from != from))
-		return ERR_RANGE;
-	if (t->from == from)
-		return 0;
-	if (from->n_sharers == MAX_SHARERS)
-		return ERR_RANGE;
-	from->sharers[from->n_sharers++] = t;
-	t->from = from;
-	return 0;
-}
-
 struct cuda_threshold *cuda_threshold_create(const struct cuda_threshold_config *cfg, int *err)
 {
 	struct cuda_threshold *t = NULL;
@@ -871,8 +823,7 @@ struct cuda_threshold *cuda_threshold_create(const struct cuda_threshold_config 
 	CUDA_CHECK(frame_stream(&t->s_up));
 	CUDA_CHECK(frame_stream(&t->s_down));
 	CUDA_CHECK(cudaStreamCreateWithFlags(&t->s_fetch, cudaStreamNonBlocking));
-	CUDA_CHECK(cudaEventCreateWithFlags(&t->ev_done, cudaEventDisableTiming | cudaEventBlockingSync));
-	CUDA_CHECK(cudaEventCreateWithFlags(&t->ev_read, cudaEventDisableTiming));
+	CUDA_CHECK(cudaEventCreateWithFlags(&t->ev_done, cudaEventDisableTiming));
 	for (int i = 0; i < MAX_BANDS; i++) {
 		CUDA_CHECK(cudaEventCreateWithFlags(&t->ev_up[i], cudaEventDisableTiming));
 		CUDA_CHECK(cudaEventCreateWithFlags(&t->ev_k[i], cudaEventDisableTiming));
@@ -919,7 +870,6 @@ void cuda_threshold_destroy(struct cuda_threshold *t)
 		return;
 	/* Only this stage's streams: another stage (the second scale) may have
 	 * a frame in flight on the same device. */
-	unshare(t);
 	cudaStream_t streams[4] = {t->stream, t->s_up, t->s_down, t->s_fetch};
 	for (int i = 0; i < 4; i++)
 		if (streams[i])
@@ -945,8 +895,6 @@ void cuda_threshold_destroy(struct cuda_threshold *t)
 	for (int i = 0; i < 4; i++)
 		if (t->ev[i])
 			cudaEventDestroy(t->ev[i]);
-	if (t->ev_read)
-		cudaEventDestroy(t->ev_read);
 	if (t->ev_done)
 		cudaEventDestroy(t->ev_done);
 	for (int i = 0; i < MAX_BANDS; i++) {
@@ -1057,23 +1005,20 @@ static int launch_bernsen(struct cuda_threshold *t, const uint8_t *src, int widt
 	const struct cuda_threshold_config *c = &t->cfg;
 	const int kr = c->kernel_variant == 1 ? 0 : c->radius, th = tile_h_for(kr), r = c->radius;
 	const int m = c->median / 2; /* median apron */
-	/* a shared frame is whole on the GPU already: nothing to overlap */
-	int nb = t->share_now ? 1 : bands_for(c, width, height);
+	int nb = bands_for(c, width, height);
 	int bh = (height + nb - 1) / nb;
 	bh = (bh + th - 1) / th * th;
 	nb = (height + bh - 1) / bh;
 	const bool split = nb > 1;
 	cudaStream_t sk = t->stream, su = split ? t->s_up : sk, sd = split ? t->s_down : sk;
-	const uint8_t *d_src = t->d_in;
+	const uint8_t *d_src = t->d_grey;
 	int up_waited = -1, med_done = 0, mi = 0;
 	dim3 b2(32, 8);
 	bernsen_fn fn = bernsen_by_radius[kr];
 
 	if (c->profile)
 		CUDA_CHECK(cudaEventRecord(t->ev[0], su));
-	if (t->share_now)
-		CUDA_CHECK(cudaStreamWaitEvent(sk, t->from->ev_done, 0));
-	for (int i = 0; !t->share_now && i < nb; i++) {
+	for (int i = 0; i < nb; i++) {
 		int y0 = i * bh, y1 = band_end(i, bh, height);
 		CUDA_CHECK(cudaMemcpy2DAsync(t->d_grey + (size_t)y0 * width, width, src + (size_t)y0 * t->src_stride,
 					     t->src_stride, width, y1 - y0, cudaMemcpyHostToDevice, su));
@@ -1096,9 +1041,9 @@ static int launch_bernsen(struct cuda_threshold *t, const uint8_t *src, int widt
 			}
 			dim3 gm((width + 31) / 32, (my1 - my0 + 7) / 8);
 			if (c->median == 3)
-				median_kernel<3><<<gm, b2, 0, sk>>>(t->d_in, t->d_pre_a, width, width, height, my0, my1);
+				median_kernel<3><<<gm, b2, 0, sk>>>(t->d_grey, t->d_pre_a, width, width, height, my0, my1);
 			else
-				median_kernel<5><<<gm, b2, 0, sk>>>(t->d_in, t->d_pre_a, width, width, height, my0, my1);
+				median_kernel<5><<<gm, b2, 0, sk>>>(t->d_grey, t->d_pre_a, width, width, height, my0, my1);
 			med_done = my1;
 			mi++;
 		}
@@ -1119,8 +1064,6 @@ static int launch_bernsen(struct cuda_threshold *t, const uint8_t *src, int widt
 		}
 		if (c->profile && j == nb - 1)
 			CUDA_CHECK(cudaEventRecord(t->ev[2], sk));
-		if (t->share_now && j == nb - 1)
-			CUDA_CHECK(cudaEventRecord(t->ev_read, sk));
 		if (t->download)
 			CUDA_CHECK(cudaMemcpyAsync(t->h_mask + (size_t)y0 * t->words, t->d_mask + (size_t)y0 * words32,
 						   (size_t)t->words * (y1 - y0) * sizeof(uint64_t), cudaMemcpyDeviceToHost,
@@ -1142,14 +1085,11 @@ static int launch_whole(struct cuda_threshold *t, const uint8_t *src, int width,
 	dim3 b2(32, 8), g2((width + 31) / 32, (height + 7) / 8);
 	if (c->profile)
 		CUDA_CHECK(cudaEventRecord(t->ev[0], t->stream));
-	if (t->share_now)
-		CUDA_CHECK(cudaStreamWaitEvent(t->stream, t->from->ev_done, 0));
-	else
-		CUDA_CHECK(cudaMemcpy2DAsync(t->d_grey, width, src, t->src_stride, width, height,
-					     cudaMemcpyHostToDevice, t->stream));
+	CUDA_CHECK(cudaMemcpy2DAsync(t->d_grey, width, src, t->src_stride, width, height, cudaMemcpyHostToDevice,
+				     t->stream));
 	if (c->profile)
 		CUDA_CHECK(cudaEventRecord(t->ev[1], t->stream));
-	d_src = t->d_in;
+	d_src = t->d_grey;
 	if (c->median) {
 		if (c->median == 3)
 			median_kernel<3><<<g2, b2, 0, t->stream>>>(d_src, t->d_pre_a, width, width, height, 0, height);
@@ -1202,8 +1142,6 @@ static int launch_whole(struct cuda_threshold *t, const uint8_t *src, int width,
 	CUDA_CHECK(cudaGetLastError());
 	if (c->profile)
 		CUDA_CHECK(cudaEventRecord(t->ev[2], t->stream));
-	if (t->share_now)
-		CUDA_CHECK(cudaEventRecord(t->ev_read, t->stream));
 	if (t->download)
 		CUDA_CHECK(cudaMemcpyAsync(t->h_mask, t->d_mask, (size_t)t->words * height * sizeof(uint64_t),
 					   cudaMemcpyDeviceToHost, t->stream));
@@ -1351,30 +1289,12 @@ int cuda_threshold_submit(struct cuda_threshold *t, const uint8_t *grey, int wid
 	if (t->pending)
 		CUDA_CHECK(cudaStreamSynchronize(t->last)); /* a submit without collect: the old frame is dropped */
 	t->pending = false;
-	/* The same frame, just submitted to from, whose upload is queued. */
-	{
-		const struct cuda_threshold *f = t->from;
-		t->share_now = f && f->pending && f->in_src == grey && f->in_stride == stride && f->width == width &&
-			       f->height == height;
-	}
-	t->in_src = grey;
-	t->in_stride = stride;
-	t->d_in = t->share_now ? t->from->d_grey : t->d_grey;
-	/* This frame's upload overwrites d_grey: after the sharers have read the last one. */
-	for (int i = 0; i < t->n_sharers; i++) {
-		struct cuda_threshold *sh = t->sharers[i];
-		if (!sh->read_pending)
-			continue;
-		CUDA_CHECK(cudaStreamWaitEvent(t->stream, sh->ev_read, 0));
-		CUDA_CHECK(cudaStreamWaitEvent(t->s_up, sh->ev_read, 0));
-		sh->read_pending = false;
-	}
 	t->cur ^= 1;
 	t->h_mask = t->h_masks[t->cur];
 	t->d_mask = t->d_masks[t->cur];
 	t->download = !t->skip_download;
 	span = (size_t)stride * (height - 1) + width;
-	if (!t->share_now && !is_registered(t, grey, span)) {
+	if (!is_registered(t, grey, span)) {
 		/* pageable memory: the DMA engine needs a pinned copy */
 		for (int y = 0; y < height; y++)
 			memcpy(t->h_grey + (size_t)y * width, grey + (size_t)y * stride, (size_t)width);
@@ -1384,8 +1304,7 @@ int cuda_threshold_submit(struct cuda_threshold *t, const uint8_t *grey, int wid
 	t->src_stride = stride;
 	t->words = (width + 63) / 64;
 	{
-		struct thr_graph *tg =
-			!t->share_now && graph_ok(t, width, height) ? thr_graph_for(t, src, width, height) : NULL;
+		struct thr_graph *tg = graph_ok(t, width, height) ? thr_graph_for(t, src, width, height) : NULL;
 		if (tg) {
 			CUDA_CHECK(cudaGraphLaunch(tg->exec, t->stream));
 			t->last = t->stream;
@@ -1394,7 +1313,6 @@ int cuda_threshold_submit(struct cuda_threshold *t, const uint8_t *grey, int wid
 		}
 	}
 	CUDA_CHECK(cudaEventRecord(t->ev_done, t->last));
-	t->read_pending = t->share_now;
 	t->timed = c->profile != 0;
 	t->width = width;
 	t->height = height;

@@ -139,14 +139,6 @@ int cuda_threshold_fetch_mask(struct cuda_threshold *t, const uint64_t **bits, i
  * one, so the mask stays unchanged until the submit after next.
  * ERR_AGAIN before the first submit. */
 int cuda_threshold_device_mask(struct cuda_threshold *t, const void **dev_bits, int *stride_words, void **stream);
-/* One upload a frame for two thresholds of the same frames (the engine's
- * scales): from then on, a submit of t given the very frame (pointer,
- * size, stride) just submitted to from reads from's copy on the GPU, after
- * from's own kernels, instead of uploading its own; from's next upload
- * waits until t has read. Any other submit of t uploads as before. Both
- * must stay alive together (destroying either ends the sharing).
- * ERR_RANGE when from already serves MAX sharers or t reads another. */
-int cuda_threshold_share_input(struct cuda_threshold *t, struct cuda_threshold *from);
 /* Page-locks a long-lived host buffer (a capture ring slot) so that frames
  * inside it are copied to the GPU by DMA with no staging memcpy. At most 16;
  * the buffer must stay allocated until unregistered or t is destroyed. */

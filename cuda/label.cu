@@ -221,7 +221,6 @@ struct cuda_label {
 	int n_graphs, next_graph;
 	bool no_graph; /* configured, or capture failed once: launch one by one */
 	cudaEvent_t ev[2];         /* config timing: before and after the kernels */
-	cudaEvent_t done;          /* after the frame's kernels: what collect waits for */
 	struct region_tree tree;
 	bool pending, overflow_logged;
 	int64_t n_overflows;
@@ -264,8 +263,6 @@ void cuda_label_destroy(struct cuda_label *l)
 	for (int i = 0; i < 2; i++)
 		if (l->ev[i])
 			cudaEventDestroy(l->ev[i]);
-	if (l->done)
-		cudaEventDestroy(l->done);
 	if (l->own)
 		cudaStreamDestroy(l->own);
 	free(l);
@@ -336,7 +333,6 @@ struct cuda_label *cuda_label_create(const struct cuda_label_config *cfg, int *e
 		CUDA_CHECK(cudaStreamCreateWithFlags(&l->own, cudaStreamNonBlocking));
 		for (int i = 0; cfg->timing && i < 2; i++)
 			CUDA_CHECK(cudaEventCreate(&l->ev[i]));
-		CUDA_CHECK(cudaEventCreateWithFlags(&l->done, cudaEventDisableTiming | cudaEventBlockingSync));
 		CUDA_CHECK(cudaMalloc(&g->hdr, sizeof *g->hdr));
 		CUDA_CHECK(cudaMalloc(&g->row_count, rows * sizeof(int64_t)));
 		CUDA_CHECK(cudaMalloc(&g->rf64, rows * sizeof(int64_t)));
@@ -433,7 +429,6 @@ int cuda_label_submit(struct cuda_label *l, const void *dev_bits, int width, int
 		else
 			CUDA_CHECK(enqueue(l, s));
 	}
-	CUDA_CHECK(cudaEventRecord(l->done, s));
 	l->pending = true;
 	return 0;
 fail:
@@ -531,7 +526,7 @@ int cuda_label_collect(struct cuda_label *l, const struct region_tree **out)
 		return ERR_AGAIN;
 	l->pending = false;
 	struct lk_args *g = &l->g;
-	CUDA_CHECK(cudaEventSynchronize(l->done));
+	CUDA_CHECK(cudaStreamSynchronize(l->stream));
 	{
 		struct host_tree *ht = &l->h[l->cur];
 		const struct lk_hdr h = *ht->hdr;

@@ -55,13 +55,6 @@ int cuda_threshold_collect_view(struct cuda_threshold *t, const uint64_t **bits,
 	return ERR_UNSUPPORTED;
 }
 
-int cuda_threshold_share_input(struct cuda_threshold *t, struct cuda_threshold *from)
-{
-	(void)t;
-	(void)from;
-	return ERR_UNSUPPORTED;
-}
-
 void cuda_threshold_set_download(struct cuda_threshold *t, int on)
 {
 	(void)t;

@@ -1169,13 +1169,6 @@ int engine_submit(struct engine *e, const struct image_u8 *grey)
 	if (err)
 		return err;
 	label_submit(e, &e->s1, grey);
-	/* The other scales read the first's upload of the frame (asked every
-	 * frame: cheap, and a scale recreated or fallen back to the CPU is
-	 * never left sharing, nor a new one left out). */
-	if (scale_on(&e->s2))
-		(void)threshold_share_input(e->s2.thr, e->s1.thr);
-	if (scale_on(&e->s3) && e->t3.want_full)
-		(void)threshold_share_input(e->s3.thr, e->s1.thr);
 	/* A failing second scale only loses that scale for this frame. */
 	e->s2.submitted = scale_on(&e->s2) && threshold_submit(e->s2.thr, grey) == 0;
 	label_submit(e, &e->s2, grey);

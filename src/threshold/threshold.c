@@ -423,13 +423,6 @@ int threshold_device_mask(struct threshold *t, struct threshold_device_mask *out
 	return cuda_threshold_device_mask(t->gpu, &out->bits, &out->stride_words, &out->stream);
 }
 
-int threshold_share_input(struct threshold *t, struct threshold *from)
-{
-	if (t->ops != ops_by_name("cuda") || from->ops != ops_by_name("cuda"))
-		return ERR_UNSUPPORTED;
-	return cuda_threshold_share_input(t->gpu, from->gpu);
-}
-
 void threshold_set_mask_download(struct threshold *t, bool on)
 {
 	if (t->ops == ops_by_name("cuda"))

@@ -143,13 +143,6 @@ int threshold_collect_view(struct threshold *t, struct bitmask *view);
  * its mask. threshold_collect (the copy) fetches by itself. */
 void threshold_set_mask_download(struct threshold *t, bool on);
 
-/* On CUDA, one upload a frame for two thresholds of the same frames: a
- * submit of t given the frame just submitted to from reads from's copy on
- * the GPU instead of uploading its own (at 1080p a second 2 MB transfer
- * that queued behind from's). Idempotent; ends when either falls back to
- * the CPU or is destroyed. ERR_UNSUPPORTED unless both run on CUDA. */
-int threshold_share_input(struct threshold *t, struct threshold *from);
-
 /* The mask of the frame last collected by collect_view, as its view (a CPU
  * mask, or a GPU one brought to the host now, on its own queue, when its
  * submit left it on the GPU). Valid until the second submit after that

@@ -458,71 +458,6 @@ static void test_api_ring(const struct threshold_config *base)
 	m_cpu.height = m_gpu.height = 720;
 }
 
-/* Two thresholds of the engine's two scales sharing one upload
- * (threshold_share_input): the second reads the first's copy of the frame
- * when it is given the frame just submitted to the first, and uploads its
- * own otherwise (another frame, the first not submitted); frames from a
- * ring of buffers, the next frame's upload queued while the last one's
- * masks are collected in either order; every mask equals the CPU's. Then
- * the uploader is destroyed first. */
-static void test_share_input(void)
-{
-	static const int sizes[][2] = {{1920, 1080}, {640, 480}};
-	for (int si = 0; si < 2; si++) {
-		const int w = sizes[si][0], h = sizes[si][1];
-		struct threshold_config c1 = base_config(w, h), c2 = base_config(w, h);
-		c1.radius = 8;
-		c2.radius = 2;
-		c2.median = 3;
-		int err, ok = 1;
-		char where[160] = "", what[256];
-		struct threshold *g1 = threshold_create(&c1, "cuda", &err), *g2 = threshold_create(&c2, "cuda", &err);
-		struct threshold *r1 = threshold_create(&c1, "cpu", &err), *r2 = threshold_create(&c2, "cpu", &err);
-		struct image_u8 ring[3];
-		struct bitmask m1, m2, e1, e2;
-		for (int i = 0; i < 3; i++) {
-			if (image_u8_alloc(&ring[i], w, h) < 0)
-				abort();
-			fill(&ring[i], i + 3);
-		}
-		if (!g1 || !g2 || !r1 || !r2 || bitmask_alloc(&m1, w, h) < 0 || bitmask_alloc(&m2, w, h) < 0 ||
-		    bitmask_alloc(&e1, w, h) < 0 || bitmask_alloc(&e2, w, h) < 0)
-			abort();
-		check(threshold_share_input(g2, g1) == 0 && threshold_share_input(g2, g1) == 0, "share: set up");
-		check(threshold_share_input(g1, g2) != 0, "share: no cycle");
-		for (int k = 0; k < 18 && ok; k++) {
-			struct image_u8 *f = &ring[k % 3], *f2 = k % 6 == 5 ? &ring[(k + 1) % 3] : f;
-			if (k % 4 == 3)
-				fill(f, k); /* a new frame in the slot */
-			const bool first = k % 7 != 6; /* now and then the second scale alone */
-			ok = (!first || threshold_submit(g1, f) == 0) && threshold_submit(g2, f2) == 0;
-			if (k % 2)
-				ok = ok && threshold_collect(g2, &m2) == 0 && (!first || threshold_collect(g1, &m1) == 0);
-			else
-				ok = ok && (!first || threshold_collect(g1, &m1) == 0) && threshold_collect(g2, &m2) == 0;
-			ok = ok && threshold_process(r1, f, &e1) == 0 && threshold_process(r2, f2, &e2) == 0;
-			ok = ok && (!first || masks_equal(&e1, &m1, w, h, where, sizeof where)) &&
-			     masks_equal(&e2, &m2, w, h, where, sizeof where);
-			ok = ok && strcmp(threshold_backend_name(g2), "cuda") == 0;
-			snprintf(what, sizeof what, "share: %dx%d frame %d %s", w, h, k, where);
-		}
-		check(ok, what);
-		threshold_destroy(g1);
-		ok = threshold_process(g2, &ring[0], &m2) == 0 && threshold_process(r2, &ring[0], &e2) == 0 &&
-		     masks_equal(&e2, &m2, w, h, where, sizeof where);
-		check(ok, "share: the reader after the uploader is gone");
-		threshold_destroy(g2);
-		threshold_destroy(r1);
-		threshold_destroy(r2);
-		for (int i = 0; i < 3; i++)
-			image_u8_free(&ring[i]);
-		bitmask_free(&m1);
-		bitmask_free(&m2);
-		bitmask_free(&e1);
-		bitmask_free(&e2);
-	}
-}
-
 static void test_api(void)
 {
 	struct threshold_config c = base_config(1920, 1080);
@@ -1556,7 +1491,6 @@ int main(int argc, char **argv)
 	test_mean_modes();
 	test_sauvola();
 	test_api();
-	test_share_input();
 	if (argc > 1 && !quick)
 		test_real_frames(argv[1]);
 	test_canny(argc > 1 ? argv[1] : NULL);
