@@ -22,6 +22,7 @@ KFN static void KN(rows_acc)(struct threshold_cpu *c, uint8_t *dmin, uint8_t *dm
 {
 	const int vb = V(VB);
 	int x = 0;
+#pragma GCC unroll 2
 	for (; x + vb <= n; x += vb) {
 		V(u8) v = V(ld)(b + x);
 		V(st)(dmin + x, V(min)(V(ld)(amin + x), v));
@@ -40,6 +41,7 @@ KFN static void KN(rows2)(uint8_t *dmin, uint8_t *dmax, const uint8_t *amin, con
                           const uint8_t *amax, const uint8_t *bmax, int n)
 {
 	const int vb = V(VB);
+#pragma GCC unroll 2
 	for (int x = 0; x < n; x += vb) {
 		V(st)(dmin + x, V(min)(V(ld)(amin + x), V(ld)(bmin + x)));
 		V(st)(dmax + x, V(max)(V(ld)(amax + x), V(ld)(bmax + x)));
@@ -285,6 +287,7 @@ KFN static void KN(hpass_emit)(struct threshold_cpu *c, int w, int r, const uint
 	memset(pmax + r + w, pmax[r + w - 1], (size_t)r);
 	for (; 2 * s <= k; s *= 2) {
 		len -= s;
+#pragma GCC unroll 2
 		for (int x = 0; x < len; x += vb) {
 			V(st)(pmin + x, V(min)(V(ld)(pmin + x), V(ld)(pmin + x + s)));
 			V(st)(pmax + x, V(max)(V(ld)(pmax + x), V(ld)(pmax + x + s)));
@@ -292,7 +295,24 @@ KFN static void KN(hpass_emit)(struct threshold_cpu *c, int w, int r, const uint
 	}
 	int d = k - s;
 	const V(u8) g = V(set1)(gate);
-	for (int x0 = 0; x0 < w; x0 += 64) {
+	int x0 = 0;
+	if (mask_row && mode == THRESHOLD_BERNSEN) {
+		/* Whole 64-pixel words of plain Bernsen into the mask: no tail, no
+		 * mode to test, a trip count the compiler knows (half the kernel's
+		 * instructions were the general loop's bookkeeping). */
+		for (; x0 + 64 <= w; x0 += 64) {
+			uint64_t black = 0;
+#pragma GCC unroll 4
+			for (int j = 0; j < 64; j += vb) {
+				const int x = x0 + j;
+				V(u8) lo = V(min)(V(ld)(pmin + x), V(ld)(pmin + x + d));
+				V(u8) hi = V(max)(V(ld)(pmax + x), V(ld)(pmax + x + d));
+				black |= (uint64_t)V(bits)(V(black)(lo, hi, V(ld)(v + x), g)) << j;
+			}
+			mask_row[x0 >> 6] = ~black;
+		}
+	}
+	for (; x0 < w; x0 += 64) {
 		uint64_t black = 0;
 		for (int j = 0; j < 64 && x0 + j < w; j += vb) {
 			int x = x0 + j;
@@ -453,6 +473,14 @@ KFN static inline V(u8) KN(med3)(V(u8) a, V(u8) b, V(u8) d)
 
 /* 3x3 from sorted columns: the median of (max of the lows, median of the
  * middles, min of the highs) is the median of the nine. 12 min/max. */
+KFN static inline V(u8) KN(median9)(uint8_t *const *S, int x)
+{
+	V(u8) lo = V(max)(V(max)(V(ld)(S[0] + x), V(ld)(S[0] + x + 1)), V(ld)(S[0] + x + 2));
+	V(u8) hi = V(min)(V(min)(V(ld)(S[2] + x), V(ld)(S[2] + x + 1)), V(ld)(S[2] + x + 2));
+	V(u8) mid = KN(med3)(V(ld)(S[1] + x), V(ld)(S[1] + x + 1), V(ld)(S[1] + x + 2));
+	return KN(med3)(lo, mid, hi);
+}
+
 KFN static void KN(median3)(struct threshold_cpu *c, const struct image_u8 *in, struct image_u8 *out)
 {
 	const int vb = V(VB);
@@ -461,12 +489,12 @@ KFN static void KN(median3)(struct threshold_cpu *c, const struct image_u8 *in, 
 	for (int y = 0; y < h; y++) {
 		KN(median_columns)(c, in, y, 1, S);
 		uint8_t *o = image_u8_row(out, y);
-		for (int x = 0; x < w; x += vb) {
-			V(u8) lo = V(max)(V(max)(V(ld)(S[0] + x), V(ld)(S[0] + x + 1)), V(ld)(S[0] + x + 2));
-			V(u8) hi = V(min)(V(min)(V(ld)(S[2] + x), V(ld)(S[2] + x + 1)), V(ld)(S[2] + x + 2));
-			V(u8) mid = KN(med3)(V(ld)(S[1] + x), V(ld)(S[1] + x + 1), V(ld)(S[1] + x + 2));
-			KN(store_part)(c, o + x, KN(med3)(lo, mid, hi), w - x);
-		}
+		int x = 0;
+		/* whole vectors, then the row's tail (store_part) */
+		for (; x + vb <= w; x += vb)
+			V(st)(o + x, KN(median9)(S, x));
+		if (x < w)
+			KN(store_part)(c, o + x, KN(median9)(S, x), w - x);
 	}
 }
 
