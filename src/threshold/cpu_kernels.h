@@ -267,6 +267,53 @@ KFN static void KN(sauvola)(struct threshold_cpu *c, const struct image_u8 *in, 
 	}
 }
 
+/* The window's min (max) at x over p, a row of vertical extremes: with
+ * direct 3 or 5, straight from that many bytes (no doubling passes before;
+ * fewer instructions for r = 1 and 2 than two passes through the row);
+ * else two runs of the doubled row, at x and x + d. Inlined with a constant
+ * direct into the whole-word loop, so that it holds no test. */
+KFN static inline __attribute__((always_inline)) V(u8) KN(win_min)(const uint8_t *p, int x, int direct, int d)
+{
+	if (direct == 5)
+		return V(min)(V(min)(V(min)(V(ld)(p + x), V(ld)(p + x + 1)), V(min)(V(ld)(p + x + 2), V(ld)(p + x + 3))),
+			      V(ld)(p + x + 4));
+	if (direct == 3)
+		return V(min)(V(min)(V(ld)(p + x), V(ld)(p + x + 1)), V(ld)(p + x + 2));
+	return V(min)(V(ld)(p + x), V(ld)(p + x + d));
+}
+
+KFN static inline __attribute__((always_inline)) V(u8) KN(win_max)(const uint8_t *p, int x, int direct, int d)
+{
+	if (direct == 5)
+		return V(max)(V(max)(V(max)(V(ld)(p + x), V(ld)(p + x + 1)), V(max)(V(ld)(p + x + 2), V(ld)(p + x + 3))),
+			      V(ld)(p + x + 4));
+	if (direct == 3)
+		return V(max)(V(max)(V(ld)(p + x), V(ld)(p + x + 1)), V(ld)(p + x + 2));
+	return V(max)(V(ld)(p + x), V(ld)(p + x + d));
+}
+
+/* Whole 64-pixel words of plain Bernsen into the mask: no tail, no mode to
+ * test, a trip count the compiler knows (half the kernel's instructions
+ * were the general loop's bookkeeping). Returns where the words end. */
+KFN static inline __attribute__((always_inline)) int KN(emit_words)(const uint8_t *pmin, const uint8_t *pmax,
+								    const uint8_t *v, int w, int direct, int d,
+								    V(u8) g, uint64_t *mask_row)
+{
+	const int vb = V(VB);
+	int x0 = 0;
+	for (; x0 + 64 <= w; x0 += 64) {
+		uint64_t black = 0;
+#pragma GCC unroll 4
+		for (int j = 0; j < 64; j += vb) {
+			const int x = x0 + j;
+			V(u8) lo = KN(win_min)(pmin, x, direct, d), hi = KN(win_max)(pmax, x, direct, d);
+			black |= (uint64_t)V(bits)(V(black)(lo, hi, V(ld)(v + x), g)) << j;
+		}
+		mask_row[x0 >> 6] = ~black;
+	}
+	return x0;
+}
+
 /*
  * The horizontal window of one row of vertical min/max (at p_min/p_max + r),
  * fused with the §1 rule and the packing. Log-step doubling in place: after
@@ -274,6 +321,7 @@ KFN static void KN(sauvola)(struct threshold_cpu *c, const struct image_u8 *in, 
  * then a window of k = 2r+1 is two overlapping runs of the largest 2^j <= k,
  * at x and x + k - 2^j. That is ceil(log2 k) + 1 vector min and max a byte
  * (4 for r = 6, 7 for r = 32), all whole-vector loads at byte offsets.
+ * Windows of 3 and 5 are read straight from their bytes instead (win_min).
  */
 KFN static void KN(hpass_emit)(struct threshold_cpu *c, int w, int r, const uint8_t *v, int gate, int mode,
                                uint8_t *img_row, uint64_t *mask_row)
@@ -285,7 +333,8 @@ KFN static void KN(hpass_emit)(struct threshold_cpu *c, int w, int r, const uint
 	memset(pmax, pmax[r], (size_t)r);
 	memset(pmin + r + w, pmin[r + w - 1], (size_t)r);
 	memset(pmax + r + w, pmax[r + w - 1], (size_t)r);
-	for (; 2 * s <= k; s *= 2) {
+	const int direct = k == 3 || k == 5 ? k : 0;
+	for (; !direct && 2 * s <= k; s *= 2) {
 		len -= s;
 #pragma GCC unroll 2
 		for (int x = 0; x < len; x += vb) {
@@ -296,22 +345,10 @@ KFN static void KN(hpass_emit)(struct threshold_cpu *c, int w, int r, const uint
 	int d = k - s;
 	const V(u8) g = V(set1)(gate);
 	int x0 = 0;
-	if (mask_row && mode == THRESHOLD_BERNSEN) {
-		/* Whole 64-pixel words of plain Bernsen into the mask: no tail, no
-		 * mode to test, a trip count the compiler knows (half the kernel's
-		 * instructions were the general loop's bookkeeping). */
-		for (; x0 + 64 <= w; x0 += 64) {
-			uint64_t black = 0;
-#pragma GCC unroll 4
-			for (int j = 0; j < 64; j += vb) {
-				const int x = x0 + j;
-				V(u8) lo = V(min)(V(ld)(pmin + x), V(ld)(pmin + x + d));
-				V(u8) hi = V(max)(V(ld)(pmax + x), V(ld)(pmax + x + d));
-				black |= (uint64_t)V(bits)(V(black)(lo, hi, V(ld)(v + x), g)) << j;
-			}
-			mask_row[x0 >> 6] = ~black;
-		}
-	}
+	if (mask_row && mode == THRESHOLD_BERNSEN)
+		x0 = direct == 5   ? KN(emit_words)(pmin, pmax, v, w, 5, d, g, mask_row)
+		     : direct == 3 ? KN(emit_words)(pmin, pmax, v, w, 3, d, g, mask_row)
+				   : KN(emit_words)(pmin, pmax, v, w, 0, d, g, mask_row);
 	for (; x0 < w; x0 += 64) {
 		uint64_t black = 0;
 		for (int j = 0; j < 64 && x0 + j < w; j += vb) {
@@ -321,8 +358,7 @@ KFN static void KN(hpass_emit)(struct threshold_cpu *c, int w, int r, const uint
 				memcpy(c->tail + 64, vp, (size_t)(w - x));
 				vp = c->tail + 64;
 			}
-			V(u8) lo = V(min)(V(ld)(pmin + x), V(ld)(pmin + x + d));
-			V(u8) hi = V(max)(V(ld)(pmax + x), V(ld)(pmax + x + d));
+			V(u8) lo = KN(win_min)(pmin, x, direct, d), hi = KN(win_max)(pmax, x, direct, d);
 			V(u8) b = V(black)(lo, hi, V(ld)(vp), g);
 			if (mode != THRESHOLD_BERNSEN) {
 				V(u8) st = V(steep)(lo, hi, g), mb = V(inv)(V(ld)(c->m_white + x));
