@@ -334,6 +334,19 @@ KFN static void KN(hpass_emit)(struct threshold_cpu *c, int w, int r, const uint
 	memset(pmin + r + w, pmin[r + w - 1], (size_t)r);
 	memset(pmax + r + w, pmax[r + w - 1], (size_t)r);
 	const int direct = k == 3 || k == 5 ? k : 0;
+	/* two doublings in one pass where both are due: runs of 4s from the
+	 * runs of s at x, x + s, x + 2s and x + 3s (the same operations, half
+	 * the passes through the row) */
+	for (; !direct && 4 * s <= k; s *= 4) {
+		len -= 3 * s;
+#pragma GCC unroll 2
+		for (int x = 0; x < len; x += vb) {
+			V(st)(pmin + x, V(min)(V(min)(V(ld)(pmin + x), V(ld)(pmin + x + s)),
+					       V(min)(V(ld)(pmin + x + 2 * s), V(ld)(pmin + x + 3 * s))));
+			V(st)(pmax + x, V(max)(V(max)(V(ld)(pmax + x), V(ld)(pmax + x + s)),
+					       V(max)(V(ld)(pmax + x + 2 * s), V(ld)(pmax + x + 3 * s))));
+		}
+	}
 	for (; !direct && 2 * s <= k; s *= 2) {
 		len -= s;
 #pragma GCC unroll 2
@@ -383,17 +396,77 @@ KFN static void KN(hpass_emit)(struct threshold_cpu *c, int w, int r, const uint
 	}
 }
 
+/* Row y of the result from its vertical min and max at p_min/p_max + r. */
+KFN static inline void KN(bernsen_row)(struct threshold_cpu *c, const struct image_u8 *in, int y, int r, int gate,
+				       int mode, int m, int bias, struct image_u8 *img, struct bitmask *mask)
+{
+	if (mode != THRESHOLD_BERNSEN)
+		KN(mean_row)(c, in, y, m, bias, 0);
+	KN(hpass_emit)
+	(c, in->width, r, image_u8_row(in, y), gate, mode, img ? image_u8_row(img, y) : NULL,
+	 mask ? mask->bits + (size_t)y * (size_t)mask->stride_words : NULL);
+}
+
+/* Row y's vertical min and max (at p_min/p_max + r) straight from its k = 3
+ * or 5 rows (edge-replicated): k - 1 min and max a pixel, fewer operations
+ * than van Herk's blocks below for windows this short. */
+KFN static inline __attribute__((always_inline)) void KN(rows_direct)(struct threshold_cpu *c,
+								      const struct image_u8 *in, int y, int k)
+{
+	const int vb = V(VB), w = in->width, h = in->height, r = k / 2;
+	const uint8_t *p[5];
+	uint8_t *dmin = c->p_min + r, *dmax = c->p_max + r;
+	for (int j = 0; j < k; j++)
+		p[j] = image_u8_row(in, clampi(y + j - r, 0, h - 1));
+	int x = 0;
+	for (; x + vb <= w; x += vb) {
+		V(u8) lo = V(ld)(p[0] + x), hi = lo;
+#pragma GCC unroll 4
+		for (int j = 1; j < k; j++) {
+			const V(u8) b = V(ld)(p[j] + x);
+			lo = V(min)(lo, b);
+			hi = V(max)(hi, b);
+		}
+		V(st)(dmin + x, lo);
+		V(st)(dmax + x, hi);
+	}
+	if (x < w) {
+		/* image rows end at w: their tails through c->tail (workspace rows have slack) */
+		for (int j = 0; j < k; j++)
+			memcpy(c->tail + 64 * j, p[j] + x, (size_t)(w - x));
+		V(u8) lo = V(ld)(c->tail), hi = lo;
+		for (int j = 1; j < k; j++) {
+			const V(u8) b = V(ld)(c->tail + 64 * j);
+			lo = V(min)(lo, b);
+			hi = V(max)(hi, b);
+		}
+		V(st)(dmin + x, lo);
+		V(st)(dmax + x, hi);
+	}
+}
+
 /*
  * Vertical van Herk / Gil-Werman over blocks of k = 2r+1 rows of the padded
  * (edge-replicated) frame: output row y needs padded rows y..y+k-1, which is
  * the suffix of y's block joined with a prefix of the next block. Whole rows
  * are vector operations; each pixel costs 3 min and 3 max whatever r is.
+ * Windows of 3 and 5 rows are read straight from their rows (rows_direct).
  */
 KFN static void KN(bernsen)(struct threshold_cpu *c, const struct image_u8 *in, int r, int gate, int mode, int m,
                             int bias, struct image_u8 *img, struct bitmask *mask)
 {
 	int w = in->width, h = in->height, k = 2 * r + 1;
 	size_t rs = c->row_stride;
+	if (k == 3 || k == 5) {
+		for (int y = 0; y < h; y++) {
+			if (k == 5)
+				KN(rows_direct)(c, in, y, 5);
+			else
+				KN(rows_direct)(c, in, y, 3);
+			KN(bernsen_row)(c, in, y, r, gate, mode, m, bias, img, mask);
+		}
+		return;
+	}
 	for (int base = 0; base < h; base += k) {
 		uint8_t *smin = c->vh_min + (size_t)(k - 1) * rs, *smax = c->vh_max + (size_t)(k - 1) * rs;
 		const uint8_t *src = image_u8_row(in, clampi(base + k - 1 - r, 0, h - 1));
@@ -428,11 +501,7 @@ KFN static void KN(bernsen)(struct threshold_cpu *c, const struct image_u8 *in, 
 				 c->vg_min + (size_t)(i - 1) * rs, c->vh_max + (size_t)i * rs,
 				 c->vg_max + (size_t)(i - 1) * rs, w);
 			}
-			if (mode != THRESHOLD_BERNSEN)
-				KN(mean_row)(c, in, y, m, bias, 0);
-			KN(hpass_emit)
-			(c, w, r, image_u8_row(in, y), gate, mode, img ? image_u8_row(img, y) : NULL,
-			 mask ? mask->bits + (size_t)y * (size_t)mask->stride_words : NULL);
+			KN(bernsen_row)(c, in, y, r, gate, mode, m, bias, img, mask);
 		}
 	}
 }
