@@ -267,29 +267,26 @@ KFN static void KN(sauvola)(struct threshold_cpu *c, const struct image_u8 *in, 
 	}
 }
 
-/* The window's min (max) at x over p, a row of vertical extremes: with
- * direct 3 or 5, straight from that many bytes (no doubling passes before;
- * fewer instructions for r = 1 and 2 than two passes through the row);
- * else two runs of the doubled row, at x and x + d. Inlined with a constant
- * direct into the whole-word loop, so that it holds no test. */
-KFN static inline __attribute__((always_inline)) V(u8) KN(win_min)(const uint8_t *p, int x, int direct, int d)
+/* The window's min and max at x over p_min and p_max, rows of vertical
+ * extremes: with direct 3 or 5, straight from that many bytes (no doubling
+ * passes before; fewer instructions for r = 1 and 2 than two passes through
+ * the row); else two runs of the doubled rows, at x and x + d. Inlined with
+ * a constant direct into the whole-word loop, so that it holds no test. */
+KFN static inline __attribute__((always_inline)) void KN(window_at)(const uint8_t *pmin, const uint8_t *pmax, int x,
+								    int direct, int d, V(u8) *lo, V(u8) *hi)
 {
-	if (direct == 5)
-		return V(min)(V(min)(V(min)(V(ld)(p + x), V(ld)(p + x + 1)), V(min)(V(ld)(p + x + 2), V(ld)(p + x + 3))),
-			      V(ld)(p + x + 4));
-	if (direct == 3)
-		return V(min)(V(min)(V(ld)(p + x), V(ld)(p + x + 1)), V(ld)(p + x + 2));
-	return V(min)(V(ld)(p + x), V(ld)(p + x + d));
-}
-
-KFN static inline __attribute__((always_inline)) V(u8) KN(win_max)(const uint8_t *p, int x, int direct, int d)
-{
-	if (direct == 5)
-		return V(max)(V(max)(V(max)(V(ld)(p + x), V(ld)(p + x + 1)), V(max)(V(ld)(p + x + 2), V(ld)(p + x + 3))),
-			      V(ld)(p + x + 4));
-	if (direct == 3)
-		return V(max)(V(max)(V(ld)(p + x), V(ld)(p + x + 1)), V(ld)(p + x + 2));
-	return V(max)(V(ld)(p + x), V(ld)(p + x + d));
+	if (direct) {
+		*lo = V(ld)(pmin + x);
+		*hi = V(ld)(pmax + x);
+#pragma GCC unroll 4
+		for (int j = 1; j < direct; j++) {
+			*lo = V(min)(*lo, V(ld)(pmin + x + j));
+			*hi = V(max)(*hi, V(ld)(pmax + x + j));
+		}
+		return;
+	}
+	*lo = V(min)(V(ld)(pmin + x), V(ld)(pmin + x + d));
+	*hi = V(max)(V(ld)(pmax + x), V(ld)(pmax + x + d));
 }
 
 /* Whole 64-pixel words of plain Bernsen into the mask: no tail, no mode to
@@ -306,7 +303,8 @@ KFN static inline __attribute__((always_inline)) int KN(emit_words)(const uint8_
 #pragma GCC unroll 4
 		for (int j = 0; j < 64; j += vb) {
 			const int x = x0 + j;
-			V(u8) lo = KN(win_min)(pmin, x, direct, d), hi = KN(win_max)(pmax, x, direct, d);
+			V(u8) lo, hi;
+			KN(window_at)(pmin, pmax, x, direct, d, &lo, &hi);
 			black |= (uint64_t)V(bits)(V(black)(lo, hi, V(ld)(v + x), g)) << j;
 		}
 		mask_row[x0 >> 6] = ~black;
@@ -321,7 +319,7 @@ KFN static inline __attribute__((always_inline)) int KN(emit_words)(const uint8_
  * then a window of k = 2r+1 is two overlapping runs of the largest 2^j <= k,
  * at x and x + k - 2^j. That is ceil(log2 k) + 1 vector min and max a byte
  * (4 for r = 6, 7 for r = 32), all whole-vector loads at byte offsets.
- * Windows of 3 and 5 are read straight from their bytes instead (win_min).
+ * Windows of 3 and 5 are read straight from their bytes instead (window_at).
  */
 KFN static void KN(hpass_emit)(struct threshold_cpu *c, int w, int r, const uint8_t *v, int gate, int mode,
                                uint8_t *img_row, uint64_t *mask_row)
@@ -371,7 +369,8 @@ KFN static void KN(hpass_emit)(struct threshold_cpu *c, int w, int r, const uint
 				memcpy(c->tail + 64, vp, (size_t)(w - x));
 				vp = c->tail + 64;
 			}
-			V(u8) lo = KN(win_min)(pmin, x, direct, d), hi = KN(win_max)(pmax, x, direct, d);
+			V(u8) lo, hi;
+			KN(window_at)(pmin, pmax, x, direct, d, &lo, &hi);
 			V(u8) b = V(black)(lo, hi, V(ld)(vp), g);
 			if (mode != THRESHOLD_BERNSEN) {
 				V(u8) st = V(steep)(lo, hi, g), mb = V(inv)(V(ld)(c->m_white + x));
