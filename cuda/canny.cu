@@ -143,14 +143,20 @@ static __device__ __forceinline__ void gauss_run(const T *src, int step, const s
  * Positions outside the frame in s_t / s_s hold values nobody reads: the
  * Sobel reads S at clamped frame coordinates, which always fall inside.
  */
-/* Four blocks a multiprocessor: at the 34 registers ptxas picks unbounded
- * only three fit, and 2040 tiles of a 1080p frame ran as six waves
- * instead of four (H200, std-1080's 8 frames, three interleaved runs: 83.5
- * -> 80.4 us of kernels, median; at 640x480 45.7 -> 45.4;
- * 256 or 1024 threads, 64 x 32 tiles or border pixels in full blocks were
- * all slower). */
+/* Four blocks a multiprocessor where one holds 2048 threads (A100, H100,
+ * B200): at the 34 registers ptxas picks unbounded only three fit, and
+ * 2040 tiles of a 1080p frame ran as six waves instead of four (H200,
+ * std-1080's 8 frames, three interleaved runs: 83.5 -> 80.4 us of kernels,
+ * median; at 640x480 45.7 -> 45.4; 256 or 1024 threads, 64 x 32 tiles or
+ * border pixels in full blocks were all slower). Other multiprocessors
+ * hold fewer threads, and the registers fit what they hold. */
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000)
+#define GRADIENT_MIN_BLOCKS 4
+#else
+#define GRADIENT_MIN_BLOCKS 1
+#endif
 template <int R>
-__global__ void __launch_bounds__(THREADS, 4)
+__global__ void __launch_bounds__(THREADS, GRADIENT_MIN_BLOCKS)
 	gradient_kernel(const uint8_t *__restrict__ d_in, int w, int h, struct rect r, struct taps tp, int low, int high,
 			uint16_t *__restrict__ d_mag, uint8_t *__restrict__ d_dir, int32_t *__restrict__ d_label,
 			int32_t *__restrict__ d_strong, uint8_t *__restrict__ d_gstrong)
