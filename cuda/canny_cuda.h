@@ -28,14 +28,16 @@
  *     candidate's global label is its tile root's frame index (written
  *     for candidates only; a byte a pixel tells which pixels are
  *     candidates, so the later kernels read a byte, not a label, for the
- *     many that are not), and a tile root whose component holds a strong
- *     pixel joins a list of them.
+ *     many that are not), a tile root whose component holds a strong
+ *     pixel joins a list of them, the tile's candidates join a list of the
+ *     frame's candidates, and every pixel's edge byte is set to 0.
  *  2. border: one block a tile, a thread for each pixel of its top row and
  *     its left and right columns: the same union, in global memory, with
  *     the candidate neighbours (left, up-left, up, up-right) that lie in
  *     another tile of the rectangle.
  *  3. mark: each tile root of the list marks its final root strong.
- *  4. edges: a candidate is an edge when its final root is marked.
+ *  4. edges: each candidate of the list is an edge when its final root is
+ *     marked.
  * The result is the set of candidate components that hold a strong pixel,
  * which does not depend on the order in which the unions happen, so it
  * equals the CPU's flood.
