@@ -17,6 +17,9 @@
 #include "../core/pool.h"
 
 #define PROFILE_STEPS (4 * OUTLINE_PROFILE_PX + 1)
+/* A profile's buffer: samples_avx2() stores whole vectors of eight, up to
+ * seven floats past the last sample asked for. */
+#define PROFILE_BUF (PROFILE_STEPS + 7)
 /* Fingertips of one hand at most: the search along its outline stops there. */
 #define HAND_MAX_TIPS 16
 /* The edge is looked for this far either side of the crack: the threshold
@@ -460,7 +463,9 @@ static void samples_scalar(const struct image_u8 *grey, bool inside, float px, f
 /* samples_scalar() of a PROFILE_ROOMY profile eight samples at a time:
  * the same operations on the same floats in the same order as
  * grey_at_inside() (separate multiplies and adds: the target has no fused
- * multiply-add), so the same bits. */
+ * multiply-add), so the same bits. Each vector is stored whole: prof[k1 +
+ * 1 .. k1 + 7] may be written too (k1's sample again), so prof holds
+ * PROFILE_BUF floats. */
 __attribute__((target("avx2"))) static void samples_avx2(const struct image_u8 *grey, float px, float py, float nx,
 							  float ny, int k0, int k1, float *prof)
 {
@@ -486,16 +491,13 @@ __attribute__((target("avx2"))) static void samples_avx2(const struct image_u8 *
 		const __m256 b1 = _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(w1, 8), ff));
 		const __m256 a = _mm256_add_ps(a0, _mm256_mul_ps(fx, _mm256_sub_ps(a1, a0)));
 		const __m256 b = _mm256_add_ps(b0, _mm256_mul_ps(fx, _mm256_sub_ps(b1, b0)));
-		float v[8];
-		_mm256_storeu_ps(v, _mm256_add_ps(a, _mm256_mul_ps(fy, _mm256_sub_ps(b, a))));
-		for (int i = 0; i < 8 && k + i <= k1; i++)
-			prof[k + i] = v[i];
+		_mm256_storeu_ps(prof + k, _mm256_add_ps(a, _mm256_mul_ps(fy, _mm256_sub_ps(b, a))));
 	}
 }
 #endif
 
 /* prof[k] for k in [k0, k1]; with avx2 (the CPU has it) eight at a time
- * where the profile has room. */
+ * where the profile has room (prof: PROFILE_BUF floats). */
 static void samples(const struct image_u8 *grey, bool avx2, float px, float py, float nx, float ny, int k0, int k1,
 		    float *prof)
 {
@@ -557,7 +559,7 @@ static void profile_edge(const struct image_u8 *grey, bool avx2, float sign, flo
 	*sharpness = 0;
 	if (px < 0 || py < 0 || px > (float)(grey->width - 1) || py > (float)(grey->height - 1))
 		return;
-	float prof[PROFILE_STEPS];
+	float prof[PROFILE_BUF];
 	float lo = 1e9f, hi = -1e9f;
 	/* Every half-pixel sample is read (eight at a time they cost no more);
 	 * the range takes the whole-pixel ones beyond the search. */
@@ -583,7 +585,7 @@ static float profile_offset(const struct image_u8 *grey, bool avx2, float sign, 
 {
 	if (px < 0 || py < 0 || px > (float)(grey->width - 1) || py > (float)(grey->height - 1))
 		return 0;
-	float prof[PROFILE_STEPS];
+	float prof[PROFILE_BUF];
 	samples(grey, avx2, px, py, nx, ny, PROFILE_NEAR0, PROFILE_NEAR1, prof);
 	float step, off;
 	return profile_steepest(prof, sign, &step, &off) ? off : 0;
