@@ -323,38 +323,34 @@ static int walk(const struct region_tree *t, int32_t r, int sx, const uint8_t *m
 		int cap)
 {
 	const struct region *g = &t->regions[r];
-	const int bw = g->x1 - g->x0 + 3;
-	/* Corners in mask coordinates: corner (cx, cy) is the top-left corner
-	 * of mask pixel (cx, cy). */
-#define IN(px, py) (mask[(size_t)(py) * (size_t)bw + (size_t)(px)] != 0)
-	const int cx0 = sx - g->x0 + 1, cy0 = 1;
-	int cx = cx0, cy = cy0, d = 0, n = 0;
+	const ptrdiff_t bw = g->x1 - g->x0 + 3;
+	/* The walk is at a corner, the top-left corner of mask pixel p (mask
+	 * coordinates are image ones plus one, less the box's origin). Per
+	 * heading, from p: the pixel ahead on the right of the crack and the
+	 * one ahead on the left, and the next corner. */
+	const ptrdiff_t right[4] = {0, -1, -bw - 1, -bw}, left[4] = {-bw, 0, -1, -bw - 1};
+	const ptrdiff_t ahead[4] = {1, bw, -1, -bw};
+	/* The crack's midpoint from the corner's image coordinates (pixel
+	 * centre - 0.5 each way), and its outward normal (the heading turned
+	 * left); every value is a multiple of a half, so the sums are exact. */
+	static const float MX[4] = {0.0f, -0.5f, -1.0f, -0.5f}, MY[4] = {-0.5f, 0.0f, -0.5f, -1.0f};
+	static const float NX[4] = {0.0f, 1.0f, 0.0f, -1.0f}, NY[4] = {-1.0f, 0.0f, 1.0f, 0.0f};
+	const uint8_t *const p0 = mask + bw + (sx - g->x0 + 1);
+	const uint8_t *p = p0;
+	int x = sx, y = g->y0, d = 0, n = 0;
 	do {
-		int lx, ly, rx, ry;
-		switch (d) {
-		case 0: lx = cx; ly = cy - 1; rx = cx; ry = cy; break;
-		case 1: lx = cx; ly = cy; rx = cx - 1; ry = cy; break;
-		case 2: lx = cx - 1; ly = cy; rx = cx - 1; ry = cy - 1; break;
-		default: lx = cx - 1; ly = cy - 1; rx = cx; ry = cy - 1; break;
-		}
-		if (!IN(rx, ry))
+		if (!p[right[d]])
 			d = (d + 1) & 3;
-		else if (IN(lx, ly))
+		else if (p[left[d]])
 			d = (d + 3) & 3;
 		if (n >= cap)
 			return -1;
-		/* The crack from this corner along d; its midpoint in image
-		 * pixel-centre coordinates (corner = pixel centre - 0.5). */
-		int ol = (d + 3) & 3;
-		pts[n].x = (float)(cx - 1 + g->x0) - 0.5f + 0.5f * (float)DX[d];
-		pts[n].y = (float)(cy - 1 + g->y0) - 0.5f + 0.5f * (float)DY[d];
-		pts[n].nx = (float)DX[ol];
-		pts[n].ny = (float)DY[ol];
+		pts[n] = (struct outline_point){(float)x + MX[d], (float)y + MY[d], NX[d], NY[d]};
 		n++;
-		cx += DX[d];
-		cy += DY[d];
-	} while (cx != cx0 || cy != cy0);
-#undef IN
+		p += ahead[d];
+		x += DX[d];
+		y += DY[d];
+	} while (p != p0);
 	/* Only the start pixel touches the start corner, so the walk passes
 	 * it once: arriving there closes the loop. */
 	return n;
