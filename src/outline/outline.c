@@ -325,35 +325,49 @@ static int walk(const struct region_tree *t, int32_t r, int sx, const uint8_t *m
 	const struct region *g = &t->regions[r];
 	const ptrdiff_t bw = g->x1 - g->x0 + 3;
 	/* The walk is at a corner, the top-left corner of mask pixel p (mask
-	 * coordinates are image ones plus one, less the box's origin). Per
-	 * heading, from p: the pixel ahead on the right of the crack and the
-	 * one ahead on the left, and the next corner. */
-	const ptrdiff_t right[4] = {0, -1, -bw - 1, -bw}, left[4] = {-bw, 0, -1, -bw - 1};
-	const ptrdiff_t ahead[4] = {1, bw, -1, -bw};
-	/* The crack's midpoint from the corner's image coordinates (pixel
-	 * centre - 0.5 each way), and its outward normal (the heading turned
-	 * left); every value is a multiple of a half, so the sums are exact. */
-	static const float MX[4] = {0.0f, -0.5f, -1.0f, -0.5f}, MY[4] = {-0.5f, 0.0f, -0.5f, -1.0f};
-	static const float NX[4] = {0.0f, 1.0f, 0.0f, -1.0f}, NY[4] = {-1.0f, 0.0f, 1.0f, 0.0f};
+	 * coordinates are image ones plus one, less the box's origin), with
+	 * the heading it arrived on; each heading is a state of its own, so
+	 * every offset and constant below is known where it is used. */
 	const uint8_t *const p0 = mask + bw + (sx - g->x0 + 1);
 	const uint8_t *p = p0;
-	int x = sx, y = g->y0, d = 0, n = 0;
-	do {
-		if (!p[right[d]])
-			d = (d + 1) & 3;
-		else if (p[left[d]])
-			d = (d + 3) & 3;
-		if (n >= cap)
-			return -1;
-		pts[n] = (struct outline_point){(float)x + MX[d], (float)y + MY[d], NX[d], NY[d]};
-		n++;
-		p += ahead[d];
-		x += DX[d];
-		y += DY[d];
-	} while (p != p0);
-	/* Only the start pixel touches the start corner, so the walk passes
-	 * it once: arriving there closes the loop. */
-	return n;
+	/* The corner's image coordinates (pixel centre - 0.5 each way): whole
+	 * numbers, and every midpoint a multiple of a half, so the sums are
+	 * exact. */
+	float cx = (float)sx - 0.5f, cy = (float)g->y0 - 0.5f;
+	int n = 0;
+	/* The crack from the corner along heading D: its midpoint and its
+	 * outward normal (the heading turned left), then the next corner;
+	 * arriving at the start corner closes the loop (only the start pixel
+	 * touches it, so the walk passes it once). */
+#define CRACK(D)                                                                                                   \
+	do {                                                                                                       \
+		if (n >= cap)                                                                                      \
+			return -1;                                                                                 \
+		pts[n++] = (struct outline_point){cx + 0.5f * (float)DX[D], cy + 0.5f * (float)DY[D],            \
+						  (float)DX[((D) + 3) & 3], (float)DY[((D) + 3) & 3]};            \
+		p += DX[D] + DY[D] * bw;                                                                           \
+		cx += (float)DX[D];                                                                                \
+		cy += (float)DY[D];                                                                                \
+		if (p == p0)                                                                                       \
+			return n;                                                                                  \
+		goto heading##D;                                                                                   \
+	} while (0)
+	/* Arrived heading D: turn right (to heading DR) where the pixel ahead
+	 * on the right (offset R) is not the region's, else left (DL) where
+	 * the one ahead on the left (L) is, else go straight on. */
+#define HEADING(D, DR, DL, R, L)                                                                                   \
+	heading##D:                                                                                                \
+	if (!p[R])                                                                                                 \
+		CRACK(DR);                                                                                         \
+	if (p[L])                                                                                                  \
+		CRACK(DL);                                                                                         \
+	CRACK(D)
+	HEADING(0, 1, 3, 0, -bw);
+	HEADING(1, 2, 0, -1, 0);
+	HEADING(2, 3, 1, -bw - 1, -1);
+	HEADING(3, 0, 2, -bw, -bw - 1);
+#undef HEADING
+#undef CRACK
 }
 
 /* ---- 2, 3. refine and sharpness ------------------------------------------------------- */
