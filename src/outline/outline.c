@@ -40,7 +40,13 @@ static inline float dist2(float dx, float dy)
 struct tracer {
 	const struct outline_config *cfg; /* the stage's */
 	bool avx2;                        /* grey profiles eight samples at a time */
+	/* A trace paints its region's pixels with a value of its own, stamp,
+	 * and is never cleared: any other value is outside. Only after 255
+	 * traces is the mask cleared, as far as they reached (the first
+	 * mask_used bytes: a trace uses the start of the mask). */
 	uint8_t *mask;
+	uint8_t stamp;
+	size_t mask_used;
 	struct outline_point *pts;
 	float *sharp;
 	float *select;   /* median scratch */
@@ -285,10 +291,10 @@ int outline_set_config(struct outline *o, const struct outline_config *cfg)
  * so turning right is +1. */
 static const int DX[4] = {1, 0, -1, 0}, DY[4] = {0, 1, 0, -1};
 
-/* Sets (value 1) or clears (0) region r's runs in the mask of its bounding
- * box plus a one-pixel frame; returns the first run's x on the top row,
- * -1 when there is none. */
-static int paint(const struct region_tree *t, int32_t r, uint8_t *mask, int value)
+/* Sets region r's runs to value (not 0) in the mask of its bounding box
+ * plus a one-pixel frame; returns the first run's x on the top row, -1
+ * when there is none. */
+static int paint(const struct region_tree *t, int32_t r, uint8_t *mask, uint8_t value)
 {
 	const struct region *g = &t->regions[r];
 	const int bw = g->x1 - g->x0 + 3;
@@ -307,20 +313,21 @@ static int paint(const struct region_tree *t, int32_t r, uint8_t *mask, int valu
 	return sx;
 }
 
-/* The crack walk of outline_trace() over a painted mask. */
-static int walk(const struct region_tree *t, int32_t r, int sx, const uint8_t *mask, struct outline_point *pts,
-		int cap);
+/* The crack walk of outline_trace() over a mask where the region's pixels
+ * are those of value v. */
+static int walk(const struct region_tree *t, int32_t r, int sx, const uint8_t *mask, uint8_t v,
+		struct outline_point *pts, int cap);
 
 int outline_trace(const struct region_tree *t, int32_t r, uint8_t *mask, struct outline_point *pts, int cap)
 {
 	const struct region *g = &t->regions[r];
 	memset(mask, 0, (size_t)(g->x1 - g->x0 + 3) * (size_t)(g->y1 - g->y0 + 3));
 	int sx = paint(t, r, mask, 1);
-	return sx < 0 ? 0 : walk(t, r, sx, mask, pts, cap);
+	return sx < 0 ? 0 : walk(t, r, sx, mask, 1, pts, cap);
 }
 
-static int walk(const struct region_tree *t, int32_t r, int sx, const uint8_t *mask, struct outline_point *pts,
-		int cap)
+static int walk(const struct region_tree *t, int32_t r, int sx, const uint8_t *mask, uint8_t v,
+		struct outline_point *pts, int cap)
 {
 	const struct region *g = &t->regions[r];
 	const ptrdiff_t bw = g->x1 - g->x0 + 3;
@@ -357,9 +364,9 @@ static int walk(const struct region_tree *t, int32_t r, int sx, const uint8_t *m
 	 * the one ahead on the left (L) is, else go straight on. */
 #define HEADING(D, DR, DL, R, L)                                                                                   \
 	heading##D:                                                                                                \
-	if (!p[R])                                                                                                 \
+	if (p[R] != v)                                                                                             \
 		CRACK(DR);                                                                                         \
-	if (p[L])                                                                                                  \
+	if (p[L] == v)                                                                                             \
 		CRACK(DL);                                                                                         \
 	CRACK(D)
 	HEADING(0, 1, 3, 0, -bw);
@@ -786,11 +793,19 @@ static float median_of(float *v, int n)
  * trace overflow. */
 static int trace(struct tracer *o, const struct region_tree *t, int32_t r)
 {
-	/* o->mask is all zero between calls: painting and clearing the runs
-	 * costs less than clearing a large region's bounding box. */
-	int sx = paint(t, r, o->mask, 1);
-	int n = sx < 0 ? 0 : walk(t, r, sx, o->mask, o->pts, OUTLINE_MAX_TRACE);
-	paint(t, r, o->mask, 0);
+	/* Painting the runs costs less than clearing a large region's
+	 * bounding box, and a new stamp leaves nothing to clear. */
+	const struct region *g = &t->regions[r];
+	const size_t used = (size_t)(g->x1 - g->x0 + 3) * (size_t)(g->y1 - g->y0 + 3);
+	if (o->stamp == UINT8_MAX) {
+		memset(o->mask, 0, o->mask_used);
+		o->mask_used = 0;
+		o->stamp = 0;
+	}
+	o->stamp++;
+	o->mask_used = used > o->mask_used ? used : o->mask_used;
+	int sx = paint(t, r, o->mask, o->stamp);
+	int n = sx < 0 ? 0 : walk(t, r, sx, o->mask, o->stamp, o->pts, OUTLINE_MAX_TRACE);
 	o->n = n > 0 ? n : 0;
 	o->n_sm = 0;
 	o->sign = t->regions[r].colour != 0 ? 1.0f : -1.0f;
