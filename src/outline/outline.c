@@ -530,30 +530,81 @@ static void samples(const struct image_u8 *grey, bool avx2, float px, float py, 
 	samples_scalar(grey, room != PROFILE_CLAMPED, px, py, nx, ny, k0, k1, prof);
 }
 
+/* Where the steepest step is looked for: the derivative at sample k
+ * (bright side k - 1 minus dark side k + 1) for k in [STEEP_K0, STEEP_K1],
+ * within REFINE_SEARCH_PX of the crack (sample 2 OUTLINE_PROFILE_PX). */
+#define STEEP_K0 (2 * OUTLINE_PROFILE_PX - (int)(2 * REFINE_SEARCH_PX))
+#define STEEP_K1 (2 * OUTLINE_PROFILE_PX + (int)(2 * REFINE_SEARCH_PX))
+
+/* The first k in [STEEP_K0, STEEP_K1] where sign * (prof[k - 1] -
+ * prof[k + 1]) is largest, and that value in *dbest; -1 when none is
+ * above 0. */
+static int steepest_scalar(const float *prof, float sign, float *dbest)
+{
+	int best = -1;
+	float d = 0;
+	for (int k = STEEP_K0; k <= STEEP_K1; k++) {
+		float dk = sign * (prof[k - 1] - prof[k + 1]);
+		if (dk > d) {
+			d = dk;
+			best = k;
+		}
+	}
+	*dbest = d;
+	return best;
+}
+
+#if PROFILE_X86
+_Static_assert(STEEP_K1 - STEEP_K0 + 1 > 8 && STEEP_K1 - STEEP_K0 + 1 <= 16, "steepest_avx2: two vectors");
+
+/* steepest_scalar() eight derivatives at a time: the same subtraction and
+ * multiply for each, so the same values, and of the largest the first. */
+__attribute__((target("avx2"))) static int steepest_avx2(const float *prof, float sign, float *dbest)
+{
+	const __m256 s = _mm256_set1_ps(sign);
+	const __m256 d0 = _mm256_mul_ps(s, _mm256_sub_ps(_mm256_loadu_ps(prof + STEEP_K0 - 1),
+							 _mm256_loadu_ps(prof + STEEP_K0 + 1)));
+	__m256 d1 = _mm256_mul_ps(s, _mm256_sub_ps(_mm256_loadu_ps(prof + STEEP_K0 + 7),
+						   _mm256_loadu_ps(prof + STEEP_K0 + 9)));
+	/* the second vector's lanes past STEEP_K1 read past the search: 0,
+	 * which is never chosen */
+	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	d1 = _mm256_and_ps(d1, _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(STEEP_K1 - STEEP_K0 - 7), lane)));
+	__m256 m = _mm256_max_ps(d0, d1);
+	m = _mm256_max_ps(m, _mm256_permute2f128_ps(m, m, 1));
+	m = _mm256_max_ps(m, _mm256_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
+	m = _mm256_max_ps(m, _mm256_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
+	const float d = _mm256_cvtss_f32(m);
+	*dbest = d;
+	if (!(d > 0))
+		return -1;
+	const unsigned at = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(d0, m, _CMP_EQ_OQ)) |
+			    (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(d1, m, _CMP_EQ_OQ)) << 8;
+	return STEEP_K0 + __builtin_ctz(at);
+}
+#endif
+
 /* The steepest step of a profile (half-pixel samples, the crack at
  * 2 * OUTLINE_PROFILE_PX) within REFINE_SEARCH_PX of the crack, the way
  * sign says the grey falls: its step (grey levels a pixel) and its offset
  * along the normal (px), refined by a parabola through its neighbours;
- * false when no sample steps that way. */
-static bool profile_steepest(const float *prof, float sign, float *step, float *offset)
+ * false when no sample steps that way. With avx2 (the CPU has it) the
+ * derivatives are taken eight at a time, with the same result. */
+static bool profile_steepest(const float *prof, bool avx2, float sign, float *step, float *offset)
 {
-	const int k0 = 2 * OUTLINE_PROFILE_PX - (int)(2 * REFINE_SEARCH_PX);
-	const int k1 = 2 * OUTLINE_PROFILE_PX + (int)(2 * REFINE_SEARCH_PX);
-	int best = -1;
-	float dbest = 0;
-	for (int k = k0; k <= k1; k++) {
-		float dk = sign * (prof[k - 1] - prof[k + 1]);
-		if (dk > dbest) {
-			dbest = dk;
-			best = k;
-		}
-	}
+	float dbest;
+#if PROFILE_X86
+	const int best = avx2 ? steepest_avx2(prof, sign, &dbest) : steepest_scalar(prof, sign, &dbest);
+#else
+	(void)avx2;
+	const int best = steepest_scalar(prof, sign, &dbest);
+#endif
 	if (best < 0)
 		return false;
 	float dm = sign * (prof[best - 2] - prof[best]);
 	float dp = sign * (prof[best] - prof[best + 2]);
 	float off = 0, den = dm - 2 * dbest + dp;
-	if (best > k0 && best < k1 && den < 0)
+	if (best > STEEP_K0 && best < STEEP_K1 && den < 0)
 		off = 0.5f * (dm - dp) / den;
 	*step = dbest;
 	*offset = 0.5f * ((float)(best - 2 * OUTLINE_PROFILE_PX) + off);
@@ -562,8 +613,64 @@ static bool profile_steepest(const float *prof, float sign, float *step, float *
 
 /* Half-pixel samples where the edge is looked for; beyond them the
  * profile is read at whole pixels (they only feed the range). */
-#define PROFILE_NEAR0 (2 * OUTLINE_PROFILE_PX - (int)(2 * REFINE_SEARCH_PX) - 2)
-#define PROFILE_NEAR1 (2 * OUTLINE_PROFILE_PX + (int)(2 * REFINE_SEARCH_PX) + 2)
+#define PROFILE_NEAR0 (STEEP_K0 - 2)
+#define PROFILE_NEAR1 (STEEP_K1 + 2)
+
+#if PROFILE_X86
+_Static_assert(PROFILE_NEAR1 - PROFILE_NEAR0 + 1 >= 8, "range_avx2: whole vectors");
+
+/* The minimum and maximum of prof[PROFILE_NEAR0 .. PROFILE_NEAR1] into
+ * *lo and *hi (the last vector overlaps the one before). */
+__attribute__((target("avx2"))) static void range_avx2(const float *prof, float *lo, float *hi)
+{
+	__m256 l = _mm256_loadu_ps(prof + PROFILE_NEAR1 - 7), h = l;
+	for (int k = PROFILE_NEAR0; k < PROFILE_NEAR1 - 7; k += 8) {
+		const __m256 v = _mm256_loadu_ps(prof + k);
+		l = _mm256_min_ps(l, v);
+		h = _mm256_max_ps(h, v);
+	}
+	l = _mm256_min_ps(l, _mm256_permute2f128_ps(l, l, 1));
+	h = _mm256_max_ps(h, _mm256_permute2f128_ps(h, h, 1));
+	l = _mm256_min_ps(l, _mm256_shuffle_ps(l, l, _MM_SHUFFLE(1, 0, 3, 2)));
+	h = _mm256_max_ps(h, _mm256_shuffle_ps(h, h, _MM_SHUFFLE(1, 0, 3, 2)));
+	l = _mm256_min_ps(l, _mm256_shuffle_ps(l, l, _MM_SHUFFLE(2, 3, 0, 1)));
+	h = _mm256_max_ps(h, _mm256_shuffle_ps(h, h, _MM_SHUFFLE(2, 3, 0, 1)));
+	*lo = _mm256_cvtss_f32(l);
+	*hi = _mm256_cvtss_f32(h);
+}
+#endif
+
+/* The range of a whole profile: every sample in [PROFILE_NEAR0,
+ * PROFILE_NEAR1] and every other one beyond (whole pixels from the
+ * search). Minimum and maximum are exact, so any order gives the same
+ * values; with avx2 the near samples are taken eight at a time. */
+static void profile_range(const float *prof, bool avx2, float *lo, float *hi)
+{
+	float l = 1e9f, h = -1e9f;
+	int k = PROFILE_NEAR0;
+#if PROFILE_X86
+	if (avx2) {
+		range_avx2(prof, &l, &h);
+		k = PROFILE_NEAR1 + 1;
+	}
+#else
+	(void)avx2;
+#endif
+	for (; k <= PROFILE_NEAR1; k++) {
+		l = prof[k] < l ? prof[k] : l;
+		h = prof[k] > h ? prof[k] : h;
+	}
+	for (k = PROFILE_NEAR0 - 2; k >= 0; k -= 2) {
+		l = prof[k] < l ? prof[k] : l;
+		h = prof[k] > h ? prof[k] : h;
+	}
+	for (k = PROFILE_NEAR1 + 2; k < PROFILE_STEPS; k += 2) {
+		l = prof[k] < l ? prof[k] : l;
+		h = prof[k] > h ? prof[k] : h;
+	}
+	*lo = l;
+	*hi = h;
+}
 
 /* The steepest point of the grey profile through (x, y) along (nx, ny):
  * its offset along the normal (px) and the sharpness there (1/px). */
@@ -577,19 +684,14 @@ static void profile_edge(const struct image_u8 *grey, bool avx2, float sign, flo
 	if (px < 0 || py < 0 || px > (float)(grey->width - 1) || py > (float)(grey->height - 1))
 		return;
 	float prof[PROFILE_BUF];
-	float lo = 1e9f, hi = -1e9f;
+	float lo, hi;
 	/* Every half-pixel sample is read (eight at a time they cost no more);
 	 * the range takes the whole-pixel ones beyond the search. */
 	samples(grey, avx2, px, py, nx, ny, 0, PROFILE_STEPS - 1, prof);
-	for (int k = 0; k < PROFILE_STEPS; k++) {
-		if ((k < PROFILE_NEAR0 || k > PROFILE_NEAR1) && ((k - PROFILE_NEAR0) & 1))
-			continue;
-		lo = prof[k] < lo ? prof[k] : lo;
-		hi = prof[k] > hi ? prof[k] : hi;
-	}
+	profile_range(prof, avx2, &lo, &hi);
 	/* deriv at sample k: bright side (s - 0.5) minus dark side (s + 0.5) */
 	float step, off;
-	if (!profile_steepest(prof, sign, &step, &off) || hi - lo <= 0)
+	if (!profile_steepest(prof, avx2, sign, &step, &off) || hi - lo <= 0)
 		return;
 	*offset = off;
 	*sharpness = step / (hi - lo);
@@ -605,7 +707,7 @@ static float profile_offset(const struct image_u8 *grey, bool avx2, float sign, 
 	float prof[PROFILE_BUF];
 	samples(grey, avx2, px, py, nx, ny, PROFILE_NEAR0, PROFILE_NEAR1, prof);
 	float step, off;
-	return profile_steepest(prof, sign, &step, &off) ? off : 0;
+	return profile_steepest(prof, avx2, sign, &step, &off) ? off : 0;
 }
 
 void outline_profile(const struct image_u8 *grey, bool bright_inside, bool avx2, float px, float py, float nx,

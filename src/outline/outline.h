@@ -41,7 +41,8 @@
  *     tangent (the points two cracks either side); the grey profile along
  *     it is sampled bilinearly every half pixel over +-OUTLINE_PROFILE_PX
  *     (eight samples at a time with AVX2 where the CPU has it and the
- *     profile lies inside the frame: the same bits as one at a time);
+ *     profile lies inside the frame, and its derivatives and range eight
+ *     at a time wherever it has it: the same bits as one at a time);
  *     the edge is where the derivative across the profile (bright side to
  *     dark side, one-pixel central difference) peaks within +-3.5 px of the
  *     crack, placed to a fraction of a sample by a parabola through the
@@ -182,8 +183,8 @@ void outline_refine(const struct image_u8 *grey, bool bright_inside, struct outl
  * the stage reads it: the offset of its steepest step along the normal
  * and its sharpness (step 2 and 3 above), and the offset the stage reads
  * from the samples near the crack alone (a hand's thinned outline), with
- * AVX2 where avx2 is asked and outline_have_avx2() (eight samples at a
- * time, the same bits), else one sample at a time. */
+ * AVX2 where avx2 is asked and outline_have_avx2() (eight samples and
+ * derivatives at a time, the same bits), else one at a time. */
 void outline_profile(const struct image_u8 *grey, bool bright_inside, bool avx2, float px, float py, float nx,
 		     float ny, float *offset, float *sharpness, float *near_offset);
 /* Whether this CPU has AVX2, which the stage then samples profiles with. */
