@@ -55,7 +55,7 @@ struct tracer {
 	int *keep;
 	int *scratch;    /* 2 x OUTLINE_MAX_TRACE */
 	float *fscratch; /* 2 x OUTLINE_MAX_TRACE */
-	float *arc;      /* cumulative arc length */
+	float *arc;      /* cumulative arc length, the outline twice (2 x OUTLINE_MAX_TRACE + 1) */
 	int *steps;      /* 4 x OUTLINE_MAX_TRACE: points a quarter / two quarter circles back and on */
 	/* The outline traced last (o->pts, raw cracks) is refined point by
 	 * point on demand: have[j] says point j's normal (nrm), offset and
@@ -171,7 +171,7 @@ static struct tracer *tracer_create(const struct outline_config *cfg, int max_w,
 	o->keep = malloc(OUTLINE_MAX_TRACE * sizeof *o->keep);
 	o->scratch = malloc(2 * OUTLINE_MAX_TRACE * sizeof *o->scratch);
 	o->fscratch = malloc(2 * OUTLINE_MAX_TRACE * sizeof *o->fscratch);
-	o->arc = malloc((OUTLINE_MAX_TRACE + 1) * sizeof *o->arc);
+	o->arc = malloc((2 * OUTLINE_MAX_TRACE + 1) * sizeof *o->arc);
 	o->steps = malloc(4 * OUTLINE_MAX_TRACE * sizeof *o->steps);
 	o->have = malloc(OUTLINE_MAX_TRACE);
 	o->nrm = malloc(2 * OUTLINE_MAX_TRACE * sizeof *o->nrm);
@@ -1127,25 +1127,23 @@ static bool circle_fit(const struct outline_point *pts, int n, int a, int b, flo
  * det->fingers (hand = hand_blob). Returns how many. */
 /* arc_step(arc, n, i, len, +1) and (.., -1) for every i at once, into
  * fwd[0..n) and bwd[0..n), by two pointers over the outline walked twice
- * (len at most half the perimeter). */
+ * (len at most half the perimeter); arc holds the walk's 2n + 1
+ * cumulative lengths (arc[n + k] = arc[k] + arc[n]). */
 static void arc_steps(const float *arc, int n, float len, int *fwd, int *bwd)
 {
-	const float per = arc[n];
-#define A(k) (arc[(k) % n] + ((k) >= n ? per : 0.0f))
 	int j = 0, k = 1;
 	for (int i = 0; i < n; i++) {
 		if (j < i)
 			j = i;
-		while (j + 1 < i + n && A(j + 1) - arc[i] <= len)
+		while (j + 1 < i + n && arc[j + 1] - arc[i] <= len)
 			j++;
-		fwd[i] = j % n;
+		fwd[i] = j < n ? j : j - n;
 		if (k < i + 1)
 			k = i + 1;
-		while (k < i + n && A(i + n) - A(k) > len)
+		while (k < i + n && arc[i + n] - arc[k] > len)
 			k++;
-		bwd[i] = k % n;
+		bwd[i] = k < n ? k : k - n;
 	}
-#undef A
 }
 
 static bool near_border(const struct outline_point *q, int w, int h)
@@ -1216,6 +1214,9 @@ static int hand_tips(struct tracer *o, const struct image_u8 *grey, int32_t hand
 	}
 	if (o->arc[n] < 8 * quarter)
 		return 0;
+	/* The outline once more, for arc_steps(). */
+	for (int i = 1; i <= n; i++)
+		o->arc[n + i] = o->arc[i] + o->arc[n];
 	/* Scores into o->select (0 = no candidate). */
 	float *score = o->select;
 	int *fwd1 = o->steps, *bwd1 = fwd1 + n, *fwd2 = bwd1 + n, *bwd2 = fwd2 + n;
