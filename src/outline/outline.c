@@ -414,6 +414,27 @@ static float median_small(float *v, int n)
 	return v[n / 2];
 }
 
+static inline float min2(float a, float b)
+{
+	return a < b ? a : b;
+}
+
+static inline float max2(float a, float b)
+{
+	return a > b ? a : b;
+}
+
+/* median_small() of v[0..5), by minima and maxima: the median of three
+ * of v[4] and the larger of the pairs' minima and the smaller of their
+ * maxima. The same value (offsets are never NaN, nor -0, so equal values
+ * are the same bits). */
+static inline float median5(const float *v)
+{
+	const float lo = max2(min2(v[0], v[1]), min2(v[2], v[3]));
+	const float hi = min2(max2(v[0], v[1]), max2(v[2], v[3]));
+	return max2(min2(v[4], lo), min2(max2(v[4], lo), hi));
+}
+
 /* grey_at() for a point known to lie in [0, w - 1) x [0, h - 1). */
 static inline float grey_at_inside(const struct image_u8 *g, float x, float y)
 {
@@ -1169,8 +1190,10 @@ static int hand_outline(struct tracer *o, const struct image_u8 *grey, float qua
 	k = k < 1 ? 1 : k;
 	const int m = n / k;
 	struct outline_point *p = o->sm;
-	/* scratch: no point of this outline is measured yet (trace()) */
-	float *off = o->fscratch, *nv = o->nrm;
+	/* scratch: no point of this outline is measured yet (trace()); the
+	 * offsets with two of the other end's either side, so each point's
+	 * window is off[j - 2 .. j + 2] */
+	float *off = o->fscratch + 2, *nv = o->nrm;
 	if (n < 5 || m < 5)
 		return 0;
 	for (int j = 0; j < m; j++) {
@@ -1178,11 +1201,12 @@ static int hand_outline(struct tracer *o, const struct image_u8 *grey, float qua
 		off[j] = profile_offset(grey, o->avx2, o->sign, o->pts[j * k].x, o->pts[j * k].y, nv[2 * j],
 					nv[2 * j + 1]);
 	}
+	off[-2] = off[m - 2];
+	off[-1] = off[m - 1];
+	off[m] = off[0];
+	off[m + 1] = off[1];
 	for (int j = 0; j < m; j++) {
-		float win[5];
-		for (int d = 0; d < 5; d++)
-			win[d] = off[(j + d - 2 + m) % m];
-		float med = median_small(win, 5);
+		float med = median5(off + j - 2);
 		p[j].x = o->pts[j * k].x + med * nv[2 * j];
 		p[j].y = o->pts[j * k].y + med * nv[2 * j + 1];
 	}
