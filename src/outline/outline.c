@@ -56,7 +56,8 @@ struct tracer {
 	int *scratch;    /* 2 x OUTLINE_MAX_TRACE */
 	float *fscratch; /* 2 x OUTLINE_MAX_TRACE */
 	float *arc;      /* cumulative arc length, the outline twice (2 x OUTLINE_MAX_TRACE + 1) */
-	int *steps;      /* 4 x OUTLINE_MAX_TRACE: points a quarter / two quarter circles back and on */
+	int *steps;      /* 2 x OUTLINE_MAX_TRACE: points a quarter circle back and on */
+	uint8_t *edge;   /* hands: whether each thinned point is near the frame's edge */
 	/* The outline traced last (o->pts, raw cracks) is refined point by
 	 * point on demand: have[j] says point j's normal (nrm), offset and
 	 * sharpness are known. */
@@ -145,6 +146,7 @@ static void tracer_destroy(struct tracer *o)
 	free(o->fscratch);
 	free(o->arc);
 	free(o->steps);
+	free(o->edge);
 	free(o->have);
 	free(o->nrm);
 	free(o->sm);
@@ -172,7 +174,8 @@ static struct tracer *tracer_create(const struct outline_config *cfg, int max_w,
 	o->scratch = malloc(2 * OUTLINE_MAX_TRACE * sizeof *o->scratch);
 	o->fscratch = malloc(2 * OUTLINE_MAX_TRACE * sizeof *o->fscratch);
 	o->arc = malloc((2 * OUTLINE_MAX_TRACE + 1) * sizeof *o->arc);
-	o->steps = malloc(4 * OUTLINE_MAX_TRACE * sizeof *o->steps);
+	o->steps = malloc(2 * OUTLINE_MAX_TRACE * sizeof *o->steps);
+	o->edge = malloc(OUTLINE_MAX_TRACE);
 	o->have = malloc(OUTLINE_MAX_TRACE);
 	o->nrm = malloc(2 * OUTLINE_MAX_TRACE * sizeof *o->nrm);
 	o->sm = malloc(OUTLINE_MAX_TRACE * sizeof *o->sm);
@@ -180,7 +183,7 @@ static struct tracer *tracer_create(const struct outline_config *cfg, int max_w,
 	o->cand = malloc(OUTLINE_MAX_TRACE * sizeof *o->cand);
 	o->cand_at = malloc(OUTLINE_MAX_TRACE * sizeof *o->cand_at);
 	if (!o->mask || !o->pts || !o->sharp || !o->select || !o->tip_sharp || !o->offset || !o->keep ||
-	    !o->scratch || !o->fscratch || !o->arc || !o->steps || !o->have || !o->nrm || !o->sm || !o->ref ||
+	    !o->scratch || !o->fscratch || !o->arc || !o->steps || !o->edge || !o->have || !o->nrm || !o->sm || !o->ref ||
 	    !o->cand || !o->cand_at) {
 		tracer_destroy(o);
 		return NULL;
@@ -1167,6 +1170,21 @@ static void arc_steps(const float *arc, int n, float len, int *fwd, int *bwd)
 	}
 }
 
+/* The points arc_steps() gives i for a length len, from *a and *b, its
+ * points for a shorter length: both walks stop where the length first
+ * exceeds len (the lengths only grow away from i), so these go on from
+ * there to the same points. */
+static void arc_steps_on(const float *arc, int n, int i, float len, int *a, int *b)
+{
+	int j = *b < i ? *b + n : *b, k = *a > i ? *a : *a + n;
+	while (j + 1 < i + n && arc[j + 1] - arc[i] <= len)
+		j++;
+	while (k - 1 > i && arc[i + n] - arc[k - 1] <= len)
+		k--;
+	*b = j < n ? j : j - n;
+	*a = k < n ? k : k - n;
+}
+
 static bool near_border(const struct outline_point *q, int w, int h)
 {
 	const float m = 2.0f;
@@ -1243,14 +1261,16 @@ static int hand_tips(struct tracer *o, const struct image_u8 *grey, int32_t hand
 		o->arc[n + i] = o->arc[i] + o->arc[n];
 	/* Scores into o->select (0 = no candidate). */
 	float *score = o->select;
-	int *fwd1 = o->steps, *bwd1 = fwd1 + n, *fwd2 = bwd1 + n, *bwd2 = fwd2 + n;
+	int *fwd1 = o->steps, *bwd1 = fwd1 + n;
 	arc_steps(o->arc, n, quarter, fwd1, bwd1);
-	arc_steps(o->arc, n, 2 * quarter, fwd2, bwd2);
+	/* The frame's edge cuts an arm; a cut is no fingertip. */
+	uint8_t *edge = o->edge;
+	for (int i = 0; i < n; i++)
+		edge[i] = near_border(&p[i], w, h);
 	for (int i = 0; i < n; i++) {
 		score[i] = 0;
 		int a = bwd1[i], b = fwd1[i];
-		/* The frame's edge cuts an arm; a cut is no fingertip. */
-		if (near_border(&p[i], w, h) || near_border(&p[a], w, h) || near_border(&p[b], w, h))
+		if (edge[i] || edge[a] || edge[b])
 			continue;
 		float wd = dist2(p[a].x - p[b].x, p[a].y - p[b].y);
 		if (wd < 0.5f * fs || wd > 1.6f * fs)
@@ -1260,9 +1280,11 @@ static int hand_tips(struct tracer *o, const struct image_u8 *grey, int32_t hand
 		float depth = dist2(ox, oy);
 		if (depth < 0.3f * wd || ox * p[i].nx + oy * p[i].ny <= 0)
 			continue;
-		int a2 = bwd2[i], b2 = fwd2[i];
+		/* Twice as far back (wanted for the few points that get here). */
+		int a2 = a, b2 = b;
+		arc_steps_on(o->arc, n, i, 2 * quarter, &a2, &b2);
 		float w2 = dist2(p[a2].x - p[b2].x, p[a2].y - p[b2].y);
-		if (w2 > 1.6f * fs || near_border(&p[a2], w, h) || near_border(&p[b2], w, h))
+		if (w2 > 1.6f * fs || edge[a2] || edge[b2])
 			continue;
 		score[i] = depth / wd;
 	}
