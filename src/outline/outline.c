@@ -454,7 +454,7 @@ static inline float grey_at_inside(const struct image_u8 *g, float x, float y)
  * would point inwards. Reads positions only. */
 static void point_normal(const struct outline_point *pts, int n, int i, float *nx, float *ny)
 {
-	const struct outline_point *a = &pts[(i + n - 2) % n], *b = &pts[(i + 2) % n];
+	const struct outline_point *a = &pts[i >= 2 ? i - 2 : i + n - 2], *b = &pts[i + 2 < n ? i + 2 : i + 2 - n];
 	float tx = b->x - a->x, ty = b->y - a->y;
 	float len = dist2(tx, ty);
 	*nx = pts[i].nx;
@@ -478,7 +478,7 @@ static void point_normal(const struct outline_point *pts, int n, int i, float *n
  * image's memory when the row below is not its last). */
 enum profile_room { PROFILE_CLAMPED, PROFILE_INSIDE, PROFILE_ROOMY };
 
-static enum profile_room profile_room(const struct image_u8 *grey, float px, float py, float nx, float ny)
+static inline enum profile_room profile_room(const struct image_u8 *grey, float px, float py, float nx, float ny)
 {
 	const float r = (float)OUTLINE_PROFILE_PX;
 	const float ex0 = px - r * nx, ey0 = py - r * ny, ex1 = px + r * nx, ey1 = py + r * ny;
@@ -507,8 +507,8 @@ static void samples_scalar(const struct image_u8 *grey, bool inside, float px, f
  * multiply-add), so the same bits. Each vector is stored whole: prof[k1 +
  * 1 .. k1 + 7] may be written too (k1's sample again), so prof holds
  * PROFILE_BUF floats. */
-__attribute__((target("avx2"))) static void samples_avx2(const struct image_u8 *grey, float px, float py, float nx,
-							  float ny, int k0, int k1, float *prof)
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
+samples_avx2(const struct image_u8 *grey, float px, float py, float nx, float ny, int k0, int k1, float *prof)
 {
 	const __m256 vpx = _mm256_set1_ps(px), vpy = _mm256_set1_ps(py), vnx = _mm256_set1_ps(nx),
 		     vny = _mm256_set1_ps(ny), half = _mm256_set1_ps(0.5f);
@@ -537,33 +537,20 @@ __attribute__((target("avx2"))) static void samples_avx2(const struct image_u8 *
 }
 #endif
 
-/* prof[k] for k in [k0, k1]; with avx2 (the CPU has it) eight at a time
- * where the profile has room (prof: PROFILE_BUF floats). */
-static void samples(const struct image_u8 *grey, bool avx2, float px, float py, float nx, float ny, int k0, int k1,
-		    float *prof)
-{
-	const enum profile_room room = profile_room(grey, px, py, nx, ny);
-#if PROFILE_X86
-	if (avx2 && room == PROFILE_ROOMY) {
-		samples_avx2(grey, px, py, nx, ny, k0, k1, prof);
-		return;
-	}
-#else
-	(void)avx2;
-#endif
-	samples_scalar(grey, room != PROFILE_CLAMPED, px, py, nx, ny, k0, k1, prof);
-}
-
 /* Where the steepest step is looked for: the derivative at sample k
  * (bright side k - 1 minus dark side k + 1) for k in [STEEP_K0, STEEP_K1],
  * within REFINE_SEARCH_PX of the crack (sample 2 OUTLINE_PROFILE_PX). */
 #define STEEP_K0 (2 * OUTLINE_PROFILE_PX - (int)(2 * REFINE_SEARCH_PX))
 #define STEEP_K1 (2 * OUTLINE_PROFILE_PX + (int)(2 * REFINE_SEARCH_PX))
+/* Half-pixel samples where the edge is looked for; beyond them the
+ * profile is read at whole pixels (they only feed the range). */
+#define PROFILE_NEAR0 (STEEP_K0 - 2)
+#define PROFILE_NEAR1 (STEEP_K1 + 2)
 
 /* The first k in [STEEP_K0, STEEP_K1] where sign * (prof[k - 1] -
  * prof[k + 1]) is largest, and that value in *dbest; -1 when none is
  * above 0. */
-static int steepest_scalar(const float *prof, float sign, float *dbest)
+static inline int steepest_scalar(const float *prof, float sign, float *dbest)
 {
 	int best = -1;
 	float d = 0;
@@ -578,12 +565,65 @@ static int steepest_scalar(const float *prof, float sign, float *dbest)
 	return best;
 }
 
+/* The steepest step of a profile (half-pixel samples, the crack at
+ * 2 * OUTLINE_PROFILE_PX) within REFINE_SEARCH_PX of the crack, the way
+ * sign says the grey falls, from its sample best and derivative dbest
+ * (steepest_scalar()'s): its step (grey levels a pixel) and its offset
+ * along the normal (px), refined by a parabola through its neighbours;
+ * false when no sample steps that way (best < 0). */
+static inline bool steepest_refine(const float *prof, float sign, int best, float dbest, float *step,
+				   float *offset)
+{
+	if (best < 0)
+		return false;
+	float dm = sign * (prof[best - 2] - prof[best]);
+	float dp = sign * (prof[best] - prof[best + 2]);
+	float off = 0, den = dm - 2 * dbest + dp;
+	if (best > STEEP_K0 && best < STEEP_K1 && den < 0)
+		off = 0.5f * (dm - dp) / den;
+	*step = dbest;
+	*offset = 0.5f * ((float)(best - 2 * OUTLINE_PROFILE_PX) + off);
+	return true;
+}
+
+/* The range of a whole profile takes every sample in [PROFILE_NEAR0,
+ * PROFILE_NEAR1] and every other one beyond (whole pixels from the
+ * search); these are the ones beyond, into *lo and *hi. Minimum and
+ * maximum are exact, so any order gives the same values. */
+static inline void range_far(const float *prof, float *lo, float *hi)
+{
+	float l = *lo, h = *hi;
+	for (int k = PROFILE_NEAR0 - 2; k >= 0; k -= 2) {
+		l = min2(prof[k], l);
+		h = max2(prof[k], h);
+	}
+	for (int k = PROFILE_NEAR1 + 2; k < PROFILE_STEPS; k += 2) {
+		l = min2(prof[k], l);
+		h = max2(prof[k], h);
+	}
+	*lo = l;
+	*hi = h;
+}
+
+/* A whole profile's offset and sharpness from its steepest step (found:
+ * there is one) and its range: left as they are where there is no step
+ * or no range. */
+static inline void edge_result(bool found, float step, float off, float lo, float hi, float *offset, float *sharpness)
+{
+	if (!found || hi - lo <= 0)
+		return;
+	*offset = off;
+	*sharpness = step / (hi - lo);
+}
+
 #if PROFILE_X86
 _Static_assert(STEEP_K1 - STEEP_K0 + 1 > 8 && STEEP_K1 - STEEP_K0 + 1 <= 16, "steepest_avx2: two vectors");
+_Static_assert(PROFILE_NEAR1 - PROFILE_NEAR0 + 1 >= 8, "range_avx2: whole vectors");
 
 /* steepest_scalar() eight derivatives at a time: the same subtraction and
  * multiply for each, so the same values, and of the largest the first. */
-__attribute__((target("avx2"))) static int steepest_avx2(const float *prof, float sign, float *dbest)
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) int
+steepest_avx2(const float *prof, float sign, float *dbest)
 {
 	const __m256 s = _mm256_set1_ps(sign);
 	const __m256 d0 = _mm256_mul_ps(s, _mm256_sub_ps(_mm256_loadu_ps(prof + STEEP_K0 - 1),
@@ -606,46 +646,11 @@ __attribute__((target("avx2"))) static int steepest_avx2(const float *prof, floa
 			    (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(d1, m, _CMP_EQ_OQ)) << 8;
 	return STEEP_K0 + __builtin_ctz(at);
 }
-#endif
-
-/* The steepest step of a profile (half-pixel samples, the crack at
- * 2 * OUTLINE_PROFILE_PX) within REFINE_SEARCH_PX of the crack, the way
- * sign says the grey falls: its step (grey levels a pixel) and its offset
- * along the normal (px), refined by a parabola through its neighbours;
- * false when no sample steps that way. With avx2 (the CPU has it) the
- * derivatives are taken eight at a time, with the same result. */
-static bool profile_steepest(const float *prof, bool avx2, float sign, float *step, float *offset)
-{
-	float dbest;
-#if PROFILE_X86
-	const int best = avx2 ? steepest_avx2(prof, sign, &dbest) : steepest_scalar(prof, sign, &dbest);
-#else
-	(void)avx2;
-	const int best = steepest_scalar(prof, sign, &dbest);
-#endif
-	if (best < 0)
-		return false;
-	float dm = sign * (prof[best - 2] - prof[best]);
-	float dp = sign * (prof[best] - prof[best + 2]);
-	float off = 0, den = dm - 2 * dbest + dp;
-	if (best > STEEP_K0 && best < STEEP_K1 && den < 0)
-		off = 0.5f * (dm - dp) / den;
-	*step = dbest;
-	*offset = 0.5f * ((float)(best - 2 * OUTLINE_PROFILE_PX) + off);
-	return true;
-}
-
-/* Half-pixel samples where the edge is looked for; beyond them the
- * profile is read at whole pixels (they only feed the range). */
-#define PROFILE_NEAR0 (STEEP_K0 - 2)
-#define PROFILE_NEAR1 (STEEP_K1 + 2)
-
-#if PROFILE_X86
-_Static_assert(PROFILE_NEAR1 - PROFILE_NEAR0 + 1 >= 8, "range_avx2: whole vectors");
 
 /* The minimum and maximum of prof[PROFILE_NEAR0 .. PROFILE_NEAR1] into
  * *lo and *hi (the last vector overlaps the one before). */
-__attribute__((target("avx2"))) static void range_avx2(const float *prof, float *lo, float *hi)
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
+range_avx2(const float *prof, float *lo, float *hi)
 {
 	__m256 l = _mm256_loadu_ps(prof + PROFILE_NEAR1 - 7), h = l;
 	for (int k = PROFILE_NEAR0; k < PROFILE_NEAR1 - 7; k += 8) {
@@ -662,42 +667,36 @@ __attribute__((target("avx2"))) static void range_avx2(const float *prof, float 
 	*lo = _mm256_cvtss_f32(l);
 	*hi = _mm256_cvtss_f32(h);
 }
-#endif
 
-/* The range of a whole profile: every sample in [PROFILE_NEAR0,
- * PROFILE_NEAR1] and every other one beyond (whole pixels from the
- * search). Minimum and maximum are exact, so any order gives the same
- * values; with avx2 the near samples are taken eight at a time. */
-static void profile_range(const float *prof, bool avx2, float *lo, float *hi)
+/* profile_edge() and profile_offset() of a PROFILE_ROOMY profile with
+ * AVX2: the samples, derivatives and range eight at a time, each in one
+ * function. */
+__attribute__((target("avx2"))) static void edge_avx2(const struct image_u8 *grey, float sign, float px, float py,
+						       float nx, float ny, float *offset, float *sharpness)
 {
-	float l = 1e9f, h = -1e9f;
-	int k = PROFILE_NEAR0;
-#if PROFILE_X86
-	if (avx2) {
-		range_avx2(prof, &l, &h);
-		k = PROFILE_NEAR1 + 1;
-	}
-#else
-	(void)avx2;
-#endif
-	for (; k <= PROFILE_NEAR1; k++) {
-		l = prof[k] < l ? prof[k] : l;
-		h = prof[k] > h ? prof[k] : h;
-	}
-	for (k = PROFILE_NEAR0 - 2; k >= 0; k -= 2) {
-		l = prof[k] < l ? prof[k] : l;
-		h = prof[k] > h ? prof[k] : h;
-	}
-	for (k = PROFILE_NEAR1 + 2; k < PROFILE_STEPS; k += 2) {
-		l = prof[k] < l ? prof[k] : l;
-		h = prof[k] > h ? prof[k] : h;
-	}
-	*lo = l;
-	*hi = h;
+	float prof[PROFILE_BUF], lo, hi, dbest, step = 0, off = 0;
+	samples_avx2(grey, px, py, nx, ny, 0, PROFILE_STEPS - 1, prof);
+	range_avx2(prof, &lo, &hi);
+	range_far(prof, &lo, &hi);
+	const int best = steepest_avx2(prof, sign, &dbest);
+	const bool found = steepest_refine(prof, sign, best, dbest, &step, &off);
+	edge_result(found, step, off, lo, hi, offset, sharpness);
 }
 
+__attribute__((target("avx2"))) static float offset_avx2(const struct image_u8 *grey, float sign, float px, float py,
+							  float nx, float ny)
+{
+	float prof[PROFILE_BUF], dbest, step, off;
+	samples_avx2(grey, px, py, nx, ny, PROFILE_NEAR0, PROFILE_NEAR1, prof);
+	const int best = steepest_avx2(prof, sign, &dbest);
+	return steepest_refine(prof, sign, best, dbest, &step, &off) ? off : 0;
+}
+#endif
+
 /* The steepest point of the grey profile through (x, y) along (nx, ny):
- * its offset along the normal (px) and the sharpness there (1/px). */
+ * its offset along the normal (px) and the sharpness there (1/px). With
+ * avx2 (the CPU has it) eight samples at a time where the profile has
+ * room. */
 static void profile_edge(const struct image_u8 *grey, bool avx2, float sign, float px, float py, float nx, float ny,
 			 float *offset, float *sharpness)
 {
@@ -707,18 +706,27 @@ static void profile_edge(const struct image_u8 *grey, bool avx2, float sign, flo
 	*sharpness = 0;
 	if (px < 0 || py < 0 || px > (float)(grey->width - 1) || py > (float)(grey->height - 1))
 		return;
-	float prof[PROFILE_BUF];
-	float lo, hi;
 	/* Every half-pixel sample is read (eight at a time they cost no more);
 	 * the range takes the whole-pixel ones beyond the search. */
-	samples(grey, avx2, px, py, nx, ny, 0, PROFILE_STEPS - 1, prof);
-	profile_range(prof, avx2, &lo, &hi);
-	/* deriv at sample k: bright side (s - 0.5) minus dark side (s + 0.5) */
-	float step, off;
-	if (!profile_steepest(prof, avx2, sign, &step, &off) || hi - lo <= 0)
+	const enum profile_room room = profile_room(grey, px, py, nx, ny);
+#if PROFILE_X86
+	if (avx2 && room == PROFILE_ROOMY) {
+		edge_avx2(grey, sign, px, py, nx, ny, offset, sharpness);
 		return;
-	*offset = off;
-	*sharpness = step / (hi - lo);
+	}
+#else
+	(void)avx2;
+#endif
+	float prof[PROFILE_BUF], lo = 1e9f, hi = -1e9f, dbest, step = 0, off = 0;
+	samples_scalar(grey, room != PROFILE_CLAMPED, px, py, nx, ny, 0, PROFILE_STEPS - 1, prof);
+	for (int k = PROFILE_NEAR0; k <= PROFILE_NEAR1; k++) {
+		lo = min2(prof[k], lo);
+		hi = max2(prof[k], hi);
+	}
+	range_far(prof, &lo, &hi);
+	const int best = steepest_scalar(prof, sign, &dbest);
+	const bool found = steepest_refine(prof, sign, best, dbest, &step, &off);
+	edge_result(found, step, off, lo, hi, offset, sharpness);
 }
 
 /* profile_edge()'s offset alone, from the samples near the crack: the
@@ -728,10 +736,17 @@ static float profile_offset(const struct image_u8 *grey, bool avx2, float sign, 
 {
 	if (px < 0 || py < 0 || px > (float)(grey->width - 1) || py > (float)(grey->height - 1))
 		return 0;
-	float prof[PROFILE_BUF];
-	samples(grey, avx2, px, py, nx, ny, PROFILE_NEAR0, PROFILE_NEAR1, prof);
-	float step, off;
-	return profile_steepest(prof, avx2, sign, &step, &off) ? off : 0;
+	const enum profile_room room = profile_room(grey, px, py, nx, ny);
+#if PROFILE_X86
+	if (avx2 && room == PROFILE_ROOMY)
+		return offset_avx2(grey, sign, px, py, nx, ny);
+#else
+	(void)avx2;
+#endif
+	float prof[PROFILE_BUF], dbest, step, off;
+	samples_scalar(grey, room != PROFILE_CLAMPED, px, py, nx, ny, PROFILE_NEAR0, PROFILE_NEAR1, prof);
+	const int best = steepest_scalar(prof, sign, &dbest);
+	return steepest_refine(prof, sign, best, dbest, &step, &off) ? off : 0;
 }
 
 void outline_profile(const struct image_u8 *grey, bool bright_inside, bool avx2, float px, float py, float nx,
@@ -1229,7 +1244,7 @@ static int hand_outline(struct tracer *o, const struct image_u8 *grey, float qua
 		p[j].y = o->pts[j * k].y + med * nv[2 * j + 1];
 	}
 	for (int j = 0; j < m; j++) {
-		const struct outline_point *a = &p[(j + m - 1) % m], *b = &p[(j + 1) % m];
+		const struct outline_point *a = &p[j > 0 ? j - 1 : m - 1], *b = &p[j + 1 < m ? j + 1 : 0];
 		float tx = b->x - a->x, ty = b->y - a->y, len = dist2(tx, ty);
 		p[j].nx = len > 0 ? ty / len : 0;
 		p[j].ny = len > 0 ? -tx / len : 0;
@@ -1251,7 +1266,7 @@ static int hand_tips(struct tracer *o, const struct image_u8 *grey, int32_t hand
 	const struct outline_point *p = o->sm;
 	o->arc[0] = 0;
 	for (int i = 0; i < n; i++) {
-		const struct outline_point *q = &p[(i + 1) % n];
+		const struct outline_point *q = &p[i + 1 < n ? i + 1 : 0];
 		o->arc[i + 1] = o->arc[i] + dist2(q->x - p[i].x, q->y - p[i].y);
 	}
 	if (o->arc[n] < 8 * quarter)

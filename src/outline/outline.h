@@ -41,8 +41,8 @@
  *     tangent (the points two cracks either side); the grey profile along
  *     it is sampled bilinearly every half pixel over +-OUTLINE_PROFILE_PX
  *     (eight samples at a time with AVX2 where the CPU has it and the
- *     profile lies inside the frame, and its derivatives and range eight
- *     at a time wherever it has it: the same bits as one at a time);
+ *     profile lies inside the frame, its derivatives and range then too:
+ *     the same bits as one at a time);
  *     the edge is where the derivative across the profile (bright side to
  *     dark side, one-pixel central difference) peaks within +-3.5 px of the
  *     crack, placed to a fraction of a sample by a parabola through the
