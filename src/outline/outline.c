@@ -22,9 +22,11 @@
 #define PROFILE_BUF (PROFILE_STEPS + 7)
 /* Fingertips of one hand at most: the search along its outline stops there. */
 #define HAND_MAX_TIPS 16
-/* The edge is looked for this far either side of the crack: the threshold
- * puts the crack within a pixel or two of the steepest grey. */
-#define REFINE_SEARCH_PX 3.5f
+/* The edge is looked for this far either side of the crack, in half
+ * pixels (3.5 px; an integer, so the AVX2 search's sizes are checked at
+ * compile time by every compiler): the threshold puts the crack within a
+ * pixel or two of the steepest grey. */
+#define REFINE_SEARCH_HALF_PX 7
 
 /* dist2() guards against overflow that pixel coordinates never reach, at
  * several times the cost. */
@@ -539,9 +541,10 @@ samples_avx2(const struct image_u8 *grey, float px, float py, float nx, float ny
 
 /* Where the steepest step is looked for: the derivative at sample k
  * (bright side k - 1 minus dark side k + 1) for k in [STEEP_K0, STEEP_K1],
- * within REFINE_SEARCH_PX of the crack (sample 2 OUTLINE_PROFILE_PX). */
-#define STEEP_K0 (2 * OUTLINE_PROFILE_PX - (int)(2 * REFINE_SEARCH_PX))
-#define STEEP_K1 (2 * OUTLINE_PROFILE_PX + (int)(2 * REFINE_SEARCH_PX))
+ * within REFINE_SEARCH_HALF_PX half pixels of the crack (sample 2
+ * OUTLINE_PROFILE_PX). */
+#define STEEP_K0 (2 * OUTLINE_PROFILE_PX - REFINE_SEARCH_HALF_PX)
+#define STEEP_K1 (2 * OUTLINE_PROFILE_PX + REFINE_SEARCH_HALF_PX)
 /* Half-pixel samples where the edge is looked for; beyond them the
  * profile is read at whole pixels (they only feed the range). */
 #define PROFILE_NEAR0 (STEEP_K0 - 2)
@@ -566,11 +569,11 @@ static inline int steepest_scalar(const float *prof, float sign, float *dbest)
 }
 
 /* The steepest step of a profile (half-pixel samples, the crack at
- * 2 * OUTLINE_PROFILE_PX) within REFINE_SEARCH_PX of the crack, the way
- * sign says the grey falls, from its sample best and derivative dbest
- * (steepest_scalar()'s): its step (grey levels a pixel) and its offset
- * along the normal (px), refined by a parabola through its neighbours;
- * false when no sample steps that way (best < 0). */
+ * 2 * OUTLINE_PROFILE_PX) within REFINE_SEARCH_HALF_PX half pixels of the
+ * crack, the way sign says the grey falls, from its sample best and
+ * derivative dbest (steepest_scalar()'s): its step (grey levels a pixel)
+ * and its offset along the normal (px), refined by a parabola through its
+ * neighbours; false when no sample steps that way (best < 0). */
 static inline bool steepest_refine(const float *prof, float sign, int best, float dbest, float *step,
 				   float *offset)
 {
