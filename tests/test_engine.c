@@ -1333,14 +1333,15 @@ static void test_merge_fallback(void **state)
 	d2.fids[1].completed = 1;
 	merge_scale(&d, &d2);
 	d3.fids[d3.n_fids++] = fid_at(9, 101, 100);  /* the first scale's 5 stands */
-	d3.fids[d3.n_fids++] = fid_at(8, 101, 200);  /* the whole 4 stands */
-	d3.fids[d3.n_fids++] = fid_at(7, 201, 200);  /* the completed 3 stands */
+	d3.fids[d3.n_fids++] = fid_at(8, 101, 200);  /* against the lone merged 4: neither */
+	d3.fids[d3.n_fids++] = fid_at(7, 201, 200);  /* against the lone merged 3: neither */
 	d3.fids[d3.n_fids++] = fid_at(6, 400, 400);  /* alone: stands */
 	d3.fids[d3.n_fids++] = fid_at(1, 500, 500);  /* alone, then a whole read agrees */
-	d3.fids[d3.n_fids++] = fid_at(2, 600, 600);  /* alone, then a whole 11 there */
+	d3.fids[d3.n_fids++] = fid_at(2, 600, 600);  /* alone, then a lone whole 11 there: neither */
 	d3.fids[d3.n_fids++] = fid_at(12, 700, 700); /* alone, then a doubtful 13: neither */
 	d3.fids[d3.n_fids++] = fid_at(14, 800, 800); /* two fallbacks of two IDs: neither */
 	d3.fids[d3.n_fids++] = fid_at(15, 801, 800);
+	d3.fids[d3.n_fids++] = fid_at(16, 900, 900); /* alone, then a 17 two reads agreed on */
 	for (int i = 0; i < d3.n_fids; i++)
 		d3.fids[i].completed = FIDUCIAL_FALLBACK;
 	merge_scale(&d, &d3);
@@ -1348,21 +1349,26 @@ static void test_merge_fallback(void **state)
 	d4.fids[d4.n_fids++] = fid_at(11, 601, 600);
 	d4.fids[d4.n_fids++] = fid_at(13, 701, 700);
 	d4.fids[2].completed = FIDUCIAL_DOUBTFUL;
+	d4.fids[d4.n_fids++] = fid_at(17, 901, 900);
+	d4.fids[3].votes = 1;
 	merge_scale(&d, &d4);
-	assert_int_equal(d.n_fids, 6);
+	assert_int_equal(d.n_fids, 4);
 	int seen = 0;
 	for (int i = 0; i < d.n_fids; i++) {
 		const struct fiducial_det *f = &d.fids[i];
-		seen |= (f->id == 5 && f->root == 7 && !f->completed) << 0 | (f->id == 4 && !f->completed) << 1 |
-			(f->id == 3 && f->completed == 1) << 2 | (f->id == 6 && f->completed == FIDUCIAL_FALLBACK) << 3 |
-			(f->id == 1 && !f->completed && fabsf(f->x - 502) < 1e-3f && f->votes == 0) << 4 |
-			(f->id == 11 && !f->completed) << 5;
+		seen |= (f->id == 5 && f->root == 7 && !f->completed) << 0 |
+			(f->id == 6 && f->completed == FIDUCIAL_FALLBACK) << 1 |
+			(f->id == 1 && !f->completed && fabsf(f->x - 502) < 1e-3f && f->votes == 0) << 2 |
+			(f->id == 17 && !f->completed && f->votes == 1) << 3;
 	}
-	assert_int_equal(seen, 63);
-	assert_int_equal(d.n_fuzzy, 2);
+	assert_int_equal(seen, 15);
+	/* Fuzzy: the 4 and the 3 (x 100 and 200, y 200), the 2, the 12 and the 14. */
+	assert_int_equal(d.n_fuzzy, 5);
 	for (int i = 0; i < d.n_fuzzy; i++) {
+		const float x = d.fuzzy[i].x;
 		assert_int_equal(d.fuzzy[i].id, -1);
-		assert_true(fabsf(d.fuzzy[i].x - 700) < 2 || fabsf(d.fuzzy[i].x - 800) < 2);
+		assert_true(fabsf(x - 100) < 2 || fabsf(x - 200) < 2 || fabsf(x - 600) < 2 || fabsf(x - 700) < 2 ||
+			    fabsf(x - 800) < 2);
 	}
 	detections_free(&d);
 	detections_free(&d2);

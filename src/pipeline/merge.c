@@ -42,15 +42,24 @@ void merge_scale(struct detections *d, const struct detections *d2)
 		const struct fiducial_det *f = &d2->fids[i];
 		const int j = near_index(d->fids, d->n_fids, f);
 		/* A fallback read holds a place only while no other read does:
-		 * it gives way to any read that agrees or that a doubtful rule
-		 * would believe (and is no vote); against a fallback or a
-		 * doubtful read of another ID, neither is believed. */
+		 * it gives way to any read that agrees or that two reads agreed
+		 * on (and is no vote); against a fallback or a doubtful read of
+		 * another ID, or a lone one merged from another pass, neither is
+		 * believed: a fallback's ladder and the closing pass damage a
+		 * shadowed small symbol in different ways (the sun preset with
+		 * reacTIVision's set, seed 42: a 41 px 88 read as 106 by the
+		 * closing pass against the scaled pass's fallback 88). The list's
+		 * own symbol (root >= 0) stands against a fallback. */
 		if (j >= 0 && (f->completed == FIDUCIAL_FALLBACK || d->fids[j].completed == FIDUCIAL_FALLBACK)) {
 			const bool f_weak = f->completed == FIDUCIAL_FALLBACK || f->completed == FIDUCIAL_DOUBTFUL;
 			const bool j_weak = d->fids[j].completed == FIDUCIAL_FALLBACK ||
 					    (d->fids[j].completed == FIDUCIAL_DOUBTFUL && d->fids[j].root < 0 &&
 					     d->fids[j].votes == 0);
 			if (d->fids[j].id != f->id && f_weak && j_weak) {
+				drop(d, j);
+			} else if (d->fids[j].id != f->id &&
+				   (d->fids[j].completed == FIDUCIAL_FALLBACK ? f->votes == 0
+									      : d->fids[j].root < 0 && d->fids[j].votes == 0)) {
 				drop(d, j);
 			} else if (d->fids[j].completed == FIDUCIAL_FALLBACK && f->completed != FIDUCIAL_FALLBACK) {
 				d->fids[j] = *f;

@@ -35,9 +35,10 @@
  * read stands in its place (its centre and angle, its standing).
  * A fallback symbol (FIDUCIAL_FALLBACK: the third scale's scaled pass at
  * a radius below its window's) holds a place only while no other read
- * does: any other read there stands instead, agreeing or not, and it is
- * no vote; against a doubtful read or another fallback of another ID,
- * neither is believed.
+ * does: a read that agrees, one that two reads agreed on (votes) and the
+ * list's own symbol stand instead, and it is no vote; against a doubtful
+ * read, another fallback or a lone merged read of another ID, neither is
+ * believed.
  *
  * Ownership: the caller owns both lists; nothing allocates. Region
  * indices (root) of merged items refer to the other scale's tree, so they
