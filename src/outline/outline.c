@@ -795,15 +795,19 @@ void outline_refine(const struct image_u8 *grey, bool bright_inside, struct outl
 
 /* ---- 4. simplify ------------------------------------------------------------------- */
 
-static float seg_dist(const struct outline_point *p, const struct outline_point *a, const struct outline_point *b)
+/* The square of p's distance from the segment from a to (a + v), l2 =
+ * |v|^2: dist2() of it is the distance, as the square root of exactly
+ * this sum. */
+static inline float seg_dist_sq(const struct outline_point *p, const struct outline_point *a, float vx, float vy,
+				float l2)
 {
-	float vx = b->x - a->x, vy = b->y - a->y, wx = p->x - a->x, wy = p->y - a->y;
-	float l2 = vx * vx + vy * vy;
+	float wx = p->x - a->x, wy = p->y - a->y;
 	if (l2 <= 0)
-		return dist2(wx, wy);
+		return wx * wx + wy * wy;
 	float u = (wx * vx + wy * vy) / l2;
 	u = u < 0 ? 0 : u > 1 ? 1 : u;
-	return dist2(wx - u * vx, wy - u * vy);
+	float dx = wx - u * vx, dy = wy - u * vy;
+	return dx * dx + dy * dy;
 }
 
 static float kth_smallest(float *v, int n, int kth);
@@ -824,15 +828,24 @@ static void dp_values(const struct outline_point *pts, int n, int a, int b, floa
 	stack[top++] = b;
 	while (top > 0) {
 		int e = stack[--top], s = stack[--top];
-		int len = (e - s + n) % n;
-		float dmax = -1;
+		const int len = (e - s + n) % n;
+		const struct outline_point *pa = &pts[s];
+		const float vx = pts[e].x - pa->x, vy = pts[e].y - pa->y, l2 = vx * vx + vy * vy;
+		/* The first point farthest from the segment. The square root,
+		 * which never decreases, is taken only where the squared
+		 * distance exceeds every one before (the distance can then
+		 * exceed dmax, and only then): the same point and distance. */
+		float dmax = -1, qmax = -1;
 		int imax = -1;
-		for (int k = 1; k < len; k++) {
-			int i = (s + k) % n;
-			float dd = seg_dist(&pts[i], &pts[s], &pts[e]);
-			if (dd > dmax) {
-				dmax = dd;
-				imax = i;
+		for (int k = 1, i = s + 1 < n ? s + 1 : 0; k < len; k++, i = i + 1 < n ? i + 1 : 0) {
+			const float q = seg_dist_sq(&pts[i], pa, vx, vy, l2);
+			if (q > qmax) {
+				qmax = q;
+				const float dd = sqrtf(q);
+				if (dd > dmax) {
+					dmax = dd;
+					imax = i;
+				}
 			}
 		}
 		if (imax < 0 || dmax <= floor_t)
