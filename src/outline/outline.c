@@ -549,6 +549,10 @@ samples_avx2(const struct image_u8 *grey, float px, float py, float nx, float ny
  * profile is read at whole pixels (they only feed the range). */
 #define PROFILE_NEAR0 (STEEP_K0 - 2)
 #define PROFILE_NEAR1 (STEEP_K1 + 2)
+/* The samples the search and its parabola read (an offset alone needs no
+ * more). */
+#define STEEP_S0 (STEEP_K0 - 1)
+#define STEEP_S1 (STEEP_K1 + 1)
 
 /* The first k in [STEEP_K0, STEEP_K1] where sign * (prof[k - 1] -
  * prof[k + 1]) is largest, and that value in *dbest; -1 when none is
@@ -579,11 +583,16 @@ static inline bool steepest_refine(const float *prof, float sign, int best, floa
 {
 	if (best < 0)
 		return false;
-	float dm = sign * (prof[best - 2] - prof[best]);
-	float dp = sign * (prof[best] - prof[best + 2]);
-	float off = 0, den = dm - 2 * dbest + dp;
-	if (best > STEEP_K0 && best < STEEP_K1 && den < 0)
-		off = 0.5f * (dm - dp) / den;
+	/* the parabola only inside the search: it reads samples
+	 * [STEEP_K0 - 1, STEEP_K1 + 1] alone, as the search does */
+	float off = 0;
+	if (best > STEEP_K0 && best < STEEP_K1) {
+		const float dm = sign * (prof[best - 2] - prof[best]);
+		const float dp = sign * (prof[best] - prof[best + 2]);
+		const float den = dm - 2 * dbest + dp;
+		if (den < 0)
+			off = 0.5f * (dm - dp) / den;
+	}
 	*step = dbest;
 	*offset = 0.5f * ((float)(best - 2 * OUTLINE_PROFILE_PX) + off);
 	return true;
@@ -621,6 +630,7 @@ static inline void edge_result(bool found, float step, float off, float lo, floa
 
 #if PROFILE_X86
 _Static_assert(STEEP_K1 - STEEP_K0 + 1 > 8 && STEEP_K1 - STEEP_K0 + 1 <= 16, "steepest_avx2: two vectors");
+_Static_assert(STEEP_S1 - STEEP_S0 == 16, "offset_avx2: two vectors and one sample");
 _Static_assert(PROFILE_NEAR1 - PROFILE_NEAR0 + 1 >= 8, "range_avx2: whole vectors");
 
 /* steepest_scalar() eight derivatives at a time: the same subtraction and
@@ -690,7 +700,13 @@ __attribute__((target("avx2"))) static float offset_avx2(const struct image_u8 *
 							  float nx, float ny)
 {
 	float prof[PROFILE_BUF], dbest, step, off;
-	samples_avx2(grey, px, py, nx, ny, PROFILE_NEAR0, PROFILE_NEAR1, prof);
+	/* Two whole vectors and the last sample alone, not three vectors;
+	 * the sample after it is read by steepest_avx2()'s masked lane
+	 * only. */
+	samples_avx2(grey, px, py, nx, ny, STEEP_S0, STEEP_S1 - 1, prof);
+	const float s1 = 0.5f * (float)(STEEP_S1 - 2 * OUTLINE_PROFILE_PX);
+	prof[STEEP_S1] = grey_at_inside(grey, px + s1 * nx, py + s1 * ny);
+	prof[STEEP_S1 + 1] = 0;
 	const int best = steepest_avx2(prof, sign, &dbest);
 	return steepest_refine(prof, sign, best, dbest, &step, &off) ? off : 0;
 }
@@ -735,11 +751,9 @@ static void profile_edge(const struct image_u8 *grey, bool avx2, float sign, flo
 /* profile_edge()'s offset alone, from the samples near the crack: the
  * same value (where the steepest step is found there is a grey range, so
  * the far samples, which feed only the range, never change the offset). */
-static float profile_offset(const struct image_u8 *grey, bool avx2, float sign, float px, float py, float nx, float ny)
+static inline float profile_offset_in(const struct image_u8 *grey, bool avx2, float sign, enum profile_room room,
+				      float px, float py, float nx, float ny)
 {
-	if (px < 0 || py < 0 || px > (float)(grey->width - 1) || py > (float)(grey->height - 1))
-		return 0;
-	const enum profile_room room = profile_room(grey, px, py, nx, ny);
 #if PROFILE_X86
 	if (avx2 && room == PROFILE_ROOMY)
 		return offset_avx2(grey, sign, px, py, nx, ny);
@@ -747,9 +761,27 @@ static float profile_offset(const struct image_u8 *grey, bool avx2, float sign, 
 	(void)avx2;
 #endif
 	float prof[PROFILE_BUF], dbest, step, off;
-	samples_scalar(grey, room != PROFILE_CLAMPED, px, py, nx, ny, PROFILE_NEAR0, PROFILE_NEAR1, prof);
+	samples_scalar(grey, room != PROFILE_CLAMPED, px, py, nx, ny, STEEP_S0, STEEP_S1, prof);
 	const int best = steepest_scalar(prof, sign, &dbest);
 	return steepest_refine(prof, sign, best, dbest, &step, &off) ? off : 0;
+}
+
+static float profile_offset(const struct image_u8 *grey, bool avx2, float sign, float px, float py, float nx, float ny)
+{
+	if (px < 0 || py < 0 || px > (float)(grey->width - 1) || py > (float)(grey->height - 1))
+		return 0;
+	return profile_offset_in(grey, avx2, sign, profile_room(grey, px, py, nx, ny), px, py, nx, ny);
+}
+
+/* Whether the profile through (px, py) along any unit normal is
+ * PROFILE_ROOMY, without the normal: the point lies OUTLINE_PROFILE_PX + 1
+ * px inside profile_room()'s limits on every side (the profile's ends lie
+ * OUTLINE_PROFILE_PX from it; the pixel more absorbs a normal rounded to
+ * just above length 1). */
+static inline bool profile_roomy(const struct image_u8 *grey, float px, float py)
+{
+	const float m = (float)OUTLINE_PROFILE_PX + 1;
+	return px >= m && py >= m && px < (float)(grey->width - 1) - m && py < (float)(grey->height - 2) - m;
 }
 
 void outline_profile(const struct image_u8 *grey, bool bright_inside, bool avx2, float px, float py, float nx,
@@ -1247,8 +1279,11 @@ static int hand_outline(struct tracer *o, const struct image_u8 *grey, float qua
 		return 0;
 	for (int j = 0; j < m; j++) {
 		point_normal(o->pts, n, j * k, &nv[2 * j], &nv[2 * j + 1]);
-		off[j] = profile_offset(grey, o->avx2, o->sign, o->pts[j * k].x, o->pts[j * k].y, nv[2 * j],
-					nv[2 * j + 1]);
+		const struct outline_point *q = &o->pts[j * k];
+		off[j] = profile_roomy(grey, q->x, q->y)
+				 ? profile_offset_in(grey, o->avx2, o->sign, PROFILE_ROOMY, q->x, q->y, nv[2 * j],
+						     nv[2 * j + 1])
+				 : profile_offset(grey, o->avx2, o->sign, q->x, q->y, nv[2 * j], nv[2 * j + 1]);
 	}
 	off[-2] = off[m - 2];
 	off[-1] = off[m - 1];
