@@ -523,6 +523,56 @@ static void test_profile_avx2(void **state)
 	assert_true(vector > 1000);
 }
 
+/* A hand's near offsets eight profiles at a time (one a lane) equal
+ * outline_profile()'s near_offset one at a time, bit for bit: runs of
+ * points well inside the frame (the vector path), then points anywhere
+ * (runs broken by points near or beyond the edge), on noise, a ramp and
+ * a step, both ways round. */
+static void test_near_offsets_avx2(void **state)
+{
+	(void)state;
+	if (!outline_have_avx2())
+		print_message("no AVX2 on this CPU: both paths are the scalar one\n");
+	uint32_t seed = 777;
+#define RND() (seed = seed * 1664525u + 1013904223u, seed >> 8)
+#define UNIT() ((float)(RND() % 10000) / 10000.0f)
+	enum { N = 4000 };
+	static struct outline_point pts[N];
+	static float got[N];
+	struct image_u8 g;
+	assert_int_equal(image_u8_alloc(&g, 120, 90), 0);
+	long compared = 0;
+	for (int kind = 0; kind < 3; kind++) {
+		for (int y = 0; y < g.height; y++)
+			for (int x = 0; x < g.width; x++)
+				image_u8_row(&g, y)[x] = kind == 0 ? (uint8_t)RND()
+							 : kind == 1 ? (uint8_t)((x * 7 + y * 3) & 255)
+								     : (uint8_t)(x + y > (g.width + g.height) / 2 ? 220 : 30);
+		for (int i = 0; i < N; i++) {
+			const bool inside = i < N / 2;
+			const float a = UNIT() * 6.2831853f;
+			pts[i].x = inside ? 9.0f + UNIT() * (float)(g.width - 21) : UNIT() * (float)(g.width + 2) - 1.0f;
+			pts[i].y = inside ? 9.0f + UNIT() * (float)(g.height - 22) : UNIT() * (float)(g.height + 2) - 1.0f;
+			pts[i].nx = cosf(a);
+			pts[i].ny = sinf(a);
+		}
+		for (int bright = 0; bright < 2; bright++) {
+			outline_near_offsets(&g, bright, true, pts, N, got);
+			for (int i = 0; i < N; i++) {
+				float off, sharp, want;
+				outline_profile(&g, bright, false, pts[i].x, pts[i].y, pts[i].nx, pts[i].ny, &off, &sharp,
+						&want);
+				assert_memory_equal(&got[i], &want, sizeof want);
+				compared++;
+			}
+		}
+	}
+	image_u8_free(&g);
+#undef UNIT
+#undef RND
+	print_message("%ld near offsets equal\n", compared);
+}
+
 /* Field by field: padding may differ between a copied and a built struct. */
 static void assert_same_detections(const struct detections *a, const struct detections *b)
 {
@@ -632,6 +682,7 @@ int main(void)
 		cmocka_unit_test(test_hand),
 		cmocka_unit_test(test_threads_identical),
 		cmocka_unit_test(test_profile_avx2),
+		cmocka_unit_test(test_near_offsets_avx2),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

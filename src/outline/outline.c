@@ -503,10 +503,31 @@ static void samples_scalar(const struct image_u8 *grey, bool inside, float px, f
 }
 
 #if PROFILE_X86
-/* samples_scalar() of a PROFILE_ROOMY profile eight samples at a time:
- * the same operations on the same floats in the same order as
- * grey_at_inside() (separate multiplies and adds: the target has no fused
- * multiply-add), so the same bits. Each vector is stored whole: prof[k1 +
+/* grey_at_inside() at eight points inside the frame (and above its last
+ * row): the same operations on the same floats in the same order
+ * (separate multiplies and adds: the target has no fused multiply-add),
+ * so the same bits. stride and ff: the image's stride and 0xff in every
+ * lane. */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) __m256
+bilinear_avx2(const struct image_u8 *grey, __m256i stride, __m256i ff, __m256 x, __m256 y)
+{
+	const int *row0 = (const int *)(const void *)grey->data;
+	const int *row1 = (const int *)(const void *)(grey->data + grey->stride);
+	const __m256i ix = _mm256_cvttps_epi32(x), iy = _mm256_cvttps_epi32(y);
+	const __m256 fx = _mm256_sub_ps(x, _mm256_cvtepi32_ps(ix)), fy = _mm256_sub_ps(y, _mm256_cvtepi32_ps(iy));
+	const __m256i at = _mm256_add_epi32(_mm256_mullo_epi32(iy, stride), ix);
+	const __m256i w0 = _mm256_i32gather_epi32(row0, at, 1), w1 = _mm256_i32gather_epi32(row1, at, 1);
+	const __m256 a0 = _mm256_cvtepi32_ps(_mm256_and_si256(w0, ff));
+	const __m256 a1 = _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(w0, 8), ff));
+	const __m256 b0 = _mm256_cvtepi32_ps(_mm256_and_si256(w1, ff));
+	const __m256 b1 = _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(w1, 8), ff));
+	const __m256 a = _mm256_add_ps(a0, _mm256_mul_ps(fx, _mm256_sub_ps(a1, a0)));
+	const __m256 b = _mm256_add_ps(b0, _mm256_mul_ps(fx, _mm256_sub_ps(b1, b0)));
+	return _mm256_add_ps(a, _mm256_mul_ps(fy, _mm256_sub_ps(b, a)));
+}
+
+/* samples_scalar() of a PROFILE_ROOMY profile eight samples at a time
+ * (bilinear_avx2(): the same bits). Each vector is stored whole: prof[k1 +
  * 1 .. k1 + 7] may be written too (k1's sample again), so prof holds
  * PROFILE_BUF floats. */
 __attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
@@ -517,24 +538,12 @@ samples_avx2(const struct image_u8 *grey, float px, float py, float nx, float ny
 	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), last = _mm256_set1_epi32(k1),
 		      mid = _mm256_set1_epi32(2 * OUTLINE_PROFILE_PX), stride = _mm256_set1_epi32(grey->stride),
 		      ff = _mm256_set1_epi32(0xff);
-	const int *row0 = (const int *)(const void *)grey->data;
-	const int *row1 = (const int *)(const void *)(grey->data + grey->stride);
 	for (int k = k0; k <= k1; k += 8) {
 		/* lanes past k1 repeat k1's sample, which lies on the profile */
 		const __m256i kk = _mm256_min_epi32(_mm256_add_epi32(_mm256_set1_epi32(k), lane), last);
 		const __m256 sv = _mm256_mul_ps(half, _mm256_cvtepi32_ps(_mm256_sub_epi32(kk, mid)));
 		const __m256 x = _mm256_add_ps(vpx, _mm256_mul_ps(sv, vnx)), y = _mm256_add_ps(vpy, _mm256_mul_ps(sv, vny));
-		const __m256i ix = _mm256_cvttps_epi32(x), iy = _mm256_cvttps_epi32(y);
-		const __m256 fx = _mm256_sub_ps(x, _mm256_cvtepi32_ps(ix)), fy = _mm256_sub_ps(y, _mm256_cvtepi32_ps(iy));
-		const __m256i at = _mm256_add_epi32(_mm256_mullo_epi32(iy, stride), ix);
-		const __m256i w0 = _mm256_i32gather_epi32(row0, at, 1), w1 = _mm256_i32gather_epi32(row1, at, 1);
-		const __m256 a0 = _mm256_cvtepi32_ps(_mm256_and_si256(w0, ff));
-		const __m256 a1 = _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(w0, 8), ff));
-		const __m256 b0 = _mm256_cvtepi32_ps(_mm256_and_si256(w1, ff));
-		const __m256 b1 = _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(w1, 8), ff));
-		const __m256 a = _mm256_add_ps(a0, _mm256_mul_ps(fx, _mm256_sub_ps(a1, a0)));
-		const __m256 b = _mm256_add_ps(b0, _mm256_mul_ps(fx, _mm256_sub_ps(b1, b0)));
-		_mm256_storeu_ps(prof + k, _mm256_add_ps(a, _mm256_mul_ps(fy, _mm256_sub_ps(b, a))));
+		_mm256_storeu_ps(prof + k, bilinear_avx2(grey, stride, ff, x, y));
 	}
 }
 #endif
@@ -710,6 +719,57 @@ __attribute__((target("avx2"))) static float offset_avx2(const struct image_u8 *
 	const int best = steepest_avx2(prof, sign, &dbest);
 	return steepest_refine(prof, sign, best, dbest, &step, &off) ? off : 0;
 }
+
+/* offset_avx2() of the PROFILE_ROOMY profiles of p[0..8), one a lane:
+ * each lane's samples are bilinear_avx2()'s, its search takes the first
+ * largest derivative as steepest_scalar() does and its parabola is
+ * steepest_refine()'s, the same operations on the same floats, so the
+ * same bits; what a profile costs alone besides its samples (the set-up,
+ * the search's reductions, the parabola) is shared by eight. */
+__attribute__((target("avx2"))) static void offsets8_avx2(const struct image_u8 *grey, float sign,
+							   const struct outline_point *p, float *out)
+{
+	/* sample k of lane l at prof[(k - STEEP_S0) * 8 + l] */
+	float prof[(STEEP_S1 - STEEP_S0 + 1) * 8] __attribute__((aligned(32)));
+	const __m256 px = _mm256_setr_ps(p[0].x, p[1].x, p[2].x, p[3].x, p[4].x, p[5].x, p[6].x, p[7].x);
+	const __m256 py = _mm256_setr_ps(p[0].y, p[1].y, p[2].y, p[3].y, p[4].y, p[5].y, p[6].y, p[7].y);
+	const __m256 nx = _mm256_setr_ps(p[0].nx, p[1].nx, p[2].nx, p[3].nx, p[4].nx, p[5].nx, p[6].nx, p[7].nx);
+	const __m256 ny = _mm256_setr_ps(p[0].ny, p[1].ny, p[2].ny, p[3].ny, p[4].ny, p[5].ny, p[6].ny, p[7].ny);
+	const __m256i stride = _mm256_set1_epi32(grey->stride), ff = _mm256_set1_epi32(0xff);
+	for (int k = STEEP_S0; k <= STEEP_S1; k++) {
+		const __m256 s = _mm256_set1_ps(0.5f * (float)(k - 2 * OUTLINE_PROFILE_PX));
+		const __m256 x = _mm256_add_ps(px, _mm256_mul_ps(s, nx)), y = _mm256_add_ps(py, _mm256_mul_ps(s, ny));
+		_mm256_store_ps(prof + (k - STEEP_S0) * 8, bilinear_avx2(grey, stride, ff, x, y));
+	}
+	const __m256 vs = _mm256_set1_ps(sign), zero = _mm256_setzero_ps(), half = _mm256_set1_ps(0.5f);
+	__m256 d = zero;
+	__m256i best = _mm256_set1_epi32(-1);
+	for (int k = STEEP_K0; k <= STEEP_K1; k++) {
+		const __m256 dk = _mm256_mul_ps(vs, _mm256_sub_ps(_mm256_load_ps(prof + (k - 1 - STEEP_S0) * 8),
+								  _mm256_load_ps(prof + (k + 1 - STEEP_S0) * 8)));
+		const __m256 gt = _mm256_cmp_ps(dk, d, _CMP_GT_OQ);
+		d = _mm256_blendv_ps(d, dk, gt);
+		best = _mm256_blendv_epi8(best, _mm256_set1_epi32(k), _mm256_castps_si256(gt));
+	}
+	/* The parabola where best lies inside the search; the other lanes
+	 * read the samples about STEEP_K0 + 1 and keep offset 0. */
+	const __m256i inner = _mm256_and_si256(_mm256_cmpgt_epi32(best, _mm256_set1_epi32(STEEP_K0)),
+					       _mm256_cmpgt_epi32(_mm256_set1_epi32(STEEP_K1), best));
+	const __m256i b = _mm256_blendv_epi8(_mm256_set1_epi32(STEEP_K0 + 1), best, inner);
+	const __m256i at = _mm256_add_epi32(_mm256_slli_epi32(_mm256_sub_epi32(b, _mm256_set1_epi32(STEEP_S0)), 3),
+					    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+	const __m256i two = _mm256_set1_epi32(2 * 8);
+	const __m256 pm = _mm256_i32gather_ps(prof, _mm256_sub_epi32(at, two), 4);
+	const __m256 p0 = _mm256_i32gather_ps(prof, at, 4);
+	const __m256 pp = _mm256_i32gather_ps(prof, _mm256_add_epi32(at, two), 4);
+	const __m256 dm = _mm256_mul_ps(vs, _mm256_sub_ps(pm, p0)), dp = _mm256_mul_ps(vs, _mm256_sub_ps(p0, pp));
+	const __m256 den = _mm256_add_ps(_mm256_sub_ps(dm, _mm256_mul_ps(_mm256_set1_ps(2.0f), d)), dp);
+	const __m256 use = _mm256_and_ps(_mm256_castsi256_ps(inner), _mm256_cmp_ps(den, zero, _CMP_LT_OQ));
+	const __m256 off = _mm256_and_ps(use, _mm256_div_ps(_mm256_mul_ps(half, _mm256_sub_ps(dm, dp)), den));
+	const __m256 at_best = _mm256_cvtepi32_ps(_mm256_sub_epi32(best, _mm256_set1_epi32(2 * OUTLINE_PROFILE_PX)));
+	const __m256 found = _mm256_castsi256_ps(_mm256_cmpgt_epi32(best, _mm256_set1_epi32(-1)));
+	_mm256_storeu_ps(out, _mm256_and_ps(found, _mm256_mul_ps(half, _mm256_add_ps(at_best, off))));
+}
 #endif
 
 /* The steepest point of the grey profile through (x, y) along (nx, ny):
@@ -751,9 +811,11 @@ static void profile_edge(const struct image_u8 *grey, bool avx2, float sign, flo
 /* profile_edge()'s offset alone, from the samples near the crack: the
  * same value (where the steepest step is found there is a grey range, so
  * the far samples, which feed only the range, never change the offset). */
-static inline float profile_offset_in(const struct image_u8 *grey, bool avx2, float sign, enum profile_room room,
-				      float px, float py, float nx, float ny)
+static float profile_offset(const struct image_u8 *grey, bool avx2, float sign, float px, float py, float nx, float ny)
 {
+	if (px < 0 || py < 0 || px > (float)(grey->width - 1) || py > (float)(grey->height - 1))
+		return 0;
+	const enum profile_room room = profile_room(grey, px, py, nx, ny);
 #if PROFILE_X86
 	if (avx2 && room == PROFILE_ROOMY)
 		return offset_avx2(grey, sign, px, py, nx, ny);
@@ -766,13 +828,6 @@ static inline float profile_offset_in(const struct image_u8 *grey, bool avx2, fl
 	return steepest_refine(prof, sign, best, dbest, &step, &off) ? off : 0;
 }
 
-static float profile_offset(const struct image_u8 *grey, bool avx2, float sign, float px, float py, float nx, float ny)
-{
-	if (px < 0 || py < 0 || px > (float)(grey->width - 1) || py > (float)(grey->height - 1))
-		return 0;
-	return profile_offset_in(grey, avx2, sign, profile_room(grey, px, py, nx, ny), px, py, nx, ny);
-}
-
 /* Whether the profile through (px, py) along any unit normal is
  * PROFILE_ROOMY, without the normal: the point lies OUTLINE_PROFILE_PX + 1
  * px inside profile_room()'s limits on every side (the profile's ends lie
@@ -782,6 +837,38 @@ static inline bool profile_roomy(const struct image_u8 *grey, float px, float py
 {
 	const float m = (float)OUTLINE_PROFILE_PX + 1;
 	return px >= m && py >= m && px < (float)(grey->width - 1) - m && py < (float)(grey->height - 2) - m;
+}
+
+/* profile_offset() of each point's profile along its own (unit) normal,
+ * into off[0..n): eight consecutive profiles at a time with avx2 where
+ * profile_roomy() holds for all of them, else one at a time. */
+static void near_offsets(const struct image_u8 *grey, bool avx2, float sign, const struct outline_point *p, int n,
+			 float *off)
+{
+	int i = 0;
+#if PROFILE_X86
+	while (avx2 && i + 8 <= n) {
+		int t = 0;
+		while (t < 8 && profile_roomy(grey, p[i + t].x, p[i + t].y))
+			t++;
+		if (t == 8) {
+			offsets8_avx2(grey, sign, p + i, off + i);
+			i += 8;
+			continue;
+		}
+		/* up to the point that has no room */
+		for (const int end = i + t + 1; i < end; i++)
+			off[i] = profile_offset(grey, avx2, sign, p[i].x, p[i].y, p[i].nx, p[i].ny);
+	}
+#endif
+	for (; i < n; i++)
+		off[i] = profile_offset(grey, avx2, sign, p[i].x, p[i].y, p[i].nx, p[i].ny);
+}
+
+void outline_near_offsets(const struct image_u8 *grey, bool bright_inside, bool avx2, const struct outline_point *pts,
+			  int n, float *offset)
+{
+	near_offsets(grey, avx2 && outline_have_avx2(), bright_inside ? 1.0f : -1.0f, pts, n, offset);
 }
 
 void outline_profile(const struct image_u8 *grey, bool bright_inside, bool avx2, float px, float py, float nx,
@@ -1271,28 +1358,27 @@ static int hand_outline(struct tracer *o, const struct image_u8 *grey, float qua
 	k = k < 1 ? 1 : k;
 	const int m = n / k;
 	struct outline_point *p = o->sm;
-	/* scratch: no point of this outline is measured yet (trace()); the
-	 * offsets with two of the other end's either side, so each point's
-	 * window is off[j - 2 .. j + 2] */
-	float *off = o->fscratch + 2, *nv = o->nrm;
+	/* the offsets with two of the other end's either side, so each
+	 * point's window is off[j - 2 .. j + 2] */
+	float *off = o->fscratch + 2;
 	if (n < 5 || m < 5)
 		return 0;
+	/* First the cracks with their normals, then their offsets, then the
+	 * moves. */
 	for (int j = 0; j < m; j++) {
-		point_normal(o->pts, n, j * k, &nv[2 * j], &nv[2 * j + 1]);
-		const struct outline_point *q = &o->pts[j * k];
-		off[j] = profile_roomy(grey, q->x, q->y)
-				 ? profile_offset_in(grey, o->avx2, o->sign, PROFILE_ROOMY, q->x, q->y, nv[2 * j],
-						     nv[2 * j + 1])
-				 : profile_offset(grey, o->avx2, o->sign, q->x, q->y, nv[2 * j], nv[2 * j + 1]);
+		p[j].x = o->pts[j * k].x;
+		p[j].y = o->pts[j * k].y;
+		point_normal(o->pts, n, j * k, &p[j].nx, &p[j].ny);
 	}
+	near_offsets(grey, o->avx2, o->sign, p, m, off);
 	off[-2] = off[m - 2];
 	off[-1] = off[m - 1];
 	off[m] = off[0];
 	off[m + 1] = off[1];
 	for (int j = 0; j < m; j++) {
 		float med = median5(off + j - 2);
-		p[j].x = o->pts[j * k].x + med * nv[2 * j];
-		p[j].y = o->pts[j * k].y + med * nv[2 * j + 1];
+		p[j].x += med * p[j].nx;
+		p[j].y += med * p[j].ny;
 	}
 	for (int j = 0; j < m; j++) {
 		const struct outline_point *a = &p[j > 0 ? j - 1 : m - 1], *b = &p[j + 1 < m ? j + 1 : 0];

@@ -41,8 +41,9 @@
  *     tangent (the points two cracks either side); the grey profile along
  *     it is sampled bilinearly every half pixel over +-OUTLINE_PROFILE_PX
  *     (eight samples at a time with AVX2 where the CPU has it and the
- *     profile lies inside the frame, its derivatives and range then too:
- *     the same bits as one at a time);
+ *     profile lies inside the frame, its derivatives and range then too;
+ *     a hand's thinned outline eight profiles at a time, one a lane: the
+ *     same bits as one at a time);
  *     the edge is where the derivative across the profile (bright side to
  *     dark side, one-pixel central difference) peaks within +-3.5 px of the
  *     crack, placed to a fraction of a sample by a parabola through the
@@ -187,6 +188,13 @@ void outline_refine(const struct image_u8 *grey, bool bright_inside, struct outl
  * derivatives at a time, the same bits), else one at a time. */
 void outline_profile(const struct image_u8 *grey, bool bright_inside, bool avx2, float px, float py, float nx,
 		     float ny, float *offset, float *sharpness, float *near_offset);
+/* outline_profile()'s near_offset of each point's profile along its own
+ * unit normal (pts[i].nx, .ny), into offset[0..n), as the stage reads a
+ * hand's thinned outline: with AVX2 where avx2 is asked and
+ * outline_have_avx2(), eight profiles at a time (one a lane) where all
+ * eight lie well inside the frame, the same bits. */
+void outline_near_offsets(const struct image_u8 *grey, bool bright_inside, bool avx2, const struct outline_point *pts,
+			  int n, float *offset);
 /* Whether this CPU has AVX2, which the stage then samples profiles with. */
 bool outline_have_avx2(void);
 /* Douglas-Peucker on the closed polygon pts[0..n); the indices of the kept
