@@ -274,7 +274,7 @@ static void test_simplify(void **state)
 	}
 	for (int t = 0; t < 3; t++) {
 		float tol = t == 0 ? 0.25f : t == 1 ? 1.0f : 3.0f;
-		int m = outline_simplify(pts, N, tol, N, keep, scratch, fscratch);
+		int m = outline_simplify(pts, N, tol, true, N, keep, scratch, fscratch);
 		assert_true(m >= 3 && m < N);
 		for (int k = 1; k < m; k++)
 			assert_true(keep[k] > keep[k - 1]);
@@ -286,7 +286,7 @@ static void test_simplify(void **state)
 		}
 		print_message("tolerance %.2f px: %d of %d points\n", (double)tol, m, N);
 	}
-	int m = outline_simplify(pts, N, 0.25f, 8, keep, scratch, fscratch);
+	int m = outline_simplify(pts, N, 0.25f, true, 8, keep, scratch, fscratch);
 	assert_true(m >= 3 && m <= 8);
 	/* Eight points of a 50 px circle sag 3.8 px between them, the
 	 * wobble adds 3: every point stays within 12 px. */
@@ -523,6 +523,48 @@ static void test_profile_avx2(void **state)
 	assert_true(vector > 1000);
 }
 
+/* Douglas-Peucker with AVX2 keeps the points the scalar path keeps:
+ * random wobbly outlines on a half-pixel grid (many equal distances, so
+ * the first of the farthest matters) with repeated points (segments of
+ * length 0), several tolerances and caps. */
+static void test_simplify_avx2(void **state)
+{
+	(void)state;
+	if (!outline_have_avx2())
+		print_message("no AVX2 on this CPU: both paths are the scalar one\n");
+	uint32_t seed = 4242;
+#define RND() (seed = seed * 1664525u + 1013904223u, seed >> 8)
+	enum { N = 700 };
+	static struct outline_point pts[N];
+	static int keep[2][N], scratch[N];
+	static float fscratch[2 * N];
+	long kept = 0;
+	for (int t = 0; t < 300; t++) {
+		const int n = 4 + (int)(RND() % (N - 4));
+		const float r = 5.0f + (float)(RND() % 200), wob = (float)(RND() % 8);
+		for (int i = 0; i < n; i++) {
+			if (i > 0 && RND() % 6 == 0) {
+				pts[i] = pts[i - 1];
+				continue;
+			}
+			const float a = 2.0f * (float)M_PI * (float)i / (float)n;
+			const float rr = r + wob * (float)(RND() % 100) / 100.0f;
+			pts[i] = (struct outline_point){roundf(2 * (300 + rr * cosf(a))) / 2,
+							roundf(2 * (300 + rr * sinf(a))) / 2, cosf(a), sinf(a)};
+		}
+		const float tol = 0.25f * (float)(1 + RND() % 12);
+		const int cap = RND() % 2 ? n : 4 + (int)(RND() % 60);
+		int m[2];
+		for (int v = 0; v < 2; v++)
+			m[v] = outline_simplify(pts, n, tol, v == 1, cap, keep[v], scratch, fscratch);
+		assert_int_equal(m[0], m[1]);
+		assert_memory_equal(keep[0], keep[1], (size_t)m[0] * sizeof keep[0][0]);
+		kept += m[0];
+	}
+#undef RND
+	print_message("300 outlines, %ld points kept alike\n", kept);
+}
+
 /* A hand's near offsets eight profiles at a time (one a lane) equal
  * outline_profile()'s near_offset one at a time, bit for bit: runs of
  * points well inside the frame (the vector path), then points anywhere
@@ -683,6 +725,7 @@ int main(void)
 		cmocka_unit_test(test_threads_identical),
 		cmocka_unit_test(test_profile_avx2),
 		cmocka_unit_test(test_near_offsets_avx2),
+		cmocka_unit_test(test_simplify_avx2),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

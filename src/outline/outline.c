@@ -929,6 +929,85 @@ static inline float seg_dist_sq(const struct outline_point *p, const struct outl
 	return dx * dx + dy * dy;
 }
 
+/* The first of pts[i0 .. i1) farthest from the segment from a to (a + v)
+ * (l2 = |v|^2), merged into *dmax and *imax where farther than *dmax
+ * (the points before them come first). The square root, which never
+ * decreases, is taken only where the squared distance exceeds every one
+ * before (only there can the distance exceed *dmax): the same point and
+ * distance as a root a point. */
+static void farthest_scalar(const struct outline_point *pts, int i0, int i1, const struct outline_point *a, float vx,
+			    float vy, float l2, float *dmax, int *imax)
+{
+	float qmax = -1;
+	for (int i = i0; i < i1; i++) {
+		const float q = seg_dist_sq(&pts[i], a, vx, vy, l2);
+		if (q > qmax) {
+			qmax = q;
+			const float dd = sqrtf(q);
+			if (dd > *dmax) {
+				*dmax = dd;
+				*imax = i;
+			}
+		}
+	}
+}
+
+#if PROFILE_X86
+/* farthest_scalar() eight points at a time: the same operations on the
+ * same floats for each (seg_dist_sq()'s, then the root), so the same
+ * distances, and of a vector's largest the first; returns where the
+ * points left over (fewer than eight) begin. */
+__attribute__((target("avx2"))) static int farthest_avx2(const struct outline_point *pts, int i0, int i1,
+							  const struct outline_point *a, float vx, float vy, float l2,
+							  float *dmax, int *imax)
+{
+	/* x and y of eight consecutive points, four floats apart */
+	const __m256i at = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+	const __m256 ax = _mm256_set1_ps(a->x), ay = _mm256_set1_ps(a->y), vvx = _mm256_set1_ps(vx),
+		     vvy = _mm256_set1_ps(vy), vl2 = _mm256_set1_ps(l2), zero = _mm256_setzero_ps(),
+		     one = _mm256_set1_ps(1.0f);
+	int i = i0;
+	for (; i + 8 <= i1; i += 8) {
+		const __m256 wx = _mm256_sub_ps(_mm256_i32gather_ps(&pts[i].x, at, 4), ax);
+		const __m256 wy = _mm256_sub_ps(_mm256_i32gather_ps(&pts[i].y, at, 4), ay);
+		__m256 q;
+		if (l2 <= 0) {
+			q = _mm256_add_ps(_mm256_mul_ps(wx, wx), _mm256_mul_ps(wy, wy));
+		} else {
+			__m256 u = _mm256_div_ps(_mm256_add_ps(_mm256_mul_ps(wx, vvx), _mm256_mul_ps(wy, vvy)), vl2);
+			u = _mm256_blendv_ps(u, zero, _mm256_cmp_ps(u, zero, _CMP_LT_OQ));
+			u = _mm256_blendv_ps(u, one, _mm256_cmp_ps(u, one, _CMP_GT_OQ));
+			const __m256 dx = _mm256_sub_ps(wx, _mm256_mul_ps(u, vvx));
+			const __m256 dy = _mm256_sub_ps(wy, _mm256_mul_ps(u, vvy));
+			q = _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy));
+		}
+		const __m256 dd = _mm256_sqrt_ps(q);
+		__m256 m = _mm256_max_ps(dd, _mm256_permute2f128_ps(dd, dd, 1));
+		m = _mm256_max_ps(m, _mm256_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
+		m = _mm256_max_ps(m, _mm256_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
+		const float d = _mm256_cvtss_f32(m);
+		if (d > *dmax) {
+			*dmax = d;
+			*imax = i + __builtin_ctz((unsigned)_mm256_movemask_ps(_mm256_cmp_ps(dd, m, _CMP_EQ_OQ)));
+		}
+	}
+	return i;
+}
+#endif
+
+/* farthest_scalar(), eight points at a time with avx2. */
+static void farthest(const struct outline_point *pts, int i0, int i1, bool avx2, const struct outline_point *a,
+		     float vx, float vy, float l2, float *dmax, int *imax)
+{
+#if PROFILE_X86
+	if (avx2)
+		i0 = farthest_avx2(pts, i0, i1, a, vx, vy, l2, dmax, imax);
+#else
+	(void)avx2;
+#endif
+	farthest_scalar(pts, i0, i1, a, vx, vy, l2, dmax, imax);
+}
+
 static float kth_smallest(float *v, int n, int kth);
 
 /* Douglas-Peucker computed once for every tolerance: each point gets the
@@ -939,7 +1018,7 @@ static float kth_smallest(float *v, int n, int kth);
  * Only values above floor_t are wanted: a split at a deviation of floor_t
  * or less is not made (its point keeps 0, and every point below it would
  * get at most that), which leaves all values above floor_t exact. */
-static void dp_values(const struct outline_point *pts, int n, int a, int b, float *eff, int *stack,
+static void dp_values(const struct outline_point *pts, int n, bool avx2, int a, int b, float *eff, int *stack,
 		      float floor_t)
 {
 	int top = 0;
@@ -947,26 +1026,16 @@ static void dp_values(const struct outline_point *pts, int n, int a, int b, floa
 	stack[top++] = b;
 	while (top > 0) {
 		int e = stack[--top], s = stack[--top];
-		const int len = (e - s + n) % n;
 		const struct outline_point *pa = &pts[s];
 		const float vx = pts[e].x - pa->x, vy = pts[e].y - pa->y, l2 = vx * vx + vy * vy;
-		/* The first point farthest from the segment. The square root,
-		 * which never decreases, is taken only where the squared
-		 * distance exceeds every one before (the distance can then
-		 * exceed dmax, and only then): the same point and distance. */
-		float dmax = -1, qmax = -1;
+		/* The first point farthest from the segment, over the points
+		 * between s and e in order: up to the outline's end, then
+		 * from its start where the span wraps. */
+		float dmax = -1;
 		int imax = -1;
-		for (int k = 1, i = s + 1 < n ? s + 1 : 0; k < len; k++, i = i + 1 < n ? i + 1 : 0) {
-			const float q = seg_dist_sq(&pts[i], pa, vx, vy, l2);
-			if (q > qmax) {
-				qmax = q;
-				const float dd = sqrtf(q);
-				if (dd > dmax) {
-					dmax = dd;
-					imax = i;
-				}
-			}
-		}
+		farthest(pts, s + 1, e > s ? e : n, avx2, pa, vx, vy, l2, &dmax, &imax);
+		if (e < s)
+			farthest(pts, 0, e, avx2, pa, vx, vy, l2, &dmax, &imax);
 		if (imax < 0 || dmax <= floor_t)
 			continue;
 		float parent = eff[s] < eff[e] ? eff[s] : eff[e];
@@ -984,9 +1053,10 @@ static void dp_values(const struct outline_point *pts, int n, int a, int b, floa
 	}
 }
 
-int outline_simplify(const struct outline_point *pts, int n, float tolerance_px, int max_out, int *keep,
+int outline_simplify(const struct outline_point *pts, int n, float tolerance_px, bool avx2, int max_out, int *keep,
 		     int *scratch, float *fscratch)
 {
+	avx2 = avx2 && outline_have_avx2();
 	if (n <= 0 || max_out <= 0)
 		return 0;
 	if (n <= 3) {
@@ -1009,8 +1079,8 @@ int outline_simplify(const struct outline_point *pts, int n, float tolerance_px,
 		eff[i] = 0;
 	eff[0] = eff[far] = INFINITY;
 	float t = tolerance_px;
-	dp_values(pts, n, 0, far, eff, scratch, t);
-	dp_values(pts, n, far, 0, eff, scratch, t);
+	dp_values(pts, n, avx2, 0, far, eff, scratch, t);
+	dp_values(pts, n, avx2, far, 0, eff, scratch, t);
 	int m = 0;
 	for (int i = 0; i < n; i++)
 		if (eff[i] > t)
@@ -1181,7 +1251,7 @@ static void contour_add(struct tracer *o, const struct image_u8 *grey, enum cont
 		o->cand[nc] = from[j];
 		o->cand_at[nc++] = j;
 	}
-	int m = outline_simplify(o->cand, nc, o->cfg->tolerance_px, cap, o->keep, o->scratch, o->fscratch);
+	int m = outline_simplify(o->cand, nc, o->cfg->tolerance_px, o->avx2, cap, o->keep, o->scratch, o->fscratch);
 	struct contour_det *c = &det->contours[det->n_contours++];
 	c->owner_kind = (uint8_t)kind;
 	c->owner = owner;

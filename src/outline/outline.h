@@ -199,8 +199,10 @@ void outline_near_offsets(const struct image_u8 *grey, bool bright_inside, bool 
 bool outline_have_avx2(void);
 /* Douglas-Peucker on the closed polygon pts[0..n); the indices of the kept
  * points, in order, go to keep[0..max_out); scratch holds n ints, fscratch
- * 2n floats. Returns the number kept (at least 2 for n > 3). */
-int outline_simplify(const struct outline_point *pts, int n, float tolerance_px, int max_out, int *keep,
+ * 2n floats. With AVX2 where avx2 is asked and outline_have_avx2(), eight
+ * distances from a segment at a time (the same kept points). Returns the
+ * number kept (at least 2 for n > 3). */
+int outline_simplify(const struct outline_point *pts, int n, float tolerance_px, bool avx2, int max_out, int *keep,
 		     int *scratch, float *fscratch);
 
 #endif
