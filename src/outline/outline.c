@@ -1423,6 +1423,23 @@ static void thinned_scalar(const struct outline_point *pts, int n, int k, int j0
 }
 
 #if PROFILE_X86
+/* Eight points p[0..8) from four vectors of their x, y, nx and ny. */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
+store8_avx2(struct outline_point *p, __m256 x, __m256 y, __m256 nx, __m256 ny)
+{
+	const __m256 t0 = _mm256_unpacklo_ps(x, y), t1 = _mm256_unpackhi_ps(x, y);
+	const __m256 t2 = _mm256_unpacklo_ps(nx, ny), t3 = _mm256_unpackhi_ps(nx, ny);
+	const __m256 u0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+	const __m256 u1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+	const __m256 u2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+	const __m256 u3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+	float *o = &p->x;
+	_mm256_storeu_ps(o, _mm256_permute2f128_ps(u0, u1, 0x20));
+	_mm256_storeu_ps(o + 8, _mm256_permute2f128_ps(u2, u3, 0x20));
+	_mm256_storeu_ps(o + 16, _mm256_permute2f128_ps(u0, u1, 0x31));
+	_mm256_storeu_ps(o + 24, _mm256_permute2f128_ps(u2, u3, 0x31));
+}
+
 /* thinned_scalar() eight points at a time, for points whose cracks two
  * either side need no wrap (2 <= j0 * k, (j1 - 1) * k + 2 < n): the same
  * operations on the same floats (the negation exact, by the sign bit), so
@@ -1446,23 +1463,66 @@ __attribute__((target("avx2"))) static int thinned_avx2(const struct outline_poi
 		const __m256 out = _mm256_cmp_ps(_mm256_add_ps(_mm256_mul_ps(qx, cnx), _mm256_mul_ps(qy, cny)), zero,
 						 _CMP_GT_OQ);
 		const __m256 use = _mm256_and_ps(_mm256_cmp_ps(len, zero, _CMP_GT_OQ), out);
-		const __m256 nx = _mm256_blendv_ps(cnx, qx, use), ny = _mm256_blendv_ps(cny, qy, use);
-		/* eight points of four floats each, from four vectors of eight */
-		const __m256 t0 = _mm256_unpacklo_ps(x, y), t1 = _mm256_unpackhi_ps(x, y);
-		const __m256 t2 = _mm256_unpacklo_ps(nx, ny), t3 = _mm256_unpackhi_ps(nx, ny);
-		const __m256 u0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
-		const __m256 u1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
-		const __m256 u2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
-		const __m256 u3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
-		float *o = &p[j].x;
-		_mm256_storeu_ps(o, _mm256_permute2f128_ps(u0, u1, 0x20));
-		_mm256_storeu_ps(o + 8, _mm256_permute2f128_ps(u2, u3, 0x20));
-		_mm256_storeu_ps(o + 16, _mm256_permute2f128_ps(u0, u1, 0x31));
-		_mm256_storeu_ps(o + 24, _mm256_permute2f128_ps(u2, u3, 0x31));
+		store8_avx2(&p[j], x, y, _mm256_blendv_ps(cnx, qx, use), _mm256_blendv_ps(cny, qy, use));
+	}
+	return j;
+}
+
+/* hand_outline()'s moves of p[0..m) by the median of five offsets (off
+ * with two of the other end's either side), eight points at a time: the
+ * vector minimum and maximum are min2() and max2() (the second operand
+ * where the first is not smaller or larger), the same bits. Returns
+ * where the points left over begin. */
+__attribute__((target("avx2"))) static int moves_avx2(struct outline_point *p, const float *off, int m)
+{
+	const __m256i at = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+	int j = 0;
+	for (; j + 8 <= m; j += 8) {
+		const float *v = off + j - 2;
+		const __m256 v0 = _mm256_loadu_ps(v), v1 = _mm256_loadu_ps(v + 1), v2 = _mm256_loadu_ps(v + 2),
+			     v3 = _mm256_loadu_ps(v + 3), v4 = _mm256_loadu_ps(v + 4);
+		const __m256 lo = _mm256_max_ps(_mm256_min_ps(v0, v1), _mm256_min_ps(v2, v3));
+		const __m256 hi = _mm256_min_ps(_mm256_max_ps(v0, v1), _mm256_max_ps(v2, v3));
+		const __m256 med = _mm256_max_ps(_mm256_min_ps(v4, lo), _mm256_min_ps(_mm256_max_ps(v4, lo), hi));
+		const __m256 nx = _mm256_i32gather_ps(&p[j].nx, at, 4), ny = _mm256_i32gather_ps(&p[j].ny, at, 4);
+		const __m256 x = _mm256_add_ps(_mm256_i32gather_ps(&p[j].x, at, 4), _mm256_mul_ps(med, nx));
+		const __m256 y = _mm256_add_ps(_mm256_i32gather_ps(&p[j].y, at, 4), _mm256_mul_ps(med, ny));
+		store8_avx2(&p[j], x, y, nx, ny);
+	}
+	return j;
+}
+
+/* hand_outline()'s normals across the neighbours, for p[j0 .. j1) with
+ * 1 <= j0 and j1 < m (no wrap), eight points at a time: the same
+ * operations on the same floats, the same bits. Returns where the points
+ * left over begin. */
+__attribute__((target("avx2"))) static int across_avx2(struct outline_point *p, int j0, int j1)
+{
+	const __m256i at = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+	const __m256 zero = _mm256_setzero_ps(), neg = _mm256_set1_ps(-0.0f);
+	int j = j0;
+	for (; j + 8 <= j1; j += 8) {
+		const __m256 tx = _mm256_sub_ps(_mm256_i32gather_ps(&p[j + 1].x, at, 4), _mm256_i32gather_ps(&p[j - 1].x, at, 4));
+		const __m256 ty = _mm256_sub_ps(_mm256_i32gather_ps(&p[j + 1].y, at, 4), _mm256_i32gather_ps(&p[j - 1].y, at, 4));
+		const __m256 len = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(tx, tx), _mm256_mul_ps(ty, ty)));
+		const __m256 some = _mm256_cmp_ps(len, zero, _CMP_GT_OQ);
+		store8_avx2(&p[j], _mm256_i32gather_ps(&p[j].x, at, 4), _mm256_i32gather_ps(&p[j].y, at, 4),
+			    _mm256_and_ps(some, _mm256_div_ps(ty, len)),
+			    _mm256_and_ps(some, _mm256_div_ps(_mm256_xor_ps(tx, neg), len)));
 	}
 	return j;
 }
 #endif
+
+/* The normal of p[j] of the closed outline p[0..m): across its two
+ * neighbours (0 where they coincide). */
+static inline void hand_normal(struct outline_point *p, int m, int j)
+{
+	const struct outline_point *a = &p[j > 0 ? j - 1 : m - 1], *b = &p[j + 1 < m ? j + 1 : 0];
+	float tx = b->x - a->x, ty = b->y - a->y, len = dist2(tx, ty);
+	p[j].nx = len > 0 ? ty / len : 0;
+	p[j].ny = len > 0 ? -tx / len : 0;
+}
 
 /* Points of the thinned outline a quarter circle of a finger spans at least. */
 #define HAND_POINTS_PER_QUARTER 4
@@ -1503,17 +1563,27 @@ static int hand_outline(struct tracer *o, const struct image_u8 *grey, float qua
 	off[-1] = off[m - 1];
 	off[m] = off[0];
 	off[m + 1] = off[1];
-	for (int j = 0; j < m; j++) {
+	done = 0;
+#if PROFILE_X86
+	if (o->avx2)
+		done = moves_avx2(p, off, m);
+#endif
+	for (int j = done; j < m; j++) {
 		float med = median5(off + j - 2);
 		p[j].x += med * p[j].nx;
 		p[j].y += med * p[j].ny;
 	}
-	for (int j = 0; j < m; j++) {
-		const struct outline_point *a = &p[j > 0 ? j - 1 : m - 1], *b = &p[j + 1 < m ? j + 1 : 0];
-		float tx = b->x - a->x, ty = b->y - a->y, len = dist2(tx, ty);
-		p[j].nx = len > 0 ? ty / len : 0;
-		p[j].ny = len > 0 ? -tx / len : 0;
+	/* normals across the neighbours, once all have moved: the first
+	 * point's and the last's wrap */
+	done = 0;
+#if PROFILE_X86
+	if (o->avx2) {
+		hand_normal(p, m, 0);
+		done = across_avx2(p, 1, m - 1);
 	}
+#endif
+	for (int j = done; j < m; j++)
+		hand_normal(p, m, j);
 	*step = k;
 	o->n_sm = m;
 	return m;
