@@ -955,21 +955,22 @@ static void farthest_scalar(const struct outline_point *pts, int i0, int i1, con
 #if PROFILE_X86
 /* farthest_scalar() eight points at a time: the same operations on the
  * same floats for each (seg_dist_sq()'s, then the root), so the same
- * distances, and of a vector's largest the first; returns where the
- * points left over (fewer than eight) begin. */
-__attribute__((target("avx2"))) static int farthest_avx2(const struct outline_point *pts, int i0, int i1,
-							  const struct outline_point *a, float vx, float vy, float l2,
-							  float *dmax, int *imax)
+ * distances, and of a vector's largest the first. The last vector reads
+ * only the points up to i1; its other lanes are at distance -1, never the
+ * largest. */
+__attribute__((target("avx2"))) static void farthest_avx2(const struct outline_point *pts, int i0, int i1,
+							   const struct outline_point *a, float vx, float vy, float l2,
+							   float *dmax, int *imax)
 {
 	/* x and y of eight consecutive points, four floats apart */
-	const __m256i at = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+	const __m256i at = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28), lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
 	const __m256 ax = _mm256_set1_ps(a->x), ay = _mm256_set1_ps(a->y), vvx = _mm256_set1_ps(vx),
 		     vvy = _mm256_set1_ps(vy), vl2 = _mm256_set1_ps(l2), zero = _mm256_setzero_ps(),
-		     one = _mm256_set1_ps(1.0f);
-	int i = i0;
-	for (; i + 8 <= i1; i += 8) {
-		const __m256 wx = _mm256_sub_ps(_mm256_i32gather_ps(&pts[i].x, at, 4), ax);
-		const __m256 wy = _mm256_sub_ps(_mm256_i32gather_ps(&pts[i].y, at, 4), ay);
+		     one = _mm256_set1_ps(1.0f), none = _mm256_set1_ps(-1.0f);
+	for (int i = i0; i < i1; i += 8) {
+		const __m256 in = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(i1 - i), lane));
+		const __m256 wx = _mm256_sub_ps(_mm256_mask_i32gather_ps(zero, &pts[i].x, at, in, 4), ax);
+		const __m256 wy = _mm256_sub_ps(_mm256_mask_i32gather_ps(zero, &pts[i].y, at, in, 4), ay);
 		__m256 q;
 		if (l2 <= 0) {
 			q = _mm256_add_ps(_mm256_mul_ps(wx, wx), _mm256_mul_ps(wy, wy));
@@ -981,7 +982,7 @@ __attribute__((target("avx2"))) static int farthest_avx2(const struct outline_po
 			const __m256 dy = _mm256_sub_ps(wy, _mm256_mul_ps(u, vvy));
 			q = _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy));
 		}
-		const __m256 dd = _mm256_sqrt_ps(q);
+		const __m256 dd = _mm256_blendv_ps(none, _mm256_sqrt_ps(q), in);
 		__m256 m = _mm256_max_ps(dd, _mm256_permute2f128_ps(dd, dd, 1));
 		m = _mm256_max_ps(m, _mm256_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
 		m = _mm256_max_ps(m, _mm256_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
@@ -991,7 +992,6 @@ __attribute__((target("avx2"))) static int farthest_avx2(const struct outline_po
 			*imax = i + __builtin_ctz((unsigned)_mm256_movemask_ps(_mm256_cmp_ps(dd, m, _CMP_EQ_OQ)));
 		}
 	}
-	return i;
 }
 #endif
 
@@ -1000,8 +1000,10 @@ static void farthest(const struct outline_point *pts, int i0, int i1, bool avx2,
 		     float vx, float vy, float l2, float *dmax, int *imax)
 {
 #if PROFILE_X86
-	if (avx2)
-		i0 = farthest_avx2(pts, i0, i1, a, vx, vy, l2, dmax, imax);
+	if (avx2) {
+		farthest_avx2(pts, i0, i1, a, vx, vy, l2, dmax, imax);
+		return;
+	}
 #else
 	(void)avx2;
 #endif
