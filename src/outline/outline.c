@@ -59,7 +59,6 @@ struct tracer {
 	float *fscratch; /* 2 x OUTLINE_MAX_TRACE */
 	float *arc;      /* cumulative arc length, the outline twice (2 x OUTLINE_MAX_TRACE + 1) */
 	int *steps;      /* 2 x OUTLINE_MAX_TRACE: points a quarter circle back and on */
-	uint8_t *edge;   /* hands: whether each thinned point is near the frame's edge */
 	/* The outline traced last (o->pts, raw cracks) is refined point by
 	 * point on demand: have[j] says point j's normal (nrm), offset and
 	 * sharpness are known. */
@@ -148,7 +147,6 @@ static void tracer_destroy(struct tracer *o)
 	free(o->fscratch);
 	free(o->arc);
 	free(o->steps);
-	free(o->edge);
 	free(o->have);
 	free(o->nrm);
 	free(o->sm);
@@ -177,7 +175,6 @@ static struct tracer *tracer_create(const struct outline_config *cfg, int max_w,
 	o->fscratch = malloc(2 * OUTLINE_MAX_TRACE * sizeof *o->fscratch);
 	o->arc = malloc((2 * OUTLINE_MAX_TRACE + 1) * sizeof *o->arc);
 	o->steps = malloc(2 * OUTLINE_MAX_TRACE * sizeof *o->steps);
-	o->edge = malloc(OUTLINE_MAX_TRACE);
 	o->have = malloc(OUTLINE_MAX_TRACE);
 	o->nrm = malloc(2 * OUTLINE_MAX_TRACE * sizeof *o->nrm);
 	o->sm = malloc(OUTLINE_MAX_TRACE * sizeof *o->sm);
@@ -185,7 +182,7 @@ static struct tracer *tracer_create(const struct outline_config *cfg, int max_w,
 	o->cand = malloc(OUTLINE_MAX_TRACE * sizeof *o->cand);
 	o->cand_at = malloc(OUTLINE_MAX_TRACE * sizeof *o->cand_at);
 	if (!o->mask || !o->pts || !o->sharp || !o->select || !o->tip_sharp || !o->offset || !o->keep ||
-	    !o->scratch || !o->fscratch || !o->arc || !o->steps || !o->edge || !o->have || !o->nrm || !o->sm || !o->ref ||
+	    !o->scratch || !o->fscratch || !o->arc || !o->steps || !o->have || !o->nrm || !o->sm || !o->ref ||
 	    !o->cand || !o->cand_at) {
 		tracer_destroy(o);
 		return NULL;
@@ -963,7 +960,8 @@ __attribute__((target("avx2"))) static void farthest_avx2(const struct outline_p
 							   float *dmax, int *imax)
 {
 	/* x and y of eight consecutive points, four floats apart */
-	const __m256i at = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28), lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	const __m256i at = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
 	const __m256 ax = _mm256_set1_ps(a->x), ay = _mm256_set1_ps(a->y), vvx = _mm256_set1_ps(vx),
 		     vvy = _mm256_set1_ps(vy), vl2 = _mm256_set1_ps(l2), zero = _mm256_setzero_ps(),
 		     one = _mm256_set1_ps(1.0f), none = _mm256_set1_ps(-1.0f);
@@ -1458,8 +1456,10 @@ __attribute__((target("avx2"))) static int thinned_avx2(const struct outline_poi
 		const struct outline_point *c = &pts[j * k];
 		const __m256 x = _mm256_i32gather_ps(&c->x, at, 4), y = _mm256_i32gather_ps(&c->y, at, 4);
 		const __m256 cnx = _mm256_i32gather_ps(&c->nx, at, 4), cny = _mm256_i32gather_ps(&c->ny, at, 4);
-		const __m256 tx = _mm256_sub_ps(_mm256_i32gather_ps(&c[2].x, at, 4), _mm256_i32gather_ps(&c[-2].x, at, 4));
-		const __m256 ty = _mm256_sub_ps(_mm256_i32gather_ps(&c[2].y, at, 4), _mm256_i32gather_ps(&c[-2].y, at, 4));
+		const __m256 tx =
+			_mm256_sub_ps(_mm256_i32gather_ps(&c[2].x, at, 4), _mm256_i32gather_ps(&c[-2].x, at, 4));
+		const __m256 ty =
+			_mm256_sub_ps(_mm256_i32gather_ps(&c[2].y, at, 4), _mm256_i32gather_ps(&c[-2].y, at, 4));
 		const __m256 len = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(tx, tx), _mm256_mul_ps(ty, ty)));
 		const __m256 qx = _mm256_div_ps(ty, len), qy = _mm256_div_ps(_mm256_xor_ps(tx, neg), len);
 		const __m256 out = _mm256_cmp_ps(_mm256_add_ps(_mm256_mul_ps(qx, cnx), _mm256_mul_ps(qy, cny)), zero,
@@ -1504,8 +1504,10 @@ __attribute__((target("avx2"))) static int across_avx2(struct outline_point *p, 
 	const __m256 zero = _mm256_setzero_ps(), neg = _mm256_set1_ps(-0.0f);
 	int j = j0;
 	for (; j + 8 <= j1; j += 8) {
-		const __m256 tx = _mm256_sub_ps(_mm256_i32gather_ps(&p[j + 1].x, at, 4), _mm256_i32gather_ps(&p[j - 1].x, at, 4));
-		const __m256 ty = _mm256_sub_ps(_mm256_i32gather_ps(&p[j + 1].y, at, 4), _mm256_i32gather_ps(&p[j - 1].y, at, 4));
+		const __m256 tx =
+			_mm256_sub_ps(_mm256_i32gather_ps(&p[j + 1].x, at, 4), _mm256_i32gather_ps(&p[j - 1].x, at, 4));
+		const __m256 ty =
+			_mm256_sub_ps(_mm256_i32gather_ps(&p[j + 1].y, at, 4), _mm256_i32gather_ps(&p[j - 1].y, at, 4));
 		const __m256 len = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(tx, tx), _mm256_mul_ps(ty, ty)));
 		const __m256 some = _mm256_cmp_ps(len, zero, _CMP_GT_OQ);
 		store8_avx2(&p[j], _mm256_i32gather_ps(&p[j].x, at, 4), _mm256_i32gather_ps(&p[j].y, at, 4),
@@ -1525,6 +1527,89 @@ static inline void hand_normal(struct outline_point *p, int m, int j)
 	p[j].nx = len > 0 ? ty / len : 0;
 	p[j].ny = len > 0 ? -tx / len : 0;
 }
+
+/* How far point i of the thinned outline p[0..n) (arc: arc_steps()'s
+ * lengths) stands out as a fingertip, a and b its points a quarter circle
+ * back and on: depth over width, 0 when it is none. The frame's edge cuts
+ * an arm, and a cut is no fingertip. */
+static float candidate_score(const float *arc, const struct outline_point *p, int n, int i, int a, int b, float fs,
+		       float quarter, int w, int h)
+{
+	if (near_border(&p[i], w, h) || near_border(&p[a], w, h) || near_border(&p[b], w, h))
+		return 0;
+	float wd = dist2(p[a].x - p[b].x, p[a].y - p[b].y);
+	if (wd < 0.5f * fs || wd > 1.6f * fs)
+		return 0;
+	float mx = 0.5f * (p[a].x + p[b].x), my = 0.5f * (p[a].y + p[b].y);
+	float ox = p[i].x - mx, oy = p[i].y - my;
+	float depth = dist2(ox, oy);
+	if (depth < 0.3f * wd || ox * p[i].nx + oy * p[i].ny <= 0)
+		return 0;
+	/* Twice as far back (wanted for the few points that get here). */
+	int a2 = a, b2 = b;
+	arc_steps_on(arc, n, i, 2 * quarter, &a2, &b2);
+	float w2 = dist2(p[a2].x - p[b2].x, p[a2].y - p[b2].y);
+	if (w2 > 1.6f * fs || near_border(&p[a2], w, h) || near_border(&p[b2], w, h))
+		return 0;
+	return depth / wd;
+}
+
+#if PROFILE_X86
+/* Whether each of eight points lies near the frame's edge, as
+ * near_border() finds it. */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) __m256
+near_border_avx2(__m256 x, __m256 y, int w, int h)
+{
+	const float m = 2.0f;
+	const __m256 lo = _mm256_set1_ps(m), xr = _mm256_set1_ps((float)w - 1 - m);
+	const __m256 yr = _mm256_set1_ps((float)h - 1 - m);
+	return _mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(x, lo, _CMP_LT_OQ), _mm256_cmp_ps(y, lo, _CMP_LT_OQ)),
+			    _mm256_or_ps(_mm256_cmp_ps(x, xr, _CMP_GT_OQ), _mm256_cmp_ps(y, yr, _CMP_GT_OQ)));
+}
+
+/* candidate_score() of p[0..n) into score, eight points at a time: the tests up
+ * to the depth's, on the same floats as candidate_score() takes them, leave
+ * nearly every point at 0; the few that pass them get candidate_score(). Returns
+ * where the points left over (fewer than eight) begin. */
+__attribute__((target("avx2"))) static int candidate_scores_avx2(const float *arc, const struct outline_point *p,
+								  int n, const int *fwd, const int *bwd, float fs,
+								  float quarter, int w, int h, float *score)
+{
+	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	const __m256 zero = _mm256_setzero_ps(), half = _mm256_set1_ps(0.5f), wlo = _mm256_set1_ps(0.5f * fs),
+		     whi = _mm256_set1_ps(1.6f * fs), dmin = _mm256_set1_ps(0.3f);
+	int i = 0;
+	for (; i + 8 <= n; i += 8) {
+		/* point k's floats begin at 4 k */
+		const __m256i ai = _mm256_slli_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(bwd + i)), 2);
+		const __m256i bi = _mm256_slli_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(fwd + i)), 2);
+		const __m256i ii = _mm256_slli_epi32(_mm256_add_epi32(_mm256_set1_epi32(i), lane), 2);
+		const __m256 ax = _mm256_i32gather_ps(&p->x, ai, 4), ay = _mm256_i32gather_ps(&p->y, ai, 4);
+		const __m256 bx = _mm256_i32gather_ps(&p->x, bi, 4), by = _mm256_i32gather_ps(&p->y, bi, 4);
+		const __m256 x = _mm256_i32gather_ps(&p->x, ii, 4), y = _mm256_i32gather_ps(&p->y, ii, 4);
+		const __m256 nx = _mm256_i32gather_ps(&p->nx, ii, 4), ny = _mm256_i32gather_ps(&p->ny, ii, 4);
+		const __m256 edge =
+			_mm256_or_ps(near_border_avx2(x, y, w, h),
+				     _mm256_or_ps(near_border_avx2(ax, ay, w, h), near_border_avx2(bx, by, w, h)));
+		const __m256 dx = _mm256_sub_ps(ax, bx), dy = _mm256_sub_ps(ay, by);
+		const __m256 wd = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)));
+		const __m256 ox = _mm256_sub_ps(x, _mm256_mul_ps(half, _mm256_add_ps(ax, bx)));
+		const __m256 oy = _mm256_sub_ps(y, _mm256_mul_ps(half, _mm256_add_ps(ay, by)));
+		const __m256 depth = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(ox, ox), _mm256_mul_ps(oy, oy)));
+		__m256 no = _mm256_or_ps(edge, _mm256_or_ps(_mm256_cmp_ps(wd, wlo, _CMP_LT_OQ),
+							    _mm256_cmp_ps(wd, whi, _CMP_GT_OQ)));
+		no = _mm256_or_ps(no, _mm256_cmp_ps(depth, _mm256_mul_ps(dmin, wd), _CMP_LT_OQ));
+		no = _mm256_or_ps(no, _mm256_cmp_ps(_mm256_add_ps(_mm256_mul_ps(ox, nx), _mm256_mul_ps(oy, ny)), zero,
+						    _CMP_LE_OQ));
+		_mm256_storeu_ps(score + i, zero);
+		for (unsigned yes = ~(unsigned)_mm256_movemask_ps(no) & 0xffu; yes; yes &= yes - 1) {
+			const int k = i + __builtin_ctz(yes);
+			score[k] = candidate_score(arc, p, n, k, bwd[k], fwd[k], fs, quarter, w, h);
+		}
+	}
+	return i;
+}
+#endif
 
 /* Points of the thinned outline a quarter circle of a finger spans at least. */
 #define HAND_POINTS_PER_QUARTER 4
@@ -1615,31 +1700,13 @@ static int hand_tips(struct tracer *o, const struct image_u8 *grey, int32_t hand
 	float *score = o->select;
 	int *fwd1 = o->steps, *bwd1 = fwd1 + n;
 	arc_steps(o->arc, n, quarter, fwd1, bwd1);
-	/* The frame's edge cuts an arm; a cut is no fingertip. */
-	uint8_t *edge = o->edge;
-	for (int i = 0; i < n; i++)
-		edge[i] = near_border(&p[i], w, h);
-	for (int i = 0; i < n; i++) {
-		score[i] = 0;
-		int a = bwd1[i], b = fwd1[i];
-		if (edge[i] || edge[a] || edge[b])
-			continue;
-		float wd = dist2(p[a].x - p[b].x, p[a].y - p[b].y);
-		if (wd < 0.5f * fs || wd > 1.6f * fs)
-			continue;
-		float mx = 0.5f * (p[a].x + p[b].x), my = 0.5f * (p[a].y + p[b].y);
-		float ox = p[i].x - mx, oy = p[i].y - my;
-		float depth = dist2(ox, oy);
-		if (depth < 0.3f * wd || ox * p[i].nx + oy * p[i].ny <= 0)
-			continue;
-		/* Twice as far back (wanted for the few points that get here). */
-		int a2 = a, b2 = b;
-		arc_steps_on(o->arc, n, i, 2 * quarter, &a2, &b2);
-		float w2 = dist2(p[a2].x - p[b2].x, p[a2].y - p[b2].y);
-		if (w2 > 1.6f * fs || edge[a2] || edge[b2])
-			continue;
-		score[i] = depth / wd;
-	}
+	int done = 0;
+#if PROFILE_X86
+	if (o->avx2)
+		done = candidate_scores_avx2(o->arc, p, n, fwd1, bwd1, fs, quarter, w, h, score);
+#endif
+	for (int i = done; i < n; i++)
+		score[i] = candidate_score(o->arc, p, n, i, bwd1[i], fwd1[i], fs, quarter, w, h);
 	int found = 0;
 	float tip_score[HAND_MAX_TIPS];
 	for (int i = 0; i < n && found < HAND_MAX_TIPS; i++) {
