@@ -1369,14 +1369,18 @@ static bool circle_fit(const struct outline_point *pts, int n, int a, int b, flo
 
 /* Finds the fingertips on the hand outline o->pts[0..n); appends them to
  * det->fingers (hand = hand_blob). Returns how many. */
-/* arc_step(arc, n, i, len, +1) and (.., -1) for every i at once, into
- * fwd[0..n) and bwd[0..n), by two pointers over the outline walked twice
- * (len at most half the perimeter); arc holds the walk's 2n + 1
- * cumulative lengths (arc[n + k] = arc[k] + arc[n]). */
-static void arc_steps(const float *arc, int n, float len, int *fwd, int *bwd)
+/* arc_step(arc, n, i, len, +1) and (.., -1) for every i in [i0, i1) at
+ * once, into fwd[i] and bwd[i], by two pointers over the outline walked
+ * twice (len at most half the perimeter); arc holds the walk's 2n + 1
+ * cumulative lengths (arc[n + k] = arc[k] + arc[n]). The lengths only
+ * grow away from i, so fwd[i] is the last j in [i, i + n) with arc[j] -
+ * arc[i] <= len and bwd[i] the first k in (i, i + n] with arc[i + n] -
+ * arc[k] <= len (both modulo n): each pointer can go on from where the
+ * point before left it. */
+static void arc_steps(const float *arc, int n, float len, int i0, int i1, int *fwd, int *bwd)
 {
-	int j = 0, k = 1;
-	for (int i = 0; i < n; i++) {
+	int j = i0, k = i0 + 1;
+	for (int i = i0; i < i1; i++) {
 		if (j < i)
 			j = i;
 		while (j + 1 < i + n && arc[j + 1] - arc[i] <= len)
@@ -1389,6 +1393,45 @@ static void arc_steps(const float *arc, int n, float len, int *fwd, int *bwd)
 		bwd[i] = k < n ? k : k - n;
 	}
 }
+
+#if PROFILE_X86
+/* arc_steps() eight points at a time, where each point's steps are at
+ * most seven points away: fwd[i] - i and i + n - bwd[i] are the numbers
+ * of the next eight lengths that are within len (the same subtractions
+ * and comparisons), and where one is eight arc_steps() takes those eight
+ * points. For n > 8 (the steps stay within the outline walked twice).
+ * Returns where the points left over (fewer than eight) begin. */
+__attribute__((target("avx2"))) static int arc_steps_avx2(const float *arc, int n, float len, int *fwd, int *bwd)
+{
+	const __m256 vl = _mm256_set1_ps(len);
+	const __m256i vn = _mm256_set1_epi32(n), lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+		      eight = _mm256_set1_epi32(8);
+	int i = 0;
+	for (; i + 8 <= n; i += 8) {
+		const __m256 a0 = _mm256_loadu_ps(arc + i), an = _mm256_loadu_ps(arc + i + n);
+		__m256i cf = _mm256_setzero_si256(), cb = _mm256_setzero_si256();
+		for (int d = 1; d <= 8; d++) {
+			const __m256 f = _mm256_sub_ps(_mm256_loadu_ps(arc + i + d), a0);
+			const __m256 b = _mm256_sub_ps(an, _mm256_loadu_ps(arc + i + n - d));
+			cf = _mm256_sub_epi32(cf, _mm256_castps_si256(_mm256_cmp_ps(f, vl, _CMP_LE_OQ)));
+			cb = _mm256_sub_epi32(cb, _mm256_castps_si256(_mm256_cmp_ps(b, vl, _CMP_LE_OQ)));
+		}
+		if (!_mm256_testz_si256(_mm256_or_si256(_mm256_cmpeq_epi32(cf, eight), _mm256_cmpeq_epi32(cb, eight)),
+					_mm256_set1_epi32(-1))) {
+			arc_steps(arc, n, len, i, i + 8, fwd, bwd);
+			continue;
+		}
+		/* i + cf and i + n - cb, modulo n */
+		const __m256i ii = _mm256_add_epi32(_mm256_set1_epi32(i), lane);
+		const __m256i j = _mm256_add_epi32(ii, cf), k = _mm256_sub_epi32(ii, cb);
+		_mm256_storeu_si256((__m256i *)(void *)(fwd + i),
+				    _mm256_sub_epi32(j, _mm256_andnot_si256(_mm256_cmpgt_epi32(vn, j), vn)));
+		const __m256i below = _mm256_cmpgt_epi32(_mm256_setzero_si256(), k);
+		_mm256_storeu_si256((__m256i *)(void *)(bwd + i), _mm256_add_epi32(k, _mm256_and_si256(below, vn)));
+	}
+	return i;
+}
+#endif
 
 /* The points arc_steps() gives i for a length len, from *a and *b, its
  * points for a shorter length: both walks stop where the length first
@@ -1699,8 +1742,13 @@ static int hand_tips(struct tracer *o, const struct image_u8 *grey, int32_t hand
 	/* Scores into o->select (0 = no candidate). */
 	float *score = o->select;
 	int *fwd1 = o->steps, *bwd1 = fwd1 + n;
-	arc_steps(o->arc, n, quarter, fwd1, bwd1);
 	int done = 0;
+#if PROFILE_X86
+	if (o->avx2 && n > 8)
+		done = arc_steps_avx2(o->arc, n, quarter, fwd1, bwd1);
+#endif
+	arc_steps(o->arc, n, quarter, done, n, fwd1, bwd1);
+	done = 0;
 #if PROFILE_X86
 	if (o->avx2)
 		done = candidate_scores_avx2(o->arc, p, n, fwd1, bwd1, fs, quarter, w, h, score);
