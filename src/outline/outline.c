@@ -341,7 +341,9 @@ static int walk(const struct region_tree *t, int32_t r, int sx, const uint8_t *m
 	const uint8_t *p = p0;
 	/* The corner's image coordinates (pixel centre - 0.5 each way): whole
 	 * numbers, and every midpoint a multiple of a half, so the sums are
-	 * exact. */
+	 * exact; the coordinate a crack does not move along is taken as it
+	 * is, not plus 0 (which the compiler must keep: it turns -0 into 0,
+	 * though no coordinate here is ever 0). */
 	float cx = (float)sx - 0.5f, cy = (float)g->y0 - 0.5f;
 	int n = 0;
 	/* The crack from the corner along heading D: its midpoint and its
@@ -352,11 +354,14 @@ static int walk(const struct region_tree *t, int32_t r, int sx, const uint8_t *m
 	do {                                                                                                       \
 		if (n >= cap)                                                                                      \
 			return -1;                                                                                 \
-		pts[n++] = (struct outline_point){cx + 0.5f * (float)DX[D], cy + 0.5f * (float)DY[D],            \
-						  (float)DX[((D) + 3) & 3], (float)DY[((D) + 3) & 3]};            \
+		pts[n++] = (struct outline_point){DX[D] ? cx + 0.5f * (float)DX[D] : cx,                          \
+						  DY[D] ? cy + 0.5f * (float)DY[D] : cy, (float)DX[((D) + 3) & 3], \
+						  (float)DY[((D) + 3) & 3]};                                       \
 		p += DX[D] + DY[D] * bw;                                                                           \
-		cx += (float)DX[D];                                                                                \
-		cy += (float)DY[D];                                                                                \
+		if (DX[D])                                                                                         \
+			cx += (float)DX[D];                                                                        \
+		else                                                                                               \
+			cy += (float)DY[D];                                                                        \
 		if (p == p0)                                                                                       \
 			return n;                                                                                  \
 		goto heading##D;                                                                                   \
