@@ -565,12 +565,12 @@ static void test_simplify_avx2(void **state)
 	print_message("300 outlines, %ld points kept alike\n", kept);
 }
 
-/* A hand's near offsets eight profiles at a time (one a lane) equal
- * outline_profile()'s near_offset one at a time, bit for bit: runs of
- * points well inside the frame (the vector path), then points anywhere
- * (runs broken by points near or beyond the edge), on noise, a ramp and
- * a step, both ways round. */
-static void test_near_offsets_avx2(void **state)
+/* A hand's profiles eight at a time (one a lane) equal outline_profile()
+ * one at a time, bit for bit: the near offsets, and the offsets and
+ * sharpness; runs of points well inside the frame (the vector path), then
+ * points anywhere (runs broken by points near or beyond the edge), on
+ * noise, a ramp and a step, both ways round. */
+static void test_profiles_avx2(void **state)
 {
 	(void)state;
 	if (!outline_have_avx2())
@@ -580,7 +580,7 @@ static void test_near_offsets_avx2(void **state)
 #define UNIT() ((float)(RND() % 10000) / 10000.0f)
 	enum { N = 4000 };
 	static struct outline_point pts[N];
-	static float got[N];
+	static float got[N], got_sharp[N];
 	struct image_u8 g;
 	assert_int_equal(image_u8_alloc(&g, 120, 90), 0);
 	long compared = 0;
@@ -599,7 +599,7 @@ static void test_near_offsets_avx2(void **state)
 			pts[i].ny = sinf(a);
 		}
 		for (int bright = 0; bright < 2; bright++) {
-			outline_near_offsets(&g, bright, true, pts, N, got);
+			outline_profiles(&g, bright, true, pts, N, got, NULL);
 			for (int i = 0; i < N; i++) {
 				float off, sharp, want;
 				outline_profile(&g, bright, false, pts[i].x, pts[i].y, pts[i].nx, pts[i].ny, &off, &sharp,
@@ -607,12 +607,21 @@ static void test_near_offsets_avx2(void **state)
 				assert_memory_equal(&got[i], &want, sizeof want);
 				compared++;
 			}
+			outline_profiles(&g, bright, true, pts, N, got, got_sharp);
+			for (int i = 0; i < N; i++) {
+				float off, sharp, near;
+				outline_profile(&g, bright, false, pts[i].x, pts[i].y, pts[i].nx, pts[i].ny, &off, &sharp,
+						&near);
+				assert_memory_equal(&got[i], &off, sizeof off);
+				assert_memory_equal(&got_sharp[i], &sharp, sizeof sharp);
+				compared++;
+			}
 		}
 	}
 	image_u8_free(&g);
 #undef UNIT
 #undef RND
-	print_message("%ld near offsets equal\n", compared);
+	print_message("%ld profiles equal\n", compared);
 }
 
 /* Field by field: padding may differ between a copied and a built struct. */
@@ -724,7 +733,7 @@ int main(void)
 		cmocka_unit_test(test_hand),
 		cmocka_unit_test(test_threads_identical),
 		cmocka_unit_test(test_profile_avx2),
-		cmocka_unit_test(test_near_offsets_avx2),
+		cmocka_unit_test(test_profiles_avx2),
 		cmocka_unit_test(test_simplify_avx2),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -722,33 +722,39 @@ __attribute__((target("avx2"))) static float offset_avx2(const struct image_u8 *
 	return steepest_refine(prof, sign, best, dbest, &step, &off) ? off : 0;
 }
 
-/* offset_avx2() of the PROFILE_ROOMY profiles of p[0..8), one a lane:
- * each lane's samples are bilinear_avx2()'s, its search takes the first
- * largest derivative as steepest_scalar() does and its parabola is
- * steepest_refine()'s, the same operations on the same floats, so the
- * same bits; what a profile costs alone besides its samples (the set-up,
+/* offset_avx2() of the PROFILE_ROOMY profiles of p[0..8), one a lane,
+ * into off[0..8), and with sharp (not NULL) edge_avx2()'s sharpness too,
+ * into sharp[0..8): each lane's samples are bilinear_avx2()'s, its search
+ * takes the first largest derivative as steepest_scalar() does, its
+ * parabola is steepest_refine()'s and its range the samples'
+ * edge_avx2() takes, the same operations on the same floats, so the same
+ * bits (the offsets equal profile_edge()'s: where a step is found there is
+ * a range); what a profile costs alone besides its samples (the set-up,
  * the search's reductions, the parabola) is shared by eight. */
-__attribute__((target("avx2"))) static void offsets8_avx2(const struct image_u8 *grey, float sign,
-							   const struct outline_point *p, float *out)
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
+profiles8_avx2(const struct image_u8 *grey, float sign, const struct outline_point *p, float *off, float *sharp)
 {
-	/* sample k of lane l at prof[(k - STEEP_S0) * 8 + l] */
-	float prof[(STEEP_S1 - STEEP_S0 + 1) * 8] __attribute__((aligned(32)));
+	/* sample k of lane l at prof[k * 8 + l] */
+	float prof[PROFILE_STEPS * 8] __attribute__((aligned(32)));
 	const __m256 px = _mm256_setr_ps(p[0].x, p[1].x, p[2].x, p[3].x, p[4].x, p[5].x, p[6].x, p[7].x);
 	const __m256 py = _mm256_setr_ps(p[0].y, p[1].y, p[2].y, p[3].y, p[4].y, p[5].y, p[6].y, p[7].y);
 	const __m256 nx = _mm256_setr_ps(p[0].nx, p[1].nx, p[2].nx, p[3].nx, p[4].nx, p[5].nx, p[6].nx, p[7].nx);
 	const __m256 ny = _mm256_setr_ps(p[0].ny, p[1].ny, p[2].ny, p[3].ny, p[4].ny, p[5].ny, p[6].ny, p[7].ny);
 	const __m256i stride = _mm256_set1_epi32(grey->stride), ff = _mm256_set1_epi32(0xff);
-	for (int k = STEEP_S0; k <= STEEP_S1; k++) {
+	/* the search's samples; for the range also those up to PROFILE_NEAR0
+	 * and PROFILE_NEAR1 and every other one beyond */
+	const int k0 = sharp ? 1 : STEEP_S0, k1 = sharp ? PROFILE_STEPS - 2 : STEEP_S1;
+	for (int k = k0; k <= k1; k += k < PROFILE_NEAR0 || k >= PROFILE_NEAR1 ? 2 : 1) {
 		const __m256 s = _mm256_set1_ps(0.5f * (float)(k - 2 * OUTLINE_PROFILE_PX));
 		const __m256 x = _mm256_add_ps(px, _mm256_mul_ps(s, nx)), y = _mm256_add_ps(py, _mm256_mul_ps(s, ny));
-		_mm256_store_ps(prof + (k - STEEP_S0) * 8, bilinear_avx2(grey, stride, ff, x, y));
+		_mm256_store_ps(prof + k * 8, bilinear_avx2(grey, stride, ff, x, y));
 	}
 	const __m256 vs = _mm256_set1_ps(sign), zero = _mm256_setzero_ps(), half = _mm256_set1_ps(0.5f);
 	__m256 d = zero;
 	__m256i best = _mm256_set1_epi32(-1);
 	for (int k = STEEP_K0; k <= STEEP_K1; k++) {
-		const __m256 dk = _mm256_mul_ps(vs, _mm256_sub_ps(_mm256_load_ps(prof + (k - 1 - STEEP_S0) * 8),
-								  _mm256_load_ps(prof + (k + 1 - STEEP_S0) * 8)));
+		const __m256 dk = _mm256_mul_ps(vs, _mm256_sub_ps(_mm256_load_ps(prof + (k - 1) * 8),
+								  _mm256_load_ps(prof + (k + 1) * 8)));
 		const __m256 gt = _mm256_cmp_ps(dk, d, _CMP_GT_OQ);
 		d = _mm256_blendv_ps(d, dk, gt);
 		best = _mm256_blendv_epi8(best, _mm256_set1_epi32(k), _mm256_castps_si256(gt));
@@ -758,8 +764,7 @@ __attribute__((target("avx2"))) static void offsets8_avx2(const struct image_u8 
 	const __m256i inner = _mm256_and_si256(_mm256_cmpgt_epi32(best, _mm256_set1_epi32(STEEP_K0)),
 					       _mm256_cmpgt_epi32(_mm256_set1_epi32(STEEP_K1), best));
 	const __m256i b = _mm256_blendv_epi8(_mm256_set1_epi32(STEEP_K0 + 1), best, inner);
-	const __m256i at = _mm256_add_epi32(_mm256_slli_epi32(_mm256_sub_epi32(b, _mm256_set1_epi32(STEEP_S0)), 3),
-					    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+	const __m256i at = _mm256_add_epi32(_mm256_slli_epi32(b, 3), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 	const __m256i two = _mm256_set1_epi32(2 * 8);
 	const __m256 pm = _mm256_i32gather_ps(prof, _mm256_sub_epi32(at, two), 4);
 	const __m256 p0 = _mm256_i32gather_ps(prof, at, 4);
@@ -767,10 +772,35 @@ __attribute__((target("avx2"))) static void offsets8_avx2(const struct image_u8 
 	const __m256 dm = _mm256_mul_ps(vs, _mm256_sub_ps(pm, p0)), dp = _mm256_mul_ps(vs, _mm256_sub_ps(p0, pp));
 	const __m256 den = _mm256_add_ps(_mm256_sub_ps(dm, _mm256_mul_ps(_mm256_set1_ps(2.0f), d)), dp);
 	const __m256 use = _mm256_and_ps(_mm256_castsi256_ps(inner), _mm256_cmp_ps(den, zero, _CMP_LT_OQ));
-	const __m256 off = _mm256_and_ps(use, _mm256_div_ps(_mm256_mul_ps(half, _mm256_sub_ps(dm, dp)), den));
+	const __m256 frac = _mm256_and_ps(use, _mm256_div_ps(_mm256_mul_ps(half, _mm256_sub_ps(dm, dp)), den));
 	const __m256 at_best = _mm256_cvtepi32_ps(_mm256_sub_epi32(best, _mm256_set1_epi32(2 * OUTLINE_PROFILE_PX)));
 	const __m256 found = _mm256_castsi256_ps(_mm256_cmpgt_epi32(best, _mm256_set1_epi32(-1)));
-	_mm256_storeu_ps(out, _mm256_and_ps(found, _mm256_mul_ps(half, _mm256_add_ps(at_best, off))));
+	_mm256_storeu_ps(off, _mm256_and_ps(found, _mm256_mul_ps(half, _mm256_add_ps(at_best, frac))));
+	if (!sharp)
+		return;
+	__m256 lo = _mm256_load_ps(prof + k0 * 8), hi = lo;
+	for (int k = k0; k <= k1; k += k < PROFILE_NEAR0 || k >= PROFILE_NEAR1 ? 2 : 1) {
+		const __m256 v = _mm256_load_ps(prof + k * 8);
+		lo = _mm256_min_ps(lo, v);
+		hi = _mm256_max_ps(hi, v);
+	}
+	const __m256 range = _mm256_sub_ps(hi, lo);
+	const __m256 some = _mm256_and_ps(found, _mm256_cmp_ps(range, zero, _CMP_GT_OQ));
+	_mm256_storeu_ps(sharp, _mm256_and_ps(some, _mm256_div_ps(d, range)));
+}
+
+/* profiles8_avx2() of the offsets alone, and with the sharpness: each its
+ * own function, its samples and loops known where it is compiled. */
+__attribute__((target("avx2"))) static void offsets8_avx2(const struct image_u8 *grey, float sign,
+							   const struct outline_point *p, float *off)
+{
+	profiles8_avx2(grey, sign, p, off, NULL);
+}
+
+__attribute__((target("avx2"))) static void edges8_avx2(const struct image_u8 *grey, float sign,
+							 const struct outline_point *p, float *off, float *sharp)
+{
+	profiles8_avx2(grey, sign, p, off, sharp);
 }
 #endif
 
@@ -841,11 +871,22 @@ static inline bool profile_roomy(const struct image_u8 *grey, float px, float py
 	return px >= m && py >= m && px < (float)(grey->width - 1) - m && py < (float)(grey->height - 2) - m;
 }
 
-/* profile_offset() of each point's profile along its own (unit) normal,
- * into off[0..n): eight consecutive profiles at a time with avx2 where
- * profile_roomy() holds for all of them, else one at a time. */
-static void near_offsets(const struct image_u8 *grey, bool avx2, float sign, const struct outline_point *p, int n,
-			 float *off)
+/* The profile of point i along its own normal: profile_offset() into
+ * off[i], or with sharp profile_edge() into off[i] and sharp[i]. */
+static inline void profile_of(const struct image_u8 *grey, bool avx2, float sign, const struct outline_point *p, int i,
+			      float *off, float *sharp)
+{
+	if (sharp)
+		profile_edge(grey, avx2, sign, p[i].x, p[i].y, p[i].nx, p[i].ny, &off[i], &sharp[i]);
+	else
+		off[i] = profile_offset(grey, avx2, sign, p[i].x, p[i].y, p[i].nx, p[i].ny);
+}
+
+/* profile_of() each point of p[0..n) (unit normals): eight consecutive
+ * profiles at a time with avx2 where profile_roomy() holds for all of
+ * them, else one at a time. */
+static void profiles(const struct image_u8 *grey, bool avx2, float sign, const struct outline_point *p, int n,
+		     float *off, float *sharp)
 {
 	int i = 0;
 #if PROFILE_X86
@@ -854,23 +895,26 @@ static void near_offsets(const struct image_u8 *grey, bool avx2, float sign, con
 		while (t < 8 && profile_roomy(grey, p[i + t].x, p[i + t].y))
 			t++;
 		if (t == 8) {
-			offsets8_avx2(grey, sign, p + i, off + i);
+			if (sharp)
+				edges8_avx2(grey, sign, p + i, off + i, sharp + i);
+			else
+				offsets8_avx2(grey, sign, p + i, off + i);
 			i += 8;
 			continue;
 		}
 		/* up to the point that has no room */
 		for (const int end = i + t + 1; i < end; i++)
-			off[i] = profile_offset(grey, avx2, sign, p[i].x, p[i].y, p[i].nx, p[i].ny);
+			profile_of(grey, avx2, sign, p, i, off, sharp);
 	}
 #endif
 	for (; i < n; i++)
-		off[i] = profile_offset(grey, avx2, sign, p[i].x, p[i].y, p[i].nx, p[i].ny);
+		profile_of(grey, avx2, sign, p, i, off, sharp);
 }
 
-void outline_near_offsets(const struct image_u8 *grey, bool bright_inside, bool avx2, const struct outline_point *pts,
-			  int n, float *offset)
+void outline_profiles(const struct image_u8 *grey, bool bright_inside, bool avx2, const struct outline_point *pts,
+		      int n, float *offset, float *sharpness)
 {
-	near_offsets(grey, avx2 && outline_have_avx2(), bright_inside ? 1.0f : -1.0f, pts, n, offset);
+	profiles(grey, avx2 && outline_have_avx2(), bright_inside ? 1.0f : -1.0f, pts, n, offset, sharpness);
 }
 
 void outline_profile(const struct image_u8 *grey, bool bright_inside, bool avx2, float px, float py, float nx,
@@ -1174,6 +1218,59 @@ static void measure(struct tracer *o, const struct image_u8 *grey, int j)
 	point_normal(o->pts, o->n, j, &nv[0], &nv[1]);
 	profile_edge(grey, o->avx2, o->sign, o->pts[j].x, o->pts[j].y, nv[0], nv[1], &o->offset[j], &o->sharp[j]);
 	o->have[j] = 1;
+}
+
+#if PROFILE_X86
+/* The offsets and sharpness of the profiles q[0..b) (b <= 8, all with
+ * room), points which[0..b) of the traced outline, with edges8_avx2();
+ * the lanes past b repeat the last profile. */
+static void measure8(struct tracer *o, const struct image_u8 *grey, struct outline_point *q, const int *which, int b)
+{
+	float off[8], sharp[8];
+	for (int l = b; l < 8; l++)
+		q[l] = q[b - 1];
+	edges8_avx2(grey, o->sign, q, off, sharp);
+	for (int l = 0; l < b; l++) {
+		o->offset[which[l]] = off[l];
+		o->sharp[which[l]] = sharp[l];
+	}
+}
+#endif
+
+/* measure() of the traced outline's points at[0..m) (o->n >= 5): eight
+ * at a time with AVX2 where their profiles have room (profiles8_avx2(),
+ * the same bits). */
+static void measure_many(struct tracer *o, const struct image_u8 *grey, const int *at, int m)
+{
+#if PROFILE_X86
+	if (o->avx2) {
+		struct outline_point q[8];
+		int which[8], b = 0;
+		for (int i = 0; i < m; i++) {
+			const int j = at[i];
+			if (o->have[j])
+				continue;
+			float *nv = &o->nrm[2 * j];
+			point_normal(o->pts, o->n, j, &nv[0], &nv[1]);
+			if (!profile_roomy(grey, o->pts[j].x, o->pts[j].y)) {
+				measure(o, grey, j);
+				continue;
+			}
+			o->have[j] = 1;
+			q[b] = (struct outline_point){o->pts[j].x, o->pts[j].y, nv[0], nv[1]};
+			which[b++] = j;
+			if (b == 8) {
+				measure8(o, grey, q, which, b);
+				b = 0;
+			}
+		}
+		if (b > 0)
+			measure8(o, grey, q, which, b);
+		return;
+	}
+#endif
+	for (int i = 0; i < m; i++)
+		measure(o, grey, at[i]);
 }
 
 static float sharp_at(struct tracer *o, const struct image_u8 *grey, int j)
@@ -1693,7 +1790,7 @@ static int hand_outline(struct tracer *o, const struct image_u8 *grey, float qua
 	}
 #endif
 	thinned_scalar(o->pts, n, k, done, m, p);
-	near_offsets(grey, o->avx2, o->sign, p, m, off);
+	profiles(grey, o->avx2, o->sign, p, m, off, NULL);
 	off[-2] = off[m - 2];
 	off[-1] = off[m - 1];
 	off[m] = off[0];
@@ -1793,10 +1890,13 @@ static int hand_tips(struct tracer *o, const struct image_u8 *grey, int32_t hand
 		int m = 0;
 		for (int j = a;; j = (j + 1) % n) {
 			o->ref[m] = p[j];
-			o->tip_sharp[m++] = sharp_at(o, grey, j * step);
+			o->keep[m++] = j * step;
 			if (j == b || m >= n)
 				break;
 		}
+		measure_many(o, grey, o->keep, m);
+		for (int k = 0; k < m; k++)
+			o->tip_sharp[k] = o->sharp[o->keep[k]];
 		/* The centre of a round tip lies half the finger's width behind
 		 * the tip, towards the middle of its two sides; the width is
 		 * taken where the sides run straight (one and a half to two

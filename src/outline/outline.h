@@ -188,13 +188,15 @@ void outline_refine(const struct image_u8 *grey, bool bright_inside, struct outl
  * derivatives at a time, the same bits), else one at a time. */
 void outline_profile(const struct image_u8 *grey, bool bright_inside, bool avx2, float px, float py, float nx,
 		     float ny, float *offset, float *sharpness, float *near_offset);
-/* outline_profile()'s near_offset of each point's profile along its own
- * unit normal (pts[i].nx, .ny), into offset[0..n), as the stage reads a
- * hand's thinned outline: with AVX2 where avx2 is asked and
- * outline_have_avx2(), eight profiles at a time (one a lane) where all
- * eight lie well inside the frame, the same bits. */
-void outline_near_offsets(const struct image_u8 *grey, bool bright_inside, bool avx2, const struct outline_point *pts,
-			  int n, float *offset);
+/* outline_profile() of each point's profile along its own unit normal
+ * (pts[i].nx, .ny), as the stage reads a hand's: with sharpness NULL its
+ * near_offset into offset[0..n) (a thinned outline), else its offset and
+ * sharpness into offset[0..n) and sharpness[0..n) (a fingertip's points).
+ * With AVX2 where avx2 is asked and outline_have_avx2(), eight profiles at
+ * a time (one a lane) where all eight lie well inside the frame, the same
+ * bits. */
+void outline_profiles(const struct image_u8 *grey, bool bright_inside, bool avx2, const struct outline_point *pts,
+		      int n, float *offset, float *sharpness);
 /* Whether this CPU has AVX2, which the stage then samples profiles with. */
 bool outline_have_avx2(void);
 /* Douglas-Peucker on the closed polygon pts[0..n); the indices of the kept
