@@ -479,29 +479,46 @@ static void test_hand(void **state)
 	scene_free(&s);
 }
 
+/* The AVX2 tests' pseudo-random numbers (a 24-bit LCG) and note. */
+static uint32_t lcg(uint32_t *seed)
+{
+	*seed = *seed * 1664525u + 1013904223u;
+	return *seed >> 8;
+}
+
+static void note_avx2(void)
+{
+	if (!outline_have_avx2())
+		print_message("no AVX2 on this CPU: both paths are the scalar one\n");
+}
+
+/* g filled with one of three greys: random (kind 0), a smooth ramp (1) or a
+ * hard step (2). */
+static void fill_grey(struct image_u8 *g, int kind, uint32_t *seed)
+{
+	for (int y = 0; y < g->height; y++)
+		for (int x = 0; x < g->width; x++)
+			image_u8_row(g, y)[x] = kind == 0 ? (uint8_t)lcg(seed)
+						 : kind == 1 ? (uint8_t)((x * 7 + y * 3) & 255)
+							     : (uint8_t)(x + y > (g->width + g->height) / 2 ? 220 : 30);
+}
+
 /* The vector profile gives the bits of the scalar one: random frames of
  * random grey, smooth ramps and hard steps, at random points and normals
  * all over them, edges and corners included, both polarities. */
 static void test_profile_avx2(void **state)
 {
 	(void)state;
-	if (!outline_have_avx2())
-		print_message("no AVX2 on this CPU: both paths are the scalar one\n");
+	note_avx2();
 	uint32_t seed = 12345;
-#define RND() (seed = seed * 1664525u + 1013904223u, seed >> 8)
+#define RND() lcg(&seed)
 	const int sizes[4][2] = {{40, 30}, {64, 48}, {17, 200}, {300, 9}};
 	long compared = 0, vector = 0;
 	for (int si = 0; si < 4; si++) {
 		struct image_u8 g;
 		assert_int_equal(image_u8_alloc(&g, sizes[si][0], sizes[si][1]), 0);
 		for (int kind = 0; kind < 3; kind++) {
-			for (int y = 0; y < g.height; y++)
-				for (int x = 0; x < g.width; x++) {
-					uint8_t v = kind == 0 ? (uint8_t)RND()
-						    : kind == 1 ? (uint8_t)((x * 7 + y * 3) & 255)
-								: (uint8_t)(x + y > (g.width + g.height) / 2 ? 220 : 30);
-					image_u8_row(&g, y)[x] = v;
-				}
+			fill_grey(&g, kind, &seed);
 			for (int i = 0; i < 4000; i++) {
 				const float px = (float)(RND() % 10000) / 10000.0f * (float)(g.width + 2) - 1.0f;
 				const float py = (float)(RND() % 10000) / 10000.0f * (float)(g.height + 2) - 1.0f;
@@ -530,10 +547,9 @@ static void test_profile_avx2(void **state)
 static void test_simplify_avx2(void **state)
 {
 	(void)state;
-	if (!outline_have_avx2())
-		print_message("no AVX2 on this CPU: both paths are the scalar one\n");
+	note_avx2();
 	uint32_t seed = 4242;
-#define RND() (seed = seed * 1664525u + 1013904223u, seed >> 8)
+#define RND() lcg(&seed)
 	enum { N = 700 };
 	static struct outline_point pts[N];
 	static int keep[2][N], scratch[N];
@@ -573,10 +589,9 @@ static void test_simplify_avx2(void **state)
 static void test_profiles_avx2(void **state)
 {
 	(void)state;
-	if (!outline_have_avx2())
-		print_message("no AVX2 on this CPU: both paths are the scalar one\n");
+	note_avx2();
 	uint32_t seed = 777;
-#define RND() (seed = seed * 1664525u + 1013904223u, seed >> 8)
+#define RND() lcg(&seed)
 #define UNIT() ((float)(RND() % 10000) / 10000.0f)
 	enum { N = 4000 };
 	static struct outline_point pts[N];
@@ -585,11 +600,7 @@ static void test_profiles_avx2(void **state)
 	assert_int_equal(image_u8_alloc(&g, 120, 90), 0);
 	long compared = 0;
 	for (int kind = 0; kind < 3; kind++) {
-		for (int y = 0; y < g.height; y++)
-			for (int x = 0; x < g.width; x++)
-				image_u8_row(&g, y)[x] = kind == 0 ? (uint8_t)RND()
-							 : kind == 1 ? (uint8_t)((x * 7 + y * 3) & 255)
-								     : (uint8_t)(x + y > (g.width + g.height) / 2 ? 220 : 30);
+		fill_grey(&g, kind, &seed);
 		for (int i = 0; i < N; i++) {
 			const bool inside = i < N / 2;
 			const float a = UNIT() * 6.2831853f;
