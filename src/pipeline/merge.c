@@ -55,11 +55,11 @@ void merge_scale(struct detections *d, const struct detections *d2)
 			const bool j_weak = d->fids[j].completed == FIDUCIAL_FALLBACK ||
 					    (d->fids[j].completed == FIDUCIAL_DOUBTFUL && d->fids[j].root < 0 &&
 					     d->fids[j].votes == 0);
-			if (d->fids[j].id != f->id && f_weak && j_weak) {
-				drop(d, j);
-			} else if (d->fids[j].id != f->id &&
-				   (d->fids[j].completed == FIDUCIAL_FALLBACK ? f->votes == 0
-									      : d->fids[j].root < 0 && d->fids[j].votes == 0)) {
+			/* the non-fallback side of the two stands alone */
+			const bool lone = d->fids[j].completed == FIDUCIAL_FALLBACK
+						  ? f->votes == 0
+						  : d->fids[j].root < 0 && d->fids[j].votes == 0;
+			if (d->fids[j].id != f->id && ((f_weak && j_weak) || lone)) {
 				drop(d, j);
 			} else if (d->fids[j].completed == FIDUCIAL_FALLBACK && f->completed != FIDUCIAL_FALLBACK) {
 				d->fids[j] = *f;
