@@ -163,7 +163,11 @@ __global__ void __launch_bounds__(THREADS, GRADIENT_MIN_BLOCKS)
 			int32_t *__restrict__ d_strong, uint8_t *__restrict__ d_gstrong, uint8_t *__restrict__ d_edge, int32_t *__restrict__ d_cand)
 {
 	constexpr int iw = TW + 4 + 2 * R, ih = TH + 4 + 2 * R, sw = TW + 4, sh = TH + 4;
-	__shared__ uint8_t s_in[ih * iw];
+	/* s_in's rows are whole 32-bit words (sp bytes, the apron's at byte
+	 * a of its row), so an aligned tile loads a word a thread. */
+	constexpr int nw = (iw + 6) / 4, sp = 4 * nw;
+	__shared__ uint32_t s_in32[ih * nw];
+	uint8_t *const s_in = (uint8_t *)s_in32;
 	__shared__ uint16_t s_t[ih * sw];
 	__shared__ uint8_t s_s[sh * sw];
 	__shared__ uint16_t s_m[(TH + 2) * (TW + 2)];
@@ -183,15 +187,28 @@ __global__ void __launch_bounds__(THREADS, GRADIENT_MIN_BLOCKS)
 	 * clamping, here or in the Sobel step; the test is the same for the
 	 * whole block. */
 	const bool inside = ox >= 0 && oy >= 0 && ox + iw <= w && oy + ih <= h;
-	if (inside) {
+	int a = 0;
+	if (inside && (w & 3) == 0) {
+		/* Words of the frame's rows (w a multiple of 4, so rows start on
+		 * words): those holding [ox, ox + iw), never past the row. */
+		a = ox & 3;
+		const int nwn = ((ox + iw + 3) >> 2) - (ox >> 2);
+		const uint32_t *src = (const uint32_t *)d_in + (((size_t)oy * w + ox) >> 2);
+		const int wrow = w >> 2;
+		for (int i = tid; i < ih * nw; i += THREADS) {
+			const int row = i / nw, k = i - row * nw;
+			if (k < nwn)
+				s_in32[i] = src[(size_t)row * wrow + k];
+		}
+	} else if (inside) {
 		for (int i = tid; i < iw * ih; i += THREADS) {
 			const int row = i / iw, col = i - row * iw;
-			s_in[i] = d_in[(size_t)(oy + row) * w + ox + col];
+			s_in[row * sp + col] = d_in[(size_t)(oy + row) * w + ox + col];
 		}
 	} else {
 		for (int i = tid; i < iw * ih; i += THREADS) {
 			const int row = i / iw, col = i - row * iw;
-			s_in[i] = d_in[(size_t)clampi(oy + row, 0, h - 1) * w + clampi(ox + col, 0, w - 1)];
+			s_in[row * sp + col] = d_in[(size_t)clampi(oy + row, 0, h - 1) * w + clampi(ox + col, 0, w - 1)];
 		}
 	}
 	__syncthreads();
@@ -202,7 +219,7 @@ __global__ void __launch_bounds__(THREADS, GRADIENT_MIN_BLOCKS)
 	for (int i = tid; i < (sw / G) * ih; i += THREADS) {
 		const int row = i / (sw / G), col = (i - row * (sw / G)) * G;
 		unsigned out[G];
-		gauss_run<R, G>(s_in + row * iw + col, 1, tp, out);
+		gauss_run<R, G>(s_in + row * sp + a + col, 1, tp, out);
 #pragma unroll
 		for (int o = 0; o < G; o++)
 			s_t[row * sw + col + o] = (uint16_t)out[o];
