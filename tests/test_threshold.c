@@ -792,7 +792,8 @@ static void draw_steps(struct image_u8 *img)
  * DEBLUR_MIN_SIGMA and nothing is done; under 1.8, 2.2 or 2.6 px (noise
  * +-3) the blur is read within 0.25 px, the window is deconvolved
  * (DEBLUR_DEFOCUS) where defocus is asked for and left alone where not,
- * and the same input gives the same bits. (What the deconvolution buys,
+ * and the same input gives the same bits, as does deblur_apply() with
+ * the estimate given; an estimate out of range is refused. (What the deconvolution buys,
  * symbols decoded, is test_engine's.) */
 static void test_deblur_defocus(void **state)
 {
@@ -828,7 +829,18 @@ static void test_deblur_defocus(void **state)
 		assert_true(s.sigma == sigma);
 		assert_int_equal(deblur_process(t.d, &t.img, NULL, 8, 16, 32, true, &t.again, NULL), DEBLUR_DEFOCUS);
 		assert_memory_equal(t.got.bits, t.again.bits, (size_t)t.got.stride_words * 210 * sizeof *t.got.bits);
+		/* The estimate given: the same bits; a blur given where none
+		 * is read here (the sharp squares) is applied all the same. */
+		assert_int_equal(deblur_apply(t.d, &t.img, NULL, 8, 16, 32, DEBLUR_DEFOCUS, &s, &t.again), DEBLUR_DEFOCUS);
+		assert_memory_equal(t.got.bits, t.again.bits, (size_t)t.got.stride_words * 210 * sizeof *t.got.bits);
+		assert_int_equal(deblur_apply(t.d, &t.sharp, NULL, 8, 16, 32, DEBLUR_DEFOCUS, &s, &t.again), DEBLUR_DEFOCUS);
+		assert_memory_not_equal(t.got.bits, t.again.bits, (size_t)t.got.stride_words * 210 * sizeof *t.got.bits);
 	}
+	const struct deblur_streak none = {0}, huge = {.sigma = INFINITY};
+	assert_int_equal(deblur_apply(t.d, &t.img, NULL, 8, 16, 32, DEBLUR_DEFOCUS, &none, &t.got), ERR_RANGE);
+	assert_int_equal(deblur_apply(t.d, &t.img, NULL, 8, 16, 32, DEBLUR_DEFOCUS, &huge, &t.got), ERR_RANGE);
+	assert_int_equal(deblur_apply(t.d, &t.img, NULL, 8, 16, 32, DEBLUR_STREAK, &none, &t.got), ERR_RANGE);
+	assert_int_equal(deblur_apply(t.d, &t.img, NULL, 8, 16, 32, 3, &huge, &t.got), ERR_RANGE);
 	deblur_bench_close(&t);
 }
 

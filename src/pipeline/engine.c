@@ -179,6 +179,17 @@ struct worker {
  * padded by THIRD_DEBLUR_SMALL_PAD, for a defocus only; the radius only
  * sizes their halo. */
 #define THIRD_DEBLUR_SMALL_PAD 24
+/* The whole frame is deconvolved for a defocus where most of the rule's
+ * windows read one and their median blur is at least this (a blur of
+ * 1.3-1.4 is also what a soft lens under hard shadows reads: room frames,
+ * where whole frames gained nothing and one cut its tree short). */
+#define THIRD_DEBLUR_FRAME_SIGMA 1.5f
+/* and only in frames of at most this many pixels (800x600 and smaller):
+ * it reaches symbols under about 48 px, which a larger frame's camera
+ * resolves less often, and it costs in proportion to the frame (1080p
+ * frames of 90-150 px symbols under a blur of 3.2 px: the frame's CPU
+ * 152 -> 311 ms on the 2-core build machine, no symbol gained). */
+#define THIRD_DEBLUR_FRAME_MAX_PX (800 * 600)
 #define THIRD_DEBLUR_SMALL_RADIUS 8
 /* A pass of the third scale that reads its windows on a worker of its own
  * while the calling thread runs the passes before it, with buffers of its
@@ -218,6 +229,7 @@ struct deblur_job {
 	int64_t budget;             /* the small windows' area at most (deblur3_pct of the frame; -1: any) */
 	int64_t streaks, defocused; /* windows deconvolved for a streak, a defocus */
 	int64_t small_read, small_area; /* small windows read */
+	int64_t frames;             /* whole frames deconvolved for a defocus (0 or 1) */
 };
 
 struct third {
@@ -1924,6 +1936,40 @@ static bool ratio_finish(struct engine *e)
 	return pass_job_finish(&j->job, ratio_task, j, &e->s3.det);
 }
 
+/* The whole frame of the deblurring pass, where most of the radius rule's
+ * windows read a defocus (the camera is out of focus, and its focus is the
+ * same over the frame) and their median blur is at least
+ * THIRD_DEBLUR_FRAME_SIGMA, in frames of at most THIRD_DEBLUR_FRAME_MAX_PX
+ * pixels: deconvolved under that median of those windows'
+ * blurs (sigma[0 .. n), sorted here) and thresholded as a
+ * window's defocus, every symbol doubtful. It reaches the symbols that no
+ * window covers and those whose own window holds too few long steps to
+ * read a blur (symbols under about 48 px: a card's margin is 2-3 px). */
+static bool deblur_frame(struct deblur_job *j, float *sigma, int n)
+{
+	for (int a = 1; a < n; a++)
+		for (int b = a; b > 0 && sigma[b - 1] > sigma[b]; b--) {
+			const float t = sigma[b];
+			sigma[b] = sigma[b - 1];
+			sigma[b - 1] = t;
+		}
+	const struct image_u8 *g = j->job.grey;
+	const struct window all = {.x0 = 0, .y0 = 0, .x1 = g->width, .y1 = g->height};
+	const struct deblur_streak est = {.sigma = sigma[(n - 1) / 2]};
+	if (est.sigma < THIRD_DEBLUR_FRAME_SIGMA)
+		return true;
+	struct window_cut k = window_cut_into(g, &all, 0, &j->job.crop, &j->job.mask);
+	if (deblur_apply(j->deblur, &k.view, NULL, 1, j->job.cfg->thr.mean_bias, j->job.gate, DEBLUR_DEFOCUS, &est,
+			 &k.crop) < 0)
+		return false;
+	cut_crop(&k, &all);
+	if (!decode_window(j->job.seg, j->job.mat, &k, &j->job.det))
+		return false;
+	window_keep(&j->job.out, &j->job.det, &all, NULL, 0, FIDUCIAL_DOUBTFUL);
+	j->frames++;
+	return true;
+}
+
 /* The third scale's deblurring pass (deblur3, threshold/deblur.h): in the
  * second pass's windows (mean_scale3's radius rule, padded by
  * THIRD_DEBLUR_PAD), each window in which a streak is found is deconvolved
@@ -1943,7 +1989,9 @@ static bool deblur_read(struct deblur_job *j)
 	const struct engine_config *c = j->job.cfg;
 	const struct windows_radius rule = {c->mean_scale3, THIRD_SCALED_MIN_RADIUS, THIRD_SCALED_MAX_RADIUS};
 	detections_clear(&j->job.out);
-	j->streaks = j->defocused = j->small_read = j->small_area = 0;
+	j->streaks = j->defocused = j->small_read = j->small_area = j->frames = 0;
+	float sigma[THIRD_MAX_WINDOWS]; /* the rule's windows' defocus blurs */
+	int n_sigma = 0;
 	for (int i = 0; i < j->n; i++) {
 		const struct window *w = &j->win[i];
 		const int64_t area = (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
@@ -1959,12 +2007,15 @@ static bool deblur_read(struct deblur_job *j)
 		struct window_cut k =
 			window_cut_into(j->job.grey, w, w->radius + THIRD_DEBLUR_HALO, &j->job.crop, &j->job.mask);
 		const struct deblur_box core = {w->x0 - k.cx0, w->y0 - k.cy0, w->x1 - k.cx0, w->y1 - k.cy0};
+		struct deblur_streak est;
 		const int found = deblur_process(j->deblur, &k.view, &core, w->radius, c->thr.mean_bias, j->job.gate,
-						 c->defocus3, &k.crop, NULL);
+						 c->defocus3, &k.crop, &est);
 		if (found < 0)
 			return false;
 		if (found == 0 || (i >= j->n_rule && found != DEBLUR_DEFOCUS))
 			continue;
+		if (found == DEBLUR_DEFOCUS && i < j->n_rule)
+			sigma[n_sigma++] = est.sigma;
 		j->streaks += found == DEBLUR_STREAK;
 		j->defocused += found == DEBLUR_DEFOCUS;
 		cut_crop(&k, w);
@@ -1975,6 +2026,8 @@ static bool deblur_read(struct deblur_job *j)
 		else
 			window_keep(&j->job.out, &j->job.det, w, &rule, 0, 1);
 	}
+	if (2 * n_sigma > j->n_rule && (int64_t)j->job.grey->width * j->job.grey->height <= THIRD_DEBLUR_FRAME_MAX_PX)
+		return deblur_frame(j, sigma, n_sigma);
 	return true;
 }
 
@@ -2038,6 +2091,7 @@ static bool deblur_finish(struct engine *e)
 	if (ran) {
 		e->t3.stats.deblur_streaks += j->streaks;
 		e->t3.stats.deblur_defocused += j->defocused;
+		e->t3.stats.deblur_frames += j->frames;
 		e->t3.stats.deblur_windows += j->small_read;
 		e->t3.stats.deblur_area_px += j->small_area;
 	}

@@ -172,6 +172,7 @@ struct engine_third_stats {
 	int64_t deblur_windows, deblur_area_px; /* the deblurring pass's (deblur3): windows it looked at */
 	int64_t deblur_skipped;                 /* and windows past its bound (deblur3_pct) */
 	int64_t deblur_streaks, deblur_defocused; /* of those it looked at: deconvolved for a streak, a defocus */
+	int64_t deblur_frames;                  /* frames deconvolved whole for a defocus */
 };
 const struct engine_third_stats *engine_third_stats(const struct engine *e);
 

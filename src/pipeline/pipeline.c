@@ -920,9 +920,9 @@ static void third_print_stats(struct pipeline *p)
 	third_pass_line(p, ts, "deblurring pass", ts->deblur_windows, ts->deblur_area_px);
 	if (ts->deblur_windows)
 		printf("  third scale, deblurring pass: %.2f windows a frame deconvolved for a streak, %.2f for a "
-		       "defocus\n",
+		       "defocus; %lld whole frames for a defocus\n",
 		       (double)ts->deblur_streaks / (double)ts->frames,
-		       (double)ts->deblur_defocused / (double)ts->frames);
+		       (double)ts->deblur_defocused / (double)ts->frames, (long long)ts->deblur_frames);
 	if (ts->deblur_skipped)
 		printf("  third scale, deblurring pass: %lld windows past its bound (deblur3_pct) left out\n",
 		       (long long)ts->deblur_skipped);

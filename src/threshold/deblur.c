@@ -1,6 +1,7 @@
 /* deblur.c - a motion streak estimated and undone, then thresholded (deblur.h). */
 #include "deblur.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -670,8 +671,32 @@ static void rl_round(struct deblur *d, const float *xk, float *xprev, float *yk,
 	update_body(xprev, yk, d->c, gp, sums, num, den, n);
 }
 
-int deblur_process(struct deblur *d, const struct image_u8 *in, const struct deblur_box *core, int mean_radius,
-		   int mean_bias, int gate, bool defocus, struct bitmask *out, struct deblur_streak *streak)
+/* The work area of in's core (NULL: all of in): the core and
+ * DEBLUR_CONTEXT around it, within in; ERR_RANGE where the core does not
+ * lie inside in or holds no pixel. */
+static int work_area(const struct image_u8 *in, const struct deblur_box *core, struct deblur_box *cb,
+		     struct deblur_box *wa, struct image_u8 *work)
+{
+	const int iw = in->width, ih = in->height;
+	*cb = (struct deblur_box){0, 0, iw, ih};
+	if (core) {
+		if (core->x0 < 0 || core->y0 < 0 || core->x1 > iw || core->y1 > ih || core->x0 >= core->x1 ||
+		    core->y0 >= core->y1)
+			return ERR_RANGE;
+		*cb = *core;
+	}
+	wa->x0 = cb->x0 - DEBLUR_CONTEXT > 0 ? cb->x0 - DEBLUR_CONTEXT : 0;
+	wa->y0 = cb->y0 - DEBLUR_CONTEXT > 0 ? cb->y0 - DEBLUR_CONTEXT : 0;
+	wa->x1 = cb->x1 + DEBLUR_CONTEXT < iw ? cb->x1 + DEBLUR_CONTEXT : iw;
+	wa->y1 = cb->y1 + DEBLUR_CONTEXT < ih ? cb->y1 + DEBLUR_CONTEXT : ih;
+	*work = (struct image_u8){.width = wa->x1 - wa->x0, .height = wa->y1 - wa->y0, .stride = in->stride,
+				  .data = in->data + (size_t)wa->y0 * (size_t)in->stride + (size_t)wa->x0};
+	return 0;
+}
+
+/* The sizes and ranges deblur_process() and deblur_apply() ask for. */
+static int check_args(const struct deblur *d, const struct image_u8 *in, int mean_radius, int mean_bias, int gate,
+		      const struct bitmask *out)
 {
 	const int iw = in->width, ih = in->height;
 	if (iw < 1 || ih < 1 || iw > d->max_width || ih > d->max_height || out->width != iw || out->height != ih)
@@ -679,34 +704,65 @@ int deblur_process(struct deblur *d, const struct image_u8 *in, const struct deb
 	if (mean_radius < 1 || mean_radius > THRESHOLD_MAX_MEAN_RADIUS || mean_bias < 0 ||
 	    mean_bias > THRESHOLD_MAX_MEAN_BIAS || gate < 0 || gate > 255)
 		return ERR_RANGE;
-	struct deblur_box cb = {0, 0, iw, ih};
-	if (core) {
-		if (core->x0 < 0 || core->y0 < 0 || core->x1 > iw || core->y1 > ih || core->x0 >= core->x1 ||
-		    core->y0 >= core->y1)
-			return ERR_RANGE;
-		cb = *core;
-	}
-	/* The work area: the core and DEBLUR_CONTEXT around it. */
-	const int wx0 = cb.x0 - DEBLUR_CONTEXT > 0 ? cb.x0 - DEBLUR_CONTEXT : 0;
-	const int wy0 = cb.y0 - DEBLUR_CONTEXT > 0 ? cb.y0 - DEBLUR_CONTEXT : 0;
-	const int wx1 = cb.x1 + DEBLUR_CONTEXT < iw ? cb.x1 + DEBLUR_CONTEXT : iw;
-	const int wy1 = cb.y1 + DEBLUR_CONTEXT < ih ? cb.y1 + DEBLUR_CONTEXT : ih;
-	const int w = wx1 - wx0, h = wy1 - wy0;
-	const struct image_u8 work = {.width = w, .height = h, .stride = in->stride,
-				      .data = in->data + (size_t)wy0 * (size_t)in->stride + (size_t)wx0};
+	return 0;
+}
+
+/* What deblur_process() finds in in's core: DEBLUR_STREAK, DEBLUR_DEFOCUS
+ * (only where defocus is set) or 0, the estimate in *streak; ERR_RANGE for
+ * a core outside in. */
+static int classify(struct deblur *d, const struct image_u8 *in, const struct deblur_box *core, bool defocus,
+		    struct deblur_streak *streak)
+{
+	struct deblur_box cb, wa;
+	struct image_u8 work;
+	const int e = work_area(in, core, &cb, &wa, &work);
+	if (e)
+		return e;
 	struct deblur_streak s;
-	int found = deblur_estimate(d, &work, &s);
-	if (found)
-		make_kernel(d, &s);
+	int kind = 0;
+	if (deblur_estimate(d, &work, &s))
+		kind = DEBLUR_STREAK;
 	else if (defocus && s.anisotropy > DEBLUR_MAX_ANISOTROPY && deblur_defocus(d, &work, &s.sigma))
-		make_gaussian(d, DEBLUR_SIGMA_FACTOR * s.sigma);
-	else
-		found = -1;
+		kind = DEBLUR_DEFOCUS;
 	if (streak)
 		*streak = s;
-	if (found < 0)
-		return 0;
-	found = d->sep_r ? DEBLUR_DEFOCUS : DEBLUR_STREAK;
+	return kind;
+}
+
+int deblur_process(struct deblur *d, const struct image_u8 *in, const struct deblur_box *core, int mean_radius,
+		   int mean_bias, int gate, bool defocus, struct bitmask *out, struct deblur_streak *streak)
+{
+	const int bad = check_args(d, in, mean_radius, mean_bias, gate, out);
+	if (bad)
+		return bad;
+	struct deblur_streak s = {0};
+	const int kind = classify(d, in, core, defocus, &s);
+	if (streak)
+		*streak = s;
+	return kind > 0 ? deblur_apply(d, in, core, mean_radius, mean_bias, gate, kind, &s, out) : kind;
+}
+
+int deblur_apply(struct deblur *d, const struct image_u8 *in, const struct deblur_box *core, int mean_radius,
+		 int mean_bias, int gate, int kind, const struct deblur_streak *s, struct bitmask *out)
+{
+	const int iw = in->width, ih = in->height;
+	const int bad = check_args(d, in, mean_radius, mean_bias, gate, out);
+	if (bad)
+		return bad;
+	if ((kind != DEBLUR_STREAK && kind != DEBLUR_DEFOCUS) ||
+	    (kind == DEBLUR_STREAK && !(s->length >= 1.0f && s->length <= DEBLUR_MAX_LENGTH)) ||
+	    (kind == DEBLUR_DEFOCUS && !(s->sigma > 0.0f && s->sigma <= FLT_MAX)))
+		return ERR_RANGE;
+	struct deblur_box cb, wa;
+	struct image_u8 work;
+	const int e = work_area(in, core, &cb, &wa, &work);
+	if (e)
+		return e;
+	if (kind == DEBLUR_STREAK)
+		make_kernel(d, s);
+	else
+		make_gaussian(d, DEBLUR_SIGMA_FACTOR * s->sigma);
+	const int w = work.width, h = work.height, wx0 = wa.x0, wy0 = wa.y0;
 	const size_t n = (size_t)w * (size_t)h;
 	for (int y = 0; y < h; y++) {
 		const uint8_t *row = image_u8_row(&work, y);
@@ -747,5 +803,5 @@ int deblur_process(struct deblur *d, const struct image_u8 *in, const struct deb
 		threshold_cpu_bernsen(d->thr, &grey, DEBLUR_DEFOCUS_RADIUS, gate, NULL, out);
 	else
 		threshold_cpu_mean(d->thr, &grey, THRESHOLD_MEAN, 1, gate, mean_radius, mean_bias, NULL, out);
-	return found;
+	return kind;
 }

@@ -167,4 +167,16 @@ struct deblur_box {
 int deblur_process(struct deblur *d, const struct image_u8 *in, const struct deblur_box *core, int mean_radius,
 		   int mean_bias, int gate, bool defocus, struct bitmask *out, struct deblur_streak *streak);
 
+/* deblur_process() with the estimate given instead of read from in:
+ * kind DEBLUR_STREAK, the streak of s (angle, length 1..DEBLUR_MAX_LENGTH);
+ * kind DEBLUR_DEFOCUS, a Gaussian of DEBLUR_SIGMA_FACTOR times s->sigma
+ * (finite, over 0; radius 3 sigma, at most DEBLUR_KERNEL_RADIUS), which may come from elsewhere
+ * than this work area (the blur of a frame's other windows). Deconvolves
+ * and thresholds as deblur_process() does and returns kind; ERR_SIZE and
+ * ERR_RANGE as deblur_process(), ERR_RANGE also for another kind or an
+ * estimate out of those ranges. deblur_process() is its estimate, then,
+ * where it found one, deblur_apply() with it: the same bits. */
+int deblur_apply(struct deblur *d, const struct image_u8 *in, const struct deblur_box *core, int mean_radius,
+		 int mean_bias, int gate, int kind, const struct deblur_streak *s, struct bitmask *out);
+
 #endif
