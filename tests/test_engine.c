@@ -394,11 +394,11 @@ static int focus_probe(struct fixture *f, int deblur, int small, float sigma)
 /* Symbols 1-6 of 58-62 px beside a 100 px symbol 0, out of focus by a
  * Gaussian of 2.0-2.4 px (nine frames): the small symbols' own windows
  * hold too few long steps to read the blur, the large one's reads it.
- * With the deblurring pass's whole-frame read (the frame deconvolved under
- * the median blur of its windows, where most read one), at least 21 of
- * the 54 are read (22; 17 with the defocus branch's windows alone, 7
- * without the branch), every frame at least as many as without the
- * branch, none as another ID or in the wrong place. */
+ * With the deblurring pass's whole-frame read (the second frame
+ * deconvolved under the median blur of the first frame's windows, where
+ * most read one), at least 21 of the 54 are read (22; 17 with the defocus
+ * branch's windows alone, 7 without the branch), every frame at least as
+ * many as without the branch, none as another ID or in the wrong place. */
 static void test_deblur_pass_whole_frame(void **state)
 {
 	int on = 0;

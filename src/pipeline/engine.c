@@ -179,8 +179,8 @@ struct worker {
  * padded by THIRD_DEBLUR_SMALL_PAD, for a defocus only; the radius only
  * sizes their halo. */
 #define THIRD_DEBLUR_SMALL_PAD 24
-/* The whole frame is deconvolved for a defocus where most of the rule's
- * windows read one and their median blur is at least this (a blur of
+/* The next frame is deconvolved whole for a defocus where most of the
+ * rule's windows read one and their median blur is at least this (a blur of
  * 1.3-1.4 is also what a soft lens under hard shadows reads: room frames,
  * where whole frames gained nothing and one cut its tree short). */
 #define THIRD_DEBLUR_FRAME_SIGMA 1.5f
@@ -229,7 +229,14 @@ struct deblur_job {
 	int64_t budget;             /* the small windows' area at most (deblur3_pct of the frame; -1: any) */
 	int64_t streaks, defocused; /* windows deconvolved for a streak, a defocus */
 	int64_t small_read, small_area; /* small windows read */
-	int64_t frames;             /* whole frames deconvolved for a defocus (0 or 1) */
+	/* The whole out-of-focus frame (deblur_frame()) reads on a worker of
+	 * its own beside the windows, under the blur the last frame whose
+	 * windows were read decided (a camera's focus is the same from frame
+	 * to frame): so its time is not added to theirs. */
+	struct pass_job frame;
+	struct deblur *frame_deblur;
+	float sigma;                /* this frame's blur for it: 0, not read whole */
+	float next;                 /* the blur the windows read decided for the next frame */
 };
 
 struct third {
@@ -589,7 +596,34 @@ static void deblur_free(struct deblur_job *j)
 {
 	pass_job_free(&j->job);
 	deblur_destroy(j->deblur);
+	pass_job_free(&j->frame);
+	deblur_destroy(j->frame_deblur);
 	memset(j, 0, sizeof *j);
+}
+
+/* Creates or frees the whole-frame read's buffers and worker: on with
+ * defocus3, for frames of at most THIRD_DEBLUR_FRAME_MAX_PX. */
+static int deblur_frame_sync(struct deblur_job *j, const struct engine_config *c, const struct match_config *mc)
+{
+	const bool on = c->defocus3 && (int64_t)c->width * c->height <= THIRD_DEBLUR_FRAME_MAX_PX;
+	if (!on) {
+		pass_job_free(&j->frame);
+		deblur_destroy(j->frame_deblur);
+		j->frame_deblur = NULL;
+		j->next = 0.0f;
+		return 0;
+	}
+	if (j->frame.mat)
+		return match_set_config(j->frame.mat, mc);
+	int err = 0;
+	j->frame_deblur = deblur_create(c->width, c->height, &err);
+	if (!err)
+		err = pass_job_create(&j->frame, c, mc, mc);
+	if (err) {
+		deblur_destroy(j->frame_deblur);
+		j->frame_deblur = NULL;
+	}
+	return err;
 }
 
 /* Creates, updates or frees the deblurring pass's buffers and worker (on:
@@ -602,12 +636,16 @@ static int deblur_sync(struct deblur_job *j, const struct engine_config *c, cons
 		deblur_free(j);
 		return 0;
 	}
-	if (j->job.mat)
-		return match_set_config(j->job.mat, mc);
 	int err = 0;
-	j->deblur = deblur_create(c->width, c->height, &err);
+	if (j->job.mat) {
+		err = match_set_config(j->job.mat, mc);
+	} else {
+		j->deblur = deblur_create(c->width, c->height, &err);
+		if (!err)
+			err = pass_job_create(&j->job, c, mc, mc);
+	}
 	if (!err)
-		err = pass_job_create(&j->job, c, mc, mc);
+		err = deblur_frame_sync(j, c, mc);
 	if (err)
 		deblur_free(j);
 	return err;
@@ -1936,38 +1974,56 @@ static bool ratio_finish(struct engine *e)
 	return pass_job_finish(&j->job, ratio_task, j, &e->s3.det);
 }
 
-/* The whole frame of the deblurring pass, where most of the radius rule's
- * windows read a defocus (the camera is out of focus, and its focus is the
- * same over the frame) and their median blur is at least
- * THIRD_DEBLUR_FRAME_SIGMA, in frames of at most THIRD_DEBLUR_FRAME_MAX_PX
- * pixels: deconvolved under that median of those windows'
- * blurs (sigma[0 .. n), sorted here) and thresholded as a
- * window's defocus, every symbol doubtful. It reaches the symbols that no
- * window covers and those whose own window holds too few long steps to
- * read a blur (symbols under about 48 px: a card's margin is 2-3 px). */
-static bool deblur_frame(struct deblur_job *j, float *sigma, int n)
+/* The whole frame of the deblurring pass, where the last frame's radius
+ * rule windows (those of the last frame that had any) were mostly read for
+ * a defocus with a median blur of at least THIRD_DEBLUR_FRAME_SIGMA (the
+ * camera is out of focus, and its focus is the same over the frame and
+ * from frame to frame), in frames of at most THIRD_DEBLUR_FRAME_MAX_PX
+ * pixels: deconvolved under that median and thresholded as a window's
+ * defocus, every symbol doubtful. It reaches the symbols that no window
+ * covers and those whose own window holds too few long steps to read a
+ * blur (symbols under about 48 px: a card's margin is 2-3 px). Reads into
+ * j->frame.out. */
+static bool deblur_frame(struct deblur_job *j)
 {
+	detections_clear(&j->frame.out);
+	const struct image_u8 *g = j->frame.grey;
+	const struct window all = {.x0 = 0, .y0 = 0, .x1 = g->width, .y1 = g->height};
+	const struct deblur_streak est = {.sigma = j->sigma};
+	struct window_cut k = window_cut_into(g, &all, 0, &j->frame.crop, &j->frame.mask);
+	if (deblur_apply(j->frame_deblur, &k.view, NULL, 1, j->frame.cfg->thr.mean_bias, j->frame.gate,
+			 DEBLUR_DEFOCUS, &est, &k.crop) < 0)
+		return false;
+	cut_crop(&k, &all);
+	if (!decode_window(j->frame.seg, j->frame.mat, &k, &j->frame.det))
+		return false;
+	window_keep(&j->frame.out, &j->frame.det, &all, NULL, 0, FIDUCIAL_DOUBTFUL);
+	return true;
+}
+
+static void deblur_frame_task(void *arg, int task)
+{
+	(void)task;
+	struct deblur_job *j = arg;
+	j->frame.ok = deblur_frame(j);
+}
+
+/* The blur the rule's windows decided for the next frame's whole-frame
+ * read: the median of their defocus blurs (sigma[0 .. n), sorted here)
+ * where most of the n_rule windows read one and it is at least
+ * THIRD_DEBLUR_FRAME_SIGMA, else 0. */
+static float deblur_decide(float *sigma, int n, int n_rule)
+{
+	if (2 * n <= n_rule)
+		return 0.0f;
 	for (int a = 1; a < n; a++)
 		for (int b = a; b > 0 && sigma[b - 1] > sigma[b]; b--) {
 			const float t = sigma[b];
 			sigma[b] = sigma[b - 1];
 			sigma[b - 1] = t;
 		}
-	const struct image_u8 *g = j->job.grey;
-	const struct window all = {.x0 = 0, .y0 = 0, .x1 = g->width, .y1 = g->height};
-	const struct deblur_streak est = {.sigma = sigma[(n - 1) / 2]};
-	if (est.sigma < THIRD_DEBLUR_FRAME_SIGMA)
-		return true;
-	struct window_cut k = window_cut_into(g, &all, 0, &j->job.crop, &j->job.mask);
-	if (deblur_apply(j->deblur, &k.view, NULL, 1, j->job.cfg->thr.mean_bias, j->job.gate, DEBLUR_DEFOCUS, &est,
-			 &k.crop) < 0)
-		return false;
-	cut_crop(&k, &all);
-	if (!decode_window(j->job.seg, j->job.mat, &k, &j->job.det))
-		return false;
-	window_keep(&j->job.out, &j->job.det, &all, NULL, 0, FIDUCIAL_DOUBTFUL);
-	j->frames++;
-	return true;
+	const float m = sigma[(n - 1) / 2];
+	return m >= THIRD_DEBLUR_FRAME_SIGMA ? m : 0.0f;
 }
 
 /* The third scale's deblurring pass (deblur3, threshold/deblur.h): in the
@@ -1983,13 +2039,14 @@ static bool deblur_frame(struct deblur_job *j, float *sigma, int n)
  * window is deconvolved with deblur.h's context around it; the halo (the
  * mean's radius and THIRD_DEBLUR_HALO) gives the threshold's mean its
  * context past the window's edge. Reads j->win into j->job.out (struct
- * deblur_job). */
+ * deblur_job), and decides from the rule's windows' defocus blurs the blur
+ * of the next frame's whole-frame read (j->next, deblur_decide()). */
 static bool deblur_read(struct deblur_job *j)
 {
 	const struct engine_config *c = j->job.cfg;
 	const struct windows_radius rule = {c->mean_scale3, THIRD_SCALED_MIN_RADIUS, THIRD_SCALED_MAX_RADIUS};
 	detections_clear(&j->job.out);
-	j->streaks = j->defocused = j->small_read = j->small_area = j->frames = 0;
+	j->streaks = j->defocused = j->small_read = j->small_area = 0;
 	float sigma[THIRD_MAX_WINDOWS]; /* the rule's windows' defocus blurs */
 	int n_sigma = 0;
 	for (int i = 0; i < j->n; i++) {
@@ -2026,8 +2083,7 @@ static bool deblur_read(struct deblur_job *j)
 		else
 			window_keep(&j->job.out, &j->job.det, w, &rule, 0, 1);
 	}
-	if (2 * n_sigma > j->n_rule && (int64_t)j->job.grey->width * j->job.grey->height <= THIRD_DEBLUR_FRAME_MAX_PX)
-		return deblur_frame(j, sigma, n_sigma);
+	j->next = deblur_decide(sigma, n_sigma, j->n_rule);
 	return true;
 }
 
@@ -2080,6 +2136,11 @@ static void deblur_start(struct engine *e, const struct image_u8 *grey)
 	if (j->n == 0)
 		return;
 	pass_job_start(&j->job, grey, e, deblur_task, j);
+	/* The whole frame, under the blur the last frame decided, beside the
+	 * windows. */
+	j->sigma = j->frame_deblur && grey->width == c->width && grey->height == c->height ? j->next : 0.0f;
+	if (j->sigma > 0.0f)
+		pass_job_start(&j->frame, grey, e, deblur_frame_task, j);
 }
 
 /* Waits for the deblurring pass (or reads it now, without a worker) and
@@ -2087,11 +2148,13 @@ static void deblur_start(struct engine *e, const struct image_u8 *grey)
 static bool deblur_finish(struct engine *e)
 {
 	struct deblur_job *j = &e->t3.deblur;
-	const bool ran = j->job.running, ok = pass_job_finish(&j->job, deblur_task, j, &e->s3.det);
+	const bool ran = j->job.running, whole = j->frame.running;
+	bool ok = pass_job_finish(&j->job, deblur_task, j, &e->s3.det);
+	ok = pass_job_finish(&j->frame, deblur_frame_task, j, &e->s3.det) && ok;
 	if (ran) {
 		e->t3.stats.deblur_streaks += j->streaks;
 		e->t3.stats.deblur_defocused += j->defocused;
-		e->t3.stats.deblur_frames += j->frames;
+		e->t3.stats.deblur_frames += whole;
 		e->t3.stats.deblur_windows += j->small_read;
 		e->t3.stats.deblur_area_px += j->small_area;
 	}
