@@ -2135,10 +2135,10 @@ static void deblur_start(struct engine *e, const struct image_u8 *grey)
 	}
 	if (j->n == 0)
 		return;
-	pass_job_start(&j->job, grey, e, deblur_task, j);
-	/* The whole frame, under the blur the last frame decided, beside the
-	 * windows. */
+	/* The whole frame, under the blur the last frame decided (taken
+	 * before the windows' job decides the next), beside the windows. */
 	j->sigma = j->frame_deblur && grey->width == c->width && grey->height == c->height ? j->next : 0.0f;
+	pass_job_start(&j->job, grey, e, deblur_task, j);
 	if (j->sigma > 0.0f)
 		pass_job_start(&j->frame, grey, e, deblur_frame_task, j);
 }
