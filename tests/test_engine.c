@@ -246,14 +246,11 @@ static void test_closing_pass_under_shadow(void **state)
 		}
 }
 
-/* 1: symbol id (size px, turned by 0.4 rad, at the frame's centre) under a
- * streak of len px at angle a (len > 0) or out of focus by a Gaussian of
- * -len px (len < 0), noise +-3, decoded alone by the engine with the third
- * scale's passes as by default, the deblurring pass off (deblur 0), on
- * (1), or on with its area bound at 1% of the frame (2: less than any
- * window), on without its defocus branch (3); 0: nothing decoded;
- * negative: another ID. */
-static int blur_probe(struct fixture *f, int deblur, int size, float len, float a, int id)
+/* A tracker and an engine with the third scale's passes as by default,
+ * the deblurring pass as blur_probe()'s deblur says (its area bound pct
+ * of the frame, 0: none, where deblur is not 2), and img allocated and
+ * drawn with the table. */
+static struct engine *blur_engine(struct fixture *f, int deblur, int pct, struct image_u8 *img)
 {
 	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
 	int err = 0;
@@ -264,32 +261,56 @@ static int blur_probe(struct fixture *f, int deblur, int size, float len, float 
 					   .mean_radius = 16, .mean_bias = 16},
 				   .radius2 = 2, .median2 = 3, .scale3 = true, .mode3 = THRESHOLD_MEAN,
 				   .mean_scale3 = 0.115f, .close_scale3 = 0.04f, .close_pct = 70, .radius_small = 1,
-				   .deblur3 = deblur > 0, .deblur3_pct = deblur == 2 ? 1 : 0, .defocus3 = deblur != 3,
+				   .deblur3 = deblur > 0, .deblur3_pct = deblur == 2 ? 1 : pct, .defocus3 = deblur != 3,
 				   .match = {.trees = f->trees, .root_min_px = 12, .root_max_px = 160},
 				   .tracker = f->trk, .max_detections = 64};
 	struct engine *e = engine_create(&ec, &err);
 	assert_non_null(e);
+	assert_int_equal(image_u8_alloc(img, W, H), 0);
+	draw_table(img, 30);
+	return e;
+}
+
+/* img read twice by e; its detections. */
+static const struct detections *blur_read(struct engine *e, const struct image_u8 *img)
+{
+	struct tracked_state st;
+	for (uint64_t i = 1; i <= 2; i++)
+		assert_int_equal(engine_process(e, img, i, (int64_t)i * 33000000, &st), 0);
+	return engine_detections(e);
+}
+
+static void blur_close(struct fixture *f, struct engine *e, struct image_u8 *img)
+{
+	engine_destroy(e);
+	track_destroy(f->trk);
+	f->eng = NULL;
+	f->trk = NULL;
+	image_u8_free(img);
+}
+
+/* 1: symbol id (size px, turned by 0.4 rad, at the frame's centre) under a
+ * streak of len px at angle a (len > 0) or out of focus by a Gaussian of
+ * -len px (len < 0), noise +-3, decoded alone by the engine with the third
+ * scale's passes as by default, the deblurring pass off (deblur 0), on
+ * (1), or on with its area bound at 1% of the frame (2: less than any
+ * window), on without its defocus branch (3); 0: nothing decoded;
+ * negative: another ID. */
+static int blur_probe(struct fixture *f, int deblur, int size, float len, float a, int id)
+{
 	struct image_u8 img;
-	assert_int_equal(image_u8_alloc(&img, W, H), 0);
-	draw_table(&img, 30);
+	struct engine *e = blur_engine(f, deblur, 0, &img);
 	assert_int_equal(render_symbol(tree_set_token(f->trees, id), (float)size, 0.4f, 160, 120, &img, NULL), 0);
 	uint32_t rng = 12345u;
 	if (len > 0.0f)
 		test_streak(&img, len, a, 3, &rng);
 	else
 		test_defocus(&img, -len, 3, &rng);
-	struct tracked_state st;
-	for (uint64_t i = 1; i <= 2; i++)
-		assert_int_equal(engine_process(e, &img, i, (int64_t)i * 33000000, &st), 0);
-	const struct detections *d = engine_detections(e);
+	const struct detections *d = blur_read(e, &img);
 	int r = 0;
 	for (int i = 0; i < d->n_fids; i++)
 		r = d->fids[i].id == id && r == 0 ? 1 : -1;
-	engine_destroy(e);
-	track_destroy(f->trk);
-	f->eng = NULL;
-	f->trk = NULL;
-	image_u8_free(&img);
+	blur_close(f, e, &img);
 	return r;
 }
 
@@ -345,23 +366,8 @@ static void test_deblur_pass_out_of_focus(void **state)
  * any symbol was read as another ID. */
 static int focus_probe(struct fixture *f, int deblur, int small, float sigma)
 {
-	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
-	int err = 0;
-	f->trk = track_create(&tk, &err);
-	assert_non_null(f->trk);
-	struct engine_config ec = {.width = W, .height = H, .backend = "cpu",
-				   .thr = {.mode = THRESHOLD_BERNSEN, .radius = 8, .gate = 32, .tile = 10,
-					   .mean_radius = 16, .mean_bias = 16},
-				   .radius2 = 2, .median2 = 3, .scale3 = true, .mode3 = THRESHOLD_MEAN,
-				   .mean_scale3 = 0.115f, .close_scale3 = 0.04f, .close_pct = 70, .radius_small = 1,
-				   .deblur3 = deblur > 0, .deblur3_pct = 50, .defocus3 = deblur != 3,
-				   .match = {.trees = f->trees, .root_min_px = 12, .root_max_px = 160},
-				   .tracker = f->trk, .max_detections = 64};
-	struct engine *e = engine_create(&ec, &err);
-	assert_non_null(e);
 	struct image_u8 img;
-	assert_int_equal(image_u8_alloc(&img, W, H), 0);
-	draw_table(&img, 30);
+	struct engine *e = blur_engine(f, deblur, 50, &img);
 	assert_int_equal(render_symbol(tree_set_token(f->trees, 0), 100.0f, 0.4f, 70, 120, &img, NULL), 0);
 	static const int at[6][2] = {{170, 50}, {230, 50}, {290, 50}, {170, 180}, {230, 180}, {290, 180}};
 	for (int i = 0; i < 6; i++)
@@ -370,10 +376,7 @@ static int focus_probe(struct fixture *f, int deblur, int small, float sigma)
 				 0);
 	uint32_t rng = 4242u;
 	test_defocus(&img, sigma, 3, &rng);
-	struct tracked_state st;
-	for (uint64_t i = 1; i <= 2; i++)
-		assert_int_equal(engine_process(e, &img, i, (int64_t)i * 33000000, &st), 0);
-	const struct detections *d = engine_detections(e);
+	const struct detections *d = blur_read(e, &img);
 	int r = 0;
 	for (int i = 0; i < d->n_fids; i++) {
 		const int id = d->fids[i].id;
@@ -383,11 +386,7 @@ static int focus_probe(struct fixture *f, int deblur, int small, float sigma)
 			r = -100;
 		r += id >= 1 && id <= 6;
 	}
-	engine_destroy(e);
-	track_destroy(f->trk);
-	f->eng = NULL;
-	f->trk = NULL;
-	image_u8_free(&img);
+	blur_close(f, e, &img);
 	return r < 0 ? -1 : r;
 }
 
