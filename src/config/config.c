@@ -215,8 +215,9 @@ static const struct config_option options[] = {
              "runs only where the window's grey is streaked; its symbols give way to any whole symbol"),
     OPT_BOOL("threshold", "defocus3", defocus3, "true", true, 0,
              "the deblur3 pass also undoes a defocus: in its windows with no streak, a blur read from the "
-             "window's steps (a Gaussian's sigma of at least 1.3) is deconvolved as a streak is; its symbols "
-             "stand only where no other read of the place disagrees"),
+             "window's steps (a Gaussian's sigma of at least 1.3) is deconvolved as a streak is, and where "
+             "most windows read one (median 1.5 or more) the next frames up to 800x600 are deconvolved "
+             "whole; its symbols stand only where no other read of the place disagrees"),
     OPT_INT("threshold", "deblur3_pct", deblur3_pct, "50", 0, 100, true, 0, "PERCENT",
             "the deblur3 pass: its windows, in their order, until their area in a frame would pass this "
             "percent of the frame's (a bound on its cost per frame); 0 = no bound"),
