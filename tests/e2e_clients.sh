@@ -16,8 +16,9 @@
 #
 # The clients are not part of this repository: they come from
 # ../shared/clients (skipped, 77, without it) and are built with their own
-# build.sh into a temporary folder, then kept in $B/refclients-asan with a
-# stamp of their sources, so later runs skip the ~40 s build.
+# build.sh (tests/lib/refclients_build.sh, which tests/run.sh also starts
+# beside the unit tests) and kept in $B/refclients-asan with a stamp of
+# their sources, so later runs skip the ~40 s build.
 B=${BUILD:-build}
 [ -x "$B/tabletrack" ] && [ -x "$B/tabletrack-scenes" ] || { echo "FAIL: $B/tabletrack(-scenes) not built"; exit 1; }
 SRC=$(dirname "$0")/../../shared/clients
@@ -27,15 +28,7 @@ command -v g++ >/dev/null 2>&1 || { echo "g++ missing: skipped"; exit 77; }
 T=$(mktemp -d); trap '[ -n "$KEEP" ] || rm -rf "$T"' EXIT
 
 CL=$B/refclients-asan
-cxx="g++ -fsanitize=address"
-stamp=$( (echo "$cxx"; g++ --version; cd "$SRC" && find . -name '*.cpp' -o -name '*.h' -o -name build.sh | sort | xargs cksum) | cksum)
-if [ "$(cat "$CL/stamp" 2>/dev/null)" != "$stamp" ]; then
-	echo "building the reference clients with AddressSanitizer"
-	CXX="$cxx" sh "$SRC/build.sh" "$T/clients" >"$T/build.log" 2>&1 ||
-		{ cat "$T/build.log"; echo "FAIL: the reference clients do not build"; exit 1; }
-	rm -rf "$CL" && mkdir -p "$CL" && cp "$T/clients/TuioDump" "$T/clients/Tuio2Dump" "$CL/" &&
-		echo "$stamp" >"$CL/stamp"
-fi
+sh "$(dirname "$0")/lib/refclients_build.sh" "$B" || exit 1
 
 # 40 drifting frames of 4 symbols, 3 fingers and 3 distractor shapes.
 "$B/tabletrack-scenes" -o "$T/scene" --frames 40 --fids 4 --fid-size 70:100 --fingers 3 \
