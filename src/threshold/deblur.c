@@ -707,65 +707,67 @@ static int check_args(const struct deblur *d, const struct image_u8 *in, int mea
 	return 0;
 }
 
-/* What deblur_process() finds in in's core: DEBLUR_STREAK, DEBLUR_DEFOCUS
- * (only where defocus is set) or 0, the estimate in *streak; ERR_RANGE for
- * a core outside in. */
-static int classify(struct deblur *d, const struct image_u8 *in, const struct deblur_box *core, bool defocus,
-		    struct deblur_streak *streak)
+/* What deblur_process() finds in work: DEBLUR_STREAK, DEBLUR_DEFOCUS
+ * (only where defocus is set) or 0, the estimate in *s. */
+static int classify(struct deblur *d, const struct image_u8 *work, bool defocus, struct deblur_streak *s)
 {
-	struct deblur_box cb, wa;
-	struct image_u8 work;
-	const int e = work_area(in, core, &cb, &wa, &work);
-	if (e)
-		return e;
-	struct deblur_streak s;
-	int kind = 0;
-	if (deblur_estimate(d, &work, &s))
-		kind = DEBLUR_STREAK;
-	else if (defocus && s.anisotropy > DEBLUR_MAX_ANISOTROPY && deblur_defocus(d, &work, &s.sigma))
-		kind = DEBLUR_DEFOCUS;
-	if (streak)
-		*streak = s;
-	return kind;
+	if (deblur_estimate(d, work, s))
+		return DEBLUR_STREAK;
+	if (defocus && s->anisotropy > DEBLUR_MAX_ANISOTROPY && deblur_defocus(d, work, &s->sigma))
+		return DEBLUR_DEFOCUS;
+	return 0;
 }
+
+static int deconvolve(struct deblur *d, const struct image_u8 *in, const struct deblur_box *cb,
+		      const struct deblur_box *wa, const struct image_u8 *work, int mean_radius, int mean_bias, int gate,
+		      int kind, const struct deblur_streak *s, struct bitmask *out);
 
 int deblur_process(struct deblur *d, const struct image_u8 *in, const struct deblur_box *core, int mean_radius,
 		   int mean_bias, int gate, bool defocus, struct bitmask *out, struct deblur_streak *streak)
 {
-	const int bad = check_args(d, in, mean_radius, mean_bias, gate, out);
-	if (bad)
-		return bad;
+	struct deblur_box cb, wa;
+	struct image_u8 work;
+	int e = check_args(d, in, mean_radius, mean_bias, gate, out);
+	if (e || (e = work_area(in, core, &cb, &wa, &work)))
+		return e;
 	struct deblur_streak s = {0};
-	const int kind = classify(d, in, core, defocus, &s);
+	const int kind = classify(d, &work, defocus, &s);
 	if (streak)
 		*streak = s;
-	return kind > 0 ? deblur_apply(d, in, core, mean_radius, mean_bias, gate, kind, &s, out) : kind;
+	return kind ? deconvolve(d, in, &cb, &wa, &work, mean_radius, mean_bias, gate, kind, &s, out) : 0;
 }
 
 int deblur_apply(struct deblur *d, const struct image_u8 *in, const struct deblur_box *core, int mean_radius,
 		 int mean_bias, int gate, int kind, const struct deblur_streak *s, struct bitmask *out)
 {
-	const int iw = in->width, ih = in->height;
-	const int bad = check_args(d, in, mean_radius, mean_bias, gate, out);
-	if (bad)
-		return bad;
+	struct deblur_box cb, wa;
+	struct image_u8 work;
+	int e = check_args(d, in, mean_radius, mean_bias, gate, out);
+	if (e || (e = work_area(in, core, &cb, &wa, &work)))
+		return e;
 	if ((kind != DEBLUR_STREAK && kind != DEBLUR_DEFOCUS) ||
 	    (kind == DEBLUR_STREAK && !(s->length >= 1.0f && s->length <= DEBLUR_MAX_LENGTH)) ||
 	    (kind == DEBLUR_DEFOCUS && !(s->sigma > 0.0f && s->sigma <= FLT_MAX)))
 		return ERR_RANGE;
-	struct deblur_box cb, wa;
-	struct image_u8 work;
-	const int e = work_area(in, core, &cb, &wa, &work);
-	if (e)
-		return e;
+	return deconvolve(d, in, &cb, &wa, &work, mean_radius, mean_bias, gate, kind, s, out);
+}
+
+/* Deconvolves work (the work area wa of in, around its core cb) under
+ * kind's kernel from s, and thresholds in with the core deconvolved into
+ * out; returns kind. The arguments are checked. */
+static int deconvolve(struct deblur *d, const struct image_u8 *in, const struct deblur_box *cb,
+		      const struct deblur_box *wa, const struct image_u8 *work, int mean_radius, int mean_bias, int gate,
+		      int kind, const struct deblur_streak *s, struct bitmask *out)
+{
+	const int iw = in->width, ih = in->height;
 	if (kind == DEBLUR_STREAK)
 		make_kernel(d, s);
 	else
 		make_gaussian(d, DEBLUR_SIGMA_FACTOR * s->sigma);
-	const int w = work.width, h = work.height, wx0 = wa.x0, wy0 = wa.y0;
+	const int w = work->width, h = work->height, wx0 = wa->x0, wy0 = wa->y0;
 	const size_t n = (size_t)w * (size_t)h;
 	for (int y = 0; y < h; y++) {
-		const uint8_t *row = image_u8_row(&work, y);
+		const uint8_t *row = image_u8_row(work, y);
 		float *g = d->g + (size_t)y * (size_t)w;
 		for (int x = 0; x < w; x++)
 			g[x] = (float)row[x] + 1.0f;
@@ -791,10 +793,10 @@ int deblur_apply(struct deblur *d, const struct image_u8 *in, const struct deblu
 	grey.height = ih;
 	for (int y = 0; y < ih; y++)
 		memcpy(image_u8_row(&grey, y), image_u8_row(in, y), (size_t)iw);
-	for (int y = cb.y0; y < cb.y1; y++) {
+	for (int y = cb->y0; y < cb->y1; y++) {
 		const float *uy = u + (size_t)(y - wy0) * (size_t)w - wx0;
 		uint8_t *o = image_u8_row(&grey, y);
-		for (int x = cb.x0; x < cb.x1; x++) {
+		for (int x = cb->x0; x < cb->x1; x++) {
 			const float v = uy[x] - 1.0f + 0.5f;
 			o[x] = (uint8_t)(v <= 0.0f ? 0 : v >= 255.0f ? 255 : (int)v);
 		}
