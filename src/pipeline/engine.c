@@ -1991,6 +1991,7 @@ static bool deblur_frame(struct deblur_job *j)
 	const struct window all = {.x0 = 0, .y0 = 0, .x1 = g->width, .y1 = g->height};
 	const struct deblur_streak est = {.sigma = j->sigma};
 	struct window_cut k = window_cut_into(g, &all, 0, &j->frame.crop, &j->frame.mask);
+	/* A defocus is thresholded by Bernsen: the mean's radius (1) is unused. */
 	if (deblur_apply(j->frame_deblur, &k.view, NULL, 1, j->frame.cfg->thr.mean_bias, j->frame.gate,
 			 DEBLUR_DEFOCUS, &est, &k.crop) < 0)
 		return false;
