@@ -29,9 +29,11 @@ struct scale {
 	int err;              /* of the last collect */
 };
 
-/* The second scale is segmented and matched on a worker thread while the
+/* The second scale is collected (its GPU work waited for, or its CPU
+ * threshold run), segmented and matched on a worker thread while the
  * calling thread does the first: the two are independent until the merge,
- * and segmentation is most of a frame's CPU time. */
+ * and segmentation is most of a frame's CPU time. Its GPU work ends after
+ * the first's, so the first scale's matching runs under that wait. */
 struct worker {
 	struct pool *pool;            /* one worker; NULL: the second scale runs inline */
 	const struct image_u8 *grey;  /* the frame of the current job (borrowed) */
@@ -284,7 +286,8 @@ struct engine {
 	bool eq_on, eq_capture;
 	struct engine_times times;
 	int64_t submit_ns;
-	int64_t label_ns;     /* waiting for the GPU segmenters in the last collect */
+	int64_t label_ns;     /* waiting for the first scale's GPU segmenter in the last collect */
+	bool s2_deferred;     /* the collected frame's second scale is still to be collected */
 	struct engine_wait_stats wait_stats;
 	bool seg_fault_logged;
 	bool want_mask;       /* engine_want_mask: the first scale's mask comes back every frame */
@@ -498,10 +501,27 @@ static bool scale_detect(struct scale *s, const struct image_u8 *grey)
 	return match_process(s->mat, tree, grey, &s->det) == 0;
 }
 
+static int scale_collect(struct engine *e, struct scale *s, int64_t *waited);
+
+/* Collects the second scale where engine_collect() left it pending: from
+ * engine_detect() (the worker, or inline) or before the next frame's
+ * submit. Its wait for the GPU is counted in wait_stats, not as the
+ * first scale's segmentation. */
+static void second_collect(struct engine *e)
+{
+	if (!e->s2_deferred)
+		return;
+	e->s2_deferred = false;
+	e->s2.submitted = false;
+	int64_t waited = 0;
+	e->s2.err = scale_collect(e, &e->s2, &waited);
+}
+
 static void scale2_task(void *arg, int task)
 {
 	(void)task;
 	struct engine *e = arg;
+	second_collect(e);
 	e->w.ok = scale_detect(&e->s2, e->w.grey);
 }
 
@@ -1161,7 +1181,7 @@ static void label_submit(struct engine *e, struct scale *s, const struct image_u
  * its mask there: the GPU tree would be of a mask that may not exist, so
  * the CPU segments. Without a tree the CPU segments the mask, fetched now
  * if it stayed on the GPU. */
-static int scale_collect(struct engine *e, struct scale *s)
+static int scale_collect(struct engine *e, struct scale *s, int64_t *waited)
 {
 	s->tree = NULL;
 	const struct region_tree *tree = NULL;
@@ -1171,11 +1191,10 @@ static int scale_collect(struct engine *e, struct scale *s)
 		s->labelled = false;
 		int64_t t0 = clock_now_ns();
 		lerr = segment_gpu_collect(s->gseg, &tree);
-		const int64_t waited = clock_now_ns() - t0;
+		*waited = clock_now_ns() - t0;
 		const int k = s == &e->s1 ? 0 : 1;
-		e->label_ns += waited;
 		e->wait_stats.frames[k]++;
-		e->wait_stats.ns[k] += waited;
+		e->wait_stats.ns[k] += *waited;
 	}
 	int err = threshold_collect_view(s->thr, &s->mask);
 	if (err)
@@ -1205,6 +1224,10 @@ static void mask_download(struct engine *e, struct scale *s)
 
 int engine_submit(struct engine *e, const struct image_u8 *grey)
 {
+	/* The last frame's second scale, if still pending (this submit
+	 * overlaps that frame's detect), is collected before its thresholder
+	 * takes the next frame. */
+	second_collect(e);
 	if (grey->width != e->cfg.width || grey->height != e->cfg.height)
 		return ERR_SIZE;
 	int64_t t0 = clock_now_ns();
@@ -1244,13 +1267,12 @@ int engine_collect(struct engine *e)
 		gs->lowest = e->gate;
 	if (e->gate > gs->highest)
 		gs->highest = e->gate;
-	e->s1.err = scale_collect(e, &e->s1);
-	if (e->s2.submitted) {
-		e->s2.submitted = false;
-		e->s2.err = scale_collect(e, &e->s2);
-	} else {
+	e->s1.err = scale_collect(e, &e->s1, &e->label_ns);
+	/* The second scale stays pending: engine_detect() collects it on the
+	 * worker, under the first scale's matching. */
+	e->s2_deferred = e->s2.submitted;
+	if (!e->s2_deferred)
 		e->s2.err = ERR_AGAIN;
-	}
 	e->t3.have_full = false;
 	if (e->s3.submitted) {
 		e->s3.submitted = false;
@@ -2171,7 +2193,7 @@ int engine_detect(struct engine *e, const struct image_u8 *grey)
 		gate_detect_side(e, e->gate);
 
 	/* 2, 3. segment and match; the second scale on the worker meanwhile */
-	bool scale2 = scale_on(&e->s2) && e->s2.err == 0;
+	bool scale2 = scale_on(&e->s2) && (e->s2_deferred || e->s2.err == 0);
 	bool async = scale2 && e->w.pool;
 	if (async) {
 		e->w.grey = grey;
@@ -2198,6 +2220,7 @@ int engine_detect(struct engine *e, const struct image_u8 *grey)
 		pool_wait(e->w.pool);
 		ok2 = e->w.ok;
 	} else if (scale2) {
+		second_collect(e);
 		ok2 = scale_detect(&e->s2, grey);
 	}
 	if (err)

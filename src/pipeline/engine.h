@@ -132,6 +132,9 @@ void engine_destroy(struct engine *e);  /* NULL-safe */
 int engine_set_config(struct engine *e, const struct engine_config *cfg);
 
 int engine_submit(struct engine *e, const struct image_u8 *grey);
+/* Waits for the first scale (and the third's whole-frame mask); the second
+ * scale is collected by engine_detect() on its worker, under the first's
+ * matching, or by an overlapped engine_submit() before it resubmits. */
 int engine_collect(struct engine *e);
 /* Steps 2 and 3 on the collected masks: segment and match, both scales
  * (the second on a worker meanwhile), the second's symbols merged in;
@@ -185,11 +188,13 @@ struct engine_gate_stats {
 };
 const struct engine_gate_stats *engine_gate_stats(const struct engine *e);
 
-/* How long engine_collect waited for each Bernsen scale's GPU labelling
- * (threshold kernels included: the labelling is queued behind them), over
- * the frames that scale was labelled on the GPU (--stats): the first scale
- * is waited for first, so the second's wait is what its work ran past
- * the first's. */
+/* How long each Bernsen scale's GPU labelling was waited for (threshold
+ * kernels included: the labelling is queued behind them), over the frames
+ * that scale was labelled on the GPU (--stats): the first scale's in
+ * engine_collect, the second's after it, on the worker in engine_detect
+ * while the first is matched (or before the next frame's overlapped
+ * submit), so the second's wait is about what its work ran past the
+ * first's. */
 struct engine_wait_stats {
 	int64_t frames[2], ns[2];
 };
