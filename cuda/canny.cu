@@ -70,12 +70,14 @@ static __device__ __forceinline__ int find_root(const int32_t *label, int x)
 }
 
 /* find_root with path halving (each label on the way is pointed at its
- * grandparent): for kernels that run after every union is done, where a
- * label only ever moves to an ancestor. The border kernel's unions chain
- * tile roots across tiles, up to a link a tile along a long edge, and
- * every candidate of those tiles walks the chain; halving it once serves
- * the threads that come later. Not safe while unions run: a write here
- * could undo a concurrent atomicMin. */
+ * grandparent). The border kernel's unions chain tile roots across tiles,
+ * up to a link a tile along a long edge, and every candidate of those
+ * tiles walks the chain; halving it serves the threads that come later.
+ * Safe while unions run (as in ECL-CC): unite() changes a label only
+ * where it is a root, once, by compare-and-swap, and this writes only
+ * labels that are no roots, each to an ancestor of its node (every label
+ * is smaller than its node's index), so a write here never undoes a
+ * union and a race between two of them leaves an ancestor either way. */
 static __device__ __forceinline__ int find_halving(int32_t *label, int x)
 {
 	volatile int32_t *l = label;
@@ -89,15 +91,16 @@ static __device__ __forceinline__ int find_halving(int32_t *label, int x)
 	return x;
 }
 
-/* Lock-free union: hook the larger root under the smaller with atomicMin;
- * when another thread moved that root first, retry from what it found.
- * Generic pointers: the tiles' labels in shared memory and the frame's in
- * global memory go through the same two functions. */
+/* Lock-free union: hook the larger root under the smaller with a
+ * compare-and-swap that holds only while it is a root; when another
+ * thread hooked it first, find both roots again (halving the paths on the
+ * way, find_halving). Generic pointers: the tiles' labels in shared
+ * memory and the frame's in global memory go through the same functions. */
 static __device__ void unite(int32_t *label, int a, int b)
 {
 	for (;;) {
-		a = find_root(label, a);
-		b = find_root(label, b);
+		a = find_halving(label, a);
+		b = find_halving(label, b);
 		if (a == b)
 			return;
 		if (a > b) {
@@ -105,10 +108,8 @@ static __device__ void unite(int32_t *label, int a, int b)
 			a = b;
 			b = t;
 		}
-		int old = atomicMin(&label[b], a);
-		if (old == b)
+		if (atomicCAS(&label[b], b, a) == b)
 			return;
-		b = old;
 	}
 }
 
