@@ -22,7 +22,7 @@
  *                          first such row is y_run)
  *   union   (runs)         run lengths; same-coloured runs overlapping in
  *                          the row above joined by a lock-free union-find
- *                          (atomicMin links the larger root under the
+ *                          (compare-and-swap links the larger root under the
  *                          smaller, so a set's root is its smallest run),
  *                          inside strips of LK_STRIP rows only
  *   squash  (runs)         every run points at its strip's root
@@ -147,6 +147,7 @@ struct lk_args {
 LK_FN int32_t lk_min_i32(int32_t *p, int32_t v) { return atomicMin((int *)p, (int)v); }
 LK_FN int32_t lk_max_i32(int32_t *p, int32_t v) { return atomicMax((int *)p, (int)v); }
 LK_FN int32_t lk_add_i32(int32_t *p, int32_t v) { return atomicAdd((int *)p, (int)v); }
+LK_FN int32_t lk_cas_i32(int32_t *p, int32_t cmp, int32_t v) { return atomicCAS((int *)p, (int)cmp, (int)v); }
 LK_FN void lk_add_i64(int64_t *p, int64_t v)
 {
 	atomicAdd((unsigned long long *)p, (unsigned long long)v);
@@ -178,6 +179,13 @@ LK_FN int32_t lk_add_i32(int32_t *p, int32_t v)
 {
 	int32_t o = *p;
 	*p = o + v;
+	return o;
+}
+LK_FN int32_t lk_cas_i32(int32_t *p, int32_t cmp, int32_t v)
+{
+	int32_t o = *p;
+	if (o == cmp)
+		*p = v;
 	return o;
 }
 LK_FN void lk_add_i64(int64_t *p, int64_t v) { *p = (int64_t)((uint64_t)*p + (uint64_t)v); }
@@ -252,16 +260,33 @@ LK_FN int32_t lk_find(const int32_t *p, int32_t x)
 	return x;
 }
 
-/* Joins the sets of a and b; the larger root goes under the smaller. An
- * atomicMin that finds its target no longer a root has still lowered its
- * parent to a, cutting the link to the parent it had (old): the loop goes
- * on joining a with old, so that racing joins all land (Playne and
- * Hawick's union). */
+/* lk_find halving the path on the way (each parent on it pointed at its
+ * grandparent), while unions run: lk_unite() changes a parent only where
+ * it is a root, once, by compare-and-swap, and this writes only parents
+ * of non-roots, each to an ancestor (a parent is always a smaller index
+ * than its run), so no write here undoes a union and two racing writes
+ * leave an ancestor either way (as ECL-CC does). */
+LK_FN int32_t lk_find_halve(int32_t *p, int32_t x)
+{
+	int32_t y;
+	while ((y = lk_load_i32(&p[x])) != x) {
+		const int32_t z = lk_load_i32(&p[y]);
+		if (z != y)
+			*(volatile int32_t *)&p[x] = z;
+		x = z;
+	}
+	return x;
+}
+
+/* Joins the sets of a and b; the larger root goes under the smaller, by a
+ * compare-and-swap that holds only while it is still a root; where
+ * another join hooked it first, both roots are found again. The paths are
+ * halved on the way: within a strip a chain grows by a link a row. */
 LK_FN void lk_unite(int32_t *p, int32_t a, int32_t b)
 {
 	for (;;) {
-		a = lk_find(p, a);
-		b = lk_find(p, b);
+		a = lk_find_halve(p, a);
+		b = lk_find_halve(p, b);
 		if (a == b)
 			return;
 		if (a > b) {
@@ -269,10 +294,8 @@ LK_FN void lk_unite(int32_t *p, int32_t a, int32_t b)
 			a = b;
 			b = t;
 		}
-		const int32_t old = lk_min_i32(&p[b], a);
-		if (old == b)
+		if (lk_cas_i32(&p[b], b, a) == b)
 			return;
-		b = old;
 	}
 }
 
