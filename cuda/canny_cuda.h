@@ -23,8 +23,9 @@
  *     tile plus one pixel, and suppression and the double threshold over
  *     the tile; it writes M and D. The tile's candidates are
  *     then joined in shared memory (each with its candidate neighbours
- *     left, up-left, up and up-right inside the tile, by the lock-free
- *     union-find of Playne and Hawick: atomicMin on the larger root); each
+ *     left, up-left, up and up-right inside the tile, by a lock-free
+ *     union-find: the larger root hooked under the smaller by
+ *     compare-and-swap, paths halved while the unions run); each
  *     candidate's global label is its tile root's frame index (written
  *     for candidates only; a byte a pixel tells which pixels are
  *     candidates, so the later kernels read a byte, not a label, for the
