@@ -33,12 +33,9 @@ struct fixture {
  * gate) unless a test of the frame's gate sets it, and puts it back. */
 static int gate_range;
 
-static struct engine *make_engine3(struct fixture *f, int radius2, bool scale3, float mean_scale3)
+/* make_engine3's configuration (on f's tracker). */
+static struct engine_config config3(struct fixture *f, int radius2, bool scale3, float mean_scale3)
 {
-	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
-	int err = 0;
-	f->trk = track_create(&tk, &err);
-	assert_non_null(f->trk);
 	struct engine_config ec = {.width = W, .height = H, .backend = "cpu",
 				   .thr = {.mode = THRESHOLD_BERNSEN, .radius = 6, .gate = 32, .tile = 10,
 					   .mean_radius = 16, .mean_bias = 16},
@@ -46,6 +43,16 @@ static struct engine *make_engine3(struct fixture *f, int radius2, bool scale3, 
 				   .scale3 = scale3, .mode3 = THRESHOLD_MEAN, .mean_scale3 = mean_scale3,
 				   .match = {.trees = f->trees, .root_min_px = 12, .root_max_px = 120},
 				   .tracker = f->trk, .max_detections = 64};
+	return ec;
+}
+
+static struct engine *make_engine3(struct fixture *f, int radius2, bool scale3, float mean_scale3)
+{
+	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
+	int err = 0;
+	f->trk = track_create(&tk, &err);
+	assert_non_null(f->trk);
+	struct engine_config ec = config3(f, radius2, scale3, mean_scale3);
 	f->eng = engine_create(&ec, &err);
 	assert_non_null(f->eng);
 	return f->eng;
@@ -1095,6 +1102,39 @@ static void test_overlapped_order(void **state)
 	overlapped_order(*state, 3);
 }
 
+/* A frame collected and never detected (the pipeline skips the detect
+ * when the collect fails) leaves its second scale to be collected; the
+ * second scale switched off before the next frame must not be collected
+ * then; nor one switched off and on again between a collect and its
+ * detect (a new scale, nothing submitted to it). */
+static void test_pending_second_scale_switched_off(void **state)
+{
+	struct fixture *f = *state;
+	struct engine *e = make_engine(f, 3);
+	struct image_u8 img;
+	assert_int_equal(image_u8_alloc(&img, W, H), 0);
+	draw_table(&img, 20);
+	assert_int_equal(render_symbol(tree_set_token(f->trees, 1), 80, 0.0f, 160, 120, &img, NULL), 0);
+	assert_int_equal(engine_submit(e, &img), 0);
+	assert_int_equal(engine_collect(e), 0);
+	struct engine_config off = config3(f, 0, false, 0.0f);
+	assert_int_equal(engine_set_config(e, &off), 0);
+	struct tracked_state st;
+	assert_int_equal(engine_process(e, &img, 1, 1, &st), 0);
+	assert_int_equal(st.n_objects, 1);
+	assert_int_equal(st.objects[0].class_id, 1);
+	struct engine_config on = config3(f, 3, false, 0.0f);
+	assert_int_equal(engine_set_config(e, &on), 0);
+	assert_int_equal(engine_submit(e, &img), 0);
+	assert_int_equal(engine_collect(e), 0);
+	assert_int_equal(engine_set_config(e, &off), 0);
+	assert_int_equal(engine_set_config(e, &on), 0);
+	assert_int_equal(engine_finish(e, &img, 2, 2, &st), 0);
+	assert_int_equal(engine_detections(e)->n_fids, 1);
+	assert_int_equal(engine_detections(e)->fids[0].id, 1);
+	image_u8_free(&img);
+}
+
 /* The workers change nothing but timing: the same detections whether a
  * frame comes while they still spin or after they went to sleep. */
 static void test_workers_asleep_same_result(void **state)
@@ -1599,6 +1639,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_decodes_and_tracks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_overlapped_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pending_second_scale_switched_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_workers_asleep_same_result, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrong_size_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_equaliser, setup, teardown),

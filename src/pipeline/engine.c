@@ -506,12 +506,15 @@ static int scale_collect(struct engine *e, struct scale *s, int64_t *waited);
 /* Collects the second scale where engine_collect() left it pending: from
  * engine_detect() (the worker, or inline) or before the next frame's
  * submit. Its wait for the GPU is counted in wait_stats, not as the
- * first scale's segmentation. */
+ * first scale's segmentation. A scale freed or made again since (radius2
+ * changed live after a collect whose detect did not run) has nothing
+ * submitted and is left alone. */
 static void second_collect(struct engine *e)
 {
-	if (!e->s2_deferred)
-		return;
+	const bool pending = e->s2_deferred && e->s2.submitted;
 	e->s2_deferred = false;
+	if (!pending)
+		return;
 	e->s2.submitted = false;
 	int64_t waited = 0;
 	e->s2.err = scale_collect(e, &e->s2, &waited);
@@ -556,6 +559,9 @@ static int second_scale_sync(struct engine *e)
 	}
 	const char *backend = threshold_backend_name(e->s1.thr);
 	int err = scale_create(&e->s2, &e->cfg, &tc, &mc, backend);
+	/* A new scale has collected no frame: the one collected before it
+	 * came (engine_collect, then this before the detect) has none. */
+	e->s2.err = ERR_AGAIN;
 	if (err) {
 		log_error("second threshold scale (radius2 %d) not available: %s", e->cfg.radius2, err_str(err));
 	} else {
