@@ -777,6 +777,44 @@ static void test_deblur(void **state)
 	assert_int_equal(err, ERR_RANGE);
 }
 
+/* deblur_rethreshold(): the last streak's deconvolved grey thresholded
+ * again gives the bits deblur_process() gives at that radius (the
+ * deconvolution does not depend on it), at the same radius the same bits
+ * as the call's own; after a call that deconvolved no streak (a sharp
+ * window, a defocus) there is nothing to threshold; bad sizes and ranges
+ * are refused. */
+static void test_deblur_rethreshold(void **state)
+{
+	(void)state;
+	struct deblur_bench t;
+	deblur_bench_open(&t);
+	uint32_t rng = 7;
+	draw_symbols(&t.sharp);
+	assert_int_equal(deblur_rethreshold(t.d, 4, 16, 32, &t.again), ERR_AGAIN);
+	for (int y = 0; y < 210; y++)
+		memcpy(image_u8_row(&t.img, y), image_u8_row(&t.sharp, y), 210);
+	test_streak(&t.img, 6.0f, 0.7f, 3, &rng);
+	const size_t bytes = (size_t)t.got.stride_words * 210 * sizeof *t.got.bits;
+	for (int r = 3; r <= 12; r += 3) {
+		assert_int_equal(deblur_process(t.d, &t.img, NULL, r, 16, 32, false, &t.got, NULL), 1);
+		assert_int_equal(deblur_process(t.d, &t.img, NULL, 8, 16, 32, false, &t.again, NULL), 1);
+		assert_int_equal(deblur_rethreshold(t.d, r, 16, 32, &t.again), 0);
+		assert_memory_equal(t.got.bits, t.again.bits, bytes);
+	}
+	assert_int_equal(deblur_rethreshold(t.d, 0, 16, 32, &t.again), ERR_RANGE);
+	assert_int_equal(deblur_rethreshold(t.d, 4, 51, 32, &t.again), ERR_RANGE);
+	struct bitmask small;
+	assert_int_equal(bitmask_alloc(&small, 20, 20), 0);
+	assert_int_equal(deblur_rethreshold(t.d, 4, 16, 32, &small), ERR_SIZE);
+	bitmask_free(&small);
+	assert_int_equal(deblur_process(t.d, &t.sharp, NULL, 8, 16, 32, false, &t.got, NULL), 0);
+	assert_int_equal(deblur_rethreshold(t.d, 4, 16, 32, &t.again), ERR_AGAIN);
+	const struct deblur_streak blur = {.sigma = 2.0f};
+	assert_int_equal(deblur_apply(t.d, &t.img, NULL, 8, 16, 32, DEBLUR_DEFOCUS, &blur, &t.got), DEBLUR_DEFOCUS);
+	assert_int_equal(deblur_rethreshold(t.d, 4, 16, 32, &t.again), ERR_AGAIN);
+	deblur_bench_close(&t);
+}
+
 /* Light squares of 40 px on a dark table: long steps, flat on both sides. */
 static void draw_steps(struct image_u8 *img)
 {
@@ -1413,6 +1451,7 @@ int main(void)
 		cmocka_unit_test(test_ratio_matches_brute_force),
 		cmocka_unit_test(test_deblur),
 		cmocka_unit_test(test_deblur_defocus),
+		cmocka_unit_test(test_deblur_rethreshold),
 		cmocka_unit_test(test_object_api_cpu),
 		cmocka_unit_test(test_object_api_errors),
 		cmocka_unit_test(test_upsample2),

@@ -176,6 +176,17 @@ struct worker {
  * are thresholded with THIRD_DEBLUR_HALO more around them. */
 #define THIRD_DEBLUR_PAD 32
 #define THIRD_DEBLUR_HALO 16
+/* A window deconvolved for a streak is also thresholded at this local-mean
+ * radius, below the rule's (deblur_read): on motion-640's frame 2 a 66 px
+ * symbol whose window's radius is 10 reads at 4-6 and not at 8-16 (the
+ * streak's ghosts inside that window). */
+#define THIRD_DEBLUR_LOW_RADIUS 5
+/* ... only in windows whose streak is plain: motion-640's streaked windows
+ * have an anisotropy of 0.26-0.59, the motion preset's 0.21-0.62; sharp
+ * structure near deblur.h's bound of 0.65 is taken for a short streak
+ * there too (sheet-half: a window at 0.65 whose lower rung read a 49 px
+ * 1 as 48). */
+#define THIRD_DEBLUR_LOW_ANISOTROPY 0.6f
 /* Where most of its windows read a defocus, the pass also reads the small
  * structure's windows (windows_find_small, under THIRD_UP_WIN_PX a side)
  * padded by THIRD_DEBLUR_SMALL_PAD, for a defocus only; the radius only
@@ -2061,7 +2072,9 @@ static float deblur_decide(float *sigma, int n, int n_rule)
  * and thresholded by the local mean at the window's radius, keeping the
  * symbols whose own radius is the window's (as the second pass), marked
  * completed (a symbol another scale or pass read whole stands against
- * them); with defocus3, each window with no streak but a defocus blur is
+ * them), and where the streak is plain (THIRD_DEBLUR_LOW_ANISOTROPY) once
+ * more at THIRD_DEBLUR_LOW_RADIUS, keeping every symbol as a fallback
+ * (standing only where no other read holds the place); with defocus3, each window with no streak but a defocus blur is
  * deconvolved and thresholded by Bernsen at deblur.h's radius, keeping
  * every symbol (that threshold has no radius by the symbol's size) as
  * doubtful (any other read of another ID at the place cancels both). The
@@ -2107,10 +2120,22 @@ static bool deblur_read(struct deblur_job *j)
 		cut_crop(&k, w);
 		if (!decode_window(j->job.seg, j->job.mat, &k, &j->job.det))
 			return false;
-		if (found == DEBLUR_DEFOCUS)
+		if (found == DEBLUR_DEFOCUS) {
 			window_keep(&j->job.out, &j->job.det, w, NULL, 0, FIDUCIAL_DOUBTFUL);
-		else
-			window_keep(&j->job.out, &j->job.det, w, &rule, 0, 1);
+			continue;
+		}
+		window_keep(&j->job.out, &j->job.det, w, &rule, 0, 1);
+		/* The streak's grey once more at a radius below the rule's,
+		 * where the streak is unmistakable: a symbol the window's
+		 * radius loses there (it spans the streak's ghosts) is read
+		 * as a fallback. */
+		if (est.anisotropy > THIRD_DEBLUR_LOW_ANISOTROPY ||
+		    deblur_rethreshold(j->deblur, THIRD_DEBLUR_LOW_RADIUS, c->thr.mean_bias, j->job.gate, &k.crop) != 0)
+			continue;
+		cut_crop(&k, w);
+		if (!decode_window(j->job.seg, j->job.mat, &k, &j->job.det))
+			return false;
+		window_keep(&j->job.out, &j->job.det, w, NULL, 0, FIDUCIAL_FALLBACK);
 	}
 	j->next = deblur_decide(sigma, n_sigma, j->n_rule);
 	return true;

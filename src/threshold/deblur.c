@@ -32,6 +32,7 @@ struct deblur {
 	float *row;         /* max_width + 2K: one row with its border repeated (the separable kernel) */
 	int32_t *g2;        /* 3 x max_width: three rows' squared gradients (the defocus's estimate) */
 	struct image_u8 out; /* the deconvolved grey */
+	int out_w, out_h;   /* of the last call's streak deconvolved into out; 0: none (deblur_rethreshold) */
 	struct threshold_cpu *thr;
 	bool avx2;          /* the CPU has AVX2: the kernels' avx2 copies run */
 	int n_taps;
@@ -727,6 +728,7 @@ int deblur_process(struct deblur *d, const struct image_u8 *in, const struct deb
 {
 	struct deblur_box cb, wa;
 	struct image_u8 work;
+	d->out_w = d->out_h = 0;
 	int e = check_args(d, in, mean_radius, mean_bias, gate, out);
 	if (e || (e = work_area(in, core, &cb, &wa, &work)))
 		return e;
@@ -742,6 +744,7 @@ int deblur_apply(struct deblur *d, const struct image_u8 *in, const struct deblu
 {
 	struct deblur_box cb, wa;
 	struct image_u8 work;
+	d->out_w = d->out_h = 0;
 	int e = check_args(d, in, mean_radius, mean_bias, gate, out);
 	if (e || (e = work_area(in, core, &cb, &wa, &work)))
 		return e;
@@ -801,9 +804,26 @@ static int deconvolve(struct deblur *d, const struct image_u8 *in, const struct 
 			o[x] = (uint8_t)(v <= 0.0f ? 0 : v >= 255.0f ? 255 : (int)v);
 		}
 	}
-	if (d->sep_r)
+	if (d->sep_r) {
 		threshold_cpu_bernsen(d->thr, &grey, DEBLUR_DEFOCUS_RADIUS, gate, NULL, out);
-	else
+	} else {
 		threshold_cpu_mean(d->thr, &grey, THRESHOLD_MEAN, 1, gate, mean_radius, mean_bias, NULL, out);
+		d->out_w = iw;
+		d->out_h = ih;
+	}
 	return kind;
+}
+
+int deblur_rethreshold(struct deblur *d, int mean_radius, int mean_bias, int gate, struct bitmask *out)
+{
+	if (!d->out_w)
+		return ERR_AGAIN;
+	struct image_u8 grey = d->out;
+	grey.width = d->out_w;
+	grey.height = d->out_h;
+	int e = check_args(d, &grey, mean_radius, mean_bias, gate, out);
+	if (e)
+		return e;
+	threshold_cpu_mean(d->thr, &grey, THRESHOLD_MEAN, 1, gate, mean_radius, mean_bias, NULL, out);
+	return 0;
 }

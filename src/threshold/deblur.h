@@ -179,4 +179,12 @@ int deblur_process(struct deblur *d, const struct image_u8 *in, const struct deb
 int deblur_apply(struct deblur *d, const struct image_u8 *in, const struct deblur_box *core, int mean_radius,
 		 int mean_bias, int gate, int kind, const struct deblur_streak *s, struct bitmask *out);
 
+/* Thresholds the grey that the last deblur_process() or deblur_apply()
+ * deconvolved for a streak once more, by the local mean at another
+ * mean_radius (mean_bias, gate), into out (the size of that call's in):
+ * a second threshold without a second deconvolution. ERR_AGAIN where the
+ * last call deconvolved no streak (nothing, a defocus, or it failed);
+ * ERR_SIZE and ERR_RANGE as deblur_process(). */
+int deblur_rethreshold(struct deblur *d, int mean_radius, int mean_bias, int gate, struct bitmask *out);
+
 #endif
