@@ -723,14 +723,25 @@ static int deconvolve(struct deblur *d, const struct image_u8 *in, const struct 
 		      const struct deblur_box *wa, const struct image_u8 *work, int mean_radius, int mean_bias, int gate,
 		      int kind, const struct deblur_streak *s, struct bitmask *out);
 
+/* What deblur_process() and deblur_apply() do first: forget the last
+ * streak's grey (deblur_rethreshold() has none until this call
+ * deconvolves one), check the arguments and find the work area. */
+static int begin(struct deblur *d, const struct image_u8 *in, const struct deblur_box *core, int mean_radius,
+		 int mean_bias, int gate, const struct bitmask *out, struct deblur_box *cb, struct deblur_box *wa,
+		 struct image_u8 *work)
+{
+	d->out_w = d->out_h = 0;
+	const int e = check_args(d, in, mean_radius, mean_bias, gate, out);
+	return e ? e : work_area(in, core, cb, wa, work);
+}
+
 int deblur_process(struct deblur *d, const struct image_u8 *in, const struct deblur_box *core, int mean_radius,
 		   int mean_bias, int gate, bool defocus, struct bitmask *out, struct deblur_streak *streak)
 {
 	struct deblur_box cb, wa;
 	struct image_u8 work;
-	d->out_w = d->out_h = 0;
-	int e = check_args(d, in, mean_radius, mean_bias, gate, out);
-	if (e || (e = work_area(in, core, &cb, &wa, &work)))
+	const int e = begin(d, in, core, mean_radius, mean_bias, gate, out, &cb, &wa, &work);
+	if (e)
 		return e;
 	struct deblur_streak s = {0};
 	const int kind = classify(d, &work, defocus, &s);
@@ -744,9 +755,8 @@ int deblur_apply(struct deblur *d, const struct image_u8 *in, const struct deblu
 {
 	struct deblur_box cb, wa;
 	struct image_u8 work;
-	d->out_w = d->out_h = 0;
-	int e = check_args(d, in, mean_radius, mean_bias, gate, out);
-	if (e || (e = work_area(in, core, &cb, &wa, &work)))
+	const int e = begin(d, in, core, mean_radius, mean_bias, gate, out, &cb, &wa, &work);
+	if (e)
 		return e;
 	if ((kind != DEBLUR_STREAK && kind != DEBLUR_DEFOCUS) ||
 	    (kind == DEBLUR_STREAK && !(s->length >= 1.0f && s->length <= DEBLUR_MAX_LENGTH)) ||
