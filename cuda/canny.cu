@@ -16,7 +16,7 @@ extern "C" {
 #define TW 32 /* tile of the gradient kernel */
 #define TH 32
 #define THREADS 512
-#define MARK_BLOCKS 264 /* two a multiprocessor of an H100 */
+#define EDGE_BLOCKS 528 /* four a multiprocessor of an H100 */
 #define MAG_MAX 2040
 /* enum canny_dir and the classes of src/outline/canny.c */
 #define DIR_H 0
@@ -25,8 +25,8 @@ extern "C" {
 #define DIR_ANTI 3
 #define CLS_WEAK 1
 #define CLS_STRONG 2
-#define CAND 2   /* d_gstrong: a candidate */
-#define STRONG 1 /* d_gstrong: its component holds a strong pixel */
+#define CAND 2   /* d_cls: a candidate */
+#define STRONG 1 /* d_cls: a tile root whose tile component holds a strong pixel; also the edge byte's 1 */
 
 struct taps {
 	int w[R_MAX + 1];
@@ -40,14 +40,19 @@ struct rect {
 struct cuda_canny {
 	struct cuda_canny_config cfg;
 	cudaStream_t stream;
-	uint8_t *d_grey, *d_dir, *d_edge;
+	uint8_t *d_grey, *d_dir;
 	/* A byte a pixel of the rectangle: 0 no candidate, CAND a candidate,
-	 * CAND | STRONG a root whose component holds a strong pixel. Kernels 2
-	 * and 4 read candidacy here, a byte, and follow d_label (written for
-	 * candidates only) just for candidates: most pixels are none. */
-	uint8_t *d_gstrong;
-	int32_t *d_strong; /* [0]: count, [1]: candidates' count, then the frame indices of the strong tile roots */
-	int32_t *d_cand;   /* the frame indices of the candidates, in no order (d_strong[1] of them) */
+	 * CAND | STRONG a tile root whose tile component holds a strong pixel.
+	 * The border kernel reads candidacy here, a byte, and follows d_label
+	 * (written for candidates only) just for candidates: most pixels are
+	 * none. The edges kernel then rewrites each candidate's byte to its
+	 * edge value (1 or 0), in place: the array downloaded as the edges. */
+	uint8_t *d_cls;
+	/* The candidates' count, two of them: a frame counts into one and its
+	 * edges kernel clears the other for the next frame (no memset a frame). */
+	int32_t *d_count;
+	unsigned frames; /* frames submitted: which count is this frame's */
+	int32_t *d_cand; /* the frame indices of the candidates, in no order (*count of them) */
 	uint16_t *d_mag;
 	int32_t *d_label;
 	uint8_t *h_grey, *h_edge, *h_dir; /* pinned */
@@ -55,8 +60,29 @@ struct cuda_canny {
 	int width, height;
 	struct rect r;
 	bool pending, timed;
+	bool pdl; /* the border and edges kernels launch while the kernel before them ends (sm_90 on) */
 	cudaEvent_t ev[4]; /* profile: before upload, after upload, after kernels, after download */
 };
+
+/* Programmatic dependent launch (sm_90 on; no-ops where a kernel was not
+ * launched with it): a kernel lets the next one in the stream launch once
+ * all its blocks have started (launch_dependents), and the next one waits
+ * for the whole of it, memory included, before it reads anything (wait).
+ * The border and edges kernels are short: their launch, not their work,
+ * was a good part of their time. */
+static __device__ __forceinline__ void pdl_launch_dependents(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	asm volatile("griddepcontrol.launch_dependents;");
+#endif
+}
+
+static __device__ __forceinline__ void pdl_wait(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
 
 static __device__ __forceinline__ int clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
@@ -73,11 +99,12 @@ static __device__ __forceinline__ int find_root(const int32_t *label, int x)
  * grandparent). The border kernel's unions chain tile roots across tiles,
  * up to a link a tile along a long edge, and every candidate of those
  * tiles walks the chain; halving it serves the threads that come later.
- * Safe while unions run (as in ECL-CC): unite() changes a label only
+ * Safe while unions run (as in ECL-CC): a union changes a label only
  * where it is a root, once, by compare-and-swap, and this writes only
  * labels that are no roots, each to an ancestor of its node (every label
- * is smaller than its node's index), so a write here never undoes a
- * union and a race between two of them leaves an ancestor either way. */
+ * comes before its node in the order the unions hook by), so a write here
+ * never undoes a union and a race between two of them leaves an ancestor
+ * either way. */
 static __device__ __forceinline__ int find_halving(int32_t *label, int x)
 {
 	volatile int32_t *l = label;
@@ -91,19 +118,32 @@ static __device__ __forceinline__ int find_halving(int32_t *label, int x)
 	return x;
 }
 
-/* Lock-free union: hook the larger root under the smaller with a
- * compare-and-swap that holds only while it is a root; when another
- * thread hooked it first, find both roots again (halving the paths on the
- * way, find_halving). Generic pointers: the tiles' labels in shared
- * memory and the frame's in global memory go through the same functions. */
-static __device__ void unite(int32_t *label, int a, int b)
+/* The order the frame's unions hook roots by: the roots of strong tile
+ * components first, then by index. A component's root is then strong as
+ * soon as any tile root in it is, and the edges kernel reads the answer
+ * at the root: no kernel marks roots after the unions. A candidate that
+ * is no tile root is CAND alone and its label (its tile root) comes
+ * first in this order too. */
+static __device__ __forceinline__ unsigned frame_key(const uint8_t *cls, int x)
+{
+	return (unsigned)x | (((const volatile uint8_t *)cls)[x] & STRONG ? 0u : 1u << 30);
+}
+
+/* Lock-free union: hook the later root (by index in a tile, labels in
+ * shared memory, cls NULL; by frame_key across tiles) under the earlier
+ * with a compare-and-swap that holds only while it is a root; when
+ * another thread hooked it first, find both roots again (halving the
+ * paths on the way, find_halving). Generic pointers: the tiles' labels in
+ * shared memory and the frame's in global memory go through the same
+ * functions. */
+static __device__ void unite(int32_t *label, const uint8_t *cls, int a, int b)
 {
 	for (;;) {
 		a = find_halving(label, a);
 		b = find_halving(label, b);
 		if (a == b)
 			return;
-		if (a > b) {
+		if (cls ? frame_key(cls, a) > frame_key(cls, b) : a > b) {
 			int t = a;
 			a = b;
 			b = t;
@@ -160,8 +200,9 @@ static __device__ __forceinline__ void gauss_run(const T *src, int step, const s
 template <int R>
 __global__ void __launch_bounds__(THREADS, GRADIENT_MIN_BLOCKS)
 	gradient_kernel(const uint8_t *__restrict__ d_in, int w, int h, struct rect r, struct taps tp, int low, int high,
-			uint16_t *__restrict__ d_mag, uint8_t *__restrict__ d_dir, int32_t *__restrict__ d_label,
-			int32_t *__restrict__ d_strong, uint8_t *__restrict__ d_gstrong, uint8_t *__restrict__ d_edge, int32_t *__restrict__ d_cand)
+			uint16_t *__restrict__ d_mag, uint8_t *__restrict__ d_dir,
+			int32_t *__restrict__ d_label, uint8_t *__restrict__ d_cls, int32_t *__restrict__ d_count,
+			int32_t *__restrict__ d_cand)
 {
 	constexpr int iw = TW + 4 + 2 * R, ih = TH + 4 + 2 * R, sw = TW + 4, sh = TH + 4;
 	/* s_in's rows are whole 32-bit words (sp bytes, the apron's at byte
@@ -179,6 +220,7 @@ __global__ void __launch_bounds__(THREADS, GRADIENT_MIN_BLOCKS)
 	__shared__ uint16_t s_cand[TH * TW];
 	__shared__ int s_ncand, s_base;
 	const int tid = threadIdx.x;
+	pdl_launch_dependents();
 	const int gx0 = r.x0 + blockIdx.x * TW, gy0 = r.y0 + blockIdx.y * TH;
 	if (tid == 0)
 		s_ncand = 0;
@@ -279,7 +321,7 @@ __global__ void __launch_bounds__(THREADS, GRADIENT_MIN_BLOCKS)
 			if (m > s_m[li + off] && m >= s_m[li - off])
 				cls = m >= high ? CLS_STRONG : CLS_WEAK;
 		}
-		size_t p = (size_t)y * w + x;
+		const size_t p = (size_t)y * w + x;
 		d_mag[p] = (uint16_t)m;
 		d_dir[p] = (uint8_t)d;
 		s_c[i] = (uint8_t)cls;
@@ -294,14 +336,14 @@ __global__ void __launch_bounds__(THREADS, GRADIENT_MIN_BLOCKS)
 			continue;
 		int ty = i / TW, tx = i - ty * TW;
 		if (tx > 0 && s_c[i - 1])
-			unite(s_l, i, i - 1);
+			unite(s_l, NULL, i, i - 1);
 		if (ty > 0) {
 			if (tx > 0 && s_c[i - TW - 1])
-				unite(s_l, i, i - TW - 1);
+				unite(s_l, NULL, i, i - TW - 1);
 			if (s_c[i - TW])
-				unite(s_l, i, i - TW);
+				unite(s_l, NULL, i, i - TW);
 			if (tx + 1 < TW && s_c[i - TW + 1])
-				unite(s_l, i, i - TW + 1);
+				unite(s_l, NULL, i, i - TW + 1);
 		}
 	}
 	__syncthreads();
@@ -314,10 +356,9 @@ __global__ void __launch_bounds__(THREADS, GRADIENT_MIN_BLOCKS)
 		}
 	__syncthreads();
 	/* Global labels: a candidate points at its tile root's frame index;
-	 * a strong tile root adds itself to d_strong's list (a tile holds at most
-	 * TW * TH / 4 + 1 separate components, so the list fits in px / 4 + 3
-	 * with the two counts); each pixel's edge byte starts at 0, and kernel 4
-	 * sets the candidates'. */
+	 * each pixel's class byte is written (CAND | STRONG for a strong tile
+	 * root: the key of the frame's unions), the candidates' bytes become
+	 * edge bytes in kernel 3 and the others stay 0. */
 	for (int i = tid; i < TW * TH; i += THREADS) {
 		int ty = i / TW, tx = i - ty * TW, x = gx0 + tx, y = gy0 + ty;
 		if (x >= r.x1 || y >= r.y1)
@@ -326,10 +367,7 @@ __global__ void __launch_bounds__(THREADS, GRADIENT_MIN_BLOCKS)
 		int root = s_l[i], ry = root / TW, rx = root - ry * TW;
 		if (s_c[i])
 			d_label[p] = (gy0 + ry) * w + gx0 + rx;
-		if (root == i && s_str[i])
-			d_strong[2 + atomicAdd(&d_strong[0], 1)] = (int32_t)p;
-		d_gstrong[p] = s_c[i] ? CAND : 0;
-		d_edge[p] = 0;
+		d_cls[p] = s_c[i] ? (root == i && s_str[i] ? CAND | STRONG : CAND) : 0;
 		if (s_c[i])
 			s_cand[atomicAdd(&s_ncand, 1)] = (uint16_t)i;
 	}
@@ -337,7 +375,7 @@ __global__ void __launch_bounds__(THREADS, GRADIENT_MIN_BLOCKS)
 	 * tile for its place, then contiguous writes. */
 	__syncthreads();
 	if (tid == 0)
-		s_base = s_ncand ? atomicAdd(&d_strong[1], s_ncand) : 0;
+		s_base = s_ncand ? atomicAdd(d_count, s_ncand) : 0;
 	__syncthreads();
 	for (int j = tid; j < s_ncand; j += THREADS) {
 		const int i = s_cand[j], ty = i / TW, tx = i - ty * TW;
@@ -348,7 +386,7 @@ __global__ void __launch_bounds__(THREADS, GRADIENT_MIN_BLOCKS)
 
 /* The instances, indexed by the radius (R_MAX = 12). */
 typedef void (*gradient_fn)(const uint8_t *, int, int, struct rect, struct taps, int, int, uint16_t *, uint8_t *,
-			    int32_t *, int32_t *, uint8_t *, uint8_t *, int32_t *);
+			    int32_t *, uint8_t *, int32_t *, int32_t *);
 static const gradient_fn gradient_kernels[R_MAX + 1] = {
 	gradient_kernel<0>, gradient_kernel<1>, gradient_kernel<2>,  gradient_kernel<3>, gradient_kernel<4>,
 	gradient_kernel<5>, gradient_kernel<6>, gradient_kernel<7>,  gradient_kernel<8>, gradient_kernel<9>,
@@ -358,13 +396,15 @@ static const gradient_fn gradient_kernels[R_MAX + 1] = {
  * left and right columns, and unite each candidate there with its
  * candidate neighbours left, up-left, up and up-right that lie in another
  * tile of the rectangle (the neighbours inside the tile were united in
- * kernel 1). */
+ * kernel 1), hooking roots in frame_key's order. */
 #define BORDER_THREADS (TW + 2 * (TH - 1))
 __global__ void __launch_bounds__(BORDER_THREADS)
-	border_kernel(int32_t *d_label, const uint8_t *__restrict__ d_gstrong, int w, struct rect r)
+	border_kernel(int32_t *d_label, const uint8_t *d_cls, int w, struct rect r)
 {
 	const int t = threadIdx.x, gx0 = r.x0 + blockIdx.x * TW, gy0 = r.y0 + blockIdx.y * TH;
 	int x, y;
+	pdl_wait();
+	pdl_launch_dependents();
 	if (t < TW) {
 		x = gx0 + t;
 		y = gy0;
@@ -378,7 +418,7 @@ __global__ void __launch_bounds__(BORDER_THREADS)
 	if (x >= r.x1 || y >= r.y1)
 		return;
 	const int p = y * w + x;
-	if (!d_gstrong[p])
+	if (!d_cls[p])
 		return;
 	const int nx[4] = {-1, -1, 0, 1}, ny[4] = {0, -1, -1, -1};
 #pragma unroll
@@ -389,32 +429,30 @@ __global__ void __launch_bounds__(BORDER_THREADS)
 		if (qx >= gx0 && qx < gx0 + TW && qy >= gy0)
 			continue; /* same tile */
 		int q = qy * w + qx;
-		if (d_gstrong[q])
-			unite(d_label, p, q);
+		if (d_cls[q])
+			unite(d_label, d_cls, p, q);
 	}
 }
 
-/* Kernel 3: each strong tile root of the list marks its final root strong
- * (grid-stride: the list's length is known only on the GPU). */
-__global__ void mark_kernel(const int32_t *__restrict__ d_strong, int32_t *d_label, uint8_t *d_gstrong)
+/* Kernel 3: each candidate of the list is an edge when its final root is
+ * strong (grid-stride: the list's length is known only on the GPU); its
+ * class byte becomes its edge byte. In place and race-free: the only
+ * bytes read are final roots', and a final root's new byte is its own
+ * STRONG bit, so every read sees the bit it needs before or after the
+ * write. Kernel 1 wrote 0 for every other pixel: a 1080p frame has a few
+ * percent of its pixels as candidates, and a thread a pixel of the frame
+ * cost more (H200: 2.3 us less a 1080p frame, 0.7 us more at 640x480).
+ * Block 0 also clears the next frame's count. */
+__global__ void edges_kernel(const int32_t *__restrict__ d_count, int32_t *__restrict__ d_next_count,
+			     const int32_t *__restrict__ d_cand, int32_t *d_label, uint8_t *d_cls)
 {
-	const int n = d_strong[0];
-	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-		d_gstrong[find_halving(d_label, d_strong[2 + i])] = CAND | STRONG;
-}
-
-/* Kernel 4: each candidate of the list is an edge when its final root is
- * marked (grid-stride: the list's length is known only on the GPU). Kernel
- * 1 wrote 0 for every other pixel: a 1080p frame has a few percent of its
- * pixels as candidates, and a thread a pixel of the frame cost more
- * (H200: 2.3 us less a 1080p frame, 0.7 us more at 640x480). */
-__global__ void edges_kernel(const int32_t *__restrict__ d_cnt, const int32_t *__restrict__ d_cand, int32_t *d_label,
-			     const uint8_t *__restrict__ d_gstrong, uint8_t *__restrict__ d_edge)
-{
-	const int n = d_cnt[1];
+	pdl_wait();
+	const int n = *d_count;
+	if (blockIdx.x == 0 && threadIdx.x == 0)
+		*d_next_count = 0;
 	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
 		const int p = d_cand[i];
-		d_edge[p] = d_gstrong[find_halving(d_label, d_label[p])] == (CAND | STRONG);
+		d_cls[p] = d_cls[find_halving(d_label, d_label[p])] & STRONG;
 	}
 }
 
@@ -452,10 +490,16 @@ struct cuda_canny *cuda_canny_create(const struct cuda_canny_config *cfg, int *e
 	CUDA_CHECK(cudaStreamCreateWithFlags(&k->stream, cudaStreamNonBlocking));
 	CUDA_CHECK(cudaMalloc(&k->d_grey, px));
 	CUDA_CHECK(cudaMalloc(&k->d_dir, px));
-	CUDA_CHECK(cudaMalloc(&k->d_edge, px));
-	CUDA_CHECK(cudaMalloc(&k->d_strong, (px / 4 + 3) * sizeof(int32_t)));
+	{
+		int dev, major;
+		CUDA_CHECK(cudaGetDevice(&dev));
+		CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+		k->pdl = major >= 9;
+	}
+	CUDA_CHECK(cudaMalloc(&k->d_count, 2 * sizeof(int32_t)));
+	CUDA_CHECK(cudaMemset(k->d_count, 0, 2 * sizeof(int32_t)));
 	CUDA_CHECK(cudaMalloc(&k->d_cand, px * sizeof(int32_t)));
-	CUDA_CHECK(cudaMalloc(&k->d_gstrong, px));
+	CUDA_CHECK(cudaMalloc(&k->d_cls, px));
 	CUDA_CHECK(cudaMalloc(&k->d_mag, px * sizeof(uint16_t)));
 	CUDA_CHECK(cudaMalloc(&k->d_label, px * sizeof(int32_t)));
 	CUDA_CHECK(cudaHostAlloc(&k->h_grey, px, cudaHostAllocDefault));
@@ -480,10 +524,9 @@ void cuda_canny_destroy(struct cuda_canny *k)
 		cudaStreamSynchronize(k->stream);
 	cudaFree(k->d_grey);
 	cudaFree(k->d_dir);
-	cudaFree(k->d_edge);
-	cudaFree(k->d_strong);
+	cudaFree(k->d_count);
 	cudaFree(k->d_cand);
-	cudaFree(k->d_gstrong);
+	cudaFree(k->d_cls);
 	cudaFree(k->d_mag);
 	cudaFree(k->d_label);
 	cudaFreeHost(k->h_grey);
@@ -544,14 +587,25 @@ int cuda_canny_submit(struct cuda_canny *k, const uint8_t *grey, int width, int 
 					   k->stream));
 		if (c->profile)
 			CUDA_CHECK(cudaEventRecord(k->ev[1], k->stream));
-		CUDA_CHECK(cudaMemsetAsync(k->d_strong, 0, 2 * sizeof(int32_t), k->stream));
+		int32_t *count = k->d_count + (k->frames & 1), *next = k->d_count + (~k->frames & 1);
+		k->frames++;
 		gradient_kernels[tp.r]<<<g1, THREADS, 0, k->stream>>>(k->d_grey, width, height, r, tp, c->low,
-								       c->high, k->d_mag, k->d_dir, k->d_label,
-								       k->d_strong, k->d_gstrong, k->d_edge, k->d_cand);
-		border_kernel<<<g1, BORDER_THREADS, 0, k->stream>>>(k->d_label, k->d_gstrong, width, r);
-		mark_kernel<<<MARK_BLOCKS, 256, 0, k->stream>>>(k->d_strong, k->d_label, k->d_gstrong);
-		edges_kernel<<<MARK_BLOCKS * 2, 256, 0, k->stream>>>(k->d_strong, k->d_cand, k->d_label, k->d_gstrong,
-								   k->d_edge);
+								       c->high, k->d_mag, k->d_dir, k->d_label, k->d_cls,
+								       count, k->d_cand);
+		cudaLaunchAttribute pdl;
+		pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+		pdl.val.programmaticStreamSerializationAllowed = 1;
+		cudaLaunchConfig_t lc = {};
+		lc.stream = k->stream;
+		lc.attrs = &pdl;
+		lc.numAttrs = k->pdl ? 1 : 0;
+		lc.gridDim = g1;
+		lc.blockDim = dim3(BORDER_THREADS);
+		CUDA_CHECK(cudaLaunchKernelEx(&lc, border_kernel, k->d_label, (const uint8_t *)k->d_cls, width, r));
+		lc.gridDim = dim3(EDGE_BLOCKS);
+		lc.blockDim = dim3(256);
+		CUDA_CHECK(cudaLaunchKernelEx(&lc, edges_kernel, (const int32_t *)count, next, (const int32_t *)k->d_cand,
+					      k->d_label, k->d_cls));
 		CUDA_CHECK(cudaGetLastError());
 		if (c->profile)
 			CUDA_CHECK(cudaEventRecord(k->ev[2], k->stream));
@@ -585,7 +639,7 @@ int cuda_canny_collect(struct cuda_canny *k, uint8_t *edge, uint16_t *mag, uint8
 		return ERR_RANGE;
 	k->pending = false;
 	if (r.x1 > r.x0) {
-		CUDA_CHECK(download(k, k->h_edge, k->d_edge, 1));
+		CUDA_CHECK(download(k, k->h_edge, k->d_cls, 1));
 		if (mag)
 			CUDA_CHECK(download(k, k->h_mag, k->d_mag, sizeof(uint16_t)));
 		if (dir)

@@ -11,7 +11,7 @@
  *
  * One stream; device buffers and pinned host buffers allocated at create
  * time for max_width x max_height; nothing allocated per frame. submit()
- * copies the frame into pinned staging, queues the upload, four kernels
+ * copies the frame into pinned staging, queues the upload, three kernels
  * and the download of the rectangle's rows, and returns; collect() waits
  * (the one synchronisation a frame) and copies into the caller's arrays.
  *
@@ -21,24 +21,28 @@
  *     (R + 2 pixels, coordinates clamped) into shared memory, runs the
  *     Gaussian row and column passes, Sobel, magnitude and sector over the
  *     tile plus one pixel, and suppression and the double threshold over
- *     the tile; it writes M and D. The tile's candidates are
- *     then joined in shared memory (each with its candidate neighbours
- *     left, up-left, up and up-right inside the tile, by a lock-free
- *     union-find: the larger root hooked under the smaller by
- *     compare-and-swap, paths halved while the unions run); each
- *     candidate's global label is its tile root's frame index (written
- *     for candidates only; a byte a pixel tells which pixels are
- *     candidates, so the later kernels read a byte, not a label, for the
- *     many that are not), a tile root whose component holds a strong
- *     pixel joins a list of them, the tile's candidates join a list of the
- *     frame's candidates, and every pixel's edge byte is set to 0.
+ *     the tile; it writes M and D. The tile's
+ *     candidates are then joined in shared memory (each with its
+ *     candidate neighbours left, up-left, up and up-right inside the
+ *     tile, by a lock-free union-find: the larger root hooked under the
+ *     smaller by compare-and-swap, paths halved while the unions run);
+ *     each candidate's global label is its tile root's frame index
+ *     (written for candidates only); a class byte a pixel tells which
+ *     pixels are candidates, so the later kernels read a byte, not a
+ *     label, for the many that are not, and which tile roots hold a
+ *     strong pixel; the tile's candidates join a list of the frame's.
  *  2. border: one block a tile, a thread for each pixel of its top row and
  *     its left and right columns: the same union, in global memory, with
  *     the candidate neighbours (left, up-left, up, up-right) that lie in
- *     another tile of the rectangle.
- *  3. mark: each tile root of the list marks its final root strong.
- *  4. edges: each candidate of the list is an edge when its final root is
- *     marked.
+ *     another tile of the rectangle; a strong tile root always becomes
+ *     the root over one that is not, so a component's final root is
+ *     strong when any part of it is.
+ *  3. edges: each candidate of the list is an edge when its final root is
+ *     strong; its class byte is rewritten to its edge byte, and the class
+ *     bytes are the edge map downloaded.
+ * Kernels 2 and 3 are launched as programmatic dependents where the device
+ * has them (sm_90 on): each launches while the kernel before it ends and
+ * waits for it in its first instruction.
  * The result is the set of candidate components that hold a strong pixel,
  * which does not depend on the order in which the unions happen, so it
  * equals the CPU's flood.
