@@ -96,7 +96,7 @@ job dim 48 --min-recall 0.85 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angl
 SET_OPTS="--finger-size 18"
 job noisy 51 --min-recall 0.98 --min-finger-recall 0.95 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 SET_OPTS=
-job room 39 --min-recall 0.81 --min-edge-recall 0.85 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+job room 39 --min-recall 0.87 --min-edge-recall 0.95 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 # The small preset with reacTIVision's mini set (few, big leaves), when the
 # shared data is there: holds the small-symbol rules of the matcher (1 px
 # holes, a root whose ring merged with the table; specks in a root's own

@@ -538,7 +538,7 @@ static void mask_checker(struct bitmask *m, int x0, int y0, int x1, int y1)
 }
 
 /* The third scale's windows of mask m: from its tree, as the engine finds them. */
-#define WINDOWS_SCRATCH (2 * ((W + WINDOWS_TILE - 1) / WINDOWS_TILE) * ((H + WINDOWS_TILE - 1) / WINDOWS_TILE) + 8192)
+#define WINDOWS_SCRATCH (3 * ((W + WINDOWS_TILE - 1) / WINDOWS_TILE) * ((H + WINDOWS_TILE - 1) / WINDOWS_TILE) + 8192)
 static int find_windows(struct segment *seg, const struct bitmask *m, const struct detections *d, int pad,
 			int32_t *scratch, struct window *win, int cap)
 {
@@ -795,6 +795,55 @@ static void test_windows_small(void **state)
 	mask_small(&f.m, 100, 100, 48, 3);
 	assert_int_equal(segment_process(f.seg, &f.m, &tree), 0);
 	assert_int_equal(find_in(tree, &f.d, 40, 8, NULL, scratch, win), 0);
+	win_fixture_close(&f);
+}
+
+/* n islands of m: 4 px squares of the other colour, 10 px apart in rows
+ * of three from (x, y). */
+static void mask_islands(struct bitmask *m, int x, int y, int n)
+{
+	for (int k = 0; k < n; k++)
+		for (int j = 0; j < 4; j++)
+			for (int i = 0; i < 4; i++) {
+				const int px = x + 10 * (k % 3) + i, py = y + 10 * (k / 3) + j;
+				m->bits[(size_t)py * m->stride_words + px / 64] |= 1ull << (px % 64);
+			}
+}
+
+/* Islands (windows_find_islands): nine 4 px islands in one dark region,
+ * a symbol's holes and dots whose ring and blobs joined the table, branch
+ * nowhere (windows_find_small finds none) but get a window: the 3 x 3
+ * tiles around their tile, grown by the pad. Seven get none, and none
+ * where a decoded symbol explains them. */
+static void test_windows_islands(void **state)
+{
+	(void)state;
+	struct win_fixture f;
+	win_fixture_open(&f);
+	static int32_t scratch[WINDOWS_SCRATCH];
+	struct window win[4];
+	const struct region_tree *tree = NULL;
+	struct windows_scan scan;
+	memset(f.m.bits, 0, (size_t)f.m.stride_words * (size_t)H * sizeof *f.m.bits);
+	mask_islands(&f.m, 100, 100, 9);
+	assert_int_equal(segment_process(f.seg, &f.m, &tree), 0);
+	windows_scan(&scan, tree, &f.d, 120, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
+	assert_int_equal(windows_find_small(&scan, 64, 8, win, 4), 0);
+	assert_int_equal(windows_find_islands(&scan, 64, 8, win, 4), 1);
+	assert_int_equal(win[0].x0, 2 * WINDOWS_TILE - 8);
+	assert_int_equal(win[0].y0, 2 * WINDOWS_TILE - 8);
+	assert_int_equal(win[0].x1, 5 * WINDOWS_TILE + 8);
+	assert_int_equal(win[0].y1, 5 * WINDOWS_TILE + 8);
+	f.d.n_fids = 1;
+	f.d.fids[0] = (struct fiducial_det){.id = 1, .x = 112, .y = 112, .size_px = 30};
+	windows_scan(&scan, tree, &f.d, 120, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
+	assert_int_equal(windows_find_islands(&scan, 64, 8, win, 4), 0);
+	f.d.n_fids = 0;
+	memset(f.m.bits, 0, (size_t)f.m.stride_words * (size_t)H * sizeof *f.m.bits);
+	mask_islands(&f.m, 100, 100, 7);
+	assert_int_equal(segment_process(f.seg, &f.m, &tree), 0);
+	windows_scan(&scan, tree, &f.d, 120, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
+	assert_int_equal(windows_find_islands(&scan, 64, 8, win, 4), 0);
 	win_fixture_close(&f);
 }
 
@@ -1660,6 +1709,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_third_scale_radius_follows_symbol, setup, teardown),
 		cmocka_unit_test(test_windows_radius),
 		cmocka_unit_test(test_windows_small),
+		cmocka_unit_test(test_windows_islands),
 		cmocka_unit_test(test_small_symbol_pass),
 		cmocka_unit_test(test_up_pass),
 		cmocka_unit_test(test_up_close),

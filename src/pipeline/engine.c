@@ -128,7 +128,7 @@ struct worker {
 
 /* Both passes look only at small structure whose grey has a standard
  * deviation of at least the first scale's gate divided by this
- * (small_windows): a patch of noise specks, 3.5-4.6 levels on std-1080; a
+ * (windows_find_small): a patch of noise specks, 3.5-4.6 levels on std-1080; a
  * symbol whose ink and paper differ by the gate, about half the gate. */
 #define THIRD_SMALL_SD_DIV 4
 
@@ -1669,14 +1669,9 @@ static bool tie_break(struct engine *e, const struct image_u8 *grey)
 		return true;
 	struct detections *d = &e->s1.det;
 	for (int i = 0; i < d->n_fids; i++) {
-		const struct fiducial_det *f = &d->fids[i], *other = NULL;
-		for (int k = 0; k < e->s2.det.n_fids && !other; k++) {
-			const struct fiducial_det *g = &e->s2.det.fids[k];
-			const float dx = g->x - f->x, dy = g->y - f->y;
-			const float r = 0.3f * (g->size_px > f->size_px ? g->size_px : f->size_px);
-			if (dx * dx + dy * dy <= r * r)
-				other = g;
-		}
+		const struct fiducial_det *f = &d->fids[i];
+		const int k = merge_near(e->s2.det.fids, e->s2.det.n_fids, f);
+		const struct fiducial_det *other = k >= 0 ? &e->s2.det.fids[k] : NULL;
 		if (f->root < 0 || f->completed || !other || other->id == f->id || other->completed)
 			continue;
 		const int r = (int)f->size_px + TIE_PAD, fx = (int)f->x, fy = (int)f->y;
@@ -1687,14 +1682,10 @@ static bool tie_break(struct engine *e, const struct image_u8 *grey)
 	return true;
 }
 
-/* The windows around small structure (regions under side_px) that no
- * decoded symbol explains and whose grey varies by at least the gate over
- * THIRD_SMALL_SD_DIV (windows_find_small), into e->t3.win, or the
- * whole frame as one window where they would cover more than half of it;
- * returns their number. */
-static int small_windows(struct engine *e, const struct image_u8 *grey, int side_px)
+/* The n windows a find put into e->t3.win, or (n < 0) the whole frame
+ * as one window there; returns their number. */
+static int windows_or_frame(struct engine *e, const struct image_u8 *grey, int n)
 {
-	const int n = windows_find_small(&e->t3.scan, side_px, THIRD_SMALL_PAD, e->t3.win, THIRD_MAX_WINDOWS);
 	if (n >= 0)
 		return n;
 	e->t3.win[0] = (struct window){.x0 = 0, .y0 = 0, .x1 = grey->width, .y1 = grey->height};
@@ -1712,7 +1703,13 @@ static bool third_small(struct engine *e, const struct image_u8 *grey)
 {
 	if (!e->t3.small)
 		return true;
-	const int n = small_windows(e, grey, THIRD_SMALL_WIN_PX);
+	/* The windows around small structure (regions under
+	 * THIRD_SMALL_WIN_PX) that no decoded symbol explains and whose grey
+	 * varies by at least the gate over THIRD_SMALL_SD_DIV, or the whole
+	 * frame where they would cover more than half of it. */
+	const int found = windows_find_small(&e->t3.scan, THIRD_SMALL_WIN_PX, THIRD_SMALL_PAD, e->t3.win,
+					     THIRD_MAX_WINDOWS);
+	const int n = windows_or_frame(e, grey, found);
 	int taps[THRESHOLD_GAUSS_MAX_RADIUS + 1];
 	const int halo = e->cfg.radius_small + threshold_gauss_taps(e->cfg.thr.gauss_sigma, taps);
 	const int from = e->s3.det.n_fids;
@@ -1814,6 +1811,23 @@ static bool up_window(struct engine *e, const struct image_u8 *grey, const struc
 	return ok;
 }
 
+/* Keeps the third scale's symbols from `from` on (the upsampled pass's
+ * island windows) only where no symbol of the first scale's or of the
+ * third's before `from` lies at their place, as fallbacks; the rest go. */
+static void island_reads(struct engine *e, int from)
+{
+	struct detections *d = &e->s3.det;
+	int k = from;
+	for (int i = from; i < d->n_fids; i++) {
+		const struct fiducial_det *f = &d->fids[i];
+		if (merge_near(e->s1.det.fids, e->s1.det.n_fids, f) >= 0 || merge_near(d->fids, from, f) >= 0)
+			continue;
+		d->fids[k] = *f;
+		d->fids[k++].completed = FIDUCIAL_FALLBACK;
+	}
+	d->n_fids = k;
+}
+
 /* The third scale's upsampled pass (radius_up): in windows found as for
  * the small-symbol pass (the whole frame where they would cover more than
  * half of it), tile by tile, the frame enlarged twice (threshold/upsample.h)
@@ -1823,12 +1837,17 @@ static bool up_window(struct engine *e, const struct image_u8 *grey, const struc
  * back, follow the other passes' in the scale's detections. They pass the
  * small-symbol pass's check (small_check): in a defocused frame the
  * enlarged blobs of a 40 px symbol lost a hole where the frame's own
- * pixels at radius_small_check still hold it (172 read as 127). */
+ * pixels at radius_small_check still hold it (172 read as 127). Then,
+ * where nothing of a symbol branches in the first scale's tree but its
+ * holes and dots cluster as islands there (windows_find_islands), it
+ * fills empty places (island_reads). */
 static bool third_up(struct engine *e, const struct image_u8 *grey)
 {
 	if (!e->t3.up)
 		return true;
-	const int n = small_windows(e, grey, THIRD_UP_WIN_PX);
+	const int found = windows_find_small(&e->t3.scan, THIRD_UP_WIN_PX, THIRD_SMALL_PAD, e->t3.win,
+					     THIRD_MAX_WINDOWS);
+	const int n = windows_or_frame(e, grey, found);
 	int taps[THRESHOLD_GAUSS_MAX_RADIUS + 1];
 	int halo = (e->cfg.radius_up + threshold_gauss_taps(e->cfg.thr.gauss_sigma, taps) + 1) / 2 + 1;
 	/* The closing reads 2 close_up enlarged pixels around each. */
@@ -1842,6 +1861,27 @@ static bool third_up(struct engine *e, const struct image_u8 *grey)
 		e->t3.stats.up_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
 		ok = up_window(e, grey, w, halo);
 	}
+	/* Then where only islands cluster (windows_find_islands; not after
+	 * the whole frame): reads that fill places no other read of the
+	 * first and third scales holds, as fallbacks (FIDUCIAL_FALLBACK), so
+	 * that no read of the second scale either holds the place. Elsewhere
+	 * they would be a second vote of one method for a damaged read: on
+	 * sun with reacTIVision's set (seed 42, frame 9) the closing pass and
+	 * this pass's closing read both read a 41 px 88 cut by a shadow's
+	 * edge as 106, against the scaled pass's fallback 88s. */
+	const int own = e->s3.det.n_fids;
+	if (ok && found >= 0) {
+		const int m = windows_or_frame(e, grey,
+					       windows_find_islands(&e->t3.scan, THIRD_UP_WIN_PX, THIRD_SMALL_PAD,
+								    e->t3.win, THIRD_MAX_WINDOWS));
+		for (int i = 0; i < m && ok; i++) {
+			const struct window *w = &e->t3.win[i];
+			e->t3.stats.up_windows++;
+			e->t3.stats.up_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
+			ok = up_window(e, grey, w, halo);
+		}
+	}
+	island_reads(e, own);
 	return ok && small_check(e, grey, from);
 }
 

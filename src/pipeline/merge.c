@@ -11,9 +11,7 @@ static bool same_place(const struct fiducial_det *a, const struct fiducial_det *
 	return dx * dx + dy * dy <= r * r;
 }
 
-/* Index of the first item of list within 0.3 of the larger size of f's
- * place, or -1. */
-static int near_index(const struct fiducial_det *list, int n, const struct fiducial_det *f)
+int merge_near(const struct fiducial_det *list, int n, const struct fiducial_det *f)
 {
 	for (int i = 0; i < n; i++)
 		if (same_place(&list[i], f))
@@ -23,7 +21,7 @@ static int near_index(const struct fiducial_det *list, int n, const struct fiduc
 
 static bool near_any(const struct fiducial_det *list, int n, const struct fiducial_det *f)
 {
-	return near_index(list, n, f) >= 0;
+	return merge_near(list, n, f) >= 0;
 }
 
 /* d's symbol j becomes a fuzzy one (while the fuzzy list has room). */
@@ -40,7 +38,7 @@ void merge_scale(struct detections *d, const struct detections *d2)
 {
 	for (int i = 0; i < d2->n_fids; i++) {
 		const struct fiducial_det *f = &d2->fids[i];
-		const int j = near_index(d->fids, d->n_fids, f);
+		const int j = merge_near(d->fids, d->n_fids, f);
 		/* A fallback read holds a place only while no other read does:
 		 * it gives way to any read that agrees or that two reads agreed
 		 * on (and is no vote); against a fallback or a doubtful read of
@@ -258,7 +256,7 @@ bool merge_check(struct detections *d, int i, const struct detections *check, co
 
 bool merge_tie_break(struct detections *d, int i, const struct fiducial_det *other, const struct detections *third)
 {
-	const int k = near_index(third->fids, third->n_fids, &d->fids[i]);
+	const int k = merge_near(third->fids, third->n_fids, &d->fids[i]);
 	if (k < 0 || third->fids[k].id != other->id || other->id == d->fids[i].id)
 		return false;
 	d->fids[i] = *other;

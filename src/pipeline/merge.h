@@ -54,6 +54,10 @@
 
 struct tree_set;
 
+/* Index of the first symbol of list (n) at f's place (within 0.3 of the
+ * larger size of the two), or -1. */
+int merge_near(const struct fiducial_det *list, int n, const struct fiducial_det *f);
+
 /* Merges d2's symbols and fuzzy symbols into d as described above; sets
  * d->overflow when d's symbol list is full. */
 void merge_scale(struct detections *d, const struct detections *d2);

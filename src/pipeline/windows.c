@@ -14,15 +14,24 @@
 /* The same for small structure (windows_find_small): pixels of each
  * neighbour that counts. */
 #define SMALL_MIN_AREA 4
+/* Islands (windows_find_islands): regions of at least ISLAND_MIN_AREA
+ * pixels and at most ISLAND_MAX_SIDE a side that touch one region only,
+ * as a symbol's holes and dots do; a tile is live where the tiles around
+ * it (3 x 3) hold at least ISLAND_MIN_COUNT of them. */
+#define ISLAND_MIN_AREA 4
+#define ISLAND_MAX_SIDE 10
+#define ISLAND_MIN_COUNT 8
 
 static int tiles_x(int width)
 {
 	return (width + T - 1) / T;
 }
 
+/* The scratch holds three int32 a tile (the finds' live tiles and flood
+ * stack, the scan's islands a tile), then a verdict a region. */
 size_t windows_scratch_len(int width, int height, int32_t max_regions)
 {
-	return 2 * (size_t)tiles_x(width) * (size_t)((height + T - 1) / T) + (size_t)(max_regions > 0 ? max_regions : 0);
+	return 3 * (size_t)tiles_x(width) * (size_t)((height + T - 1) / T) + (size_t)(max_regions > 0 ? max_regions : 0);
 }
 
 static int max_i(int a, int b)
@@ -137,6 +146,15 @@ static bool live_region(const struct region_tree *t, int32_t r, int max_side, in
 #define LIVE 1
 #define LIVE_SMALL 2
 
+/* Whether region r is an island (ISLAND_*) that no decoded symbol or
+ * finger explains. */
+static bool island(const struct region_tree *t, int32_t r, const struct detections *d)
+{
+	const struct region *g = &t->regions[r];
+	return g->n_adj == 1 && g->area >= ISLAND_MIN_AREA && g->x1 - g->x0 < ISLAND_MAX_SIDE &&
+	       g->y1 - g->y0 < ISLAND_MAX_SIDE && !explained(t, r, d);
+}
+
 void windows_scan(struct windows_scan *s, const struct region_tree *t, const struct detections *d, int max_symbol_px,
 		  int small_px, const struct image_u8 *grey, int min_sd, int32_t *scratch, size_t scratch_len)
 {
@@ -145,12 +163,21 @@ void windows_scan(struct windows_scan *s, const struct region_tree *t, const str
 		s->whole = true;
 		return;
 	}
-	int32_t *memo = scratch + 2 * (size_t)tiles_x(t->width) * (size_t)((t->height + T - 1) / T);
+	const int ntx = tiles_x(t->width);
+	const size_t nt = (size_t)ntx * (size_t)((t->height + T - 1) / T);
+	int32_t *islands = scratch + 2 * nt, *memo = scratch + 3 * nt;
+	for (size_t i = 0; i < nt; i++)
+		islands[i] = 0;
 	for (int32_t r = 0; r < t->n_regions; r++) {
 		memo[r] = live_region(t, r, max_symbol_px, MIN_AREA, d) ? LIVE : 0;
 		if (small_px > 0 && live_region(t, r, small_px, SMALL_MIN_AREA, d) &&
 		    (!grey || grey_varies(grey, &t->regions[r], min_sd)))
 			memo[r] |= LIVE_SMALL;
+		if (small_px > 0 && island(t, r, d)) {
+			const struct region *g = &t->regions[r];
+			islands[(g->y0 + g->y1) / 2 / T * ntx + (g->x0 + g->x1) / 2 / T]++;
+			s->n_islands++;
+		}
 		s->n_live += (memo[r] & LIVE) != 0;
 		s->n_small += (memo[r] & LIVE_SMALL) != 0;
 	}
@@ -190,6 +217,27 @@ static void tiles_mark(const struct region_tree *t, const int32_t *memo, int32_t
 	}
 }
 
+/* Leaves live (as 1) only the tiles that were not and whose 3 x 3 tiles
+ * hold at least ISLAND_MIN_COUNT islands (windows_scan's count a tile);
+ * sum: scratch of one int32 a tile. Each tile with islands adds them to
+ * its neighbours' sums: few tiles have any. */
+static void islands_mark(int ntx, int nty, const int32_t *islands, int32_t *live, int32_t *sum)
+{
+	for (int i = 0; i < ntx * nty; i++)
+		sum[i] = 0;
+	for (int ty = 0; ty < nty; ty++)
+		for (int tx = 0; tx < ntx; tx++) {
+			const int32_t n = islands[ty * ntx + tx];
+			if (!n)
+				continue;
+			for (int y = max_i(0, ty - 1); y <= min_i(nty - 1, ty + 1); y++)
+				for (int x = max_i(0, tx - 1); x <= min_i(ntx - 1, tx + 1); x++)
+					sum[y * ntx + x] += n;
+		}
+	for (int i = 0; i < ntx * nty; i++)
+		live[i] = !live[i] && sum[i] >= ISLAND_MIN_COUNT;
+}
+
 static int overlap(const struct window *a, const struct window *b)
 {
 	return a->x0 < b->x1 && b->x0 < a->x1 && a->y0 < b->y1 && b->y0 < a->y1;
@@ -201,18 +249,24 @@ int windows_radius(const struct windows_radius *rule, int side)
 	return r < rule->min ? rule->min : r > rule->max ? rule->max : r;
 }
 
-static int find(const struct windows_scan *s, int32_t bit, int small_px, int pad, const struct windows_radius *rule,
-		struct window *out, int cap)
+static int find(const struct windows_scan *s, int32_t bit, int small_px, bool islands, int pad,
+		const struct windows_radius *rule, struct window *out, int cap)
 {
 	if (s->whole)
 		return -1;
-	if (!(bit == LIVE ? s->n_live : s->n_small))
+	if (islands ? s->n_islands < ISLAND_MIN_COUNT : !(bit == LIVE ? s->n_live : s->n_small))
 		return 0;
 	const struct region_tree *tree = s->tree;
 	const int w = tree->width, h = tree->height, ntx = tiles_x(w), nty = (h + T - 1) / T;
 	const size_t nt = (size_t)ntx * (size_t)nty;
 	int32_t *live = s->scratch, *stack = s->scratch + nt;
-	tiles_mark(tree, s->scratch + 2 * nt, bit, small_px, live);
+	if (s->n_small || bit == LIVE)
+		tiles_mark(tree, s->scratch + 3 * nt, bit, small_px, live);
+	else
+		for (size_t i = 0; i < nt; i++)
+			live[i] = 0;
+	if (islands)
+		islands_mark(ntx, nty, s->scratch + 2 * nt, live, stack);
 	int n = 0;
 	for (size_t i = 0; i < nt; i++) {
 		if (!live[i])
@@ -268,10 +322,15 @@ static int find(const struct windows_scan *s, int32_t bit, int small_px, int pad
 
 int windows_find(const struct windows_scan *s, int pad, const struct windows_radius *rule, struct window *out, int cap)
 {
-	return find(s, LIVE, 0, pad, rule, out, cap);
+	return find(s, LIVE, 0, false, pad, rule, out, cap);
 }
 
 int windows_find_small(const struct windows_scan *s, int small_px, int pad, struct window *out, int cap)
 {
-	return find(s, LIVE_SMALL, small_px, pad, NULL, out, cap);
+	return find(s, LIVE_SMALL, small_px, false, pad, NULL, out, cap);
+}
+
+int windows_find_islands(const struct windows_scan *s, int small_px, int pad, struct window *out, int cap)
+{
+	return find(s, LIVE_SMALL, small_px, true, pad, NULL, out, cap);
 }

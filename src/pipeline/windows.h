@@ -92,10 +92,11 @@ size_t windows_scratch_len(int width, int height, int32_t max_regions);
  * judged once. */
 struct windows_scan {
 	const struct region_tree *tree;
-	int32_t *scratch;      /* the verdicts, and room for the finds' tiles */
+	int32_t *scratch;      /* the verdicts and the islands a tile, and room for the finds' tiles */
 	size_t scratch_len;
 	int32_t n_live;        /* regions live by windows_find's rule */
 	int32_t n_small;       /* by windows_find_small's, under small_px a side */
+	int32_t n_islands;     /* islands (windows_find_islands) */
 	bool whole;            /* a tree cut short, or scratch too short for its regions */
 };
 
@@ -130,5 +131,16 @@ int windows_find(const struct windows_scan *s, int pad, const struct windows_rad
  * symbol or finger explains them and the grey varies (windows_scan). No
  * radius rule; -1 for the whole frame as above. */
 int windows_find_small(const struct windows_scan *s, int small_px, int pad, struct window *out, int cap);
+
+/* Where islands cluster outside windows_find_small's tiles: islands are
+ * regions of 4 pixels or more, at most 10 a side, that touch one region
+ * only and that no decoded symbol or finger explains; a tile is live
+ * where the 3 x 3 tiles around it hold at least 8 and windows_find_small
+ * (small_px) leaves it out. Where the first scale's flat rule or a
+ * shadow's band joins a symbol's ring and blobs to the dark table around
+ * it, nothing of the symbol branches in the first scale's tree, but its
+ * holes and dots are still islands there. -1 for the whole frame as
+ * above. */
+int windows_find_islands(const struct windows_scan *s, int small_px, int pad, struct window *out, int cap);
 
 #endif
