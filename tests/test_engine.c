@@ -537,6 +537,11 @@ static void mask_checker(struct bitmask *m, int x0, int y0, int x1, int y1)
 				m->bits[(size_t)y * m->stride_words + x / 64] |= 1ull << (x % 64);
 }
 
+static void mask_clear(struct bitmask *m)
+{
+	memset(m->bits, 0, (size_t)m->stride_words * (size_t)H * sizeof *m->bits);
+}
+
 /* The third scale's windows of mask m: from its tree, as the engine finds them. */
 #define WINDOWS_SCRATCH (3 * ((W + WINDOWS_TILE - 1) / WINDOWS_TILE) * ((H + WINDOWS_TILE - 1) / WINDOWS_TILE) + 8192)
 static int find_windows(struct segment *seg, const struct bitmask *m, const struct detections *d, int pad,
@@ -662,7 +667,7 @@ static void test_windows_finger_rim(void **state)
 	win_fixture_open(&f);
 	static int32_t scratch[WINDOWS_SCRATCH];
 	struct window win[4];
-	memset(f.m.bits, 0, (size_t)f.m.stride_words * (size_t)H * sizeof *f.m.bits);
+	mask_clear(&f.m);
 	for (int y = 20; y < 144; y++)
 		for (int x = 60; x < 144; x++) {
 			const int r2 = (x - 100) * (x - 100) + (y - 38) * (y - 38);
@@ -773,7 +778,7 @@ static void test_windows_small(void **state)
 	static int32_t scratch[WINDOWS_SCRATCH];
 	struct window win[4];
 	const struct region_tree *tree = NULL;
-	memset(f.m.bits, 0, (size_t)f.m.stride_words * (size_t)H * sizeof *f.m.bits);
+	mask_clear(&f.m);
 	mask_small(&f.m, 100, 100, 20, 3);
 	assert_int_equal(segment_process(f.seg, &f.m, &tree), 0);
 	assert_int_equal(find_in(tree, &f.d, 0, 8, NULL, scratch, win), 0);
@@ -787,11 +792,11 @@ static void test_windows_small(void **state)
 	f.d.fids[0] = (struct fiducial_det){.id = 1, .x = 110, .y = 110, .size_px = 20};
 	assert_int_equal(find_in(tree, &f.d, 40, 8, NULL, scratch, win), 0);
 	f.d.n_fids = 0;
-	memset(f.m.bits, 0, (size_t)f.m.stride_words * (size_t)H * sizeof *f.m.bits);
+	mask_clear(&f.m);
 	mask_small(&f.m, 100, 100, 20, 1);
 	assert_int_equal(segment_process(f.seg, &f.m, &tree), 0);
 	assert_int_equal(find_in(tree, &f.d, 40, 8, NULL, scratch, win), 0);
-	memset(f.m.bits, 0, (size_t)f.m.stride_words * (size_t)H * sizeof *f.m.bits);
+	mask_clear(&f.m);
 	mask_small(&f.m, 100, 100, 48, 3);
 	assert_int_equal(segment_process(f.seg, &f.m, &tree), 0);
 	assert_int_equal(find_in(tree, &f.d, 40, 8, NULL, scratch, win), 0);
@@ -824,7 +829,7 @@ static void test_windows_islands(void **state)
 	struct window win[4];
 	const struct region_tree *tree = NULL;
 	struct windows_scan scan;
-	memset(f.m.bits, 0, (size_t)f.m.stride_words * (size_t)H * sizeof *f.m.bits);
+	mask_clear(&f.m);
 	mask_islands(&f.m, 100, 100, 9);
 	assert_int_equal(segment_process(f.seg, &f.m, &tree), 0);
 	windows_scan(&scan, tree, &f.d, 120, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
@@ -839,7 +844,7 @@ static void test_windows_islands(void **state)
 	windows_scan(&scan, tree, &f.d, 120, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
 	assert_int_equal(windows_find_islands(&scan, 64, 8, win, 4), 0);
 	f.d.n_fids = 0;
-	memset(f.m.bits, 0, (size_t)f.m.stride_words * (size_t)H * sizeof *f.m.bits);
+	mask_clear(&f.m);
 	mask_islands(&f.m, 100, 100, 7);
 	assert_int_equal(segment_process(f.seg, &f.m, &tree), 0);
 	windows_scan(&scan, tree, &f.d, 120, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
