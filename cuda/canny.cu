@@ -52,6 +52,7 @@ struct cuda_canny {
 	 * edges kernel clears the other for the next frame (no memset a frame). */
 	int32_t *d_count;
 	unsigned frames; /* frames submitted: which count is this frame's */
+	bool counts_stale; /* a submit failed between its kernels: both counts are cleared first */
 	int32_t *d_cand; /* the frame indices of the candidates, in no order (*count of them) */
 	uint16_t *d_mag;
 	int32_t *d_label;
@@ -587,8 +588,11 @@ int cuda_canny_submit(struct cuda_canny *k, const uint8_t *grey, int width, int 
 					   k->stream));
 		if (c->profile)
 			CUDA_CHECK(cudaEventRecord(k->ev[1], k->stream));
+		if (k->counts_stale)
+			CUDA_CHECK(cudaMemsetAsync(k->d_count, 0, 2 * sizeof(int32_t), k->stream));
 		int32_t *count = k->d_count + (k->frames & 1), *next = k->d_count + (~k->frames & 1);
 		k->frames++;
+		k->counts_stale = true;
 		gradient_kernels[tp.r]<<<g1, THREADS, 0, k->stream>>>(k->d_grey, width, height, r, tp, c->low,
 								       c->high, k->d_mag, k->d_dir, k->d_label, k->d_cls,
 								       count, k->d_cand);
@@ -607,6 +611,7 @@ int cuda_canny_submit(struct cuda_canny *k, const uint8_t *grey, int width, int 
 		CUDA_CHECK(cudaLaunchKernelEx(&lc, edges_kernel, (const int32_t *)count, next, (const int32_t *)k->d_cand,
 					      k->d_label, k->d_cls));
 		CUDA_CHECK(cudaGetLastError());
+		k->counts_stale = false;
 		if (c->profile)
 			CUDA_CHECK(cudaEventRecord(k->ev[2], k->stream));
 	} else {
