@@ -1811,6 +1811,20 @@ static bool up_window(struct engine *e, const struct image_u8 *grey, const struc
 	return ok;
 }
 
+/* The upsampled pass over the first n windows of e->t3.win, counted in
+ * its statistics. */
+static bool up_windows(struct engine *e, const struct image_u8 *grey, int n, int halo)
+{
+	bool ok = true;
+	for (int i = 0; i < n && ok; i++) {
+		const struct window *w = &e->t3.win[i];
+		e->t3.stats.up_windows++;
+		e->t3.stats.up_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
+		ok = up_window(e, grey, w, halo);
+	}
+	return ok;
+}
+
 /* Keeps the third scale's symbols from `from` on (the upsampled pass's
  * island windows) only where no symbol of the first scale's or of the
  * third's before `from` lies at their place, as fallbacks; the rest go. */
@@ -1854,13 +1868,7 @@ static bool third_up(struct engine *e, const struct image_u8 *grey)
 	if (e->t3.up_close && e->cfg.close_up > 0 && e->cfg.close_up + 1 > halo)
 		halo = e->cfg.close_up + 1;
 	const int from = e->s3.det.n_fids;
-	bool ok = true;
-	for (int i = 0; i < n && ok; i++) {
-		const struct window *w = &e->t3.win[i];
-		e->t3.stats.up_windows++;
-		e->t3.stats.up_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
-		ok = up_window(e, grey, w, halo);
-	}
+	bool ok = up_windows(e, grey, n, halo);
 	/* Then where only islands cluster (windows_find_islands; not after
 	 * the whole frame): reads that fill places no other read of the
 	 * first and third scales holds, as fallbacks (FIDUCIAL_FALLBACK), so
@@ -1870,17 +1878,11 @@ static bool third_up(struct engine *e, const struct image_u8 *grey)
 	 * this pass's closing read both read a 41 px 88 cut by a shadow's
 	 * edge as 106, against the scaled pass's fallback 88s. */
 	const int own = e->s3.det.n_fids;
-	if (ok && found >= 0) {
-		const int m = windows_or_frame(e, grey,
-					       windows_find_islands(&e->t3.scan, THIRD_UP_WIN_PX, THIRD_SMALL_PAD,
-								    e->t3.win, THIRD_MAX_WINDOWS));
-		for (int i = 0; i < m && ok; i++) {
-			const struct window *w = &e->t3.win[i];
-			e->t3.stats.up_windows++;
-			e->t3.stats.up_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
-			ok = up_window(e, grey, w, halo);
-		}
-	}
+	if (ok && found >= 0) /* a scan that is not whole: the islands' find is never -1 */
+		ok = up_windows(e, grey,
+				windows_find_islands(&e->t3.scan, THIRD_UP_WIN_PX, THIRD_SMALL_PAD, e->t3.win,
+						     THIRD_MAX_WINDOWS),
+				halo);
 	island_reads(e, own);
 	return ok && small_check(e, grey, from);
 }
