@@ -581,6 +581,56 @@ static void test_simplify_avx2(void **state)
 	print_message("300 outlines, %ld points kept alike\n", kept);
 }
 
+/* With a tolerance above 0, Douglas-Peucker takes its spans largest value
+ * first and stops at the cap; at tolerance 0 it takes every point's value
+ * and selects the (cap + 1)-th largest. Where the cap binds at tolerance t
+ * (fewer points kept with it than without), that threshold is above t, so
+ * both must keep the same points; where it does not, the capped call keeps
+ * what the uncapped one keeps. Random outlines as above, both paths. */
+static void test_simplify_best_first(void **state)
+{
+	(void)state;
+	uint32_t seed = 977;
+#define RND() lcg(&seed)
+	enum { N = 900 };
+	static struct outline_point pts[N];
+	static int keep[3][N], scratch[N];
+	static float fscratch[2 * N];
+	int bound = 0;
+	for (int t = 0; t < 400; t++) {
+		const int n = 4 + (int)(RND() % (N - 4));
+		const float r = 5.0f + (float)(RND() % 200), wob = (float)(RND() % 8);
+		for (int i = 0; i < n; i++) {
+			if (i > 0 && RND() % 6 == 0) {
+				pts[i] = pts[i - 1];
+				continue;
+			}
+			const float a = 2.0f * (float)M_PI * (float)i / (float)n;
+			const float rr = r + wob * (float)(RND() % 100) / 100.0f;
+			pts[i] = (struct outline_point){roundf(2 * (300 + rr * cosf(a))) / 2,
+							roundf(2 * (300 + rr * sinf(a))) / 2, cosf(a), sinf(a)};
+		}
+		const float tol = 0.125f * (float)(1 + RND() % 16);
+		const bool avx2 = RND() % 2;
+		const int all = outline_simplify(pts, n, tol, avx2, n, keep[0], scratch, fscratch);
+		const int cap = 1 + (int)(RND() % (unsigned)(all + 2));
+		const int m = outline_simplify(pts, n, tol, avx2, cap, keep[1], scratch, fscratch);
+		if (cap >= all) {
+			assert_int_equal(m, all);
+			assert_memory_equal(keep[1], keep[0], (size_t)m * sizeof keep[0][0]);
+			continue;
+		}
+		const int full = outline_simplify(pts, n, 0.0f, avx2, cap, keep[2], scratch, fscratch);
+		assert_int_equal(m, full);
+		assert_memory_equal(keep[1], keep[2], (size_t)m * sizeof keep[0][0]);
+		assert_true(m <= cap);
+		bound++;
+	}
+#undef RND
+	assert_true(bound > 100);
+	print_message("400 outlines, the cap bound %d of them: the same points as the full pass\n", bound);
+}
+
 /* A hand's profiles eight at a time (one a lane) equal outline_profile()
  * one at a time, bit for bit: the near offsets, and the offsets and
  * sharpness; runs of points well inside the frame (the vector path), then
@@ -746,6 +796,7 @@ int main(void)
 		cmocka_unit_test(test_profile_avx2),
 		cmocka_unit_test(test_profiles_avx2),
 		cmocka_unit_test(test_simplify_avx2),
+		cmocka_unit_test(test_simplify_best_first),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

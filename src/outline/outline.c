@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,7 +165,7 @@ static struct tracer *tracer_create(const struct outline_config *cfg, int max_w,
 		return NULL;
 	o->cfg = cfg;
 	o->avx2 = outline_have_avx2();
-	o->mask = calloc((size_t)(max_w + 2) * (size_t)(max_h + 2), 1);
+	o->mask = calloc((size_t)(max_w + 2) * (size_t)(max_h + 2) + OUTLINE_MASK_SLACK, 1);
 	o->pts = malloc(OUTLINE_MAX_TRACE * sizeof *o->pts);
 	o->sharp = malloc(OUTLINE_MAX_TRACE * sizeof *o->sharp);
 	o->select = malloc(OUTLINE_MAX_TRACE * sizeof *o->select);
@@ -314,6 +315,65 @@ static int paint(const struct region_tree *t, int32_t r, uint8_t *mask, uint8_t 
 	}
 	return sx;
 }
+
+#if PROFILE_X86
+_Static_assert(sizeof(struct run) == 16 && offsetof(struct run, region) == 8, "paint_avx2: a run is four ints");
+
+/* paint() for the walk, with AVX2 (the mask has OUTLINE_MASK_SLACK bytes
+ * past its end): a hand's box spans hundreds of rows of a dozen runs, one
+ * or two of them its own, so the runs of all its rows are sifted as one
+ * list, eight at a time by their regions, the row found from each run of
+ * r (the rows' run lists follow one another); each run is filled by
+ * whole vectors and the 32 bytes after it set to 0. The bytes that end
+ * in the region's value are exactly paint()'s; the others only lose
+ * their old value for 0, which no trace paints with, and every later
+ * run lies after them (to the right, or a row below), so nothing a run
+ * paints is undone. */
+__attribute__((target("avx2"))) static int paint_avx2(const struct region_tree *t, int32_t r, uint8_t *mask,
+						      uint8_t value)
+{
+	const struct region *g = &t->regions[r];
+	const ptrdiff_t bw = g->x1 - g->x0 + 3;
+	const struct run *runs = t->runs;
+	const int32_t *first = t->row_first_run, end = first[g->y1 + 1];
+	int sx = -1;
+	for (int32_t k = first[g->y0]; k < first[g->y0 + 1] && sx < 0; k++)
+		sx = runs[k].region == r ? runs[k].x : -1;
+	const __m256i vr = _mm256_set1_epi32(r), vv = _mm256_set1_epi8((char)value), zero = _mm256_setzero_si256();
+	/* after the packs, the 4-byte groups of runs k, k + 2, k + 4, k + 6,
+	 * k + 1, k + 3, k + 5, k + 7: back in order */
+	const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+	int y = g->y0;
+	uint8_t *row = mask + bw + 1 - g->x0;
+	for (int32_t k = first[g->y0]; k < end; k += 8) {
+		/* bit 4 l + 2 set where run k + l is r's (its third int) */
+		unsigned m = 0;
+		if (k + 8 <= end) {
+			const __m256i *v = (const __m256i *)(const void *)&runs[k];
+			const __m256i e01 = _mm256_packs_epi32(_mm256_cmpeq_epi32(_mm256_loadu_si256(v), vr),
+							       _mm256_cmpeq_epi32(_mm256_loadu_si256(v + 1), vr));
+			const __m256i e23 = _mm256_packs_epi32(_mm256_cmpeq_epi32(_mm256_loadu_si256(v + 2), vr),
+							       _mm256_cmpeq_epi32(_mm256_loadu_si256(v + 3), vr));
+			const __m256i e = _mm256_permutevar8x32_epi32(_mm256_packs_epi16(e01, e23), order);
+			m = (unsigned)_mm256_movemask_epi8(e) & 0x44444444u;
+		} else {
+			for (int l = 0; k + l < end; l++)
+				m |= runs[k + l].region == r ? 4u << (4 * l) : 0;
+		}
+		for (; m; m &= m - 1) {
+			const int32_t j = k + (int32_t)(__builtin_ctz(m) >> 2);
+			for (; j >= first[y + 1]; y++)
+				row += bw;
+			const struct run *u = &runs[j];
+			uint8_t *d = row + u->x;
+			for (int32_t i = 0; i < u->len; i += 32)
+				_mm256_storeu_si256((__m256i *)(void *)(d + i), vv);
+			_mm256_storeu_si256((__m256i *)(void *)(d + u->len), zero);
+		}
+	}
+	return sx;
+}
+#endif
 
 /* The crack walk of outline_trace() over a mask where the region's pixels
  * are those of value v. */
@@ -722,6 +782,25 @@ __attribute__((target("avx2"))) static float offset_avx2(const struct image_u8 *
 	return steepest_refine(prof, sign, best, dbest, &step, &off) ? off : 0;
 }
 
+/* x, y, nx and ny of the eight points p[0..8), a vector each: four loads
+ * and a transpose (store8_avx2() the other way). */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
+load8_avx2(const struct outline_point *p, __m256 *x, __m256 *y, __m256 *nx, __m256 *ny)
+{
+	const float *f = &p->x;
+	const __m256 r0 = _mm256_loadu_ps(f), r1 = _mm256_loadu_ps(f + 8), r2 = _mm256_loadu_ps(f + 16),
+		     r3 = _mm256_loadu_ps(f + 24);
+	/* points 0 and 4, 1 and 5, 2 and 6, 3 and 7 */
+	const __m256 t0 = _mm256_permute2f128_ps(r0, r2, 0x20), t1 = _mm256_permute2f128_ps(r0, r2, 0x31);
+	const __m256 t2 = _mm256_permute2f128_ps(r1, r3, 0x20), t3 = _mm256_permute2f128_ps(r1, r3, 0x31);
+	const __m256 u0 = _mm256_unpacklo_ps(t0, t1), u1 = _mm256_unpackhi_ps(t0, t1);
+	const __m256 u2 = _mm256_unpacklo_ps(t2, t3), u3 = _mm256_unpackhi_ps(t2, t3);
+	*x = _mm256_shuffle_ps(u0, u2, _MM_SHUFFLE(1, 0, 1, 0));
+	*y = _mm256_shuffle_ps(u0, u2, _MM_SHUFFLE(3, 2, 3, 2));
+	*nx = _mm256_shuffle_ps(u1, u3, _MM_SHUFFLE(1, 0, 1, 0));
+	*ny = _mm256_shuffle_ps(u1, u3, _MM_SHUFFLE(3, 2, 3, 2));
+}
+
 /* offset_avx2() of the PROFILE_ROOMY profiles of p[0..8), one a lane,
  * into off[0..8), and with sharp (not NULL) edge_avx2()'s sharpness too,
  * into sharp[0..8): each lane's samples are bilinear_avx2()'s, its search
@@ -736,28 +815,37 @@ profiles8_avx2(const struct image_u8 *grey, float sign, const struct outline_poi
 {
 	/* sample k of lane l at prof[k * 8 + l] */
 	float prof[PROFILE_STEPS * 8] __attribute__((aligned(32)));
-	const __m256 px = _mm256_setr_ps(p[0].x, p[1].x, p[2].x, p[3].x, p[4].x, p[5].x, p[6].x, p[7].x);
-	const __m256 py = _mm256_setr_ps(p[0].y, p[1].y, p[2].y, p[3].y, p[4].y, p[5].y, p[6].y, p[7].y);
-	const __m256 nx = _mm256_setr_ps(p[0].nx, p[1].nx, p[2].nx, p[3].nx, p[4].nx, p[5].nx, p[6].nx, p[7].nx);
-	const __m256 ny = _mm256_setr_ps(p[0].ny, p[1].ny, p[2].ny, p[3].ny, p[4].ny, p[5].ny, p[6].ny, p[7].ny);
+	__m256 px, py, nx, ny;
+	load8_avx2(p, &px, &py, &nx, &ny);
 	const __m256i stride = _mm256_set1_epi32(grey->stride), ff = _mm256_set1_epi32(0xff);
+	/* Sample k at s = (k - 2 OUTLINE_PROFILE_PX) / 2 along the normal, s
+	 * stepped by adding halves and wholes (exact: multiples of a half
+	 * this small). */
+#define PROFILE8_SAMPLE(K, S)                                                                                       \
+	_mm256_store_ps(prof + (K) * 8, bilinear_avx2(grey, stride, ff, _mm256_add_ps(px, _mm256_mul_ps(S, nx)),     \
+						      _mm256_add_ps(py, _mm256_mul_ps(S, ny))))
 	/* the search's samples; for the range also those up to PROFILE_NEAR0
 	 * and PROFILE_NEAR1 and every other one beyond */
 	const int k0 = sharp ? 1 : STEEP_S0, k1 = sharp ? PROFILE_STEPS - 2 : STEEP_S1;
-	for (int k = k0; k <= k1; k += k < PROFILE_NEAR0 || k >= PROFILE_NEAR1 ? 2 : 1) {
-		const __m256 s = _mm256_set1_ps(0.5f * (float)(k - 2 * OUTLINE_PROFILE_PX));
-		const __m256 x = _mm256_add_ps(px, _mm256_mul_ps(s, nx)), y = _mm256_add_ps(py, _mm256_mul_ps(s, ny));
-		_mm256_store_ps(prof + k * 8, bilinear_avx2(grey, stride, ff, x, y));
-	}
+	const int n0 = sharp ? PROFILE_NEAR0 : STEEP_S0, n1 = sharp ? PROFILE_NEAR1 : STEEP_S1;
+	__m256 sv = _mm256_set1_ps(0.5f * (float)(k0 - 2 * OUTLINE_PROFILE_PX));
+	int ks = k0;
+	for (; ks < n0; ks += 2, sv = _mm256_add_ps(sv, _mm256_set1_ps(1.0f)))
+		PROFILE8_SAMPLE(ks, sv);
+	for (; ks < n1; ks++, sv = _mm256_add_ps(sv, _mm256_set1_ps(0.5f)))
+		PROFILE8_SAMPLE(ks, sv);
+	for (; ks <= k1; ks += 2, sv = _mm256_add_ps(sv, _mm256_set1_ps(1.0f)))
+		PROFILE8_SAMPLE(ks, sv);
+#undef PROFILE8_SAMPLE
 	const __m256 vs = _mm256_set1_ps(sign), zero = _mm256_setzero_ps(), half = _mm256_set1_ps(0.5f);
 	__m256 d = zero;
-	__m256i best = _mm256_set1_epi32(-1);
-	for (int k = STEEP_K0; k <= STEEP_K1; k++) {
+	__m256i best = _mm256_set1_epi32(-1), kv = _mm256_set1_epi32(STEEP_K0);
+	for (int k = STEEP_K0; k <= STEEP_K1; k++, kv = _mm256_add_epi32(kv, _mm256_set1_epi32(1))) {
 		const __m256 dk = _mm256_mul_ps(vs, _mm256_sub_ps(_mm256_load_ps(prof + (k - 1) * 8),
 								  _mm256_load_ps(prof + (k + 1) * 8)));
 		const __m256 gt = _mm256_cmp_ps(dk, d, _CMP_GT_OQ);
 		d = _mm256_blendv_ps(d, dk, gt);
-		best = _mm256_blendv_epi8(best, _mm256_set1_epi32(k), _mm256_castps_si256(gt));
+		best = _mm256_blendv_epi8(best, kv, _mm256_castps_si256(gt));
 	}
 	/* The parabola where best lies inside the search; the other lanes
 	 * read the samples about STEEP_K0 + 1 and keep offset 0. */
@@ -871,6 +959,23 @@ static inline bool profile_roomy(const struct image_u8 *grey, float px, float py
 	return px >= m && py >= m && px < (float)(grey->width - 1) - m && py < (float)(grey->height - 2) - m;
 }
 
+#if PROFILE_X86
+/* Whether profile_roomy() holds for all of p[0..8): the same comparisons,
+ * two points a vector (x and y against the limits, the normals' lanes
+ * left out). */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) bool
+roomy8_avx2(const struct outline_point *p, __m256 lo, __m256 hi)
+{
+	const float *f = &p->x;
+	__m256 ok = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+	for (int q = 0; q < 32; q += 8) {
+		const __m256 v = _mm256_loadu_ps(f + q);
+		ok = _mm256_and_ps(ok, _mm256_and_ps(_mm256_cmp_ps(v, lo, _CMP_GE_OQ), _mm256_cmp_ps(v, hi, _CMP_LT_OQ)));
+	}
+	return (_mm256_movemask_ps(ok) & 0x33) == 0x33;
+}
+#endif
+
 /* The profile of point i along its own normal: profile_offset() into
  * off[i], or with sharp profile_edge() into off[i] and sharp[i]. */
 static inline void profile_of(const struct image_u8 *grey, bool avx2, float sign, const struct outline_point *p, int i,
@@ -882,18 +987,22 @@ static inline void profile_of(const struct image_u8 *grey, bool avx2, float sign
 		off[i] = profile_offset(grey, avx2, sign, p[i].x, p[i].y, p[i].nx, p[i].ny);
 }
 
-/* profile_of() each point of p[0..n) (unit normals): eight consecutive
- * profiles at a time with avx2 where profile_roomy() holds for all of
- * them, else one at a time. */
-static void profiles(const struct image_u8 *grey, bool avx2, float sign, const struct outline_point *p, int n,
-		     float *off, float *sharp)
-{
-	int i = 0;
 #if PROFILE_X86
-	while (avx2 && i + 8 <= n) {
-		int t = 0;
-		while (t < 8 && profile_roomy(grey, p[i + t].x, p[i + t].y))
-			t++;
+/* profiles()'s points with avx2 up to where fewer than eight are left;
+ * returns where they begin. */
+__attribute__((target("avx2"))) static int profiles_avx2(const struct image_u8 *grey, float sign,
+							  const struct outline_point *p, int n, float *off, float *sharp)
+{
+	/* profile_roomy()'s limits in the lanes of a point's x and y */
+	const float m = (float)OUTLINE_PROFILE_PX + 1, xr = (float)(grey->width - 1) - m,
+		    yr = (float)(grey->height - 2) - m;
+	const __m256 lo = _mm256_setr_ps(m, m, 0, 0, m, m, 0, 0), hi = _mm256_setr_ps(xr, yr, 0, 0, xr, yr, 0, 0);
+	int i = 0;
+	while (i + 8 <= n) {
+		int t = 8;
+		if (!roomy8_avx2(p + i, lo, hi))
+			for (t = 0; t < 8 && profile_roomy(grey, p[i + t].x, p[i + t].y);)
+				t++;
 		if (t == 8) {
 			if (sharp)
 				edges8_avx2(grey, sign, p + i, off + i, sharp + i);
@@ -904,8 +1013,22 @@ static void profiles(const struct image_u8 *grey, bool avx2, float sign, const s
 		}
 		/* up to the point that has no room */
 		for (const int end = i + t + 1; i < end; i++)
-			profile_of(grey, avx2, sign, p, i, off, sharp);
+			profile_of(grey, true, sign, p, i, off, sharp);
 	}
+	return i;
+}
+#endif
+
+/* profile_of() each point of p[0..n) (unit normals): eight consecutive
+ * profiles at a time with avx2 where profile_roomy() holds for all of
+ * them (checked eight at a time), else one at a time. */
+static void profiles(const struct image_u8 *grey, bool avx2, float sign, const struct outline_point *p, int n,
+		     float *off, float *sharp)
+{
+	int i = 0;
+#if PROFILE_X86
+	if (avx2)
+		i = profiles_avx2(grey, sign, p, n, off, sharp);
 #endif
 	for (; i < n; i++)
 		profile_of(grey, avx2, sign, p, i, off, sharp);
@@ -1102,6 +1225,93 @@ static void dp_values(const struct outline_point *pts, int n, bool avx2, int a, 
 	}
 }
 
+/* A span of best_first(): its farthest point's value as dp_values()
+ * gives it (none where no point lies beyond floor_t) pushed onto the
+ * max-heap of size *size: hs[2 i], hs[2 i + 1] its ends, hv[2 i] the
+ * value, hv[2 i + 1] the point (exact as a float). */
+static void dp_push(const struct outline_point *pts, int n, bool avx2, int s, int e, const float *eff, float floor_t,
+		    int *hs, float *hv, int *size)
+{
+	const struct outline_point *pa = &pts[s];
+	const float vx = pts[e].x - pa->x, vy = pts[e].y - pa->y, l2 = vx * vx + vy * vy;
+	float dmax = -1;
+	int imax = -1;
+	farthest(pts, s + 1, e > s ? e : n, avx2, pa, vx, vy, l2, &dmax, &imax);
+	if (e < s)
+		farthest(pts, 0, e, avx2, pa, vx, vy, l2, &dmax, &imax);
+	if (imax < 0 || dmax <= floor_t)
+		return;
+	const float parent = eff[s] < eff[e] ? eff[s] : eff[e], v = dmax < parent ? dmax : parent;
+	int i = (*size)++;
+	for (int up; i > 0 && hv[2 * (up = (i - 1) / 2)] < v; i = up) {
+		hs[2 * i] = hs[2 * up];
+		hs[2 * i + 1] = hs[2 * up + 1];
+		hv[2 * i] = hv[2 * up];
+		hv[2 * i + 1] = hv[2 * up + 1];
+	}
+	hs[2 * i] = s;
+	hs[2 * i + 1] = e;
+	hv[2 * i] = v;
+	hv[2 * i + 1] = (float)imax;
+}
+
+/* The tolerance outline_simplify() keeps points above, for floor_t > 0,
+ * without every point's value: dp_values() gives a point at most the
+ * value of the span's ends, so taking the spans largest value first
+ * (a heap) gives the values in falling order, and the max_out + 1-th of
+ * them (the two ends count first, infinite) is the kth_smallest() the
+ * full pass would select; where there are fewer, floor_t. Each value is
+ * dp_values()'s (the same span, the same ends), set in eff as it is
+ * taken; a point never taken keeps 0, below the tolerance returned.
+ * Pending spans are disjoint with a point inside each, so at most n / 2
+ * wait: hs holds n ints, hv n floats. */
+static float best_first(const struct outline_point *pts, int n, bool avx2, int far, int max_out, float *eff,
+			float floor_t, int *hs, float *hv)
+{
+	int size = 0, taken = 2;
+	if (taken >= max_out + 1)
+		return INFINITY;
+	dp_push(pts, n, avx2, 0, far, eff, floor_t, hs, hv, &size);
+	dp_push(pts, n, avx2, far, 0, eff, floor_t, hs, hv, &size);
+	while (size > 0) {
+		const int s = hs[0], e = hs[1], imax = (int)hv[1];
+		const float v = hv[0];
+		/* the last entry sifted down from the top */
+		const int ls = hs[2 * (size - 1)], le = hs[2 * (size - 1) + 1];
+		const float lv = hv[2 * (size - 1)], li = hv[2 * (size - 1) + 1];
+		size--;
+		int i = 0;
+		for (;;) {
+			int c = 2 * i + 1;
+			if (c >= size)
+				break;
+			if (c + 1 < size && hv[2 * (c + 1)] > hv[2 * c])
+				c++;
+			if (!(hv[2 * c] > lv))
+				break;
+			hs[2 * i] = hs[2 * c];
+			hs[2 * i + 1] = hs[2 * c + 1];
+			hv[2 * i] = hv[2 * c];
+			hv[2 * i + 1] = hv[2 * c + 1];
+			i = c;
+		}
+		if (size > 0) {
+			hs[2 * i] = ls;
+			hs[2 * i + 1] = le;
+			hv[2 * i] = lv;
+			hv[2 * i + 1] = li;
+		}
+		eff[imax] = v;
+		if (++taken == max_out + 1)
+			return v;
+		if ((imax - s + n) % n > 1)
+			dp_push(pts, n, avx2, s, imax, eff, floor_t, hs, hv, &size);
+		if ((e - imax + n) % n > 1)
+			dp_push(pts, n, avx2, imax, e, eff, floor_t, hs, hv, &size);
+	}
+	return floor_t;
+}
+
 int outline_simplify(const struct outline_point *pts, int n, float tolerance_px, bool avx2, int max_out, int *keep,
 		     int *scratch, float *fscratch)
 {
@@ -1128,16 +1338,22 @@ int outline_simplify(const struct outline_point *pts, int n, float tolerance_px,
 		eff[i] = 0;
 	eff[0] = eff[far] = INFINITY;
 	float t = tolerance_px;
-	dp_values(pts, n, avx2, 0, far, eff, scratch, t);
-	dp_values(pts, n, avx2, far, 0, eff, scratch, t);
-	int m = 0;
-	for (int i = 0; i < n; i++)
-		if (eff[i] > t)
-			sel[m++] = eff[i];
-	if (m > max_out) {
-		/* The largest tolerance that leaves max_out or fewer: the
-		 * (max_out + 1)-th largest value, which is above t. */
-		t = kth_smallest(sel, m, m - 1 - max_out);
+	if (t > 0) {
+		t = best_first(pts, n, avx2, far, max_out, eff, t, scratch, sel);
+	} else {
+		/* every point's value (those of no span above 0 too) */
+		dp_values(pts, n, avx2, 0, far, eff, scratch, t);
+		dp_values(pts, n, avx2, far, 0, eff, scratch, t);
+		int m = 0;
+		for (int i = 0; i < n; i++)
+			if (eff[i] > t)
+				sel[m++] = eff[i];
+		if (m > max_out) {
+			/* The largest tolerance that leaves max_out or fewer:
+			 * the (max_out + 1)-th largest value, which is above
+			 * t. */
+			t = kth_smallest(sel, m, m - 1 - max_out);
+		}
 	}
 	int k = 0;
 	for (int i = 0; i < n && k < max_out; i++)
@@ -1199,7 +1415,13 @@ static int trace(struct tracer *o, const struct region_tree *t, int32_t r)
 	}
 	o->stamp++;
 	o->mask_used = used > o->mask_used ? used : o->mask_used;
-	int sx = paint(t, r, o->mask, o->stamp);
+	int sx;
+#if PROFILE_X86
+	if (o->avx2)
+		sx = paint_avx2(t, r, o->mask, o->stamp);
+	else
+#endif
+		sx = paint(t, r, o->mask, o->stamp);
 	int n = sx < 0 ? 0 : walk(t, r, sx, o->mask, o->stamp, o->pts, OUTLINE_MAX_TRACE);
 	o->n = n > 0 ? n : 0;
 	o->n_sm = 0;
@@ -1481,7 +1703,12 @@ static bool circle_fit(const struct outline_point *pts, int n, int a, int b, flo
  * point before left it. */
 static void arc_steps(const float *arc, int n, float len, int i0, int i1, int *fwd, int *bwd)
 {
-	int j = i0, k = i0 + 1;
+	/* bwd[i0] lies a few points before i0 + n: found from there, not by
+	 * a walk over the whole outline from i0 + 1 (the lengths only grow
+	 * towards i0 + n, so both find the first k that is within len) */
+	int j = i0, k = i0 + n;
+	while (k - 1 > i0 && arc[i0 + n] - arc[k - 1] <= len)
+		k--;
 	for (int i = i0; i < i1; i++) {
 		if (j < i)
 			j = i;
@@ -1756,6 +1983,51 @@ __attribute__((target("avx2"))) static int candidate_scores_avx2(const float *ar
 }
 #endif
 
+#if PROFILE_X86
+/* len[i] = the distance from p[i] to p[i + 1] (dist2(), the same bits:
+ * the square root is exact to the last bit either way) for i from 0,
+ * eight at a time while p[i + 8] exists; returns where the rest begin. */
+__attribute__((target("avx2"))) static int chords_avx2(const struct outline_point *p, int n, float *len)
+{
+	int i = 0;
+	for (; i + 9 <= n; i += 8) {
+		__m256 x, y, qx, qy, nx, ny;
+		load8_avx2(p + i, &x, &y, &nx, &ny);
+		load8_avx2(p + i + 1, &qx, &qy, &nx, &ny);
+		const __m256 dx = _mm256_sub_ps(qx, x), dy = _mm256_sub_ps(qy, y);
+		_mm256_storeu_ps(len + i, _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy))));
+	}
+	return i;
+}
+
+/* out[i] = in[i] + c for i from 0, eight at a time; returns where the
+ * rest (fewer than eight) begin. */
+__attribute__((target("avx2"))) static int shifted_avx2(const float *in, int n, float c, float *out)
+{
+	const __m256 vc = _mm256_set1_ps(c);
+	int i = 0;
+	for (; i + 8 <= n; i += 8)
+		_mm256_storeu_ps(out + i, _mm256_add_ps(_mm256_loadu_ps(in + i), vc));
+	return i;
+}
+
+/* The first i' >= i below n whose score is not <= 0 (n where there is
+ * none), eight scores at a time. */
+__attribute__((target("avx2"))) static int candidate_next_avx2(const float *score, int i, int n)
+{
+	const __m256 zero = _mm256_setzero_ps();
+	for (; i + 8 <= n; i += 8) {
+		const unsigned yes = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(score + i), zero, _CMP_NLE_UQ));
+		if (yes)
+			return i + __builtin_ctz(yes);
+	}
+	for (; i < n; i++)
+		if (!(score[i] <= 0))
+			return i;
+	return n;
+}
+#endif
+
 /* Points of the thinned outline a quarter circle of a finger spans at least. */
 #define HAND_POINTS_PER_QUARTER 4
 
@@ -1831,20 +2103,34 @@ static int hand_tips(struct tracer *o, const struct image_u8 *grey, int32_t hand
 	if (n < 8)
 		return 0;
 	const struct outline_point *p = o->sm;
+	/* the chords' lengths (eight at a time with avx2, the same bits) in
+	 * place, then summed in order */
+	int done = 0;
+#if PROFILE_X86
+	if (o->avx2)
+		done = chords_avx2(p, n, o->arc + 1);
+#endif
 	o->arc[0] = 0;
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < done; i++)
+		o->arc[i + 1] = o->arc[i] + o->arc[i + 1];
+	for (int i = done; i < n; i++) {
 		const struct outline_point *q = &p[i + 1 < n ? i + 1 : 0];
 		o->arc[i + 1] = o->arc[i] + dist2(q->x - p[i].x, q->y - p[i].y);
 	}
 	if (o->arc[n] < 8 * quarter)
 		return 0;
 	/* The outline once more, for arc_steps(). */
-	for (int i = 1; i <= n; i++)
+	done = 0;
+#if PROFILE_X86
+	if (o->avx2)
+		done = shifted_avx2(o->arc + 1, n, o->arc[n], o->arc + n + 1);
+#endif
+	for (int i = done + 1; i <= n; i++)
 		o->arc[n + i] = o->arc[i] + o->arc[n];
 	/* Scores into o->select (0 = no candidate). */
 	float *score = o->select;
 	int *fwd1 = o->steps, *bwd1 = fwd1 + n;
-	int done = 0;
+	done = 0;
 #if PROFILE_X86
 	if (o->avx2 && n > 8)
 		done = arc_steps_avx2(o->arc, n, quarter, fwd1, bwd1);
@@ -1860,6 +2146,10 @@ static int hand_tips(struct tracer *o, const struct image_u8 *grey, int32_t hand
 	int found = 0;
 	float tip_score[HAND_MAX_TIPS];
 	for (int i = 0; i < n && found < HAND_MAX_TIPS; i++) {
+#if PROFILE_X86
+		if (o->avx2 && (i = candidate_next_avx2(score, i, n)) >= n)
+			break;
+#endif
 		if (score[i] <= 0)
 			continue;
 		/* A local maximum within two quarter circles either way (ties:
@@ -1868,14 +2158,17 @@ static int hand_tips(struct tracer *o, const struct image_u8 *grey, int32_t hand
 		for (int dir = -1; dir <= 1 && best; dir += 2) {
 			int j = i;
 			for (int guard = 0; guard < n; guard++) {
-				j = (j + dir + n) % n;
+				j += dir;
+				j = j < 0 ? j + n : j >= n ? j - n : j;
 				float d = dir > 0 ? o->arc[j] - o->arc[i] : o->arc[i] - o->arc[j];
 				if (d < 0)
 					d += o->arc[n];
 				if (d > 2 * quarter || j == i)
 					break;
-				if (score[j] > score[i] || (score[j] == score[i] && dir < 0))
+				if (score[j] > score[i] || (score[j] == score[i] && dir < 0)) {
 					best = false;
+					break;
+				}
 			}
 		}
 		if (!best)

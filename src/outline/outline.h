@@ -106,8 +106,8 @@
  * to one thread's, capacities and overflow included.
  *
  * Memory: outline_create() allocates, for each task, the mask (max_w + 2)
- * x (max_h + 2) bytes, point scratch of OUTLINE_MAX_TRACE points (about
- * 6.5 MB at 1080p) and its output list; the other tasks' only once
+ * x (max_h + 2) + OUTLINE_MASK_SLACK bytes, point scratch of
+ * OUTLINE_MAX_TRACE points (about 6.5 MB at 1080p) and its output list; the other tasks' only once
  * outline_needed() holds. outline_process() allocates nothing. A boundary longer than OUTLINE_MAX_TRACE cracks is
  * not outlined (overflow flag). The contour lists are the detections'
  * (detections_alloc_outlines).
@@ -123,6 +123,9 @@
 #include "../core/regions.h"
 
 #define OUTLINE_MAX_TRACE 32768
+/* Bytes a trace's mask needs past (w + 2) x (h + 2) when it is painted
+ * with AVX2 (whole vectors, the last one reaching past the box). */
+#define OUTLINE_MASK_SLACK 64
 #define OUTLINE_PROFILE_PX 8
 #define OUTLINE_MIN_HOLE_AREA 8
 #define OUTLINE_MAX_HANDS 16
