@@ -755,6 +755,51 @@ static void test_match_dot_veto(void **state)
 	tree_set_free(set);
 }
 
+/* A blob cut in two (decode.c, cut_read): w012211 with 1 px cuts of the
+ * root's white through the blob's wall on two sides of its second hole
+ * (left, to the blob's edge, and below): the lower left piece is a plain
+ * leaf (113 px against the dots' 36), the hole joined the root's area,
+ * and the tree w012111 has as many nodes as the whole one; its leaves pass
+ * the size filter (box sides 17 + 7 against the dots' 6 + 6). The pair
+ * encloses the opened hole once the cuts are bridged, so the read stays
+ * fuzzy. A true w012111 whose third dot lies a pixel from the one-hole
+ * blob (side by side, or corner to corner) encloses nothing and is read;
+ * so is the cut one where the set holds no tree it is a cut of. */
+static void test_match_cut_blob(void **state)
+{
+	(void)state;
+	struct tree_set *set = set_parse("w012211\nw012111\n");
+	struct tree_set *alone = set_parse("w012111\n");
+	for (int kind = 0; kind < 4; kind++) {
+		struct image_u8 img;
+		draw_symbol(&img, 0);
+		if (kind == 0 || kind == 3) {
+			rect(&img, 20, 37, 34, 37, 255);
+			rect(&img, 37, 41, 37, 44, 255);
+		} else {
+			rect(&img, 35, 35, 40, 40, 0);
+			if (kind == 1)
+				rect(&img, 46, 30, 50, 35, 0);
+			else
+				rect(&img, 46, 46, 50, 50, 0);
+		}
+		struct rig r;
+		rig_run(&r, kind == 3 ? alone : set, &img, 100);
+		if (kind == 0) {
+			assert_int_equal(r.det.n_fids, 0);
+			assert_int_equal(r.det.n_fuzzy, 1);
+		} else {
+			assert_int_equal(r.det.n_fids, 1);
+			assert_int_equal(r.det.fids[0].id, kind == 3 ? 0 : 1);
+			assert_int_equal(r.det.fids[0].completed, 0);
+		}
+		rig_free(&r);
+		image_u8_free(&img);
+	}
+	tree_set_free(set);
+	tree_set_free(alone);
+}
+
 /* The blob (two holes) and two dots of w012211 inside a white root whose
  * box starts at (x, y), 56 px a side. */
 static void draw_inside(struct image_u8 *img, int x, int y)
@@ -1156,6 +1201,7 @@ int main(void)
 		cmocka_unit_test(test_match_merged_ring),
 		cmocka_unit_test(test_match_even_leaves),
 		cmocka_unit_test(test_match_dot_veto),
+		cmocka_unit_test(test_match_cut_blob),
 		cmocka_unit_test(test_match_border_root),
 		cmocka_unit_test(test_match_cut_leaf),
 		cmocka_unit_test(test_match_hairlines),

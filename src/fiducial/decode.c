@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../core/err.h"
+#include "../segment/segment.h"
 
 #define CANON_CAP (TREES_MAX_NODES + 2)
 /* Leaves of at most this bounding-box width + height are left out of the
@@ -522,6 +523,253 @@ static bool dots_odd(const struct match *m, const struct region_tree *t, int32_t
 	return area[k - 1] > m->cfg.dot_max_area * area[(k - 1) / 2];
 }
 
+/* ---- a blob cut in two ---------------------------------------------------- */
+
+/* The pair's box (the union of their boxes and a pixel around it) is read
+ * up to CUT_BOX_MAX pixels a side: a larger pair is no thin-walled blob of
+ * a symbol small enough for a 1 px cut to split. */
+#define CUT_BOX_MAX 40
+/* Pixels of the root's area that the pair must enclose, its 1 px gaps
+ * bridged, for the read to be taken for a cut (cut_pocket). */
+#define CUT_MIN_POCKET 2
+
+/* Whether the tree canon (canonical, with colour letter) with one plain leaf
+ * of its root taken away and one more hole given to a child of the root that
+ * has j holes (children that are all leaves, "1" then j "2"; with j = 0
+ * another plain leaf) is a tree of the set: canon is then that tree with
+ * one blob cut in two, the cut running through a hole (which joined the
+ * root's area), one piece keeping the blob's other holes and the other a
+ * plain leaf: the same node count. */
+static bool cut_of_set(const struct tree_set *set, const char *canon, int j)
+{
+	const char *s = canon + 2;
+	int off[TREES_MAX_NODES], len[TREES_MAX_NODES], n = 0;
+	for (int i = 0; s[i];) {
+		if (n >= TREES_MAX_NODES)
+			return false;
+		int l = 1;
+		while (s[i + l] && s[i + l] != '1')
+			l++;
+		off[n] = i;
+		len[n++] = l;
+		i += l;
+	}
+	/* Children in descending order: plain leaves ("1") come last. */
+	const int leaf = n - 1;
+	if (leaf < 0 || len[leaf] != 1)
+		return false;
+	int grow = -1;
+	for (int i = 0; i < leaf && grow < 0; i++) {
+		if (len[i] != j + 1)
+			continue;
+		int k = 1;
+		while (k < len[i] && s[off[i] + k] == '2')
+			k++;
+		if (k == len[i])
+			grow = i;
+	}
+	if (grow < 0)
+		return false;
+	/* The grown child ("1" then j + 1 "2") goes where its order puts it:
+	 * before the first child that is not greater than it. */
+	char grown[TREES_MAX_NODES + 1];
+	if (j + 2 > (int)sizeof grown)
+		return false;
+	grown[0] = '1';
+	memset(grown + 1, '2', (size_t)j + 1);
+	char buf[CANON_CAP];
+	int p = 2;
+	bool placed = false;
+	buf[0] = canon[0];
+	buf[1] = canon[1];
+	for (int i = 0; i < leaf; i++) {
+		if (i == grow)
+			continue;
+		if (!placed && !seg_greater(s + off[i], len[i], grown, j + 2)) {
+			memcpy(buf + p, grown, (size_t)j + 2);
+			p += j + 2;
+			placed = true;
+		}
+		memcpy(buf + p, s + off[i], (size_t)len[i]);
+		p += len[i];
+	}
+	if (!placed) {
+		memcpy(buf + p, grown, (size_t)j + 2);
+		p += j + 2;
+	}
+	buf[p] = 0;
+	return tree_set_lookup(set, buf) >= 0;
+}
+
+enum { CUT_ROOT, CUT_OTHER, CUT_LEAF, CUT_BLOB, CUT_BRIDGE, CUT_OUT };
+
+/* The pixels of the root's area that leaf l and its sibling s enclose
+ * once every pixel of that area touching both (8-neighbours) is taken for
+ * a 1 px cut and bridged: the hole of one blob that a thin cut split, now
+ * part of the root's area, lies between the two pieces. Two whole leaves
+ * side by side enclose nothing or next to nothing, however close: each is
+ * convex where the other faces it, so their gap bridged is a waist, no
+ * ring. The way out runs through 8-neighbours: the pieces are 4-connected
+ * regions, so with the bridges they close a ring that way, while the
+ * channel between two leaves corner to corner, bridged at both ends by
+ * pixels that touch both, would leave a 2 px pocket to a 4-connected fill
+ * (25 runs of 24 frames of the realistic presets with reacTIVision's set:
+ * 1400 of 32600 pairs tried enclose a pixel or more that way, 48 this
+ * way). 0 where the pair's
+ * box is over CUT_BOX_MAX a side or a region was rebuilt by the hairline
+ * round (its runs are its members'). Reads the runs of the box alone;
+ * the box and the fill's stack are on the stack. */
+static int cut_pocket(const struct match *m, const struct region_tree *t, int32_t root, int32_t l, int32_t s)
+{
+	if ((m->flags[root] | m->flags[l] | m->flags[s]) & FLAG_REPAIRED)
+		return 0;
+	const struct region *a = &t->regions[l], *b = &t->regions[s];
+	int x0 = (a->x0 < b->x0 ? a->x0 : b->x0) - 1, y0 = (a->y0 < b->y0 ? a->y0 : b->y0) - 1;
+	int x1 = (a->x1 > b->x1 ? a->x1 : b->x1) + 1, y1 = (a->y1 > b->y1 ? a->y1 : b->y1) + 1;
+	x0 = x0 < 0 ? 0 : x0;
+	y0 = y0 < 0 ? 0 : y0;
+	x1 = x1 >= t->width ? t->width - 1 : x1;
+	y1 = y1 >= t->height ? t->height - 1 : y1;
+	const int w = x1 - x0 + 1, h = y1 - y0 + 1;
+	if (w > CUT_BOX_MAX || h > CUT_BOX_MAX || w < 3 || h < 3)
+		return 0;
+	uint8_t px[CUT_BOX_MAX * CUT_BOX_MAX];
+	memset(px, CUT_OTHER, (size_t)(w * h));
+	for (int y = y0; y <= y1; y++) {
+		uint8_t *row = px + (y - y0) * w;
+		const int32_t hi = t->row_first_run[y + 1];
+		for (int32_t k = segment_run_first_after(t, y, x0); k < hi && t->runs[k].x <= x1; k++) {
+			const struct run *u = &t->runs[k];
+			const uint8_t c = u->region == root ? CUT_ROOT
+					  : u->region == l  ? CUT_LEAF
+					  : u->region == s  ? CUT_BLOB
+							    : CUT_OTHER;
+			if (c == CUT_OTHER)
+				continue;
+			const int from = u->x < x0 ? x0 : u->x, to = u->x + u->len - 1 > x1 ? x1 : u->x + u->len - 1;
+			memset(row + from - x0, c, (size_t)(to - from + 1));
+		}
+	}
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			if (px[y * w + x] != CUT_ROOT)
+				continue;
+			int seen = 0;
+			for (int dy = -1; dy <= 1; dy++)
+				for (int dx = -1; dx <= 1; dx++) {
+					const int yy = y + dy, xx = x + dx;
+					if (yy < 0 || yy >= h || xx < 0 || xx >= w)
+						continue;
+					const uint8_t c = px[yy * w + xx];
+					seen |= c == CUT_LEAF ? 1 : c == CUT_BLOB ? 2 : 0;
+				}
+			if (seen == 3)
+				px[y * w + x] = CUT_BRIDGE;
+		}
+	/* What the box's edge reaches through the root's area and other
+	 * regions; each pixel is pushed once. */
+	int16_t stack[CUT_BOX_MAX * CUT_BOX_MAX];
+	int n = 0;
+	for (int i = 0; i < w * h; i++) {
+		const int y = i / w, x = i % w;
+		if ((y == 0 || y == h - 1 || x == 0 || x == w - 1) && px[i] <= CUT_OTHER) {
+			px[i] = CUT_OUT;
+			stack[n++] = (int16_t)i;
+		}
+	}
+	while (n > 0) {
+		const int i = stack[--n], y = i / w, x = i % w;
+		for (int dy = -1; dy <= 1; dy++)
+			for (int dx = -1; dx <= 1; dx++) {
+				const int yy = y + dy, xx = x + dx, k = i + dy * w + dx;
+				if (yy < 0 || yy >= h || xx < 0 || xx >= w || px[k] > CUT_OTHER)
+					continue;
+				px[k] = CUT_OUT;
+				stack[n++] = (int16_t)k;
+			}
+	}
+	int pocket = 0;
+	for (int i = 0; i < w * h; i++)
+		pocket += px[i] == CUT_ROOT;
+	return pocket;
+}
+
+/* Whether area a is that of a dot: 3/4 to 3/2 of med, the median area of
+ * the root's plain leaves. A piece of a blob's wall that a cut left is
+ * seldom the size of the dots: smaller (a sliver of the wall) or larger
+ * (half of a blob), while a dot that a blob's bay holds is one. */
+static bool dot_sized(int64_t a, int64_t med)
+{
+	return 4 * a >= 3 * med && 2 * a <= 3 * med;
+}
+
+/* Whether a symbol read whole at root, canon its string, may be another
+ * tree of the set with one blob cut in two (cut_of_set) and the image
+ * says so: a plain leaf of the root and a sibling, a pixel or less apart,
+ * that enclose a pocket of the root's area (cut_pocket) of at least
+ * CUT_MIN_POCKET pixels, the hole the cut opened, where the leaf (or, two
+ * plain leaves, either) is not the size of the root's dots (dot_sized): a
+ * whole dot in a bay of a blob's outline encloses a pocket too (a 51 px 83
+ * on the dim preset, 8 px). The sizes are tried first, so a read whose
+ * plain leaves are all dot-sized costs their sort alone; then the set
+ * (only pairs whose uncut tree is in it), then the pixels. */
+static bool cut_read(const struct match *m, const struct region_tree *t, int32_t root, const char *canon)
+{
+	int32_t kid[TREES_MAX_NODES];
+	int area[TREES_MAX_NODES];
+	int n = 0, n_leaf = 0;
+	int n_adj;
+	const int32_t *l = adj_of(m, t, root, &n_adj);
+	for (int i = 0; i < n_adj; i++) {
+		const int32_t k = l[i];
+		if ((m->state[k] & (ST_RESOLVED | ST_SPECK)) != ST_RESOLVED || m->parent[k] != root)
+			continue;
+		if (n >= TREES_MAX_NODES)
+			return false;
+		kid[n++] = k;
+		if (m->dc[k])
+			continue;
+		/* The plain leaves' areas, in order (insertion: a dozen at most). */
+		const int v = reg(m, t, k)->area;
+		int z = n_leaf++;
+		for (; z > 0 && area[z - 1] > v; z--)
+			area[z] = area[z - 1];
+		area[z] = v;
+	}
+	if (!n_leaf)
+		return false;
+	const int64_t med = area[(n_leaf - 1) / 2];
+	/* known[j]: 0 not looked up, 1 the uncut tree is in the set, 2 not. */
+	uint8_t known[TREES_MAX_NODES + 1] = {0};
+	for (int i = 0; i < n; i++) {
+		/* A cut's plain leaf is no dot (of two plain leaves, one at least):
+		 * most reads end here, their pixels unread. */
+		const struct region *a = reg(m, t, kid[i]);
+		if (m->dc[kid[i]] || dot_sized(a->area, med))
+			continue;
+		for (int q = 0; q < n; q++) {
+			const struct region *b = reg(m, t, kid[q]);
+			if (q == i || a->x0 > b->x1 + 2 || b->x0 > a->x1 + 2 || a->y0 > b->y1 + 2 || b->y0 > a->y1 + 2)
+				continue;
+			/* j: the sibling's holes, where its children are all leaves. */
+			int n_k, j = 0;
+			const int32_t *lk = adj_of(m, t, kid[q], &n_k);
+			for (int z = 0; z < n_k && j >= 0; z++) {
+				const int32_t g = lk[z];
+				if ((m->state[g] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && m->parent[g] == kid[q])
+					j = m->dc[g] ? -1 : j + 1;
+			}
+			if (j < 0)
+				continue;
+			if (!known[j])
+				known[j] = cut_of_set(m->cfg.trees, canon, j) ? 1 : 2;
+			if (known[j] == 1 && cut_pocket(m, t, root, kid[i], kid[q]) >= CUT_MIN_POCKET)
+				return true;
+		}
+	}
+	return false;
+}
+
 void match_tree_decode(struct match *m, const struct region_tree *t, int32_t root, int height, int nodes,
 		       struct detections *out)
 {
@@ -538,13 +786,15 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	memset(&a, 0, sizeof a);
 	leaves_walk(m, t, root, 0, &a);
 	int32_t id = -1;
-	bool completed = false;
+	bool completed = false, read_whole = false;
+	char canon[CANON_CAP];
 	if (is_valid(m, height, nodes)) {
-		char buf[CANON_CAP];
 		struct canon_ctx c = {.m = m, .tree = t, .state = m->state, .parent = m->parent, .dup = -1,
 				      .dup2 = -1, .uncut = -1};
-		if (canon_string(&c, root, -1, buf, sizeof buf) > 0 && leaves_uniform(&a))
-			id = tree_set_lookup(m->cfg.trees, buf);
+		if (canon_string(&c, root, -1, canon, sizeof canon) > 0 && leaves_uniform(&a)) {
+			id = tree_set_lookup(m->cfg.trees, canon);
+			read_whole = true;
+		}
 	} else {
 		for (int k = 1; k <= MERGED_MAX_SHORT && id < 0 && !m->cfg.even_leaves; k++)
 			if (is_valid(m, height, nodes + k) && merged_decode(m, t, root, k, &a, &id))
@@ -560,6 +810,8 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 		}
 	}
 	if (id >= 0 && m->cfg.even_leaves && !leaves_even(m, t, root))
+		id = -1;
+	if (id >= 0 && read_whole && cut_read(m, t, root, canon))
 		id = -1;
 	const bool veto =
 		id >= 0 && (m->cfg.dot_max_elongation > 0 || m->cfg.dot_max_area > 0) && dots_odd(m, t, root);

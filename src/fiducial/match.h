@@ -129,6 +129,18 @@
  * sheet-half preset, 8 read as 52, 11 as 40, 1 and 2 as 48). The caller
  * decides what such a read may still say (pipeline/merge.h,
  * merge_vetoes).
+ * A blob cut in two: a whole read whose tree is another tree of the set
+ * with one blob cut across a hole (one piece keeps the blob's other
+ * holes, the other is a plain leaf of the root, the hole joined the
+ * root's area: the same node count; 148 of the 216 trees of reacTIVision's
+ * default set are such a cut of another, none of our set's) stays fuzzy
+ * where the image shows the cut: a plain leaf that is not the size of the
+ * root's dots (3/4 to 3/2 of the median plain leaf: a piece of a wall is
+ * smaller or larger) and that sibling, boxes a pixel or less apart,
+ * enclose at least 2 px of the root's area once the pixels touching both
+ * are bridged (decode.c, cut_read). A 1 px cut in a thin wall on the dim
+ * preset read a 149 as 155 and a 59 as 106 that way. Reads whose plain
+ * leaves are all dot-sized cost their sort alone.
  * Decoding builds the canonical string (children sorted in descending byte
  * order, in place), applies the leaf-size filter (§6), looks the string up,
  * and computes centre and angle from the leaves' bbox midpoints with
