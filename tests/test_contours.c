@@ -540,6 +540,26 @@ static void test_profile_avx2(void **state)
 	assert_true(vector > 1000);
 }
 
+/* A random wobbly outline of 4 to max - 1 points into pts, on a
+ * half-pixel grid (many equal distances, so the first of the farthest
+ * matters), with repeated points (segments of length 0); returns n. */
+static int wobbly_outline(struct outline_point *pts, int max, uint32_t *seed)
+{
+	const int n = 4 + (int)(lcg(seed) % (uint32_t)(max - 4));
+	const float r = 5.0f + (float)(lcg(seed) % 200), wob = (float)(lcg(seed) % 8);
+	for (int i = 0; i < n; i++) {
+		if (i > 0 && lcg(seed) % 6 == 0) {
+			pts[i] = pts[i - 1];
+			continue;
+		}
+		const float a = 2.0f * (float)M_PI * (float)i / (float)n;
+		const float rr = r + wob * (float)(lcg(seed) % 100) / 100.0f;
+		pts[i] = (struct outline_point){roundf(2 * (300 + rr * cosf(a))) / 2, roundf(2 * (300 + rr * sinf(a))) / 2,
+						cosf(a), sinf(a)};
+	}
+	return n;
+}
+
 /* Douglas-Peucker with AVX2 keeps the points the scalar path keeps:
  * random wobbly outlines on a half-pixel grid (many equal distances, so
  * the first of the farthest matters) with repeated points (segments of
@@ -556,18 +576,7 @@ static void test_simplify_avx2(void **state)
 	static float fscratch[2 * N];
 	long kept = 0;
 	for (int t = 0; t < 300; t++) {
-		const int n = 4 + (int)(RND() % (N - 4));
-		const float r = 5.0f + (float)(RND() % 200), wob = (float)(RND() % 8);
-		for (int i = 0; i < n; i++) {
-			if (i > 0 && RND() % 6 == 0) {
-				pts[i] = pts[i - 1];
-				continue;
-			}
-			const float a = 2.0f * (float)M_PI * (float)i / (float)n;
-			const float rr = r + wob * (float)(RND() % 100) / 100.0f;
-			pts[i] = (struct outline_point){roundf(2 * (300 + rr * cosf(a))) / 2,
-							roundf(2 * (300 + rr * sinf(a))) / 2, cosf(a), sinf(a)};
-		}
+		const int n = wobbly_outline(pts, N, &seed);
 		const float tol = 0.25f * (float)(1 + RND() % 12);
 		const int cap = RND() % 2 ? n : 4 + (int)(RND() % 60);
 		int m[2];
@@ -598,18 +607,7 @@ static void test_simplify_best_first(void **state)
 	static float fscratch[2 * N];
 	int bound = 0;
 	for (int t = 0; t < 400; t++) {
-		const int n = 4 + (int)(RND() % (N - 4));
-		const float r = 5.0f + (float)(RND() % 200), wob = (float)(RND() % 8);
-		for (int i = 0; i < n; i++) {
-			if (i > 0 && RND() % 6 == 0) {
-				pts[i] = pts[i - 1];
-				continue;
-			}
-			const float a = 2.0f * (float)M_PI * (float)i / (float)n;
-			const float rr = r + wob * (float)(RND() % 100) / 100.0f;
-			pts[i] = (struct outline_point){roundf(2 * (300 + rr * cosf(a))) / 2,
-							roundf(2 * (300 + rr * sinf(a))) / 2, cosf(a), sinf(a)};
-		}
+		const int n = wobbly_outline(pts, N, &seed);
 		const float tol = 0.125f * (float)(1 + RND() % 16);
 		const bool avx2 = RND() % 2;
 		const int all = outline_simplify(pts, n, tol, avx2, n, keep[0], scratch, fscratch);

@@ -1182,6 +1182,28 @@ static void farthest(const struct outline_point *pts, int i0, int i1, bool avx2,
 
 static float kth_smallest(float *v, int n, int kth);
 
+/* The split of span s..e (wrapping past the outline's end where e < s):
+ * the first point farthest from the segment, over the points between s
+ * and e in order, as *imax, and its value, the deviation capped by the
+ * smaller of the ends' values, as *v. False where no point lies farther
+ * than floor_t. */
+static bool dp_split(const struct outline_point *pts, int n, bool avx2, int s, int e, const float *eff,
+		     float floor_t, float *v, int *imax)
+{
+	const struct outline_point *pa = &pts[s];
+	const float vx = pts[e].x - pa->x, vy = pts[e].y - pa->y, l2 = vx * vx + vy * vy;
+	float dmax = -1;
+	*imax = -1;
+	farthest(pts, s + 1, e > s ? e : n, avx2, pa, vx, vy, l2, &dmax, imax);
+	if (e < s)
+		farthest(pts, 0, e, avx2, pa, vx, vy, l2, &dmax, imax);
+	if (*imax < 0 || dmax <= floor_t)
+		return false;
+	const float parent = eff[s] < eff[e] ? eff[s] : eff[e];
+	*v = dmax < parent ? dmax : parent;
+	return true;
+}
+
 /* Douglas-Peucker computed once for every tolerance: each point gets the
  * deviation at which the recursion picks it, capped by its parent's (a
  * segment's endpoints are the splits that made it, and the later one,
@@ -1197,21 +1219,12 @@ static void dp_values(const struct outline_point *pts, int n, bool avx2, int a, 
 	stack[top++] = a;
 	stack[top++] = b;
 	while (top > 0) {
-		int e = stack[--top], s = stack[--top];
-		const struct outline_point *pa = &pts[s];
-		const float vx = pts[e].x - pa->x, vy = pts[e].y - pa->y, l2 = vx * vx + vy * vy;
-		/* The first point farthest from the segment, over the points
-		 * between s and e in order: up to the outline's end, then
-		 * from its start where the span wraps. */
-		float dmax = -1;
-		int imax = -1;
-		farthest(pts, s + 1, e > s ? e : n, avx2, pa, vx, vy, l2, &dmax, &imax);
-		if (e < s)
-			farthest(pts, 0, e, avx2, pa, vx, vy, l2, &dmax, &imax);
-		if (imax < 0 || dmax <= floor_t)
+		const int e = stack[--top], s = stack[--top];
+		int imax;
+		float v;
+		if (!dp_split(pts, n, avx2, s, e, eff, floor_t, &v, &imax))
 			continue;
-		float parent = eff[s] < eff[e] ? eff[s] : eff[e];
-		eff[imax] = dmax < parent ? dmax : parent;
+		eff[imax] = v;
 		/* Only spans with points inside are pushed: they are disjoint,
 		 * so at most n/2 wait (n ints of stack). */
 		if ((imax - s + n) % n > 1) {
@@ -1232,16 +1245,10 @@ static void dp_values(const struct outline_point *pts, int n, bool avx2, int a, 
 static void dp_push(const struct outline_point *pts, int n, bool avx2, int s, int e, const float *eff, float floor_t,
 		    int *hs, float *hv, int *size)
 {
-	const struct outline_point *pa = &pts[s];
-	const float vx = pts[e].x - pa->x, vy = pts[e].y - pa->y, l2 = vx * vx + vy * vy;
-	float dmax = -1;
-	int imax = -1;
-	farthest(pts, s + 1, e > s ? e : n, avx2, pa, vx, vy, l2, &dmax, &imax);
-	if (e < s)
-		farthest(pts, 0, e, avx2, pa, vx, vy, l2, &dmax, &imax);
-	if (imax < 0 || dmax <= floor_t)
+	int imax;
+	float v;
+	if (!dp_split(pts, n, avx2, s, e, eff, floor_t, &v, &imax))
 		return;
-	const float parent = eff[s] < eff[e] ? eff[s] : eff[e], v = dmax < parent ? dmax : parent;
 	int i = (*size)++;
 	for (int up; i > 0 && hv[2 * (up = (i - 1) / 2)] < v; i = up) {
 		hs[2 * i] = hs[2 * up];
