@@ -800,6 +800,45 @@ static void test_match_cut_blob(void **state)
 	tree_set_free(alone);
 }
 
+/* A one-hole blob whose wall a cut opened (decode.c, opened_ring): three
+ * 36 px dots, a one-hole blob and a 16 x 6 px blob around an 8 x 2 px hole
+ * whose right wall is gone, 72 px, elongated like two dots side by side;
+ * merged_decode would read it as two dots bridged (w01211111) while the
+ * blob with its hole is w01212111. A closing gives it back a 24 px
+ * pocket (the hole and the gap, a third of its area), so the read stays
+ * fuzzy with both trees in the set; the set without w01212111 still reads it as two
+ * dots, and so does the set with it where the two dots are bridged whole
+ * (draw_dots: a convex leaf), or where the blob's hole is closed (read
+ * whole). */
+static void test_match_opened_ring(void **state)
+{
+	(void)state;
+	struct tree_set *both = set_parse("w01211111\nw01212111\n");
+	struct tree_set *dots = set_parse("w01211111\n");
+	for (int kind = 0; kind < 4; kind++) {
+		struct image_u8 img;
+		draw_dots(&img, 1);
+		rect(&img, 42, 42, 43, 43, 255);
+		if (kind != 2)
+			rect(&img, 24, 42, kind == 3 ? 31 : 35, 43, 255);
+		struct rig r;
+		rig_run(&r, kind == 1 ? dots : both, &img, 100);
+		if (kind == 0) {
+			assert_int_equal(r.det.n_fids, 0);
+			assert_int_equal(r.det.n_fuzzy, 1);
+			assert_int_equal(r.det.fuzzy[0].n_nodes, 7);
+		} else {
+			assert_int_equal(r.det.n_fids, 1);
+			assert_int_equal(r.det.fids[0].id, kind == 3);
+			assert_int_equal(r.det.fids[0].n_nodes, 8);
+		}
+		rig_free(&r);
+		image_u8_free(&img);
+	}
+	tree_set_free(both);
+	tree_set_free(dots);
+}
+
 /* The blob (two holes) and two dots of w012211 inside a white root whose
  * box starts at (x, y), 56 px a side. */
 static void draw_inside(struct image_u8 *img, int x, int y)
@@ -1202,6 +1241,7 @@ int main(void)
 		cmocka_unit_test(test_match_even_leaves),
 		cmocka_unit_test(test_match_dot_veto),
 		cmocka_unit_test(test_match_cut_blob),
+		cmocka_unit_test(test_match_opened_ring),
 		cmocka_unit_test(test_match_border_root),
 		cmocka_unit_test(test_match_cut_leaf),
 		cmocka_unit_test(test_match_hairlines),

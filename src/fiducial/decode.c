@@ -310,6 +310,9 @@ static int colour_areas(const struct match *m, const struct region_tree *t, cons
 	return k;
 }
 
+static bool cut_of_set(const struct tree_set *set, const char *canon, int j);
+static bool opened_ring(const struct match *m, const struct region_tree *t, int32_t leaf, const char *canon);
+
 /* A candidate `short_by` nodes (1 or 2) short of a symbol whose leaves of
  * one colour are all alike but a few outsized, elongated ones: leaves
  * merged (a motion streak or blur bridged the gap between them). One node
@@ -321,9 +324,12 @@ static int colour_areas(const struct match *m, const struct region_tree *t, cons
  * the set; the merged leaves weigh as many times in centre and angle, and
  * the size filter (§6) judges the other leaves. Without leaves that stand
  * out this way nothing is guessed: which leaf went missing is then
- * unknown, and the default set has other symbols one leaf away. */
+ * unknown, and the default set has other symbols one leaf away. One leaf
+ * counted twice that may be a one-hole blob whose wall a cut opened
+ * (opened_ring) reads nothing and sets *ring: the caller then tries no
+ * other reading. */
 static bool merged_decode(struct match *m, const struct region_tree *t, int32_t root, int short_by,
-			  struct leaf_acc *a, int32_t *id)
+			  struct leaf_acc *a, int32_t *id, bool *ring)
 {
 	int32_t leaf[TREES_MAX_NODES];
 	uint8_t leaf_depth[TREES_MAX_NODES];
@@ -373,6 +379,11 @@ static bool merged_decode(struct match *m, const struct region_tree *t, int32_t 
 		int32_t got = tree_set_lookup(m->cfg.trees, buf);
 		if (got < 0)
 			return false;
+		if (n_big == 1 && mult == 2 && leaf_depth[big[0]] == 1 &&
+		    opened_ring(m, t, leaf[big[0]], buf)) {
+			*ring = true;
+			return false;
+		}
 		struct leaf_acc u;
 		memset(&u, 0, sizeof u);
 		for (int i = 0; i < n; i++) {
@@ -532,6 +543,12 @@ static bool dots_odd(const struct match *m, const struct region_tree *t, int32_t
 /* Pixels of the root's area that the pair must enclose, its 1 px gaps
  * bridged, for the read to be taken for a cut (cut_pocket). */
 #define CUT_MIN_POCKET 2
+/* An outsized leaf to which a closing by a square of 2 RING_CLOSE + 1 px
+ * adds a pocket (ring_pocket) of at least 1 / RING_POCKET_DIV of its area,
+ * and CUT_MIN_POCKET px, is taken for a one-hole blob opened
+ * (opened_ring). */
+#define RING_CLOSE 2
+#define RING_POCKET_DIV 4
 
 /* Whether the tree canon (canonical, with colour letter) with one plain leaf
  * of its root taken away and one more hole given to a child of the root that
@@ -694,6 +711,87 @@ static int cut_pocket(const struct match *m, const struct region_tree *t, int32_
 	return pocket;
 }
 
+/* The largest 4-connected set of pixels that a closing by a square of
+ * 2 RING_CLOSE + 1 px a side adds to leaf l (dilated, then eroded), or 0
+ * where l's box is over CUT_BOX_MAX a side: a one-hole blob whose wall a
+ * cut opened gets its hole back, with the gap (up to 2 RING_CLOSE px),
+ * while two dots merged get the notches of their waist and an outline
+ * its ragged pixels, each few. Reads the runs of l's box alone; the
+ * grids are on the stack. */
+static int ring_pocket(const struct region_tree *t, int32_t l)
+{
+	const struct region *g = &t->regions[l];
+	const int bw = g->x1 - g->x0 + 1, bh = g->y1 - g->y0 + 1;
+	if (bw > CUT_BOX_MAX || bh > CUT_BOX_MAX)
+		return 0;
+	/* The box and RING_CLOSE px around it, where the dilation reaches. */
+	enum { R = RING_CLOSE, SIDE = CUT_BOX_MAX + 2 * RING_CLOSE };
+	const int w = bw + 2 * R, h = bh + 2 * R;
+	uint8_t leaf[SIDE * SIDE], a[SIDE * SIDE], b[SIDE * SIDE];
+	memset(leaf, 0, (size_t)(w * h));
+	for (int y = g->y0; y <= g->y1; y++) {
+		uint8_t *row = leaf + (y - g->y0 + R) * w + R;
+		const int32_t end = t->row_first_run[y + 1];
+		for (int32_t k = segment_run_first_after(t, y, g->x0); k < end && t->runs[k].x <= g->x1; k++)
+			if (t->runs[k].region == l)
+				memset(row + t->runs[k].x - g->x0, 1, (size_t)t->runs[k].len);
+	}
+	/* Dilation, then erosion, each a row pass into a and a column pass
+	 * into b; want is the value any pixel of the square gives. Outside
+	 * the grid nothing is dilated: it adds nothing to the dilation and
+	 * takes a pixel away in the erosion. */
+	for (int pass = 0; pass < 2; pass++) {
+		const uint8_t *src = pass ? b : leaf;
+		const uint8_t want = pass ? 0 : 1; /* the value that wins */
+		for (int y = 0; y < h; y++)
+			for (int x = 0; x < w; x++) {
+				uint8_t v = !want;
+				for (int d = -R; d <= R; d++) {
+					const int xx = x + d;
+					if (xx < 0 || xx >= w ? pass : src[y * w + xx] == want) {
+						v = want;
+						break;
+					}
+				}
+				a[y * w + x] = v;
+			}
+		for (int y = 0; y < h; y++)
+			for (int x = 0; x < w; x++) {
+				uint8_t v = !want;
+				for (int d = -R; d <= R; d++) {
+					const int yy = y + d;
+					if (yy < 0 || yy >= h ? pass : a[yy * w + x] == want) {
+						v = want;
+						break;
+					}
+				}
+				b[y * w + x] = v;
+			}
+	}
+	/* b: the closing. The pixels it adds, component by component. */
+	int16_t stack[SIDE * SIDE];
+	int best = 0;
+	for (int i = 0; i < w * h; i++) {
+		if (!b[i] || leaf[i])
+			continue;
+		int n = 0, size = 0;
+		b[i] = 0;
+		stack[n++] = (int16_t)i;
+		while (n > 0) {
+			const int k = stack[--n], x = k % w;
+			size++;
+			const int nb[4] = {x > 0 ? k - 1 : -1, x < w - 1 ? k + 1 : -1, k - w, k + w};
+			for (int z = 0; z < 4; z++)
+				if (nb[z] >= 0 && nb[z] < w * h && b[nb[z]] && !leaf[nb[z]]) {
+					b[nb[z]] = 0;
+					stack[n++] = (int16_t)nb[z];
+				}
+		}
+		best = size > best ? size : best;
+	}
+	return best;
+}
+
 /* Whether area a is that of a dot: 3/4 to 3/2 of med, the median area of
  * the root's plain leaves. A piece of a blob's wall that a cut left is
  * seldom the size of the dots: smaller (a sliver of the wall) or larger
@@ -770,6 +868,20 @@ static bool cut_read(const struct match *m, const struct region_tree *t, int32_t
 	return false;
 }
 
+/* Whether leaf l, which merged_decode would count twice (canon: the tree
+ * so counted), may be a one-hole blob whose wall a cut opened: the tree
+ * with l a one-hole blob instead is in the set too (cut_of_set with no
+ * hole: l's second count taken away and a hole given to l), and a
+ * closing gives l a pocket (ring_pocket) of a quarter of its area or more
+ * (RING_POCKET_DIV), the hole back. */
+static bool opened_ring(const struct match *m, const struct region_tree *t, int32_t l, const char *canon)
+{
+	if (!cut_of_set(m->cfg.trees, canon, 0))
+		return false;
+	const int d = ring_pocket(t, l);
+	return d >= CUT_MIN_POCKET && RING_POCKET_DIV * d >= reg(m, t, l)->area;
+}
+
 void match_tree_decode(struct match *m, const struct region_tree *t, int32_t root, int height, int nodes,
 		       struct detections *out)
 {
@@ -796,10 +908,13 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 			read_whole = true;
 		}
 	} else {
-		for (int k = 1; k <= MERGED_MAX_SHORT && id < 0 && !m->cfg.even_leaves; k++)
-			if (is_valid(m, height, nodes + k) && merged_decode(m, t, root, k, &a, &id))
+		/* A leaf that may be an opened blob leaves the symbol fuzzy: the
+		 * completion would find both trees anyway. */
+		bool ring = false;
+		for (int k = 1; k <= MERGED_MAX_SHORT && id < 0 && !ring && !m->cfg.even_leaves; k++)
+			if (is_valid(m, height, nodes + k) && merged_decode(m, t, root, k, &a, &id, &ring))
 				nodes += k;
-		if (id < 0 && m->cfg.complete && is_fuzzy(m, height, nodes) && leaves_uniform(&a)) {
+		if (id < 0 && !ring && m->cfg.complete && is_fuzzy(m, height, nodes) && leaves_uniform(&a)) {
 			char buf[CANON_CAP];
 			struct canon_ctx c = {.m = m, .tree = t, .state = m->state, .parent = m->parent, .dup = -1, .dup2 = -1};
 			int whole = nodes;

@@ -43,6 +43,8 @@
  *    round leaf (a filled hole)
  *    or two big leaves decode nothing here: which leaf was lost is unknown
  *    then, and reacTIVision's default set has other symbols one leaf away;
+ *    nor does one leaf counted twice that may be a one-hole blob whose
+ *    wall a cut opened ("A one-hole blob opened", below);
  *  - completion (complete.c, only with match_config.complete): a fuzzy
  *    tree of at least 16 nodes, its leaves
  *    passing §6, that exactly one tree of the set holds with 1-2 of its
@@ -141,6 +143,18 @@
  * are bridged (decode.c, cut_read). A 1 px cut in a thin wall on the dim
  * preset read a 149 as 155 and a 59 as 106 that way. Reads whose plain
  * leaves are all dot-sized cost their sort alone.
+ * A one-hole blob opened: a cut through a one-hole blob's wall joins its
+ * hole to the root's area and leaves a plain leaf about twice a dot's
+ * area, elongated enough to pass for two merged dots. Where the tree with
+ * that leaf counted twice and the tree with it a one-hole blob are both
+ * in the set (cut_of_set with no hole) and a closing by a 5 x 5 px square
+ * gives the leaf back a pocket (4-connected) of at least a quarter of its
+ * area, nothing is read there (decode.c, opened_ring): two merged dots
+ * get a few pixels of their waist, the opened blob its hole and the gap.
+ * The third scale read a 78 as 103 (room) and the scaled pass a 3 as 31
+ * (sheet-half) that way, with reacTIVision's set: pockets of 12 px on a
+ * 23 px leaf and 10 on 31; of the 47 other such merged reads in the
+ * realistic presets at 24 frames the largest pocket was a fifth.
  * Decoding builds the canonical string (children sorted in descending byte
  * order, in place), applies the leaf-size filter (§6), looks the string up,
  * and computes centre and angle from the leaves' bbox midpoints with
