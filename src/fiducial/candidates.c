@@ -17,7 +17,8 @@
 #define SMALL_ROOT_PX 32
 #define SMALL_BOX_PX (SMALL_ROOT_PX * 3 / 2)
 #define SMALL_SOLIDITY 0.945
-/* ... and none of its leaves is a bar of this elongation (has_bar_leaf). */
+/* ... and none of its leaves is a bar of this elongation (has_bar_leaf; nor
+ * of a bigger one that the repair round rebuilt, merged_ring_root). */
 #define SMALL_BAR_RATIO 8.0
 /* With match_config.few_specks, a small root takes specks for at most
  * 1 / SPECK_LEAVES_DIV of its nodes. */
@@ -102,22 +103,6 @@ static bool fills_ellipse(const struct subtree_sum *s)
 	return det > 0 && s->n >= SMALL_SOLIDITY * 4 * M_PI * sqrt(det);
 }
 
-/* A fragmented root of a box of SMALL_BOX_PX a side or more (smaller ones
- * are small_candidate's alone: a white margin around a small b symbol,
- * merged with its card, can hold a tree of the set): its sub-tree fills
- * its moment ellipse (a shadow's dark band that cut into it and brought
- * foreign branches leaves a notch). */
-static bool merged_ring_root(struct match *m, const struct region_tree *t, int32_t p)
-{
-	const struct region *g = reg(m, t, p);
-	if (m->cfg.no_merged_rings || (g->x1 - g->x0 < SMALL_BOX_PX && g->y1 - g->y0 < SMALL_BOX_PX))
-		return false;
-	struct subtree_sum s;
-	memset(&s, 0, sizeof s);
-	subtree_sum(m, t, p, 0, &s);
-	return fills_ellipse(&s);
-}
-
 /* A leaf shaped like a bar: the larger eigenvalue of its pixel covariance
  * at least SMALL_BAR_RATIO times the smaller (a disc 1, two touching discs
  * 5, a 17 x 4 px bar 19). */
@@ -146,6 +131,34 @@ static bool has_bar_leaf(const struct match *m, const struct region_tree *t, int
 			return true;
 	}
 	return false;
+}
+
+/* A fragmented root of a box of SMALL_BOX_PX a side or more (smaller ones
+ * are small_candidate's alone: a white margin around a small b symbol,
+ * merged with its card, can hold a tree of the set): its sub-tree fills
+ * its moment ellipse (a shadow's dark band that cut into it and brought
+ * foreign branches leaves a notch), and, where the repair round rebuilt
+ * its list (FLAG_REPAIRED), none of its leaves is a bar (has_bar_leaf).
+ * A small card whose thin ring broke in places joins its white margin to
+ * the white halo that Bernsen's flat rule paints around it: one flat
+ * region of about twice the card's side whose noise specks saturate it
+ * in the first round and which the repair round rebuilds; it fills its
+ * ellipse, touches the table, and holds the card's black region whole
+ * and the ring's pieces as "dots" (a 26 px 155 of reacTIVision's default
+ * set read as a 54 px 99). Arcs of a ring run along it (8:1 and more); a
+ * round dot, or two merged, does not. The first round's merged roots
+ * keep their bar leaves: there the test cost right reads (motion and
+ * room with our set) and traded one for a wrong ID (dim with
+ * reacTIVision's set). */
+static bool merged_ring_root(struct match *m, const struct region_tree *t, int32_t p)
+{
+	const struct region *g = reg(m, t, p);
+	if (m->cfg.no_merged_rings || (g->x1 - g->x0 < SMALL_BOX_PX && g->y1 - g->y0 < SMALL_BOX_PX))
+		return false;
+	struct subtree_sum s;
+	memset(&s, 0, sizeof s);
+	subtree_sum(m, t, p, 0, &s);
+	return fills_ellipse(&s) && !((m->flags[p] & FLAG_REPAIRED) && has_bar_leaf(m, t, p));
 }
 
 /* A small resolved region p (SMALL_ROOT_PX) that is not a whole
