@@ -711,6 +711,28 @@ static int cut_pocket(const struct match *m, const struct region_tree *t, int32_
 	return pocket;
 }
 
+/* One side of ring_pocket()'s square over the w x h grid src into dst,
+ * along its rows where rows, else its columns: a pixel is want where any
+ * pixel within RING_CLOSE of it on its row (column) is, or where that
+ * reach leaves the grid and off_wins. */
+static void square_side(const uint8_t *src, uint8_t *dst, int w, int h, bool rows, uint8_t want, bool off_wins)
+{
+	const int len = rows ? w : h, step = rows ? 1 : w;
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			const int at = rows ? x : y;
+			uint8_t v = !want;
+			for (int d = -RING_CLOSE; d <= RING_CLOSE; d++) {
+				const int q = at + d;
+				if (q < 0 || q >= len ? off_wins : src[y * w + x + d * step] == want) {
+					v = want;
+					break;
+				}
+			}
+			dst[y * w + x] = v;
+		}
+}
+
 /* The largest 4-connected set of pixels that a closing by a square of
  * 2 RING_CLOSE + 1 px a side adds to leaf l (dilated, then eroded), or 0
  * where l's box is over CUT_BOX_MAX a side: a one-hole blob whose wall a
@@ -741,32 +763,9 @@ static int ring_pocket(const struct region_tree *t, int32_t l)
 	 * the grid nothing is dilated: it adds nothing to the dilation and
 	 * takes a pixel away in the erosion. */
 	for (int pass = 0; pass < 2; pass++) {
-		const uint8_t *src = pass ? b : leaf;
 		const uint8_t want = pass ? 0 : 1; /* the value that wins */
-		for (int y = 0; y < h; y++)
-			for (int x = 0; x < w; x++) {
-				uint8_t v = !want;
-				for (int d = -R; d <= R; d++) {
-					const int xx = x + d;
-					if (xx < 0 || xx >= w ? pass : src[y * w + xx] == want) {
-						v = want;
-						break;
-					}
-				}
-				a[y * w + x] = v;
-			}
-		for (int y = 0; y < h; y++)
-			for (int x = 0; x < w; x++) {
-				uint8_t v = !want;
-				for (int d = -R; d <= R; d++) {
-					const int yy = y + d;
-					if (yy < 0 || yy >= h ? pass : a[yy * w + x] == want) {
-						v = want;
-						break;
-					}
-				}
-				b[y * w + x] = v;
-			}
+		square_side(pass ? b : leaf, a, w, h, true, want, pass);
+		square_side(a, b, w, h, false, want, pass);
 	}
 	/* b: the closing. The pixels it adds, component by component. */
 	int16_t stack[SIDE * SIDE];
