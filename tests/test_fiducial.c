@@ -800,6 +800,78 @@ static void test_match_cut_blob(void **state)
 	tree_set_free(alone);
 }
 
+/* A blob cut in two where the piece is a dot's size (decode.c, cut_read):
+ * draw_symbol's blob cut from its lower edge into its second hole on
+ * both sides of a 6 x 7 px corner, which keeps 36 px, the dots' area, and
+ * reads w012111 like test_match_cut_blob's cut. The first scale's matcher
+ * reads it (a dot in a blob's bay encloses a pocket too); in the passes
+ * for small symbols (few_specks), where a cut's piece is a dot's size, it
+ * stays fuzzy. */
+static void test_match_cut_dot_piece(void **state)
+{
+	(void)state;
+	struct tree_set *set = set_parse("w012211\nw012111\n");
+	for (int few = 0; few < 2; few++) {
+		struct image_u8 img;
+		draw_symbol(&img, 0);
+		rect(&img, 30, 37, 34, 37, 255);
+		rect(&img, 30, 38, 30, 44, 255);
+		rect(&img, 37, 41, 37, 44, 255);
+		struct rig r;
+		rig_few_specks = few;
+		rig_run(&r, set, &img, 100);
+		rig_few_specks = false;
+		if (few) {
+			assert_int_equal(r.det.n_fids, 0);
+			assert_int_equal(r.det.n_fuzzy, 1);
+		} else {
+			assert_int_equal(r.det.n_fids, 1);
+			assert_int_equal(r.det.fids[0].id, 1);
+		}
+		rig_free(&r);
+		image_u8_free(&img);
+	}
+	tree_set_free(set);
+}
+
+/* A hole split corner to corner (decode.c, split_read): draw_small's blob
+ * with a third 1 px hole diagonal to its first (one 2 x 2 px hole
+ * thresholded as a checkerboard is two 4-connected holes) and a 1 px speck
+ * in the root's own area (a dot shrunk: candidates.c takes it for no dot)
+ * reads w0122211, which is w0122111 with a dot lost and a hole split: it
+ * stays fuzzy while the set holds both. It is read without the speck,
+ * with the third hole apart from the others, or where the set holds no
+ * w0122111. */
+static void test_match_split_hole(void **state)
+{
+	(void)state;
+	struct tree_set *both = set_parse("w0122211\nw0122111\n");
+	struct tree_set *alone = set_parse("w0122211\n");
+	for (int kind = 0; kind < 4; kind++) {
+		struct image_u8 img;
+		draw_small(&img, 18);
+		if (kind == 2)
+			rect(&img, 19, 16, 19, 16, 255);
+		else
+			rect(&img, 15, 15, 15, 15, 255);
+		if (kind != 1)
+			rect(&img, 25, 18, 25, 18, 0);
+		struct rig r;
+		rig_run(&r, kind == 3 ? alone : both, &img, 100);
+		if (kind == 0) {
+			assert_int_equal(r.det.n_fids, 0);
+			assert_int_equal(r.det.n_fuzzy, 1);
+		} else {
+			assert_int_equal(r.det.n_fids, 1);
+			assert_int_equal(r.det.fids[0].id, 0);
+		}
+		rig_free(&r);
+		image_u8_free(&img);
+	}
+	tree_set_free(both);
+	tree_set_free(alone);
+}
+
 /* A one-hole blob whose wall a cut opened (decode.c, opened_ring): three
  * 36 px dots, a one-hole blob and a 16 x 6 px blob around an 8 x 2 px hole
  * whose right wall is gone, 72 px, elongated like two dots side by side;
@@ -1289,6 +1361,8 @@ int main(void)
 		cmocka_unit_test(test_match_even_leaves),
 		cmocka_unit_test(test_match_dot_veto),
 		cmocka_unit_test(test_match_cut_blob),
+		cmocka_unit_test(test_match_cut_dot_piece),
+		cmocka_unit_test(test_match_split_hole),
 		cmocka_unit_test(test_match_opened_ring),
 		cmocka_unit_test(test_match_border_root),
 		cmocka_unit_test(test_match_cut_leaf),

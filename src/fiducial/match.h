@@ -147,7 +147,7 @@
  * hole to the root's area and leaves a plain leaf about twice a dot's
  * area, elongated enough to pass for two merged dots. Where the tree with
  * that leaf counted twice and the tree with it a one-hole blob are both
- * in the set (cut_of_set with no hole) and a closing by a 5 x 5 px square
+ * in the set (moved_in_set with no hole) and a closing by a 5 x 5 px square
  * gives the leaf back a pocket (4-connected) of at least a quarter of its
  * area, nothing is read there (decode.c, opened_ring): two merged dots
  * get a few pixels of their waist, the opened blob its hole and the gap.
