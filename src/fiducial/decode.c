@@ -800,6 +800,19 @@ static int ring_pocket(const struct region_tree *t, int32_t l)
 	return best;
 }
 
+/* Whether region k has children in the tree being read (resolved, no
+ * speck left out, k their parent): the canonical string's test, where
+ * m->dc leaves out the specks a small root's read keeps in its blobs. */
+static bool has_kids(const struct match *m, const struct region_tree *t, int32_t k)
+{
+	int n_k;
+	const int32_t *l = adj_of(m, t, k, &n_k);
+	for (int z = 0; z < n_k; z++)
+		if ((m->state[l[z]] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && m->parent[l[z]] == k)
+			return true;
+	return false;
+}
+
 /* Whether area a is that of a dot: 3/4 to 3/2 of med, the median area of
  * the root's plain leaves. A piece of a blob's wall that a cut left is
  * seldom the size of the dots: smaller (a sliver of the wall) or larger
@@ -839,7 +852,7 @@ static bool cut_read(const struct match *m, const struct region_tree *t, int32_t
 		if (n >= TREES_MAX_NODES)
 			return false;
 		kid[n++] = k;
-		if (m->dc[k])
+		if (has_kids(m, t, k))
 			continue;
 		/* The plain leaves' areas, in order (insertion: a dozen at most). */
 		const int v = reg(m, t, k)->area;
@@ -857,7 +870,7 @@ static bool cut_read(const struct match *m, const struct region_tree *t, int32_t
 		/* A cut's plain leaf is no dot (of two plain leaves, one at least):
 		 * most reads end here, their pixels unread. */
 		const struct region *a = reg(m, t, kid[i]);
-		if (m->dc[kid[i]] || (!m->cfg.few_specks && dot_sized(a->area, med)))
+		if (has_kids(m, t, kid[i]) || (!m->cfg.few_specks && dot_sized(a->area, med)))
 			continue;
 		for (int q = 0; q < n; q++) {
 			const struct region *b = reg(m, t, kid[q]);
@@ -869,7 +882,7 @@ static bool cut_read(const struct match *m, const struct region_tree *t, int32_t
 			for (int z = 0; z < n_k && j >= 0; z++) {
 				const int32_t g = lk[z];
 				if ((m->state[g] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && m->parent[g] == kid[q])
-					j = m->dc[g] ? -1 : j + 1;
+					j = has_kids(m, t, g) ? -1 : j + 1;
 			}
 			if (j < 0)
 				continue;
