@@ -627,6 +627,28 @@ static bool moved_in_set(const struct tree_set *set, const char *canon, int j, i
 	return tree_set_lookup(set, buf) >= 0;
 }
 
+/* The pixels of regions reg[0..n) in the box x0..x1, y0..y1 into grid
+ * (the box's top left at grid[0], stride bytes a row): code[i] where
+ * reg[i] lies, the rest untouched. Reads the runs of the box's rows alone. */
+static void box_paint(const struct region_tree *t, int x0, int y0, int x1, int y1, uint8_t *grid, int stride,
+		      const int32_t *reg, const uint8_t *code, int n)
+{
+	for (int y = y0; y <= y1; y++) {
+		uint8_t *row = grid + (ptrdiff_t)(y - y0) * stride;
+		const int32_t hi = t->row_first_run[y + 1];
+		for (int32_t k = segment_run_first_after(t, y, x0); k < hi && t->runs[k].x <= x1; k++) {
+			const struct run *u = &t->runs[k];
+			int i = 0;
+			while (i < n && u->region != reg[i])
+				i++;
+			if (i == n)
+				continue;
+			const int from = u->x < x0 ? x0 : u->x, to = u->x + u->len - 1 > x1 ? x1 : u->x + u->len - 1;
+			memset(row + from - x0, code[i], (size_t)(to - from + 1));
+		}
+	}
+}
+
 enum { CUT_ROOT, CUT_OTHER, CUT_LEAF, CUT_BLOB, CUT_BRIDGE, CUT_OUT };
 
 /* The pixels of the root's area that leaf l and its sibling s enclose
@@ -661,21 +683,8 @@ static int cut_pocket(const struct match *m, const struct region_tree *t, int32_
 		return 0;
 	uint8_t px[CUT_BOX_MAX * CUT_BOX_MAX];
 	memset(px, CUT_OTHER, (size_t)(w * h));
-	for (int y = y0; y <= y1; y++) {
-		uint8_t *row = px + (y - y0) * w;
-		const int32_t hi = t->row_first_run[y + 1];
-		for (int32_t k = segment_run_first_after(t, y, x0); k < hi && t->runs[k].x <= x1; k++) {
-			const struct run *u = &t->runs[k];
-			const uint8_t c = u->region == root ? CUT_ROOT
-					  : u->region == l  ? CUT_LEAF
-					  : u->region == s  ? CUT_BLOB
-							    : CUT_OTHER;
-			if (c == CUT_OTHER)
-				continue;
-			const int from = u->x < x0 ? x0 : u->x, to = u->x + u->len - 1 > x1 ? x1 : u->x + u->len - 1;
-			memset(row + from - x0, c, (size_t)(to - from + 1));
-		}
-	}
+	box_paint(t, x0, y0, x1, y1, px, w, (const int32_t[]){root, l, s}, (const uint8_t[]){CUT_ROOT, CUT_LEAF, CUT_BLOB},
+		  3);
 	for (int y = 0; y < h; y++)
 		for (int x = 0; x < w; x++) {
 			if (px[y * w + x] != CUT_ROOT)
@@ -760,13 +769,7 @@ static int ring_pocket(const struct region_tree *t, int32_t l)
 	const int w = bw + 2 * R, h = bh + 2 * R;
 	uint8_t leaf[SIDE * SIDE], a[SIDE * SIDE], b[SIDE * SIDE];
 	memset(leaf, 0, (size_t)(w * h));
-	for (int y = g->y0; y <= g->y1; y++) {
-		uint8_t *row = leaf + (y - g->y0 + R) * w + R;
-		const int32_t end = t->row_first_run[y + 1];
-		for (int32_t k = segment_run_first_after(t, y, g->x0); k < end && t->runs[k].x <= g->x1; k++)
-			if (t->runs[k].region == l)
-				memset(row + t->runs[k].x - g->x0, 1, (size_t)t->runs[k].len);
-	}
+	box_paint(t, g->x0, g->y0, g->x1, g->y1, leaf + R * w + R, w, &l, (const uint8_t[]){1}, 1);
 	/* Dilation, then erosion, each a row pass into a and a column pass
 	 * into b; want is the value any pixel of the square gives. Outside
 	 * the grid nothing is dilated: it adds nothing to the dilation and
@@ -931,16 +934,7 @@ static bool corner_touch(const struct region_tree *t, int32_t h, int32_t g)
 	const int x1 = a->x1 > b->x1 ? a->x1 : b->x1, y1 = a->y1 > b->y1 ? a->y1 : b->y1;
 	const int w = x1 - x0 + 1, hh = y1 - y0 + 1;
 	uint8_t px[SPLIT_BOX * SPLIT_BOX] = {0};
-	for (int y = y0; y <= y1; y++) {
-		const int32_t hi = t->row_first_run[y + 1];
-		for (int32_t k = segment_run_first_after(t, y, x0); k < hi && t->runs[k].x <= x1; k++) {
-			const struct run *u = &t->runs[k];
-			if (u->region != h && u->region != g)
-				continue;
-			const int from = u->x < x0 ? x0 : u->x, to = u->x + u->len - 1 > x1 ? x1 : u->x + u->len - 1;
-			memset(px + (y - y0) * w + (from - x0), u->region == h ? 1 : 2, (size_t)(to - from + 1));
-		}
-	}
+	box_paint(t, x0, y0, x1, y1, px, w, (const int32_t[]){h, g}, (const uint8_t[]){1, 2}, 2);
 	for (int y = 0; y + 1 < hh; y++)
 		for (int x = 0; x < w; x++) {
 			const uint8_t c = px[y * w + x];
