@@ -1238,6 +1238,16 @@ static void dp_values(const struct outline_point *pts, int n, bool avx2, int a, 
 	}
 }
 
+/* Moves best_first()'s heap entry `from` to place `to` (hs and hv as
+ * dp_push() lays them out). */
+static void span_move(int *hs, float *hv, int to, int from)
+{
+	hs[2 * to] = hs[2 * from];
+	hs[2 * to + 1] = hs[2 * from + 1];
+	hv[2 * to] = hv[2 * from];
+	hv[2 * to + 1] = hv[2 * from + 1];
+}
+
 /* A span of best_first(): its farthest point's value as dp_values()
  * gives it (none where no point lies beyond floor_t) pushed onto the
  * max-heap of size *size: hs[2 i], hs[2 i + 1] its ends, hv[2 i] the
@@ -1250,12 +1260,8 @@ static void dp_push(const struct outline_point *pts, int n, bool avx2, int s, in
 	if (!dp_split(pts, n, avx2, s, e, eff, floor_t, &v, &imax))
 		return;
 	int i = (*size)++;
-	for (int up; i > 0 && hv[2 * (up = (i - 1) / 2)] < v; i = up) {
-		hs[2 * i] = hs[2 * up];
-		hs[2 * i + 1] = hs[2 * up + 1];
-		hv[2 * i] = hv[2 * up];
-		hv[2 * i + 1] = hv[2 * up + 1];
-	}
+	for (int up; i > 0 && hv[2 * (up = (i - 1) / 2)] < v; i = up)
+		span_move(hs, hv, i, up);
 	hs[2 * i] = s;
 	hs[2 * i + 1] = e;
 	hv[2 * i] = v;
@@ -1283,9 +1289,9 @@ static float best_first(const struct outline_point *pts, int n, bool avx2, int f
 	while (size > 0) {
 		const int s = hs[0], e = hs[1], imax = (int)hv[1];
 		const float v = hv[0];
-		/* the last entry sifted down from the top */
-		const int ls = hs[2 * (size - 1)], le = hs[2 * (size - 1) + 1];
-		const float lv = hv[2 * (size - 1)], li = hv[2 * (size - 1) + 1];
+		/* the last entry sifted down from the top: its value leads the
+		 * way, the entry moves once its place is found */
+		const float lv = hv[2 * (size - 1)];
 		size--;
 		int i = 0;
 		for (;;) {
@@ -1296,18 +1302,11 @@ static float best_first(const struct outline_point *pts, int n, bool avx2, int f
 				c++;
 			if (!(hv[2 * c] > lv))
 				break;
-			hs[2 * i] = hs[2 * c];
-			hs[2 * i + 1] = hs[2 * c + 1];
-			hv[2 * i] = hv[2 * c];
-			hv[2 * i + 1] = hv[2 * c + 1];
+			span_move(hs, hv, i, c);
 			i = c;
 		}
-		if (size > 0) {
-			hs[2 * i] = ls;
-			hs[2 * i + 1] = le;
-			hv[2 * i] = lv;
-			hv[2 * i + 1] = li;
-		}
+		if (size > 0)
+			span_move(hs, hv, i, size);
 		eff[imax] = v;
 		if (++taken == max_out + 1)
 			return v;
