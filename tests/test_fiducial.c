@@ -634,6 +634,29 @@ static void test_match_few_specks(void **state)
 	tree_set_free(set);
 }
 
+/* match_holds: a symbol's tree holds a read tree with the same colour
+ * whose branches go one to one into its own, less at most the given
+ * number of nodes; a tree with a node more or a hole moved is not held. */
+static void test_match_holds(void **state)
+{
+	(void)state;
+	struct tree_set *set = set_parse("w0122211\nw012211\nb012211\n");
+	assert_true(match_holds(set, 0, "w0122211", 0));
+	assert_true(match_holds(set, 0, "w012211", 1));
+	assert_false(match_holds(set, 0, "w012211", 0));
+	assert_true(match_holds(set, 0, "w01211", 2));
+	assert_false(match_holds(set, 0, "w0111", 2));
+	assert_true(match_holds(set, 0, "w0111", 3));
+	assert_false(match_holds(set, 0, "w012121", 2)); /* a hole in a dot */
+	assert_false(match_holds(set, 1, "w0122211", 2)); /* a hole more */
+	assert_false(match_holds(set, 1, "w0122111", 2)); /* a dot more */
+	assert_false(match_holds(set, 2, "w012211", 2)); /* the other colour */
+	assert_true(match_holds(set, 2, "b01221", 1));
+	assert_false(match_holds(set, 3, "w012211", 2)); /* no such ID */
+	assert_false(match_holds(set, 1, "", 2));
+	tree_set_free(set);
+}
+
 /* A small card whose black ring broke at its corners leaves four bars in
  * the white margin, which touches the table; the margin as a root would
  * take the bars for dots. draw_small with its second dot replaced by a
@@ -1355,6 +1378,7 @@ int main(void)
 		cmocka_unit_test(test_match_complete),
 		cmocka_unit_test(test_match_small),
 		cmocka_unit_test(test_match_few_specks),
+		cmocka_unit_test(test_match_holds),
 		cmocka_unit_test(test_match_small_bar),
 		cmocka_unit_test(test_match_merged_ring),
 		cmocka_unit_test(test_match_merged_ring_bar),

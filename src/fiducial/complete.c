@@ -93,26 +93,45 @@ static bool incl(struct incl_ctx *c, int oi, int ti)
 	return yes;
 }
 
+/* Whether symbol id's token holds o (parsed from a string of colour
+ * letter `colour`) less min..max of its nodes; its node count in *nodes. */
+static bool holds(const struct tree_set *set, int32_t id, char colour, const struct ptree *o, int min, int max,
+		  int *nodes)
+{
+	struct ptree t;
+	struct incl_ctx c = {.o = o, .t = &t};
+	const char *tok = tree_set_token(set, id);
+	const int len = (int)strlen(tok) - 1;
+	if (tok[0] != colour || len - o->n < min || len - o->n > max || !ptree_parse(tok + 1, &t))
+		return false;
+	memset(c.memo, -1, sizeof c.memo);
+	*nodes = t.n;
+	return incl(&c, 0, 0);
+}
+
 int32_t match_complete(const struct match *m, const char *canon, int *nodes)
 {
-	struct ptree o, t;
+	struct ptree o;
 	if (!canon[0] || !ptree_parse(canon + 1, &o) || o.n < COMPLETE_MIN_NODES)
 		return -1;
-	struct incl_ctx c = {.o = &o, .t = &t};
 	int32_t found = -1;
 	const int n_ids = tree_set_count(m->cfg.trees);
 	for (int32_t id = 0; id < n_ids; id++) {
-		const char *tok = tree_set_token(m->cfg.trees, id);
-		const int len = (int)strlen(tok) - 1;
-		if (tok[0] != canon[0] || len - o.n < 1 || len - o.n > COMPLETE_MAX_MISSING || !ptree_parse(tok + 1, &t))
-			continue;
-		memset(c.memo, -1, sizeof c.memo);
-		if (!incl(&c, 0, 0))
+		int n;
+		if (!holds(m->cfg.trees, id, canon[0], &o, 1, COMPLETE_MAX_MISSING, &n))
 			continue;
 		if (found >= 0)
 			return -1;
 		found = id;
-		*nodes = t.n;
+		*nodes = n;
 	}
 	return found;
+}
+
+bool match_holds(const struct tree_set *set, int32_t id, const char *canon, int max_missing)
+{
+	struct ptree o;
+	int n;
+	return id >= 0 && id < tree_set_count(set) && canon[0] && ptree_parse(canon + 1, &o) &&
+	       holds(set, id, canon[0], &o, 0, max_missing, &n);
 }

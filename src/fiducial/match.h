@@ -217,6 +217,13 @@ int match_set_config(struct match *m, const struct match_config *cfg);
 int match_process(struct match *m, const struct region_tree *tree, const struct image_u8 *grey,
 		  struct detections *out);
 
+/* Whether the tree of symbol id of set holds the tree of canonical string
+ * canon (with colour letter) less at most max_missing of its nodes: the
+ * same colour, and canon's root's children go one to one into the
+ * symbol's root's children, each held by its own, recursively (complete.c;
+ * 0 missing: the same tree). */
+bool match_holds(const struct tree_set *set, int32_t id, const char *canon, int max_missing);
+
 /* Canonical string of the sub-tree rooted at `root`, whose parent is
  * `parent` (-1: the neighbour not on a path down; see amoeba.md §3), with
  * colour letter. Returns its length, or ERR_RANGE when buf is too small or
