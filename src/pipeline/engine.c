@@ -1723,6 +1723,49 @@ static bool third_small(struct engine *e, const struct image_u8 *grey)
 	return ok && small_check(e, grey, from);
 }
 
+/* A box of the frame enlarged twice (upsample.h) in the upsampled pass's
+ * buffers: the enlarged image, its mask and the box's cut of the mask,
+ * and the origin of the enlarged part in the frame. */
+struct up_view {
+	struct image_u8 up;
+	struct bitmask crop, win;
+	int x0, y0;
+};
+
+/* The box ext of the frame enlarged with halo pixels around it (clamped
+ * to the frame) into v. False: the enlarging failed. */
+static bool up_enlarge(struct engine *e, const struct image_u8 *grey, const struct window *ext, int halo,
+		       struct up_view *v)
+{
+	struct third *t = &e->t3;
+	v->x0 = ext->x0 - halo > 0 ? ext->x0 - halo : 0;
+	v->y0 = ext->y0 - halo > 0 ? ext->y0 - halo : 0;
+	const int cx1 = ext->x1 + halo < grey->width ? ext->x1 + halo : grey->width;
+	const int cy1 = ext->y1 + halo < grey->height ? ext->y1 + halo : grey->height;
+	v->up = t->up_img;
+	v->up.width = 2 * (cx1 - v->x0);
+	v->up.height = 2 * (cy1 - v->y0);
+	v->crop = t->up_crop;
+	v->crop.width = v->up.width;
+	v->crop.height = v->up.height;
+	v->crop.stride_words = (v->crop.width + 63) / 64;
+	v->win = t->up_win;
+	v->win.width = 2 * (ext->x1 - ext->x0);
+	v->win.height = 2 * (ext->y1 - ext->y0);
+	v->win.stride_words = (v->win.width + 63) / 64;
+	return upsample2_part(grey, v->x0, v->y0, cx1, cy1, &v->up) == 0;
+}
+
+/* v's thresholded mask cut to ext, segmented and matched into e->t3.det
+ * (enlarged coordinates within ext); *tree: the segmenter's tree. */
+static bool up_decode(struct engine *e, struct up_view *v, const struct window *ext, const struct region_tree **tree)
+{
+	struct third *t = &e->t3;
+	bits_cut(&v->crop, 2 * (ext->x0 - v->x0), 2 * (ext->y0 - v->y0), &v->win);
+	detections_clear(&t->det);
+	return segment_process(t->up_seg, &v->win, tree) == 0 && match_process(t->up_mat, *tree, NULL, &t->det) == 0;
+}
+
 /* One part of the upsampled pass: the box ext of the frame, enlarged
  * with halo pixels around it for the threshold, thresholded, cut out,
  * segmented and matched; symbols whose centre lies in the box core
@@ -1732,20 +1775,8 @@ static bool up_part(struct engine *e, const struct image_u8 *grey, const struct 
 		    int halo)
 {
 	struct third *t = &e->t3;
-	const int cx0 = ext->x0 - halo > 0 ? ext->x0 - halo : 0, cy0 = ext->y0 - halo > 0 ? ext->y0 - halo : 0;
-	const int cx1 = ext->x1 + halo < grey->width ? ext->x1 + halo : grey->width;
-	const int cy1 = ext->y1 + halo < grey->height ? ext->y1 + halo : grey->height;
-	struct image_u8 up = t->up_img;
-	up.width = 2 * (cx1 - cx0);
-	up.height = 2 * (cy1 - cy0);
-	struct bitmask crop = t->up_crop, win = t->up_win;
-	crop.width = up.width;
-	crop.height = up.height;
-	crop.stride_words = (crop.width + 63) / 64;
-	win.width = 2 * (ext->x1 - ext->x0);
-	win.height = 2 * (ext->y1 - ext->y0);
-	win.stride_words = (win.width + 63) / 64;
-	if (upsample2_part(grey, cx0, cy0, cx1, cy1, &up))
+	struct up_view v;
+	if (!up_enlarge(e, grey, ext, halo, &v))
 		return false;
 	/* Bernsen, then (close_up) the closing against the paper's own light:
 	 * where a hard shadow's edge crosses a small symbol, Bernsen's window
@@ -1758,13 +1789,11 @@ static bool up_part(struct engine *e, const struct image_u8 *grey, const struct 
 	for (int r = 0; r < reads; r++) {
 		if (r == 1)
 			second = e->s3.det.n_fids;
-		if (r == 0 ? threshold_process(t->up, &up, &crop)
-			   : closing_process(t->up_close, &up, e->cfg.close_up, e->cfg.close_up_pct, e->gate, &crop))
+		if (r == 0 ? threshold_process(t->up, &v.up, &v.crop)
+			   : closing_process(t->up_close, &v.up, e->cfg.close_up, e->cfg.close_up_pct, e->gate, &v.crop))
 			return false;
-		bits_cut(&crop, 2 * (ext->x0 - cx0), 2 * (ext->y0 - cy0), &win);
 		const struct region_tree *tree = NULL;
-		detections_clear(&t->det);
-		if (segment_process(t->up_seg, &win, &tree) || match_process(t->up_mat, tree, NULL, &t->det))
+		if (!up_decode(e, &v, ext, &tree))
 			return false;
 		struct detections *d = &e->s3.det;
 		for (int i = 0; i < t->det.n_fids + t->det.n_fuzzy; i++) {
@@ -1842,6 +1871,17 @@ static void island_reads(struct engine *e, int from)
 	d->n_fids = k;
 }
 
+/* The frame pixels the upsampled pass's reads take around a part: its
+ * Bernsen window and blur, in enlarged pixels, halved, and one more for
+ * the bilinear neighbour; the closing reads 2 close_up enlarged pixels
+ * around each. */
+static int up_halo(const struct engine *e)
+{
+	int taps[THRESHOLD_GAUSS_MAX_RADIUS + 1];
+	const int halo = (e->cfg.radius_up + threshold_gauss_taps(e->cfg.thr.gauss_sigma, taps) + 1) / 2 + 1;
+	return e->t3.up_close && e->cfg.close_up > 0 && e->cfg.close_up + 1 > halo ? e->cfg.close_up + 1 : halo;
+}
+
 /* The third scale's upsampled pass (radius_up): in windows found as for
  * the small-symbol pass (the whole frame where they would cover more than
  * half of it), tile by tile, the frame enlarged twice (threshold/upsample.h)
@@ -1862,11 +1902,7 @@ static bool third_up(struct engine *e, const struct image_u8 *grey)
 	const int found = windows_find_small(&e->t3.scan, THIRD_UP_WIN_PX, THIRD_SMALL_PAD, e->t3.win,
 					     THIRD_MAX_WINDOWS);
 	const int n = windows_or_frame(e, grey, found);
-	int taps[THRESHOLD_GAUSS_MAX_RADIUS + 1];
-	int halo = (e->cfg.radius_up + threshold_gauss_taps(e->cfg.thr.gauss_sigma, taps) + 1) / 2 + 1;
-	/* The closing reads 2 close_up enlarged pixels around each. */
-	if (e->t3.up_close && e->cfg.close_up > 0 && e->cfg.close_up + 1 > halo)
-		halo = e->cfg.close_up + 1;
+	const int halo = up_halo(e);
 	const int from = e->s3.det.n_fids;
 	bool ok = up_windows(e, grey, n, halo);
 	/* Then where only islands cluster (windows_find_islands; not after
