@@ -1348,6 +1348,44 @@ static void test_merge_check(void **state)
 	tree_set_free(set);
 }
 
+/* An unconfirmed read (merge_confirm) becomes a completed one where the
+ * tree read at its place by another threshold is its ID's less a node or
+ * two; where that tree is another ID's, has a node its ID's lacks, or
+ * there is none, it becomes fuzzy. */
+static void test_merge_confirm(void **state)
+{
+	(void)state;
+	static const char text[] = "w0122211\nw012211\nb0122211\n";
+	struct tree_set *set = NULL;
+	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
+	struct detections d;
+	assert_int_equal(detections_alloc(&d, 8), 0);
+	static const char *const canon[] = {"w012211", "w0122211", "w0122111", NULL, "b012211"};
+	for (int k = 0; k < 5; k++) {
+		d.fids[d.n_fids] = fid_at(0, 100.0f * (float)k, 100);
+		d.fids[d.n_fids++].completed = FIDUCIAL_UNCONFIRMED;
+	}
+	int kept = 0;
+	for (int k = 0, i = 0; k < 5; k++) {
+		/* The list's order changes as reads move: find read k by place. */
+		for (i = 0; i < d.n_fids && fabsf(d.fids[i].x - 100.0f * (float)k) > 1; i++)
+			;
+		assert_true(i < d.n_fids);
+		kept += !merge_confirm(&d, i, canon[k], set);
+	}
+	assert_int_equal(kept, 2);
+	assert_int_equal(d.n_fids, 2);
+	assert_int_equal(d.n_fuzzy, 3);
+	for (int i = 0; i < d.n_fids; i++) {
+		assert_int_equal(d.fids[i].completed, 1);
+		assert_true(d.fids[i].x < 150);
+	}
+	for (int i = 0; i < d.n_fuzzy; i++)
+		assert_int_equal(d.fuzzy[i].id, -1);
+	detections_free(&d);
+	tree_set_free(set);
+}
+
 /* The tie-break (merge_tie_break): a third read that gives the second
  * scale's ID puts the second scale's symbol in the first's place; one that
  * gives the first's, another ID, or nothing leaves the first standing. */
@@ -1710,6 +1748,7 @@ int main(void)
 		cmocka_unit_test(test_merge_majority),
 		cmocka_unit_test(test_merge_second_read),
 		cmocka_unit_test(test_merge_check),
+		cmocka_unit_test(test_merge_confirm),
 		cmocka_unit_test(test_merge_tie_break),
 		cmocka_unit_test_setup_teardown(test_third_scale_radius_follows_symbol, setup, teardown),
 		cmocka_unit_test(test_windows_radius),

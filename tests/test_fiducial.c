@@ -190,6 +190,7 @@ struct rig {
 
 static bool rig_complete; /* match_config.complete for rig_run */
 static bool rig_few_specks; /* match_config.few_specks for rig_run */
+static bool rig_unconfirmed; /* match_config.specks_unconfirmed for rig_run */
 
 static void rig_run(struct rig *r, const struct tree_set *set, const struct image_u8 *grey, float root_max)
 {
@@ -197,7 +198,7 @@ static void rig_run(struct rig *r, const struct tree_set *set, const struct imag
 	struct segment_config sc = {grey->width, grey->height, tree_set_max_nodes(set), 0, 0};
 	struct match_config mc = {.trees = set, .max_width = grey->width, .max_height = grey->height,
 				  .root_min_px = 20, .root_max_px = root_max, .complete = rig_complete,
-				  .few_specks = rig_few_specks};
+				  .few_specks = rig_few_specks, .specks_unconfirmed = rig_unconfirmed};
 	r->seg = segment_create(&sc, &err);
 	r->mat = match_create(&mc, &err);
 	assert_non_null(r->seg);
@@ -630,6 +631,43 @@ static void test_match_few_specks(void **state)
 	rig_run(&r, set, &img, 100);
 	assert_int_equal(r.det.n_fids, 1);
 	rig_free(&r);
+	image_u8_free(&img);
+	tree_set_free(set);
+}
+
+/* With specks_unconfirmed, a tree whose specks pass a fifth of its nodes
+ * but not a third is read as FIDUCIAL_UNCONFIRMED (the engine keeps it
+ * only where another threshold's tree confirms it): draw_small's two 1 px
+ * holes, 2 of 6 nodes, are; with a third 1 px hole in the blob, 3 of 7,
+ * nothing is read. A tree within the fifth is read as before. */
+static void test_match_specks_unconfirmed(void **state)
+{
+	(void)state;
+	struct tree_set *set = set_parse("w0111111\nw012211\nb012211\nw0122211\n");
+	struct image_u8 img;
+	struct rig r;
+	rig_few_specks = rig_unconfirmed = true;
+	draw_small(&img, 18);
+	rig_run(&r, set, &img, 100);
+	assert_int_equal(r.det.n_fids, 1);
+	assert_int_equal(r.det.fids[0].id, 1);
+	assert_int_equal(r.det.fids[0].completed, FIDUCIAL_UNCONFIRMED);
+	rig_free(&r);
+	/* A third 1 px hole in the blob: 3 specks of 7 nodes. */
+	rect(&img, 19, 14, 19, 14, 255);
+	rig_run(&r, set, &img, 100);
+	assert_int_equal(r.det.n_fids, 0);
+	rig_free(&r);
+	image_u8_free(&img);
+	/* The second hole grown to 2 x 2 px: one speck of 6, a whole read. */
+	draw_small(&img, 18);
+	rect(&img, 17, 14, 18, 15, 255);
+	rig_run(&r, set, &img, 100);
+	assert_int_equal(r.det.n_fids, 1);
+	assert_int_equal(r.det.fids[0].id, 1);
+	assert_int_equal(r.det.fids[0].completed, 0);
+	rig_free(&r);
+	rig_few_specks = rig_unconfirmed = false;
 	image_u8_free(&img);
 	tree_set_free(set);
 }
@@ -1378,6 +1416,7 @@ int main(void)
 		cmocka_unit_test(test_match_complete),
 		cmocka_unit_test(test_match_small),
 		cmocka_unit_test(test_match_few_specks),
+		cmocka_unit_test(test_match_specks_unconfirmed),
 		cmocka_unit_test(test_match_holds),
 		cmocka_unit_test(test_match_small_bar),
 		cmocka_unit_test(test_match_merged_ring),

@@ -32,13 +32,19 @@ struct fiducial_det {
 			     * place and never leaves that pass (merge_vetoes);
 			     * FIDUCIAL_FALLBACK: read at a radius below the one its place
 			     * asked for (the third scale's scaled pass, engine.c), which
-			     * stands only where no other read holds the place; else 0 */
+			     * stands only where no other read holds the place;
+			     * FIDUCIAL_UNCONFIRMED: a small root read with more of its
+			     * holes from 1-2 px specks than match_config.few_specks allows
+			     * (match_config.specks_unconfirmed), which never leaves its
+			     * pass unless another threshold's tree at its place confirms
+			     * it (pipeline/merge.h, merge_confirm); else 0 */
 	int32_t votes;      /* other reads of this ID at this place merged into it from other
 			     * scales and passes (pipeline/merge.h); 0 as decoded */
 };
 #define FIDUCIAL_DOUBTFUL 2
 #define FIDUCIAL_VETO 3
 #define FIDUCIAL_FALLBACK 4
+#define FIDUCIAL_UNCONFIRMED 5
 
 /* A region that could carry a known object when its tree is destroyed
  * (motion blur): not border, roughly square, about a symbol's size

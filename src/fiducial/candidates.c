@@ -21,8 +21,10 @@
  * of a bigger one that the repair round rebuilt, merged_ring_root). */
 #define SMALL_BAR_RATIO 8.0
 /* With match_config.few_specks, a small root takes specks for at most
- * 1 / SPECK_LEAVES_DIV of its nodes. */
+ * 1 / SPECK_LEAVES_DIV of its nodes; with specks_unconfirmed, for up to
+ * 1 / SPECK_UNCONFIRMED_DIV as an unconfirmed read. */
 #define SPECK_LEAVES_DIV 5
+#define SPECK_UNCONFIRMED_DIV 3
 /* A root that touches the frame's edge (border_root): at most 1 /
  * BORDER_CONTACT_DIV of its box's longer side lies on the edge. */
 #define BORDER_CONTACT_DIV 8
@@ -179,10 +181,15 @@ static bool merged_ring_root(struct match *m, const struct region_tree *t, int32
  * keeps 1-2 px noise), specks may make at most a fifth of the nodes
  * (SPECK_LEAVES_DIV): a tree that needs more of them read a hole lost
  * here and a noise speck taken there, one or two changes that turn a
- * dense symbol into another of its set. */
+ * dense symbol into another of its set. With specks_unconfirmed too, such
+ * a tree whose specks make at most a third of its nodes
+ * (SPECK_UNCONFIRMED_DIV) is taken but marked FLAG_UNCONFIRMED: most are
+ * right (the holes of symbols under 28 px are specks), and the engine
+ * keeps one only where another threshold's tree confirms it. */
 static bool small_candidate(struct match *m, const struct region_tree *t, int32_t p)
 {
 	const struct region *g = reg(m, t, p);
+	m->flags[p] &= (uint8_t)~FLAG_UNCONFIRMED;
 	if (g->x1 - g->x0 >= SMALL_BOX_PX || g->y1 - g->y0 >= SMALL_BOX_PX)
 		return false;
 	const bool frag = (m->flags[p] & REGION_FRAGMENTED) != 0;
@@ -194,12 +201,17 @@ static bool small_candidate(struct match *m, const struct region_tree *t, int32_
 		return false;
 	int sp_nodes = 0, sp_height = 0;
 	speck_count(m, t, p, 0, &sp_nodes, &sp_height);
-	const bool with_specks = !is_valid(m, h, n) && sp_nodes > n && is_valid(m, sp_height, sp_nodes) &&
-				 (!m->cfg.few_specks || SPECK_LEAVES_DIV * (sp_nodes - n) <= sp_nodes);
+	const bool specks_valid = !is_valid(m, h, n) && sp_nodes > n && is_valid(m, sp_height, sp_nodes);
+	const bool few = !m->cfg.few_specks || SPECK_LEAVES_DIV * (sp_nodes - n) <= sp_nodes;
+	const bool unconfirmed =
+		!few && m->cfg.specks_unconfirmed && SPECK_UNCONFIRMED_DIV * (sp_nodes - n) <= sp_nodes;
+	const bool with_specks = specks_valid && (few || unconfirmed);
 	if (!with_specks && !(frag && is_valid(m, h, n)))
 		return false;
 	if (frag && (!fills_ellipse(&s) || has_bar_leaf(m, t, p)))
 		return false;
+	if (with_specks && unconfirmed)
+		m->flags[p] |= FLAG_UNCONFIRMED;
 	if (with_specks) {
 		specks_keep(m, t, p, 0);
 		m->height[p] = (uint8_t)sp_height;

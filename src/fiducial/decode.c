@@ -1052,6 +1052,8 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 		     completed || m->again, &a);
 		if (veto && out->n_fids > at)
 			out->fids[at].completed = FIDUCIAL_VETO;
+		else if ((m->flags[root] & FLAG_UNCONFIRMED) && out->n_fids > at)
+			out->fids[at].completed = FIDUCIAL_UNCONFIRMED;
 	} else if (!m->again) {
 		emit(out->fuzzy, &out->n_fuzzy, out->cap_fuzzy, &out->overflow, reg(m, t, root), root, -1, nodes, false,
 		     &a);

@@ -200,6 +200,8 @@ struct match_config {
 	bool complete;                 /* fuzzy trees completed to the one tree that holds them (complete.c) */
 	bool few_specks;               /* small roots take 1-2 px specks for at most a fifth of their nodes
 					* (candidates.c) */
+	bool specks_unconfirmed;       /* with few_specks: a tree that needs more specks (at most a third
+					* of its nodes) is read with completed = FIDUCIAL_UNCONFIRMED */
 	bool even_leaves;              /* a symbol's leaves of one colour each have at least a third of their
 					* median area (decode.c), else it stays fuzzy; no merged leaves read */
 	float dot_max_elongation;      /* > 0: a dot longer than this (variance ratio) makes the read a

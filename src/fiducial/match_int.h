@@ -56,6 +56,9 @@ enum node_state {
  * the region was merged into another or flipped (a speck). */
 #define FLAG_REPAIRED (1u << 7)
 #define FLAG_GONE (1u << 6)
+/* ... and (small_candidate, match_config.specks_unconfirmed) the root was
+ * taken with more specks than few_specks allows: its read is unconfirmed. */
+#define FLAG_UNCONFIRMED (1u << 5)
 /* claimed[]: 0, part of a decoded symbol, of a fuzzy one, or of a fuzzy one
  * of the first round (which the second may still decode). */
 #define CLAIM_SYMBOL 1

@@ -372,6 +372,7 @@ static bool small_configs(const struct engine_config *c, struct threshold_config
 	tc->median = 0;
 	symbols_only(c, mc);
 	mc->few_specks = true;
+	mc->specks_unconfirmed = true;
 	return c->radius_small > 0;
 }
 
@@ -410,6 +411,7 @@ static bool check_configs(const struct engine_config *c, struct threshold_config
 	const bool on = (small_configs(c, tc, mc) || c->radius_up > 0) && c->radius_small_check > 0;
 	tc->radius = c->radius_small_check;
 	mc->few_specks = false;
+	mc->specks_unconfirmed = false;
 	return on;
 }
 
@@ -1692,6 +1694,74 @@ static int windows_or_frame(struct engine *e, const struct image_u8 *grey, int n
 	return 1;
 }
 
+/* A box of the frame enlarged twice (upsample.h) in the upsampled pass's
+ * buffers: the enlarged image, its mask and the box's cut of the mask,
+ * and the origin of the enlarged part in the frame. */
+struct up_view {
+	struct image_u8 up;
+	struct bitmask crop, win;
+	int x0, y0;
+};
+
+static bool up_enlarge(struct engine *e, const struct image_u8 *grey, const struct window *ext, int halo,
+		       struct up_view *v);
+static bool up_decode(struct engine *e, struct up_view *v, const struct window *ext, const struct region_tree **tree);
+static int up_halo(const struct engine *e);
+
+/* The small-symbol pass's unconfirmed reads (d->fids from `from` on with
+ * FIDUCIAL_UNCONFIRMED, match.h specks_unconfirmed): each place is read
+ * again in the frame enlarged twice by the upsampled pass's Bernsen
+ * threshold and matcher, in a window reaching the read's size plus
+ * THIRD_SMALL_CHECK_PAD past its centre each way (as its check), and
+ * merge_confirm() keeps the read where the tree of the symbol or fuzzy
+ * symbol read there nearest its centre (within 0.3 of its size) is its
+ * ID's less a node or two; without the upsampled pass none stands. */
+static bool small_confirm(struct engine *e, const struct image_u8 *grey, int from)
+{
+	struct third *t = &e->t3;
+	struct detections *d = &e->s3.det;
+	const int halo = t->up ? up_halo(e) : 0;
+	for (int i = from; i < d->n_fids;) {
+		const struct fiducial_det *f = &d->fids[i];
+		if (f->completed != FIDUCIAL_UNCONFIRMED) {
+			i++;
+			continue;
+		}
+		char buf[TREES_MAX_NODES + 2];
+		const char *canon = NULL;
+		if (t->up) {
+			const int r = (int)f->size_px + THIRD_SMALL_CHECK_PAD, fx = (int)f->x, fy = (int)f->y;
+			const struct window w = {.x0 = fx - r > 0 ? fx - r : 0, .y0 = fy - r > 0 ? fy - r : 0,
+						 .x1 = fx + r + 1 < grey->width ? fx + r + 1 : grey->width,
+						 .y1 = fy + r + 1 < grey->height ? fy + r + 1 : grey->height};
+			struct up_view v;
+			const struct region_tree *tree = NULL;
+			if (!up_enlarge(e, grey, &w, halo, &v) || threshold_process(t->up, &v.up, &v.crop) ||
+			    !up_decode(e, &v, &w, &tree))
+				return false;
+			/* Enlarged pixel x lies at x / 2 - 0.25 in the frame (upsample.h). */
+			const float ex = 2.0f * (f->x - (float)w.x0) + 0.5f, ey = 2.0f * (f->y - (float)w.y0) + 0.5f;
+			const float reach = 0.3f * 2.0f * f->size_px;
+			float best = reach * reach;
+			int32_t root = -1;
+			for (int k = 0; k < t->det.n_fids + t->det.n_fuzzy; k++) {
+				const struct fiducial_det *g =
+					k < t->det.n_fids ? &t->det.fids[k] : &t->det.fuzzy[k - t->det.n_fids];
+				const float dx = g->x - ex, dy = g->y - ey;
+				if (g->root >= 0 && dx * dx + dy * dy <= best) {
+					best = dx * dx + dy * dy;
+					root = g->root;
+				}
+			}
+			if (root >= 0 && match_canonical_string(tree, root, -1, buf, sizeof buf) > 0)
+				canon = buf;
+		}
+		if (!merge_confirm(d, i, canon, e->cfg.match.trees))
+			i++;
+	}
+	return true;
+}
+
 /* The third scale's small-symbol pass (radius_small): Bernsen at a small
  * radius without a median, in windows around small structure that no
  * decoded symbol explains (windows_find_small; the whole frame where they
@@ -1720,17 +1790,8 @@ static bool third_small(struct engine *e, const struct image_u8 *grey)
 		e->t3.stats.small_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
 		ok = third_window(e, grey, w, halo, e->t3.small, NULL, THIRD_SMALL_MAX_PX, THIRD_BY_THR);
 	}
-	return ok && small_check(e, grey, from);
+	return ok && small_confirm(e, grey, from) && small_check(e, grey, from);
 }
-
-/* A box of the frame enlarged twice (upsample.h) in the upsampled pass's
- * buffers: the enlarged image, its mask and the box's cut of the mask,
- * and the origin of the enlarged part in the frame. */
-struct up_view {
-	struct image_u8 up;
-	struct bitmask crop, win;
-	int x0, y0;
-};
 
 /* The box ext of the frame enlarged with halo pixels around it (clamped
  * to the frame) into v. False: the enlarging failed. */

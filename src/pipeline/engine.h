@@ -71,7 +71,9 @@ struct engine_config {
 					* this Bernsen radius (no median, no speck share) and becomes fuzzy
 					* where that read gives another ID (merge.h); 0 = off */
 	int radius_up;                 /* third scale: a pass on windows enlarged twice, Bernsen at this radius
-					* gate_up without a median (engine.c, threshold/upsample.h); 0 = off */
+					* gate_up without a median (engine.c, threshold/upsample.h); 0 = off;
+					* its threshold also confirms radius_small's reads of more specks than
+					* that pass's share (merge.h merge_confirm), which without it stand not */
 	int gate_up;                   /* that pass's Bernsen gate, 0..255 */
 	int close_up;                  /* that pass reads its parts again against a grey closing of this radius
 					* (enlarged pixels, threshold/closing.h); 0 = off, at most 8 */

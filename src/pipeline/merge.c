@@ -1,6 +1,7 @@
 /* merge.c - the threshold scales' symbols merged into one list (merge.h). */
 #include "merge.h"
 
+#include "../fiducial/match.h"
 #include "../fiducial/trees.h"
 
 /* Whether a and b are at one place (within 0.3 of the larger size). */
@@ -250,6 +251,16 @@ bool merge_check(struct detections *d, int i, const struct detections *check, co
 	}
 	if (!other)
 		return false;
+	drop(d, i);
+	return true;
+}
+
+bool merge_confirm(struct detections *d, int i, const char *canon, const struct tree_set *set)
+{
+	if (canon && match_holds(set, d->fids[i].id, canon, MERGE_CONFIRM_MISSING)) {
+		d->fids[i].completed = 1;
+		return false;
+	}
 	drop(d, i);
 	return true;
 }

@@ -122,6 +122,25 @@ void merge_vetoes(struct detections *d);
  * of a moved one, so callers walking the list stay at i. */
 bool merge_check(struct detections *d, int i, const struct detections *check, const struct tree_set *set);
 
+/* A read confirmed by another threshold's tree. The small-symbol pass
+ * reads a small root whose holes came from more 1-2 px specks than its
+ * speck share allows as FIDUCIAL_UNCONFIRMED (match.h specks_unconfirmed):
+ * most such reads are right (the holes of symbols under 28 px shrink to
+ * specks), but a noise speck taken for a hole where one closed reads
+ * another symbol of the set, and where no other pass reads the place
+ * nothing would contradict it. The engine reads the place again in the
+ * frame enlarged twice (the upsampled pass's threshold), whose holes are
+ * 2-3 px and whose noise is other; canon is the canonical string (colour
+ * letter first) of the tree it read there, or NULL where it read none.
+ * Where the tree of d's symbol i's ID holds canon less at most
+ * MERGE_CONFIRM_MISSING nodes (match_holds: the enlarged read lost a hole
+ * or two, never gained one), symbol i counts as completed (1: a read
+ * that two damaged trees agree on) and the function returns false; else
+ * it moves to d's fuzzy list (id -1) and it returns true. The last symbol
+ * takes the place of a moved one, so callers walking the list stay at i. */
+#define MERGE_CONFIRM_MISSING 2
+bool merge_confirm(struct detections *d, int i, const char *canon, const struct tree_set *set);
+
 /* A third read where the first two scales disagree. Where the second
  * scale reads another whole ID at the place of a whole symbol of the
  * first scale's own (i, root >= 0), merge_scale() lets the first stand:
