@@ -825,6 +825,50 @@ static bool dot_sized(int64_t a, int64_t med)
 	return 4 * a >= 3 * med && 2 * a <= 3 * med;
 }
 
+/* The children of root in the tree being read (resolved, no speck left
+ * out) into kid, and the areas of those that are plain leaves (no
+ * children: has_kids) into area in ascending order, *n_leaf of them.
+ * Returns the children's number, or -1 where they are more than
+ * TREES_MAX_NODES. */
+static int root_children(const struct match *m, const struct region_tree *t, int32_t root, int32_t *kid, int *area,
+			 int *n_leaf)
+{
+	int n = 0, n_adj;
+	const int32_t *l = adj_of(m, t, root, &n_adj);
+	*n_leaf = 0;
+	for (int i = 0; i < n_adj; i++) {
+		const int32_t k = l[i];
+		if ((m->state[k] & (ST_RESOLVED | ST_SPECK)) != ST_RESOLVED || m->parent[k] != root)
+			continue;
+		if (n >= TREES_MAX_NODES)
+			return -1;
+		kid[n++] = k;
+		if (has_kids(m, t, k))
+			continue;
+		/* Insertion: a dozen at most. */
+		const int v = reg(m, t, k)->area;
+		int z = (*n_leaf)++;
+		for (; z > 0 && area[z - 1] > v; z--)
+			area[z] = area[z - 1];
+		area[z] = v;
+	}
+	return n;
+}
+
+/* The holes of region k where its children (in the tree being read) are
+ * all leaves: what moved_in_set() calls j; -1 where one has children. */
+static int leaf_holes(const struct match *m, const struct region_tree *t, int32_t k)
+{
+	int n_k, j = 0;
+	const int32_t *lk = adj_of(m, t, k, &n_k);
+	for (int z = 0; z < n_k && j >= 0; z++) {
+		const int32_t g = lk[z];
+		if ((m->state[g] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && m->parent[g] == k)
+			j = has_kids(m, t, g) ? -1 : j + 1;
+	}
+	return j;
+}
+
 /* Whether a symbol read whole at root, canon its string, may be another
  * tree of the set with one blob cut in two (moved_in_set) and the image
  * says so: a plain leaf of the root and a sibling, a pixel or less apart,
@@ -845,26 +889,9 @@ static bool cut_read(const struct match *m, const struct region_tree *t, int32_t
 {
 	int32_t kid[TREES_MAX_NODES];
 	int area[TREES_MAX_NODES];
-	int n = 0, n_leaf = 0;
-	int n_adj;
-	const int32_t *l = adj_of(m, t, root, &n_adj);
-	for (int i = 0; i < n_adj; i++) {
-		const int32_t k = l[i];
-		if ((m->state[k] & (ST_RESOLVED | ST_SPECK)) != ST_RESOLVED || m->parent[k] != root)
-			continue;
-		if (n >= TREES_MAX_NODES)
-			return false;
-		kid[n++] = k;
-		if (has_kids(m, t, k))
-			continue;
-		/* The plain leaves' areas, in order (insertion: a dozen at most). */
-		const int v = reg(m, t, k)->area;
-		int z = n_leaf++;
-		for (; z > 0 && area[z - 1] > v; z--)
-			area[z] = area[z - 1];
-		area[z] = v;
-	}
-	if (!n_leaf)
+	int n_leaf;
+	const int n = root_children(m, t, root, kid, area, &n_leaf);
+	if (n < 0 || !n_leaf)
 		return false;
 	const int64_t med = area[(n_leaf - 1) / 2];
 	/* known[j]: 0 not looked up, 1 the uncut tree is in the set, 2 not. */
@@ -879,14 +906,7 @@ static bool cut_read(const struct match *m, const struct region_tree *t, int32_t
 			const struct region *b = reg(m, t, kid[q]);
 			if (q == i || a->x0 > b->x1 + 2 || b->x0 > a->x1 + 2 || a->y0 > b->y1 + 2 || b->y0 > a->y1 + 2)
 				continue;
-			/* j: the sibling's holes, where its children are all leaves. */
-			int n_k, j = 0;
-			const int32_t *lk = adj_of(m, t, kid[q], &n_k);
-			for (int z = 0; z < n_k && j >= 0; z++) {
-				const int32_t g = lk[z];
-				if ((m->state[g] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && m->parent[g] == kid[q])
-					j = has_kids(m, t, g) ? -1 : j + 1;
-			}
+			const int j = leaf_holes(m, t, kid[q]);
 			if (j < 0)
 				continue;
 			if (!known[j])
