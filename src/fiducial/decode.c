@@ -543,6 +543,9 @@ static bool dots_odd(const struct match *m, const struct region_tree *t, int32_t
 /* Pixels of the root's area that the pair must enclose, its 1 px gaps
  * bridged, for the read to be taken for a cut (cut_pocket). */
 #define CUT_MIN_POCKET 2
+/* A plain leaf of the root under 1 / SPECK_DOT_DIV of the median plain
+ * leaf's area is taken for a speck, not a dot (speck_read). */
+#define SPECK_DOT_DIV 2
 /* An outsized leaf to which a closing by a square of 2 RING_CLOSE + 1 px
  * adds a pocket (ring_pocket) of at least 1 / RING_POCKET_DIV of its area,
  * and CUT_MIN_POCKET px, is taken for a one-hole blob opened
@@ -918,6 +921,52 @@ static bool cut_read(const struct match *m, const struct region_tree *t, int32_t
 	return false;
 }
 
+/* Whether a symbol read whole at root, canon its string, may be another
+ * tree of the set with a blob's hole lost and a speck taken for a dot:
+ * its smallest plain leaf has under 1 / SPECK_DOT_DIV of the median plain
+ * leaf's area, and the tree with a plain leaf taken away and a hole given
+ * to a child of the root whose children are all leaves is in the set
+ * (moved_in_set): the same node count, so the read passes every count,
+ * and the leaf-size filter (§6, on box sides) passes a 2 x 2 px speck
+ * among 3 x 4 px dots. Where a hard shadow's edge crosses a symbol, the
+ * threshold closes or opens a blob's hole in the shadow and leaves a
+ * speck of the edge's band, or of a dot the light shrank, in the root's
+ * area: on the sheet-half preset with reacTIVision's set a 41 px 6 read as
+ * 38 (a 3 px speck against dots of 11) by the scaled pass, a 39 px 11 as
+ * 40 (3 px against 14) by the deblurring pass, a 52 px 5 as 28 and a 44 px
+ * 6 as 63 (4 px against 11) by the scaled pass's lower rungs. A dot the
+ * light shrank can be as small (a 39 px 11 with a 4 px dot against 15,
+ * left fuzzy so). Not in the passes whose threshold keeps noise
+ * (few_specks), whose small symbols' dots are 1-2 px and vary by their
+ * pixels, nor for doubtful reads (match_config.doubtful), which stand
+ * only where no other read disagrees and cancel a read of another ID
+ * there: on the room preset the ratio pass's right 207 (a dot of 8 px
+ * against 20) cancelled the scaled pass's completed 200, which stood once
+ * the 207 was fuzzy. The sizes are tried first, so most reads end at
+ * their sort. */
+static bool speck_read(const struct match *m, const struct region_tree *t, int32_t root, const char *canon)
+{
+	if (m->cfg.few_specks || m->cfg.doubtful)
+		return false;
+	int32_t kid[TREES_MAX_NODES];
+	int area[TREES_MAX_NODES];
+	int n_leaf;
+	const int n = root_children(m, t, root, kid, area, &n_leaf);
+	if (n < 0 || !n_leaf || SPECK_DOT_DIV * area[0] >= area[(n_leaf - 1) / 2])
+		return false;
+	/* tried[j]: a blob of j holes (a plain leaf: 0) looked up already. */
+	bool tried[TREES_MAX_NODES + 1] = {false};
+	for (int q = 0; q < n; q++) {
+		const int j = leaf_holes(m, t, kid[q]);
+		if (j < 0 || tried[j])
+			continue;
+		tried[j] = true;
+		if (moved_in_set(m->cfg.trees, canon, j, 1))
+			return true;
+	}
+	return false;
+}
+
 /* Whether leaf l, which merged_decode would count twice (canon: the tree
  * so counted), may be a one-hole blob whose wall a cut opened: the tree
  * with l a one-hole blob instead is in the set too (moved_in_set with no
@@ -1062,10 +1111,15 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	}
 	if (id >= 0 && m->cfg.even_leaves && !leaves_even(m, t, root))
 		id = -1;
-	if (id >= 0 && read_whole && (cut_read(m, t, root, canon) || split_read(m, t, root, canon)))
-		id = -1;
 	const bool veto =
 		id >= 0 && (m->cfg.dot_max_elongation > 0 || m->cfg.dot_max_area > 0) && dots_odd(m, t, root);
+	/* A veto stays one where a speck was taken for a dot too: it still
+	 * cancels its pass's reads of other IDs at its place (merge_vetoes; on
+	 * the dim preset, reacTIVision's set, a veto of the ratio pass so left
+	 * fuzzy let that pass's 17 stand at a 61 px 56). */
+	if (id >= 0 && read_whole &&
+	    ((!veto && speck_read(m, t, root, canon)) || cut_read(m, t, root, canon) || split_read(m, t, root, canon)))
+		id = -1;
 	if (id >= 0) {
 		const int32_t at = out->n_fids;
 		emit(out->fids, &out->n_fids, out->cap_fids, &out->overflow, reg(m, t, root), root, id, nodes,

@@ -143,6 +143,16 @@
  * are bridged (decode.c, cut_read). A 1 px cut in a thin wall on the dim
  * preset read a 149 as 155 and a 59 as 106 that way. Reads whose plain
  * leaves are all dot-sized cost their sort alone.
+ * A speck taken for a dot: a whole read whose smallest dot (a plain leaf
+ * of the root) has under half the median dot's area, where the tree with
+ * a plain leaf taken away and a hole given to one of the root's blobs
+ * (moved_in_set) is in the set too, stays fuzzy (decode.c, speck_read),
+ * but where it is a veto (dot_max_*, above) it stays one: a hard
+ * shadow's edge closes or opens a blob's hole and leaves a speck of its
+ * band, or of a dot the light shrank, in the root's area, the same node
+ * count, and the leaf-size filter (§6, on box sides) passes a 2 x 2 px
+ * speck among 3 x 4 px dots. Not in the passes that keep noise
+ * (few_specks), nor for doubtful reads (match_config.doubtful).
  * A one-hole blob opened: a cut through a one-hole blob's wall joins its
  * hole to the root's area and leaves a plain leaf about twice a dot's
  * area, elongated enough to pass for two merged dots. Where the tree with
@@ -207,6 +217,10 @@ struct match_config {
 	float dot_max_elongation;      /* > 0: a dot longer than this (variance ratio) makes the read a
 					* FIDUCIAL_VETO (see above); 0 = no such check */
 	float dot_max_area;            /* > 0: so does a dot of more than this many times the median dot */
+	bool doubtful;                 /* its reads are believed only where no other read disagrees (the
+					* third scale's ratio pass, pipeline/merge.h): the speck rule
+					* (decode.c, speck_read) leaves them be, since such a read of a
+					* damaged place still cancels another pass's read there */
 };
 
 struct match;

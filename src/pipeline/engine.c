@@ -703,6 +703,7 @@ static int ratio_sync(struct ratio_job *j, const struct engine_config *c, const 
 	m.even_leaves = true;
 	m.dot_max_elongation = THIRD_RATIO_DOT_ELONGATION;
 	m.dot_max_area = THIRD_RATIO_DOT_AREA;
+	m.doubtful = true;
 	if (j->job.mat)
 		return match_set_config(j->job.mat, &m);
 	int err = 0;
