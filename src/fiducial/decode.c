@@ -552,6 +552,10 @@ static bool dots_odd(const struct match *m, const struct region_tree *t, int32_t
  * (opened_ring). */
 #define RING_CLOSE 2
 #define RING_POCKET_DIV 4
+/* A plain leaf of the root of at least HOLE_CLOSED_X times the median
+ * plain leaf's area may be a one-hole blob whose hole closed
+ * (closed_hole_read). */
+#define HOLE_CLOSED_X 3
 
 /* Whether the tree canon (canonical, with colour letter) is a tree of the
  * set with one hole moved between a blob and the root's plain leaves: a
@@ -626,6 +630,69 @@ static bool moved_in_set(const struct tree_set *set, const char *canon, int j, i
 	}
 	if (dh < 0)
 		buf[p++] = '1';
+	buf[p] = 0;
+	return tree_set_lookup(set, buf) >= 0;
+}
+
+/* Whether the tree canon (canonical, with colour letter) is a tree of the
+ * set with one hole moved from a blob to a plain leaf: a child of the root
+ * that has j holes (children that are all leaves, "1" then j "2") given
+ * j - 1, and one plain leaf of the root given one hole, the same node
+ * count. False for j < 2: a one-hole blob's hole so moved gives canon
+ * again. */
+static bool hole_to_leaf_in_set(const struct tree_set *set, const char *canon, int j)
+{
+	if (j < 2 || j >= TREES_MAX_NODES)
+		return false;
+	const char *s = canon + 2;
+	/* The root's children as slices of canon; the two changed ones (the
+	 * blob of j - 1 holes, the leaf of one) are prefixes of kid. */
+	char kid[TREES_MAX_NODES];
+	kid[0] = '1';
+	memset(kid + 1, '2', (size_t)j - 1);
+	const char *seg[TREES_MAX_NODES];
+	int len[TREES_MAX_NODES], n = 0, pick = -1, leaf = -1;
+	for (int i = 0; s[i];) {
+		if (n >= TREES_MAX_NODES)
+			return false;
+		int l = 1;
+		while (s[i + l] && s[i + l] != '1')
+			l++;
+		bool holes = l == j + 1;
+		for (int k = 1; k < l && holes; k++)
+			holes = s[i + k] == '2';
+		if (holes && pick < 0)
+			pick = n;
+		else if (l == 1)
+			leaf = n;
+		seg[n] = s + i;
+		len[n++] = l;
+		i += l;
+	}
+	if (pick < 0 || leaf < 0)
+		return false;
+	seg[pick] = kid;
+	len[pick] = j;
+	seg[leaf] = kid;
+	len[leaf] = 2;
+	/* Descending order again (insertion: a dozen children at most). */
+	for (int i = 1; i < n; i++)
+		for (int k = i; k > 0 && seg_greater(seg[k], len[k], seg[k - 1], len[k - 1]); k--) {
+			const char *ts = seg[k];
+			const int tl = len[k];
+			seg[k] = seg[k - 1];
+			len[k] = len[k - 1];
+			seg[k - 1] = ts;
+			len[k - 1] = tl;
+		}
+	char buf[CANON_CAP];
+	int p = 2;
+	buf[0] = canon[0];
+	buf[1] = canon[1];
+	for (int i = 0; i < n; i++) {
+		memcpy(buf + p, seg[i], (size_t)len[i]);
+		p += len[i];
+	}
 	buf[p] = 0;
 	return tree_set_lookup(set, buf) >= 0;
 }
@@ -967,6 +1034,46 @@ static bool speck_read(const struct match *m, const struct region_tree *t, int32
 	return false;
 }
 
+/* Whether a small-symbol read (match_config.specks_unconfirmed) whole at
+ * root, canon its string, may be another tree of the set with a noise
+ * speck taken for a blob's hole while a one-hole blob's hole closed: a
+ * plain leaf of the root has at least HOLE_CLOSED_X times the median
+ * plain leaf's area (the blob, filled), a blob of two or more holes, all
+ * leaves, keeps a 1-2 px speck for one (as that pass's reads do), and the
+ * tree with one of that blob's holes given to a plain leaf is in the set
+ * (hole_to_leaf_in_set): the same node count, so the read passes every
+ * count and the speck share. A 25 px 30 of reacTIVision's set read as 80
+ * so (the small preset at 24-28 px, seed 48): a leaf of 20 px among dots
+ * of 4-6. The sizes are tried first, so most reads end at their sort. */
+static bool closed_hole_read(const struct match *m, const struct region_tree *t, int32_t root, const char *canon)
+{
+	int32_t kid[TREES_MAX_NODES];
+	int area[TREES_MAX_NODES];
+	int n_leaf;
+	const int n = root_children(m, t, root, kid, area, &n_leaf);
+	if (n < 0 || n_leaf < 2 || area[n_leaf - 1] < HOLE_CLOSED_X * area[(n_leaf - 1) / 2])
+		return false;
+	/* tried[j]: a blob of j holes looked up already. */
+	bool tried[TREES_MAX_NODES + 1] = {false};
+	for (int q = 0; q < n; q++) {
+		const int j = leaf_holes(m, t, kid[q]);
+		if (j < 2 || tried[j])
+			continue;
+		bool speck = false;
+		int n_k;
+		const int32_t *lk = adj_of(m, t, kid[q], &n_k);
+		for (int z = 0; z < n_k && !speck; z++)
+			speck = (m->state[lk[z]] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && m->parent[lk[z]] == kid[q] &&
+				reg(m, t, lk[z])->area <= SPECK_MAX_AREA;
+		if (!speck)
+			continue;
+		tried[j] = true;
+		if (hole_to_leaf_in_set(m->cfg.trees, canon, j))
+			return true;
+	}
+	return false;
+}
+
 /* Whether leaf l, which merged_decode would count twice (canon: the tree
  * so counted), may be a one-hole blob whose wall a cut opened: the tree
  * with l a one-hole blob instead is in the set too (moved_in_set with no
@@ -1120,13 +1227,17 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	if (id >= 0 && read_whole &&
 	    ((!veto && speck_read(m, t, root, canon)) || cut_read(m, t, root, canon) || split_read(m, t, root, canon)))
 		id = -1;
+	/* A small-symbol read that may be another ID's with a hole closed
+	 * stands only where the enlarged frame confirms it, as one with more
+	 * specks than the share (engine.c, small_confirm). */
+	const bool doubt = id >= 0 && read_whole && m->cfg.specks_unconfirmed && closed_hole_read(m, t, root, canon);
 	if (id >= 0) {
 		const int32_t at = out->n_fids;
 		emit(out->fids, &out->n_fids, out->cap_fids, &out->overflow, reg(m, t, root), root, id, nodes,
 		     completed || m->again, &a);
 		if (veto && out->n_fids > at)
 			out->fids[at].completed = FIDUCIAL_VETO;
-		else if ((m->flags[root] & FLAG_UNCONFIRMED) && out->n_fids > at)
+		else if (((m->flags[root] & FLAG_UNCONFIRMED) || doubt) && out->n_fids > at)
 			out->fids[at].completed = FIDUCIAL_UNCONFIRMED;
 	} else if (!m->again) {
 		emit(out->fuzzy, &out->n_fuzzy, out->cap_fuzzy, &out->overflow, reg(m, t, root), root, -1, nodes, false,

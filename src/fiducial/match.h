@@ -153,6 +153,13 @@
  * count, and the leaf-size filter (§6, on box sides) passes a 2 x 2 px
  * speck among 3 x 4 px dots. Not in the passes that keep noise
  * (few_specks), nor for doubtful reads (match_config.doubtful).
+ * A hole closed while a speck was taken for another: a small-symbol read
+ * (specks_unconfirmed) with a plain leaf of at least three times the
+ * median plain leaf's area (a one-hole blob, filled) and a blob that keeps
+ * a 1-2 px speck for a hole, where the tree with one of that blob's holes
+ * given to a plain leaf is in the set too, is read as FIDUCIAL_UNCONFIRMED
+ * though its specks are within the fifth: the engine keeps it only where
+ * the enlarged frame confirms it (decode.c, closed_hole_read).
  * A one-hole blob opened: a cut through a one-hole blob's wall joins its
  * hole to the root's area and leaves a plain leaf about twice a dot's
  * area, elongated enough to pass for two merged dots. Where the tree with
