@@ -557,6 +557,37 @@ static bool dots_odd(const struct match *m, const struct region_tree *t, int32_t
  * (closed_hole_read). */
 #define HOLE_CLOSED_X 3
 
+/* The root's children of canon (canonical, with colour letter) as slices
+ * seg[i], len[i] (each starts with its "1"; in canon's descending order).
+ * Returns their count, or -1 where there are more than TREES_MAX_NODES. */
+static int child_slices(const char *canon, const char **seg, int *len)
+{
+	const char *s = canon + 2;
+	int n = 0;
+	for (int i = 0; s[i];) {
+		if (n >= TREES_MAX_NODES)
+			return -1;
+		int l = 1;
+		while (s[i + l] && s[i + l] != '1')
+			l++;
+		seg[n] = s + i;
+		len[n++] = l;
+		i += l;
+	}
+	return n;
+}
+
+/* Whether the slice seg, len is a child of j holes: "1" then j "2". */
+static bool holes_slice(const char *seg, int len, int j)
+{
+	if (len != j + 1)
+		return false;
+	for (int k = 1; k < len; k++)
+		if (seg[k] != '2')
+			return false;
+	return true;
+}
+
 /* Whether the tree canon (canonical, with colour letter) is a tree of the
  * set with one hole moved between a blob and the root's plain leaves: a
  * child of the root that has j holes (children that are all leaves, "1"
@@ -569,18 +600,11 @@ static bool dots_odd(const struct match *m, const struct region_tree *t, int32_t
  * blob split in two (split_read). */
 static bool moved_in_set(const struct tree_set *set, const char *canon, int j, int dh)
 {
-	const char *s = canon + 2;
-	int off[TREES_MAX_NODES], len[TREES_MAX_NODES], n = 0;
-	for (int i = 0; s[i];) {
-		if (n >= TREES_MAX_NODES)
-			return false;
-		int l = 1;
-		while (s[i + l] && s[i + l] != '1')
-			l++;
-		off[n] = i;
-		len[n++] = l;
-		i += l;
-	}
+	const char *seg[TREES_MAX_NODES];
+	int len[TREES_MAX_NODES];
+	const int n = child_slices(canon, seg, len);
+	if (n < 0)
+		return false;
 	/* Children in descending order: plain leaves ("1") come last; the
 	 * last is the one taken away. */
 	int end = n;
@@ -589,15 +613,9 @@ static bool moved_in_set(const struct tree_set *set, const char *canon, int j, i
 	if (dh < 0 && j < 1)
 		return false;
 	int pick = -1;
-	for (int i = 0; i < end && pick < 0; i++) {
-		if (len[i] != j + 1)
-			continue;
-		int k = 1;
-		while (k < len[i] && s[off[i] + k] == '2')
-			k++;
-		if (k == len[i])
+	for (int i = 0; i < end && pick < 0; i++)
+		if (holes_slice(seg[i], len[i], j))
 			pick = i;
-	}
 	if (pick < 0)
 		return false;
 	/* The changed child ("1" then j + dh "2") goes where its order puts
@@ -616,12 +634,12 @@ static bool moved_in_set(const struct tree_set *set, const char *canon, int j, i
 	for (int i = 0; i < end; i++) {
 		if (i == pick)
 			continue;
-		if (!placed && !seg_greater(s + off[i], len[i], kid, kl)) {
+		if (!placed && !seg_greater(seg[i], len[i], kid, kl)) {
 			memcpy(buf + p, kid, (size_t)kl);
 			p += kl;
 			placed = true;
 		}
-		memcpy(buf + p, s + off[i], (size_t)len[i]);
+		memcpy(buf + p, seg[i], (size_t)len[i]);
 		p += len[i];
 	}
 	if (!placed) {
@@ -644,30 +662,19 @@ static bool hole_to_leaf_in_set(const struct tree_set *set, const char *canon, i
 {
 	if (j < 2 || j >= TREES_MAX_NODES)
 		return false;
-	const char *s = canon + 2;
 	/* The root's children as slices of canon; the two changed ones (the
 	 * blob of j - 1 holes, the leaf of one) are prefixes of kid. */
 	char kid[TREES_MAX_NODES];
 	kid[0] = '1';
 	memset(kid + 1, '2', (size_t)j - 1);
 	const char *seg[TREES_MAX_NODES];
-	int len[TREES_MAX_NODES], n = 0, pick = -1, leaf = -1;
-	for (int i = 0; s[i];) {
-		if (n >= TREES_MAX_NODES)
-			return false;
-		int l = 1;
-		while (s[i + l] && s[i + l] != '1')
-			l++;
-		bool holes = l == j + 1;
-		for (int k = 1; k < l && holes; k++)
-			holes = s[i + k] == '2';
-		if (holes && pick < 0)
-			pick = n;
-		else if (l == 1)
-			leaf = n;
-		seg[n] = s + i;
-		len[n++] = l;
-		i += l;
+	int len[TREES_MAX_NODES], pick = -1, leaf = -1;
+	const int n = child_slices(canon, seg, len);
+	for (int i = 0; i < n; i++) {
+		if (pick < 0 && holes_slice(seg[i], len[i], j))
+			pick = i;
+		else if (len[i] == 1)
+			leaf = i;
 	}
 	if (pick < 0 || leaf < 0)
 		return false;
