@@ -210,6 +210,19 @@ static void rig_run(struct rig *r, const struct tree_set *set, const struct imag
 	assert_int_equal(match_process(r->mat, r->tree, grey, &r->det), 0);
 }
 
+/* What rig_run read: one symbol of ID id, or (id < 0) no symbol and one
+ * fuzzy one. */
+static void rig_expect(const struct rig *r, int32_t id)
+{
+	if (id < 0) {
+		assert_int_equal(r->det.n_fids, 0);
+		assert_int_equal(r->det.n_fuzzy, 1);
+	} else {
+		assert_int_equal(r->det.n_fids, 1);
+		assert_int_equal(r->det.fids[0].id, id);
+	}
+}
+
 static void rig_free(struct rig *r)
 {
 	detections_free(&r->det);
@@ -269,8 +282,7 @@ static void test_match_drawn(void **state)
 	image_u8_free(&img);
 	draw_symbol(&img, DRAW_SPECKS);
 	rig_run(&r, set, &img, 100);
-	assert_int_equal(r.det.n_fids, 1);
-	assert_int_equal(r.det.fids[0].id, 1);
+	rig_expect(&r, 1);
 	assert_float_equal(r.det.fids[0].x, cx, 1e-3);
 	assert_float_equal(r.det.fids[0].y, cy, 1e-3);
 	rig_free(&r);
@@ -279,8 +291,7 @@ static void test_match_drawn(void **state)
 	image_u8_free(&img);
 	draw_symbol(&img, DRAW_NOISE);
 	rig_run(&r, set, &img, 100);
-	assert_int_equal(r.det.n_fids, 1);
-	assert_int_equal(r.det.fids[0].id, 1);
+	rig_expect(&r, 1);
 	assert_int_equal(r.det.fids[0].n_nodes, 6);
 	assert_float_equal(r.det.fids[0].x, cx, 1e-3);
 	assert_float_equal(r.det.fids[0].y, cy, 1e-3);
@@ -290,8 +301,7 @@ static void test_match_drawn(void **state)
 	image_u8_free(&img);
 	draw_symbol(&img, DRAW_INVERT);
 	rig_run(&r, set, &img, 100);
-	assert_int_equal(r.det.n_fids, 1);
-	assert_int_equal(r.det.fids[0].id, 2);
+	rig_expect(&r, 2);
 	/* Its black root is offered for root tracking too. */
 	found_root = 0;
 	for (int i = 0; i < r.det.n_roots; i++)
@@ -303,8 +313,7 @@ static void test_match_drawn(void **state)
 	image_u8_free(&img);
 	draw_symbol(&img, DRAW_NO_DOT);
 	rig_run(&r, set, &img, 100);
-	assert_int_equal(r.det.n_fids, 0);
-	assert_int_equal(r.det.n_fuzzy, 1);
+	rig_expect(&r, -1);
 	assert_int_equal(r.det.fuzzy[0].id, -1);
 	assert_int_equal(r.det.fuzzy[0].n_nodes, 5);
 	rig_free(&r);
@@ -313,8 +322,7 @@ static void test_match_drawn(void **state)
 	image_u8_free(&img);
 	draw_symbol(&img, DRAW_BIG_DOT);
 	rig_run(&r, set, &img, 0);
-	assert_int_equal(r.det.n_fids, 0);
-	assert_int_equal(r.det.n_fuzzy, 1);
+	rig_expect(&r, -1);
 	assert_int_equal(r.det.n_roots, 0);
 	rig_free(&r);
 
@@ -413,8 +421,7 @@ static void test_match_merged(void **state)
 
 	draw_dots(&img, 0);
 	rig_run(&r, set, &img, 100);
-	assert_int_equal(r.det.n_fids, 1);
-	assert_int_equal(r.det.fids[0].id, 0);
+	rig_expect(&r, 0);
 	const struct fiducial_det whole = r.det.fids[0];
 	assert_float_equal(whole.x, 32.5, 1e-3);
 	assert_float_equal(whole.y, 34.5, 1e-3);
@@ -435,8 +442,7 @@ static void test_match_merged(void **state)
 	image_u8_free(&img);
 	draw_dots(&img, -1);
 	rig_run(&r, set, &img, 100);
-	assert_int_equal(r.det.n_fids, 0);
-	assert_int_equal(r.det.n_fuzzy, 1);
+	rig_expect(&r, -1);
 	assert_int_equal(r.det.fuzzy[0].n_nodes, 6);
 	rig_free(&r);
 
@@ -486,8 +492,7 @@ static void test_match_complete(void **state)
 	/* Off (the default): a lost dot leaves it fuzzy. */
 	draw_big(&img, 1);
 	rig_run(&r, set, &img, 0);
-	assert_int_equal(r.det.n_fids, 0);
-	assert_int_equal(r.det.n_fuzzy, 1);
+	rig_expect(&r, -1);
 	rig_free(&r);
 	image_u8_free(&img);
 
@@ -496,8 +501,7 @@ static void test_match_complete(void **state)
 		draw_big(&img, lost);
 		rig_run(&r, set, &img, 0);
 		if (lost <= 2) {
-			assert_int_equal(r.det.n_fids, 1);
-			assert_int_equal(r.det.fids[0].id, 0);
+			rig_expect(&r, 0);
 			assert_int_equal(r.det.fids[0].n_nodes, 18);
 			assert_int_equal(r.det.n_fuzzy, 0);
 		} else {
@@ -513,8 +517,7 @@ static void test_match_complete(void **state)
 	set = set_parse("w012221221111111111\nw012221221211111111\n");
 	draw_big(&img, 1);
 	rig_run(&r, set, &img, 0);
-	assert_int_equal(r.det.n_fids, 0);
-	assert_int_equal(r.det.n_fuzzy, 1);
+	rig_expect(&r, -1);
 	assert_int_equal(r.det.fuzzy[0].n_nodes, 17);
 	rig_free(&r);
 	image_u8_free(&img);
@@ -524,8 +527,7 @@ static void test_match_complete(void **state)
 	set = set_parse("w012221221111111111\nw012211\n");
 	draw_symbol(&img, DRAW_NO_DOT);
 	rig_run(&r, set, &img, 100);
-	assert_int_equal(r.det.n_fids, 0);
-	assert_int_equal(r.det.n_fuzzy, 1);
+	rig_expect(&r, -1);
 	rig_free(&r);
 	image_u8_free(&img);
 	tree_set_free(set);
@@ -575,8 +577,7 @@ static void test_match_small(void **state)
 	draw_small(&img, 18);
 	rig_run(&r, set, &img, 100);
 	assert_true(r.tree->regions[r.tree->regions[0].colour ? 1 : 0].flags & REGION_SATURATED);
-	assert_int_equal(r.det.n_fids, 1);
-	assert_int_equal(r.det.fids[0].id, 1);
+	rig_expect(&r, 1);
 	assert_int_equal(r.det.fids[0].n_nodes, 6);
 	rig_free(&r);
 	image_u8_free(&img);
@@ -618,8 +619,7 @@ static void test_match_few_specks(void **state)
 	/* The second hole grown to 2 x 2 px: one speck of 6 nodes. */
 	rect(&img, 17, 14, 18, 15, 255);
 	rig_run(&r, set, &img, 100);
-	assert_int_equal(r.det.n_fids, 1);
-	assert_int_equal(r.det.fids[0].id, 1);
+	rig_expect(&r, 1);
 	rig_free(&r);
 	rig_few_specks = false;
 	/* Without the rule both are read. */
@@ -649,8 +649,7 @@ static void test_match_specks_unconfirmed(void **state)
 	rig_few_specks = rig_unconfirmed = true;
 	draw_small(&img, 18);
 	rig_run(&r, set, &img, 100);
-	assert_int_equal(r.det.n_fids, 1);
-	assert_int_equal(r.det.fids[0].id, 1);
+	rig_expect(&r, 1);
 	assert_int_equal(r.det.fids[0].completed, FIDUCIAL_UNCONFIRMED);
 	rig_free(&r);
 	/* A third 1 px hole in the blob: 3 specks of 7 nodes. */
@@ -663,8 +662,7 @@ static void test_match_specks_unconfirmed(void **state)
 	draw_small(&img, 18);
 	rect(&img, 17, 14, 18, 15, 255);
 	rig_run(&r, set, &img, 100);
-	assert_int_equal(r.det.n_fids, 1);
-	assert_int_equal(r.det.fids[0].id, 1);
+	rig_expect(&r, 1);
 	assert_int_equal(r.det.fids[0].completed, 0);
 	rig_free(&r);
 	rig_few_specks = rig_unconfirmed = false;
@@ -710,14 +708,12 @@ static void test_match_closed_hole(void **state)
 	rig_few_specks = rig_unconfirmed = true;
 	draw_closed_hole(&img, 4);
 	rig_run(&r, set, &img, 100);
-	assert_int_equal(r.det.n_fids, 1);
-	assert_int_equal(r.det.fids[0].id, 0);
+	rig_expect(&r, 0);
 	assert_int_equal(r.det.fids[0].completed, FIDUCIAL_UNCONFIRMED);
 	rig_free(&r);
 	/* No tree with the hole moved in the set. */
 	rig_run(&r, lone, &img, 100);
-	assert_int_equal(r.det.n_fids, 1);
-	assert_int_equal(r.det.fids[0].id, 0);
+	rig_expect(&r, 0);
 	assert_int_equal(r.det.fids[0].completed, 0);
 	rig_free(&r);
 	/* Not the small-symbol pass. */
@@ -731,8 +727,7 @@ static void test_match_closed_hole(void **state)
 	rig_unconfirmed = true;
 	draw_closed_hole(&img, 3);
 	rig_run(&r, set, &img, 100);
-	assert_int_equal(r.det.n_fids, 1);
-	assert_int_equal(r.det.fids[0].id, 0);
+	rig_expect(&r, 0);
 	assert_int_equal(r.det.fids[0].completed, 0);
 	rig_free(&r);
 	rig_few_specks = rig_unconfirmed = false;
@@ -785,8 +780,7 @@ static void test_match_small_bar(void **state)
 	rect(&img, 25, 16, 25, 25, 255);
 	rect(&img, 22, 22, 24, 24, 0);
 	rig_run(&r, set, &img, 100);
-	assert_int_equal(r.det.n_fids, 1);
-	assert_int_equal(r.det.fids[0].id, 1);
+	rig_expect(&r, 1);
 	rig_free(&r);
 	image_u8_free(&img);
 	tree_set_free(set);
@@ -822,11 +816,9 @@ static void test_match_even_leaves(void **state)
 			assert_int_equal(match_set_config(r.mat, &mc), 0);
 			assert_int_equal(match_process(r.mat, r.tree, &img, &r.det), 0);
 			if (damaged && even) {
-				assert_int_equal(r.det.n_fids, 0);
-				assert_int_equal(r.det.n_fuzzy, 1);
+				rig_expect(&r, -1);
 			} else {
-				assert_int_equal(r.det.n_fids, 1);
-				assert_int_equal(r.det.fids[0].id, 0);
+				rig_expect(&r, 0);
 			}
 			rig_free(&r);
 			image_u8_free(&img);
@@ -881,8 +873,7 @@ static void test_match_dot_veto(void **state)
 						  .dot_max_area = check && damage != 1 ? 3.0f : 0.0f};
 			assert_int_equal(match_set_config(r.mat, &mc), 0);
 			assert_int_equal(match_process(r.mat, r.tree, &img, &r.det), 0);
-			assert_int_equal(r.det.n_fids, 1);
-			assert_int_equal(r.det.fids[0].id, damage ? 1 : 0);
+			rig_expect(&r, damage ? 1 : 0);
 			assert_int_equal(r.det.fids[0].completed, check && damage ? FIDUCIAL_VETO : 0);
 			rig_free(&r);
 			image_u8_free(&img);
@@ -930,8 +921,7 @@ static void test_match_speck_dot(void **state)
 			assert_int_equal(r.det.n_fids, 0);
 			assert_int_equal(match_set_config(r.mat, &mc), 0);
 			assert_int_equal(match_process(r.mat, r.tree, &img, &r.det), 0);
-			assert_int_equal(r.det.n_fids, 1);
-			assert_int_equal(r.det.fids[0].id, 1);
+			rig_expect(&r, 1);
 			assert_int_equal(r.det.fids[0].completed, FIDUCIAL_VETO);
 		} else if (kind == 5) {
 			struct match_config mc = {.trees = both, .max_width = 80, .max_height = 80, .root_min_px = 20,
@@ -939,14 +929,11 @@ static void test_match_speck_dot(void **state)
 			assert_int_equal(r.det.n_fids, 0);
 			assert_int_equal(match_set_config(r.mat, &mc), 0);
 			assert_int_equal(match_process(r.mat, r.tree, &img, &r.det), 0);
-			assert_int_equal(r.det.n_fids, 1);
-			assert_int_equal(r.det.fids[0].id, 1);
+			rig_expect(&r, 1);
 		} else if (kind == 0) {
-			assert_int_equal(r.det.n_fids, 0);
-			assert_int_equal(r.det.n_fuzzy, 1);
+			rig_expect(&r, -1);
 		} else {
-			assert_int_equal(r.det.n_fids, 1);
-			assert_int_equal(r.det.fids[0].id, kind == 2 ? 0 : 1);
+			rig_expect(&r, kind == 2 ? 0 : 1);
 		}
 		rig_free(&r);
 		image_u8_free(&img);
@@ -986,11 +973,9 @@ static void test_match_cut_blob(void **state)
 		struct rig r;
 		rig_run(&r, kind == 3 ? alone : set, &img, 100);
 		if (kind == 0) {
-			assert_int_equal(r.det.n_fids, 0);
-			assert_int_equal(r.det.n_fuzzy, 1);
+			rig_expect(&r, -1);
 		} else {
-			assert_int_equal(r.det.n_fids, 1);
-			assert_int_equal(r.det.fids[0].id, kind == 3 ? 0 : 1);
+			rig_expect(&r, kind == 3 ? 0 : 1);
 			assert_int_equal(r.det.fids[0].completed, 0);
 		}
 		rig_free(&r);
@@ -1022,11 +1007,9 @@ static void test_match_cut_dot_piece(void **state)
 		rig_run(&r, set, &img, 100);
 		rig_few_specks = false;
 		if (few) {
-			assert_int_equal(r.det.n_fids, 0);
-			assert_int_equal(r.det.n_fuzzy, 1);
+			rig_expect(&r, -1);
 		} else {
-			assert_int_equal(r.det.n_fids, 1);
-			assert_int_equal(r.det.fids[0].id, 1);
+			rig_expect(&r, 1);
 		}
 		rig_free(&r);
 		image_u8_free(&img);
@@ -1059,11 +1042,9 @@ static void test_match_split_hole(void **state)
 		struct rig r;
 		rig_run(&r, kind == 3 ? alone : both, &img, 100);
 		if (kind == 0) {
-			assert_int_equal(r.det.n_fids, 0);
-			assert_int_equal(r.det.n_fuzzy, 1);
+			rig_expect(&r, -1);
 		} else {
-			assert_int_equal(r.det.n_fids, 1);
-			assert_int_equal(r.det.fids[0].id, 0);
+			rig_expect(&r, 0);
 		}
 		rig_free(&r);
 		image_u8_free(&img);
@@ -1096,12 +1077,10 @@ static void test_match_opened_ring(void **state)
 		struct rig r;
 		rig_run(&r, kind == 1 ? dots : both, &img, 100);
 		if (kind == 0) {
-			assert_int_equal(r.det.n_fids, 0);
-			assert_int_equal(r.det.n_fuzzy, 1);
+			rig_expect(&r, -1);
 			assert_int_equal(r.det.fuzzy[0].n_nodes, 7);
 		} else {
-			assert_int_equal(r.det.n_fids, 1);
-			assert_int_equal(r.det.fids[0].id, kind == 3);
+			rig_expect(&r, kind == 3);
 			assert_int_equal(r.det.fids[0].n_nodes, 8);
 		}
 		rig_free(&r);
@@ -1200,8 +1179,7 @@ static void test_match_merged_ring_bar(void **state)
 	rect(&img, 52, 58, 63, 59, 255);
 	rect(&img, 54, 54, 59, 59, 0);
 	rig_run(&r, set, &img, 100);
-	assert_int_equal(r.det.n_fids, 1);
-	assert_int_equal(r.det.fids[0].id, 1);
+	rig_expect(&r, 1);
 	assert_true(r.det.fids[0].completed);
 	rig_free(&r);
 	image_u8_free(&img);
