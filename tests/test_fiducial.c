@@ -815,11 +815,7 @@ static void test_match_even_leaves(void **state)
 						  .root_max_px = 100, .even_leaves = even};
 			assert_int_equal(match_set_config(r.mat, &mc), 0);
 			assert_int_equal(match_process(r.mat, r.tree, &img, &r.det), 0);
-			if (damaged && even) {
-				rig_expect(&r, -1);
-			} else {
-				rig_expect(&r, 0);
-			}
+			rig_expect(&r, damaged && even ? -1 : 0);
 			rig_free(&r);
 			image_u8_free(&img);
 		}
@@ -930,10 +926,8 @@ static void test_match_speck_dot(void **state)
 			assert_int_equal(match_set_config(r.mat, &mc), 0);
 			assert_int_equal(match_process(r.mat, r.tree, &img, &r.det), 0);
 			rig_expect(&r, 1);
-		} else if (kind == 0) {
-			rig_expect(&r, -1);
 		} else {
-			rig_expect(&r, kind == 2 ? 0 : 1);
+			rig_expect(&r, kind == 0 ? -1 : (kind == 2 ? 0 : 1));
 		}
 		rig_free(&r);
 		image_u8_free(&img);
@@ -1006,11 +1000,7 @@ static void test_match_cut_dot_piece(void **state)
 		rig_few_specks = few;
 		rig_run(&r, set, &img, 100);
 		rig_few_specks = false;
-		if (few) {
-			rig_expect(&r, -1);
-		} else {
-			rig_expect(&r, 1);
-		}
+		rig_expect(&r, few ? -1 : 1);
 		rig_free(&r);
 		image_u8_free(&img);
 	}
@@ -1041,11 +1031,7 @@ static void test_match_split_hole(void **state)
 			rect(&img, 25, 18, 25, 18, 0);
 		struct rig r;
 		rig_run(&r, kind == 3 ? alone : both, &img, 100);
-		if (kind == 0) {
-			rig_expect(&r, -1);
-		} else {
-			rig_expect(&r, 0);
-		}
+		rig_expect(&r, kind == 0 ? -1 : 0);
 		rig_free(&r);
 		image_u8_free(&img);
 	}
