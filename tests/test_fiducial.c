@@ -1076,6 +1076,48 @@ static void test_match_opened_ring(void **state)
 	tree_set_free(dots);
 }
 
+/* A root one level out (decode.c, ring_read): a white card margin around
+ * a black region that fills 70 of its 80 px, joined by a white bridge to a
+ * white blob inside that region (a streak smeared across the black
+ * root's edge), so the margin's children are the black region with its
+ * four white holes and the blob's two black holes, the tree w01222211 read
+ * whole: it stays fuzzy. The same tree drawn as a symbol (a white root in
+ * its black ring, the four-hole blob beside the two dots) reads. */
+static void test_match_margin_root(void **state)
+{
+	(void)state;
+	struct tree_set *set = set_parse("w01222211\n");
+	for (int margin = 0; margin < 2; margin++) {
+		struct image_u8 img;
+		assert_int_equal(image_u8_alloc(&img, 100, 100), 0);
+		rect(&img, 0, 0, 99, 99, 255);
+		rect(&img, 5, 5, 94, 94, 0);
+		if (margin) {
+			rect(&img, 10, 10, 89, 89, 255);
+			rect(&img, 15, 15, 84, 84, 0);
+			rect(&img, 30, 25, 69, 50, 255);
+			rect(&img, 45, 15, 54, 24, 255);
+			rect(&img, 36, 32, 41, 37, 0);
+			rect(&img, 58, 32, 63, 37, 0);
+			for (int i = 0; i < 4; i++)
+				rect(&img, 22 + 17 * i, 62, 27 + 17 * i, 67, 255);
+		} else {
+			rect(&img, 12, 12, 87, 87, 255);
+			rect(&img, 20, 20, 59, 45, 0);
+			for (int i = 0; i < 4; i++)
+				rect(&img, 24 + 9 * i, 30, 29 + 9 * i, 35, 255);
+			rect(&img, 30, 65, 35, 70, 0);
+			rect(&img, 60, 65, 65, 70, 0);
+		}
+		struct rig r;
+		rig_run(&r, set, &img, 100);
+		rig_expect(&r, margin ? -1 : 0);
+		rig_free(&r);
+		image_u8_free(&img);
+	}
+	tree_set_free(set);
+}
+
 /* The blob (two holes) and two dots of w012211 inside a white root whose
  * box starts at (x, y), 56 px a side. */
 static void draw_inside(struct image_u8 *img, int x, int y)
@@ -1532,6 +1574,7 @@ int main(void)
 		cmocka_unit_test(test_match_split_hole),
 		cmocka_unit_test(test_match_speck_dot),
 		cmocka_unit_test(test_match_opened_ring),
+		cmocka_unit_test(test_match_margin_root),
 		cmocka_unit_test(test_match_border_root),
 		cmocka_unit_test(test_match_cut_leaf),
 		cmocka_unit_test(test_match_hairlines),

@@ -172,6 +172,17 @@
  * (sheet-half) that way, with reacTIVision's set: pockets of 12 px on a
  * 23 px leaf and 10 on 31; of the 47 other such merged reads in the
  * realistic presets at 24 frames the largest pocket was a fifth.
+ * A root one level out: a read whose root has a child that spans at least
+ * three quarters of the root's box both ways and holds the boxes of all
+ * its other children (two or more) stays fuzzy (decode.c, ring_read): the
+ * root is a ring around the symbol's own root, not a root. A motion streak
+ * that smears a white blob across the black root's edge of an inverted
+ * symbol joins the blob to the white card margin, and that margin reads
+ * as a white root holding the black root and the blob's holes, the node
+ * count of another symbol of a set with both colours (the deblurring pass
+ * read a 55 px 207 of reacTIVision's set as a 67 px 90 so on the motion
+ * preset). A symbol's own blobs take a third to two thirds of its root's
+ * box and hold no other leaf's box.
  * Decoding builds the canonical string (children sorted in descending byte
  * order, in place), applies the leaf-size filter (§6), looks the string up,
  * and computes centre and angle from the leaves' bbox midpoints with
