@@ -889,16 +889,22 @@ static void test_match_dot_veto(void **state)
  * still cancels another pass's read of another ID at its place). A read
  * that is a veto as well (dot_max_area: a 4 x 4 px speck beside a dot
  * grown to 132 px) stays a veto (FIDUCIAL_VETO), which still cancels its
- * pass's other reads at its place (merge_vetoes). */
+ * pass's other reads at its place (merge_vetoes). In the passes that keep
+ * noise the read stays fuzzy where the blob shows the hole it lost as a
+ * bay (hole_opened): a 4 px wide slot from the filled hole to the blob's
+ * edge, 40 px that a 5 x 5 closing fills, at least the other hole's 36;
+ * a 4 x 4 px notch (16 px) is no such hole and the read stands. */
 static void test_match_speck_dot(void **state)
 {
 	(void)state;
 	struct tree_set *both = set_parse("w012211\nw012111\n");
 	struct tree_set *alone = set_parse("w012111\n");
-	for (int kind = 0; kind < 6; kind++) {
+	for (int kind = 0; kind < 8; kind++) {
 		struct image_u8 img;
 		draw_symbol(&img, 0);
 		rect(&img, 35, 35, 40, 40, 0);
+		if (kind >= 6)
+			rect(&img, kind == 6 ? 35 : 41, 36, 44, 39, 255);
 		if (kind == 1) {
 			rect(&img, 60, 37, 64, 40, 0);
 		} else if (kind == 4) {
@@ -908,7 +914,7 @@ static void test_match_speck_dot(void **state)
 			rect(&img, 60, 38, 62, 40, 0);
 		}
 		struct rig r;
-		rig_few_specks = kind == 3;
+		rig_few_specks = kind == 3 || kind >= 6;
 		rig_run(&r, kind == 2 ? alone : both, &img, 100);
 		rig_few_specks = false;
 		if (kind == 4) {
@@ -927,7 +933,7 @@ static void test_match_speck_dot(void **state)
 			assert_int_equal(match_process(r.mat, r.tree, &img, &r.det), 0);
 			rig_expect(&r, 1);
 		} else {
-			rig_expect(&r, kind == 0 ? -1 : (kind == 2 ? 0 : 1));
+			rig_expect(&r, kind == 0 || kind == 6 ? -1 : (kind == 2 ? 0 : 1));
 		}
 		rig_free(&r);
 		image_u8_free(&img);

@@ -829,24 +829,38 @@ static void square_side(const uint8_t *src, uint8_t *dst, int w, int h, bool row
 }
 
 /* The largest 4-connected set of pixels that a closing by a square of
- * 2 RING_CLOSE + 1 px a side adds to leaf l (dilated, then eroded), or 0
- * where l's box is over CUT_BOX_MAX a side: a one-hole blob whose wall a
- * cut opened gets its hole back, with the gap (up to 2 RING_CLOSE px),
- * while two dots merged get the notches of their waist and an outline
- * its ragged pixels, each few. Reads the runs of l's box alone; the
- * grids are on the stack. */
-static int ring_pocket(const struct region_tree *t, int32_t l)
+ * 2 RING_CLOSE + 1 px a side adds to region l (dilated, then eroded),
+ * l's holes (its children in the tree being read, specks left out) taken
+ * for l, or 0 where l's box is over CUT_BOX_MAX a side: a one-hole blob
+ * whose wall a cut opened gets its hole back, with the gap (up to
+ * 2 RING_CLOSE px), while two dots merged get the notches of their waist
+ * and an outline its ragged pixels, each few; a blob's holes add nothing
+ * (they are filled first), but one that opened into a bay of its outline
+ * does. Reads the runs of l's box alone; the grids are on the stack. */
+static int ring_pocket(const struct match *m, const struct region_tree *t, int32_t l)
 {
 	const struct region *g = &t->regions[l];
 	const int bw = g->x1 - g->x0 + 1, bh = g->y1 - g->y0 + 1;
 	if (bw > CUT_BOX_MAX || bh > CUT_BOX_MAX)
 		return 0;
+	/* l and its holes, all painted as l. */
+	int32_t part[TREES_MAX_NODES + 1];
+	uint8_t code[TREES_MAX_NODES + 1];
+	int n_part = 0, n_k;
+	part[n_part] = l;
+	code[n_part++] = 1;
+	const int32_t *lk = adj_of(m, t, l, &n_k);
+	for (int z = 0; z < n_k && n_part <= TREES_MAX_NODES; z++)
+		if ((m->state[lk[z]] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && m->parent[lk[z]] == l) {
+			part[n_part] = lk[z];
+			code[n_part++] = 1;
+		}
 	/* The box and RING_CLOSE px around it, where the dilation reaches. */
 	enum { R = RING_CLOSE, SIDE = CUT_BOX_MAX + 2 * RING_CLOSE };
 	const int w = bw + 2 * R, h = bh + 2 * R;
 	uint8_t leaf[SIDE * SIDE], a[SIDE * SIDE], b[SIDE * SIDE];
 	memset(leaf, 0, (size_t)(w * h));
-	box_paint(t, g->x0, g->y0, g->x1, g->y1, leaf + R * w + R, w, &l, (const uint8_t[]){1}, 1);
+	box_paint(t, g->x0, g->y0, g->x1, g->y1, leaf + R * w + R, w, part, code, n_part);
 	/* Dilation, then erosion, each a row pass into a and a column pass
 	 * into b; want is the value any pixel of the square gives. Outside
 	 * the grid nothing is dilated: it adds nothing to the dilation and
@@ -995,6 +1009,36 @@ static bool cut_read(const struct match *m, const struct region_tree *t, int32_t
 	return false;
 }
 
+/* Whether one of the root's n children kid[] with j holes, all leaves
+ * (leaf_holes; j = 0: a plain leaf), shows a hole opened into a bay of its
+ * outline: a closing gives it a pocket of the root's area (ring_pocket,
+ * its holes filled first) of at least the median hole's area of the
+ * symbol (the leaves under the root's children; CUT_MIN_POCKET without
+ * holes). In the passes that keep noise (few_specks) a blob that lost a
+ * hole while a noise speck was taken for a dot shows it so: a 26 px 56
+ * of reacTIVision's set read as 17 by the upsampled pass (a 7 px dot
+ * among dots of 18-20 enlarged px, a bay of 16 px against holes of 6-14),
+ * while the right reads whose smallest dot is as small show pockets of
+ * 0-3 px (a dot's ragged outline). A region the hairline round rebuilt
+ * shows none (its runs are its members'). */
+static bool hole_opened(const struct match *m, const struct region_tree *t, const int32_t *kid, int n, int j)
+{
+	int hole[TREES_MAX_NODES], n_hole = 0;
+	for (int q = 0; q < n; q++) {
+		int n_k;
+		const int32_t *lk = adj_of(m, t, kid[q], &n_k);
+		for (int z = 0; z < n_k && n_hole < TREES_MAX_NODES; z++)
+			if ((m->state[lk[z]] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && m->parent[lk[z]] == kid[q])
+				hole[n_hole++] = reg(m, t, lk[z])->area;
+	}
+	qsort(hole, (size_t)n_hole, sizeof(int), cmp_int);
+	const int need = n_hole && hole[(n_hole - 1) / 2] > CUT_MIN_POCKET ? hole[(n_hole - 1) / 2] : CUT_MIN_POCKET;
+	for (int q = 0; q < n; q++)
+		if (!(m->flags[kid[q]] & FLAG_REPAIRED) && leaf_holes(m, t, kid[q]) == j && ring_pocket(m, t, kid[q]) >= need)
+			return true;
+	return false;
+}
+
 /* Whether a symbol read whole at root, canon its string, may be another
  * tree of the set with a blob's hole lost and a speck taken for a dot:
  * its smallest plain leaf has under 1 / SPECK_DOT_DIV of the median plain
@@ -1010,9 +1054,11 @@ static bool cut_read(const struct match *m, const struct region_tree *t, int32_t
  * 40 (3 px against 14) by the deblurring pass, a 52 px 5 as 28 and a 44 px
  * 6 as 63 (4 px against 11) by the scaled pass's lower rungs. A dot the
  * light shrank can be as small (a 39 px 11 with a 4 px dot against 15,
- * left fuzzy so). Not in the passes whose threshold keeps noise
- * (few_specks), whose small symbols' dots are 1-2 px and vary by their
- * pixels, nor for doubtful reads (match_config.doubtful), which stand
+ * left fuzzy so). In the passes whose threshold keeps noise (few_specks),
+ * whose small symbols' dots are 1-2 px and vary by their pixels, the
+ * image must show the lost hole too: a blob that would get it back opened
+ * it into a bay of its outline (hole_opened). Not for doubtful reads
+ * (match_config.doubtful), which stand
  * only where no other read disagrees and cancel a read of another ID
  * there: on the room preset the ratio pass's right 207 (a dot of 8 px
  * against 20) cancelled the scaled pass's completed 200, which stood once
@@ -1020,7 +1066,7 @@ static bool cut_read(const struct match *m, const struct region_tree *t, int32_t
  * their sort. */
 static bool speck_read(const struct match *m, const struct region_tree *t, int32_t root, const char *canon)
 {
-	if (m->cfg.few_specks || m->cfg.doubtful)
+	if (m->cfg.doubtful)
 		return false;
 	int32_t kid[TREES_MAX_NODES];
 	int area[TREES_MAX_NODES];
@@ -1035,7 +1081,7 @@ static bool speck_read(const struct match *m, const struct region_tree *t, int32
 		if (j < 0 || tried[j])
 			continue;
 		tried[j] = true;
-		if (moved_in_set(m->cfg.trees, canon, j, 1))
+		if (moved_in_set(m->cfg.trees, canon, j, 1) && (!m->cfg.few_specks || hole_opened(m, t, kid, n, j)))
 			return true;
 	}
 	return false;
@@ -1091,7 +1137,7 @@ static bool opened_ring(const struct match *m, const struct region_tree *t, int3
 {
 	if (!moved_in_set(m->cfg.trees, canon, 0, 1))
 		return false;
-	const int d = ring_pocket(t, l);
+	const int d = ring_pocket(m, t, l);
 	return d >= CUT_MIN_POCKET && RING_POCKET_DIV * d >= reg(m, t, l)->area;
 }
 
