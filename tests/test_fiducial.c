@@ -942,6 +942,28 @@ static void test_match_speck_dot(void **state)
 	tree_set_free(alone);
 }
 
+/* A blob's holes of uneven areas (decode.c, holes_uneven): w012211 with its
+ * second hole shrunk to 2 x 2 px (4 px against the first's 36, a ninth)
+ * stays fuzzy, though the leaf-size filter (§6, box sides 4 against 12)
+ * passes it; shrunk to 3 x 3 px (9 px, a quarter) it is read. */
+static void test_match_holes_uneven(void **state)
+{
+	(void)state;
+	struct tree_set *set = set_parse("w012211\n");
+	for (int side = 2; side <= 3; side++) {
+		struct image_u8 img;
+		draw_symbol(&img, 0);
+		rect(&img, 35, 35, 40, 40, 0);
+		rect(&img, 37, 37, 36 + side, 36 + side, 255);
+		struct rig r;
+		rig_run(&r, set, &img, 100);
+		rig_expect(&r, side == 2 ? -1 : 0);
+		rig_free(&r);
+		image_u8_free(&img);
+	}
+	tree_set_free(set);
+}
+
 /* A blob cut in two (decode.c, cut_read): w012211 with 1 px cuts of the
  * root's white through the blob's wall on two sides of its second hole
  * (left, to the blob's edge, and below): the lower left piece is a plain
@@ -1579,6 +1601,7 @@ int main(void)
 		cmocka_unit_test(test_match_cut_dot_piece),
 		cmocka_unit_test(test_match_split_hole),
 		cmocka_unit_test(test_match_speck_dot),
+		cmocka_unit_test(test_match_holes_uneven),
 		cmocka_unit_test(test_match_opened_ring),
 		cmocka_unit_test(test_match_margin_root),
 		cmocka_unit_test(test_match_border_root),

@@ -556,6 +556,10 @@ static bool dots_odd(const struct match *m, const struct region_tree *t, int32_t
  * plain leaf's area may be a one-hole blob whose hole closed
  * (closed_hole_read). */
 #define HOLE_CLOSED_X 3
+/* A blob whose largest hole has HOLES_UNEVEN_X times the area of its
+ * smallest or more holds something else than a symbol's holes
+ * (holes_uneven). */
+#define HOLES_UNEVEN_X 8
 
 /* The root's children of canon (canonical, with colour letter) as slices
  * seg[i], len[i] (each starts with its "1"; in canon's descending order).
@@ -1087,6 +1091,40 @@ static bool speck_read(const struct match *m, const struct region_tree *t, int32
 	return false;
 }
 
+/* Whether a blob of the symbol at root (a child of the root) has holes
+ * (its children that are leaves, specks left out) of uneven areas: the
+ * largest HOLES_UNEVEN_X times the smallest or more. A symbol's holes are
+ * drawn alike; the reads of reacTIVision's set on the small preset (20-28
+ * px) and on the realistic presets at 24 frames have at most 6.5 times
+ * between a blob's holes, whatever the pass. A card's white margin taken
+ * for a root holds the whole symbol as one "blob", whose holes are the
+ * symbol's holes (3-4 px) and the pieces of its own root (29-30 px), and
+ * noise specks of the margin as its "dots": the first scale read a 26 px
+ * 171 so as a 54 px 90 (small, 24-28 px, seed 58). */
+static bool holes_uneven(const struct match *m, const struct region_tree *t, int32_t root)
+{
+	int n_adj;
+	const int32_t *l = adj_of(m, t, root, &n_adj);
+	for (int i = 0; i < n_adj; i++) {
+		const int32_t k = l[i];
+		if ((m->state[k] & (ST_RESOLVED | ST_SPECK)) != ST_RESOLVED || m->parent[k] != root)
+			continue;
+		int lo = 0, hi = 0, n_k;
+		const int32_t *lk = adj_of(m, t, k, &n_k);
+		for (int z = 0; z < n_k; z++) {
+			const int32_t g = lk[z];
+			if ((m->state[g] & (ST_RESOLVED | ST_SPECK)) != ST_RESOLVED || m->parent[g] != k || has_kids(m, t, g))
+				continue;
+			const int a = reg(m, t, g)->area;
+			lo = !lo || a < lo ? a : lo;
+			hi = a > hi ? a : hi;
+		}
+		if (lo && hi >= HOLES_UNEVEN_X * lo)
+			return true;
+	}
+	return false;
+}
+
 /* Whether a small-symbol read (match_config.specks_unconfirmed) whole at
  * root, canon its string, may be another tree of the set with a noise
  * speck taken for a blob's hole while a one-hole blob's hole closed: a
@@ -1321,7 +1359,7 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 			}
 		}
 	}
-	if (id >= 0 && m->cfg.even_leaves && !leaves_even(m, t, root))
+	if (id >= 0 && ((m->cfg.even_leaves && !leaves_even(m, t, root)) || holes_uneven(m, t, root)))
 		id = -1;
 	/* A ring around the symbol's own root is no root (ring_read). */
 	if (id >= 0 && ring_read(m, t, root))
