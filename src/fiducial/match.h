@@ -151,8 +151,16 @@
  * shadow's edge closes or opens a blob's hole and leaves a speck of its
  * band, or of a dot the light shrank, in the root's area, the same node
  * count, and the leaf-size filter (§6, on box sides) passes a 2 x 2 px
- * speck among 3 x 4 px dots. Not in the passes that keep noise
- * (few_specks), nor for doubtful reads (match_config.doubtful).
+ * speck among 3 x 4 px dots. In the passes that keep noise (few_specks)
+ * only where that blob shows the lost hole as a bay of its outline, a
+ * pocket a 5 x 5 closing fills of at least the symbol's median hole
+ * (decode.c, hole_opened); never for doubtful reads
+ * (match_config.doubtful).
+ * A blob's holes of uneven sizes: a read with a blob whose largest hole
+ * (leaf child) has 8 times its smallest's area or more stays fuzzy
+ * (decode.c, holes_uneven): a symbol's holes are drawn alike, while a
+ * card's white margin taken for a root holds the whole symbol as a
+ * "blob" whose holes are the symbol's holes and pieces of its root.
  * A hole closed while a speck was taken for another: a small-symbol read
  * (specks_unconfirmed) with a plain leaf of at least three times the
  * median plain leaf's area (a one-hole blob, filled) and a blob that keeps
