@@ -964,6 +964,37 @@ static void test_match_holes_uneven(void **state)
 	tree_set_free(set);
 }
 
+/* A dot bridged to a blob (decode.c, bridged_read; match_config.thin_walls,
+ * the upsampled pass): w012211 with a third hole of 3 x 3 px (9 px, under
+ * half the others' 36) a single pixel from the blob's edge reads
+ * w0122211, the same node count as w0122111 (that hole a dot instead);
+ * with thin_walls and both trees in the set it stays fuzzy. Two pixels
+ * from the edge, without thin_walls, or with w0122211 alone in the set
+ * it is read. */
+static void test_match_bridged(void **state)
+{
+	(void)state;
+	struct tree_set *both = set_parse("w0122211\nw0122111\n");
+	struct tree_set *alone = set_parse("w0122211\n");
+	for (int kind = 0; kind < 4; kind++) {
+		struct image_u8 img;
+		draw_symbol(&img, 0);
+		const int x0 = kind == 1 ? 40 : 41;
+		rect(&img, x0, 22, x0 + 2, 24, 255);
+		struct rig r;
+		rig_run(&r, kind == 3 ? alone : both, &img, 100);
+		struct match_config mc = {.trees = kind == 3 ? alone : both, .max_width = 80, .max_height = 80,
+					  .root_min_px = 20, .root_max_px = 100, .thin_walls = kind != 2};
+		assert_int_equal(match_set_config(r.mat, &mc), 0);
+		assert_int_equal(match_process(r.mat, r.tree, &img, &r.det), 0);
+		rig_expect(&r, kind == 0 ? -1 : 0);
+		rig_free(&r);
+		image_u8_free(&img);
+	}
+	tree_set_free(both);
+	tree_set_free(alone);
+}
+
 /* A blob cut in two (decode.c, cut_read): w012211 with 1 px cuts of the
  * root's white through the blob's wall on two sides of its second hole
  * (left, to the blob's edge, and below): the lower left piece is a plain
@@ -1602,6 +1633,7 @@ int main(void)
 		cmocka_unit_test(test_match_split_hole),
 		cmocka_unit_test(test_match_speck_dot),
 		cmocka_unit_test(test_match_holes_uneven),
+		cmocka_unit_test(test_match_bridged),
 		cmocka_unit_test(test_match_opened_ring),
 		cmocka_unit_test(test_match_margin_root),
 		cmocka_unit_test(test_match_border_root),

@@ -161,6 +161,13 @@
  * (decode.c, holes_uneven): a symbol's holes are drawn alike, while a
  * card's white margin taken for a root holds the whole symbol as a
  * "blob" whose holes are the symbol's holes and pieces of its root.
+ * A dot bridged to a blob: with match_config.thin_walls (the engine sets
+ * it for the upsampled pass) a whole read where the smallest of a blob's
+ * two or more holes has under half the symbol's median hole and is walled
+ * off from the root's area by a single pixel somewhere, and the tree with
+ * that hole a dot instead is in the set, stays fuzzy (decode.c,
+ * bridged_read): enlarged, a dot a pixel from a blob joins it by a 1 px
+ * bridge that encloses a piece of the root's area as a small hole.
  * A hole closed while a speck was taken for another: a small-symbol read
  * (specks_unconfirmed) with a plain leaf of at least three times the
  * median plain leaf's area (a one-hole blob, filled) and a blob that keeps
@@ -240,6 +247,10 @@ struct match_config {
 					* of its nodes) is read with completed = FIDUCIAL_UNCONFIRMED */
 	bool even_leaves;              /* a symbol's leaves of one colour each have at least a third of their
 					* median area (decode.c), else it stays fuzzy; no merged leaves read */
+	bool thin_walls;               /* a whole read whose blob's smallest hole is walled off from the
+					* root's area by 1 px and has under half the symbol's median hole,
+					* where the tree with that hole a dot instead is in the set, stays
+					* fuzzy (decode.c, bridged_read; the upsampled pass) */
 	float dot_max_elongation;      /* > 0: a dot longer than this (variance ratio) makes the read a
 					* FIDUCIAL_VETO (see above); 0 = no such check */
 	float dot_max_area;            /* > 0: so does a dot of more than this many times the median dot */

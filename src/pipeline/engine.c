@@ -397,6 +397,7 @@ static bool up_configs(const struct engine_config *c, struct threshold_config *t
 	tc->gate = c->gate_up;
 	mc->few_specks = true;
 	mc->even_leaves = true;
+	mc->thin_walls = true;
 	mc->max_width = mc->max_height = 2 * THIRD_UP_SIDE;
 	mc->max_regions = 0;
 	return c->radius_up > 0;
