@@ -1095,8 +1095,9 @@ static bool speck_read(const struct match *m, const struct region_tree *t, int32
  * (its children that are leaves, specks left out) of uneven areas: the
  * largest HOLES_UNEVEN_X times the smallest or more. A symbol's holes are
  * drawn alike; the reads of reacTIVision's set on the small preset (20-28
- * px) and on the realistic presets at 24 frames have at most 6.5 times
- * between a blob's holes, whatever the pass. A card's white margin taken
+ * px), and of both sets on the tilt, barrel, shadow and sun presets at
+ * 24 frames, have under 7 times between a blob's holes, whatever the
+ * pass. A card's white margin taken
  * for a root holds the whole symbol as one "blob", whose holes are the
  * symbol's holes (3-4 px) and the pieces of its own root (29-30 px), and
  * noise specks of the margin as its "dots": the first scale read a 26 px
