@@ -249,24 +249,14 @@ int windows_radius(const struct windows_radius *rule, int side)
 	return r < rule->min ? rule->min : r > rule->max ? rule->max : r;
 }
 
-static int find(const struct windows_scan *s, int32_t bit, int small_px, bool islands, int pad,
-		const struct windows_radius *rule, struct window *out, int cap)
+/* Groups the live tiles (live[i] > 0: the longest side there; cleared
+ * here) of a w x h frame into windows (see windows.h); stack: scratch of
+ * one int32 a tile. */
+static int group(int w, int h, int32_t *live, int32_t *stack, int pad, const struct windows_radius *rule,
+		 struct window *out, int cap)
 {
-	if (s->whole)
-		return -1;
-	if (islands ? s->n_islands < ISLAND_MIN_COUNT : !(bit == LIVE ? s->n_live : s->n_small))
-		return 0;
-	const struct region_tree *tree = s->tree;
-	const int w = tree->width, h = tree->height, ntx = tiles_x(w), nty = (h + T - 1) / T;
+	const int ntx = tiles_x(w), nty = (h + T - 1) / T;
 	const size_t nt = (size_t)ntx * (size_t)nty;
-	int32_t *live = s->scratch, *stack = s->scratch + nt;
-	if (s->n_small || bit == LIVE)
-		tiles_mark(tree, s->scratch + 3 * nt, bit, small_px, live);
-	else
-		for (size_t i = 0; i < nt; i++)
-			live[i] = 0;
-	if (islands)
-		islands_mark(ntx, nty, s->scratch + 2 * nt, live, stack);
 	int n = 0;
 	for (size_t i = 0; i < nt; i++) {
 		if (!live[i])
@@ -318,6 +308,27 @@ static int find(const struct windows_scan *s, int32_t bit, int small_px, bool is
 	for (int j = 0; j < n; j++)
 		area += (int64_t)(out[j].x1 - out[j].x0) * (out[j].y1 - out[j].y0);
 	return 2 * area > (int64_t)w * h ? -1 : n;
+}
+
+static int find(const struct windows_scan *s, int32_t bit, int small_px, bool islands, int pad,
+		const struct windows_radius *rule, struct window *out, int cap)
+{
+	if (s->whole)
+		return -1;
+	if (islands ? s->n_islands < ISLAND_MIN_COUNT : !(bit == LIVE ? s->n_live : s->n_small))
+		return 0;
+	const struct region_tree *tree = s->tree;
+	const int w = tree->width, h = tree->height, ntx = tiles_x(w), nty = (h + T - 1) / T;
+	const size_t nt = (size_t)ntx * (size_t)nty;
+	int32_t *live = s->scratch, *stack = s->scratch + nt;
+	if (s->n_small || bit == LIVE)
+		tiles_mark(tree, s->scratch + 3 * nt, bit, small_px, live);
+	else
+		for (size_t i = 0; i < nt; i++)
+			live[i] = 0;
+	if (islands)
+		islands_mark(ntx, nty, s->scratch + 2 * nt, live, stack);
+	return group(w, h, live, stack, pad, rule, out, cap);
 }
 
 int windows_find(const struct windows_scan *s, int pad, const struct windows_radius *rule, struct window *out, int cap)
