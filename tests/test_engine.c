@@ -543,7 +543,7 @@ static void mask_clear(struct bitmask *m)
 }
 
 /* The third scale's windows of mask m: from its tree, as the engine finds them. */
-#define WINDOWS_SCRATCH (3 * ((W + WINDOWS_TILE - 1) / WINDOWS_TILE) * ((H + WINDOWS_TILE - 1) / WINDOWS_TILE) + 8192)
+#define WINDOWS_SCRATCH (4 * ((W + WINDOWS_TILE - 1) / WINDOWS_TILE) * ((H + WINDOWS_TILE - 1) / WINDOWS_TILE) + 8192)
 static int find_windows(struct segment *seg, const struct bitmask *m, const struct detections *d, int pad,
 			int32_t *scratch, struct window *win, int cap)
 {
@@ -849,6 +849,110 @@ static void test_windows_islands(void **state)
 	assert_int_equal(segment_process(f.seg, &f.m, &tree), 0);
 	windows_scan(&scan, tree, &f.d, 120, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
 	assert_int_equal(windows_find_islands(&scan, 64, 8, win, 4), 0);
+	win_fixture_close(&f);
+}
+
+/* grey's x0 <= x < x1, y0 <= y < y1 set to a checkerboard of 2 px
+ * squares of grey a and b. */
+static void grey_checker(struct image_u8 *g, int x0, int y0, int x1, int y1, uint8_t a, uint8_t b)
+{
+	for (int y = y0; y < y1; y++)
+		for (int x = x0; x < x1; x++)
+			g->data[(size_t)y * (size_t)g->stride + x] = ((x / 2) + (y / 2)) & 1 ? a : b;
+}
+
+/* Ink windows of grey (w x h) over mask m's tree, gate 32, pad 32. */
+static int ink_in(struct segment *seg, const struct bitmask *m, const struct image_u8 *g, const struct detections *d,
+		  int32_t *scratch, struct window *win)
+{
+	const struct region_tree *tree = NULL;
+	assert_int_equal(segment_process(seg, m, &tree), 0);
+	struct windows_scan scan;
+	windows_scan(&scan, tree, d, 120, 64, g, 0, scratch, WINDOWS_SCRATCH);
+	windows_ink(&scan, 32, 8);
+	return windows_find_ink(&scan, 32, 3, win, 4);
+}
+
+/* grey's x0 <= x < x1, y0 <= y < y1 set to v. */
+static void grey_fill(struct image_u8 *g, int x0, int y0, int x1, int y1, uint8_t v)
+{
+	for (int y = y0; y < y1; y++)
+		memset(g->data + (size_t)y * (size_t)g->stride + x0, v, (size_t)(x1 - x0));
+}
+
+/* Ink (windows_ink, windows_find_ink): print in a shadow (paper 80, ink
+ * 10) beside lit paper (230), where the first mask is black, gets a
+ * window around its tiles whose blocks the light reaches (within the
+ * radius, 8) and hold a stroke (the block at x 128 holds the print's last
+ * two columns, dark with no paper left of them: none), grown by the pad,
+ * at the radius asked for. A
+ * flat table, a shadow's step, print whose paper no brighter light
+ * reaches (the flat rule's black), a hand's dim edge beside its palm,
+ * print too dark for the gate, print in a decoded symbol's box,
+ * print where the mask is white and print in tiles where the first mask's
+ * structure has a window (windows_find) get none; the blocks past the
+ * last whole 16 columns count too. */
+static void test_windows_ink(void **state)
+{
+	(void)state;
+	struct win_fixture f;
+	win_fixture_open(&f);
+	static int32_t scratch[WINDOWS_SCRATCH];
+	struct window win[4];
+	struct image_u8 g;
+	assert_int_equal(image_u8_alloc(&g, W, H), 0);
+	mask_clear(&f.m);
+	grey_fill(&g, 0, 0, W, H, 128);
+	assert_int_equal(ink_in(f.seg, &f.m, &g, &f.d, scratch, win), 0);
+	grey_fill(&g, W / 2, 0, W, H, 43);
+	assert_int_equal(ink_in(f.seg, &f.m, &g, &f.d, scratch, win), 0);
+	grey_fill(&g, 0, 0, W, H, 230);
+	grey_fill(&g, 96, 96, 160, 160, 80);
+	grey_checker(&g, 100, 100, 130, 130, 10, 80);
+	assert_int_equal(ink_in(f.seg, &f.m, &g, &f.d, scratch, win), 1);
+	assert_int_equal(win[0].x0, 3 * WINDOWS_TILE - 32);
+	assert_int_equal(win[0].y0, 3 * WINDOWS_TILE - 32);
+	assert_int_equal(win[0].x1, 4 * WINDOWS_TILE + 32);
+	assert_int_equal(win[0].y1, 5 * WINDOWS_TILE + 32);
+	assert_int_equal(win[0].radius, 3);
+	f.d.n_fids = 1;
+	f.d.fids[0] = (struct fiducial_det){.id = 1, .x = 115, .y = 115, .size_px = 30};
+	assert_int_equal(ink_in(f.seg, &f.m, &g, &f.d, scratch, win), 0);
+	f.d.n_fids = 0;
+	mask_checker(&f.m, 96, 96, 160, 160);
+	assert_int_equal(find_windows(f.seg, &f.m, &f.d, 16, scratch, win, 4), 1);
+	assert_int_equal(ink_in(f.seg, &f.m, &g, &f.d, scratch, win), 0);
+	memset(f.m.bits, 0xff, (size_t)f.m.stride_words * (size_t)H * sizeof *f.m.bits);
+	assert_int_equal(ink_in(f.seg, &f.m, &g, &f.d, scratch, win), 0);
+	mask_clear(&f.m);
+	grey_fill(&g, 0, 0, W, H, 80);
+	grey_checker(&g, 100, 100, 130, 130, 10, 80);
+	assert_int_equal(ink_in(f.seg, &f.m, &g, &f.d, scratch, win), 0);
+	/* A hand's dim edge (50 beside a table of 10) near its brighter
+	 * palm (110): a step, no stroke. */
+	grey_fill(&g, 0, 0, W, H, 110);
+	grey_fill(&g, 96, 96, 160, 160, 50);
+	grey_fill(&g, 96, 96, 104, 160, 10);
+	assert_int_equal(ink_in(f.seg, &f.m, &g, &f.d, scratch, win), 0);
+	grey_fill(&g, 0, 0, W, H, 30);
+	grey_fill(&g, 96, 96, 160, 160, 24);
+	grey_checker(&g, 96, 96, 160, 160, 4, 24);
+	assert_int_equal(ink_in(f.seg, &f.m, &g, &f.d, scratch, win), 0);
+	/* A frame 300 px wide: print in its last 12 columns. */
+	struct bitmask m2;
+	struct image_u8 g2;
+	assert_int_equal(bitmask_alloc(&m2, 300, 200), 0);
+	assert_int_equal(image_u8_alloc(&g2, 300, 200), 0);
+	grey_fill(&g2, 0, 0, 300, 200, 230);
+	assert_int_equal(ink_in(f.seg, &m2, &g2, &f.d, scratch, win), 0);
+	grey_fill(&g2, 288, 96, 300, 128, 80);
+	grey_checker(&g2, 290, 100, 300, 110, 10, 80);
+	assert_int_equal(ink_in(f.seg, &m2, &g2, &f.d, scratch, win), 1);
+	assert_int_equal(win[0].x0, 9 * WINDOWS_TILE - 32);
+	assert_int_equal(win[0].x1, 300);
+	image_u8_free(&g2);
+	bitmask_free(&m2);
+	image_u8_free(&g);
 	win_fixture_close(&f);
 }
 
@@ -1754,6 +1858,7 @@ int main(void)
 		cmocka_unit_test(test_windows_radius),
 		cmocka_unit_test(test_windows_small),
 		cmocka_unit_test(test_windows_islands),
+		cmocka_unit_test(test_windows_ink),
 		cmocka_unit_test(test_small_symbol_pass),
 		cmocka_unit_test(test_up_pass),
 		cmocka_unit_test(test_up_close),

@@ -1,5 +1,10 @@
 #include "windows.h"
 
+#include <math.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #define T WINDOWS_TILE
 /* A decoded symbol's box: its centre +- BOX_HALF_X100 / 100 of its size
  * (the root's box side) + BOX_MARGIN pixels: the card's white margin
@@ -21,17 +26,25 @@
 #define ISLAND_MIN_AREA 4
 #define ISLAND_MAX_SIDE 10
 #define ISLAND_MIN_COUNT 8
+/* Ink (windows_ink): blocks of INK_BLOCK pixels a side whose darkest grey
+ * is at most (100 - INK_PCT) percent of their brightest. */
+#define INK_BLOCK 16
+#define INK_PCT 75
+/* ... and whose paper a brighter light within the first scale's radius
+ * (paper_lost): at least INK_STEP_PCT percent of the paper's grey. */
+#define INK_STEP_PCT 140
 
 static int tiles_x(int width)
 {
 	return (width + T - 1) / T;
 }
 
-/* The scratch holds three int32 a tile (the finds' live tiles and flood
- * stack, the scan's islands a tile), then a verdict a region. */
+/* The scratch holds four int32 a tile (the finds' live tiles and flood
+ * stack, the scan's islands a tile, the ink tiles), then a verdict a
+ * region. */
 size_t windows_scratch_len(int width, int height, int32_t max_regions)
 {
-	return 3 * (size_t)tiles_x(width) * (size_t)((height + T - 1) / T) + (size_t)(max_regions > 0 ? max_regions : 0);
+	return 4 * (size_t)tiles_x(width) * (size_t)((height + T - 1) / T) + (size_t)(max_regions > 0 ? max_regions : 0);
 }
 
 static int max_i(int a, int b)
@@ -158,14 +171,14 @@ static bool island(const struct region_tree *t, int32_t r, const struct detectio
 void windows_scan(struct windows_scan *s, const struct region_tree *t, const struct detections *d, int max_symbol_px,
 		  int small_px, const struct image_u8 *grey, int min_sd, int32_t *scratch, size_t scratch_len)
 {
-	*s = (struct windows_scan){.tree = t, .scratch = scratch, .scratch_len = scratch_len};
+	*s = (struct windows_scan){.tree = t, .d = d, .grey = grey, .scratch = scratch, .scratch_len = scratch_len};
 	if (t->overflow || scratch_len < windows_scratch_len(t->width, t->height, t->n_regions)) {
 		s->whole = true;
 		return;
 	}
 	const int ntx = tiles_x(t->width);
 	const size_t nt = (size_t)ntx * (size_t)((t->height + T - 1) / T);
-	int32_t *islands = scratch + 2 * nt, *memo = scratch + 3 * nt;
+	int32_t *islands = scratch + 2 * nt, *memo = scratch + 4 * nt;
 	for (size_t i = 0; i < nt; i++)
 		islands[i] = 0;
 	for (int32_t r = 0; r < t->n_regions; r++) {
@@ -322,7 +335,7 @@ static int find(const struct windows_scan *s, int32_t bit, int small_px, bool is
 	const size_t nt = (size_t)ntx * (size_t)nty;
 	int32_t *live = s->scratch, *stack = s->scratch + nt;
 	if (s->n_small || bit == LIVE)
-		tiles_mark(tree, s->scratch + 3 * nt, bit, small_px, live);
+		tiles_mark(tree, s->scratch + 4 * nt, bit, small_px, live);
 	else
 		for (size_t i = 0; i < nt; i++)
 			live[i] = 0;
@@ -344,4 +357,192 @@ int windows_find_small(const struct windows_scan *s, int small_px, int pad, stru
 int windows_find_islands(const struct windows_scan *s, int small_px, int pad, struct window *out, int cap)
 {
 	return find(s, LIVE_SMALL, small_px, true, pad, NULL, out, cap);
+}
+
+/* Whether (x, y) lies in decoded symbol i's box. */
+static bool in_fid(const struct detections *d, int i, float x, float y)
+{
+	const float half = fid_half(&d->fids[i]);
+	return fabsf(x - d->fids[i].x) <= half && fabsf(y - d->fids[i].y) <= half;
+}
+
+/* Whether (x, y) lies in a decoded symbol's box or a finger's. *last: the
+ * symbol that explained the block before (or -1), tried first and updated:
+ * a symbol's blocks come one after another along its rows. */
+static bool point_explained(const struct detections *d, float x, float y, int *last)
+{
+	if (*last >= 0 && in_fid(d, *last, x, y))
+		return true;
+	for (int i = 0; i < d->n_fids; i++)
+		if (in_fid(d, i, x, y)) {
+			*last = i;
+			return true;
+		}
+	for (int i = 0; i < d->n_fingers; i++) {
+		const float half = 0.5f * d->fingers[i].diameter_px + BOX_MARGIN;
+		if (fabsf(x - d->fingers[i].x) <= half && fabsf(y - d->fingers[i].y) <= half)
+			return true;
+	}
+	return false;
+}
+
+/* Whether the first scale painted paper black in the block at (x, y),
+ * whose darkest grey is lo and brightest hi, because its window reached
+ * brighter light: a pixel of the block (read as windows_ink reads, on
+ * every other row) in a black run, paper rather than ink (at least a
+ * third of the way from lo to hi, and twice lo), with a grey of at least
+ * INK_STEP_PCT percent of it within radius. Beside print Bernsen's window
+ * holds ink and paper and puts the paper white; a shadow's lit side
+ * within its reach makes the threshold the mean of lit paper and ink,
+ * over the shadowed paper. */
+static bool paper_lost(const struct region_tree *t, const struct image_u8 *g, int x, int y, int lo, int hi,
+		       int radius)
+{
+	const int x0 = max_i(0, x - radius), x1 = min_i(t->width, x + INK_BLOCK + radius);
+	int light = 0;
+	for (int yy = max_i(0, y - radius); yy < min_i(t->height, y + INK_BLOCK + radius); yy += 2) {
+		const uint8_t *row = g->data + (size_t)yy * (size_t)g->stride;
+		for (int i = x0; i < x1; i++)
+			light = max_i(light, row[i]);
+	}
+	const int paper = max_i(lo + (hi - lo) / 3, 2 * lo), bx1 = min_i(t->width, x + INK_BLOCK);
+	for (int yy = y; yy < min_i(t->height, y + INK_BLOCK); yy += 2) {
+		const uint8_t *row = g->data + (size_t)yy * (size_t)g->stride;
+		int32_t k = t->row_first_run[yy];
+		for (int i = x; i < bx1; i++) {
+			if (row[i] < paper || 100 * light < INK_STEP_PCT * row[i])
+				continue;
+			while (k < t->row_first_run[yy + 1] && t->runs[k].x + t->runs[k].len <= i)
+				k++;
+			if (k < t->row_first_run[yy + 1] && t->runs[k].x <= i && t->runs[k].colour == 0)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Whether a row of the block at (x, y) (read as windows_ink reads) holds
+ * a stroke: a dark run between bright ones, against the mean of the
+ * block's darkest grey lo and brightest hi. Print has strokes and dots on
+ * paper; the edge of a hand or a shadow is one step, a finger a bright
+ * run between dark ones. */
+static bool stroke(const struct image_u8 *g, int x, int y, int lo, int hi)
+{
+	const int mid = (lo + hi) / 2, x1 = min_i(g->width, x + INK_BLOCK);
+	for (int yy = y; yy < min_i(g->height, y + INK_BLOCK); yy += 2) {
+		const uint8_t *row = g->data + (size_t)yy * (size_t)g->stride;
+		bool paper = false, ink = false;
+		for (int i = x; i < x1; i++) {
+			if (row[i] >= mid) {
+				if (ink)
+					return true;
+				paper = true;
+			} else if (paper) {
+				ink = true;
+			}
+		}
+	}
+	return false;
+}
+
+/* Marks tile k (ink[k] 0: not yet) for the block at (x, y) whose darkest
+ * grey is lo and brightest hi, where it is ink (INK_*) with a stroke, the
+ * first scale lost its paper (paper_lost) and nothing explains it; last
+ * as point_explained's. */
+static inline void ink_block(const struct windows_scan *s, int lo, int hi, int gate, int radius, int x, int y,
+			     int32_t *ink, size_t k, int *last)
+{
+	if (hi >= gate && 100 * (hi - lo) >= INK_PCT * hi && stroke(s->grey, x, y, lo, hi) &&
+	    paper_lost(s->tree, s->grey, x, y, lo, hi, radius) &&
+	    !point_explained(s->d, (float)x + INK_BLOCK / 2.0f, (float)y + INK_BLOCK / 2.0f, last))
+		ink[k] = 1;
+}
+
+void windows_ink(struct windows_scan *s, int gate, int radius)
+{
+	s->n_ink = 0;
+	if (s->whole || !s->grey)
+		return;
+	const struct region_tree *t = s->tree;
+	const struct image_u8 *g = s->grey;
+	const int w = t->width, h = t->height, ntx = tiles_x(w), nty = (h + T - 1) / T;
+	const size_t nt = (size_t)ntx * (size_t)nty;
+	int32_t *skip = s->scratch + nt, *ink = s->scratch + 3 * nt;
+	if (s->n_live)
+		tiles_mark(t, s->scratch + 4 * nt, LIVE, 0, skip);
+	else
+		for (size_t i = 0; i < nt; i++)
+			skip[i] = 0;
+	/* ink[k]: -1 where tile k need not be read (live, or in a decoded
+	 * symbol's box), 1 once it holds ink, else 0. */
+	for (size_t i = 0; i < nt; i++)
+		ink[i] = skip[i] ? -1 : 0;
+	for (int i = 0; i < s->d->n_fids; i++) {
+		const struct fiducial_det *f = &s->d->fids[i];
+		const float half = fid_half(f);
+		const int tx0 = (int)ceilf((f->x - half) / T), tx1 = (int)floorf((f->x + half) / T);
+		const int ty0 = (int)ceilf((f->y - half) / T), ty1 = (int)floorf((f->y + half) / T);
+		for (int ty = max_i(ty0, 0); ty < min_i(ty1, nty); ty++)
+			for (int tx = max_i(tx0, 0); tx < min_i(tx1, ntx); tx++)
+				ink[(size_t)ty * (size_t)ntx + (size_t)tx] = -1;
+	}
+	int last = -1;
+	const size_t stride = (size_t)g->stride;
+	for (int y0 = 0; y0 < h; y0 += INK_BLOCK) {
+		/* Every other row: print's strokes are 2 px and more. */
+		const int y1 = min_i(h, y0 + INK_BLOCK);
+		int32_t *row_ink = ink + (size_t)(y0 / T) * (size_t)ntx;
+		for (int x = 0; x < w; x += INK_BLOCK) {
+			const size_t k = (size_t)(x / T);
+			if (row_ink[k])
+				continue;
+			const uint8_t *p = g->data + (size_t)y0 * stride + (size_t)x;
+			int lo = 255, hi = 0;
+#ifdef __SSE2__
+			if (x + INK_BLOCK <= w) {
+				__m128i vlo = _mm_set1_epi8((char)0xff), vhi = _mm_setzero_si128();
+				for (int y = y0; y < y1; y += 2, p += 2 * stride) {
+					const __m128i v = _mm_loadu_si128((const __m128i *)p);
+					vlo = _mm_min_epu8(vlo, v);
+					vhi = _mm_max_epu8(vhi, v);
+				}
+				vlo = _mm_min_epu8(vlo, _mm_srli_si128(vlo, 8));
+				vhi = _mm_max_epu8(vhi, _mm_srli_si128(vhi, 8));
+				vlo = _mm_min_epu8(vlo, _mm_srli_si128(vlo, 4));
+				vhi = _mm_max_epu8(vhi, _mm_srli_si128(vhi, 4));
+				vlo = _mm_min_epu8(vlo, _mm_srli_si128(vlo, 2));
+				vhi = _mm_max_epu8(vhi, _mm_srli_si128(vhi, 2));
+				vlo = _mm_min_epu8(vlo, _mm_srli_si128(vlo, 1));
+				vhi = _mm_max_epu8(vhi, _mm_srli_si128(vhi, 1));
+				lo = _mm_cvtsi128_si32(vlo) & 0xff;
+				hi = _mm_cvtsi128_si32(vhi) & 0xff;
+			} else
+#endif
+				for (int y = y0; y < y1; y += 2, p += 2 * stride)
+					for (int i = 0; i < min_i(w - x, INK_BLOCK); i++) {
+						lo = min_i(lo, p[i]);
+						hi = max_i(hi, p[i]);
+					}
+			ink_block(s, lo, hi, gate, radius, x, y0, row_ink, k, &last);
+		}
+	}
+	for (size_t i = 0; i < nt; i++) {
+		ink[i] = ink[i] > 0;
+		s->n_ink += ink[i];
+	}
+}
+
+int windows_find_ink(const struct windows_scan *s, int pad, int radius, struct window *out, int cap)
+{
+	if (s->whole)
+		return -1;
+	if (!s->n_ink)
+		return 0;
+	const int w = s->tree->width, h = s->tree->height;
+	const size_t nt = (size_t)tiles_x(w) * (size_t)((h + T - 1) / T);
+	int32_t *live = s->scratch;
+	for (size_t i = 0; i < nt; i++)
+		live[i] = s->scratch[3 * nt + i];
+	const struct windows_radius rule = {0.0f, radius, radius};
+	return group(w, h, live, s->scratch + nt, pad, &rule, out, cap);
 }

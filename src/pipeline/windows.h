@@ -92,11 +92,14 @@ size_t windows_scratch_len(int width, int height, int32_t max_regions);
  * judged once. */
 struct windows_scan {
 	const struct region_tree *tree;
-	int32_t *scratch;      /* the verdicts and the islands a tile, and room for the finds' tiles */
+	const struct detections *d; /* the first scale's, and the frame: as tree */
+	const struct image_u8 *grey;
+	int32_t *scratch;      /* the verdicts, the islands and ink a tile, and room for the finds' tiles */
 	size_t scratch_len;
 	int32_t n_live;        /* regions live by windows_find's rule */
 	int32_t n_small;       /* by windows_find_small's, under small_px a side */
 	int32_t n_islands;     /* islands (windows_find_islands) */
+	int32_t n_ink;         /* ink tiles (windows_ink) */
 	bool whole;            /* a tree cut short, or scratch too short for its regions */
 };
 
@@ -142,5 +145,28 @@ int windows_find_small(const struct windows_scan *s, int small_px, int pad, stru
  * holes and dots are still islands there. -1 for the whole frame as
  * above. */
 int windows_find_islands(const struct windows_scan *s, int small_px, int pad, struct window *out, int cap);
+
+/* Ink that no structure explains: tiles where a block of 16 x 16 pixels
+ * of the grey (read on every other row: print's strokes are 2 px and
+ * more) holds ink and paper, its darkest grey at most a quarter of its
+ * brightest and that at least gate, with the block's centre in no decoded
+ * symbol's box (as for explained regions) or finger's; tiles where
+ * windows_find's structure is, or that lie whole in a decoded symbol's
+ * box, are not read. Where a hard shadow's edge crosses a symbol of under
+ * about 50 px, Bernsen at the first scale's radius compares the shadowed
+ * paper with the lit and paints the whole symbol black with the shadow's
+ * band: nothing branches there, and too few holes are left for islands,
+ * but the grey still holds the print. A table's grain, a shadow's step
+ * (where it keeps more than a quarter of the light) and a bright finger
+ * on the table are no ink; black shapes on white are, and cost windows.
+ * Marks the scanned frame's ink tiles (none without windows_scan's grey);
+ * call once a frame, after windows_scan and before windows_find_ink.
+ * Allocates nothing. */
+void windows_ink(struct windows_scan *s, int gate, int radius);
+
+/* The ink tiles' windows (grown by pad, joined where they overlap), each
+ * of the given radius; their number (0: none) into out (at most cap), or
+ * -1 (a tree cut short, more than cap windows). */
+int windows_find_ink(const struct windows_scan *s, int pad, int radius, struct window *out, int cap);
 
 #endif
