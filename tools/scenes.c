@@ -1354,6 +1354,8 @@ static const struct preset {
 	 "IR hot spots, vignetting, uneven light"},
 	{"shadow", PRESET_BASE "--fids 8 --fid-size 32:96 --shadows 2",
 	 "two hard shadows a frame whose edges cross symbols"},
+	{"shadow-small", PRESET_BASE "--fids 8 --fid-size 24:48 --shadows 2",
+	 "two hard shadows a frame whose edges cross symbols of 24-48 px"},
 	{"sun", PRESET_BASE "--fids 8 --fid-size 32:96 --shadows 2 --one-light 1 --dark 0.55:0.75 --penumbra 3",
 	 "two hard shadows of one light (sunlight: shadow side 25-45 % of the lit side, penumbra 1-3 px)"},
 	{"hands", PRESET_BASE "--fids 8 --fid-size 32:96 --hands 2",
