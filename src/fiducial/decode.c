@@ -1013,6 +1013,25 @@ static bool cut_read(const struct match *m, const struct region_tree *t, int32_t
 	return false;
 }
 
+/* The median area of the holes of the root's n children kid[] (their
+ * children, specks left out: the symbol's leaves under its blobs), or 0
+ * where they have none. */
+static int median_hole(const struct match *m, const struct region_tree *t, const int32_t *kid, int n)
+{
+	int hole[TREES_MAX_NODES], n_hole = 0;
+	for (int q = 0; q < n; q++) {
+		int n_k;
+		const int32_t *lk = adj_of(m, t, kid[q], &n_k);
+		for (int z = 0; z < n_k && n_hole < TREES_MAX_NODES; z++)
+			if ((m->state[lk[z]] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && m->parent[lk[z]] == kid[q])
+				hole[n_hole++] = reg(m, t, lk[z])->area;
+	}
+	if (!n_hole)
+		return 0;
+	qsort(hole, (size_t)n_hole, sizeof(int), cmp_int);
+	return hole[(n_hole - 1) / 2];
+}
+
 /* Whether one of the root's n children kid[] with j holes, all leaves
  * (leaf_holes; j = 0: a plain leaf), shows a hole opened into a bay of its
  * outline: a closing gives it a pocket of the root's area (ring_pocket,
@@ -1027,16 +1046,8 @@ static bool cut_read(const struct match *m, const struct region_tree *t, int32_t
  * shows none (its runs are its members'). */
 static bool hole_opened(const struct match *m, const struct region_tree *t, const int32_t *kid, int n, int j)
 {
-	int hole[TREES_MAX_NODES], n_hole = 0;
-	for (int q = 0; q < n; q++) {
-		int n_k;
-		const int32_t *lk = adj_of(m, t, kid[q], &n_k);
-		for (int z = 0; z < n_k && n_hole < TREES_MAX_NODES; z++)
-			if ((m->state[lk[z]] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && m->parent[lk[z]] == kid[q])
-				hole[n_hole++] = reg(m, t, lk[z])->area;
-	}
-	qsort(hole, (size_t)n_hole, sizeof(int), cmp_int);
-	const int need = n_hole && hole[(n_hole - 1) / 2] > CUT_MIN_POCKET ? hole[(n_hole - 1) / 2] : CUT_MIN_POCKET;
+	const int med = median_hole(m, t, kid, n);
+	const int need = med > CUT_MIN_POCKET ? med : CUT_MIN_POCKET;
 	for (int q = 0; q < n; q++)
 		if (!(m->flags[kid[q]] & FLAG_REPAIRED) && leaf_holes(m, t, kid[q]) == j && ring_pocket(m, t, kid[q]) >= need)
 			return true;
@@ -1176,18 +1187,9 @@ static bool bridged_read(const struct match *m, const struct region_tree *t, int
 	const int n = root_children(m, t, root, kid, area, &n_leaf);
 	if (n < 0)
 		return false;
-	int hole[TREES_MAX_NODES], n_hole = 0;
-	for (int q = 0; q < n; q++) {
-		int n_k;
-		const int32_t *lk = adj_of(m, t, kid[q], &n_k);
-		for (int z = 0; z < n_k && n_hole < TREES_MAX_NODES; z++)
-			if ((m->state[lk[z]] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && m->parent[lk[z]] == kid[q])
-				hole[n_hole++] = reg(m, t, lk[z])->area;
-	}
-	if (!n_hole)
+	const int med = median_hole(m, t, kid, n);
+	if (!med)
 		return false;
-	qsort(hole, (size_t)n_hole, sizeof(int), cmp_int);
-	const int med = hole[(n_hole - 1) / 2];
 	for (int q = 0; q < n; q++) {
 		const int j = leaf_holes(m, t, kid[q]);
 		if (j < 2 || (m->flags[kid[q]] & FLAG_REPAIRED))
