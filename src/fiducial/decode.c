@@ -269,7 +269,7 @@ static int leaves_list(const struct match *m, const struct region_tree *t, int32
 	int n_child = 0;
 	for (int i = 0; i < n_adj; i++) {
 		int32_t k = l[i];
-		if ((m->state[k] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && m->parent[k] == n) {
+		if (kept_child(m, k, n)) {
 			n_child++;
 			n_leaf = leaves_list(m, t, k, depth + 1, leaf, leaf_depth, n_leaf);
 			if (n_leaf < 0)
@@ -855,7 +855,7 @@ static int ring_pocket(const struct match *m, const struct region_tree *t, int32
 	code[n_part++] = 1;
 	const int32_t *lk = adj_of(m, t, l, &n_k);
 	for (int z = 0; z < n_k && n_part <= TREES_MAX_NODES; z++)
-		if ((m->state[lk[z]] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && m->parent[lk[z]] == l) {
+		if (kept_child(m, lk[z], l)) {
 			part[n_part] = lk[z];
 			code[n_part++] = 1;
 		}
@@ -906,7 +906,7 @@ static bool has_kids(const struct match *m, const struct region_tree *t, int32_t
 	int n_k;
 	const int32_t *l = adj_of(m, t, k, &n_k);
 	for (int z = 0; z < n_k; z++)
-		if ((m->state[l[z]] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && m->parent[l[z]] == k)
+		if (kept_child(m, l[z], k))
 			return true;
 	return false;
 }
@@ -958,7 +958,7 @@ static int leaf_holes(const struct match *m, const struct region_tree *t, int32_
 	const int32_t *lk = adj_of(m, t, k, &n_k);
 	for (int z = 0; z < n_k && j >= 0; z++) {
 		const int32_t g = lk[z];
-		if ((m->state[g] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && m->parent[g] == k)
+		if (kept_child(m, g, k))
 			j = has_kids(m, t, g) ? -1 : j + 1;
 	}
 	return j;
@@ -1023,7 +1023,7 @@ static int median_hole(const struct match *m, const struct region_tree *t, const
 		int n_k;
 		const int32_t *lk = adj_of(m, t, kid[q], &n_k);
 		for (int z = 0; z < n_k && n_hole < TREES_MAX_NODES; z++)
-			if ((m->state[lk[z]] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && m->parent[lk[z]] == kid[q])
+			if (kept_child(m, lk[z], kid[q]))
 				hole[n_hole++] = reg(m, t, lk[z])->area;
 	}
 	if (!n_hole)
@@ -1199,8 +1199,7 @@ static bool bridged_read(const struct match *m, const struct region_tree *t, int
 		const int32_t *lk = adj_of(m, t, kid[q], &n_k);
 		for (int z = 0; z < n_k; z++) {
 			const int32_t g = lk[z];
-			if ((m->state[g] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && m->parent[g] == kid[q] &&
-			    (small < 0 || reg(m, t, g)->area < reg(m, t, small)->area))
+			if (kept_child(m, g, kid[q]) && (small < 0 || reg(m, t, g)->area < reg(m, t, small)->area))
 				small = g;
 		}
 		if (small >= 0 && 2 * reg(m, t, small)->area < med && thin_wall(t, kid[q], small) &&
@@ -1239,8 +1238,7 @@ static bool closed_hole_read(const struct match *m, const struct region_tree *t,
 		int n_k;
 		const int32_t *lk = adj_of(m, t, kid[q], &n_k);
 		for (int z = 0; z < n_k && !speck; z++)
-			speck = (m->state[lk[z]] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && m->parent[lk[z]] == kid[q] &&
-				reg(m, t, lk[z])->area <= SPECK_MAX_AREA;
+			speck = kept_child(m, lk[z], kid[q]) && reg(m, t, lk[z])->area <= SPECK_MAX_AREA;
 		if (!speck)
 			continue;
 		tried[j] = true;
@@ -1387,7 +1385,7 @@ static bool split_read(const struct match *m, const struct region_tree *t, int32
 		const int32_t *lk = adj_of(m, t, k, &n_k);
 		for (int z = 0; z < n_k && n < TREES_MAX_NODES; z++) {
 			const int32_t g = lk[z];
-			if ((m->state[g] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && m->parent[g] == k)
+			if (kept_child(m, g, k))
 				hole[n++] = g;
 		}
 		if (n < 2)

@@ -110,6 +110,13 @@ static inline const int32_t *adj_of(const struct match *m, const struct region_t
 	return region_adj(t, r);
 }
 
+/* Whether region k is a child of p in the tree being read: resolved
+ * there, not a speck, and hung under p. */
+static inline bool kept_child(const struct match *m, int32_t k, int32_t p)
+{
+	return (m->state[k] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && m->parent[k] == p;
+}
+
 /* Region r's statistics: the tree's, or its group's (repair.c). */
 static inline const struct region *reg(const struct match *m, const struct region_tree *t, int32_t r)
 {
