@@ -1484,8 +1484,6 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 		     e->t3.scratch, e->t3.scratch_len);
 	if (e->cfg.close_scale3 > 0.0f && e->t3.close)
 		windows_ink(&e->t3.scan, e->gate, e->cfg.thr.radius);
-	else
-		e->t3.scan.n_ink = 0;
 	/* The first pass's windows, which the ratio pass reads too whatever
 	 * the first pass's method (a tiled one reads whole frames). */
 	const int found = windows_find(&e->t3.scan, THIRD_PAD, NULL, e->t3.win, THIRD_MAX_WINDOWS);
