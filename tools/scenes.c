@@ -16,8 +16,8 @@
  * r. Everything is deterministic per seed. --help lists the presets: named
  * option sets for harsh, real-room conditions (`tilt`, `barrel`, `uneven`,
  * `shadow`, `hands`, `small`, `motion`, `blur`, `room`, and `sheet`,
- * `sheet-half`: a printed sheet of IDs 0-11 photographed at an angle in
- * sunlight, as --sheet draws it); options after
+ * `sheet-half`, `sheet-full`: a printed sheet of IDs 0-11 photographed at
+ * an angle in sunlight, as --sheet draws it, at three sizes); options after
  * --preset override it.
  *
  * A frame is made like a camera would see a lit table: the table's
@@ -1356,6 +1356,8 @@ static const struct preset {
 	 "two hard shadows a frame whose edges cross symbols"},
 	{"shadow-small", PRESET_BASE "--fids 8 --fid-size 24:48 --shadows 2",
 	 "two hard shadows a frame whose edges cross symbols of 24-48 px"},
+	{"shadow-large", PRESET_BASE "--size 1280x960 --fids 8 --fid-size 120:240 --shadows 2",
+	 "two hard shadows a frame whose edges cross symbols of 120-240 px, 1280x960 (a camera near the table)"},
 	{"sun", PRESET_BASE "--fids 8 --fid-size 32:96 --shadows 2 --one-light 1 --dark 0.55:0.75 --penumbra 3",
 	 "two hard shadows of one light (sunlight: shadow side 25-45 % of the lit side, penumbra 1-3 px)"},
 	{"hands", PRESET_BASE "--fids 8 --fid-size 32:96 --hands 2",
@@ -1387,6 +1389,11 @@ static const struct preset {
 	 PRESET_BASE "--size 648x484 --sheet 12 --fid-size 45:55 --tilt 45 --tilt-min 30 "
 		     "--shadows 1 --penumbra 3 --dark 0.55:0.75 --light 0.2 --defocus 0.4 --jpeg 90",
 	 "the sheet at 648x484, cards 45-55 px at its centre, defocus 0.4"},
+	{"sheet-full",
+	 PRESET_BASE "--size 2592x1936 --sheet 12 --fid-size 180:220 --tilt 45 --tilt-min 30 "
+		     "--shadows 1 --penumbra 6 --dark 0.55:0.75 --light 0.2 --defocus 1.6 --jpeg 90",
+	 "the sheet at the photograph's own 2592x1936, cards 180-220 px at its centre, penumbra 1-6 px, "
+	 "defocus 1.6"},
 };
 #define N_PRESETS (int)(sizeof presets / sizeof presets[0])
 
