@@ -253,6 +253,48 @@ static void test_closing_pass_under_shadow(void **state)
 		}
 }
 
+/* 1: symbol id (size px, a shadow edge at x = edge, penumbra pen, dark
+ * percent of the light) decoded alone by the engine with the third
+ * scale's passes as by default, the ratio pass's larger radii
+ * (ratio3_large) as large says; 0: nothing decoded; negative: another
+ * ID. */
+static int ratio_large_probe(struct fixture *f, bool large, int size, float edge, float pen, int dark, int id)
+{
+	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
+	int err = 0;
+	f->trk = track_create(&tk, &err);
+	assert_non_null(f->trk);
+	struct engine_config ec = {.width = W, .height = H, .backend = "cpu",
+				   .thr = {.mode = THRESHOLD_BERNSEN, .radius = 8, .gate = 32, .tile = 10,
+					   .mean_radius = 16, .mean_bias = 16},
+				   .radius2 = 2, .median2 = 3, .scale3 = true, .mode3 = THRESHOLD_MEAN,
+				   .mean_scale3 = 0.115f, .close_scale3 = 0.04f, .close_pct = 70, .ratio3 = 16,
+				   .ratio3_large = large,
+				   .match = {.trees = f->trees, .root_min_px = 12, .root_max_px = 240},
+				   .tracker = f->trk, .max_detections = 64};
+	struct engine *e = engine_create(&ec, &err);
+	assert_non_null(e);
+	return probe_run(f, e, size, edge, pen, dark, id);
+}
+
+/* A 200 px symbol under a hard shadow's edge 50 or 20 px left or 20 px
+ * right of its centre (penumbra 2 px, half the light): at the first
+ * scale's radius the shadowed paper between its blobs is flat and every
+ * pass paints it black (symbols 4, 6, 8 and 9 lost at 20 px left, 3-4 of
+ * 12 at the others); the ratio pass's larger radii read each of 0-11,
+ * and no other ID. */
+static void test_ratio_pass_large_symbols(void **state)
+{
+	struct fixture *f = *state;
+	const int lost[] = {4, 6, 8, 9};
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(ratio_large_probe(f, false, 200, 140, 2.0f, 50, lost[i]), 0);
+	const float edges[] = {110, 140, 180};
+	for (int k = 0; k < 3; k++)
+		for (int id = 0; id < 12; id++)
+			assert_int_equal(ratio_large_probe(f, true, 200, edges[k], 2.0f, 50, id), 1);
+}
+
 /* A tracker and an engine with the third scale's passes as by default,
  * the deblurring pass as blur_probe()'s deblur says (its area bound pct
  * of the frame, 0: none, where deblur is not 2), and img allocated and
@@ -1864,6 +1906,7 @@ int main(void)
 		cmocka_unit_test(test_up_close),
 		cmocka_unit_test(test_up_pass_tiles),
 		cmocka_unit_test_setup_teardown(test_closing_pass_under_shadow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ratio_pass_large_symbols, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deblur_pass_under_streak, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deblur_pass_whole_frame, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deblur_pass_out_of_focus, setup, teardown),

@@ -209,6 +209,10 @@ static const struct config_option options[] = {
             "third scale: a pass in its windows by Bernsen's window against the light's ratio (white where "
             "(grey + N)^2 > (darkest + N) (brightest + N) there: a hard shadow scales the light, so the "
             "shadowed paper beside its edge stays white); N offsets the grey for the sensor's noise; 0 = off"),
+    OPT_BOOL("threshold", "ratio3_large", ratio3_large, "true", true, 0,
+             "the ratio pass (ratio3) also reads its windows at 2, 3 and 4 times the first scale's radius, "
+             "keeping symbols of 6-10 times that radius where no other read holds the place: a hard "
+             "shadow's edge across a symbol of over about 100 px (a camera near the table, a large frame)"),
     OPT_BOOL("threshold", "deblur3", deblur3, "true", true, 0,
              "third scale: a pass in its windows that estimates a motion streak (direction and length) and "
              "undoes it (Richardson-Lucy) before a local-mean threshold at the symbol's scale (mean_scale3); "

@@ -117,6 +117,7 @@ struct tt_config {
 	float close_scale3;   /* third scale's closing pass radius, a fraction of the symbol's size; 0 = off */
 	int close_pct;        /* the closing pass: white above this percent of the closing */
 	int ratio3;           /* third scale's ratio pass: the grey's offset; 0 = off */
+	bool ratio3_large;    /* ... also at larger radii for large symbols */
 	bool deblur3;         /* third scale's pass that undoes a motion streak in its windows */
 	bool defocus3;        /* that pass also undoes a defocus blur */
 	int deblur3_pct;      /* that pass: its windows' area per frame at most this percent of the frame; 0 = any */

@@ -158,6 +158,21 @@ struct worker {
  * shadows and room scenes than 8 alone; 2 read two wrong IDs on the room
  * preset). */
 #define THIRD_RATIO_SMALL_RADIUS 3
+/* With ratio3_large it reads each window again at THIRD_RATIO_LARGE_RUNGS
+ * radii, 2, 3, ... times the first scale's: under a shadow's edge a
+ * symbol of over about 100 px needs a window that spans its blobs and
+ * dots and the paper between them (at radius 8 a 200 px symbol's shadowed
+ * paper far from ink is flat, and Bernsen's flat-area rule paints it
+ * black). A rung keeps only symbols of THIRD_RATIO_LARGE_MIN to
+ * THIRD_RATIO_LARGE_MAX times its radius (the last rung any larger one),
+ * and runs only in windows whose structure can hold one: at 6 times the
+ * radius a 102 px symbol of the sheet preset read at radius 16 and 24 as
+ * another ID (ratio_finish()); radii 16 alone, 24 alone and 32 alone
+ * read 0.871, 0.968, 0.984 and 0.984 of the shadow preset's symbols drawn
+ * at 120-240 px on 1280x960 frames. */
+#define THIRD_RATIO_LARGE_RUNGS 3
+#define THIRD_RATIO_LARGE_MIN 6
+#define THIRD_RATIO_LARGE_MAX 10
 /* Its reads with a dot more elongated than this (variance ratio; a round
  * dot at 45 degrees is 2) or of more than THIRD_RATIO_DOT_AREA times the
  * median dot are vetoes (match.h dot_max_elongation, merge_vetoes): the
@@ -233,6 +248,7 @@ struct ratio_job {
 	struct closing *close;
 	struct window win[THIRD_MAX_WINDOWS];
 	int n;                      /* windows in win, -1: the whole frame */
+	int large_from;             /* out's symbols from here on are the large rungs' (-1: none) */
 };
 
 /* The deblurring pass (deblur3) likewise reads its windows on a worker of
@@ -2112,8 +2128,50 @@ static bool pass_job_finish(struct pass_job *j, void (*task)(void *, int), void 
  * pass's. Its symbols are doubtful (FIDUCIAL_DOUBTFUL, merge.h): the low
  * threshold thins black features, and in small tilted symbols (the
  * sheet-half preset) about one read in seventy was another ID, so a read
- * of the place by any other pass that disagrees leaves neither. Reads
- * j->win into j->out (struct ratio_job). */
+ * of the place by any other pass that disagrees leaves neither. With
+ * ratio3_large, then each window at THIRD_RATIO_LARGE_RUNGS larger radii
+ * for large symbols, kept after the rest (j->large_from; ratio_finish()).
+ * Reads j->win into j->out (struct ratio_job). */
+static bool ratio_read(struct ratio_job *j);
+
+/* Reads window w at the ratio pass's radius into j->job.out: every
+ * symbol, or (large > 0) only symbols, not vetoes, of large to
+ * large_max px (0: no bound). */
+static bool ratio_window(struct ratio_job *j, const struct window *w, int radius, int gate, int large, int large_max)
+{
+	const struct engine_config *c = j->job.cfg;
+	struct window_cut k = window_cut_into(j->job.grey, w, radius, &j->job.crop, &j->job.mask);
+	if (closing_ratio(j->close, &k.view, radius, c->ratio3, gate, &k.crop))
+		return false;
+	cut_crop(&k, w);
+	if (!decode_window(j->job.seg, j->job.mat, &k, &j->job.det))
+		return false;
+	const struct detections *wd = &j->job.det;
+	for (int m = 0; m < wd->n_fids + wd->n_fuzzy; m++) {
+		const bool fid = m < wd->n_fids;
+		struct fiducial_det f = fid ? wd->fids[m] : wd->fuzzy[m - wd->n_fids];
+		if (large > 0 && (!fid || f.completed == FIDUCIAL_VETO || f.size_px < (float)large ||
+				  (large_max > 0 && f.size_px >= (float)large_max)))
+			continue;
+		f.x += (float)w->x0;
+		f.y += (float)w->y0;
+		f.root = -1;
+		f.completed = f.completed == FIDUCIAL_VETO ? FIDUCIAL_VETO : FIDUCIAL_DOUBTFUL;
+		det_append(&j->job.out, fid, &f);
+	}
+	return true;
+}
+
+/* The longest side of window w of a frame of g's size, less the pad that
+ * windows_find() put around its structure where it was not cut at the
+ * frame's edge: the most a symbol in it can span. */
+static int window_core(const struct window *w, const struct image_u8 *g)
+{
+	const int cw = w->x1 - w->x0 - (w->x0 > 0 ? THIRD_PAD : 0) - (w->x1 < g->width ? THIRD_PAD : 0);
+	const int ch = w->y1 - w->y0 - (w->y0 > 0 ? THIRD_PAD : 0) - (w->y1 < g->height ? THIRD_PAD : 0);
+	return cw > ch ? cw : ch;
+}
+
 static bool ratio_read(struct ratio_job *j)
 {
 	const struct engine_config *c = j->job.cfg;
@@ -2121,29 +2179,29 @@ static bool ratio_read(struct ratio_job *j)
 	const struct image_u8 *grey = j->job.grey;
 	detections_clear(&j->job.out);
 	const struct window whole = {.x0 = 0, .y0 = 0, .x1 = grey->width, .y1 = grey->height};
-	const int radii[2] = {c->thr.radius, THIRD_RATIO_SMALL_RADIUS};
-	for (int i = 0; i < (j->n < 0 ? 1 : j->n); i++) {
+	const int n = j->n < 0 ? 1 : j->n;
+	for (int i = 0; i < n; i++) {
 		const struct window *w = j->n < 0 ? &whole : &j->win[i];
-		for (int q = 0; q < (c->thr.radius != THIRD_RATIO_SMALL_RADIUS ? 2 : 1); q++) {
-			struct window_cut k = window_cut_into(grey, w, radii[q], &j->job.crop, &j->job.mask);
-			if (closing_ratio(j->close, &k.view, radii[q], c->ratio3, gate, &k.crop))
-				return false;
-			cut_crop(&k, w);
-			if (!decode_window(j->job.seg, j->job.mat, &k, &j->job.det))
-				return false;
-			for (int m = 0; m < j->job.det.n_fids + j->job.det.n_fuzzy; m++) {
-				const bool fid = m < j->job.det.n_fids;
-				const struct detections *wd = &j->job.det;
-				struct fiducial_det f = fid ? wd->fids[m] : wd->fuzzy[m - wd->n_fids];
-				f.x += (float)w->x0;
-				f.y += (float)w->y0;
-				f.root = -1;
-				f.completed = f.completed == FIDUCIAL_VETO ? FIDUCIAL_VETO : FIDUCIAL_DOUBTFUL;
-				det_append(&j->job.out, fid, &f);
-			}
-		}
+		if (!ratio_window(j, w, c->thr.radius, gate, 0, 0) ||
+		    (c->thr.radius != THIRD_RATIO_SMALL_RADIUS &&
+		     !ratio_window(j, w, THIRD_RATIO_SMALL_RADIUS, gate, 0, 0)))
+			return false;
 	}
 	merge_vetoes(&j->job.out);
+	j->large_from = j->job.out.n_fids;
+	for (int i = 0; i < n && c->ratio3_large; i++) {
+		const struct window *w = j->n < 0 ? &whole : &j->win[i];
+		const int core = window_core(w, grey);
+		for (int q = 2; q < 2 + THIRD_RATIO_LARGE_RUNGS; q++) {
+			const int radius = q * c->thr.radius;
+			if (radius > CLOSING_MAX_RADIUS || core < THIRD_RATIO_LARGE_MIN * radius)
+				break;
+			const int top = q == 1 + THIRD_RATIO_LARGE_RUNGS || (q + 1) * c->thr.radius > CLOSING_MAX_RADIUS;
+			if (!ratio_window(j, w, radius, gate, THIRD_RATIO_LARGE_MIN * radius,
+					  top ? 0 : THIRD_RATIO_LARGE_MAX * radius))
+				return false;
+		}
+	}
 	return true;
 }
 
@@ -2160,6 +2218,7 @@ static void ratio_start(struct engine *e, const struct image_u8 *grey, int n)
 {
 	struct ratio_job *j = &e->t3.ratio;
 	j->job.running = false;
+	j->large_from = -1;
 	if (e->cfg.ratio3 <= 0 || !j->job.mat || n == 0)
 		return;
 	j->n = n;
@@ -2178,7 +2237,24 @@ static void ratio_start(struct engine *e, const struct image_u8 *grey, int n)
 static bool ratio_finish(struct engine *e)
 {
 	struct ratio_job *j = &e->t3.ratio;
-	return pass_job_finish(&j->job, ratio_task, j, &e->s3.det);
+	const int base = e->s3.det.n_fids;
+	const bool ok = pass_job_finish(&j->job, ratio_task, j, &e->s3.det);
+	/* The large rungs' reads stand only where no read of the third scale
+	 * before them (its passes so far, the ratio pass's own other reads)
+	 * holds the place, whatever that read's ID: at 6 times their radius
+	 * a 102 px symbol of the sheet preset read as another ID there,
+	 * and as a doubtful read (merge.h) it cancelled the closing pass's
+	 * right one. */
+	struct detections *d = &e->s3.det;
+	if (j->large_from < 0 || base + j->large_from >= d->n_fids)
+		return ok;
+	const int held = base + j->large_from;
+	int k = held;
+	for (int i = held; i < d->n_fids; i++)
+		if (merge_near(d->fids, held, &d->fids[i]) < 0)
+			d->fids[k++] = d->fids[i];
+	d->n_fids = k;
+	return ok;
 }
 
 /* The whole frame of the deblurring pass, where the last frame's radius

@@ -84,6 +84,8 @@ struct engine_config {
 	int ratio3;                    /* third scale: a pass in its first pass's windows by Bernsen's window
 					* against the light's ratio, the grey offset by this (closing_ratio()
 					* in threshold/closing.h); 0 = off */
+	bool ratio3_large;             /* that pass also at 2-4 times the first scale's radius, for symbols of
+					* 6-10 times it, where no other read holds their place */
 	bool deblur3;                  /* third scale: a pass in its windows that undoes a motion streak
 					* (threshold/deblur.h); needs mean_scale3 > 0 for its radius */
 	bool defocus3;                 /* that pass also undoes a defocus blur (deblur.h) */

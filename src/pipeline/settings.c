@@ -134,6 +134,7 @@ void engine_config_from(const struct tt_config *c, const struct tree_set *trees,
 	e->close_scale3 = c->close_scale3;
 	e->close_pct = c->close_pct;
 	e->ratio3 = c->ratio3;
+	e->ratio3_large = c->ratio3_large;
 	e->close_up = c->close_up;
 	e->close_up_pct = c->close_up_pct;
 	e->deblur3 = c->deblur3;
