@@ -568,6 +568,65 @@ static void test_closing_matches_brute_force(void **state)
 	assert_int_equal(err, ERR_RANGE);
 }
 
+/* closing_again() after closing_process() gives the bits closing_process()
+ * gives at the other percentage and gate (a second closing object as the
+ * reference), on every size of the list (views into a larger image),
+ * random radii, percentages and gates; bits past the width zero. Without
+ * a closing held (none yet, a closing_ratio() since, another size) it
+ * refuses (ERR_SIZE), as for a mask of another size; a percentage or gate
+ * out of range is ERR_RANGE. */
+static void test_closing_again(void **state)
+{
+	(void)state;
+	uint32_t rng = 5151;
+	int err = 0;
+	struct closing *c = closing_create(300, 300, &err), *ref = closing_create(300, 300, &err);
+	assert_non_null(c);
+	assert_non_null(ref);
+	struct image_u8 big;
+	assert_int_equal(image_u8_alloc(&big, 300, 300), 0);
+	struct bitmask m0, m;
+	assert_int_equal(bitmask_alloc(&m0, 20, 20), 0);
+	struct image_u8 small = {.width = 20, .height = 20, .stride = big.stride, .data = big.data};
+	assert_int_equal(closing_again(c, &small, 50, 0, &m0), ERR_SIZE);
+	for (int si = 0; si < N_SIZES; si++)
+		for (int rep = 0; rep < 4; rep++) {
+			const int w = sizes[si][0], h = sizes[si][1];
+			struct image_u8 in = {.width = w, .height = h, .stride = big.stride, .data = big.data + 2 * big.stride + 5};
+			fill_frame(&in, &rng, rep % 3);
+			const int r = 1 + (int)(test_rand(&rng) % 12);
+			const int pct = (int)(test_rand(&rng) % 101), pct2 = rep == 3 ? 0 : (int)(test_rand(&rng) % 101);
+			const int gate = (int)(test_rand(&rng) % 256), gate2 = rep == 2 ? 0 : (int)(test_rand(&rng) % 256);
+			struct bitmask want;
+			assert_int_equal(bitmask_alloc(&m, w, h), 0);
+			assert_int_equal(bitmask_alloc(&want, w, h), 0);
+			assert_int_equal(closing_process(c, &in, r, pct, gate, &m), 0);
+			memset(m.bits, 0xff, (size_t)m.stride_words * (size_t)h * sizeof *m.bits);
+			assert_int_equal(closing_again(c, &in, pct2, gate2, &m), 0);
+			assert_int_equal(closing_process(ref, &in, r, pct2, gate2, &want), 0);
+			for (int y = 0; y < h; y++) {
+				assert_memory_equal(m.bits + (size_t)y * (size_t)m.stride_words,
+						    want.bits + (size_t)y * (size_t)want.stride_words,
+						    (size_t)m.stride_words * sizeof *m.bits);
+				assert_row_tail_zero(&m, y);
+			}
+			assert_int_equal(closing_again(c, &in, 101, gate2, &m), ERR_RANGE);
+			assert_int_equal(closing_again(c, &in, pct2, 256, &m), ERR_RANGE);
+			if (w != 20 || h != 20)
+				assert_int_equal(closing_again(c, &small, pct2, gate2, &m0), ERR_SIZE);
+			bitmask_free(&want);
+			bitmask_free(&m);
+		}
+	assert_int_equal(closing_process(c, &small, 3, 70, 32, &m0), 0);
+	assert_int_equal(closing_again(c, &small, 65, 32, &m0), 0);
+	assert_int_equal(closing_ratio(c, &small, 3, 16, 32, &m0), 0);
+	assert_int_equal(closing_again(c, &small, 65, 32, &m0), ERR_SIZE);
+	bitmask_free(&m0);
+	image_u8_free(&big);
+	closing_destroy(c);
+	closing_destroy(ref);
+}
+
 /* The ratio rule (closing_ratio(), closing.h) against its rule computed
  * the slow way: lo and hi over the square of radius r (cropped at the
  * border); under the gate Bernsen's flat-area rule, else (v + offset)^2 >
@@ -1448,6 +1507,7 @@ int main(void)
 		cmocka_unit_test(test_gauss_matches_direct_sum),
 		cmocka_unit_test(test_bitmask_packing),
 		cmocka_unit_test(test_closing_matches_brute_force),
+		cmocka_unit_test(test_closing_again),
 		cmocka_unit_test(test_ratio_matches_brute_force),
 		cmocka_unit_test(test_deblur),
 		cmocka_unit_test(test_deblur_defocus),

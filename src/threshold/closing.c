@@ -16,6 +16,7 @@ struct closing {
 	uint8_t *a, *b;        /* max_width * max_height bytes each: an image or its transpose */
 	uint8_t *hi;           /* the same: a third buffer for closing_ratio()'s two extremes */
 	uint8_t *gv, *hv;      /* the running passes' g and h: a padded column of whole rows */
+	int closed_w, closed_h; /* the size of the closing b holds (closing_again); 0: none */
 };
 
 struct closing *closing_create(int max_width, int max_height, int *err)
@@ -189,8 +190,20 @@ int closing_process(struct closing *c, const struct image_u8 *in, int radius, in
 	col_run(c, c->a, (size_t)ht, ht, wd, radius, false, c->b);
 	transpose(c->b, (size_t)ht, ht, wd, c->a);
 	col_run(c, c->a, s, wd, ht, radius, false, c->b);
+	c->closed_w = wd;
+	c->closed_h = ht;
+	return closing_again(c, in, pct, gate, out);
+}
+
+int closing_again(struct closing *c, const struct image_u8 *in, int pct, int gate, struct bitmask *out)
+{
+	const int wd = in->width, ht = in->height;
+	if (wd != c->closed_w || ht != c->closed_h || out->width != wd || out->height != ht)
+		return ERR_SIZE;
+	if (pct < 0 || pct > 100 || gate < 0 || gate > 255)
+		return ERR_RANGE;
 	for (int y = 0; y < ht; y++)
-		threshold_row(image_u8_row(in, y), c->b + (size_t)y * s, wd, pct, gate,
+		threshold_row(image_u8_row(in, y), c->b + (size_t)y * (size_t)wd, wd, pct, gate,
 			      out->bits + (size_t)y * (size_t)out->stride_words);
 	return 0;
 }
@@ -281,6 +294,7 @@ int closing_ratio(struct closing *c, const struct image_u8 *in, int radius, int 
 	    gate > 255)
 		return ERR_RANGE;
 	uint8_t *lo, *hi;
+	c->closed_w = c->closed_h = 0; /* its extremes overwrite the closing */
 	window_extremes(c, in, radius, &lo, &hi);
 	const size_t s = (size_t)wd;
 	for (int y = 0; y < ht; y++)

@@ -55,6 +55,17 @@ void closing_destroy(struct closing *c); /* NULL-safe */
  * 0..100, gate 0..255: else ERR_RANGE). Bits past the width are zero. */
 int closing_process(struct closing *c, const struct image_u8 *in, int radius, int pct, int gate, struct bitmask *out);
 
+/* The last closing_process() on c thresholded again at another pct and
+ * gate, without its running passes: the bits closing_process(c, in,
+ * radius, pct, gate, out) gives, where in holds the same pixels as that
+ * call's in (which the caller keeps so) and radius is that call's. A
+ * read of a window at two percentages costs one closing. ERR_SIZE where
+ * in's size differs from that call's, or no closing is held (none made
+ * yet, or a closing_ratio() since, which overwrites it), or out's size
+ * differs from in's; ERR_RANGE as closing_process(). Allocates
+ * nothing. */
+int closing_again(struct closing *c, const struct image_u8 *in, int pct, int gate, struct bitmask *out);
+
 /*
  * The same running maximum and minimum give Bernsen's window against the
  * light's ratio (the third scale's ratio pass). Bernsen's threshold, the
