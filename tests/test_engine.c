@@ -295,6 +295,24 @@ static void test_ratio_pass_large_symbols(void **state)
 			assert_int_equal(ratio_large_probe(f, true, 200, edges[k], 2.0f, 50, id), 1);
 }
 
+/* A 28 px symbol whose left side a hard shadow keeps at 35 % of the light,
+ * its edge (a 1 px penumbra) 8 px left of the centre: the passes read 5
+ * of symbols 0-11 (1, 2, 4, 7, 11) with the ink windows' closing at
+ * close_pct (70) alone; the ramp's lit side, carried into the shadow by
+ * the closing's running maximum, turns the shadowed paper beside the ink
+ * black. The same closing 5 points lower there (engine.c,
+ * THIRD_INK_PCT_LESS) reads 0, 3, 5, 6 and 9 too, and no symbol as
+ * another ID. */
+static void test_ink_windows_lower_pct(void **state)
+{
+	struct fixture *f = *state;
+	const int gained[] = {0, 3, 5, 6, 9};
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(closing_probe(f, 0.04f, 28, 152, 1.0f, 35, gained[i]), 1);
+	for (int id = 0; id < 12; id++)
+		assert_true(closing_probe(f, 0.04f, 28, 152, 1.0f, 35, id) >= 0);
+}
+
 /* A tracker and an engine with the third scale's passes as by default,
  * the deblurring pass as blur_probe()'s deblur says (its area bound pct
  * of the frame, 0: none, where deblur is not 2), and img allocated and
@@ -1901,6 +1919,7 @@ int main(void)
 		cmocka_unit_test(test_windows_small),
 		cmocka_unit_test(test_windows_islands),
 		cmocka_unit_test(test_windows_ink),
+		cmocka_unit_test_setup_teardown(test_ink_windows_lower_pct, setup, teardown),
 		cmocka_unit_test(test_small_symbol_pass),
 		cmocka_unit_test(test_up_pass),
 		cmocka_unit_test(test_up_close),

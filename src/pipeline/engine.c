@@ -63,6 +63,20 @@ struct worker {
  * so the pad need only take in the rest of a symbol whose ink tiles it
  * does not fill. */
 #define THIRD_INK_PAD 32
+/* Each ink window is read twice: by the closing at close_pct and by the
+ * same closing at THIRD_INK_PCT_LESS points under it (closing_again: no
+ * second closing). Where a hard shadow's penumbra crosses a symbol of
+ * 24-48 px, the closing's running maximum fills the ink with the paper of
+ * the ramp's brighter side, up to its radius across the ramp, and the
+ * shadowed paper beside the ink falls under 70 % of that. Measured
+ * (README, "The ink windows read twice": shadow-small, 24 frames, seeds
+ * 44-48, both sets, 1920 symbols): 1548 read, 1573 with 65 % (no wrong
+ * ID or false positive added, one removed); 60 % read 10 more at seeds
+ * 44-46 where 65 % read 14, and 60 % as a third read 2 more at 44-48; 65
+ * % in place of 70 % lost 8 at 44-46; the ratio pass's rule at radius 3
+ * as a third read 5 more at 44-46 for 2.3 M instructions a 1080p DI
+ * frame (its own window extremes). */
+#define THIRD_INK_PCT_LESS 5
 /* The smallest radius of the second pass (mean_scale3): a 7 px window
  * still averages over a dot and its surround. */
 #define THIRD_SCALED_MIN_RADIUS 3
@@ -1363,9 +1377,11 @@ static void bits_cut(const struct bitmask *src, int ox, int oy, struct bitmask *
 	}
 }
 
-/* How third_window thresholds a window: by thr, or against the grey
- * closing at its radius (the closing pass). */
-enum { THIRD_BY_THR, THIRD_BY_CLOSING };
+/* How third_window() thresholds: by thr, by the closing at close_pct (at
+ * the window's radius), or by that closing again at THIRD_INK_PCT_LESS
+ * points under close_pct (closing_again: right after the window's read
+ * at close_pct). */
+enum { THIRD_BY_THR, THIRD_BY_CLOSING, THIRD_BY_CLOSING_LESS };
 
 /* A window w of the frame with halo pixels around it (cut at the frame's
  * edge): the grey view a threshold reads (from cx0, cy0), its mask in the
@@ -1464,6 +1480,11 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 	 * second pass (rule) has a radius of its own and is thresholded here. */
 	if (by == THIRD_BY_CLOSING) {
 		if (closing_process(t->close, &k.view, w->radius, e->cfg.close_pct, e->gate, &k.crop))
+			return false;
+		cut_crop(&k, w);
+	} else if (by == THIRD_BY_CLOSING_LESS) {
+		const int pct = e->cfg.close_pct > THIRD_INK_PCT_LESS ? e->cfg.close_pct - THIRD_INK_PCT_LESS : 0;
+		if (closing_again(t->close, &k.view, pct, e->gate, &k.crop))
 			return false;
 		cut_crop(&k, w);
 	} else if (t->have_full && !rule && thr != t->small) {
@@ -2061,11 +2082,13 @@ static bool third_closed(struct engine *e, const struct image_u8 *grey)
 	}
 	/* Then the ink that nothing in the first scale explains
 	 * (windows_find_ink: small symbols a shadow's edge blackened there),
-	 * at the smallest radius, which reads symbols up to about 130 px;
-	 * their reads fill empty places only (fallback_reads): elsewhere they
-	 * would be a second vote of this pass for its own damaged read (sun,
+	 * at the smallest radius, which reads symbols up to about 130 px,
+	 * and again a little under close_pct (THIRD_INK_PCT_LESS); their
+	 * reads fill empty places only (fallback_reads): elsewhere they would
+	 * be a second vote of this pass for its own damaged read (sun,
 	 * reacTIVision's set, seed 42 frame 9: a 41 px 88 read as 106 by
-	 * both, against the scaled pass's fallback 88). */
+	 * both, against the scaled pass's fallback 88), and two of them that
+	 * disagree at a place cancel each other there (merge.h). */
 	const int m = ok ? windows_find_ink(&e->t3.scan, THIRD_INK_PAD, THIRD_CLOSE_MIN_RADIUS, e->t3.win,
 					    THIRD_MAX_WINDOWS)
 			 : 0;
@@ -2074,7 +2097,8 @@ static bool third_closed(struct engine *e, const struct image_u8 *grey)
 		const struct window *w = &e->t3.win[i];
 		e->t3.stats.closed_windows++;
 		e->t3.stats.closed_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
-		ok = third_window(e, grey, w, 2 * w->radius, NULL, &rule, 0, THIRD_BY_CLOSING);
+		ok = third_window(e, grey, w, 2 * w->radius, NULL, &rule, 0, THIRD_BY_CLOSING) &&
+		     third_window(e, grey, w, 2 * w->radius, NULL, &rule, 0, THIRD_BY_CLOSING_LESS);
 	}
 	fallback_reads(e, own);
 	return third_even_leaves(e, false) && ok;
