@@ -77,6 +77,10 @@ job hands 35 --min-recall 0.97 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-an
 # Two hard shadows of one light, the shadow side a quarter to half of the
 # lit side (the third scale's ratio pass: 0.922 without it).
 job sun 42 --min-recall 0.94 --min-edge-recall 0.92 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+# Symbols of 120-240 px on 1280x960 frames that two hard shadows cross (a
+# camera near the table): the ratio pass's larger radii (ratio3_large;
+# 0.844, edge 0.787 without them).
+job shadow-large 52 --min-recall 0.95 --min-edge-recall 0.94 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 # Our sets' features (holes of 0.0775 card) are 1.5-1.9 px at 20-24 px:
 # nothing is decoded; only wrong IDs and false positives are held (below).
 job small 36 --min-recall 0 --max-wrong 0 --max-fp 0
@@ -110,7 +114,7 @@ if [ -f "$MINI" ]; then
 	SET_TREES=
 fi
 # A printed sheet of reacTIVision's default symbols 0-11 photographed at an
-# angle in sunlight with hard shadows, at 1296x968 and 648x484 (modelled on
+# angle in sunlight with hard shadows, at 2592x1936, 1296x968 and 648x484 (modelled on
 # a real photograph; the preset is in tools/scenes.c), when the shared data
 # is there.
 DEFAULT=${TABLETRACK_SHARED:-../shared}/fiducials/reactivision/default.trees
@@ -137,6 +141,9 @@ if [ -f "$DEFAULT" ]; then
 	# Dim with this set (0.797 at the fixed gate).
 	job dim 46 --min-recall 0.82 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 	job sheet 40 --min-recall 0.98 --min-edge-recall 0.98 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+	# The sheet at the photograph's own 2592x1936, cards of 180-220 px:
+	# the ratio pass's larger radii (0.854, edge 0.781 without them).
+	job sheet-full 53 --min-recall 0.98 --min-edge-recall 0.98 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 	# 0.969 (shadow edge 0.951) before the scaled pass's ladder of radii
 	# (engine.c, third_scaled): 0.979 (0.967).
 	job sheet-half 41 --min-recall 0.975 --min-edge-recall 0.96 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
