@@ -178,15 +178,22 @@ struct worker {
  * dots and the paper between them (at radius 8 a 200 px symbol's shadowed
  * paper far from ink is flat, and Bernsen's flat-area rule paints it
  * black). A rung keeps only symbols of THIRD_RATIO_LARGE_MIN to
- * THIRD_RATIO_LARGE_MAX times its radius (the last rung any larger one),
- * and runs only in windows whose structure can hold one: at 6 times the
- * radius a 102 px symbol of the sheet preset read at radius 16 and 24 as
- * another ID (ratio_finish()); radii 16 alone, 24 alone and 32 alone
- * read 0.871, 0.968, 0.984 and 0.984 of the shadow preset's symbols drawn
- * at 120-240 px on 1280x960 frames. */
+ * THIRD_RATIO_LARGE_MAX times its radius (the last rung any larger one;
+ * at 6 times the radius a 102 px symbol of the sheet preset read at radius
+ * 16 and 24 as another ID, ratio_finish()), and runs only in windows whose
+ * unexplained structure (windows_live_side) has a region of at least
+ * THIRD_RATIO_LARGE_SIDE times its radius a side: the cut root of a 207 px
+ * symbol left pieces of about 100 px; the sun preset's 32-96 px symbols
+ * leave none over 78 px, and there the rungs cost 40 M instructions a
+ * 640x480 frame for nothing without the bound, 15.6 M with 3 radii (the
+ * first rung still runs), 6.7 M with 4 (but shadow-large 0.969 -> 0.906
+ * with reacTIVision's set). Of the shadow preset's symbols drawn at
+ * 120-240 px on 1280x960 frames the pass read 0.871 without the rungs,
+ * 0.968 with radius 16 alone, 0.984 with 24 alone or 32 alone. */
 #define THIRD_RATIO_LARGE_RUNGS 3
 #define THIRD_RATIO_LARGE_MIN 6
 #define THIRD_RATIO_LARGE_MAX 10
+#define THIRD_RATIO_LARGE_SIDE 3
 /* Its reads with a dot more elongated than this (variance ratio; a round
  * dot at 45 degrees is 2) or of more than THIRD_RATIO_DOT_AREA times the
  * median dot are vetoes (match.h dot_max_elongation, merge_vetoes): the
@@ -262,6 +269,7 @@ struct ratio_job {
 	struct closing *close;
 	struct window win[THIRD_MAX_WINDOWS];
 	int n;                      /* windows in win, -1: the whole frame */
+	int side[THIRD_MAX_WINDOWS]; /* the longest side of live structure in each (windows_live_side) */
 	int large_from;             /* out's symbols from here on are the large rungs' (-1: none) */
 };
 
@@ -2186,16 +2194,6 @@ static bool ratio_window(struct ratio_job *j, const struct window *w, int radius
 	return true;
 }
 
-/* The longest side of window w of a frame of g's size, less the pad that
- * windows_find() put around its structure where it was not cut at the
- * frame's edge: the most a symbol in it can span. */
-static int window_core(const struct window *w, const struct image_u8 *g)
-{
-	const int cw = w->x1 - w->x0 - (w->x0 > 0 ? THIRD_PAD : 0) - (w->x1 < g->width ? THIRD_PAD : 0);
-	const int ch = w->y1 - w->y0 - (w->y0 > 0 ? THIRD_PAD : 0) - (w->y1 < g->height ? THIRD_PAD : 0);
-	return cw > ch ? cw : ch;
-}
-
 static bool ratio_read(struct ratio_job *j)
 {
 	const struct engine_config *c = j->job.cfg;
@@ -2215,12 +2213,13 @@ static bool ratio_read(struct ratio_job *j)
 	j->large_from = j->job.out.n_fids;
 	for (int i = 0; i < n && c->ratio3_large; i++) {
 		const struct window *w = j->n < 0 ? &whole : &j->win[i];
-		const int core = window_core(w, grey);
 		for (int q = 2; q < 2 + THIRD_RATIO_LARGE_RUNGS; q++) {
 			const int radius = q * c->thr.radius;
-			if (radius > CLOSING_MAX_RADIUS || core < THIRD_RATIO_LARGE_MIN * radius)
+			if (radius > CLOSING_MAX_RADIUS || j->side[i] < THIRD_RATIO_LARGE_SIDE * radius)
 				break;
-			const int top = q == 1 + THIRD_RATIO_LARGE_RUNGS || (q + 1) * c->thr.radius > CLOSING_MAX_RADIUS;
+			const int up = radius + c->thr.radius;
+			const bool top = q == 1 + THIRD_RATIO_LARGE_RUNGS || up > CLOSING_MAX_RADIUS ||
+					 j->side[i] < THIRD_RATIO_LARGE_SIDE * up;
 			if (!ratio_window(j, w, radius, gate, THIRD_RATIO_LARGE_MIN * radius,
 					  top ? 0 : THIRD_RATIO_LARGE_MAX * radius))
 				return false;
@@ -2248,6 +2247,10 @@ static void ratio_start(struct engine *e, const struct image_u8 *grey, int n)
 	j->n = n;
 	if (n > 0)
 		memcpy(j->win, e->t3.win, (size_t)n * sizeof *j->win);
+	for (int i = 0; i < (n < 0 ? 1 : n) && e->cfg.ratio3_large; i++) {
+		const struct window all = {.x0 = 0, .y0 = 0, .x1 = grey->width, .y1 = grey->height};
+		j->side[i] = windows_live_side(&e->t3.scan, n < 0 ? &all : &j->win[i]);
+	}
 	for (int i = 0; i < (j->n < 0 ? 1 : j->n); i++) {
 		e->t3.stats.ratio_windows++;
 		e->t3.stats.ratio_area_px += j->n < 0 ? (int64_t)grey->width * grey->height

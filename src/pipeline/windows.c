@@ -344,6 +344,22 @@ static int find(const struct windows_scan *s, int32_t bit, int small_px, bool is
 	return group(w, h, live, stack, pad, rule, out, cap);
 }
 
+int windows_live_side(const struct windows_scan *s, const struct window *w)
+{
+	if (s->whole)
+		return INT32_MAX;
+	const struct region_tree *t = s->tree;
+	const size_t nt = (size_t)tiles_x(t->width) * (size_t)((t->height + T - 1) / T);
+	const int32_t *memo = s->scratch + 4 * nt;
+	int side = 0;
+	for (int32_t r = 0; r < t->n_regions && s->n_live; r++) {
+		const struct region *g = &t->regions[r];
+		if ((memo[r] & LIVE) && g->x0 >= w->x0 && g->x1 < w->x1 && g->y0 >= w->y0 && g->y1 < w->y1)
+			side = max_i(side, max_i(g->x1 - g->x0, g->y1 - g->y0) + 1);
+	}
+	return side;
+}
+
 int windows_find(const struct windows_scan *s, int pad, const struct windows_radius *rule, struct window *out, int cap)
 {
 	return find(s, LIVE, 0, false, pad, rule, out, cap);

@@ -126,6 +126,11 @@ void windows_scan(struct windows_scan *s, const struct region_tree *tree, const 
  * regions). */
 int windows_find(const struct windows_scan *s, int pad, const struct windows_radius *rule, struct window *out, int cap);
 
+/* The longest box side of the scanned frame's live regions (windows_find's
+ * rule) that lie in w: how large a symbol whose pieces they are may be
+ * (0: none); INT32_MAX for a tree cut short (the scan judged nothing). */
+int windows_live_side(const struct windows_scan *s, const struct window *w);
+
 /* The same for small symbols: live are regions whose box is at most
  * small_px (no more than windows_scan's) a side and that touch at least
  * three regions of 4 pixels or more (a symbol under about 30 px: its root
