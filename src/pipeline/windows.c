@@ -33,6 +33,13 @@
 /* ... and whose paper a brighter light within the first scale's radius
  * (paper_lost): at least INK_STEP_PCT percent of the paper's grey. */
 #define INK_STEP_PCT 140
+/* ... and that hold a stroke (stroke()): a pixel under the block's
+ * mid-grey with paper of at least 5/2 of its grey within INK_STROKE_REACH
+ * pixels on each side along the row (5/2: the vector path works out
+ * 2 x + x / 2 rounded up; only a grey up to INK_STROKE_MAX_INK has paper
+ * that bright). */
+#define INK_STROKE_REACH 4
+#define INK_STROKE_MAX_INK 102
 
 static int tiles_x(int width)
 {
@@ -438,24 +445,62 @@ static bool paper_lost(const struct region_tree *t, const struct image_u8 *g, in
 }
 
 /* Whether a row of the block at (x, y) (read as windows_ink reads) holds
- * a stroke: a dark run between bright ones, against the mean of the
- * block's darkest grey lo and brightest hi. Print has strokes and dots on
- * paper; the edge of a hand or a shadow is one step, a finger a bright
- * run between dark ones. */
+ * a stroke: a pixel darker than the mean of the block's darkest grey lo
+ * and brightest hi, with paper (at least that mean, and 5/2 of its grey)
+ * within INK_STROKE_REACH pixels on each side, in the block. Print has
+ * strokes and dots on paper, ink a small fraction of its paper's light
+ * beside it, in the light and in a shadow alike; the edge of a hand or a
+ * shadow is one step, a finger a bright run between dark ones. Dark
+ * between bright anywhere along the row is not enough: along a soft edge
+ * the noise crosses the mean back and forth, and on a
+ * diffuse-illumination table every dim, blurred edge of a hand beside its
+ * brighter palm (which the first scale paints black) made such "strokes"
+ * a few grey levels deep: ink windows over a tenth of the frame that read
+ * nothing. */
 static bool stroke(const struct image_u8 *g, int x, int y, int lo, int hi)
 {
 	const int mid = (lo + hi) / 2, x1 = min_i(g->width, x + INK_BLOCK);
+	if (mid == 0) /* nothing is darker (and vdark below would wrap) */
+		return false;
+#ifdef __SSE2__
+	/* 16 pixels at once: the brightest of the INK_STROKE_REACH on each
+	 * side (zeros past the block's ends, no paper), against each pixel's
+	 * paper. */
+	const __m128i vmid = _mm_set1_epi8((char)mid);
+	const __m128i vdark = _mm_set1_epi8((char)(min_i(mid, INK_STROKE_MAX_INK + 1) - 1));
+#endif
 	for (int yy = y; yy < min_i(g->height, y + INK_BLOCK); yy += 2) {
 		const uint8_t *row = g->data + (size_t)yy * (size_t)g->stride;
-		bool paper = false, ink = false;
-		for (int i = x; i < x1; i++) {
-			if (row[i] >= mid) {
-				if (ink)
-					return true;
-				paper = true;
-			} else if (paper) {
-				ink = true;
-			}
+#ifdef __SSE2__
+		if (x1 - x == INK_BLOCK) {
+			const __m128i v = _mm_loadu_si128((const __m128i *)(row + x));
+			__m128i l = _mm_slli_si128(v, 1), r = _mm_srli_si128(v, 1);
+			l = _mm_max_epu8(l, _mm_slli_si128(v, 2));
+			r = _mm_max_epu8(r, _mm_srli_si128(v, 2));
+			l = _mm_max_epu8(l, _mm_slli_si128(v, 3));
+			r = _mm_max_epu8(r, _mm_srli_si128(v, 3));
+			l = _mm_max_epu8(l, _mm_slli_si128(v, 4));
+			r = _mm_max_epu8(r, _mm_srli_si128(v, 4));
+			const __m128i side = _mm_min_epu8(l, r);
+			const __m128i paper = _mm_max_epu8(
+				vmid, _mm_adds_epu8(_mm_adds_epu8(v, v), _mm_avg_epu8(v, _mm_setzero_si128())));
+			const __m128i ok = _mm_and_si128(_mm_cmpeq_epi8(_mm_min_epu8(v, vdark), v),
+							 _mm_cmpeq_epi8(_mm_max_epu8(side, paper), side));
+			if (_mm_movemask_epi8(ok))
+				return true;
+			continue;
+		}
+#endif
+		for (int i = x + 1; i < x1 - 1; i++) {
+			if (row[i] >= mid)
+				continue;
+			bool left = false, right = false;
+			for (int k = max_i(x, i - INK_STROKE_REACH); k < i && !left; k++)
+				left = row[k] >= mid && 2 * row[k] >= 5 * row[i];
+			for (int k = i + 1; k <= min_i(x1 - 1, i + INK_STROKE_REACH) && !right; k++)
+				right = row[k] >= mid && 2 * row[k] >= 5 * row[i];
+			if (left && right)
+				return true;
 		}
 	}
 	return false;

@@ -154,7 +154,10 @@ int windows_find_islands(const struct windows_scan *s, int small_px, int pad, st
 /* Ink that no structure explains: tiles where a block of 16 x 16 pixels
  * of the grey (read on every other row: print's strokes are 2 px and
  * more) holds ink and paper, its darkest grey at most a quarter of its
- * brightest and that at least gate, with the block's centre in no decoded
+ * brightest and that at least gate, a stroke (along a row, a pixel under
+ * the block's mid-grey with paper at least 2.5 times as bright within 4
+ * px on each side) and paper that the first scale painted black with
+ * brighter light within radius, with the block's centre in no decoded
  * symbol's box (as for explained regions) or finger's; tiles where
  * windows_find's structure is, or that lie whole in a decoded symbol's
  * box, are not read. Where a hard shadow's edge crosses a symbol of under
@@ -162,8 +165,10 @@ int windows_find_islands(const struct windows_scan *s, int small_px, int pad, st
  * paper with the lit and paints the whole symbol black with the shadow's
  * band: nothing branches there, and too few holes are left for islands,
  * but the grey still holds the print. A table's grain, a shadow's step
- * (where it keeps more than a quarter of the light) and a bright finger
- * on the table are no ink; black shapes on white are, and cost windows.
+ * (where it keeps more than a quarter of the light), a bright finger on
+ * the table and a hand's dim, blurred edge beside its brighter palm (the
+ * noise along it crosses the block's mid-grey, but never by 2.5 times)
+ * are no ink; black shapes on white are, and cost windows.
  * Marks the scanned frame's ink tiles (none without windows_scan's grey);
  * call once a frame, after windows_scan and before windows_find_ink.
  * Allocates nothing. */
