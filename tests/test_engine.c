@@ -479,6 +479,80 @@ static void test_deblur_pass_whole_frame(void **state)
 	assert_true(on >= 21);
 }
 
+/* A band of hard shadow (dark percent of the light) across img: the
+ * points within width / 2 of the line through (cx, cy) at angle a, with
+ * a penumbra of pen pixels on both edges. */
+static void draw_band(struct image_u8 *img, float cx, float cy, float a, float width, float pen, int dark)
+{
+	const float nx = -sinf(a), ny = cosf(a);
+	for (int y = 0; y < img->height; y++) {
+		uint8_t *row = image_u8_row(img, y);
+		for (int x = 0; x < img->width; x++) {
+			const float d = fabsf(((float)x - cx) * nx + ((float)y - cy) * ny);
+			float t = (width / 2 - d) / pen + 0.5f;
+			t = t < 0 ? 0 : t > 1 ? 1 : t;
+			row[x] = (uint8_t)((float)row[x] * (1.0f - t * (float)(100 - dark) / 100.0f) + 0.5f);
+		}
+	}
+}
+
+/* Symbols 0-5 of size px, sharp, under two bands of hard shadow whose
+ * edges have a penumbra of pen px (noise +-3), or out of focus by a
+ * Gaussian of -pen px without shadows (pen < 0), read over three frames
+ * by the engine with the deblurring pass (blur_engine()); the frames it
+ * deconvolved whole, and its windows deconvolved for a defocus into
+ * *defocused. */
+static int64_t shadow_focus_probe(struct fixture *f, int size, float pen, int64_t *defocused)
+{
+	struct image_u8 img;
+	struct engine *e = blur_engine(f, 1, 0, &img);
+	static const int at[6][2] = {{60, 60}, {160, 50}, {260, 70}, {70, 180}, {170, 170}, {265, 185}};
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(render_symbol(tree_set_token(f->trees, i), (float)size, 0.5f + 0.9f * (float)i, at[i][0],
+					       at[i][1], &img, NULL),
+				 0);
+	uint32_t rng = 777u;
+	if (pen > 0.0f) {
+		draw_band(&img, 110, 120, 0.9f, 44, pen, 35);
+		draw_band(&img, 230, 120, 2.3f, 36, pen, 40);
+		for (int y = 0; y < H; y++)
+			for (int x = 0; x < W; x++) {
+				rng = rng * 1103515245u + 12345u;
+				const int v = image_u8_row(&img, y)[x] + (int)((rng >> 16) % 7u) - 3;
+				image_u8_row(&img, y)[x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+			}
+	} else {
+		test_defocus(&img, -pen, 3, &rng);
+	}
+	struct tracked_state st;
+	for (uint64_t i = 1; i <= 3; i++)
+		assert_int_equal(engine_process(e, &img, i, (int64_t)i * 33000000, &st), 0);
+	const struct engine_third_stats *ts = engine_third_stats(e);
+	const int64_t whole = ts->deblur_frames;
+	*defocused = ts->deblur_defocused;
+	blur_close(f, e, &img);
+	return whole;
+}
+
+/* Sharp symbols of 24-28 px under two bands of hard shadow whose edges
+ * have a penumbra of 4-5 px: the deblurring pass's windows read the
+ * penumbra as a defocus (their long steps are nearly all the shadows'
+ * edges, the symbols' own too short), and their median blur was once
+ * enough to read the next frames whole (2 of 3). The print's sharpest
+ * steps are sharp, so no frame is read whole now; out of focus by a
+ * Gaussian of 2.2 or 2.6 px, frames are. */
+static void test_deblur_frame_sharp_print(void **state)
+{
+	int64_t defocused;
+	for (int size = 24; size <= 28; size += 2)
+		for (int pen = 4; pen <= 5; pen++) {
+			assert_int_equal(shadow_focus_probe(*state, size, (float)pen, &defocused), 0);
+			assert_true(defocused > 0);
+		}
+	assert_true(shadow_focus_probe(*state, 60, -2.2f, &defocused) > 0);
+	assert_true(shadow_focus_probe(*state, 60, -2.6f, &defocused) > 0);
+}
+
 /* Symbol 5 (80 px) on the unevenly lit table, the frame's grey then
  * squeezed into lo..hi (a dim camera) with noise of +-amp (a fixed
  * sequence), through the three scales at gate 32 and gate_range range;
@@ -1945,6 +2019,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ratio_pass_large_symbols, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deblur_pass_under_streak, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deblur_pass_whole_frame, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_deblur_frame_sharp_print, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deblur_pass_out_of_focus, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_frame_gate_dim, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_frame_gate_fingers, setup, teardown),

@@ -897,13 +897,13 @@ static void test_deblur_defocus(void **state)
 	(void)state;
 	struct deblur_bench t;
 	deblur_bench_open(&t);
-	float sigma = 0.0f;
+	float sigma = 0.0f, sharp = 0.0f;
 	draw_symbols(&t.img);
-	assert_int_equal(deblur_defocus(t.d, &t.img, &sigma), 0);
+	assert_int_equal(deblur_defocus(t.d, &t.img, &sigma, &sharp), 0);
 	assert_true(sigma < DEBLUR_MIN_SIGMA);
 	assert_int_equal(deblur_process(t.d, &t.img, NULL, 8, 16, 32, true, &t.got, NULL), 0);
 	draw_steps(&t.sharp);
-	assert_int_equal(deblur_defocus(t.d, &t.sharp, &sigma), 0);
+	assert_int_equal(deblur_defocus(t.d, &t.sharp, &sigma, &sharp), 0);
 	assert_true(sigma > 0.0f && sigma < DEBLUR_MIN_SIGMA);
 	assert_int_equal(deblur_process(t.d, &t.sharp, NULL, 8, 16, 32, true, &t.got, NULL), 0);
 	uint32_t rng = 7;
@@ -913,7 +913,7 @@ static void test_deblur_defocus(void **state)
 			memcpy(image_u8_row(&t.img, y), image_u8_row(&t.sharp, y), 210);
 		test_defocus(&t.img, sigmas[i], 3, &rng);
 		struct deblur_streak s;
-		const int found = deblur_defocus(t.d, &t.img, &sigma);
+		const int found = deblur_defocus(t.d, &t.img, &sigma, &sharp);
 		if (i == 0) {
 			assert_int_equal(found, 0);
 			assert_int_equal(deblur_process(t.d, &t.img, NULL, 8, 16, 32, true, &t.got, &s), 0);
@@ -921,6 +921,8 @@ static void test_deblur_defocus(void **state)
 		}
 		assert_int_equal(found, 1);
 		assert_true(fabsf(sigma - sigmas[i]) < 0.25f);
+		/* Every step is blurred: the sharpest too (1.65-1.85). */
+		assert_true(sharp >= 1.5f && sharp <= sigma);
 		assert_int_equal(deblur_process(t.d, &t.img, NULL, 8, 16, 32, false, &t.got, NULL), 0);
 		assert_int_equal(deblur_process(t.d, &t.img, NULL, 8, 16, 32, true, &t.got, &s), DEBLUR_DEFOCUS);
 		assert_true(s.sigma == sigma);
@@ -938,6 +940,48 @@ static void test_deblur_defocus(void **state)
 	assert_int_equal(deblur_apply(t.d, &t.img, NULL, 8, 16, 32, DEBLUR_DEFOCUS, &huge, &t.got), ERR_RANGE);
 	assert_int_equal(deblur_apply(t.d, &t.img, NULL, 8, 16, 32, DEBLUR_STREAK, &none, &t.got), ERR_RANGE);
 	assert_int_equal(deblur_apply(t.d, &t.img, NULL, 8, 16, 32, 3, &huge, &t.got), ERR_RANGE);
+	deblur_bench_close(&t);
+}
+
+/* Light squares whose edges are soft ramps of 4 px (a hard shadow's
+ * penumbra), each holding sharp print too small to give long flat steps
+ * (dots and bars of 2-3 px): the long steps, nearly all the ramps', read a
+ * defocus (a blur of about 1.6), but the sharpest steps are the print's
+ * and read a sharp edge's blur (under 0.9); without the print the
+ * sharpest steps are the ramps' (over 1.2). */
+static void draw_soft_squares(struct image_u8 *img, bool print)
+{
+	for (int y = 0; y < img->height; y++)
+		for (int x = 0; x < img->width; x++) {
+			const int px = x % 70, py = y % 70;
+			/* Distance inside the square (negative outside), the ramp
+			 * 4 px wide about the square's edge. */
+			const float d = fminf(fminf((float)px - 14.5f, 54.5f - (float)px),
+					      fminf((float)py - 14.5f, 54.5f - (float)py));
+			const float t = fminf(fmaxf(d / 4.0f + 0.5f, 0.0f), 1.0f);
+			int v = (int)(60.0f + 130.0f * t + 0.5f);
+			/* Print: a bar 3 px wide, two dots of 2 px. */
+			if (print && ((px >= 24 && px < 27 && py >= 22 && py < 48) ||
+				      (px >= 34 && px < 36 && py >= 28 && py < 30) || (px >= 42 && px < 44 && py >= 38 && py < 40)))
+				v = 30;
+			image_u8_row(img, y)[x] = (uint8_t)v;
+		}
+}
+
+static void test_deblur_defocus_sharp_print(void **state)
+{
+	(void)state;
+	struct deblur_bench t;
+	deblur_bench_open(&t);
+	float sigma, sharp;
+	draw_soft_squares(&t.img, false);
+	assert_int_equal(deblur_defocus(t.d, &t.img, &sigma, &sharp), 1);
+	assert_true(sigma > 1.4f && sigma < 1.9f);
+	assert_true(sharp > 1.2f && sharp <= sigma);
+	draw_soft_squares(&t.img, true);
+	assert_int_equal(deblur_defocus(t.d, &t.img, &sigma, &sharp), 1);
+	assert_true(sigma > 1.4f && sigma < 1.9f);
+	assert_true(sharp > 0.0f && sharp < 0.9f);
 	deblur_bench_close(&t);
 }
 
@@ -1511,6 +1555,7 @@ int main(void)
 		cmocka_unit_test(test_ratio_matches_brute_force),
 		cmocka_unit_test(test_deblur),
 		cmocka_unit_test(test_deblur_defocus),
+		cmocka_unit_test(test_deblur_defocus_sharp_print),
 		cmocka_unit_test(test_deblur_rethreshold),
 		cmocka_unit_test(test_object_api_cpu),
 		cmocka_unit_test(test_object_api_errors),

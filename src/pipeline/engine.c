@@ -238,6 +238,15 @@ struct worker {
  * 1.3-1.4 is also what a soft lens under hard shadows reads: room frames,
  * where whole frames gained nothing and one cut its tree short). */
 #define THIRD_DEBLUR_FRAME_SIGMA 1.5f
+/* ... and only where the print is not sharp: the median of those windows'
+ * sharpest steps' blur (deblur.h, sharp) at least this. Hard shadows
+ * (their penumbra of 1-4 px) over symbols of 24-48 px, whose print's
+ * edges are too short to be read as the blur's long steps, read a median
+ * blur of 1.5-1.7 in a few frames (the shadow-small preset: 3 of 24
+ * frames read whole, one cut its tree short), but their print's sharpest
+ * steps 0.75-0.81 by the frame's median; a camera out of focus by a
+ * Gaussian of 1.8-2.4 px reads 0.94-1.39. */
+#define THIRD_DEBLUR_FRAME_SHARP 0.9f
 /* and only in frames of at most this many pixels (800x600 and smaller):
  * it reaches symbols under about 48 px, which a larger frame's camera
  * resolves less often, and it costs in proportion to the frame (1080p
@@ -2319,22 +2328,29 @@ static void deblur_frame_task(void *arg, int task)
 	j->frame.ok = deblur_frame(j);
 }
 
+/* v[0 .. n) sorted; its median (the lower of two). */
+static float median_sorted(float *v, int n)
+{
+	for (int a = 1; a < n; a++)
+		for (int b = a; b > 0 && v[b - 1] > v[b]; b--) {
+			const float t = v[b];
+			v[b] = v[b - 1];
+			v[b - 1] = t;
+		}
+	return v[(n - 1) / 2];
+}
+
 /* The blur the rule's windows decided for the next frame's whole-frame
- * read: the median of their defocus blurs (sigma[0 .. n), sorted here)
- * where most of the n_rule windows read one and it is at least
- * THIRD_DEBLUR_FRAME_SIGMA, else 0. */
-static float deblur_decide(float *sigma, int n, int n_rule)
+ * read: the median of their defocus blurs (sigma[0 .. n), sorted here,
+ * as is sharp, their sharpest steps' blurs) where most of the n_rule
+ * windows read one, it is at least THIRD_DEBLUR_FRAME_SIGMA and the
+ * median of sharp at least THIRD_DEBLUR_FRAME_SHARP, else 0. */
+static float deblur_decide(float *sigma, float *sharp, int n, int n_rule)
 {
 	if (2 * n <= n_rule)
 		return 0.0f;
-	for (int a = 1; a < n; a++)
-		for (int b = a; b > 0 && sigma[b - 1] > sigma[b]; b--) {
-			const float t = sigma[b];
-			sigma[b] = sigma[b - 1];
-			sigma[b - 1] = t;
-		}
-	const float m = sigma[(n - 1) / 2];
-	return m >= THIRD_DEBLUR_FRAME_SIGMA ? m : 0.0f;
+	const float m = median_sorted(sigma, n);
+	return m >= THIRD_DEBLUR_FRAME_SIGMA && median_sorted(sharp, n) >= THIRD_DEBLUR_FRAME_SHARP ? m : 0.0f;
 }
 
 /* The third scale's deblurring pass (deblur3, threshold/deblur.h): in the
@@ -2360,7 +2376,7 @@ static bool deblur_read(struct deblur_job *j)
 	const struct windows_radius rule = {c->mean_scale3, THIRD_SCALED_MIN_RADIUS, THIRD_SCALED_MAX_RADIUS};
 	detections_clear(&j->job.out);
 	j->streaks = j->defocused = j->small_read = j->small_area = 0;
-	float sigma[THIRD_MAX_WINDOWS]; /* the rule's windows' defocus blurs */
+	float sigma[THIRD_MAX_WINDOWS], sharp[THIRD_MAX_WINDOWS]; /* the rule's windows' defocus blurs, sharpest steps' */
 	int n_sigma = 0;
 	for (int i = 0; i < j->n; i++) {
 		const struct window *w = &j->win[i];
@@ -2384,8 +2400,10 @@ static bool deblur_read(struct deblur_job *j)
 			return false;
 		if (found == 0 || (i >= j->n_rule && found != DEBLUR_DEFOCUS))
 			continue;
-		if (found == DEBLUR_DEFOCUS && i < j->n_rule)
+		if (found == DEBLUR_DEFOCUS && i < j->n_rule) {
+			sharp[n_sigma] = est.sharp;
 			sigma[n_sigma++] = est.sigma;
+		}
 		j->streaks += found == DEBLUR_STREAK;
 		j->defocused += found == DEBLUR_DEFOCUS;
 		cut_crop(&k, w);
@@ -2413,7 +2431,7 @@ static bool deblur_read(struct deblur_job *j)
 		}
 		window_keep(&j->job.out, &j->job.det, w, NULL, 0, FIDUCIAL_FALLBACK);
 	}
-	j->next = deblur_decide(sigma, n_sigma, j->n_rule);
+	j->next = deblur_decide(sigma, sharp, n_sigma, j->n_rule);
 	return true;
 }
 

@@ -329,6 +329,35 @@ static int cmp_float(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The k-th smallest of v[0 .. n) (from 0), v reordered: Hoare's
+ * selection, the middle element the pivot. */
+static float select_kth(float *v, int n, int k)
+{
+	int lo = 0, hi = n - 1;
+	while (lo < hi) {
+		const float p = v[lo + (hi - lo) / 2];
+		int i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < p)
+				i++;
+			while (v[j] > p)
+				j--;
+			if (i <= j) {
+				const float t = v[i];
+				v[i++] = v[j];
+				v[j--] = t;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			break;
+	}
+	return v[k];
+}
+
 /* Sobel at (x, y) of in: gx, gy. */
 static inline void sobel(const struct image_u8 *in, int x, int y, int32_t *gx, int32_t *gy)
 {
@@ -387,41 +416,34 @@ static void sobel_row(const struct deblur *d, const struct image_u8 *in, int y, 
 	sobel_row_plain(in, y, 1, g2);
 }
 
-int deblur_defocus(struct deblur *d, const struct image_u8 *in, float *sigma)
+/* The grey of in at (qx, qy), both over 0: bilinear. */
+static inline float bilinear(const struct image_u8 *in, float qx, float qy)
+{
+	/* qx, qy > 0: truncation is the floor. */
+	const int ix = (int)qx, iy = (int)qy;
+	const float fx = qx - (float)ix, fy = qy - (float)iy;
+	const ptrdiff_t st = in->stride;
+	const uint8_t *p = in->data + (ptrdiff_t)iy * st + ix;
+	return (1.0f - fx) * (1.0f - fy) * (float)p[0] + fx * (1.0f - fy) * (float)p[1] + (1.0f - fx) * fy * (float)p[st] +
+	       fx * fy * (float)p[st + 1];
+}
+
+/* The steps of in: at each pixel that is a maximum of the gradient
+ * (Sobel; / 8, the central difference's half along a straight edge)
+ * across its edge, with a squared gradient of at least min_g2, a step
+ * along the gradient of at least min_step, and the sigma of a
+ * Gaussian-blurred step of that height and that steepest slope, into s;
+ * returns how many. The step: long, between the grey DEBLUR_DEFOCUS_REACH
+ * pixels to either side, flat on both sides; or short (sharp), the grey's
+ * range within DEBLUR_SHARP_REACH pixels, flat or not (the print's small
+ * features too). The squared gradients of three rows at a time, exact. */
+static int defocus_steps(struct deblur *d, const struct image_u8 *in, bool sharp, int32_t min_g2, float min_step,
+			 float *s)
 {
 	const int w = in->width, h = in->height, L = DEBLUR_DEFOCUS_REACH;
-	*sigma = 0.0f;
-	if (w < 4 * L || h < 4 * L)
-		return 0;
-	/* The window's range: its grey's 2nd to 98th percentile, over every
-	 * other pixel of every other row. */
-	uint32_t hist[256] = {0};
-	uint64_t n = 0;
-	for (int y = 0; y < h; y += 2) {
-		const uint8_t *row = image_u8_row(in, y);
-		for (int x = 0; x < w; x += 2, n++)
-			hist[row[x]]++;
-	}
-	const uint64_t cut = n / 50;
-	int lo = 0, hi = 255;
-	for (uint64_t acc = hist[0]; acc <= cut && lo < 255; acc += hist[++lo])
-		;
-	for (uint64_t acc = hist[255]; acc <= cut && hi > 0; acc += hist[--hi])
-		;
-	const int range = hi - lo;
-	if (range < DEBLUR_DEFOCUS_MIN_RANGE)
-		return 0;
-	/* At each pixel that is a maximum of the gradient (Sobel; / 8, the
-	 * central difference's half along a straight edge) across its edge, the
-	 * step between the grey L pixels to either side along the gradient, and
-	 * the sigma of a Gaussian-blurred step of that height and that steepest
-	 * slope. The squared gradients of three rows at a time, exact. */
-	const float root2pi = 2.5066283f, min_step = DEBLUR_DEFOCUS_MIN_STEP * (float)range;
-	const float min_g8 = 8.0f * min_step / (root2pi * DEBLUR_DEFOCUS_MAX_SIGMA);
-	const int32_t min_g2 = (int32_t)(min_g8 * min_g8);
-	float *s = d->u;
-	int ns = 0;
+	const float root2pi = 2.5066283f;
 	const ptrdiff_t st = in->stride;
+	int ns = 0;
 	int32_t *rows[3] = {d->g2, d->g2 + w, d->g2 + 2 * w};
 	sobel_row(d, in, L, rows[L % 3]);
 	sobel_row(d, in, L + 1, rows[(L + 1) % 3]);
@@ -442,6 +464,20 @@ int deblur_defocus(struct deblur *d, const struct image_u8 *in, float *sigma)
 			if (rows[(y + oy + 3) % 3][x + ox] > gv || rows[(y - oy + 3) % 3][x - ox] >= gv)
 				continue;
 			const float mag = sqrtf((float)gv), nx = (float)gx / mag, ny = (float)gy / mag;
+			if (sharp) {
+				const float c0 = (float)image_u8_row(in, y)[x];
+				float lo = c0, hi = c0;
+				for (int k = 1; k <= DEBLUR_SHARP_REACH; k++)
+					for (int sgn = -1; sgn <= 1; sgn += 2) {
+						const float t = (float)(sgn * k);
+						const float g = bilinear(in, (float)x + t * nx, (float)y + t * ny);
+						lo = g < lo ? g : lo;
+						hi = g > hi ? g : hi;
+					}
+				if (hi - lo >= min_step)
+					s[ns++] = 8.0f * (hi - lo) / (root2pi * mag);
+				continue;
+			}
 			/* v: the grey at -L, -L/2, +L/2, +L along the gradient. */
 			float v[4];
 			for (int k = 0; k < 4; k++) {
@@ -462,11 +498,52 @@ int deblur_defocus(struct deblur *d, const struct image_u8 *in, float *sigma)
 			s[ns++] = 8.0f * step / (root2pi * mag);
 		}
 	}
+	return ns;
+}
+
+int deblur_defocus(struct deblur *d, const struct image_u8 *in, float *sigma, float *sharp)
+{
+	const int w = in->width, h = in->height, L = DEBLUR_DEFOCUS_REACH;
+	*sigma = *sharp = 0.0f;
+	if (w < 4 * L || h < 4 * L)
+		return 0;
+	/* The window's range: its grey's 2nd to 98th percentile, over every
+	 * other pixel of every other row. */
+	uint32_t hist[256] = {0};
+	uint64_t n = 0;
+	for (int y = 0; y < h; y += 2) {
+		const uint8_t *row = image_u8_row(in, y);
+		for (int x = 0; x < w; x += 2, n++)
+			hist[row[x]]++;
+	}
+	const uint64_t cut = n / 50;
+	int lo = 0, hi = 255;
+	for (uint64_t acc = hist[0]; acc <= cut && lo < 255; acc += hist[++lo])
+		;
+	for (uint64_t acc = hist[255]; acc <= cut && hi > 0; acc += hist[--hi])
+		;
+	const int range = hi - lo;
+	if (range < DEBLUR_DEFOCUS_MIN_RANGE)
+		return 0;
+	/* The long steps of at least DEBLUR_DEFOCUS_MIN_STEP of the range,
+	 * none gentler than a step under DEBLUR_DEFOCUS_MAX_SIGMA. */
+	const float root2pi = 2.5066283f, min_step = DEBLUR_DEFOCUS_MIN_STEP * (float)range;
+	const float min_g8 = 8.0f * min_step / (root2pi * DEBLUR_DEFOCUS_MAX_SIGMA);
+	const int32_t min_g2 = (int32_t)(min_g8 * min_g8);
+	float *s = d->u;
+	const int ns = defocus_steps(d, in, false, min_g2, min_step, s);
 	if (ns < DEBLUR_DEFOCUS_MIN_EDGES)
 		return 0;
 	qsort(s, (size_t)ns, sizeof *s, cmp_float);
 	*sigma = s[(ns - 1) / 2];
-	return *sigma >= DEBLUR_MIN_SIGMA && s[(ns - 1) / 4] >= DEBLUR_MIN_SIGMA_Q1;
+	if (*sigma < DEBLUR_MIN_SIGMA || s[(ns - 1) / 4] < DEBLUR_MIN_SIGMA_Q1)
+		return 0;
+	/* The short steps, read again at the same maxima only where the
+	 * window reads a defocus (they are many: every steep maximum); their
+	 * first decile selected, not sorted. */
+	const int nsh = defocus_steps(d, in, true, min_g2, min_step, d->c);
+	*sharp = nsh >= DEBLUR_DEFOCUS_MIN_EDGES ? select_kth(d->c, nsh, (nsh - 1) / 10) : *sigma;
+	return 1;
 }
 
 /* out = src convolved with the separable Gaussian (symmetric, so its own
@@ -714,7 +791,7 @@ static int classify(struct deblur *d, const struct image_u8 *work, bool defocus,
 {
 	if (deblur_estimate(d, work, s))
 		return DEBLUR_STREAK;
-	if (defocus && s->anisotropy > DEBLUR_MAX_ANISOTROPY && deblur_defocus(d, work, &s->sigma))
+	if (defocus && s->anisotropy > DEBLUR_MAX_ANISOTROPY && deblur_defocus(d, work, &s->sigma, &s->sharp))
 		return DEBLUR_DEFOCUS;
 	return 0;
 }

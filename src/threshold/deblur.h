@@ -83,8 +83,29 @@
  * shadow's edges cross has a median near the threshold but a first
  * quartile near a sharp edge's.
  *
+ * Sharp print. Where a window's symbols are small (under about 48 px) the
+ * print's edges are too close together to be long flat steps, and a
+ * hard shadow's soft edges (a penumbra of 1-4 px) may be nearly all the
+ * steps the window holds: both the median and the quartile then read the
+ * penumbra, 1.3-1.7, as a defocus. The print's own edges tell the lens
+ * in focus: at the same maxima, the grey's range within
+ * DEBLUR_SHARP_REACH pixels to either side along the gradient (flat or
+ * not: a small symbol's dots and walls too), where it is at least
+ * DEBLUR_DEFOCUS_MIN_STEP of the window's range, over sqrt(2 pi) times
+ * the slope. The first decile of these (the window's sharpest steps; at
+ * least DEBLUR_DEFOCUS_MIN_EDGES of them, else the blur stands for it)
+ * is the print's blur, `sharp`: 0.75-0.91 in windows of sharp 24-48 px
+ * symbols under hard shadows (a sharp edge's, whatever the shadows'
+ * edges read), 0.94-1.21 under a Gaussian of 1.8-2.0 px, 1.16-1.43
+ * under 2.4 px (the short reach cuts a wide ramp short, and a thin
+ * feature's contrast falls with its slope, so these read under the
+ * blur). The caller judges a frame by it (the engine's whole-frame read).
+ *
  * Cost: the estimate computes the tensor over every pixel and 15 bilinear
- * samples at every DEBLUR_STEP-th pixel of every DEBLUR_STEP-th row; the
+ * samples at every DEBLUR_STEP-th pixel of every DEBLUR_STEP-th row (the
+ * defocus's, a Sobel of every pixel and 4 bilinear samples at each steep
+ * maximum of the gradient, and where it reads a defocus the same Sobel
+ * again with 2 * DEBLUR_SHARP_REACH samples at each for sharp); the
  * deconvolution costs DEBLUR_ITERATIONS * 2 * taps multiply-adds a pixel of
  * the work area, and runs only in windows that pass both tests. CPU only.
  *
@@ -118,6 +139,7 @@
 #define DEBLUR_DEFOCUS_MIN_EDGES 16
 #define DEBLUR_DEFOCUS_MAX_SIGMA 4.0f
 #define DEBLUR_DEFOCUS_RADIUS 3
+#define DEBLUR_SHARP_REACH 3
 
 /* What deblur_process() undid. */
 enum { DEBLUR_STREAK = 1, DEBLUR_DEFOCUS = 2 };
@@ -125,11 +147,13 @@ enum { DEBLUR_STREAK = 1, DEBLUR_DEFOCUS = 2 };
 /* A streak as estimated: direction in radians [0, pi) (0: along x, pi/2:
  * along y, down the rows), length in pixels, the anisotropy and the
  * autocorrelation dip (minimum over lag 0, negative) it was judged by;
- * sigma, the defocus's blur where it was read (0 where not). */
+ * sigma, the defocus's blur where it was read (0 where not), and sharp,
+ * the blur of the window's sharpest steps (above: sharp print), where
+ * the window reads a defocus (0 where not). */
 struct deblur_streak {
 	float angle, length;
 	float anisotropy, dip;
-	float sigma;
+	float sigma, sharp;
 };
 
 struct deblur;
@@ -146,8 +170,9 @@ int deblur_estimate(struct deblur *d, const struct image_u8 *in, struct deblur_s
 /* Reads the defocus blur of in into *sigma (0 where it cannot be read:
  * too small, too flat, too few steps). Returns 1 when it is at least
  * DEBLUR_MIN_SIGMA and its steps' first quartile at least
- * DEBLUR_MIN_SIGMA_Q1, else 0. Does not look at the anisotropy. */
-int deblur_defocus(struct deblur *d, const struct image_u8 *in, float *sigma);
+ * DEBLUR_MIN_SIGMA_Q1, and then reads the blur of its sharpest steps into
+ * *sharp (above); else 0, *sharp 0. Does not look at the anisotropy. */
+int deblur_defocus(struct deblur *d, const struct image_u8 *in, float *sigma, float *sharp);
 
 /* A box of pixels x0 <= x < x1, y0 <= y < y1. */
 struct deblur_box {
