@@ -499,13 +499,15 @@ static void draw_band(struct image_u8 *img, float cx, float cy, float a, float w
 /* Symbols 0-5 of size px, sharp, under two bands of hard shadow whose
  * edges have a penumbra of pen px (noise +-3), or out of focus by a
  * Gaussian of -pen px without shadows (pen < 0), read over three frames
- * by the engine with the deblurring pass (blur_engine()); the frames it
- * deconvolved whole, and its windows deconvolved for a defocus into
- * *defocused. */
-static int64_t shadow_focus_probe(struct fixture *f, int size, float pen, int64_t *defocused)
+ * by the engine with the deblurring pass as blur_probe()'s deblur says
+ * (blur_engine()); the frames it deconvolved whole, its windows
+ * deconvolved for a defocus into *defocused and the windows it looked at
+ * into *windows. */
+static int64_t shadow_focus_probe(struct fixture *f, int deblur, int size, float pen, int64_t *defocused,
+				  int64_t *windows)
 {
 	struct image_u8 img;
-	struct engine *e = blur_engine(f, 1, 0, &img);
+	struct engine *e = blur_engine(f, deblur, 0, &img);
 	static const int at[6][2] = {{60, 60}, {160, 50}, {260, 70}, {70, 180}, {170, 170}, {265, 185}};
 	for (int i = 0; i < 6; i++)
 		assert_int_equal(render_symbol(tree_set_token(f->trees, i), (float)size, 0.5f + 0.9f * (float)i, at[i][0],
@@ -530,6 +532,7 @@ static int64_t shadow_focus_probe(struct fixture *f, int size, float pen, int64_
 	const struct engine_third_stats *ts = engine_third_stats(e);
 	const int64_t whole = ts->deblur_frames;
 	*defocused = ts->deblur_defocused;
+	*windows = ts->deblur_windows;
 	blur_close(f, e, &img);
 	return whole;
 }
@@ -540,17 +543,26 @@ static int64_t shadow_focus_probe(struct fixture *f, int size, float pen, int64_
  * edges, the symbols' own too short), and their median blur was once
  * enough to read the next frames whole (2 of 3). The print's sharpest
  * steps are sharp, so no frame is read whole now; out of focus by a
- * Gaussian of 2.2 or 2.6 px, frames are. */
+ * Gaussian of 2.2 or 2.6 px, frames are (and 40 px symbols' small
+ * windows at 2.6 px too). */
 static void test_deblur_frame_sharp_print(void **state)
 {
-	int64_t defocused;
+	int64_t defocused, windows, plain, none;
 	for (int size = 24; size <= 28; size += 2)
 		for (int pen = 4; pen <= 5; pen++) {
-			assert_int_equal(shadow_focus_probe(*state, size, (float)pen, &defocused), 0);
+			assert_int_equal(shadow_focus_probe(*state, 1, size, (float)pen, &defocused, &windows), 0);
 			assert_true(defocused > 0);
+			/* Nor are the small symbols' windows read for a defocus
+			 * (the frame's most windows read one, so they were):
+			 * the pass looks at the windows it looks at without
+			 * its defocus branch. */
+			shadow_focus_probe(*state, 3, size, (float)pen, &none, &plain);
+			assert_int_equal(windows, plain);
 		}
-	assert_true(shadow_focus_probe(*state, 60, -2.2f, &defocused) > 0);
-	assert_true(shadow_focus_probe(*state, 60, -2.6f, &defocused) > 0);
+	assert_true(shadow_focus_probe(*state, 1, 60, -2.2f, &defocused, &windows) > 0);
+	assert_true(shadow_focus_probe(*state, 1, 40, -2.6f, &defocused, &windows) > 0);
+	shadow_focus_probe(*state, 3, 40, -2.6f, &none, &plain);
+	assert_true(windows > plain);
 }
 
 /* Symbol 5 (80 px) on the unevenly lit table, the frame's grey then

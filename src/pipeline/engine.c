@@ -244,8 +244,11 @@ struct worker {
  * edges are too short to be read as the blur's long steps, read a median
  * blur of 1.5-1.7 in a few frames (the shadow-small preset: 3 of 24
  * frames read whole, one cut its tree short), but their print's sharpest
- * steps 0.75-0.81 by the frame's median; a camera out of focus by a
- * Gaussian of 1.8-2.4 px reads 0.94-1.39. */
+ * steps 0.75-0.82 by the frame's median (seeds 44-46 and 144, both sets;
+ * room frames, a soft lens of 0.8 px under hard shadows, 0.81 and 0.87);
+ * frames out of focus by a Gaussian of 2.0-2.6 px that read a median blur
+ * of 1.5 read 1.13-1.71. The small windows (THIRD_DEBLUR_SMALL_PAD) ask
+ * the same of the frame. */
 #define THIRD_DEBLUR_FRAME_SHARP 0.9f
 /* and only in frames of at most this many pixels (800x600 and smaller):
  * it reaches symbols under about 48 px, which a larger frame's camera
@@ -2378,14 +2381,20 @@ static bool deblur_read(struct deblur_job *j)
 	j->streaks = j->defocused = j->small_read = j->small_area = 0;
 	float sigma[THIRD_MAX_WINDOWS], sharp[THIRD_MAX_WINDOWS]; /* the rule's windows' defocus blurs, sharpest steps' */
 	int n_sigma = 0;
+	bool out_of_focus = false; /* by the rule's windows (the small windows') */
 	for (int i = 0; i < j->n; i++) {
 		const struct window *w = &j->win[i];
 		const int64_t area = (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
 		if (i >= j->n_rule) {
 			/* The small windows: only where the rule's windows
 			 * found the frame out of focus (most of them read a
-			 * defocus), and within a bound of their own. */
-			if (2 * j->defocused <= j->n_rule || (j->budget >= 0 && j->small_area + area > j->budget))
+			 * defocus, and their print is not sharp, as the
+			 * whole frame asks: THIRD_DEBLUR_FRAME_SHARP), and
+			 * within a bound of their own. */
+			if (i == j->n_rule)
+				out_of_focus = 2 * j->defocused > j->n_rule &&
+					       median_sorted(sharp, n_sigma) >= THIRD_DEBLUR_FRAME_SHARP;
+			if (!out_of_focus || (j->budget >= 0 && j->small_area + area > j->budget))
 				break;
 			j->small_read++;
 			j->small_area += area;
