@@ -215,11 +215,11 @@ static void test_third_scale_radius_follows_symbol(void **state)
 		assert_true(shadow_probe_sized(f, true, 0.12f, 32, 160, 2.0f, 50, id) >= 0);
 }
 
-/* 1: symbol id (size px, a shadow edge at x = edge, penumbra pen, dark
- * percent of the light) decoded alone by the engine with the third
- * scale's passes as by default (mean_scale3 0.115) and the closing pass at
- * close_scale3 (0: off); 0: nothing decoded; negative: another ID. */
-static int closing_probe(struct fixture *f, float close_scale3, int size, float edge, float pen, int dark, int id)
+/* A tracker and an engine with the third scale's passes as by default
+ * (mean_scale3 0.115), the closing pass at close_scale3 (0: off), the
+ * ratio pass at ratio3 (0: off) with its larger radii as large says, and
+ * symbols of at most root_max_px. */
+static struct engine *passes_engine(struct fixture *f, float close_scale3, int ratio3, bool large, int root_max_px)
 {
 	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
 	int err = 0;
@@ -230,11 +230,21 @@ static int closing_probe(struct fixture *f, float close_scale3, int size, float 
 					   .mean_radius = 16, .mean_bias = 16},
 				   .radius2 = 2, .median2 = 3, .scale3 = true, .mode3 = THRESHOLD_MEAN,
 				   .mean_scale3 = 0.115f, .close_scale3 = close_scale3, .close_pct = 70,
-				   .match = {.trees = f->trees, .root_min_px = 12, .root_max_px = 160},
+				   .ratio3 = ratio3, .ratio3_large = large,
+				   .match = {.trees = f->trees, .root_min_px = 12, .root_max_px = (float)root_max_px},
 				   .tracker = f->trk, .max_detections = 64};
 	struct engine *e = engine_create(&ec, &err);
 	assert_non_null(e);
-	return probe_run(f, e, size, edge, pen, dark, id);
+	return e;
+}
+
+/* 1: symbol id (size px, a shadow edge at x = edge, penumbra pen, dark
+ * percent of the light) decoded alone by the engine with the third
+ * scale's passes as by default (mean_scale3 0.115) and the closing pass at
+ * close_scale3 (0: off); 0: nothing decoded; negative: another ID. */
+static int closing_probe(struct fixture *f, float close_scale3, int size, float edge, float pen, int dark, int id)
+{
+	return probe_run(f, passes_engine(f, close_scale3, 0, false, 160), size, edge, pen, dark, id);
 }
 
 /* An 80 px symbol, a hard shadow edge 10 px left or right of its centre,
@@ -260,21 +270,7 @@ static void test_closing_pass_under_shadow(void **state)
  * ID. */
 static int ratio_large_probe(struct fixture *f, bool large, int size, float edge, float pen, int dark, int id)
 {
-	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
-	int err = 0;
-	f->trk = track_create(&tk, &err);
-	assert_non_null(f->trk);
-	struct engine_config ec = {.width = W, .height = H, .backend = "cpu",
-				   .thr = {.mode = THRESHOLD_BERNSEN, .radius = 8, .gate = 32, .tile = 10,
-					   .mean_radius = 16, .mean_bias = 16},
-				   .radius2 = 2, .median2 = 3, .scale3 = true, .mode3 = THRESHOLD_MEAN,
-				   .mean_scale3 = 0.115f, .close_scale3 = 0.04f, .close_pct = 70, .ratio3 = 16,
-				   .ratio3_large = large,
-				   .match = {.trees = f->trees, .root_min_px = 12, .root_max_px = 240},
-				   .tracker = f->trk, .max_detections = 64};
-	struct engine *e = engine_create(&ec, &err);
-	assert_non_null(e);
-	return probe_run(f, e, size, edge, pen, dark, id);
+	return probe_run(f, passes_engine(f, 0.04f, 16, large, 240), size, edge, pen, dark, id);
 }
 
 /* A 200 px symbol under a hard shadow's edge 50 or 20 px left or 20 px
