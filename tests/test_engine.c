@@ -1027,11 +1027,11 @@ static void grey_fill(struct image_u8 *g, int x0, int y0, int x1, int y1, uint8_
  * window around its tiles whose blocks the light reaches (within the
  * radius, 8) and hold a stroke (the block at x 128 holds the print's last
  * two columns, dark with no paper left of them: none), grown by the pad,
- * at the radius asked for; so does a dark band 7 px wide (paper within 4
+ * at the radius asked for; so does a dark band 11 px wide (paper within 6
  * px of its middle on both sides). A flat table, a shadow's step, print
  * whose paper no brighter light reaches (the flat rule's black), a hand's
  * dim edge beside its palm, the same edge blurred with noise along it, a
- * dark band 8 px wide, print too dark for the gate, print in a decoded
+ * dark band 12 px wide, print too dark for the gate, print in a decoded
  * symbol's box, print where the mask is white and print in tiles where
  * the first mask's structure has a window (windows_find) get none; the
  * blocks past the last whole 16 columns count too. */
@@ -1084,14 +1084,14 @@ static void test_windows_ink(void **state)
 	for (int i = 0; i < (int)sizeof soft; i++)
 		grey_fill(&g, 104 + i, 96, 105 + i, 160, soft[i]);
 	assert_int_equal(ink_in(f.seg, &f.m, &g, &f.d, scratch, win), 0);
-	/* A dark band (10) on shadowed paper (80) beside lit paper: 7 px wide
-	 * a stroke (paper within 4 px of its middle on both sides), 8 px wide
-	 * none. */
+	/* A dark band (10) on shadowed paper (80) beside lit paper: 11 px
+	 * wide a stroke (paper within 6 px of its middle on both sides), 12
+	 * px wide none. */
 	grey_fill(&g, 0, 0, W, H, 230);
 	grey_fill(&g, 96, 96, 160, 160, 80);
-	grey_fill(&g, 99, 96, 106, 160, 10);
+	grey_fill(&g, 99, 96, 110, 160, 10);
 	assert_int_equal(ink_in(f.seg, &f.m, &g, &f.d, scratch, win), 1);
-	grey_fill(&g, 106, 96, 107, 160, 10);
+	grey_fill(&g, 110, 96, 111, 160, 10);
 	assert_int_equal(ink_in(f.seg, &f.m, &g, &f.d, scratch, win), 0);
 	grey_fill(&g, 0, 0, W, H, 30);
 	grey_fill(&g, 96, 96, 160, 160, 24);
