@@ -707,6 +707,70 @@ static int find_in(const struct region_tree *tree, const struct detections *d, i
 	return small_px > 0 ? windows_find_small(&scan, small_px, pad, win, 4) : windows_find(&scan, pad, rule, win, 4);
 }
 
+/* Bits x0 <= x < x1, y0 <= y < y1 of m set (on) or cleared. */
+static void mask_rect(struct bitmask *m, int x0, int y0, int x1, int y1, bool on)
+{
+	for (int y = y0; y < y1; y++)
+		for (int x = x0; x < x1; x++) {
+			uint64_t *w = &m->bits[(size_t)y * m->stride_words + x / 64];
+			*w = on ? *w | 1ull << (x % 64) : *w & ~(1ull << (x % 64));
+		}
+}
+
+/* A white card side px a side at (x0, y0) holding a 3 x 3 grid of black
+ * 8 px dots: a region that branches as a symbol's root does. */
+static void mask_card(struct bitmask *m, int x0, int y0, int side)
+{
+	mask_rect(m, x0, y0, x0 + side, y0 + side, true);
+	for (int i = 1; i <= 3; i++)
+		for (int j = 1; j <= 3; j++) {
+			const int cx = x0 + side * i / 4, cy = y0 + side * j / 4;
+			mask_rect(m, cx - 4, cy - 4, cx + 4, cy + 4, false);
+		}
+}
+
+/* The longest side of the live regions in a window (windows_live_side,
+ * the ratio pass's large rungs): a card of 50 px reads 50 in a window
+ * that holds it (the left 100 columns hold it whole), one of 130 px 130;
+ * a window that holds part of a card, or none, reads 0 (a region counts
+ * where its box lies in the window), and a card that a decoded symbol
+ * explains reads 0. */
+static void test_windows_live_side(void **state)
+{
+	(void)state;
+	struct bitmask m;
+	struct detections d;
+	int err = 0;
+	struct segment_config sc = {.max_width = W, .max_height = H, .adj_cap = 16};
+	struct segment *seg = segment_create(&sc, &err);
+	assert_non_null(seg);
+	assert_int_equal(bitmask_alloc(&m, W, H), 0);
+	assert_int_equal(detections_alloc(&d, 8), 0);
+	static int32_t scratch[WINDOWS_SCRATCH];
+	const struct window all = {0, 0, W, H, 0}, part = {0, 0, 100, H, 0}, none = {200, 0, W, H, 0};
+	const int sides[] = {50, 130};
+	for (int k = 0; k < 2; k++) {
+		mask_clear(&m);
+		mask_card(&m, 40, 40, sides[k]);
+		const struct region_tree *tree = NULL;
+		assert_int_equal(segment_process(seg, &m, &tree), 0);
+		struct windows_scan scan;
+		d.n_fids = 0;
+		windows_scan(&scan, tree, &d, 240, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
+		assert_int_equal(windows_live_side(&scan, &all), sides[k]);
+		assert_int_equal(windows_live_side(&scan, &part), k == 0 ? sides[k] : 0);
+		assert_int_equal(windows_live_side(&scan, &none), 0);
+		d.n_fids = 1;
+		d.fids[0] = (struct fiducial_det){.id = 1, .x = 40 + sides[k] / 2, .y = 40 + sides[k] / 2,
+						  .size_px = (float)sides[k]};
+		windows_scan(&scan, tree, &d, 240, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
+		assert_int_equal(windows_live_side(&scan, &all), 0);
+	}
+	detections_free(&d);
+	bitmask_free(&m);
+	segment_destroy(seg);
+}
+
 /* The third scale's windows: structure that no decoded symbol explains
  * gets a window around it, grown by the pad; a decoded symbol's box, a
  * finger's, a uniform area, a speck and a lone round region (a finger
@@ -2015,6 +2079,7 @@ int main(void)
 		cmocka_unit_test(test_merge_tie_break),
 		cmocka_unit_test_setup_teardown(test_third_scale_radius_follows_symbol, setup, teardown),
 		cmocka_unit_test(test_windows_radius),
+		cmocka_unit_test(test_windows_live_side),
 		cmocka_unit_test(test_windows_small),
 		cmocka_unit_test(test_windows_islands),
 		cmocka_unit_test(test_windows_ink),
