@@ -206,8 +206,14 @@ struct worker {
  * alone 3180, 14149 (13, 21). Such reads simply dropped (no veto) let a
  * read of another ID at the place from the pass's other radius stand,
  * which the vetoed one had cancelled (dim, seed 46: a wrong ID). The
- * scaled pass's lower rungs, whose small radii break walls too, use the
- * same vetoes (third_match_rung). */
+ * third scale's first and scaled passes use the same vetoes
+ * (third_match_vetoes): the scaled pass's lower rungs, whose small radii
+ * break walls too, and the first pass and the scaled pass's own radius,
+ * where a hard shadow's edge across a symbol leaves a streak of its band
+ * of shadowed paper as a dot and joins two blobs through another (sheet
+ * tilted 40-50 degrees, seed 40: a 133 px 1 read as 11 at radius 16 and
+ * 13, each streak 19-24 times as long as wide, where the closing pass
+ * read 1). */
 #define THIRD_RATIO_DOT_ELONGATION 6.0f
 #define THIRD_RATIO_DOT_AREA 3.0f
 /* The deblurring pass (deblur3): its windows reach THIRD_DEBLUR_PAD pixels
@@ -323,7 +329,7 @@ struct third {
 	struct match *small_mat; /* and its matcher (small_configs) */
 	struct threshold *check; /* its symbols' second read (radius_small_check), on the CPU; NULL: off */
 	struct match *check_mat; /* and its matcher (check_configs) */
-	bool rung_vetoes;         /* s3's matcher holds the dot vetoes (third_match_rung) */
+	bool dot_vetoes;          /* s3's matcher holds the dot vetoes (third_match_vetoes) */
 	struct closing *close; /* the closing pass's (close_scale3), CPU only */
 	/* The upsampled pass's (radius_up > 0; else all NULL/empty): its
 	 * threshold, segmenter and matcher for parts of THIRD_UP_SIDE pixels
@@ -900,7 +906,7 @@ static int third_scale_sync(struct engine *e)
 			err = ratio_sync(&e->t3.ratio, &e->cfg, &mc);
 		if (!err)
 			err = deblur_sync(&e->t3.deblur, &e->cfg, &mc);
-		e->t3.rung_vetoes = false;
+		e->t3.dot_vetoes = false;
 		return err ? err : match_set_config(e->s3.mat, &mc);
 	}
 	/* On CUDA with the first scale (whole frames, cut into windows, where
@@ -1521,6 +1527,8 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 	return true;
 }
 
+static bool third_match_vetoes(struct engine *e, bool on);
+static void pass_vetoes(struct detections *d, int from);
 static bool third_scaled(struct engine *e, const struct image_u8 *grey, struct threshold *thr);
 static bool third_closed(struct engine *e, const struct image_u8 *grey);
 static void ratio_start(struct engine *e, const struct image_u8 *grey, int n);
@@ -1532,7 +1540,8 @@ static bool third_up(struct engine *e, const struct image_u8 *grey);
 
 /* The third scale, in the windows where it may add a symbol to the first
  * scale's (windows.h, from the first scale's tree1), or over the whole
- * frame; then its second pass (third_scaled). */
+ * frame; then its second pass (third_scaled). Both read with the dot
+ * vetoes (third_match_vetoes), each pass's vetoes within its own reads. */
 static bool third_detect(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1)
 {
 	const int halo = third_halo(&e->cfg, e->cfg.thr.mean_radius);
@@ -1559,7 +1568,7 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 	detections_clear(&e->s3.det);
 	ratio_start(e, grey, found);
 	deblur_start(e, grey);
-	bool ok = true;
+	bool ok = third_match_vetoes(e, true);
 	if (n < 0 && e->t3.have_full) {
 		const struct bitmask own = e->s3.mask;
 		e->s3.mask = e->t3.full;
@@ -1571,24 +1580,33 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 		for (int i = 0; i < n && ok; i++)
 			ok = third_window(e, grey, &e->t3.win[i], halo, thr, NULL, 0, THIRD_BY_THR);
 	}
-	ok = ok && third_scaled(e, grey, thr) && third_closed(e, grey);
+	pass_vetoes(&e->s3.det, 0);
+	ok = ok && third_scaled(e, grey, thr);
+	ok = third_match_vetoes(e, false) && ok && third_closed(e, grey);
 	/* Always waited for: the jobs read grey until done. */
 	ok = ratio_finish(e) && ok;
 	ok = ok && third_small(e, grey) && third_up(e, grey);
 	return deblur_finish(e) && ok;
 }
 
+/* d's symbols from `from` on (one pass's or one rung's) after their
+ * vetoes (merge_vetoes, within those reads). */
+static void pass_vetoes(struct detections *d, int from)
+{
+	struct detections pass = *d;
+	pass.fids = d->fids + from;
+	pass.n_fids = d->n_fids - from;
+	pass.cap_fids = d->cap_fids - from;
+	merge_vetoes(&pass);
+	d->n_fids = from + pass.n_fids;
+	d->n_fuzzy = pass.n_fuzzy;
+}
+
 /* d's symbols from `from` on (one rung's) as fallbacks (FIDUCIAL_FALLBACK):
- * whole trees only, after their vetoes (merge_vetoes, within the rung). */
+ * whole trees only, after their vetoes (pass_vetoes, within the rung). */
 static void scaled_fallbacks(struct detections *d, int from)
 {
-	struct detections rung = *d;
-	rung.fids = d->fids + from;
-	rung.n_fids = d->n_fids - from;
-	rung.cap_fids = d->cap_fids - from;
-	merge_vetoes(&rung);
-	d->n_fids = from + rung.n_fids;
-	d->n_fuzzy = rung.n_fuzzy;
+	pass_vetoes(d, from);
 	int k = from;
 	for (int i = from; i < d->n_fids; i++) {
 		if (d->fids[i].completed)
@@ -1599,21 +1617,22 @@ static void scaled_fallbacks(struct detections *d, int from)
 	d->n_fids = k;
 }
 
-/* The third scale's matcher for a lower rung of the scaled pass (lower:
- * the ratio pass's dot vetoes, THIRD_RATIO_DOT_*) or for the others. Set
- * only when it changes. */
-static bool third_match_rung(struct engine *e, bool lower)
+/* The third scale's matcher with the ratio pass's dot vetoes
+ * (THIRD_RATIO_DOT_*; on: its first and scaled passes) or without (the
+ * others).
+ * Set only when it changes. */
+static bool third_match_vetoes(struct engine *e, bool on)
 {
-	if (e->t3.rung_vetoes == lower)
+	if (e->t3.dot_vetoes == on)
 		return true;
 	struct threshold_config tc;
 	struct match_config mc;
 	third_configs(&e->cfg, &tc, &mc);
-	if (lower) {
+	if (on) {
 		mc.dot_max_elongation = THIRD_RATIO_DOT_ELONGATION;
 		mc.dot_max_area = THIRD_RATIO_DOT_AREA;
 	}
-	e->t3.rung_vetoes = lower;
+	e->t3.dot_vetoes = on;
 	return match_set_config(e->s3.mat, &mc) == 0;
 }
 
@@ -1632,7 +1651,8 @@ static bool third_match_rung(struct engine *e, bool lower)
  * one read at radius 5-6 and not at 7-8, where the sunlit paper's edge
  * pulled the mean over its shadowed paper. So, as the closing pass does,
  * each window is read again down a ladder of radii THIRD_SCALED_STEP
- * apart (each keeping the symbols its tolerance takes) to the smallest; a
+ * apart (each keeping the symbols its tolerance takes) to the smallest;
+ * each rung's vetoes hold within its reads (pass_vetoes), and a
  * lower rung's reads are whole trees only and fallbacks
  * (FIDUCIAL_FALLBACK: standing only where no other read holds the place;
  * merge.h), since a smaller radius also breaks walls another pass reads
@@ -1656,11 +1676,12 @@ static bool third_scaled(struct engine *e, const struct image_u8 *grey, struct t
 				tc.mean_radius = w.radius;
 				e->t3.stats.scaled_windows++;
 				e->t3.stats.scaled_area_px += (int64_t)(w.x1 - w.x0) * (w.y1 - w.y0);
-				const bool lower = w.radius != e->t3.win[i].radius;
-				ok = threshold_set_config(thr, &tc) == 0 && third_match_rung(e, lower) &&
+				ok = threshold_set_config(thr, &tc) == 0 &&
 				     third_window(e, grey, &w, third_halo(c, w.radius), thr, &rule, 0, THIRD_BY_THR);
-				if (lower)
+				if (w.radius != e->t3.win[i].radius)
 					scaled_fallbacks(&e->s3.det, from);
+				else
+					pass_vetoes(&e->s3.det, from);
 			}
 			const int next = w.radius - THIRD_SCALED_STEP;
 			if (!ok || w.radius <= THIRD_SCALED_MIN_RADIUS || next + THIRD_SCALED_TOLERANCE < THIRD_SCALED_MIN_RADIUS)
@@ -1669,8 +1690,7 @@ static bool third_scaled(struct engine *e, const struct image_u8 *grey, struct t
 		}
 	}
 	tc.mean_radius = c->thr.mean_radius;
-	const bool matcher = third_match_rung(e, false);
-	return threshold_set_config(thr, &tc) == 0 && matcher && ok;
+	return threshold_set_config(thr, &tc) == 0 && ok;
 }
 
 /* Reads the square of half side r around (fx, fy) (cut at the frame's
