@@ -772,48 +772,6 @@ static void mask_card(struct bitmask *m, int x0, int y0, int side)
 		}
 }
 
-/* The longest side of the live regions in a window (windows_live_side,
- * the ratio pass's large rungs): a card of 50 px reads 50 in a window
- * that holds it (the left 100 columns hold it whole), one of 130 px 130;
- * a window that holds part of a card, or none, reads 0 (a region counts
- * where its box lies in the window), and a card that a decoded symbol
- * explains reads 0. */
-static void test_windows_live_side(void **state)
-{
-	(void)state;
-	struct bitmask m;
-	struct detections d;
-	int err = 0;
-	struct segment_config sc = {.max_width = W, .max_height = H, .adj_cap = 16};
-	struct segment *seg = segment_create(&sc, &err);
-	assert_non_null(seg);
-	assert_int_equal(bitmask_alloc(&m, W, H), 0);
-	assert_int_equal(detections_alloc(&d, 8), 0);
-	static int32_t scratch[WINDOWS_SCRATCH];
-	const struct window all = {0, 0, W, H, 0}, part = {0, 0, 100, H, 0}, none = {200, 0, W, H, 0};
-	const int sides[] = {50, 130};
-	for (int k = 0; k < 2; k++) {
-		mask_clear(&m);
-		mask_card(&m, 40, 40, sides[k]);
-		const struct region_tree *tree = NULL;
-		assert_int_equal(segment_process(seg, &m, &tree), 0);
-		struct windows_scan scan;
-		d.n_fids = 0;
-		windows_scan(&scan, tree, &d, 240, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
-		assert_int_equal(windows_live_side(&scan, &all), sides[k]);
-		assert_int_equal(windows_live_side(&scan, &part), k == 0 ? sides[k] : 0);
-		assert_int_equal(windows_live_side(&scan, &none), 0);
-		d.n_fids = 1;
-		d.fids[0] = (struct fiducial_det){.id = 1, .x = 40 + sides[k] / 2, .y = 40 + sides[k] / 2,
-						  .size_px = (float)sides[k]};
-		windows_scan(&scan, tree, &d, 240, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
-		assert_int_equal(windows_live_side(&scan, &all), 0);
-	}
-	detections_free(&d);
-	bitmask_free(&m);
-	segment_destroy(seg);
-}
-
 /* The third scale's windows: structure that no decoded symbol explains
  * gets a window around it, grown by the pad; a decoded symbol's box, a
  * finger's, a uniform area, a speck and a lone round region (a finger
@@ -901,6 +859,40 @@ static void win_fixture_close(struct win_fixture *f)
 	detections_free(&f->d);
 	bitmask_free(&f->m);
 	segment_destroy(f->seg);
+}
+
+/* The longest side of the live regions in a window (windows_live_side,
+ * the ratio pass's large rungs): a card of 50 px reads 50 in a window
+ * that holds it (the left 100 columns hold it whole), one of 130 px 130;
+ * a window that holds part of a card, or none, reads 0 (a region counts
+ * where its box lies in the window), and a card that a decoded symbol
+ * explains reads 0. */
+static void test_windows_live_side(void **state)
+{
+	(void)state;
+	struct win_fixture f;
+	win_fixture_open(&f);
+	static int32_t scratch[WINDOWS_SCRATCH];
+	const struct window all = {0, 0, W, H, 0}, part = {0, 0, 100, H, 0}, none = {200, 0, W, H, 0};
+	const int sides[] = {50, 130};
+	for (int k = 0; k < 2; k++) {
+		mask_clear(&f.m);
+		mask_card(&f.m, 40, 40, sides[k]);
+		const struct region_tree *tree = NULL;
+		assert_int_equal(segment_process(f.seg, &f.m, &tree), 0);
+		struct windows_scan scan;
+		f.d.n_fids = 0;
+		windows_scan(&scan, tree, &f.d, 240, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
+		assert_int_equal(windows_live_side(&scan, &all), sides[k]);
+		assert_int_equal(windows_live_side(&scan, &part), k == 0 ? sides[k] : 0);
+		assert_int_equal(windows_live_side(&scan, &none), 0);
+		f.d.n_fids = 1;
+		f.d.fids[0] = (struct fiducial_det){.id = 1, .x = 40 + sides[k] / 2, .y = 40 + sides[k] / 2,
+						    .size_px = (float)sides[k]};
+		windows_scan(&scan, tree, &f.d, 240, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
+		assert_int_equal(windows_live_side(&scan, &all), 0);
+	}
+	win_fixture_close(&f);
 }
 
 /* A card's rim that joined a fingertip's rim (Bernsen draws a dark rim
