@@ -2226,6 +2226,14 @@ static bool ratio_window(struct ratio_job *j, const struct window *w, int radius
 	return true;
 }
 
+/* Whether window i of the ratio pass is read at a large rung of this
+ * radius: one the closing's buffers hold, where a live region spans
+ * THIRD_RATIO_LARGE_SIDE times it. */
+static bool large_rung(const struct ratio_job *j, int i, int radius)
+{
+	return radius <= CLOSING_MAX_RADIUS && j->side[i] >= THIRD_RATIO_LARGE_SIDE * radius;
+}
+
 static bool ratio_read(struct ratio_job *j)
 {
 	const struct engine_config *c = j->job.cfg;
@@ -2245,13 +2253,9 @@ static bool ratio_read(struct ratio_job *j)
 	j->large_from = j->job.out.n_fids;
 	for (int i = 0; i < n && c->ratio3_large; i++) {
 		const struct window *w = j->n < 0 ? &whole : &j->win[i];
-		for (int q = 2; q < 2 + THIRD_RATIO_LARGE_RUNGS; q++) {
+		for (int q = 2; q < 2 + THIRD_RATIO_LARGE_RUNGS && large_rung(j, i, q * c->thr.radius); q++) {
 			const int radius = q * c->thr.radius;
-			if (radius > CLOSING_MAX_RADIUS || j->side[i] < THIRD_RATIO_LARGE_SIDE * radius)
-				break;
-			const int up = radius + c->thr.radius;
-			const bool top = q == 1 + THIRD_RATIO_LARGE_RUNGS || up > CLOSING_MAX_RADIUS ||
-					 j->side[i] < THIRD_RATIO_LARGE_SIDE * up;
+			const bool top = q == 1 + THIRD_RATIO_LARGE_RUNGS || !large_rung(j, i, radius + c->thr.radius);
 			if (!ratio_window(j, w, radius, gate, THIRD_RATIO_LARGE_MIN * radius,
 					  top ? 0 : THIRD_RATIO_LARGE_MAX * radius))
 				return false;
