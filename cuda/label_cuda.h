@@ -64,7 +64,8 @@ struct cuda_label_config {
 	int timing;           /* benchmarks: 1 records CUDA events around the frame's kernels */
 };
 
-/* The launch paths (config path). Measured (README, Performance): the
+/* The launch paths (config path). Measured (README, "Performance";
+ * docs/performance.md, "The GPU labelling"): the
  * fused kernel is the faster up to 1080p, where the launches dominate; the
  * chain at 4K, where the work does and the chain's kernels each get as
  * many blocks as they need. */

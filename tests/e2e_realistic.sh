@@ -109,7 +109,7 @@ job shadow-small 44 --min-recall 0.72 --min-edge-recall 0.66 --max-wrong 0 --max
 # The small preset with reacTIVision's mini set (few, big leaves), when the
 # shared data is there: holds the small-symbol rules of the matcher (1 px
 # holes, a root whose ring merged with the table; specks in a root's own
-# area are no dots: see the README's wrong IDs) and the third scale's
+# area are no dots: see docs/recognition.md, "Wrong IDs") and the third scale's
 # small-symbol pass (radius_small; 0.48 without it) and the upsampled pass
 # (radius_up; 0.955 without it).
 MINI=${TABLETRACK_SHARED:-../shared}/fiducials/reactivision/mini.trees

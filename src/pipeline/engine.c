@@ -69,8 +69,8 @@ struct worker {
  * 24-48 px, the closing's running maximum fills the ink with the paper of
  * the ramp's brighter side, up to its radius across the ramp, and the
  * shadowed paper beside the ink falls under 70 % of that. Measured
- * (README, "The ink windows read twice": shadow-small, 24 frames, seeds
- * 44-48, both sets, 1920 symbols): 1548 read, 1573 with 65 % (no wrong
+ * (docs/recognition.md, "The ink windows read twice": shadow-small, 24
+ * frames, seeds 44-48, both sets, 1920 symbols): 1548 read, 1573 with 65 % (no wrong
  * ID or false positive added, one removed); 60 % read 10 more at seeds
  * 44-46 where 65 % read 14, and 60 % as a third read 2 more at 44-48; 65
  * % in place of 70 % lost 8 at 44-46; the ratio pass's rule at radius 3

@@ -77,7 +77,8 @@
  * most DEBLUR_KERNEL_RADIUS), and thresholded by Bernsen at radius
  * DEBLUR_DEFOCUS_RADIUS: the restored dots and holes are a few pixels
  * across with soft rims, which a small Bernsen window keeps and the local
- * mean at the symbol's scale thins or closes (measured in the README).
+ * mean at the symbol's scale thins or closes (measured in
+ * docs/recognition.md, "The deblurring pass's defocus branch").
  * The quartile: a defocus blurs every edge of the window, a hard shadow's
  * penumbra (1-3 px) only its own, and a window of sharp symbols that a
  * shadow's edges cross has a median near the threshold but a first
