@@ -15,7 +15,7 @@
  * renderer's truth (amoeba.md §7), fingers are bright round blobs of radius
  * r. Everything is deterministic per seed. --help lists the presets: named
  * option sets for harsh, real-room conditions (`tilt`, `barrel`, `uneven`,
- * `shadow`, `hands`, `small`, `motion`, `blur`, `room`, and `sheet`,
+ * `shadow`, `oblique`, `hands`, `small`, `motion`, `blur`, `room`, and `sheet`,
  * `sheet-half`, `sheet-full`: a printed sheet of IDs 0-11 photographed at
  * an angle in sunlight, as --sheet draws it, at three sizes); options after
  * --preset override it.
@@ -1360,6 +1360,9 @@ static const struct preset {
 	 "two hard shadows a frame whose edges cross symbols of 120-240 px, 1280x960 (a camera near the table)"},
 	{"sun", PRESET_BASE "--fids 8 --fid-size 32:96 --shadows 2 --one-light 1 --dark 0.55:0.75 --penumbra 3",
 	 "two hard shadows of one light (sunlight: shadow side 25-45 % of the lit side, penumbra 1-3 px)"},
+	{"oblique", PRESET_BASE "--fids 8 --fid-size 32:96 --shadows 2 --tilt 40 --k1 -0.35",
+	 "hard shadows, a tilted camera and a wide-angle lens together: two hard shadows a frame, tilt up to "
+	 "40 degrees, barrel lens k1 -0.35 (writes grid.txt)"},
 	{"hands", PRESET_BASE "--fids 8 --fid-size 32:96 --hands 2",
 	 "two hands a frame, fingertips on symbols, with shadows"},
 	{"small", PRESET_BASE "--fids 14 --fid-size 20:24", "symbols of 20-24 px, plain light"},
