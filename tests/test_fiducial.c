@@ -231,6 +231,39 @@ static void rig_free(struct rig *r)
 	segment_destroy(r->seg);
 }
 
+/* A matcher given another set derives its node-count tables again, also
+ * where the new set was parsed after the old one was freed and may have
+ * its address: the tables are keyed by tree_set_serial(), and a set
+ * without the drawn symbol's shape (6 nodes, depth 2) decodes nothing. */
+static void test_match_new_set(void **state)
+{
+	(void)state;
+	struct tree_set *a = set_parse("w0111111\n");
+	struct image_u8 img;
+	draw_symbol(&img, 0);
+	struct rig r;
+	rig_run(&r, a, &img, 100);
+	assert_int_equal(r.det.n_fids, 0);
+	const uint64_t serial_a = tree_set_serial(a);
+	assert_true(serial_a != 0);
+	tree_set_free(a);
+	struct tree_set *b = set_parse("w0111111\nw012211\n");
+	assert_true(tree_set_serial(b) != 0 && tree_set_serial(b) != serial_a);
+	struct match_config mc = {.trees = b, .max_width = img.width, .max_height = img.height, .root_min_px = 20,
+				  .root_max_px = 100};
+	assert_int_equal(match_set_config(r.mat, &mc), 0);
+	assert_int_equal(match_process(r.mat, r.tree, &img, &r.det), 0);
+	rig_expect(&r, 1);
+	/* Options alone changed: the same set, the same read. */
+	mc.even_leaves = true;
+	assert_int_equal(match_set_config(r.mat, &mc), 0);
+	assert_int_equal(match_process(r.mat, r.tree, &img, &r.det), 0);
+	rig_expect(&r, 1);
+	rig_free(&r);
+	image_u8_free(&img);
+	tree_set_free(b);
+}
+
 static void test_match_drawn(void **state)
 {
 	(void)state;
@@ -1615,6 +1648,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_canonicalize),
 		cmocka_unit_test(test_set_parse),
+		cmocka_unit_test(test_match_new_set),
 		cmocka_unit_test(test_match_drawn),
 		cmocka_unit_test(test_match_merged),
 		cmocka_unit_test(test_match_complete),

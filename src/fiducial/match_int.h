@@ -92,6 +92,7 @@ struct match {
 	 * noise leaves added (h = d or d + 1, N < n <= 2N). */
 	uint8_t over[11][OVER_MAX_NODES + 1];
 	int max_depth, max_nodes, dead_nodes;
+	uint64_t tables_serial; /* tree_set_serial() of the set the tables above were derived from; 0: none */
 	bool again;       /* the second round, on rebuilt lists: decoded symbols only */
 };
 

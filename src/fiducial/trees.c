@@ -1,6 +1,7 @@
 #include "trees.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,7 +22,12 @@ struct tree_set {
 	int32_t *slots;    /* open-addressing hash: IDs, -1 empty */
 	uint32_t n_slots;
 	int max_nodes, max_depth, min_nodes;
+	uint64_t serial;   /* tree_set_serial() */
 };
+
+/* The last serial given out (tree_set_serial); sets may be parsed on any
+ * thread. */
+static atomic_uint_least64_t last_serial;
 
 static uint32_t hash_str(const char *s)
 {
@@ -150,6 +156,11 @@ int tree_set_count(const struct tree_set *set)
 	return set ? set->n : 0;
 }
 
+uint64_t tree_set_serial(const struct tree_set *set)
+{
+	return set ? set->serial : 0;
+}
+
 int tree_set_max_nodes(const struct tree_set *set)
 {
 	return set ? set->max_nodes : 0;
@@ -248,6 +259,7 @@ int tree_set_parse(const char *text, size_t len, const char *name, struct tree_s
 		goto fail;
 	memset(set->slots, 0xff, n_slots * sizeof *set->slots);
 	set->min_nodes = TREES_MAX_NODES + 1;
+	set->serial = atomic_fetch_add(&last_serial, 1) + 1;
 
 	size_t pos = 0;
 	int line = 1;

@@ -32,6 +32,11 @@ int tree_set_count(const struct tree_set *set);
 int tree_set_max_nodes(const struct tree_set *set);   /* largest tree's node count */
 int tree_set_max_depth(const struct tree_set *set);   /* deepest tree's depth */
 int tree_set_min_nodes(const struct tree_set *set);
+/* A number no other set parsed in this process has (never 0; 0 for NULL).
+ * Tables derived from a set (the matcher's node-count tables) are keyed
+ * by it, not by the set's address: a set loaded again after the old one
+ * was freed may get that address. */
+uint64_t tree_set_serial(const struct tree_set *set);
 /* The ID of canonical string `canon` (with colour letter), or -1. */
 int tree_set_lookup(const struct tree_set *set, const char *canon);
 /* Token of ID `id` (with colour letter), or NULL. Borrowed from the set. */
