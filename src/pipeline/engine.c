@@ -106,15 +106,20 @@ struct worker {
  * THIRD_UP_TILE + 2 THIRD_UP_REACH pixels a side, else cut into tiles of
  * THIRD_UP_TILE, each enlarged with THIRD_UP_REACH pixels around it (a
  * symbol of THIRD_UP_MAX_PX whose centre lies in the tile lies wholly in
- * that); a symbol counts in the tile its centre lies in, so tiles that
- * overlap read it once. THIRD_UP_HALO_MAX: the most frame pixels a
- * threshold reads past the enlarged part (radius_up <= THIRD_UP_MAX_RADIUS
- * and the Gaussian's taps, in enlarged pixels, halved, rounded up, and one
- * more for the bilinear neighbour). */
-#define THIRD_UP_WIN_PX 64
+ * that, 8 px to spare); a symbol counts in the tile its centre lies in, so
+ * tiles that overlap read it once. Symbols of up to 96 px: where a hard
+ * shadow crosses a symbol of 55-75 px seen through a wide lens at a tilt,
+ * the walls between a blob's holes are 1-1.5 px and every threshold of
+ * the frame joins the holes; enlarged they stay apart (the oblique preset
+ * with reacTIVision's set, seeds 60-75: 3 more of 3070, sheet-half 1 more
+ * of 288, nothing lost, no wrong ID; 64 px before). THIRD_UP_HALO_MAX: the
+ * most frame pixels a threshold reads past the enlarged part (radius_up <=
+ * THIRD_UP_MAX_RADIUS and the Gaussian's taps, in enlarged pixels, halved,
+ * rounded up, and one more for the bilinear neighbour). */
+#define THIRD_UP_WIN_PX 96
 #define THIRD_UP_TILE 192
-#define THIRD_UP_REACH 40
-#define THIRD_UP_MAX_PX 64
+#define THIRD_UP_REACH 56
+#define THIRD_UP_MAX_PX 96
 #define THIRD_UP_MAX_RADIUS 8
 #define THIRD_UP_HALO_MAX ((THIRD_UP_MAX_RADIUS + THRESHOLD_GAUSS_MAX_RADIUS + 1) / 2 + 1)
 #define THIRD_UP_SIDE (THIRD_UP_TILE + 2 * THIRD_UP_REACH + 2 * THIRD_UP_HALO_MAX)
