@@ -29,3 +29,72 @@ int upsample2_part(const struct image_u8 *src, int x0, int y0, int x1, int y1, s
 	}
 	return 0;
 }
+
+/* Lanczos-3 weights, L(d) = sinc(d) sinc(d / 3) at d = -2.75 .. 2.25 scaled
+ * to sum 256, of the six source pixels i - 3 .. i + 2
+ * for a sample at i - 0.25; a sample at i + 0.25 takes them mirrored
+ * over i - 2 .. i + 3. */
+static const int LZ[6] = {2, -17, 69, 228, -34, 8};
+
+static inline int clampi(int v, int lo, int hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Source row sy (clamped to the frame) of columns x0 .. x1 - 1 enlarged
+ * along x, unscaled (weights' sum 256), into out (2 (x1 - x0) values). */
+static void lanczos_row(const struct image_u8 *src, int sy, int x0, int x1, int32_t *out)
+{
+	const uint8_t *r = image_u8_row(src, clampi(sy, 0, src->height - 1));
+	const int w = src->width;
+	for (int x = x0; x < x1; x++) {
+		int32_t a = 0, b = 0;
+		if (x >= 3 && x + 3 < w) {
+			const uint8_t *p = r + x - 3;
+			for (int k = 0; k < 6; k++) {
+				a += LZ[k] * p[k];
+				b += LZ[5 - k] * p[k + 1];
+			}
+		} else {
+			for (int k = 0; k < 6; k++) {
+				a += LZ[k] * r[clampi(x - 3 + k, 0, w - 1)];
+				b += LZ[5 - k] * r[clampi(x - 2 + k, 0, w - 1)];
+			}
+		}
+		out[2 * (x - x0)] = a;
+		out[2 * (x - x0) + 1] = b;
+	}
+}
+
+int upsample2_lanczos_part(const struct image_u8 *src, int x0, int y0, int x1, int y1, struct image_u8 *dst,
+			   int32_t *rows)
+{
+	if (x0 < 0 || y0 < 0 || x1 > src->width || y1 > src->height || x0 >= x1 || y0 >= y1 ||
+	    dst->width != 2 * (x1 - x0) || dst->height != 2 * (y1 - y0))
+		return ERR_RANGE;
+	const int n = dst->width;
+	/* Row k of the source enlarged along x lives in slot k mod 7 of rows:
+	 * source rows y - 3 .. y + 3 make output rows 2 (y - y0) and the next. */
+#define SLOT(k) (rows + (size_t)((((k) % UPSAMPLE2_LANCZOS_ROWS) + UPSAMPLE2_LANCZOS_ROWS) % UPSAMPLE2_LANCZOS_ROWS) * (size_t)n)
+	for (int k = y0 - 3; k < y0 + 3; k++)
+		lanczos_row(src, k, x0, x1, SLOT(k));
+	for (int y = y0; y < y1; y++) {
+		lanczos_row(src, y + 3, x0, x1, SLOT(y + 3));
+		const int32_t *h[7];
+		for (int k = 0; k < 7; k++)
+			h[k] = SLOT(y - 3 + k);
+		uint8_t *o0 = dst->data + (size_t)(2 * (y - y0)) * (size_t)dst->stride;
+		uint8_t *o1 = o0 + dst->stride;
+		for (int j = 0; j < n; j++) {
+			int32_t a = 0, b = 0;
+			for (int k = 0; k < 6; k++) {
+				a += LZ[k] * h[k][j];
+				b += LZ[5 - k] * h[k + 1][j];
+			}
+			o0[j] = (uint8_t)clampi((a + 32768) >> 16, 0, 255);
+			o1[j] = (uint8_t)clampi((b + 32768) >> 16, 0, 255);
+		}
+	}
+#undef SLOT
+	return 0;
+}

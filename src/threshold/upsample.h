@@ -1,5 +1,6 @@
 /*
- * upsample.h - a part of a grey frame enlarged twice, bilinear, in integers.
+ * upsample.h - a part of a grey frame enlarged twice, bilinear or Lanczos-3, in
+ * integers.
  *
  * For thresholding symbols whose holes and walls are 1-1.5 px across: at
  * twice the size they are 2-3 px, and a Bernsen window of radius 2-3 tells
@@ -24,5 +25,18 @@
  * y0 <= y < y1 of src enlarged twice. Returns 0, or ERR_RANGE where the
  * part is empty, outside src, or dst's size differs. */
 int upsample2_part(const struct image_u8 *src, int x0, int y0, int x1, int y1, struct image_u8 *dst);
+
+/* As upsample2_part, but each enlarged pixel is Lanczos-3's (a = 3) of the
+ * 6 x 6 source pixels around its place (the same mapping: x / 2 - 0.25),
+ * the weights of each axis, for a place a quarter pixel before source
+ * pixel i, (2, -17, 69, 228, -34, 8) / 256 over pixels i - 3 .. i + 2 (a
+ * quarter pixel after: mirrored over i - 2 .. i + 3), rounded and clamped
+ * to 0..255; neighbours clamped to the frame. Its negative lobes keep a
+ * 1-2 px hole darker than bilinear's blend of it with its walls (and ring
+ * beside a hard step). rows: scratch of UPSAMPLE2_LANCZOS_ROWS times
+ * dst's width values (the source rows enlarged along x). */
+#define UPSAMPLE2_LANCZOS_ROWS 7
+int upsample2_lanczos_part(const struct image_u8 *src, int x0, int y0, int x1, int y1, struct image_u8 *dst,
+			   int32_t *rows);
 
 #endif
