@@ -1223,7 +1223,7 @@ static void test_windows_ink(void **state)
  * edge px right of the symbol's centre (none where that is past the
  * frame), before the blur. */
 static int up_probe(const struct tree_set *set, int id, float size, float blur, int radius_small, int radius_up,
-			int close_up, float edge)
+			int close_up, float edge, bool sharp_up)
 {
 	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
 	int err = 0;
@@ -1235,7 +1235,7 @@ static int up_probe(const struct tree_set *set, int id, float size, float blur, 
 				   .radius2 = 2, .median2 = 3, .scale3 = true, .mode3 = THRESHOLD_MEAN,
 				   .mean_scale3 = 0.115f, .radius_small = radius_small,
 				   .radius_up = radius_up, .gate_up = 16, .close_up = close_up, .close_up_pct = 80,
-				   .match = {.trees = set, .root_min_px = 12, .root_max_px = 120},
+				   .sharp_up = sharp_up, .match = {.trees = set, .root_min_px = 12, .root_max_px = 120},
 				   .tracker = trk, .max_detections = 64};
 	struct engine *e = engine_create(&ec, &err);
 	assert_non_null(e);
@@ -1278,7 +1278,7 @@ static int up_probe(const struct tree_set *set, int id, float size, float blur, 
 
 static int pass_probe(const struct tree_set *set, int id, float size, float blur, int radius_small, int radius_up)
 {
-	return up_probe(set, id, size, blur, radius_small, radius_up, 0, (float)W);
+	return up_probe(set, id, size, blur, radius_small, radius_up, 0, (float)W, false);
 }
 
 static int small_probe(const struct tree_set *set, int id, float size, float blur, int radius_small)
@@ -1338,6 +1338,36 @@ static void test_up_pass(void **state)
 	tree_set_free(set);
 }
 
+/* Symbols of 22-24 px of reacTIVision's set (its first eight trees) whose
+ * 1-2 px holes the bilinear enlargement blends into their walls: no pass
+ * reads them, the upsampled pass's Lanczos read (sharp_up) does; over
+ * 22-30 px and three blurs it turns no read into another ID and no miss
+ * into one. */
+static void test_up_sharp(void **state)
+{
+	(void)state;
+	static const char text[] = "w0122222212212121111\nw0122212221222121111\nw0122212221221221111\nw0122212221212121111\n"
+				   "w0122222212221211111\nw0122222212212111111\nw0122222212222221111\nw0122222221212121111\n";
+	struct tree_set *set = NULL;
+	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
+	static const struct {
+		int id, size, blur;
+	} gained[] = {{2, 22, 2}, {4, 24, 2}, {6, 22, 0}, {6, 23, 1}};
+	for (size_t i = 0; i < sizeof gained / sizeof gained[0]; i++) {
+		const float size = (float)gained[i].size, blur = 0.3f * (float)gained[i].blur;
+		assert_int_equal(up_probe(set, gained[i].id, size, blur, 1, 2, 4, (float)W, false), 0);
+		assert_int_equal(up_probe(set, gained[i].id, size, blur, 1, 2, 4, (float)W, true), 1);
+	}
+	for (int id = 0; id < 8; id++)
+		for (int size = 22; size <= 30; size += 2)
+			for (int b = 0; b < 3; b++) {
+				const int without = up_probe(set, id, (float)size, 0.3f * (float)b, 1, 2, 4, (float)W, false);
+				const int with = up_probe(set, id, (float)size, 0.3f * (float)b, 1, 2, 4, (float)W, true);
+				assert_true(with >= without);
+			}
+	tree_set_free(set);
+}
+
 /* Symbols of 36-60 px crossed by a hard shadow's edge: Bernsen on the
  * enlarged part turns a band of the shadowed paper beside the edge black,
  * joined to the symbol (no pass reads them); the upsampled pass's closing
@@ -1357,14 +1387,14 @@ static void test_up_close(void **state)
 	for (size_t i = 0; i < sizeof lost / sizeof lost[0]; i++)
 		for (int b = 0; b < 2; b++) {
 			const float blur = 0.3f * (float)b, size = (float)lost[i].size, edge = (float)lost[i].edge;
-			assert_int_equal(up_probe(set, lost[i].id, size, blur, 1, 2, 0, edge), 0);
-			assert_int_equal(up_probe(set, lost[i].id, size, blur, 1, 2, 4, edge), 1);
+			assert_int_equal(up_probe(set, lost[i].id, size, blur, 1, 2, 0, edge, false), 0);
+			assert_int_equal(up_probe(set, lost[i].id, size, blur, 1, 2, 4, edge, false), 1);
 		}
 	for (int id = 0; id < 9; id++)
 		for (int size = 28; size <= 60; size += 16)
 			for (int edge = -8; edge <= 8; edge += 8) {
-				const int without = up_probe(set, id, (float)size, 0.0f, 1, 2, 0, (float)edge);
-				const int with = up_probe(set, id, (float)size, 0.0f, 1, 2, 4, (float)edge);
+				const int without = up_probe(set, id, (float)size, 0.0f, 1, 2, 0, (float)edge, false);
+				const int with = up_probe(set, id, (float)size, 0.0f, 1, 2, 4, (float)edge, false);
 				assert_true(with >= without);
 			}
 	tree_set_free(set);
@@ -1748,6 +1778,26 @@ static void test_merge_confirm(void **state)
 	tree_set_free(set);
 }
 
+/* A Lanczos read of the upsampled pass (merge_sharp_stands) stands where
+ * the bilinear read left no fuzzy tree at its place, or one its ID's tree
+ * lacks nodes of, or another ID's, or one with a node more; not where that
+ * tree is its ID's whole. */
+static void test_merge_sharp_stands(void **state)
+{
+	(void)state;
+	static const char text[] = "w0122211\nw012211\nb0122211\n";
+	struct tree_set *set = NULL;
+	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
+	assert_true(merge_sharp_stands(0, NULL, set));
+	assert_true(merge_sharp_stands(0, "w012211", set));
+	assert_true(merge_sharp_stands(0, "w0122111", set));
+	assert_true(merge_sharp_stands(0, "w01222111", set));
+	assert_false(merge_sharp_stands(0, "w0122211", set));
+	assert_false(merge_sharp_stands(1, "w012211", set));
+	assert_true(merge_sharp_stands(2, "w0122211", set));
+	tree_set_free(set);
+}
+
 /* The tie-break (merge_tie_break): a third read that gives the second
  * scale's ID puts the second scale's symbol in the first's place; one that
  * gives the first's, another ID, or nothing leaves the first standing. */
@@ -2111,6 +2161,7 @@ int main(void)
 		cmocka_unit_test(test_merge_second_read),
 		cmocka_unit_test(test_merge_check),
 		cmocka_unit_test(test_merge_confirm),
+		cmocka_unit_test(test_merge_sharp_stands),
 		cmocka_unit_test(test_merge_tie_break),
 		cmocka_unit_test_setup_teardown(test_third_scale_radius_follows_symbol, setup, teardown),
 		cmocka_unit_test(test_windows_radius),
@@ -2121,6 +2172,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ink_windows_lower_pct, setup, teardown),
 		cmocka_unit_test(test_small_symbol_pass),
 		cmocka_unit_test(test_up_pass),
+		cmocka_unit_test(test_up_sharp),
 		cmocka_unit_test(test_up_close),
 		cmocka_unit_test(test_up_pass_tiles),
 		cmocka_unit_test_setup_teardown(test_closing_pass_under_shadow, setup, teardown),

@@ -198,6 +198,11 @@ static const struct config_option options[] = {
     OPT_INT("threshold", "close_up_pct", close_up_pct, "80", 1, 100, true, 0, "PERCENT",
             "the upsampled pass's closing read (close_up): white above this percent of the closing (at the "
             "closing pass's 70 a 47 px symbol of a shadowed sheet read as another ID)"),
+    OPT_BOOL("threshold", "sharp_up", sharp_up, "true", true, 0,
+             "the upsampled pass (radius_up) reads the places of the third scale's fuzzy symbols of up to "
+             "40 px again on the frame enlarged by Lanczos-3 instead of bilinear, which keeps the 1-2 px "
+             "holes of a 24-28 px symbol apart; such a read stands unless the bilinear read's tree there is "
+             "its ID's whole (left fuzzy by a rule of the matcher)"),
     OPT_FLOAT("threshold", "close_scale3", close_scale3, "0.04", 0, 1, true, 0, "RATIO",
               "third scale: a pass in its windows against the paper's own light (a grey closing whose "
               "radius is this fraction of a symbol's size, clamped to 3..63, tried down from the largest "

@@ -122,6 +122,12 @@ struct worker {
 #define THIRD_UP_MAX_PX 96
 #define THIRD_UP_MAX_RADIUS 8
 #define THIRD_UP_HALO_MAX ((THIRD_UP_MAX_RADIUS + THRESHOLD_GAUSS_MAX_RADIUS + 1) / 2 + 1)
+/* The upsampled pass's Lanczos read (up_sharp): the places of the third
+ * scale's fuzzy reads of at most UP_SHARP_MAX_PX (frame pixels); the
+ * trees of the first UP_SHARP_MAX_TREES fuzzy reads of a frame of the
+ * pass's own Bernsen read are kept to judge its reads by. */
+#define UP_SHARP_MAX_PX 40
+#define UP_SHARP_MAX_TREES 256
 #define THIRD_UP_SIDE (THIRD_UP_TILE + 2 * THIRD_UP_REACH + 2 * THIRD_UP_HALO_MAX)
 
 /* The frame's gate (frame_gate): its grey range and noise are read from
@@ -318,6 +324,13 @@ struct deblur_job {
 	float next;                 /* the blur the windows read decided for the next frame */
 };
 
+/* A fuzzy read of the upsampled pass's Bernsen read: its place and size
+ * (frame pixels) and its tree, for up_sharp(). */
+struct up_fuzzy {
+	float x, y, size;
+	char canon[TREES_MAX_NODES + 2];
+};
+
 struct third {
 	int32_t *scratch;      /* windows_scratch_len() for the frame size and region capacity */
 	size_t scratch_len;
@@ -344,7 +357,10 @@ struct third {
 	struct match *up_mat;
 	struct image_u8 up_img;
 	struct bitmask up_crop, up_win;
+	int32_t *up_rows; /* upsample2_lanczos_part's scratch for an enlarged part's width */
 	struct closing *up_close; /* its closing read (close_up > 0; else NULL) */
+	struct up_fuzzy up_fuzzy[UP_SHARP_MAX_TREES]; /* this frame's fuzzy reads of its Bernsen read */
+	int n_up_fuzzy;
 	struct ratio_job ratio;   /* the ratio pass (ratio3 > 0) */
 	struct deblur_job deblur; /* the deblurring pass (deblur3, mean_scale3 > 0) */
 	struct engine_third_stats stats;
@@ -795,6 +811,7 @@ static void third_free(struct engine *e)
 	segment_destroy(e->t3.up_seg);
 	match_destroy(e->t3.up_mat);
 	image_u8_free(&e->t3.up_img);
+	free(e->t3.up_rows);
 	bitmask_free(&e->t3.up_crop);
 	bitmask_free(&e->t3.up_win);
 	closing_destroy(e->t3.up_close);
@@ -840,6 +857,8 @@ static int up_sync(struct engine *e, bool on, const struct threshold_config *tc,
 		segment_destroy(t->up_seg);
 		match_destroy(t->up_mat);
 		image_u8_free(&t->up_img);
+		free(t->up_rows);
+		t->up_rows = NULL;
 		bitmask_free(&t->up_crop);
 		bitmask_free(&t->up_win);
 		closing_destroy(t->up_close);
@@ -859,6 +878,8 @@ static int up_sync(struct engine *e, bool on, const struct threshold_config *tc,
 	int adj = tree_set_max_nodes(mc->trees);
 	struct segment_config sc = {.max_width = side, .max_height = side, .adj_cap = adj < 8 ? 8 : adj};
 	int err = image_u8_alloc(&t->up_img, side, side);
+	if (!err && !(t->up_rows = malloc((size_t)UPSAMPLE2_LANCZOS_ROWS * (size_t)side * sizeof *t->up_rows)))
+		err = ERR_NOMEM;
 	if (!err)
 		err = bitmask_alloc(&t->up_crop, side, side);
 	if (!err)
@@ -1794,7 +1815,7 @@ struct up_view {
 };
 
 static bool up_enlarge(struct engine *e, const struct image_u8 *grey, const struct window *ext, int halo,
-		       struct up_view *v);
+		       bool lanczos, struct up_view *v);
 static bool up_decode(struct engine *e, struct up_view *v, const struct window *ext, const struct region_tree **tree);
 static int up_halo(const struct engine *e);
 
@@ -1826,7 +1847,7 @@ static bool small_confirm(struct engine *e, const struct image_u8 *grey, int fro
 						 .y1 = fy + r + 1 < grey->height ? fy + r + 1 : grey->height};
 			struct up_view v;
 			const struct region_tree *tree = NULL;
-			if (!up_enlarge(e, grey, &w, halo, &v) || threshold_process(t->up, &v.up, &v.crop) ||
+			if (!up_enlarge(e, grey, &w, halo, false, &v) || threshold_process(t->up, &v.up, &v.crop) ||
 			    !up_decode(e, &v, &w, &tree))
 				return false;
 			/* Enlarged pixel x lies at x / 2 - 0.25 in the frame (upsample.h). */
@@ -1884,9 +1905,10 @@ static bool third_small(struct engine *e, const struct image_u8 *grey)
 }
 
 /* The box ext of the frame enlarged with halo pixels around it (clamped
- * to the frame) into v. False: the enlarging failed. */
+ * to the frame) into v, bilinear or (lanczos) by Lanczos-3 (upsample.h).
+ * False: the enlarging failed. */
 static bool up_enlarge(struct engine *e, const struct image_u8 *grey, const struct window *ext, int halo,
-		       struct up_view *v)
+		       bool lanczos, struct up_view *v)
 {
 	struct third *t = &e->t3;
 	v->x0 = ext->x0 - halo > 0 ? ext->x0 - halo : 0;
@@ -1904,7 +1926,8 @@ static bool up_enlarge(struct engine *e, const struct image_u8 *grey, const stru
 	v->win.width = 2 * (ext->x1 - ext->x0);
 	v->win.height = 2 * (ext->y1 - ext->y0);
 	v->win.stride_words = (v->win.width + 63) / 64;
-	return upsample2_part(grey, v->x0, v->y0, cx1, cy1, &v->up) == 0;
+	return (lanczos ? upsample2_lanczos_part(grey, v->x0, v->y0, cx1, cy1, &v->up, t->up_rows)
+			: upsample2_part(grey, v->x0, v->y0, cx1, cy1, &v->up)) == 0;
 }
 
 /* v's thresholded mask cut to ext, segmented and matched into e->t3.det
@@ -1921,13 +1944,15 @@ static bool up_decode(struct engine *e, struct up_view *v, const struct window *
  * with halo pixels around it for the threshold, thresholded, cut out,
  * segmented and matched; symbols whose centre lies in the box core
  * (within ext) and of at most THIRD_UP_MAX_PX (in the frame's pixels)
- * appended to the scale's detections in frame coordinates, sizes halved. */
+ * appended to the scale's detections in frame coordinates, sizes halved;
+ * the trees of the Bernsen read's fuzzy reads of at most UP_SHARP_MAX_PX
+ * kept for up_sharp() (t->up_fuzzy). */
 static bool up_part(struct engine *e, const struct image_u8 *grey, const struct window *ext, const struct window *core,
 		    int halo)
 {
 	struct third *t = &e->t3;
 	struct up_view v;
-	if (!up_enlarge(e, grey, ext, halo, &v))
+	if (!up_enlarge(e, grey, ext, halo, false, &v))
 		return false;
 	/* Bernsen, then (close_up) the closing against the paper's own light:
 	 * where a hard shadow's edge crosses a small symbol, Bernsen's window
@@ -1957,6 +1982,15 @@ static bool up_part(struct engine *e, const struct image_u8 *grey, const struct 
 			if (f.size_px > (float)THIRD_UP_MAX_PX || f.x < (float)core->x0 - 0.5f ||
 			    f.x >= (float)core->x1 - 0.5f || f.y < (float)core->y0 - 0.5f || f.y >= (float)core->y1 - 0.5f)
 				continue;
+			struct up_fuzzy *u = &t->up_fuzzy[t->n_up_fuzzy];
+			if (r == 0 && !fid && f.root >= 0 && f.size_px <= (float)UP_SHARP_MAX_PX &&
+			    t->n_up_fuzzy < UP_SHARP_MAX_TREES &&
+			    match_canonical_string(tree, f.root, -1, u->canon, sizeof u->canon) > 0) {
+				u->x = f.x;
+				u->y = f.y;
+				u->size = f.size_px;
+				t->n_up_fuzzy++;
+			}
 			f.root = -1;
 			if (r == 1)
 				f.completed = 1;
@@ -2034,6 +2068,85 @@ static int up_halo(const struct engine *e)
 	return e->t3.up_close && e->cfg.close_up > 0 && e->cfg.close_up + 1 > halo ? e->cfg.close_up + 1 : halo;
 }
 
+/* Whether a Lanczos read of ID id at (x, y) (frame pixels, size across)
+ * stands against the upsampled pass's Bernsen read there: the nearest of
+ * its fuzzy reads (t->up_fuzzy) within 0.3 of size, judged by
+ * merge_sharp_stands(). */
+static bool up_sharp_agrees(const struct engine *e, int32_t id, float x, float y, float size)
+{
+	const struct third *t = &e->t3;
+	const float reach = 0.3f * size;
+	float best = reach * reach;
+	const char *canon = NULL;
+	for (int k = 0; k < t->n_up_fuzzy; k++) {
+		const float dx = t->up_fuzzy[k].x - x, dy = t->up_fuzzy[k].y - y;
+		if (dx * dx + dy * dy <= best) {
+			best = dx * dx + dy * dy;
+			canon = t->up_fuzzy[k].canon;
+		}
+	}
+	return merge_sharp_stands(id, canon, e->cfg.match.trees);
+}
+
+/* The upsampled pass's Lanczos read: each place of a fuzzy read of the
+ * third scale (d->fuzzy; the small-symbol pass's and the upsampled
+ * pass's own among them) of at most UP_SHARP_MAX_PX that no symbol of the
+ * first or third scale holds is enlarged again by Lanczos-3 (upsample.h)
+ * in a window reaching its size plus THIRD_SMALL_CHECK_PAD past its centre
+ * each way and thresholded as the pass does; the symbol read there whole
+ * nearest its centre (within 0.3 of its size) is kept as a completed read
+ * where up_sharp_agrees(). Bilinear interpolation blurs a 24-28 px
+ * symbol's 1-2 px holes and walls into their neighbours; Lanczos's lobes
+ * keep them apart, but its ringing also raises specks that the matcher
+ * can take for a dot while a hole is lost (a 25 px 53 read as 17, the
+ * Bernsen read's fuzzy tree 17's whole). The pass's check
+ * (small_check) reads these as its other symbols. */
+static bool up_sharp(struct engine *e, const struct image_u8 *grey, int halo)
+{
+	struct third *t = &e->t3;
+	struct detections *d = &e->s3.det;
+	const int n_fuzzy = d->n_fuzzy;
+	for (int i = 0; i < n_fuzzy; i++) {
+		const struct fiducial_det *u = &d->fuzzy[i];
+		if (u->size_px > (float)UP_SHARP_MAX_PX || merge_near(e->s1.det.fids, e->s1.det.n_fids, u) >= 0 ||
+		    merge_near(d->fids, d->n_fids, u) >= 0 || merge_near(d->fuzzy, i, u) >= 0)
+			continue;
+		const int r = (int)u->size_px + THIRD_SMALL_CHECK_PAD, fx = (int)u->x, fy = (int)u->y;
+		const struct window w = {.x0 = fx - r > 0 ? fx - r : 0, .y0 = fy - r > 0 ? fy - r : 0,
+					 .x1 = fx + r + 1 < grey->width ? fx + r + 1 : grey->width,
+					 .y1 = fy + r + 1 < grey->height ? fy + r + 1 : grey->height};
+		struct up_view v;
+		const struct region_tree *tree = NULL;
+		if (!up_enlarge(e, grey, &w, halo, true, &v) || threshold_process(t->up, &v.up, &v.crop) ||
+		    !up_decode(e, &v, &w, &tree))
+			return false;
+		/* Enlarged pixel x lies at x / 2 - 0.25 in the frame (upsample.h). */
+		const float ex = 2.0f * (u->x - (float)w.x0) + 0.5f, ey = 2.0f * (u->y - (float)w.y0) + 0.5f;
+		const float reach = 0.3f * 2.0f * u->size_px;
+		float best = reach * reach;
+		int pick = -1;
+		for (int k = 0; k < t->det.n_fids; k++) {
+			const float dx = t->det.fids[k].x - ex, dy = t->det.fids[k].y - ey;
+			if (t->det.fids[k].completed == 0 && dx * dx + dy * dy <= best) {
+				best = dx * dx + dy * dy;
+				pick = k;
+			}
+		}
+		if (pick < 0)
+			continue;
+		struct fiducial_det f = t->det.fids[pick];
+		f.x = 0.5f * f.x - 0.25f + (float)w.x0;
+		f.y = 0.5f * f.y - 0.25f + (float)w.y0;
+		f.size_px *= 0.5f;
+		if (!up_sharp_agrees(e, f.id, f.x, f.y, f.size_px))
+			continue;
+		f.root = -1;
+		f.completed = 1;
+		det_append(d, true, &f);
+	}
+	return true;
+}
+
 /* The third scale's upsampled pass (radius_up): in windows found as for
  * the small-symbol pass (the whole frame where they would cover more than
  * half of it), tile by tile, the frame enlarged twice (threshold/upsample.h)
@@ -2046,7 +2159,8 @@ static int up_halo(const struct engine *e)
  * pixels at radius_small_check still hold it (172 read as 127). Then,
  * where nothing of a symbol branches in the first scale's tree but its
  * holes and dots cluster as islands there (windows_find_islands), it
- * fills empty places (fallback_reads). */
+ * fills empty places (fallback_reads). Last (sharp_up), the places of
+ * small fuzzy symbols are read again enlarged by Lanczos-3 (up_sharp). */
 static bool third_up(struct engine *e, const struct image_u8 *grey)
 {
 	if (!e->t3.up)
@@ -2056,6 +2170,7 @@ static bool third_up(struct engine *e, const struct image_u8 *grey)
 	const int n = windows_or_frame(e, grey, found);
 	const int halo = up_halo(e);
 	const int from = e->s3.det.n_fids;
+	e->t3.n_up_fuzzy = 0;
 	bool ok = up_windows(e, grey, n, halo);
 	/* Then where only islands cluster (windows_find_islands; not after
 	 * the whole frame): reads that fill places no other read of the
@@ -2072,7 +2187,7 @@ static bool third_up(struct engine *e, const struct image_u8 *grey)
 						     THIRD_MAX_WINDOWS),
 				halo);
 	fallback_reads(e, own);
-	return ok && small_check(e, grey, from);
+	return ok && (!e->cfg.sharp_up || up_sharp(e, grey, halo)) && small_check(e, grey, from);
 }
 
 /* The third scale's matcher with match_config.even_leaves on (the

@@ -265,6 +265,11 @@ bool merge_confirm(struct detections *d, int i, const char *canon, const struct 
 	return true;
 }
 
+bool merge_sharp_stands(int32_t id, const char *canon, const struct tree_set *set)
+{
+	return !canon || !match_holds(set, id, canon, 0);
+}
+
 bool merge_tie_break(struct detections *d, int i, const struct fiducial_det *other, const struct detections *third)
 {
 	const int k = merge_near(third->fids, third->n_fids, &d->fids[i]);

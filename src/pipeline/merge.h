@@ -141,6 +141,19 @@ bool merge_check(struct detections *d, int i, const struct detections *check, co
 #define MERGE_CONFIRM_MISSING 2
 bool merge_confirm(struct detections *d, int i, const char *canon, const struct tree_set *set);
 
+/* Whether the upsampled pass's Lanczos read of ID id (engine.c up_sharp)
+ * stands against the pass's bilinear read at its place, whose fuzzy tree
+ * has canonical string canon (colour letter first; NULL: no fuzzy read
+ * there): not where canon is the ID's whole tree (match_holds, none
+ * missing). Such a tree was left fuzzy by a rule of the matcher (a speck
+ * taken for a dot while a hole was lost, dots of uneven sizes), which the
+ * sharper image does not answer: on small symbols of reacTIVision's set a
+ * 25 px 53 whose bilinear tree was 17's (a hole lost, a speck for a dot)
+ * was read 17 whole by the Lanczos read. A tree the ID's lacks nodes of
+ * or differs from (the bilinear image merged holes or walls), or none,
+ * lets it stand. */
+bool merge_sharp_stands(int32_t id, const char *canon, const struct tree_set *set);
+
 /* A third read where the first two scales disagree. Where the second
  * scale reads another whole ID at the place of a whole symbol of the
  * first scale's own (i, root >= 0), merge_scale() lets the first stand:
