@@ -1368,6 +1368,36 @@ static void test_up_sharp(void **state)
 	tree_set_free(set);
 }
 
+/* The same symbols of 26-28 px crossed by a hard shadow's edge: the
+ * Lanczos read's Bernsen reads nothing whole there, its closing read
+ * does (without it no pass reads them); over 24-32 px and edges left of,
+ * on and right of the centre the Lanczos read turns no read into another
+ * ID and no miss into one. */
+static void test_up_sharp_edge(void **state)
+{
+	(void)state;
+	static const char text[] = "w0122222212212121111\nw0122212221222121111\nw0122212221221221111\nw0122212221212121111\n"
+				   "w0122222212221211111\nw0122222212212111111\nw0122222212222221111\nw0122222221212121111\n";
+	struct tree_set *set = NULL;
+	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
+	static const struct {
+		int id, size, edge;
+	} gained[] = {{0, 26, -6}, {1, 28, 3}, {7, 28, 0}};
+	for (size_t i = 0; i < sizeof gained / sizeof gained[0]; i++) {
+		const float size = (float)gained[i].size, edge = (float)gained[i].edge;
+		assert_int_equal(up_probe(set, gained[i].id, size, 0.3f, 1, 2, 4, edge, false), 0);
+		assert_int_equal(up_probe(set, gained[i].id, size, 0.3f, 1, 2, 4, edge, true), 1);
+	}
+	for (int id = 0; id < 8; id++)
+		for (int size = 24; size <= 32; size += 4)
+			for (int edge = -6; edge <= 6; edge += 6) {
+				const int without = up_probe(set, id, (float)size, 0.3f, 1, 2, 4, (float)edge, false);
+				const int with = up_probe(set, id, (float)size, 0.3f, 1, 2, 4, (float)edge, true);
+				assert_true(with >= without);
+			}
+	tree_set_free(set);
+}
+
 /* Symbols of 36-60 px crossed by a hard shadow's edge: Bernsen on the
  * enlarged part turns a band of the shadowed paper beside the edge black,
  * joined to the symbol (no pass reads them); the upsampled pass's closing
@@ -2173,6 +2203,7 @@ int main(void)
 		cmocka_unit_test(test_small_symbol_pass),
 		cmocka_unit_test(test_up_pass),
 		cmocka_unit_test(test_up_sharp),
+		cmocka_unit_test(test_up_sharp_edge),
 		cmocka_unit_test(test_up_close),
 		cmocka_unit_test(test_up_pass_tiles),
 		cmocka_unit_test_setup_teardown(test_closing_pass_under_shadow, setup, teardown),

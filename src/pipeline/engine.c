@@ -2093,7 +2093,8 @@ static bool up_sharp_agrees(const struct engine *e, int32_t id, float x, float y
  * pass's own among them) of at most UP_SHARP_MAX_PX that no symbol of the
  * first or third scale holds is enlarged again by Lanczos-3 (upsample.h)
  * in a window reaching its size plus THIRD_SMALL_CHECK_PAD past its centre
- * each way and thresholded as the pass does; the symbol read there whole
+ * each way and thresholded as the pass does (Bernsen, then where that
+ * reads nothing whole there the closing read); the symbol read there whole
  * nearest its centre (within 0.3 of its size) is kept as a completed read
  * where up_sharp_agrees(). Bilinear interpolation blurs a 24-28 px
  * symbol's 1-2 px holes and walls into their neighbours; Lanczos's lobes
@@ -2117,19 +2118,29 @@ static bool up_sharp(struct engine *e, const struct image_u8 *grey, int halo)
 					 .y1 = fy + r + 1 < grey->height ? fy + r + 1 : grey->height};
 		struct up_view v;
 		const struct region_tree *tree = NULL;
-		if (!up_enlarge(e, grey, &w, halo, true, &v) || threshold_process(t->up, &v.up, &v.crop) ||
-		    !up_decode(e, &v, &w, &tree))
+		if (!up_enlarge(e, grey, &w, halo, true, &v))
 			return false;
 		/* Enlarged pixel x lies at x / 2 - 0.25 in the frame (upsample.h). */
 		const float ex = 2.0f * (u->x - (float)w.x0) + 0.5f, ey = 2.0f * (u->y - (float)w.y0) + 0.5f;
 		const float reach = 0.3f * 2.0f * u->size_px;
-		float best = reach * reach;
 		int pick = -1;
-		for (int k = 0; k < t->det.n_fids; k++) {
-			const float dx = t->det.fids[k].x - ex, dy = t->det.fids[k].y - ey;
-			if (t->det.fids[k].completed == 0 && dx * dx + dy * dy <= best) {
-				best = dx * dx + dy * dy;
-				pick = k;
+		/* Bernsen, then where it reads nothing whole there (close_up) the
+		 * closing against the paper's own light, as up_part() does: a hard
+		 * shadow's edge across the symbol. */
+		const int reads = t->up_close && e->cfg.close_up > 0 ? 2 : 1;
+		for (int rd = 0; rd < reads && pick < 0; rd++) {
+			if (rd == 0 ? threshold_process(t->up, &v.up, &v.crop)
+				    : closing_process(t->up_close, &v.up, e->cfg.close_up, e->cfg.close_up_pct, e->gate, &v.crop))
+				return false;
+			if (!up_decode(e, &v, &w, &tree))
+				return false;
+			float best = reach * reach;
+			for (int k = 0; k < t->det.n_fids; k++) {
+				const float dx = t->det.fids[k].x - ex, dy = t->det.fids[k].y - ey;
+				if (t->det.fids[k].completed == 0 && dx * dx + dy * dy <= best) {
+					best = dx * dx + dy * dy;
+					pick = k;
+				}
 			}
 		}
 		if (pick < 0)
