@@ -559,7 +559,7 @@ static bool dots_odd(const struct match *m, const struct region_tree *t, int32_t
 /* A blob whose largest hole has HOLES_UNEVEN_X times the area of its
  * smallest or more holds something else than a symbol's holes
  * (holes_uneven). */
-#define HOLES_UNEVEN_X 8
+#define HOLES_UNEVEN_X 7
 
 /* The root's children of canon (canonical, with colour letter) as slices
  * seg[i], len[i] (each starts with its "1"; in canon's descending order).
@@ -1108,11 +1108,16 @@ static bool speck_read(const struct match *m, const struct region_tree *t, int32
  * drawn alike; the reads of reacTIVision's set on the small preset (20-28
  * px), and of both sets on the tilt, barrel, shadow and sun presets at
  * 24 frames, have under 7 times between a blob's holes, whatever the
- * pass. A card's white margin taken
+ * pass (every realistic preset at 24 frames with both sets, and
+ * sheet-half at seeds 501-524: under 6.5). A card's white margin taken
  * for a root holds the whole symbol as one "blob", whose holes are the
  * symbol's holes (3-4 px) and the pieces of its own root (29-30 px), and
  * noise specks of the margin as its "dots": the first scale read a 26 px
- * 171 so as a 54 px 90 (small, 24-28 px, seed 58). */
+ * 171 so as a 54 px 90 (small, 24-28 px, seed 58). Two blobs joined
+ * across a hard shadow's band hold the band's noise between them as 1-2 px
+ * holes beside their own 4-7 px ones (a small root's read keeps them): the
+ * scaled pass's lower rung read a 33 px 4 of reacTIVision's set so as a
+ * 48 px 51 on sheet-half (seed 520, frame 22), 7 times apart. */
 static bool holes_uneven(const struct match *m, const struct region_tree *t, int32_t root)
 {
 	int n_adj;
