@@ -1001,6 +1001,46 @@ static void test_match_holes_uneven(void **state)
 	tree_set_free(set);
 }
 
+/* A one-hole blob's ring cut twice (decode.c, cut_read): two 36 px dots
+ * and a 10 x 10 px blob around a 4 x 4 px hole, whose ring two 1 px cuts
+ * (above and below the hole) split into arcs of 36 and 42 px, each a dot's
+ * area: the tree w01111 has as many nodes as the whole w01211, and its
+ * leaves pass the size filter. The arcs enclose the opened hole once the
+ * cuts are bridged, so the read stays fuzzy. Two whole dots a pixel apart
+ * where the blob was enclose nothing and read w01111; so does the cut
+ * blob where the set holds no w01211. */
+static void test_match_ring_arcs(void **state)
+{
+	(void)state;
+	struct tree_set *both = set_parse("w01211\nw01111\n");
+	struct tree_set *alone = set_parse("w01111\n");
+	for (int kind = 0; kind < 3; kind++) {
+		struct image_u8 img;
+		assert_int_equal(image_u8_alloc(&img, 80, 80), 0);
+		rect(&img, 0, 0, 79, 79, 255);
+		rect(&img, 5, 5, 74, 74, 0);
+		rect(&img, 12, 12, 67, 67, 255);
+		rect(&img, 20, 20, 25, 25, 0);
+		rect(&img, 52, 20, 57, 25, 0);
+		if (kind == 1) {
+			rect(&img, 38, 42, 43, 47, 0);
+			rect(&img, 45, 42, 50, 47, 0);
+		} else {
+			rect(&img, 40, 40, 49, 49, 0);
+			rect(&img, 43, 43, 46, 46, 255);
+			rect(&img, 44, 40, 44, 42, 255);
+			rect(&img, 44, 47, 44, 49, 255);
+		}
+		struct rig r;
+		rig_run(&r, kind == 2 ? alone : both, &img, 100);
+		rig_expect(&r, kind == 0 ? -1 : kind == 1 ? 1 : 0);
+		rig_free(&r);
+		image_u8_free(&img);
+	}
+	tree_set_free(both);
+	tree_set_free(alone);
+}
+
 /* A dot bridged to a blob (decode.c, bridged_read; match_config.thin_walls,
  * the upsampled pass): w012211 with a third hole of 3 x 3 px (9 px, under
  * half the others' 36) a single pixel from the blob's edge reads
@@ -1671,6 +1711,7 @@ int main(void)
 		cmocka_unit_test(test_match_split_hole),
 		cmocka_unit_test(test_match_speck_dot),
 		cmocka_unit_test(test_match_holes_uneven),
+		cmocka_unit_test(test_match_ring_arcs),
 		cmocka_unit_test(test_match_bridged),
 		cmocka_unit_test(test_match_opened_ring),
 		cmocka_unit_test(test_match_margin_root),

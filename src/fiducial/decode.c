@@ -968,12 +968,18 @@ static int leaf_holes(const struct match *m, const struct region_tree *t, int32_
  * tree of the set with one blob cut in two (moved_in_set) and the image
  * says so: a plain leaf of the root and a sibling, a pixel or less apart,
  * that enclose a pocket of the root's area (cut_pocket) of at least
- * CUT_MIN_POCKET pixels, the hole the cut opened, where the leaf (or, two
- * plain leaves, either) is not the size of the root's dots (dot_sized): a
- * whole dot in a bay of a blob's outline encloses a pocket too (a 51 px 83
- * on the dim preset, 8 px). The sizes are tried first, so a read whose
- * plain leaves are all dot-sized costs their sort alone; then the set
- * (only pairs whose uncut tree is in it), then the pixels. In the passes
+ * CUT_MIN_POCKET pixels, the hole the cut opened, where the leaf is not
+ * the size of the root's dots (dot_sized) or the sibling is a plain leaf
+ * too. A whole dot in a bay of a blob's outline encloses a pocket too (a
+ * 51 px 83 on the dim preset, 8 px), which its size keeps; two whole dots
+ * enclose nothing or next to nothing (cut_pocket), while a one-hole
+ * blob's ring cut twice leaves two arcs about a dot's area each, around
+ * its hole (ring arcs: where a hard shadow's edge crosses a tilted sheet,
+ * the closing pass read a 42 px 3 of reacTIVision's set so as 31, arcs of
+ * 16 and 19 px among dots of 15-17, a 6 px pocket). The sizes are tried
+ * first, so a read whose plain leaves are all dot-sized and apart costs
+ * their sort alone; then the set (only pairs whose uncut tree is in it),
+ * then the pixels. In the passes
  * for small symbols (few_specks: the small-symbol and upsampled passes)
  * no size is asked: there walls and holes are 1-2 px, so the piece a cut
  * leaves is a dot's size (a 27.5 px 76 of reacTIVision's set read as 71
@@ -992,17 +998,19 @@ static bool cut_read(const struct match *m, const struct region_tree *t, int32_t
 	/* known[j]: 0 not looked up, 1 the uncut tree is in the set, 2 not. */
 	uint8_t known[TREES_MAX_NODES + 1] = {0};
 	for (int i = 0; i < n; i++) {
-		/* A cut's plain leaf is no dot (of two plain leaves, one at least):
-		 * most reads end here, their pixels unread. */
+		/* A cut's plain leaf beside a blob is no dot: most reads end
+		 * here, their pixels unread. Beside another plain leaf it may be
+		 * one (a ring's arcs); each such pair is tried once. */
 		const struct region *a = reg(m, t, kid[i]);
-		if (has_kids(m, t, kid[i]) || (!m->cfg.few_specks && dot_sized(a->area, med)))
+		if (has_kids(m, t, kid[i]))
 			continue;
-		for (int q = 0; q < n; q++) {
+		const bool dot = !m->cfg.few_specks && dot_sized(a->area, med);
+		for (int q = dot ? i + 1 : 0; q < n; q++) {
 			const struct region *b = reg(m, t, kid[q]);
 			if (q == i || a->x0 > b->x1 + 2 || b->x0 > a->x1 + 2 || a->y0 > b->y1 + 2 || b->y0 > a->y1 + 2)
 				continue;
 			const int j = leaf_holes(m, t, kid[q]);
-			if (j < 0)
+			if (j < 0 || (dot && j > 0))
 				continue;
 			if (!known[j])
 				known[j] = moved_in_set(m->cfg.trees, canon, j, 1) ? 1 : 2;
