@@ -1041,6 +1041,51 @@ static void test_match_ring_arcs(void **state)
 	tree_set_free(alone);
 }
 
+/* A blob's hole opened into a bay while a dot-sized leaf was taken for a
+ * dot (decode.c, bay_read): a 25 x 25 px blob around a 4 x 4 px hole and
+ * a second 4 x 4 px hole joined to the blob's edge by a 2 px channel,
+ * three 36 px dots: w012111, the node count of w012211 (the hole back, a
+ * dot fewer), and no leaf is a speck. The blob fills under BAY_SOLIDITY of
+ * its ellipse and a closing gives it back a pocket larger than its hole,
+ * so the read stays fuzzy with both trees in the set and
+ * match_config.bays. Drawn without the bay (a true w012111) it is read;
+ * so is the bay where the set holds no w012211, or without bays. */
+static void test_match_bay(void **state)
+{
+	(void)state;
+	struct tree_set *both = set_parse("w012211\nw012111\n");
+	struct tree_set *alone = set_parse("w012111\n");
+	for (int kind = 0; kind < 4; kind++) {
+		struct image_u8 img;
+		assert_int_equal(image_u8_alloc(&img, 80, 80), 0);
+		rect(&img, 0, 0, 79, 79, 255);
+		rect(&img, 5, 5, 74, 74, 0);
+		rect(&img, 12, 12, 67, 67, 255);
+		rect(&img, 20, 20, 44, 44, 0);
+		rect(&img, 25, 25, 28, 28, 255);
+		if (kind != 1) {
+			rect(&img, 36, 36, 39, 39, 255);
+			rect(&img, 40, 37, 44, 38, 255);
+		}
+		rect(&img, 52, 20, 57, 25, 0);
+		rect(&img, 52, 36, 57, 41, 0);
+		rect(&img, 52, 52, 57, 57, 0);
+		struct rig r;
+		const struct tree_set *set = kind == 2 ? alone : both;
+		rig_run(&r, set, &img, 100);
+		struct match_config mc = {.trees = set, .max_width = 80, .max_height = 80, .root_min_px = 20,
+					  .root_max_px = 100, .bays = kind != 3};
+		assert_int_equal(match_set_config(r.mat, &mc), 0);
+		detections_clear(&r.det);
+		assert_int_equal(match_process(r.mat, r.tree, &img, &r.det), 0);
+		rig_expect(&r, kind == 0 ? -1 : kind == 2 ? 0 : 1);
+		rig_free(&r);
+		image_u8_free(&img);
+	}
+	tree_set_free(both);
+	tree_set_free(alone);
+}
+
 /* A dot bridged to a blob (decode.c, bridged_read; match_config.thin_walls,
  * the upsampled pass): w012211 with a third hole of 3 x 3 px (9 px, under
  * half the others' 36) a single pixel from the blob's edge reads
@@ -1712,6 +1757,7 @@ int main(void)
 		cmocka_unit_test(test_match_speck_dot),
 		cmocka_unit_test(test_match_holes_uneven),
 		cmocka_unit_test(test_match_ring_arcs),
+		cmocka_unit_test(test_match_bay),
 		cmocka_unit_test(test_match_bridged),
 		cmocka_unit_test(test_match_opened_ring),
 		cmocka_unit_test(test_match_margin_root),

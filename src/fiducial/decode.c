@@ -560,6 +560,9 @@ static bool dots_odd(const struct match *m, const struct region_tree *t, int32_t
  * smallest or more holds something else than a symbol's holes
  * (holes_uneven). */
 #define HOLES_UNEVEN_X 7
+/* A child of the root that fills under BAY_SOLIDITY of its moment ellipse,
+ * its holes taken for it, may have a hole opened into a bay (bay_read). */
+#define BAY_SOLIDITY 0.94
 
 /* The root's children of canon (canonical, with colour letter) as slices
  * seg[i], len[i] (each starts with its "1"; in canon's descending order).
@@ -1110,6 +1113,87 @@ static bool speck_read(const struct match *m, const struct region_tree *t, int32
 	return false;
 }
 
+/* How much of its moment ellipse region k fills with its holes (its
+ * children in the tree being read, specks left out) taken for it: its
+ * pixels over the area of the ellipse of its second moments. A filled
+ * disc gives 1, a filled square at any turn 0.955; a blob whose hole
+ * opened into a bay of its outline gives less. */
+static double filled_solidity(const struct match *m, const struct region_tree *t, int32_t k)
+{
+	const struct region *g = reg(m, t, k);
+	double n = g->area, sx = (double)g->sum_x, sy = (double)g->sum_y;
+	double sxx = (double)g->sum_xx, syy = (double)g->sum_yy, sxy = (double)g->sum_xy;
+	int n_k;
+	const int32_t *lk = adj_of(m, t, k, &n_k);
+	for (int z = 0; z < n_k; z++) {
+		if (!kept_child(m, lk[z], k))
+			continue;
+		const struct region *h = reg(m, t, lk[z]);
+		n += h->area;
+		sx += (double)h->sum_x;
+		sy += (double)h->sum_y;
+		sxx += (double)h->sum_xx;
+		syy += (double)h->sum_yy;
+		sxy += (double)h->sum_xy;
+	}
+	const double mx = sx / n, my = sy / n;
+	const double cxx = sxx / n - mx * mx, cyy = syy / n - my * my, cxy = sxy / n - mx * my;
+	const double det = cxx * cyy - cxy * cxy;
+	return det > 0 ? n / (4 * M_PI * sqrt(det)) : 0;
+}
+
+/* Whether a symbol read whole at root, canon its string, may be another
+ * tree of the set with a blob's hole opened into a bay of its outline and
+ * a leaf taken for a dot, whatever that leaf's size: a child of the root
+ * whose children are all leaves (j of them) fills under BAY_SOLIDITY of
+ * its moment ellipse (filled_solidity), the tree with a plain leaf taken
+ * away and a hole given to a child with j holes is in the set
+ * (moved_in_set), and a closing gives that child a pocket of the root's
+ * area of at least the symbol's median hole (ring_pocket, as hole_opened
+ * asks). Where a hard shadow's band or a patch of sunlight crosses a
+ * blob, the threshold opens one of its holes into the root's area and
+ * leaves a piece of its wall, or of the band, about a dot's size, which
+ * speck_read (a speck) misses: on the sheet-half preset with
+ * reacTIVision's set the deblurring pass read a 49 px 5 as 6, and the
+ * ratio pass a 34 px 4 as 55, with nothing else read there. Over the
+ * whole reads of sheet-half at seeds 501-524 and a tilted sheet (33 000),
+ * the set and the pocket held for 35 wrong reads and 11 right ones, each
+ * of those read so by another pass too, and every such blob filled under
+ * 0.94 of its ellipse, while whole blobs fill 0.94-1 (a read in 60 has a
+ * candidate blob under 0.94). The solidity is tried first, then the set,
+ * then the pixels. */
+static bool bay_read(const struct match *m, const struct region_tree *t, int32_t root, const char *canon)
+{
+	int32_t kid[TREES_MAX_NODES];
+	int area[TREES_MAX_NODES];
+	int n_leaf;
+	const int n = root_children(m, t, root, kid, area, &n_leaf);
+	if (n < 0)
+		return false;
+	/* known[j]: 0 not looked up, 1 the tree with a hole given to a child
+	 * of j holes is in the set, 2 not. */
+	uint8_t known[TREES_MAX_NODES + 1] = {0};
+	int need = -1;
+	for (int q = 0; q < n; q++) {
+		if ((m->flags[kid[q]] & FLAG_REPAIRED) || filled_solidity(m, t, kid[q]) >= BAY_SOLIDITY)
+			continue;
+		const int j = leaf_holes(m, t, kid[q]);
+		if (j < 0)
+			continue;
+		if (!known[j])
+			known[j] = moved_in_set(m->cfg.trees, canon, j, 1) ? 1 : 2;
+		if (known[j] != 1)
+			continue;
+		if (need < 0) {
+			const int med = median_hole(m, t, kid, n);
+			need = med > CUT_MIN_POCKET ? med : CUT_MIN_POCKET;
+		}
+		if (ring_pocket(m, t, kid[q]) >= need)
+			return true;
+	}
+	return false;
+}
+
 /* Whether a blob of the symbol at root (a child of the root) has holes
  * (its children that are leaves, specks left out) of uneven areas: the
  * largest HOLES_UNEVEN_X times the smallest or more. A symbol's holes are
@@ -1467,7 +1551,9 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	 * the dim preset, reacTIVision's set, a veto of the ratio pass so left
 	 * fuzzy let that pass's 17 stand at a 61 px 56). */
 	if (id >= 0 && read_whole &&
-	    ((!veto && speck_read(m, t, root, canon)) || cut_read(m, t, root, canon) || split_read(m, t, root, canon) ||
+	    ((!veto && (speck_read(m, t, root, canon) || (m->cfg.bays && bay_read(m, t, root, canon)))) ||
+	     cut_read(m, t, root, canon) ||
+	     split_read(m, t, root, canon) ||
 	     (m->cfg.thin_walls && bridged_read(m, t, root, canon))))
 		id = -1;
 	/* A small-symbol read that may be another ID's with a hole closed

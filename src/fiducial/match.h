@@ -258,6 +258,11 @@ struct match_config {
 					* third scale's ratio pass, pipeline/merge.h): the speck rule
 					* (decode.c, speck_read) leaves them be, since such a read of a
 					* damaged place still cancels another pass's read there */
+	bool bays;                     /* a whole read where a blob whose hole opened into a bay of its
+					* outline would take a hole from a leaf to make another tree of
+					* the set stays fuzzy, whatever that leaf's size (decode.c,
+					* bay_read; the third scale's passes but the small-symbol and
+					* upsampled ones) */
 };
 
 struct match;

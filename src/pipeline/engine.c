@@ -434,12 +434,15 @@ static void second_configs(const struct engine_config *c, struct threshold_confi
 /* The third scale thresholds the frame with its own method (the first
  * scale's other settings), in windows only (windows.h); its symbols are
  * merged where neither other scale found one. With the repair round: in
- * windows it costs little, and it finds symbols a shadow edge broke. */
+ * windows it costs little, and it finds symbols a shadow edge broke. Its
+ * passes read the shadows' damage, so with the bay rule (match.h bays):
+ * the ratio and deblurring passes take this configuration too. */
 static void third_configs(const struct engine_config *c, struct threshold_config *tc, struct match_config *mc)
 {
 	*tc = c->thr;
 	tc->mode = c->mode3;
 	symbols_only(c, mc);
+	mc->bays = true;
 }
 
 /* The small-symbol pass thresholds with Bernsen at radius_small and no
