@@ -1722,6 +1722,14 @@ static bool third_scaled(struct engine *e, const struct image_u8 *grey, struct t
 	return threshold_set_config(thr, &tc) == 0 && ok;
 }
 
+/* The square of half side r around (fx, fy), cut at grey's edges. */
+static struct window square_around(const struct image_u8 *grey, int fx, int fy, int r)
+{
+	return (struct window){.x0 = fx - r > 0 ? fx - r : 0, .y0 = fy - r > 0 ? fy - r : 0,
+			       .x1 = fx + r + 1 < grey->width ? fx + r + 1 : grey->width,
+			       .y1 = fy + r + 1 < grey->height ? fy + r + 1 : grey->height};
+}
+
 /* Reads the square of half side r around (fx, fy) (cut at the frame's
  * edge) again: thresholded by thr with halo pixels around it, cut out,
  * segmented (the third scale's segmenter) and matched by mat into
@@ -1731,10 +1739,8 @@ static bool reread(struct engine *e, const struct image_u8 *grey, int fx, int fy
 		   struct threshold *thr, struct match *mat)
 {
 	struct third *t = &e->t3;
-	const int x0 = fx - r > 0 ? fx - r : 0, y0 = fy - r > 0 ? fy - r : 0;
-	const struct window w = {.x0 = x0, .y0 = y0,
-				 .x1 = fx + r + 1 < grey->width ? fx + r + 1 : grey->width,
-				 .y1 = fy + r + 1 < grey->height ? fy + r + 1 : grey->height};
+	const struct window w = square_around(grey, fx, fy, r);
+	const int x0 = w.x0, y0 = w.y0;
 	struct window_cut k = window_cut(e, grey, &w, halo);
 	if (threshold_process(thr, &k.view, &k.crop))
 		return false;
@@ -1844,10 +1850,8 @@ static bool small_confirm(struct engine *e, const struct image_u8 *grey, int fro
 		char buf[TREES_MAX_NODES + 2];
 		const char *canon = NULL;
 		if (t->up) {
-			const int r = (int)f->size_px + THIRD_SMALL_CHECK_PAD, fx = (int)f->x, fy = (int)f->y;
-			const struct window w = {.x0 = fx - r > 0 ? fx - r : 0, .y0 = fy - r > 0 ? fy - r : 0,
-						 .x1 = fx + r + 1 < grey->width ? fx + r + 1 : grey->width,
-						 .y1 = fy + r + 1 < grey->height ? fy + r + 1 : grey->height};
+			const struct window w =
+				square_around(grey, (int)f->x, (int)f->y, (int)f->size_px + THIRD_SMALL_CHECK_PAD);
 			struct up_view v;
 			const struct region_tree *tree = NULL;
 			if (!up_enlarge(e, grey, &w, halo, false, &v) || threshold_process(t->up, &v.up, &v.crop) ||
@@ -2115,10 +2119,7 @@ static bool up_sharp(struct engine *e, const struct image_u8 *grey, int halo)
 		if (u->size_px > (float)UP_SHARP_MAX_PX || merge_near(e->s1.det.fids, e->s1.det.n_fids, u) >= 0 ||
 		    merge_near(d->fids, d->n_fids, u) >= 0 || merge_near(d->fuzzy, i, u) >= 0)
 			continue;
-		const int r = (int)u->size_px + THIRD_SMALL_CHECK_PAD, fx = (int)u->x, fy = (int)u->y;
-		const struct window w = {.x0 = fx - r > 0 ? fx - r : 0, .y0 = fy - r > 0 ? fy - r : 0,
-					 .x1 = fx + r + 1 < grey->width ? fx + r + 1 : grey->width,
-					 .y1 = fy + r + 1 < grey->height ? fy + r + 1 : grey->height};
+		const struct window w = square_around(grey, (int)u->x, (int)u->y, (int)u->size_px + THIRD_SMALL_CHECK_PAD);
 		struct up_view v;
 		const struct region_tree *tree = NULL;
 		if (!up_enlarge(e, grey, &w, halo, true, &v))
