@@ -455,12 +455,17 @@ static int label_link(struct segment *s, int height)
 				if (n_regions >= s->cap_regions)
 					return y;
 				id = n_regions++;
+				/* The run added in each branch: added once after
+				 * them, the two paths joined, and the compiler loaded
+				 * every field of the region on both (a quarter more
+				 * instructions a run). */
 				region_open(&regs[id], rn->colour, rn->x, rn->x + rn->len - 1, y);
+				region_add_run(&regs[id], sq, rn->x, rn->len, y);
 			} else {
 				id = runs[r].region;
+				region_add_run(&regs[id], sq, rn->x, rn->len, y);
 			}
 			rn->region = id;
-			region_add_run(&regs[id], sq, rn->x, rn->len, y);
 		}
 		for (int32_t k = k0; k + 1 < k1; k++)
 			adj_add(s, runs[k].region, runs[k + 1].region);
