@@ -765,50 +765,60 @@ static int cut_pocket(const struct match *m, const struct region_tree *t, int32_
 	const int w = x1 - x0 + 1, h = y1 - y0 + 1;
 	if (w > CUT_BOX_MAX || h > CUT_BOX_MAX || w < 3 || h < 3)
 		return 0;
-	uint8_t px[CUT_BOX_MAX * CUT_BOX_MAX];
-	memset(px, CUT_OTHER, (size_t)(w * h));
-	box_paint(t, x0, y0, x1, y1, px, w, (const int32_t[]){root, l, s}, (const uint8_t[]){CUT_ROOT, CUT_LEAF, CUT_BLOB},
-		  3);
-	for (int y = 0; y < h; y++)
-		for (int x = 0; x < w; x++) {
-			if (px[y * w + x] != CUT_ROOT)
+	/* The box in a frame of CUT_OUT a pixel wide: outside the box, a
+	 * pixel neither bridges nor lets the fill through, so no neighbour
+	 * needs a bounds test. */
+	enum { SIDE = CUT_BOX_MAX + 2 };
+	const int gw = w + 2, n_px = gw * (h + 2);
+	const int nb[8] = {-gw - 1, -gw, -gw + 1, -1, 1, gw - 1, gw, gw + 1};
+	uint8_t px[SIDE * SIDE];
+	memset(px, CUT_OUT, (size_t)n_px);
+	for (int y = 1; y <= h; y++)
+		memset(px + y * gw + 1, CUT_OTHER, (size_t)w);
+	box_paint(t, x0, y0, x1, y1, px + gw + 1, gw, (const int32_t[]){root, l, s},
+		  (const uint8_t[]){CUT_ROOT, CUT_LEAF, CUT_BLOB}, 3);
+	/* A pixel that touches both lies within a pixel of both boxes. */
+	const int bx0 = (a->x0 > b->x0 ? a->x0 : b->x0) - 1, by0 = (a->y0 > b->y0 ? a->y0 : b->y0) - 1;
+	const int bx1 = (a->x1 < b->x1 ? a->x1 : b->x1) + 1, by1 = (a->y1 < b->y1 ? a->y1 : b->y1) + 1;
+	for (int y = by0 < y0 ? y0 : by0; y <= by1 && y <= y1; y++)
+		for (int x = bx0 < x0 ? x0 : bx0; x <= bx1 && x <= x1; x++) {
+			const int i = (y - y0 + 1) * gw + x - x0 + 1;
+			if (px[i] != CUT_ROOT)
 				continue;
 			int seen = 0;
-			for (int dy = -1; dy <= 1; dy++)
-				for (int dx = -1; dx <= 1; dx++) {
-					const int yy = y + dy, xx = x + dx;
-					if (yy < 0 || yy >= h || xx < 0 || xx >= w)
-						continue;
-					const uint8_t c = px[yy * w + xx];
-					seen |= c == CUT_LEAF ? 1 : c == CUT_BLOB ? 2 : 0;
-				}
+			for (int z = 0; z < 8; z++) {
+				const uint8_t c = px[i + nb[z]];
+				seen |= c == CUT_LEAF ? 1 : c == CUT_BLOB ? 2 : 0;
+			}
 			if (seen == 3)
-				px[y * w + x] = CUT_BRIDGE;
+				px[i] = CUT_BRIDGE;
 		}
 	/* What the box's edge reaches through the root's area and other
 	 * regions; each pixel is pushed once. */
-	int16_t stack[CUT_BOX_MAX * CUT_BOX_MAX];
+	int16_t stack[SIDE * SIDE];
 	int n = 0;
-	for (int i = 0; i < w * h; i++) {
-		const int y = i / w, x = i % w;
-		if ((y == 0 || y == h - 1 || x == 0 || x == w - 1) && px[i] <= CUT_OTHER) {
-			px[i] = CUT_OUT;
-			stack[n++] = (int16_t)i;
+	for (int y = 1; y <= h; y++) {
+		const int step = y == 1 || y == h ? 1 : w - 1; /* the first and last rows whole, else their ends */
+		for (int x = 1; x <= w; x += step) {
+			const int i = y * gw + x;
+			if (px[i] <= CUT_OTHER) {
+				px[i] = CUT_OUT;
+				stack[n++] = (int16_t)i;
+			}
 		}
 	}
 	while (n > 0) {
-		const int i = stack[--n], y = i / w, x = i % w;
-		for (int dy = -1; dy <= 1; dy++)
-			for (int dx = -1; dx <= 1; dx++) {
-				const int yy = y + dy, xx = x + dx, k = i + dy * w + dx;
-				if (yy < 0 || yy >= h || xx < 0 || xx >= w || px[k] > CUT_OTHER)
-					continue;
-				px[k] = CUT_OUT;
-				stack[n++] = (int16_t)k;
-			}
+		const int i = stack[--n];
+		for (int z = 0; z < 8; z++) {
+			const int k = i + nb[z];
+			if (px[k] > CUT_OTHER)
+				continue;
+			px[k] = CUT_OUT;
+			stack[n++] = (int16_t)k;
+		}
 	}
 	int pocket = 0;
-	for (int i = 0; i < w * h; i++)
+	for (int i = 0; i < n_px; i++)
 		pocket += px[i] == CUT_ROOT;
 	return pocket;
 }
