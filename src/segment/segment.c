@@ -267,13 +267,18 @@ static int32_t row_cut(const uint64_t *row, int width, struct run *runs, int32_t
 	return n + 1;
 }
 
+/* The root of x's set, the path halved on the way. Nearly every run is a
+ * root or points at one (a run joined to the run above is pointed at that
+ * run's root): two loads and a test, no store. */
 static inline int32_t uf_find(int32_t *p, int32_t x)
 {
-	while (p[x] != x) {
-		p[x] = p[p[x]];
-		x = p[x];
+	int32_t r = p[x];
+	while (p[r] != r) {
+		p[x] = p[r];
+		x = p[r];
+		r = p[x];
 	}
-	return x;
+	return r;
 }
 
 /* Joins same-coloured runs of two consecutive rows that overlap in x: row
