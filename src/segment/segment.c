@@ -452,6 +452,7 @@ static int label_link(struct segment *s, int height)
 		const int32_t k0 = rf[y], k1 = rf[y + 1];
 		if (k0 == k1)
 			break; /* a frame cut short: no runs from here on */
+		int32_t left = -1; /* the region of the run before, the row's left/right contacts in order */
 		for (int32_t k = k0; k < k1; k++) {
 			struct run *rn = &runs[k];
 			const int32_t r = p[k];
@@ -471,9 +472,10 @@ static int label_link(struct segment *s, int height)
 				region_add_run(&regs[id], sq, rn->x, rn->len, y);
 			}
 			rn->region = id;
+			if (left >= 0)
+				adj_add(s, left, id);
+			left = id;
 		}
-		for (int32_t k = k0; k + 1 < k1; k++)
-			adj_add(s, runs[k].region, runs[k + 1].region);
 		if (y == 0 || y == height - 1) {
 			for (int32_t k = k0; k < k1; k++)
 				regs[runs[k].region].flags |= REGION_BORDER;
