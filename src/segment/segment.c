@@ -654,49 +654,62 @@ static bool seams_join(struct segment *s)
 	return true;
 }
 
+/* The region or seam part a labelled run of the band points at. */
+static inline struct region *band_region(struct segment *s, int32_t region)
+{
+	return region >= 0 ? &s->regions[region] : &s->slot_part[-region - 1];
+}
+
 static void band_label(struct segment *s, struct band *bd)
 {
 	const int height = s->mask->height;
 	struct run *runs = s->runs;
 	const int32_t *p = s->parent;
+	const int64_t *sq = s->sq;
 	int32_t id = bd->g0;
 	for (int y = bd->y0; y < bd->y1; y++) {
-		const bool edge_row = y == 0 || y == height - 1;
 		const int32_t k0 = s->row_first_run[y], k1 = s->row_first_run[y + 1];
-		struct region *reg = NULL, *first = NULL;
 		for (int32_t k = k0; k < k1; k++) {
 			struct run *rn = &runs[k];
 			const int32_t r = p[k];
+			/* The run added in each branch, as in label_link(): added
+			 * once after them, the paths joined, and the compiler
+			 * loaded every field of the region on each. */
 			if (r == k) {
 				rn->region = id;
 				s->span_of[id] = -1;
-				reg = &s->regions[id++];
+				struct region *reg = &s->regions[id++];
 				region_open(reg, rn->colour, rn->x, rn->x + rn->len - 1, y);
-			} else {
-				/* k's band-local root lr, and the region's root g. */
-				int32_t lr = r, g = p[r];
-				if (rn->region < 0) {
-					lr = k;
-					g = r;
-				}
-				if (g >= bd->r0) {
-					rn->region = runs[g].region;
-					reg = &s->regions[rn->region];
-				} else {
-					rn->region = runs[lr].region;
-					reg = &s->slot_part[-rn->region - 1];
-					if (reg->y0 > y)
-						reg->y0 = y;
-				}
+				region_add_run(reg, sq, rn->x, rn->len, y);
+				continue;
 			}
-			region_add_run(reg, s->sq, rn->x, rn->len, y);
-			if (edge_row)
-				reg->flags |= REGION_BORDER;
-			first = k == k0 ? reg : first;
+			/* k's band-local root lr, and the region's root g. */
+			int32_t lr = r, g = p[r];
+			if (rn->region < 0) {
+				lr = k;
+				g = r;
+			}
+			if (g >= bd->r0) {
+				rn->region = runs[g].region;
+				region_add_run(&s->regions[rn->region], sq, rn->x, rn->len, y);
+			} else {
+				rn->region = runs[lr].region;
+				struct region *part = &s->slot_part[-rn->region - 1];
+				if (part->y0 > y)
+					part->y0 = y;
+				region_add_run(part, sq, rn->x, rn->len, y);
+			}
 		}
-		/* Only the first and last run of a row touch the left and right borders. */
-		first->flags |= REGION_BORDER;
-		reg->flags |= REGION_BORDER;
+		/* Only the first and last run of a row touch the left and right
+		 * borders; read back after the row, as in label_link(), rather
+		 * than tested on every run. */
+		if (y == 0 || y == height - 1) {
+			for (int32_t k = k0; k < k1; k++)
+				band_region(s, runs[k].region)->flags |= REGION_BORDER;
+		} else {
+			band_region(s, runs[k0].region)->flags |= REGION_BORDER;
+			band_region(s, runs[k1 - 1].region)->flags |= REGION_BORDER;
+		}
 	}
 }
 
