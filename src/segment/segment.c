@@ -587,7 +587,7 @@ static void band_runs(struct segment *s, struct band *bd)
 		const int32_t a = s->row_first_run[y];
 		row_cut(bitmask_row(s->mask, y), width, runs, s->xend, p, a);
 		if (y > bd->y0)
-			rows_union(runs, s->xend, p, s->row_first_run[y - 1], a, a);
+			s->row_spans[y] = rows_union(runs, s->xend, p, s->row_first_run[y - 1], a, a);
 	}
 	/* A parent never follows its child, so one pass in order leaves every
 	 * run pointing straight at its band-local root. */
@@ -839,31 +839,41 @@ static void band_adjacency(struct segment *s, struct band *bd)
 		bd->span_n[j] = 0;
 	memset(bd->pairs, 0, PAIR_CACHE * sizeof *bd->pairs);
 	for (int y = bd->y0; y < bd->y1; y++) {
-		int32_t b = rf[y], b_end = rf[y + 1];
+		const int32_t b = rf[y], b_end = rf[y + 1];
 		for (int32_t k = b; k + 1 < b_end; k++)
 			adj_add_band(s, bd, runs[k].region, runs[k + 1].region);
 		if (y == 0)
 			continue;
-		const bool seam = y == bd->y0;
 		int32_t a = rf[y - 1], a_end = b;
-		bool same = runs[a].colour == runs[b].colour;
-		while (a < a_end) {
-			if (!same && (seam || new_contact(runs, a, b, xe[a], xe[b]))) {
-				const int32_t ra = runs[a].region, rb = runs[b].region;
-				if (!seam) {
-					adj_add_band(s, bd, ra, rb);
-				} else {
-					/* The upper band lists this contact for its own regions. */
-					adj_add_dir(s, bd, rb, ra);
-					if (s->span_of[ra] >= 0)
-						adj_add_dir(s, bd, ra, rb);
-				}
+		if (y > bd->y0) {
+			/* As in label_link(): only pairs of one span can be new,
+			 * and the row unions noted the rows that have any. */
+			if (!s->row_spans[y])
+				continue;
+			for (int32_t c = b; a < a_end;) {
+				const int32_t ea = xe[a], ec = xe[c];
+				if (new_contact(runs, a, c, ea, ec) && runs[a].colour != runs[c].colour)
+					adj_add_band(s, bd, runs[a].region, runs[c].region);
+				a += ea <= ec;
+				c += ec <= ea;
 			}
-			const int32_t ea = xe[a], eb = xe[b];
-			const bool da = ea <= eb, db = eb <= ea;
-			same ^= da ^ db;
+			continue;
+		}
+		/* The upper seam: every contact, the upper band lists this
+		 * contact for its own regions. */
+		bool same = runs[a].colour == runs[b].colour;
+		for (int32_t c = b; a < a_end;) {
+			if (!same) {
+				const int32_t ra = runs[a].region, rc = runs[c].region;
+				adj_add_dir(s, bd, rc, ra);
+				if (s->span_of[ra] >= 0)
+					adj_add_dir(s, bd, ra, rc);
+			}
+			const int32_t ea = xe[a], ec = xe[c];
+			const bool da = ea <= ec, dc = ec <= ea;
+			same ^= da ^ dc;
 			a += da;
-			b += db;
+			c += dc;
 		}
 	}
 	if (bd->y1 == s->mask->height)
