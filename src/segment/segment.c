@@ -831,17 +831,28 @@ static inline __attribute__((always_inline)) void adj_add_band(struct segment *s
 
 static void band_adjacency(struct segment *s, struct band *bd)
 {
-	const struct run *runs = s->runs;
+	struct run *runs = s->runs;
 	const int32_t *rf = s->row_first_run, *xe = s->xend;
-	if (bd->y1 - bd->y0 > 2)
-		fix_runs(s, rf[bd->y0 + 1], rf[bd->y1 - 1]);
 	for (int32_t j = 0; j < s->n_span; j++)
 		bd->span_n[j] = 0;
 	memset(bd->pairs, 0, PAIR_CACHE * sizeof *bd->pairs);
 	for (int y = bd->y0; y < bd->y1; y++) {
 		const int32_t b = rf[y], b_end = rf[y + 1];
-		for (int32_t k = b; k + 1 < b_end; k++)
-			adj_add_band(s, bd, runs[k].region, runs[k + 1].region);
+		/* The row's left/right contacts, its runs given their final
+		 * region on the way (seam rows have theirs from seams_finish();
+		 * no other band reads this band's inner rows): one pass over
+		 * the row, and each region read once. */
+		int32_t left = -1;
+		for (int32_t k = b; k < b_end; k++) {
+			int32_t id = runs[k].region;
+			if (id < 0) {
+				id = s->slot_region[-id - 1];
+				runs[k].region = id;
+			}
+			if (left >= 0)
+				adj_add_band(s, bd, left, id);
+			left = id;
+		}
 		if (y == 0)
 			continue;
 		int32_t a = rf[y - 1], a_end = b;
