@@ -600,16 +600,6 @@ static void band_runs(struct segment *s, struct band *bd)
 	bd->n_demoted = 0;
 }
 
-/* Root of a band-local root after seam joins; touches only such roots. */
-static inline int32_t seam_find(int32_t *p, int32_t x)
-{
-	while (p[x] != x) {
-		p[x] = p[p[x]];
-		x = p[x];
-	}
-	return x;
-}
-
 /* Joins regions across the seams. A band-local root joined under another
  * gets a slot: runs[root].region = -(slot + 1) marks it for LABEL. Returns
  * false when the slots run out. */
@@ -624,7 +614,11 @@ static bool seams_join(struct segment *s)
 		bool same = runs[a].colour == runs[c].colour;
 		while (a < a_end) {
 			if (same) {
-				int32_t ra = seam_find(p, p[a]), rc = seam_find(p, p[c]);
+				/* From the band-local roots, so that uf_find()
+				 * rewrites no run's parent but a root's:
+				 * band_label() reads every run's band-local root
+				 * in p. */
+				int32_t ra = uf_find(p, p[a]), rc = uf_find(p, p[c]);
 				if (ra != rc) {
 					int32_t keep = ra < rc ? ra : rc, gone = ra < rc ? rc : ra;
 					if (s->n_slots == s->slot_cap)
@@ -643,14 +637,20 @@ static bool seams_join(struct segment *s)
 				}
 			}
 			const int32_t ea = s->xend[a], ec = s->xend[c];
-			const bool da = ea <= ec, dc = ec <= ea;
-			same ^= da ^ dc;
-			a += da;
-			c += dc;
+			if (ea < ec) {
+				a++;
+				same = !same;
+			} else if (ec < ea) {
+				c++;
+				same = !same;
+			} else {
+				a++;
+				c++;
+			}
 		}
 	}
 	for (int32_t i = 0; i < s->n_slots; i++)
-		p[s->slot_run[i]] = seam_find(p, s->slot_run[i]);
+		p[s->slot_run[i]] = uf_find(p, s->slot_run[i]);
 	return true;
 }
 
@@ -881,10 +881,16 @@ static void band_adjacency(struct segment *s, struct band *bd)
 					adj_add_dir(s, bd, ra, rc);
 			}
 			const int32_t ea = xe[a], ec = xe[c];
-			const bool da = ea <= ec, dc = ec <= ea;
-			same ^= da ^ dc;
-			a += da;
-			c += dc;
+			if (ea < ec) {
+				a++;
+				same = !same;
+			} else if (ec < ea) {
+				c++;
+				same = !same;
+			} else {
+				a++;
+				c++;
+			}
 		}
 	}
 	if (bd->y1 == s->mask->height)
@@ -897,10 +903,16 @@ static void band_adjacency(struct segment *s, struct band *bd)
 		if (!same && s->span_of[runs[a].region] < 0)
 			adj_add_owned(s->regions, s->adj, s->cfg.adj_cap, runs[a].region, runs[b].region);
 		const int32_t ea = xe[a], eb = xe[b];
-		const bool da = ea <= eb, db = eb <= ea;
-		same ^= da ^ db;
-		a += da;
-		b += db;
+		if (ea < eb) {
+			a++;
+			same = !same;
+		} else if (eb < ea) {
+			b++;
+			same = !same;
+		} else {
+			a++;
+			b++;
+		}
 	}
 }
 
