@@ -683,17 +683,20 @@ static void band_label(struct segment *s, struct band *bd)
 				region_add_run(reg, sq, rn->x, rn->len, y);
 				continue;
 			}
-			/* k's band-local root lr, and the region's root g. */
-			int32_t lr = r, g = p[r];
-			if (rn->region < 0) {
-				lr = k;
-				g = r;
-			}
+			/* The region's root g: r's parent, r itself where k is a
+			 * band-local root joined at a seam (p[k] is the root
+			 * then, and a root is its own parent). */
+			const int32_t g = p[r];
 			if (g >= bd->r0) {
 				rn->region = runs[g].region;
 				region_add_run(&s->regions[rn->region], sq, rn->x, rn->len, y);
 			} else {
-				rn->region = runs[lr].region;
+				/* The seam part of k's band-local root r, or of k
+				 * itself, which seams_join() marked (a run's region
+				 * is never negative otherwise). Looked at here only:
+				 * most runs take the branch above. */
+				if (rn->region >= 0)
+					rn->region = runs[r].region;
 				struct region *part = &s->slot_part[-rn->region - 1];
 				if (part->y0 > y)
 					part->y0 = y;
