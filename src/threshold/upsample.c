@@ -66,6 +66,24 @@ static void lanczos_row(const struct image_u8 *src, int sy, int x0, int x1, int3
 	}
 }
 
+/* Output rows o0 and o1 (n pixels) from the seven rows h0 .. h6 enlarged
+ * along x: o0 weighs h0 .. h5, o1 h1 .. h6 mirrored. Each row its own
+ * restrict pointer, so that the compiler keeps the loop over j in vector
+ * registers (the bytes stored alias nothing read). */
+static void lanczos_cols(const int32_t *restrict h0, const int32_t *restrict h1, const int32_t *restrict h2,
+			 const int32_t *restrict h3, const int32_t *restrict h4, const int32_t *restrict h5,
+			 const int32_t *restrict h6, int n, uint8_t *restrict o0, uint8_t *restrict o1)
+{
+	for (int j = 0; j < n; j++) {
+		const int32_t a = LZ[0] * h0[j] + LZ[1] * h1[j] + LZ[2] * h2[j] + LZ[3] * h3[j] + LZ[4] * h4[j] +
+				  LZ[5] * h5[j];
+		const int32_t b = LZ[5] * h1[j] + LZ[4] * h2[j] + LZ[3] * h3[j] + LZ[2] * h4[j] + LZ[1] * h5[j] +
+				  LZ[0] * h6[j];
+		o0[j] = (uint8_t)clampi((a + 32768) >> 16, 0, 255);
+		o1[j] = (uint8_t)clampi((b + 32768) >> 16, 0, 255);
+	}
+}
+
 int upsample2_lanczos_part(const struct image_u8 *src, int x0, int y0, int x1, int y1, struct image_u8 *dst,
 			   int32_t *rows)
 {
@@ -80,20 +98,9 @@ int upsample2_lanczos_part(const struct image_u8 *src, int x0, int y0, int x1, i
 		lanczos_row(src, k, x0, x1, SLOT(k));
 	for (int y = y0; y < y1; y++) {
 		lanczos_row(src, y + 3, x0, x1, SLOT(y + 3));
-		const int32_t *h[7];
-		for (int k = 0; k < 7; k++)
-			h[k] = SLOT(y - 3 + k);
 		uint8_t *o0 = dst->data + (size_t)(2 * (y - y0)) * (size_t)dst->stride;
-		uint8_t *o1 = o0 + dst->stride;
-		for (int j = 0; j < n; j++) {
-			int32_t a = 0, b = 0;
-			for (int k = 0; k < 6; k++) {
-				a += LZ[k] * h[k][j];
-				b += LZ[5 - k] * h[k + 1][j];
-			}
-			o0[j] = (uint8_t)clampi((a + 32768) >> 16, 0, 255);
-			o1[j] = (uint8_t)clampi((b + 32768) >> 16, 0, 255);
-		}
+		lanczos_cols(SLOT(y - 3), SLOT(y - 2), SLOT(y - 1), SLOT(y), SLOT(y + 1), SLOT(y + 2), SLOT(y + 3), n,
+			     o0, o0 + dst->stride);
 	}
 #undef SLOT
 	return 0;
