@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "../src/config/config.h"
 #include "../src/core/clock.h"
 #include "../src/core/err.h"
 #include "../src/core/log.h"
@@ -16,6 +17,7 @@
 #include "../src/fiducial/trees.h"
 #include "../src/pipeline/engine.h"
 #include "../src/pipeline/merge.h"
+#include "../src/pipeline/settings.h"
 #include "../src/pipeline/windows.h"
 #include "../src/segment/segment.h"
 #include "common/testutil.h"
@@ -1214,6 +1216,48 @@ static void test_windows_ink(void **state)
 	win_fixture_close(&f);
 }
 
+/* The ink tiles not yet read (windows_find_ink_unread): print in a
+ * shadow beside lit paper makes ink in the tiles at (3, 3) and (3, 4);
+ * with no read their window is windows_find_ink's; a read symbol whose box
+ * holds the first tile's centre leaves the second's window; one whose box
+ * holds both centres leaves none. */
+static void test_windows_ink_unread(void **state)
+{
+	(void)state;
+	struct win_fixture f;
+	win_fixture_open(&f);
+	static int32_t scratch[WINDOWS_SCRATCH];
+	struct window win[4];
+	struct image_u8 g;
+	assert_int_equal(image_u8_alloc(&g, W, H), 0);
+	mask_clear(&f.m);
+	grey_fill(&g, 0, 0, W, H, 230);
+	grey_fill(&g, 96, 96, 160, 160, 80);
+	grey_checker(&g, 100, 100, 130, 130, 10, 80);
+	const struct region_tree *tree = NULL;
+	assert_int_equal(segment_process(f.seg, &f.m, &tree), 0);
+	struct windows_scan scan;
+	windows_scan(&scan, tree, &f.d, 120, 64, &g, 0, scratch, WINDOWS_SCRATCH);
+	windows_ink(&scan, 32, 8);
+	struct detections read;
+	assert_int_equal(detections_alloc(&read, 4), 0);
+	assert_int_equal(windows_find_ink_unread(&scan, &read, 32, 3, win, 4), 1);
+	assert_int_equal(win[0].x0, 3 * WINDOWS_TILE - 32);
+	assert_int_equal(win[0].y0, 3 * WINDOWS_TILE - 32);
+	assert_int_equal(win[0].x1, 4 * WINDOWS_TILE + 32);
+	assert_int_equal(win[0].y1, 5 * WINDOWS_TILE + 32);
+	read.n_fids = 1;
+	read.fids[0] = (struct fiducial_det){.id = 1, .x = 112, .y = 108, .size_px = 16};
+	assert_int_equal(windows_find_ink_unread(&scan, &read, 32, 3, win, 4), 1);
+	assert_int_equal(win[0].y0, 4 * WINDOWS_TILE - 32);
+	assert_int_equal(win[0].y1, 5 * WINDOWS_TILE + 32);
+	read.fids[0] = (struct fiducial_det){.id = 1, .x = 112, .y = 128, .size_px = 40};
+	assert_int_equal(windows_find_ink_unread(&scan, &read, 32, 3, win, 4), 0);
+	detections_free(&read);
+	image_u8_free(&g);
+	win_fixture_close(&f);
+}
+
 /* 1: the symbol id of set decoded alone, 0: nothing, negative: another ID;
  * drawn size px across on a dark table, softened by blur (the weight of a
  * 3 x 3 box mean mixed in), through an engine whose third scale has the
@@ -1393,6 +1437,103 @@ static void test_up_sharp_edge(void **state)
 			for (int edge = -6; edge <= 6; edge += 6) {
 				const int without = up_probe(set, id, (float)size, 0.3f, 1, 2, 4, (float)edge, false);
 				const int with = up_probe(set, id, (float)size, 0.3f, 1, 2, 4, (float)edge, true);
+				assert_true(with >= without);
+			}
+	tree_set_free(set);
+}
+
+/* The daemon's defaults (config_defaults) with ink_up as given, over a
+ * symbol of set drawn as in a hard shadow: table 150, card 220, ink 30, at
+ * 0.4 rad, the light scaled by `shadow` left of a step edge px right of
+ * the symbol's centre (a 2 px ramp), half blurred by a 3 x 3 box and
+ * given uniform noise of +-noise (a fixed LCG from seed). 1: read as id
+ * and nothing else; 0: not read; -1: another ID read. */
+static int ink_probe(const struct tree_set *set, int id, float size, float edge, float shadow, int noise,
+			unsigned seed, bool ink_up)
+{
+	struct tt_config c;
+	config_defaults(&c);
+	c.ink_up = ink_up;
+	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
+	int err = 0;
+	struct track *trk = track_create(&tk, &err);
+	assert_non_null(trk);
+	struct engine_config ec;
+	engine_config_from(&c, set, trk, W, H, &ec);
+	ec.backend = "cpu";
+	struct engine *e = engine_create(&ec, &err);
+	assert_non_null(e);
+	struct image_u8 img, copy;
+	assert_int_equal(image_u8_alloc(&img, W, H), 0);
+	assert_int_equal(image_u8_alloc(&copy, W, H), 0);
+	for (int y = 0; y < H; y++)
+		memset(image_u8_row(&img, y), 150, W);
+	struct render_options ro;
+	render_options_default(&ro);
+	ro.black = 30;
+	ro.white = 220;
+	assert_int_equal(render_symbol(tree_set_token(set, id), size, 0.4f, 160.3f, 120.6f, &img, &ro), 0);
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++) {
+			const float t = ((float)x - (160.3f + edge)) / 2.0f + 0.5f;
+			const float k = t <= 0.0f ? shadow : t >= 1.0f ? 1.0f : shadow + t * (1.0f - shadow);
+			image_u8_row(&img, y)[x] = (uint8_t)((float)image_u8_row(&img, y)[x] * k + 0.5f);
+		}
+	for (int y = 0; y < H; y++)
+		memcpy(image_u8_row(&copy, y), image_u8_row(&img, y), W);
+	unsigned r = seed;
+	for (int y = 1; y < H - 1; y++)
+		for (int x = 1; x < W - 1; x++) {
+			int sum = 0;
+			for (int dy = -1; dy <= 1; dy++)
+				for (int dx = -1; dx <= 1; dx++)
+					sum += image_u8_row(&copy, y + dy)[x + dx];
+			r = r * 1103515245u + 12345u;
+			const int v = (int)(0.5f * (float)image_u8_row(&copy, y)[x] + 0.5f * (float)sum / 9.0f + 0.5f) +
+				      (int)((r >> 16) % (unsigned)(2 * noise + 1)) - noise;
+			image_u8_row(&img, y)[x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+		}
+	struct tracked_state st;
+	for (uint64_t i = 1; i <= 2; i++)
+		assert_int_equal(engine_process(e, &img, i, (int64_t)i * 33000000, &st), 0);
+	const struct detections *d = engine_detections(e);
+	int res = 0;
+	for (int i = 0; i < d->n_fids; i++)
+		res = d->fids[i].id == id && res == 0 ? 1 : -1;
+	engine_destroy(e);
+	track_destroy(trk);
+	image_u8_free(&img);
+	image_u8_free(&copy);
+	return res;
+}
+
+/* reacTIVision's first eight trees, as test_up_sharp's. */
+static const char rtv8[] = "w0122222212212121111\nw0122212221222121111\nw0122212221221221111\nw0122212221212121111\n"
+			   "w0122222212221211111\nw0122222212212111111\nw0122222212222221111\nw0122222221212121111\n";
+
+/* Symbols of 24-30 px of reacTIVision's set mostly in a hard shadow (a
+ * third of the light) with noise: no pass reads them, the upsampled
+ * pass's read of the ink windows (ink_up) does; over 24-32 px and edges
+ * across the symbol it turns no read into another ID and no miss into
+ * one. */
+static void test_up_ink(void **state)
+{
+	(void)state;
+	struct tree_set *set = NULL;
+	assert_int_equal(tree_set_parse(rtv8, strlen(rtv8), "test", &set), 0);
+	static const struct {
+		int id, size, edge;
+	} gained[] = {{5, 24, 8}, {5, 30, 0}};
+	for (size_t i = 0; i < sizeof gained / sizeof gained[0]; i++) {
+		const float size = (float)gained[i].size, edge = (float)gained[i].edge;
+		assert_int_equal(ink_probe(set, gained[i].id, size, edge, 0.3f, 5, 7u, false), 0);
+		assert_int_equal(ink_probe(set, gained[i].id, size, edge, 0.3f, 5, 7u, true), 1);
+	}
+	for (int id = 0; id < 8; id++)
+		for (int size = 24; size <= 32; size += 4)
+			for (int edge = -4; edge <= 12; edge += 8) {
+				const int without = ink_probe(set, id, (float)size, (float)edge, 0.3f, 5, 7u, false);
+				const int with = ink_probe(set, id, (float)size, (float)edge, 0.3f, 5, 7u, true);
 				assert_true(with >= without);
 			}
 	tree_set_free(set);
@@ -2199,10 +2340,12 @@ int main(void)
 		cmocka_unit_test(test_windows_small),
 		cmocka_unit_test(test_windows_islands),
 		cmocka_unit_test(test_windows_ink),
+		cmocka_unit_test(test_windows_ink_unread),
 		cmocka_unit_test_setup_teardown(test_ink_windows_lower_pct, setup, teardown),
 		cmocka_unit_test(test_small_symbol_pass),
 		cmocka_unit_test(test_up_pass),
 		cmocka_unit_test(test_up_sharp),
+		cmocka_unit_test(test_up_ink),
 		cmocka_unit_test(test_up_sharp_edge),
 		cmocka_unit_test(test_up_close),
 		cmocka_unit_test(test_up_pass_tiles),

@@ -624,3 +624,22 @@ int windows_find_ink(const struct windows_scan *s, int pad, int radius, struct w
 	const struct windows_radius rule = {0.0f, radius, radius};
 	return group(w, h, live, s->scratch + nt, pad, &rule, out, cap);
 }
+
+int windows_find_ink_unread(const struct windows_scan *s, const struct detections *read, int pad, int radius,
+			    struct window *out, int cap)
+{
+	if (s->whole)
+		return -1;
+	if (!s->n_ink)
+		return 0;
+	const int w = s->tree->width, h = s->tree->height, ntx = tiles_x(w);
+	const size_t nt = (size_t)ntx * (size_t)((h + T - 1) / T);
+	int32_t *live = s->scratch;
+	int last = -1;
+	for (size_t i = 0; i < nt; i++) {
+		const float cx = (float)((int)(i % (size_t)ntx) * T) + T / 2.0f, cy = (float)((int)(i / (size_t)ntx) * T) + T / 2.0f;
+		live[i] = s->scratch[3 * nt + i] && !point_explained(read, cx, cy, &last);
+	}
+	const struct windows_radius rule = {0.0f, radius, radius};
+	return group(w, h, live, s->scratch + nt, pad, &rule, out, cap);
+}

@@ -179,4 +179,9 @@ void windows_ink(struct windows_scan *s, int gate, int radius);
  * -1 (a tree cut short, more than cap windows). */
 int windows_find_ink(const struct windows_scan *s, int pad, int radius, struct window *out, int cap);
 
+/* windows_find_ink without the ink tiles whose centre lies in a symbol's
+ * box of read (or a finger's). */
+int windows_find_ink_unread(const struct windows_scan *s, const struct detections *read, int pad, int radius,
+			    struct window *out, int cap);
+
 #endif
