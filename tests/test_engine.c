@@ -1539,6 +1539,20 @@ static void test_up_ink(void **state)
 	tree_set_free(set);
 }
 
+/* A 24 px symbol of reacTIVision's set in a hard shadow (a third of the
+ * light) with noise of +-3: the deblurring pass's streak estimate there
+ * came out under 1 px (0 px: a kernel point at 0 / 0, written outside the
+ * kernel, and the daemon died); now no streak, and the frame is read. */
+static void test_deblur_short_streak(void **state)
+{
+	(void)state;
+	struct tree_set *set = NULL;
+	assert_int_equal(tree_set_parse(rtv8, strlen(rtv8), "test", &set), 0);
+	assert_true(ink_probe(set, 5, 24.0f, 0.0f, 0.3f, 3, 7u, false) >= 0);
+	assert_true(ink_probe(set, 5, 24.0f, 0.0f, 0.3f, 3, 7u, true) >= 0);
+	tree_set_free(set);
+}
+
 /* Symbols of 36-60 px crossed by a hard shadow's edge: Bernsen on the
  * enlarged part turns a band of the shadowed paper beside the edge black,
  * joined to the symbol (no pass reads them); the upsampled pass's closing
@@ -2346,6 +2360,7 @@ int main(void)
 		cmocka_unit_test(test_up_pass),
 		cmocka_unit_test(test_up_sharp),
 		cmocka_unit_test(test_up_ink),
+		cmocka_unit_test(test_deblur_short_streak),
 		cmocka_unit_test(test_up_sharp_edge),
 		cmocka_unit_test(test_up_close),
 		cmocka_unit_test(test_up_pass_tiles),

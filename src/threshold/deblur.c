@@ -193,7 +193,11 @@ int deblur_estimate(struct deblur *d, const struct image_u8 *in, struct deblur_s
 	s.length = (float)len;
 	if (streak)
 		*streak = s;
-	return s.dip < -DEBLUR_MIN_DIP && best < DEBLUR_MAX_LENGTH;
+	/* At DEBLUR_MIN_LENGTH the parabola can fall past lag 0 where the
+	 * lags below it still fall (a 24 px symbol in a hard shadow's noise):
+	 * a streak of under 1 px is none, and one of 0 px made a kernel of one
+	 * point placed at 0 / 0 (make_kernel), written outside the kernel. */
+	return s.dip < -DEBLUR_MIN_DIP && best < DEBLUR_MAX_LENGTH && s.length >= 1.0f;
 }
 
 /* A Gaussian of sigma for the defocus: radius ceil(3 sigma), at most the

@@ -28,7 +28,8 @@
  * minimum between DEBLUR_MIN_LENGTH and DEBLUR_MAX_LENGTH, refined by a
  * parabola through it and its neighbours, is the length. A window whose
  * minimum is no deeper than DEBLUR_MIN_DIP of the lag-0 value, or lies at
- * DEBLUR_MAX_LENGTH, is left alone (clutter, a straight edge alone, a
+ * DEBLUR_MAX_LENGTH, or whose parabola puts the length under 1 px (the
+ * lags below DEBLUR_MIN_LENGTH still falling), is left alone (clutter, a straight edge alone, a
  * hand, paper texture). In a sharp window the minimum
  * follows the features' width, so the dip alone does not tell a streak;
  * the anisotropy does.
