@@ -2042,7 +2042,9 @@ static bool up_part(struct engine *e, const struct image_u8 *grey, const struct 
 
 /* up_part()'s read of an ink window's part (ink_up): the part enlarged
  * by Lanczos-3 and thresholded by t->up_mean (INK_UP_MEAN_RADIUS), its
- * symbols of at most UP_SHARP_MAX_PX centred in core appended to the
+ * whole symbols (no completed read: third_up() marks these fallbacks,
+ * which would hide that they are weaker, as up_sharp() keeps whole reads
+ * alone) of at most UP_SHARP_MAX_PX centred in core appended to the
  * scale's detections as up_part() does (third_up() keeps them only where
  * no other read holds the place). Where a hard shadow's edge crosses a
  * symbol of 24-32 px, most of it lies in the shadow at a third of the
@@ -2069,7 +2071,7 @@ static bool up_ink_part(struct engine *e, const struct image_u8 *grey, const str
 		f.x = 0.5f * f.x - 0.25f + (float)ext->x0;
 		f.y = 0.5f * f.y - 0.25f + (float)ext->y0;
 		f.size_px *= 0.5f;
-		if (f.size_px > (float)UP_SHARP_MAX_PX || f.x < (float)core->x0 - 0.5f ||
+		if (f.completed || f.size_px > (float)UP_SHARP_MAX_PX || f.x < (float)core->x0 - 0.5f ||
 		    f.x >= (float)core->x1 - 0.5f || f.y < (float)core->y0 - 0.5f || f.y >= (float)core->y1 - 0.5f)
 			continue;
 		f.root = -1;
