@@ -2173,7 +2173,8 @@ static bool up_sharp_agrees(const struct engine *e, int32_t id, float x, float y
  * first or third scale holds is enlarged again by Lanczos-3 (upsample.h)
  * in a window reaching its size plus THIRD_SMALL_CHECK_PAD past its centre
  * each way and thresholded as the pass does (Bernsen, then where that
- * reads nothing whole there the closing read); the symbol read there whole
+ * reads nothing whole there the closing read, then with ink_up the ink
+ * windows' small local mean, up_ink_part()); the symbol read there whole
  * nearest its centre (within 0.3 of its size) is kept as a completed read
  * where up_sharp_agrees(). Bilinear interpolation blurs a 24-28 px
  * symbol's 1-2 px holes and walls into their neighbours; Lanczos's lobes
@@ -2202,10 +2203,16 @@ static bool up_sharp(struct engine *e, const struct image_u8 *grey, int halo)
 		int pick = -1;
 		/* Bernsen, then where it reads nothing whole there (close_up) the
 		 * closing against the paper's own light, as up_part() does: a hard
-		 * shadow's edge across the symbol. */
-		const int reads = t->up_close && e->cfg.close_up > 0 ? 2 : 1;
+		 * shadow's edge across the symbol; then (ink_up) the small local
+		 * mean, as up_ink_part() does: a small symbol mostly in a shadow,
+		 * whose ink and paper differ by a few grey levels. */
+		const int closed = t->up_close && e->cfg.close_up > 0;
+		const int mean = e->cfg.ink_up && t->up_mean ? 1 + closed : -1;
+		const int reads = 1 + closed + (mean > 0);
 		for (int rd = 0; rd < reads && pick < 0; rd++) {
 			if (rd == 0 ? threshold_process(t->up, &v.up, &v.crop)
+			    : rd == mean
+				    ? threshold_process(t->up_mean, &v.up, &v.crop)
 				    : closing_process(t->up_close, &v.up, e->cfg.close_up, e->cfg.close_up_pct, e->gate, &v.crop))
 				return false;
 			if (!up_decode(e, &v, &w, &tree))
