@@ -1513,8 +1513,9 @@ static const char rtv8[] = "w0122222212212121111\nw0122212221222121111\nw0122212
 
 /* Symbols of 24-30 px of reacTIVision's set mostly in a hard shadow (a
  * third of the light) with noise: no pass reads them, the upsampled
- * pass's local-mean read (ink_up) does: of the ink windows (noise 5), and
- * as the Lanczos read's third at a fuzzy place (the 26 px 7, noise 3);
+ * pass's local-mean read (ink_up) does: of the ink windows (noise 5), as
+ * the Lanczos read's third at a fuzzy place (the 26 px 7, noise 3), and
+ * Sauvola's as its fourth (the 32 px 7);
  * over 24-32 px and edges across the symbol it turns no read into another
  * ID and no miss into one. */
 static void test_up_ink(void **state)
@@ -1524,7 +1525,7 @@ static void test_up_ink(void **state)
 	assert_int_equal(tree_set_parse(rtv8, strlen(rtv8), "test", &set), 0);
 	static const struct {
 		int id, size, edge, noise;
-	} gained[] = {{5, 24, 8, 5}, {5, 30, 0, 5}, {7, 26, -4, 3}};
+	} gained[] = {{5, 24, 8, 5}, {5, 30, 0, 5}, {7, 26, -4, 3}, {7, 32, 4, 5}};
 	for (size_t i = 0; i < sizeof gained / sizeof gained[0]; i++) {
 		const float size = (float)gained[i].size, edge = (float)gained[i].edge;
 		assert_int_equal(ink_probe(set, gained[i].id, size, edge, 0.3f, gained[i].noise, 7u, false), 0);

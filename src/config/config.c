@@ -208,7 +208,7 @@ static const struct config_option options[] = {
              "small symbols a hard shadow's edge blackened in the first scale) on the frame enlarged by "
              "Lanczos-3, against the local mean of a small window where Bernsen's window is steep, keeping "
              "symbols of up to 40 px where no other read holds the place; and its Lanczos read (sharp_up) "
-             "tries that threshold third at a small fuzzy place"),
+             "tries that threshold third and Sauvola's fourth at a small fuzzy place"),
     OPT_FLOAT("threshold", "close_scale3", close_scale3, "0.04", 0, 1, true, 0, "RATIO",
               "third scale: a pass in its windows against the paper's own light (a grey closing whose "
               "radius is this fraction of a symbol's size, clamped to 3..63, tried down from the largest "

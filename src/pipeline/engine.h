@@ -82,7 +82,8 @@ struct engine_config {
 					* to 40 px again, enlarged by Lanczos-3 (engine.c up_sharp) */
 	bool ink_up;                   /* that pass reads the closing pass's ink windows (close_scale3) enlarged
 					* by Lanczos-3 against a small local mean (engine.c third_up), and
-					* its Lanczos read tries that threshold third (up_sharp) */
+					* its Lanczos read tries that threshold third and Sauvola's fourth
+					* (up_sharp) */
 	float close_scale3;            /* third scale: a pass in its windows against a grey closing of radius
 					* this fraction of the symbol's size (threshold/closing.h); 0 = off */
 	int close_pct;                 /* that pass: white above this percent of the closing, 1..100 */
