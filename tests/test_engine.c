@@ -1046,6 +1046,30 @@ static void test_windows_small(void **state)
 	win_fixture_close(&f);
 }
 
+/* Squeezed structure (windows_find_small): a 32 px root whose two
+ * children are 2 px specks, as a symbol a barrel lens squeezes near the
+ * frame's edge keeps of its holes in the first scale, gets a window; the
+ * same at 20 px (test_windows_small) and at 26 px gets none. */
+static void test_windows_squeezed(void **state)
+{
+	(void)state;
+	struct win_fixture f;
+	win_fixture_open(&f);
+	static int32_t scratch[WINDOWS_SCRATCH];
+	struct window win[4];
+	const struct region_tree *tree = NULL;
+	mask_clear(&f.m);
+	mask_small(&f.m, 100, 100, 32, 1);
+	assert_int_equal(segment_process(f.seg, &f.m, &tree), 0);
+	assert_int_equal(find_in(tree, &f.d, 40, 8, NULL, scratch, win), 1);
+	assert_int_equal(win[0].x0, 96 - 8);
+	mask_clear(&f.m);
+	mask_small(&f.m, 100, 100, 26, 1);
+	assert_int_equal(segment_process(f.seg, &f.m, &tree), 0);
+	assert_int_equal(find_in(tree, &f.d, 40, 8, NULL, scratch, win), 0);
+	win_fixture_close(&f);
+}
+
 /* n islands of m: 4 px squares of the other colour, 10 px apart in rows
  * of three from (x, y). */
 static void mask_islands(struct bitmask *m, int x, int y, int n)
@@ -1552,6 +1576,126 @@ static void test_deblur_short_streak(void **state)
 	assert_int_equal(tree_set_parse(rtv8, strlen(rtv8), "test", &set), 0);
 	assert_true(ink_probe(set, 5, 24.0f, 0.0f, 0.3f, 3, 7u, false) >= 0);
 	assert_true(ink_probe(set, 5, 24.0f, 0.0f, 0.3f, 3, 7u, true) >= 0);
+	tree_set_free(set);
+}
+
+/* 1: the symbol id of set decoded alone, 0: nothing, negative: another ID;
+ * drawn size px across on a dark table, then squeezed across to squeeze
+ * of its width (each pixel the mean of the drawing over its span, as a
+ * barrel lens shrinks a symbol near the frame's left or right edge
+ * radially), softened by blur as in up_probe(), through an engine with
+ * the third scale's passes on as by default and the upsampled pass's
+ * fine read on or off (fine_up). */
+static int fine_probe(const struct tree_set *set, int id, float size, float squeeze, float blur, bool fine_up)
+{
+	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
+	int err = 0;
+	struct track *trk = track_create(&tk, &err);
+	assert_non_null(trk);
+	struct engine_config ec = {.width = W, .height = H, .backend = "cpu",
+				   .thr = {.mode = THRESHOLD_BERNSEN, .radius = 6, .gate = 32, .tile = 10,
+					   .mean_radius = 16, .mean_bias = 16},
+				   .radius2 = 2, .median2 = 3, .scale3 = true, .mode3 = THRESHOLD_MEAN,
+				   .mean_scale3 = 0.115f, .radius_small = 1, .radius_small_check = 2,
+				   .radius_up = 2, .gate_up = 16, .close_up = 4, .close_up_pct = 80, .sharp_up = true,
+				   .fine_up = fine_up, .match = {.trees = set, .root_min_px = 12, .root_max_px = 120},
+				   .tracker = trk, .max_detections = 64};
+	struct engine *e = engine_create(&ec, &err);
+	assert_non_null(e);
+	struct image_u8 wide, img;
+	assert_int_equal(image_u8_alloc(&wide, W, H), 0);
+	assert_int_equal(image_u8_alloc(&img, W, H), 0);
+	for (int y = 0; y < H; y++)
+		memset(image_u8_row(&wide, y), 40, W);
+	assert_int_equal(render_symbol(tree_set_token(set, id), size, 0.4f, 160.3f, 120.6f, &wide, NULL), 0);
+	/* Frame pixel x spans [c + (x - c) / squeeze, c + (x + 1 - c) / squeeze)
+	 * of the drawing, c = 160. */
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++) {
+			const float a = 160.0f + ((float)x - 160.0f) / squeeze, b = a + 1.0f / squeeze;
+			float sum = 0.0f;
+			for (int k = (int)floorf(a); (float)k < b; k++) {
+				const float lo = (float)k > a ? (float)k : a, hi = (float)(k + 1) < b ? (float)(k + 1) : b;
+				sum += (hi - lo) * (float)(k >= 0 && k < W ? image_u8_row(&wide, y)[k] : 40);
+			}
+			image_u8_row(&img, y)[x] = (uint8_t)(sum * squeeze + 0.5f);
+		}
+	for (int y = 0; y < H; y++)
+		memcpy(image_u8_row(&wide, y), image_u8_row(&img, y), W);
+	for (int y = 1; y < H - 1; y++)
+		for (int x = 1; x < W - 1; x++) {
+			int sum = 0;
+			for (int dy = -1; dy <= 1; dy++)
+				for (int dx = -1; dx <= 1; dx++)
+					sum += image_u8_row(&wide, y + dy)[x + dx];
+			image_u8_row(&img, y)[x] =
+				(uint8_t)((1.0f - blur) * image_u8_row(&wide, y)[x] + blur * (float)sum / 9.0f + 0.5f);
+		}
+	struct tracked_state st;
+	for (uint64_t i = 1; i <= 2; i++)
+		assert_int_equal(engine_process(e, &img, i, (int64_t)i * 33000000, &st), 0);
+	const struct detections *d = engine_detections(e);
+	int r = 0;
+	for (int i = 0; i < d->n_fids; i++)
+		r = d->fids[i].id == id && r == 0 ? 1 : -1;
+	engine_destroy(e);
+	track_destroy(trk);
+	image_u8_free(&wide);
+	image_u8_free(&img);
+	return r;
+}
+
+/* Symbols of our set of 32-44 px squeezed across to 0.5-0.6 of their width,
+ * as a barrel lens (k1 -0.35) shrinks them near the frame's edges: their
+ * 1-1.5 px holes and walls across defeat every other read, the upsampled
+ * pass's fine read (fine_up) reads them; over sizes, squeezes and blurs
+ * it turns no read into another ID and no miss into one. */
+static void test_up_fine(void **state)
+{
+	(void)state;
+	static const char text[] = "w012222222222212221212111\nw012222221222212222122111\nw012222212212212121211111\n"
+				   "w012212212212121211111111\nb012222222222221221111111\nw012222222222222222122111\n";
+	struct tree_set *set = NULL;
+	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
+	static const struct {
+		int id, size, squeeze, blur;
+	} gained[] = {{0, 40, 5, 0}, {0, 44, 5, 1}, {2, 36, 6, 1}, {3, 44, 5, 0}, {4, 32, 6, 0}};
+	for (size_t i = 0; i < sizeof gained / sizeof gained[0]; i++) {
+		const float size = (float)gained[i].size, squeeze = 0.1f * (float)gained[i].squeeze,
+			    blur = 0.3f * (float)gained[i].blur;
+		assert_int_equal(fine_probe(set, gained[i].id, size, squeeze, blur, false), 0);
+		assert_int_equal(fine_probe(set, gained[i].id, size, squeeze, blur, true), 1);
+	}
+	for (int id = 0; id < 6; id++)
+		for (int size = 32; size <= 48; size += 4)
+			for (int q = 5; q <= 7; q++)
+				for (int b = 0; b < 2; b++) {
+					const float squeeze = 0.1f * (float)q, blur = 0.3f * (float)b;
+					const int without = fine_probe(set, id, (float)size, squeeze, blur, false);
+					assert_true(fine_probe(set, id, (float)size, squeeze, blur, true) >= without);
+				}
+	tree_set_free(set);
+}
+
+
+/* The fine read's floor (THIRD_UP_FINE_MIN_PX): symbols of 22 px of
+ * reacTIVision's set squeezed to 0.8 of their width and blurred, which
+ * without the floor the fine read reads as another ID (Lanczos's ringing
+ * raises a speck taken for a dot while a hole is lost); with it they are
+ * missed as without the read. */
+static void test_up_fine_floor(void **state)
+{
+	(void)state;
+	const char *path = test_shared_path("fiducials/reactivision/default.trees");
+	if (!path)
+		skip();
+	struct tree_set *set = NULL;
+	assert_int_equal(tree_set_load(path, &set), 0);
+	static const int ids[] = {45, 153};
+	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+		assert_int_equal(fine_probe(set, ids[i], 22, 0.8f, 0.3f, false), 0);
+		assert_int_equal(fine_probe(set, ids[i], 22, 0.8f, 0.3f, true), 0);
+	}
 	tree_set_free(set);
 }
 
@@ -2354,6 +2498,7 @@ int main(void)
 		cmocka_unit_test(test_windows_radius),
 		cmocka_unit_test(test_windows_live_side),
 		cmocka_unit_test(test_windows_small),
+		cmocka_unit_test(test_windows_squeezed),
 		cmocka_unit_test(test_windows_islands),
 		cmocka_unit_test(test_windows_ink),
 		cmocka_unit_test(test_windows_ink_unread),
@@ -2364,6 +2509,8 @@ int main(void)
 		cmocka_unit_test(test_up_ink),
 		cmocka_unit_test(test_deblur_short_streak),
 		cmocka_unit_test(test_up_sharp_edge),
+		cmocka_unit_test(test_up_fine),
+		cmocka_unit_test(test_up_fine_floor),
 		cmocka_unit_test(test_up_close),
 		cmocka_unit_test(test_up_pass_tiles),
 		cmocka_unit_test_setup_teardown(test_closing_pass_under_shadow, setup, teardown),

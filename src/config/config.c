@@ -209,6 +209,11 @@ static const struct config_option options[] = {
              "Lanczos-3, against the local mean of a small window where Bernsen's window is steep, keeping "
              "symbols of up to 40 px where no other read holds the place; and its Lanczos read (sharp_up) "
              "tries that threshold third and Sauvola's fourth at a small fuzzy place"),
+    OPT_BOOL("threshold", "fine_up", fine_up, "true", true, 0,
+             "the upsampled pass (radius_up) reads the places of its regions of 28-96 px that no read "
+             "explains again on the frame enlarged by Lanczos-3, thresholded by Bernsen at radius 1 "
+             "(enlarged pixels), keeping a symbol of 28 px or more: symbols squeezed by a barrel lens "
+             "near the frame's edges, whose 1-1.5 px holes the bilinear read joins"),
     OPT_FLOAT("threshold", "close_scale3", close_scale3, "0.04", 0, 1, true, 0, "RATIO",
               "third scale: a pass in its windows against the paper's own light (a grey closing whose "
               "radius is this fraction of a symbol's size, clamped to 3..63, tried down from the largest "

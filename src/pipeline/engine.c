@@ -152,6 +152,25 @@ struct worker {
 #define INK_UP_SAUVOLA_RADIUS 4
 #define INK_UP_SAUVOLA_K 10
 #define INK_UP_SAUVOLA_GATE 8
+/* The upsampled pass's fine read (up_fine, fine_up): the places of
+ * regions of its Bernsen read of THIRD_UP_FINE_MIN_PX to THIRD_UP_MAX_PX
+ * that no read explains, at most UP_FINE_MAX_PLACES a frame, enlarged
+ * again by Lanczos-3 and thresholded by Bernsen at THIRD_UP_FINE_RADIUS
+ * enlarged pixels, keeping a symbol of at least THIRD_UP_FINE_MIN_PX.
+ * A barrel lens (k1 -0.35) squeezes a 33-43 px symbol near the frame's
+ * edges radially until its holes and walls are 1-1.5 px across; the
+ * bilinear enlargement blurs them into their neighbours and a 5 px
+ * window joins them, so neither the pass's Bernsen nor its closing read
+ * leaves even a fuzzy tree there (nor does up_sharp() look there);
+ * Lanczos keeps them apart and a 3 px window follows them (barrel, our
+ * set, seed 32, 48 frames: 0.969 -> 0.984). Below THIRD_UP_FINE_MIN_PX its
+ * ringing raises specks taken for dots while a hole is lost: on the small
+ * preset (20-24 px, reacTIVision's set, seed 36, 48 frames) the read of
+ * every part with no floor read 75 more of 672 symbols, two of them
+ * (17-22 px) as another ID. */
+#define THIRD_UP_FINE_RADIUS 1
+#define THIRD_UP_FINE_MIN_PX 28
+#define UP_FINE_MAX_PLACES 256
 #define THIRD_UP_SIDE (THIRD_UP_TILE + 2 * THIRD_UP_REACH + 2 * THIRD_UP_HALO_MAX)
 
 /* The frame's gate (frame_gate): its grey range and noise are read from
@@ -377,6 +396,7 @@ struct third {
 	 * threshold, segmenter and matcher for parts of THIRD_UP_SIDE pixels
 	 * enlarged twice, the enlarged part, its mask and a tile's cut. */
 	struct threshold *up;
+	struct threshold *up_fine; /* its fine read's (up_fine_config), on Lanczos enlargements */
 	struct segment *up_seg;
 	struct match *up_mat;
 	struct image_u8 up_img;
@@ -387,6 +407,8 @@ struct third {
 	struct threshold *up_sauvola; /* the Lanczos read's fourth (ink_up; else NULL): up_sharp() */
 	struct up_fuzzy up_fuzzy[UP_SHARP_MAX_TREES]; /* this frame's fuzzy reads of its Bernsen read */
 	int n_up_fuzzy;
+	struct fiducial_det fine[UP_FINE_MAX_PLACES]; /* this frame's places for its fine read (fine_places) */
+	int n_fine;
 	struct ratio_job ratio;   /* the ratio pass (ratio3 > 0) */
 	struct deblur_job deblur; /* the deblurring pass (deblur3, mean_scale3 > 0) */
 	struct engine_third_stats stats;
@@ -511,6 +533,14 @@ static bool up_configs(const struct engine_config *c, struct threshold_config *t
 	mc->max_width = mc->max_height = 2 * THIRD_UP_SIDE;
 	mc->max_regions = 0;
 	return c->radius_up > 0;
+}
+
+/* The upsampled pass's fine read (up_fine): its Bernsen threshold
+ * (tc, up_configs) at THIRD_UP_FINE_RADIUS enlarged pixels. */
+static void up_fine_config(const struct threshold_config *tc, struct threshold_config *fine)
+{
+	*fine = *tc;
+	fine->radius = THIRD_UP_FINE_RADIUS;
 }
 
 /* The small-symbol and upsampled passes' symbols are read again
@@ -883,6 +913,7 @@ static int up_sync(struct engine *e, bool on, const struct threshold_config *tc,
 	struct third *t = &e->t3;
 	if (!on) {
 		threshold_destroy(t->up);
+		threshold_destroy(t->up_fine);
 		segment_destroy(t->up_seg);
 		match_destroy(t->up_mat);
 		image_u8_free(&t->up_img);
@@ -894,6 +925,7 @@ static int up_sync(struct engine *e, bool on, const struct threshold_config *tc,
 		threshold_destroy(t->up_mean);
 		threshold_destroy(t->up_sauvola);
 		t->up = NULL;
+		t->up_fine = NULL;
 		t->up_close = NULL;
 		t->up_mean = NULL;
 		t->up_sauvola = NULL;
@@ -912,8 +944,12 @@ static int up_sync(struct engine *e, bool on, const struct threshold_config *tc,
 	sauvola.sauvola_k = INK_UP_SAUVOLA_K;
 	sauvola.sauvola_range = 128;
 	sauvola.gate = INK_UP_SAUVOLA_GATE;
+	struct threshold_config fine;
+	up_fine_config(tc, &fine);
 	if (t->up) {
 		int err = threshold_set_config(t->up, tc);
+		if (!err)
+			err = threshold_set_config(t->up_fine, &fine);
 		if (!err && e->cfg.close_up > 0 && !t->up_close)
 			t->up_close = closing_create(side, side, &err);
 		if (!err && t->up_mean)
@@ -937,6 +973,8 @@ static int up_sync(struct engine *e, bool on, const struct threshold_config *tc,
 		err = bitmask_alloc(&t->up_win, side, side);
 	if (!err)
 		t->up = threshold_create(tc, "cpu", &err);
+	if (!err)
+		t->up_fine = threshold_create(&fine, "cpu", &err);
 	if (!err)
 		t->up_seg = segment_create(&sc, &err);
 	if (!err)
@@ -1999,13 +2037,90 @@ static bool up_decode(struct engine *e, struct up_view *v, const struct window *
 	return segment_process(t->up_seg, &v->win, tree) == 0 && match_process(t->up_mat, *tree, NULL, &t->det) == 0;
 }
 
+/* The places of the upsampled pass's fine read (up_fine): the regions of
+ * a part's Bernsen read (tree, in ext enlarged twice) of a symbol's size
+ * for that read (THIRD_UP_FINE_MIN_PX to THIRD_UP_MAX_PX frame pixels
+ * across their box's longer side), with at least two regions inside,
+ * off the part's edge, centred in its core, one a place (the first of
+ * those at the same place, merge.h), up to UP_FINE_MAX_PLACES a frame. */
+static void fine_places(struct engine *e, const struct region_tree *tree, const struct window *ext,
+			const struct window *core)
+{
+	struct third *t = &e->t3;
+	for (int32_t i = 0; i < tree->n_regions && t->n_fine < UP_FINE_MAX_PLACES; i++) {
+		const struct region *g = &tree->regions[i];
+		const int w = g->x1 - g->x0 + 1, h = g->y1 - g->y0 + 1;
+		const float size = 0.5f * (float)(w > h ? w : h);
+		if ((g->flags & REGION_BORDER) || g->n_adj < 3 || size < (float)THIRD_UP_FINE_MIN_PX ||
+		    size > (float)THIRD_UP_MAX_PX)
+			continue;
+		/* Enlarged pixel x lies at x / 2 - 0.25 in the frame (upsample.h). */
+		struct fiducial_det p = {.x = 0.25f * (float)(g->x0 + g->x1) - 0.25f + (float)ext->x0,
+					 .y = 0.25f * (float)(g->y0 + g->y1) - 0.25f + (float)ext->y0,
+					 .size_px = size};
+		if (p.x < (float)core->x0 - 0.5f || p.x >= (float)core->x1 - 0.5f || p.y < (float)core->y0 - 0.5f ||
+		    p.y >= (float)core->y1 - 0.5f || merge_near(t->fine, t->n_fine, &p) >= 0)
+			continue;
+		t->fine[t->n_fine++] = p;
+	}
+}
+
+/* The upsampled pass's fine read (fine_up): each of its places
+ * (fine_places) that no symbol of the first or third scale holds is
+ * enlarged twice by Lanczos-3 (upsample.h) in a window reaching its size
+ * plus THIRD_SMALL_CHECK_PAD past its centre each way and thresholded by
+ * Bernsen at THIRD_UP_FINE_RADIUS (up_fine_config); the symbol read there
+ * nearest its centre (within 0.3 of its size) of at least
+ * THIRD_UP_FINE_MIN_PX stands as a fallback (FIDUCIAL_FALLBACK). The
+ * pass's check (small_check) reads these as its other symbols. */
+static bool up_fine(struct engine *e, const struct image_u8 *grey, int halo)
+{
+	struct third *t = &e->t3;
+	struct detections *d = &e->s3.det;
+	for (int i = 0; i < t->n_fine; i++) {
+		const struct fiducial_det *u = &t->fine[i];
+		if (merge_near(e->s1.det.fids, e->s1.det.n_fids, u) >= 0 || merge_near(d->fids, d->n_fids, u) >= 0)
+			continue;
+		const struct window w = square_around(grey, (int)u->x, (int)u->y, (int)u->size_px + THIRD_SMALL_CHECK_PAD);
+		struct up_view v;
+		const struct region_tree *tree = NULL;
+		if (!up_enlarge(e, grey, &w, halo, true, &v) || threshold_process(t->up_fine, &v.up, &v.crop) ||
+		    !up_decode(e, &v, &w, &tree))
+			return false;
+		/* Enlarged pixel x lies at x / 2 - 0.25 in the frame (upsample.h). */
+		const float ex = 2.0f * (u->x - (float)w.x0) + 0.5f, ey = 2.0f * (u->y - (float)w.y0) + 0.5f;
+		const float reach = 0.3f * 2.0f * u->size_px;
+		float best = reach * reach;
+		int pick = -1;
+		for (int k = 0; k < t->det.n_fids; k++) {
+			const float dx = t->det.fids[k].x - ex, dy = t->det.fids[k].y - ey;
+			if (t->det.fids[k].size_px >= 2.0f * (float)THIRD_UP_FINE_MIN_PX && dx * dx + dy * dy <= best) {
+				best = dx * dx + dy * dy;
+				pick = k;
+			}
+		}
+		if (pick < 0)
+			continue;
+		struct fiducial_det f = t->det.fids[pick];
+		f.x = 0.5f * f.x - 0.25f + (float)w.x0;
+		f.y = 0.5f * f.y - 0.25f + (float)w.y0;
+		f.size_px *= 0.5f;
+		f.root = -1;
+		f.completed = FIDUCIAL_FALLBACK;
+		det_append(d, true, &f);
+	}
+	return true;
+}
+
 /* One part of the upsampled pass: the box ext of the frame, enlarged
  * with halo pixels around it for the threshold, thresholded, cut out,
  * segmented and matched; symbols whose centre lies in the box core
  * (within ext) and of at most THIRD_UP_MAX_PX (in the frame's pixels)
  * appended to the scale's detections in frame coordinates, sizes halved;
  * the trees of the Bernsen read's fuzzy reads of at most UP_SHARP_MAX_PX
- * kept for up_sharp() (t->up_fuzzy). ink: up_ink_part() instead. */
+ * kept for up_sharp() (t->up_fuzzy), and (fine_up) the places of the
+ * Bernsen read's regions for up_fine() (fine_places). ink: up_ink_part()
+ * instead. */
 static bool up_ink_part(struct engine *e, const struct image_u8 *grey, const struct window *ext,
 			const struct window *core, int halo);
 static bool up_part(struct engine *e, const struct image_u8 *grey, const struct window *ext, const struct window *core,
@@ -2034,6 +2149,8 @@ static bool up_part(struct engine *e, const struct image_u8 *grey, const struct 
 		const struct region_tree *tree = NULL;
 		if (!up_decode(e, &v, ext, &tree))
 			return false;
+		if (r == 0 && e->cfg.fine_up)
+			fine_places(e, tree, ext, core);
 		struct detections *d = &e->s3.det;
 		for (int i = 0; i < t->det.n_fids + t->det.n_fuzzy; i++) {
 			const bool fid = i < t->det.n_fids;
@@ -2297,6 +2414,7 @@ static bool third_up(struct engine *e, const struct image_u8 *grey)
 	const int halo = up_halo(e);
 	const int from = e->s3.det.n_fids;
 	e->t3.n_up_fuzzy = 0;
+	e->t3.n_fine = 0;
 	bool ok = up_windows(e, grey, n, halo, false);
 	/* Then where only islands cluster (windows_find_islands; not after
 	 * the whole frame): reads that fill places no other read of the
@@ -2313,7 +2431,7 @@ static bool third_up(struct engine *e, const struct image_u8 *grey)
 						     THIRD_MAX_WINDOWS),
 				halo, false);
 	fallback_reads(e, own);
-	ok = ok && (!e->cfg.sharp_up || up_sharp(e, grey, halo));
+	ok = ok && (!e->cfg.sharp_up || up_sharp(e, grey, halo)) && (!e->cfg.fine_up || up_fine(e, grey, halo));
 	/* Then (ink_up) the closing pass's ink tiles (windows_find_ink: small
 	 * symbols a shadow's edge blackened in the first scale) that no symbol
 	 * of this scale holds yet, read by up_ink_part(); as fallbacks too,

@@ -84,6 +84,8 @@ struct engine_config {
 					* by Lanczos-3 against a small local mean (engine.c third_up), and
 					* its Lanczos read tries that threshold third and Sauvola's fourth
 					* (up_sharp) */
+	bool fine_up;                  /* that pass reads the places of its unexplained regions of 28-96 px
+					* again, enlarged by Lanczos-3, at Bernsen radius 1 (engine.c up_fine) */
 	float close_scale3;            /* third scale: a pass in its windows against a grey closing of radius
 					* this fraction of the symbol's size (threshold/closing.h); 0 = off */
 	int close_pct;                 /* that pass: white above this percent of the closing, 1..100 */

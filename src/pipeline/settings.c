@@ -139,6 +139,7 @@ void engine_config_from(const struct tt_config *c, const struct tree_set *trees,
 	e->close_up_pct = c->close_up_pct;
 	e->sharp_up = c->sharp_up;
 	e->ink_up = c->ink_up;
+	e->fine_up = c->fine_up;
 	e->deblur3 = c->deblur3;
 	e->defocus3 = c->defocus3;
 	e->deblur3_pct = c->deblur3_pct;
