@@ -19,6 +19,17 @@
 /* The same for small structure (windows_find_small): pixels of each
  * neighbour that counts. */
 #define SMALL_MIN_AREA 4
+/* ... and for a region of at least SQUEEZED_MIN_PX on its box's longer
+ * side, also neighbours of SQUEEZED_MIN_AREA pixels: a barrel lens
+ * squeezes a 33 px symbol near the frame's edge until the first scale
+ * keeps of its blob's holes and dots only specks of 2-3 px, so that its
+ * root touches just its surround and its blob at 4 px (barrel, our set,
+ * seed 32, frame 30: a 107 had no window). Not for smaller regions: on
+ * the small preset (our set, seed 36, 48 frames) a window so opened
+ * around a 21 px 147 had the upsampled pass's Lanczos read take it for
+ * 110. */
+#define SQUEEZED_MIN_PX 28
+#define SQUEEZED_MIN_AREA 2
 /* Islands (windows_find_islands): regions of at least ISLAND_MIN_AREA
  * pixels and at most ISLAND_MAX_SIDE a side that touch one region only,
  * as a symbol's holes and dots do; a tile is live where the tiles around
@@ -163,6 +174,12 @@ static bool live_region(const struct region_tree *t, int32_t r, int max_side, in
 	return n >= MIN_BRANCHES;
 }
 
+/* The longer side of region g's box. */
+static int box_side(const struct region *g)
+{
+	return max_i(g->x1 - g->x0, g->y1 - g->y0) + 1;
+}
+
 /* Verdict bits of a region (windows_scan): structure by windows_find's
  * rule, by windows_find_small's. */
 #define LIVE 1
@@ -192,7 +209,9 @@ void windows_scan(struct windows_scan *s, const struct region_tree *t, const str
 		islands[i] = 0;
 	for (int32_t r = 0; r < t->n_regions; r++) {
 		memo[r] = live_region(t, r, max_symbol_px, MIN_AREA, d) ? LIVE : 0;
-		if (small_px > 0 && live_region(t, r, small_px, SMALL_MIN_AREA, d) &&
+		if (small_px > 0 &&
+		    (live_region(t, r, small_px, SMALL_MIN_AREA, d) ||
+		     (box_side(&t->regions[r]) >= SQUEEZED_MIN_PX && live_region(t, r, small_px, SQUEEZED_MIN_AREA, d))) &&
 		    (!grey || grey_varies(grey, &t->regions[r], min_sd)))
 			memo[r] |= LIVE_SMALL;
 		if (small_px > 0 && island(t, r, d)) {
