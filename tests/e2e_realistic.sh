@@ -108,8 +108,10 @@ job oblique 54 --min-recall 0.92 --min-edge-recall 0.95 --max-wrong 0 --max-fp 0
 # Symbols of 24-48 px that two hard shadows cross: the deblurring pass took
 # a sharp frame for out of focus (the shadows' soft edges) and read the
 # next whole, its tree cut short (more runs than the segmenter holds),
-# before it asked whether the print is sharp (deblur.h, sharp).
-job shadow-small 44 --min-recall 0.72 --min-edge-recall 0.66 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+# before it asked whether the print is sharp (deblur.h, sharp). 0.828, edge
+# 0.786 with the ink windows' Lanczos read (engine.c, ink_up; 0.781, edge
+# 0.738 before it).
+job shadow-small 44 --min-recall 0.80 --min-edge-recall 0.76 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 # The small preset with reacTIVision's mini set (few, big leaves), when the
 # shared data is there: holds the small-symbol rules of the matcher (1 px
 # holes, a root whose ring merged with the table; specks in a root's own
@@ -139,8 +141,9 @@ if [ -f "$DEFAULT" ]; then
 	# Symbols of 24-48 px that two hard shadows cross, with this set: the
 	# closing pass's ink windows (windows_find_ink; 0.891, edge 0.833
 	# without them) and their second read 5 points under close_pct
-	# (engine.c, THIRD_INK_PCT_LESS; 0.922, edge 0.881 without it).
-	job shadow-small 44 --min-recall 0.93 --min-edge-recall 0.89 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+	# (engine.c, THIRD_INK_PCT_LESS; 0.922, edge 0.881 without it); 0.984,
+	# edge 0.976 with their Lanczos read (ink_up; 0.953, edge 0.929 before it).
+	job shadow-small 44 --min-recall 0.96 --min-edge-recall 0.95 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 	# Out of focus with this set (0.594 without the defocus branch, 0.734
 	# without its small windows, 0.766 without its whole-frame read).
 	job defocus 43 --min-recall 0.78 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
