@@ -1282,6 +1282,40 @@ static void test_windows_ink_unread(void **state)
 	win_fixture_close(&f);
 }
 
+/* Softens img: each inner pixel mixed with its 3 x 3 mean, the mean's
+ * share blur; copy (img's size) receives img as it was. */
+static void soften3(struct image_u8 *img, struct image_u8 *copy, float blur)
+{
+	for (int y = 0; y < H; y++)
+		memcpy(image_u8_row(copy, y), image_u8_row(img, y), W);
+	for (int y = 1; y < H - 1; y++)
+		for (int x = 1; x < W - 1; x++) {
+			int sum = 0;
+			for (int dy = -1; dy <= 1; dy++)
+				for (int dx = -1; dx <= 1; dx++)
+					sum += image_u8_row(copy, y + dy)[x + dx];
+			image_u8_row(img, y)[x] =
+				(uint8_t)((1.0f - blur) * image_u8_row(copy, y)[x] + blur * (float)sum / 9.0f + 0.5f);
+		}
+}
+
+/* Runs img twice through e, then destroys e and its tracker trk: 1 where
+ * symbol id was decoded alone, 0 where nothing was, -1 where another ID
+ * was. */
+static int probe_read(struct engine *e, struct track *trk, struct image_u8 *img, int id)
+{
+	struct tracked_state st;
+	for (uint64_t i = 1; i <= 2; i++)
+		assert_int_equal(engine_process(e, img, i, (int64_t)i * 33000000, &st), 0);
+	const struct detections *d = engine_detections(e);
+	int r = 0;
+	for (int i = 0; i < d->n_fids; i++)
+		r = d->fids[i].id == id && r == 0 ? 1 : -1;
+	engine_destroy(e);
+	track_destroy(trk);
+	return r;
+}
+
 /* 1: the symbol id of set decoded alone, 0: nothing, negative: another ID;
  * drawn size px across on a dark table, softened by blur (the weight of a
  * 3 x 3 box mean mixed in), through an engine whose third scale has the
@@ -1319,26 +1353,8 @@ static int up_probe(const struct tree_set *set, int id, float size, float blur, 
 			const float k = t <= 0.0f ? 1.0f : t >= 1.0f ? 1.0f / 3.0f : 1.0f - t * 2.0f / 3.0f;
 			image_u8_row(&img, y)[x] = (uint8_t)((float)image_u8_row(&img, y)[x] * k + 0.5f);
 		}
-	for (int y = 0; y < H; y++)
-		memcpy(image_u8_row(&copy, y), image_u8_row(&img, y), W);
-	for (int y = 1; y < H - 1; y++)
-		for (int x = 1; x < W - 1; x++) {
-			int sum = 0;
-			for (int dy = -1; dy <= 1; dy++)
-				for (int dx = -1; dx <= 1; dx++)
-					sum += image_u8_row(&copy, y + dy)[x + dx];
-			image_u8_row(&img, y)[x] =
-				(uint8_t)((1.0f - blur) * image_u8_row(&copy, y)[x] + blur * (float)sum / 9.0f + 0.5f);
-		}
-	struct tracked_state st;
-	for (uint64_t i = 1; i <= 2; i++)
-		assert_int_equal(engine_process(e, &img, i, (int64_t)i * 33000000, &st), 0);
-	const struct detections *d = engine_detections(e);
-	int r = 0;
-	for (int i = 0; i < d->n_fids; i++)
-		r = d->fids[i].id == id && r == 0 ? 1 : -1;
-	engine_destroy(e);
-	track_destroy(trk);
+	soften3(&img, &copy, blur);
+	const int r = probe_read(e, trk, &img, id);
 	image_u8_free(&img);
 	image_u8_free(&copy);
 	return r;
@@ -1517,15 +1533,7 @@ static int ink_probe(const struct tree_set *set, int id, float size, float edge,
 				      (int)((r >> 16) % (unsigned)(2 * noise + 1)) - noise;
 			image_u8_row(&img, y)[x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
 		}
-	struct tracked_state st;
-	for (uint64_t i = 1; i <= 2; i++)
-		assert_int_equal(engine_process(e, &img, i, (int64_t)i * 33000000, &st), 0);
-	const struct detections *d = engine_detections(e);
-	int res = 0;
-	for (int i = 0; i < d->n_fids; i++)
-		res = d->fids[i].id == id && res == 0 ? 1 : -1;
-	engine_destroy(e);
-	track_destroy(trk);
+	const int res = probe_read(e, trk, &img, id);
 	image_u8_free(&img);
 	image_u8_free(&copy);
 	return res;
@@ -1620,26 +1628,8 @@ static int fine_probe(const struct tree_set *set, int id, float size, float sque
 			}
 			image_u8_row(&img, y)[x] = (uint8_t)(sum * squeeze + 0.5f);
 		}
-	for (int y = 0; y < H; y++)
-		memcpy(image_u8_row(&wide, y), image_u8_row(&img, y), W);
-	for (int y = 1; y < H - 1; y++)
-		for (int x = 1; x < W - 1; x++) {
-			int sum = 0;
-			for (int dy = -1; dy <= 1; dy++)
-				for (int dx = -1; dx <= 1; dx++)
-					sum += image_u8_row(&wide, y + dy)[x + dx];
-			image_u8_row(&img, y)[x] =
-				(uint8_t)((1.0f - blur) * image_u8_row(&wide, y)[x] + blur * (float)sum / 9.0f + 0.5f);
-		}
-	struct tracked_state st;
-	for (uint64_t i = 1; i <= 2; i++)
-		assert_int_equal(engine_process(e, &img, i, (int64_t)i * 33000000, &st), 0);
-	const struct detections *d = engine_detections(e);
-	int r = 0;
-	for (int i = 0; i < d->n_fids; i++)
-		r = d->fids[i].id == id && r == 0 ? 1 : -1;
-	engine_destroy(e);
-	track_destroy(trk);
+	soften3(&img, &wide, blur);
+	const int r = probe_read(e, trk, &img, id);
 	image_u8_free(&wide);
 	image_u8_free(&img);
 	return r;

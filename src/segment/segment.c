@@ -281,6 +281,24 @@ static inline int32_t uf_find(int32_t *p, int32_t x)
 	return r;
 }
 
+/* One step of a merge walk along two rows' runs (ends xe): the run that
+ * ends first is left behind, both where they end together; same (the two
+ * current runs share a colour) flips where one alone moves on. */
+static inline void walk_step(const int32_t *xe, int32_t *a, int32_t *b, bool *same)
+{
+	const int32_t ea = xe[*a], eb = xe[*b];
+	if (ea < eb) {
+		++*a;
+		*same = !*same;
+	} else if (eb < ea) {
+		++*b;
+		*same = !*same;
+	} else {
+		++*a;
+		++*b;
+	}
+}
+
 /* Joins same-coloured runs of two consecutive rows that overlap in x: row
  * y - 1 is runs [a, a_end), row y starts at b (a_end). Both rows cover
  * [0, width) with alternating colours, so a merge walk visits exactly the
@@ -636,17 +654,7 @@ static bool seams_join(struct segment *s)
 					runs[gone].region = -s->n_slots;
 				}
 			}
-			const int32_t ea = s->xend[a], ec = s->xend[c];
-			if (ea < ec) {
-				a++;
-				same = !same;
-			} else if (ec < ea) {
-				c++;
-				same = !same;
-			} else {
-				a++;
-				c++;
-			}
+			walk_step(s->xend, &a, &c, &same);
 		}
 	}
 	for (int32_t i = 0; i < s->n_slots; i++)
@@ -883,17 +891,7 @@ static void band_adjacency(struct segment *s, struct band *bd)
 				if (s->span_of[ra] >= 0)
 					adj_add_dir(s, bd, ra, rc);
 			}
-			const int32_t ea = xe[a], ec = xe[c];
-			if (ea < ec) {
-				a++;
-				same = !same;
-			} else if (ec < ea) {
-				c++;
-				same = !same;
-			} else {
-				a++;
-				c++;
-			}
+			walk_step(xe, &a, &c, &same);
 		}
 	}
 	if (bd->y1 == s->mask->height)
@@ -905,17 +903,7 @@ static void band_adjacency(struct segment *s, struct band *bd)
 	while (a < a_end) {
 		if (!same && s->span_of[runs[a].region] < 0)
 			adj_add_owned(s->regions, s->adj, s->cfg.adj_cap, runs[a].region, runs[b].region);
-		const int32_t ea = xe[a], eb = xe[b];
-		if (ea < eb) {
-			a++;
-			same = !same;
-		} else if (eb < ea) {
-			b++;
-			same = !same;
-		} else {
-			a++;
-			b++;
-		}
+		walk_step(xe, &a, &b, &same);
 	}
 }
 
