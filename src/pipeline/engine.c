@@ -2065,6 +2065,40 @@ static void fine_places(struct engine *e, const struct region_tree *tree, const 
 	}
 }
 
+/* The symbol of det (read in the enlargement of window w) nearest place
+ * u's centre, within 0.3 of u's size, of at least min_size enlarged
+ * pixels, whole (completed 0) where whole is set; -1: none. */
+static int up_nearest(const struct detections *det, const struct fiducial_det *u, const struct window *w, bool whole,
+		      float min_size)
+{
+	/* Enlarged pixel x lies at x / 2 - 0.25 in the frame (upsample.h). */
+	const float ex = 2.0f * (u->x - (float)w->x0) + 0.5f, ey = 2.0f * (u->y - (float)w->y0) + 0.5f;
+	const float reach = 0.3f * 2.0f * u->size_px;
+	float best = reach * reach;
+	int pick = -1;
+	for (int k = 0; k < det->n_fids; k++) {
+		const struct fiducial_det *g = &det->fids[k];
+		const float dx = g->x - ex, dy = g->y - ey;
+		if ((!whole || g->completed == 0) && g->size_px >= min_size && dx * dx + dy * dy <= best) {
+			best = dx * dx + dy * dy;
+			pick = k;
+		}
+	}
+	return pick;
+}
+
+/* A symbol g read in the enlargement of window w, in the frame's
+ * coordinates, its size halved, without its root. */
+static struct fiducial_det up_in_frame(const struct fiducial_det *g, const struct window *w)
+{
+	struct fiducial_det f = *g;
+	f.x = 0.5f * f.x - 0.25f + (float)w->x0;
+	f.y = 0.5f * f.y - 0.25f + (float)w->y0;
+	f.size_px *= 0.5f;
+	f.root = -1;
+	return f;
+}
+
 /* The upsampled pass's fine read (fine_up): each of its places
  * (fine_places) that no symbol of the first or third scale holds is
  * enlarged twice by Lanczos-3 (upsample.h) in a window reaching its size
@@ -2087,25 +2121,10 @@ static bool up_fine(struct engine *e, const struct image_u8 *grey, int halo)
 		if (!up_enlarge(e, grey, &w, halo, true, &v) || threshold_process(t->up_fine, &v.up, &v.crop) ||
 		    !up_decode(e, &v, &w, &tree))
 			return false;
-		/* Enlarged pixel x lies at x / 2 - 0.25 in the frame (upsample.h). */
-		const float ex = 2.0f * (u->x - (float)w.x0) + 0.5f, ey = 2.0f * (u->y - (float)w.y0) + 0.5f;
-		const float reach = 0.3f * 2.0f * u->size_px;
-		float best = reach * reach;
-		int pick = -1;
-		for (int k = 0; k < t->det.n_fids; k++) {
-			const float dx = t->det.fids[k].x - ex, dy = t->det.fids[k].y - ey;
-			if (t->det.fids[k].size_px >= 2.0f * (float)THIRD_UP_FINE_MIN_PX && dx * dx + dy * dy <= best) {
-				best = dx * dx + dy * dy;
-				pick = k;
-			}
-		}
+		const int pick = up_nearest(&t->det, u, &w, false, 2.0f * (float)THIRD_UP_FINE_MIN_PX);
 		if (pick < 0)
 			continue;
-		struct fiducial_det f = t->det.fids[pick];
-		f.x = 0.5f * f.x - 0.25f + (float)w.x0;
-		f.y = 0.5f * f.y - 0.25f + (float)w.y0;
-		f.size_px *= 0.5f;
-		f.root = -1;
+		struct fiducial_det f = up_in_frame(&t->det.fids[pick], &w);
 		f.completed = FIDUCIAL_FALLBACK;
 		det_append(d, true, &f);
 	}
@@ -2208,15 +2227,10 @@ static bool up_ink_part(struct engine *e, const struct image_u8 *grey, const str
 	    !up_decode(e, &v, ext, &tree))
 		return false;
 	for (int i = 0; i < t->det.n_fids; i++) {
-		struct fiducial_det f = t->det.fids[i];
-		/* Enlarged pixel x lies at x / 2 - 0.25 in the frame (upsample.h). */
-		f.x = 0.5f * f.x - 0.25f + (float)ext->x0;
-		f.y = 0.5f * f.y - 0.25f + (float)ext->y0;
-		f.size_px *= 0.5f;
+		struct fiducial_det f = up_in_frame(&t->det.fids[i], ext);
 		if (f.completed || f.size_px > (float)UP_SHARP_MAX_PX || f.x < (float)core->x0 - 0.5f ||
 		    f.x >= (float)core->x1 - 0.5f || f.y < (float)core->y0 - 0.5f || f.y >= (float)core->y1 - 0.5f)
 			continue;
-		f.root = -1;
 		det_append(&e->s3.det, true, &f);
 	}
 	return true;
@@ -2340,9 +2354,6 @@ static bool up_sharp(struct engine *e, const struct image_u8 *grey, int halo)
 		const struct region_tree *tree = NULL;
 		if (!up_enlarge(e, grey, &w, halo, true, &v))
 			return false;
-		/* Enlarged pixel x lies at x / 2 - 0.25 in the frame (upsample.h). */
-		const float ex = 2.0f * (u->x - (float)w.x0) + 0.5f, ey = 2.0f * (u->y - (float)w.y0) + 0.5f;
-		const float reach = 0.3f * 2.0f * u->size_px;
 		int pick = -1;
 		/* Bernsen, then where it reads nothing whole there (close_up) the
 		 * closing against the paper's own light, as up_part() does: a hard
@@ -2364,24 +2375,13 @@ static bool up_sharp(struct engine *e, const struct image_u8 *grey, int halo)
 				return false;
 			if (!up_decode(e, &v, &w, &tree))
 				return false;
-			float best = reach * reach;
-			for (int k = 0; k < t->det.n_fids; k++) {
-				const float dx = t->det.fids[k].x - ex, dy = t->det.fids[k].y - ey;
-				if (t->det.fids[k].completed == 0 && dx * dx + dy * dy <= best) {
-					best = dx * dx + dy * dy;
-					pick = k;
-				}
-			}
+			pick = up_nearest(&t->det, u, &w, true, 0.0f);
 		}
 		if (pick < 0)
 			continue;
-		struct fiducial_det f = t->det.fids[pick];
-		f.x = 0.5f * f.x - 0.25f + (float)w.x0;
-		f.y = 0.5f * f.y - 0.25f + (float)w.y0;
-		f.size_px *= 0.5f;
+		struct fiducial_det f = up_in_frame(&t->det.fids[pick], &w);
 		if (!up_sharp_agrees(e, f.id, f.x, f.y, f.size_px))
 			continue;
-		f.root = -1;
 		f.completed = 1;
 		det_append(d, true, &f);
 	}
