@@ -8,7 +8,8 @@
  *       [--move PX] [--tilt DEG] [--fov DEG] [--k1 K] [--k2 K]
  *       [--vignette V] [--hotspots N] [--hotspot-gain G] [--shadows N]
  *       [--hands N] [--penumbra PX] [--dark MIN:MAX] [--dot-gain PX]
- *       [--paper A] [--seed S] [--format png|pgm]
+ *       [--paper A] [--exposure E] [--gamma G] [--sharpen A] [--seed S]
+ *       [--format png|pgm]
  *
  * Writes DIR/frame_NNNNN.png and DIR/truth.json in the format of
  * ../shared/spec/testing.md §2: the symbols' centres and angles are the
@@ -34,9 +35,11 @@
  * --penumbra px wide), a contrast squeeze around mid-grey and additive IR
  * hot spots (--hotspots: Gaussian glare); then a motion streak along a
  * random direction, a defocus disc, Gaussian blur, Gaussian sensor noise
- * plus shot noise of variance K x signal (--shot), and optionally a JPEG
- * round trip. Without --move each frame is a fresh random layout (and a
- * fresh camera tilt); with --move PX symbols and fingers persist and drift
+ * plus shot noise of variance K x signal (--shot) after the camera's
+ * processing (--exposure gain and clipping, --gamma tone curve, --sharpen
+ * unsharp mask), and optionally a JPEG round trip. Without --move each
+ * frame is a fresh random layout (and a fresh camera tilt); with --move PX
+ * symbols and fingers persist and drift
  * about PX pixels a frame (bouncing off each other and the edges), which is
  * what tracker tests need.
  *
@@ -108,6 +111,7 @@ struct params {
 	float size_min, size_max, finger_r, blur, noise, light, contrast, motion, move;
 	float tilt, tilt_min, fov, k1, k2, vignette, hotspot_gain, penumbra, dark_min, dark_max;
 	float dot_gain, paper, defocus, shot;
+	float exposure, gamma, sharpen;
 	unsigned long long seed;
 };
 
@@ -1115,6 +1119,33 @@ static void dot_gain(float *img, float *tmp, int w, int h, float g)
 		}
 }
 
+/* What a camera's processing does to the light (after the lens's blur,
+ * before the sensor's noise, 8 bits and JPEG): --exposure's gain (lit
+ * paper past 255 clips), --gamma's tone curve (the drawn grey taken as
+ * linear light: a shadow's side and the ink come out brighter against
+ * the lit paper), and --sharpen's unsharp mask, which phone and webcam
+ * pipelines apply and which draws a dark undershoot along the dark side
+ * of every edge, a shadow's too. The noise is added after it, as if the
+ * camera denoised before sharpening, as phones do: sharpened sensor noise
+ * at the presets' level fills a 1296 x 968 frame's flat desk with more
+ * regions than the segmenter holds. With all three off the values are
+ * untouched (the same frames as before). */
+static void camera_tone(float *img, float *tmp, float *tmp2, int w, int h, const struct params *p)
+{
+	const size_t n = (size_t)w * (size_t)h;
+	if (p->exposure != 1 || p->gamma != 1)
+		for (size_t i = 0; i < n; i++) {
+			float v = fminf(fmaxf(img[i] * p->exposure, 0), 255);
+			img[i] = p->gamma != 1 ? 255.0f * powf(v / 255.0f, 1.0f / p->gamma) : v;
+		}
+	if (p->sharpen > 0) {
+		memcpy(tmp2, img, n * sizeof *img);
+		blur_gauss(tmp2, tmp, w, h, 1.0f);
+		for (size_t i = 0; i < n; i++)
+			img[i] += p->sharpen * (img[i] - tmp2[i]);
+	}
+}
+
 /* Matte paper: multiplicative noise of standard deviation a, smoothed over
  * about a pixel (white noise blurred with sigma 1 has deviation 0.282). */
 static void paper_texture(float *img, float *tmp, float *tmp2, int w, int h, float a,
@@ -1343,6 +1374,8 @@ static int parse_pair(const char *s, float *a, float *b)
  * 32-96 px unless its point is size; fingers are left out so that recall
  * speaks of symbols. */
 #define PRESET_BASE "--fingers 0 --dot-gain 0.2 --paper 0.02 --shot 0.04 "
+/* A camera's processing (camera_tone()). */
+#define CAMERA_TONE "--gamma 2.2 --sharpen 1 --exposure 1.2 "
 static const struct preset {
 	const char *name, *options, *help;
 } presets[] = {
@@ -1397,6 +1430,21 @@ static const struct preset {
 		     "--shadows 1 --penumbra 6 --dark 0.55:0.75 --light 0.2 --defocus 1.6 --jpeg 90",
 	 "the sheet at the photograph's own 2592x1936, cards 180-220 px at its centre, penumbra 1-6 px, "
 	 "defocus 1.6"},
+	/* A camera's own processing, which the sets above leave out: the
+	 * photograph's tablet camera and most webcams encode with a gamma
+	 * curve, sharpen, and let sunlit paper clip. */
+	{"phone",
+	 PRESET_BASE "--size 1296x968 --sheet 12 --fid-size 90:110 --tilt 45 --tilt-min 30 "
+		     "--shadows 1 --penumbra 3 --dark 0.55:0.75 --light 0.2 --defocus 0.8 " CAMERA_TONE "--jpeg 90",
+	 "the sheet seen by a phone camera: its gamma 2.2, unsharp mask (amount 1) and exposure 1.2 "
+	 "(lit paper clips)"},
+	{"phone-half",
+	 PRESET_BASE "--size 648x484 --sheet 12 --fid-size 45:55 --tilt 45 --tilt-min 30 "
+		     "--shadows 1 --penumbra 3 --dark 0.55:0.75 --light 0.2 --defocus 0.4 " CAMERA_TONE "--jpeg 90",
+	 "the phone preset at 648x484, cards 45-55 px at its centre, defocus 0.4"},
+	{"webcam", PRESET_BASE "--fids 8 --fid-size 24:48 --shadows 2 " CAMERA_TONE,
+	 "the shadow-small scenes through a webcam's processing: gamma 2.2, unsharp mask (amount 1), "
+	 "exposure 1.2"},
 };
 #define N_PRESETS (int)(sizeof presets / sizeof presets[0])
 
@@ -1446,6 +1494,12 @@ static void usage(FILE *f)
 		"                        0: each of its own light, overlaps multiply (default 0)\n"
 		"  --dot-gain PX         ink spreading, 0..1 px (default 0)\n"
 		"  --paper A             paper texture, relative deviation (default 0)\n"
+		"  --exposure E          the camera's gain before its values clip at 255:\n"
+		"                        above 1 the lit paper saturates, 0.25..4 (default 1)\n"
+		"  --gamma G             the camera's tone curve 255 (v/255)^(1/G), the drawn grey\n"
+		"                        taken as linear light, 1..3 (default 1: none)\n"
+		"  --sharpen A           the camera's unsharp mask, amount A at sigma 1 px:\n"
+		"                        halos along every edge, 0..4 (default 0)\n"
 		"  --move PX             persistent objects drifting PX px a frame (default 0:\n"
 		"                        a fresh layout every frame)\n"
 		"  --seed S              random seed (default 1)\n"
@@ -1512,6 +1566,9 @@ static int parse_option(struct params *p, const char *a, const char *v)
 			{"--paper", offsetof(struct params, paper), 0},
 			{"--defocus", offsetof(struct params, defocus), 0},
 			{"--shot", offsetof(struct params, shot), 0},
+			{"--exposure", offsetof(struct params, exposure), 0},
+			{"--gamma", offsetof(struct params, gamma), 0},
+			{"--sharpen", offsetof(struct params, sharpen), 0},
 		};
 		int k = 0, n = (int)(sizeof numbers / sizeof numbers[0]);
 		while (k < n && strcmp(a, numbers[k].name))
@@ -1555,7 +1612,7 @@ static int parse_args(int argc, char **argv, struct params *p)
 			     .size_min = 60, .size_max = 110, .finger_r = 9, .blur = 0.7f,
 			     .noise = 3, .light = 0.3f, .contrast = 1, .fov = 60,
 			     .hotspot_gain = 90, .penumbra = 4, .dark_min = 0.3f, .dark_max = 0.6f,
-			     .seed = 1};
+			     .exposure = 1, .gamma = 1, .seed = 1};
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
@@ -1589,6 +1646,8 @@ static int parse_args(int argc, char **argv, struct params *p)
 	    p->shadows + p->hands > MAX_HANDS || p->di < 0 || p->di > MAX_HANDS || p->penumbra < 1 || p->penumbra > 32 ||
 	    !(p->dark_max <= 1) || p->dot_gain < 0 || p->dot_gain > 1 || p->paper < 0 ||
 	    p->paper > 0.3f || p->defocus < 0 || p->defocus > 16 || p->shot < 0 ||
+	    !(p->exposure >= 0.25f && p->exposure <= 4) || !(p->gamma >= 1 && p->gamma <= 3) ||
+	    !(p->sharpen >= 0 && p->sharpen <= 4) ||
 	    (strcmp(p->format, "png") && strcmp(p->format, "pgm"))) {
 		fprintf(stderr, "tabletrack-scenes: a value is out of range (see --help)\n");
 		return -1;
@@ -1901,6 +1960,7 @@ int main(int argc, char **argv)
 		blur_motion(f, tmp, p.w, p.h, p.motion, rng_range(&rng, 0, 3.1416f));
 		blur_disc(f, tmp, p.w, p.h, p.defocus);
 		blur_gauss(f, tmp, p.w, p.h, p.blur);
+		camera_tone(f, tmp, tmp2, p.w, p.h, &p);
 		for (int y = 0; y < p.h; y++) {
 			uint8_t *row = image_u8_row(&img, y);
 			for (int x = 0; x < p.w; x++) {
