@@ -112,6 +112,10 @@ job oblique 54 --min-recall 0.92 --min-edge-recall 0.95 --max-wrong 0 --max-fp 0
 # 0.786 with the ink windows' Lanczos read (engine.c, ink_up; 0.781, edge
 # 0.738 before it).
 job shadow-small 44 --min-recall 0.80 --min-edge-recall 0.76 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+# The shadow-small scenes through a webcam's processing (gamma 2.2, an
+# unsharp mask, exposure 1.2; tools/scenes.c, camera_tone): the sets above
+# are drawn in linear light, unsharpened.
+job webcam 44 --min-recall 0.90 --min-edge-recall 0.90 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 # The small preset with reacTIVision's mini set (few, big leaves), when the
 # shared data is there: holds the small-symbol rules of the matcher (1 px
 # holes, a root whose ring merged with the table; specks in a root's own
@@ -156,6 +160,11 @@ if [ -f "$DEFAULT" ]; then
 	# 0.969 (shadow edge 0.951) before the scaled pass's ladder of radii
 	# (engine.c, third_scaled): 0.979 (0.967).
 	job sheet-half 41 --min-recall 0.975 --min-edge-recall 0.96 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+	# The sheet seen by a phone camera (gamma 2.2, an unsharp mask,
+	# sunlit paper clipped), at 1296x968 and 648x484.
+	job phone 40 --min-recall 0.98 --min-edge-recall 0.98 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+	job phone-half 41 --min-recall 0.98 --min-edge-recall 0.98 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+	job webcam 44 --min-recall 0.96 --min-edge-recall 0.95 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 	# Defocus with this set over 16 frames: frame 15 holds a blurred 40 px
 	# 172 that the upsampled pass read as 127 before its reads were checked
 	# (engine.c, third_up).

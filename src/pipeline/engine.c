@@ -1,5 +1,6 @@
 #include "engine.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -2612,6 +2613,20 @@ static bool large_rung(const struct ratio_job *j, int i, int radius)
 	return radius <= CLOSING_MAX_RADIUS && j->side[i] >= THIRD_RATIO_LARGE_SIDE * radius;
 }
 
+/* The gate of the ratio pass's large rung of radius r, the rung's window
+ * (2 r + 1)^2 pixels against the first scale's (2 r0 + 1)^2: the range
+ * of the sensor's noise over n pixels grows about as sqrt(2 ln n), and a
+ * flat, noisy table spans gate over a large rung's window where it spans
+ * less over the first scale's. Sharpened webcam frames (the webcam
+ * preset, seed 44, frame 3) read whole at radius 16 made more regions
+ * than the segmenter holds at the first scale's gate; at 36 none. */
+static int large_rung_gate(int gate, int r, int r0)
+{
+	const double n = (double)(2 * r + 1) * (2 * r + 1), n0 = (double)(2 * r0 + 1) * (2 * r0 + 1);
+	const int g = (int)lrint((double)gate * sqrt(log(n) / log(n0)));
+	return g < 255 ? g : 255;
+}
+
 static bool ratio_read(struct ratio_job *j)
 {
 	const struct engine_config *c = j->job.cfg;
@@ -2634,7 +2649,8 @@ static bool ratio_read(struct ratio_job *j)
 		for (int q = 2; q < 2 + THIRD_RATIO_LARGE_RUNGS && large_rung(j, i, q * c->thr.radius); q++) {
 			const int radius = q * c->thr.radius;
 			const bool top = q == 1 + THIRD_RATIO_LARGE_RUNGS || !large_rung(j, i, radius + c->thr.radius);
-			if (!ratio_window(j, w, radius, gate, THIRD_RATIO_LARGE_MIN * radius,
+			if (!ratio_window(j, w, radius, large_rung_gate(gate, radius, c->thr.radius),
+					  THIRD_RATIO_LARGE_MIN * radius,
 					  top ? 0 : THIRD_RATIO_LARGE_MAX * radius))
 				return false;
 		}
