@@ -1128,6 +1128,15 @@ static void grey_checker(struct image_u8 *g, int x0, int y0, int x1, int y1, uin
 			g->data[(size_t)y * (size_t)g->stride + x] = ((x / 2) + (y / 2)) & 1 ? a : b;
 }
 
+/* Marks scan's ink tiles (windows_ink) from its grey g's blocks at gate
+ * 32, radius 8. */
+static void ink_mark(struct windows_scan *scan, const struct image_u8 *g)
+{
+	static struct windows_block blocks[((W + 15) / 16) * ((H + 15) / 16)];
+	assert_true(windows_ink_blocks_cap(g->width, g->height) <= (int)(sizeof blocks / sizeof *blocks));
+	windows_ink(scan, 8, blocks, windows_ink_blocks(g, 32, blocks));
+}
+
 /* Ink windows of grey (w x h) over mask m's tree, gate 32, pad 32. */
 static int ink_in(struct segment *seg, const struct bitmask *m, const struct image_u8 *g, const struct detections *d,
 		  int32_t *scratch, struct window *win)
@@ -1136,7 +1145,7 @@ static int ink_in(struct segment *seg, const struct bitmask *m, const struct ima
 	assert_int_equal(segment_process(seg, m, &tree), 0);
 	struct windows_scan scan;
 	windows_scan(&scan, tree, d, 120, 64, g, 0, scratch, WINDOWS_SCRATCH);
-	windows_ink(&scan, 32, 8);
+	ink_mark(&scan, g);
 	return windows_find_ink(&scan, 32, 3, win, 4);
 }
 
@@ -1240,6 +1249,77 @@ static void test_windows_ink(void **state)
 	win_fixture_close(&f);
 }
 
+/* windows_ink_blocks' rule spelled out pixel by pixel for the block at
+ * (x, y) of g: its darkest grey *lo and brightest *hi on every other row,
+ * hi at least gate and lo at most a quarter of it. */
+static bool ink_block_ref(const struct image_u8 *g, int x, int y, int gate, int *lo, int *hi)
+{
+	const int x1 = x + 16 < g->width ? x + 16 : g->width, y1 = y + 16 < g->height ? y + 16 : g->height;
+	*lo = 255;
+	*hi = 0;
+	for (int yy = y; yy < y1; yy += 2)
+		for (int i = x; i < x1; i++) {
+			const int v = g->data[(size_t)yy * (size_t)g->stride + (size_t)i];
+			*lo = v < *lo ? v : *lo;
+			*hi = v > *hi ? v : *hi;
+		}
+	return *hi >= gate && 100 * (*hi - *lo) >= 75 * *hi;
+}
+
+/* The grey's blocks of ink and paper (windows_ink_blocks) on random
+ * frames of 200 x 150 (cut blocks at the right and the bottom): patches
+ * of random grey and noise with random bars, at random gates; the blocks
+ * are the rule's (ink_block_ref), in order, with their extremes, and the
+ * frames hold blocks of both kinds. */
+static void test_windows_ink_blocks(void **state)
+{
+	(void)state;
+	struct image_u8 g;
+	assert_int_equal(image_u8_alloc(&g, 200, 150), 0);
+	static struct windows_block blocks[13 * 10];
+	assert_int_equal(windows_ink_blocks_cap(200, 150), 13 * 10);
+	uint32_t seed = 14;
+	int n_ink = 0, n_none = 0;
+	for (int frame = 0; frame < 60; frame++) {
+		for (int cy = 0; cy < 150; cy += 8)
+			for (int cx = 0; cx < 200; cx += 8) {
+				const int base = (int)(test_rand(&seed) % 256), noise = (int)(test_rand(&seed) % 3) * 20;
+				for (int y = cy; y < cy + 8 && y < 150; y++)
+					for (int x = cx; x < cx + 8 && x < 200; x++) {
+						const int v = base + (noise ? (int)(test_rand(&seed) % (uint32_t)(2 * noise + 1)) - noise : 0);
+						g.data[(size_t)y * (size_t)g.stride + (size_t)x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+					}
+			}
+		for (int bar = 0; bar < 80; bar++) {
+			const int x0 = (int)(test_rand(&seed) % 200), y0 = (int)(test_rand(&seed) % 150);
+			const int w = 1 + (int)(test_rand(&seed) % 14), h = 1 + (int)(test_rand(&seed) % 14);
+			const int v = (int)(test_rand(&seed) % 256);
+			grey_fill(&g, x0, y0, x0 + w < 200 ? x0 + w : 200, y0 + h < 150 ? y0 + h : 150, (uint8_t)v);
+		}
+		const int gate = (int)(test_rand(&seed) % 64);
+		const int n = windows_ink_blocks(&g, gate, blocks);
+		int k = 0;
+		for (int y = 0; y < 150; y += 16)
+			for (int x = 0; x < 200; x += 16) {
+				int lo, hi;
+				if (!ink_block_ref(&g, x, y, gate, &lo, &hi)) {
+					n_none++;
+					continue;
+				}
+				assert_true(k < n);
+				assert_int_equal(blocks[k].x, x);
+				assert_int_equal(blocks[k].y, y);
+				assert_int_equal(blocks[k].lo, lo);
+				assert_int_equal(blocks[k].hi, hi);
+				k++;
+				n_ink++;
+			}
+		assert_int_equal(k, n);
+	}
+	assert_true(n_ink > 500 && n_none > 500);
+	image_u8_free(&g);
+}
+
 /* The ink tiles not yet read (windows_find_ink_unread): print in a
  * shadow beside lit paper makes ink in the tiles at (3, 3) and (3, 4);
  * with no read their window is windows_find_ink's; a read symbol whose box
@@ -1262,7 +1342,7 @@ static void test_windows_ink_unread(void **state)
 	assert_int_equal(segment_process(f.seg, &f.m, &tree), 0);
 	struct windows_scan scan;
 	windows_scan(&scan, tree, &f.d, 120, 64, &g, 0, scratch, WINDOWS_SCRATCH);
-	windows_ink(&scan, 32, 8);
+	ink_mark(&scan, &g);
 	struct detections read;
 	assert_int_equal(detections_alloc(&read, 4), 0);
 	assert_int_equal(windows_find_ink_unread(&scan, &read, 32, 3, win, 4), 1);
@@ -2491,6 +2571,7 @@ int main(void)
 		cmocka_unit_test(test_windows_squeezed),
 		cmocka_unit_test(test_windows_islands),
 		cmocka_unit_test(test_windows_ink),
+		cmocka_unit_test(test_windows_ink_blocks),
 		cmocka_unit_test(test_windows_ink_unread),
 		cmocka_unit_test_setup_teardown(test_ink_windows_lower_pct, setup, teardown),
 		cmocka_unit_test(test_small_symbol_pass),

@@ -375,9 +375,23 @@ struct up_fuzzy {
 	char canon[TREES_MAX_NODES + 2];
 };
 
+/* A submitted frame's ink blocks (windows_ink_blocks). */
+struct ink_blocks {
+	struct windows_block *b; /* windows_ink_blocks_cap() for the frame size */
+	int n;
+	const uint8_t *grey;     /* the pixels they were found in (NULL: none) */
+	int gate;                /* and at that gate */
+};
+
 struct third {
 	int32_t *scratch;      /* windows_scratch_len() for the frame size and region capacity */
 	size_t scratch_len;
+	/* The ink blocks of the last two frames submitted: engine_submit()
+	 * finds a frame's beside the GPU's threshold of it, and the next
+	 * frame's submit may come before this one's detect. */
+	struct ink_blocks ink[2];
+	int ink_sub;           /* the entry the last submit filled */
+	int ink_cur;           /* the collected frame's */
 	struct windows_scan scan; /* the frame's verdicts on the first scale's regions (third_detect) */
 	struct bitmask crop;   /* a window and its halo, thresholded; frame-sized buffer */
 	struct detections det; /* one window's */
@@ -876,6 +890,8 @@ static void third_free(struct engine *e)
 	bitmask_free(&e->t3.up_win);
 	closing_destroy(e->t3.up_close);
 	free(e->t3.scratch);
+	free(e->t3.ink[0].b);
+	free(e->t3.ink[1].b);
 	bitmask_free(&e->t3.crop);
 	detections_free(&e->t3.det);
 	ratio_free(&e->t3.ratio);
@@ -1053,8 +1069,13 @@ static int third_scale_sync(struct engine *e)
 							    : regions_region_capacity(e->cfg.width, e->cfg.height);
 		e->t3.scratch_len = windows_scratch_len(e->cfg.width, e->cfg.height, regs);
 		e->t3.scratch = malloc(e->t3.scratch_len * sizeof *e->t3.scratch);
+		const size_t blocks = (size_t)windows_ink_blocks_cap(e->cfg.width, e->cfg.height);
+		for (int i = 0; i < 2; i++)
+			e->t3.ink[i].b = malloc(blocks * sizeof *e->t3.ink[i].b);
 		if (!err)
-			err = e->t3.scratch ? bitmask_alloc(&e->t3.crop, e->cfg.width, e->cfg.height) : ERR_NOMEM;
+			err = e->t3.scratch && e->t3.ink[0].b && e->t3.ink[1].b
+				      ? bitmask_alloc(&e->t3.crop, e->cfg.width, e->cfg.height)
+				      : ERR_NOMEM;
 		if (!err)
 			err = detections_alloc(&e->t3.det, e->cfg.max_detections);
 		if (!err)
@@ -1427,6 +1448,20 @@ static void mask_download(struct engine *e, struct scale *s)
 		threshold_set_mask_download(s->thr, !s->gseg || (s == &e->s1 && e->want_mask));
 }
 
+/* Whether the third scale reads ink (windows_ink) this frame. */
+static bool ink_on(const struct engine *e)
+{
+	return scale_on(&e->s3) && e->cfg.close_scale3 > 0.0f && e->t3.close;
+}
+
+/* k = grey's ink blocks at gate. */
+static void ink_find(struct ink_blocks *k, const struct image_u8 *grey, int gate)
+{
+	k->n = windows_ink_blocks(grey, gate, k->b);
+	k->grey = grey->data;
+	k->gate = gate;
+}
+
 int engine_submit(struct engine *e, const struct image_u8 *grey)
 {
 	/* The last frame's second scale, if still pending (this submit
@@ -1436,6 +1471,7 @@ int engine_submit(struct engine *e, const struct image_u8 *grey)
 	if (grey->width != e->cfg.width || grey->height != e->cfg.height)
 		return ERR_SIZE;
 	int64_t t0 = clock_now_ns();
+	const struct image_u8 *camera = grey; /* the matcher's and the third scale's */
 	grey = equalize(e, grey);
 	e->gate_submitted = frame_gate(&e->cfg, grey);
 	if (e->gate_submitted != e->gate_submit_set)
@@ -1451,6 +1487,13 @@ int engine_submit(struct engine *e, const struct image_u8 *grey)
 	e->s2.submitted = scale_on(&e->s2) && threshold_submit(e->s2.thr, grey) == 0;
 	label_submit(e, &e->s2, grey);
 	e->s3.submitted = scale_on(&e->s3) && e->t3.want_full && threshold_submit(e->s3.thr, grey) == 0;
+	/* The ink scan reads the whole grey but needs nothing of the first
+	 * scale: here the GPU's threshold runs meanwhile, where in the third
+	 * scale it would hold the frame. */
+	e->t3.ink_sub ^= 1;
+	e->t3.ink[e->t3.ink_sub].grey = NULL;
+	if (ink_on(e))
+		ink_find(&e->t3.ink[e->t3.ink_sub], camera, e->gate_submitted);
 	e->submit_ns = clock_now_ns() - t0;
 	return 0;
 }
@@ -1473,6 +1516,7 @@ int engine_collect(struct engine *e)
 	if (e->gate > gs->highest)
 		gs->highest = e->gate;
 	e->s1.err = scale_collect(e, &e->s1, &e->label_ns);
+	e->t3.ink_cur = e->t3.ink_sub;
 	/* The second scale stays pending: engine_detect() collects it on the
 	 * worker, under the first scale's matching. */
 	e->s2_deferred = e->s2.submitted;
@@ -1668,8 +1712,14 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 	const int max_px = e->cfg.match.root_max_px > 0 ? (int)e->cfg.match.root_max_px : grey->width + grey->height;
 	windows_scan(&e->t3.scan, tree1, &e->s1.det, max_px, THIRD_UP_WIN_PX, grey, e->gate / THIRD_SMALL_SD_DIV,
 		     e->t3.scratch, e->t3.scratch_len);
-	if (e->cfg.close_scale3 > 0.0f && e->t3.close)
-		windows_ink(&e->t3.scan, e->gate, e->cfg.thr.radius);
+	if (ink_on(e)) {
+		/* Found at submit, unless the frame is not the one submitted or
+		 * the third scale came on since. */
+		struct ink_blocks *k = &e->t3.ink[e->t3.ink_cur];
+		if (k->grey != grey->data || k->gate != e->gate)
+			ink_find(k, grey, e->gate);
+		windows_ink(&e->t3.scan, e->cfg.thr.radius, k->b, k->n);
+	}
 	/* The first pass's windows, which the ratio pass reads too whatever
 	 * the first pass's method (a tiled one reads whole frames). */
 	const int found = windows_find(&e->t3.scan, THIRD_PAD, NULL, e->t3.win, THIRD_MAX_WINDOWS);

@@ -531,57 +531,20 @@ static bool stroke(const struct image_u8 *g, int x, int y, int lo, int hi)
 	return false;
 }
 
-/* Marks tile k (ink[k] 0: not yet) for the block at (x, y) whose darkest
- * grey is lo and brightest hi, where it is ink (INK_*) with a stroke, the
- * first scale lost its paper (paper_lost) and nothing explains it; last
- * as point_explained's. */
-static inline void ink_block(const struct windows_scan *s, int lo, int hi, int gate, int radius, int x, int y,
-			     int32_t *ink, size_t k, int *last)
+int windows_ink_blocks_cap(int width, int height)
 {
-	if (hi >= gate && 100 * (hi - lo) >= INK_PCT * hi && stroke(s->grey, x, y, lo, hi) &&
-	    paper_lost(s->tree, s->grey, x, y, lo, hi, radius) &&
-	    !point_explained(s->d, (float)x + INK_BLOCK / 2.0f, (float)y + INK_BLOCK / 2.0f, last))
-		ink[k] = 1;
+	return ((width + INK_BLOCK - 1) / INK_BLOCK) * ((height + INK_BLOCK - 1) / INK_BLOCK);
 }
 
-void windows_ink(struct windows_scan *s, int gate, int radius)
+int windows_ink_blocks(const struct image_u8 *g, int gate, struct windows_block *out)
 {
-	s->n_ink = 0;
-	if (s->whole || !s->grey)
-		return;
-	const struct region_tree *t = s->tree;
-	const struct image_u8 *g = s->grey;
-	const int w = t->width, h = t->height, ntx = tiles_x(w), nty = (h + T - 1) / T;
-	const size_t nt = (size_t)ntx * (size_t)nty;
-	int32_t *skip = s->scratch + nt, *ink = s->scratch + 3 * nt;
-	if (s->n_live)
-		tiles_mark(t, s->scratch + 4 * nt, LIVE, 0, skip);
-	else
-		for (size_t i = 0; i < nt; i++)
-			skip[i] = 0;
-	/* ink[k]: -1 where tile k need not be read (live, or in a decoded
-	 * symbol's box), 1 once it holds ink, else 0. */
-	for (size_t i = 0; i < nt; i++)
-		ink[i] = skip[i] ? -1 : 0;
-	for (int i = 0; i < s->d->n_fids; i++) {
-		const struct fiducial_det *f = &s->d->fids[i];
-		const float half = fid_half(f);
-		const int tx0 = (int)ceilf((f->x - half) / T), tx1 = (int)floorf((f->x + half) / T);
-		const int ty0 = (int)ceilf((f->y - half) / T), ty1 = (int)floorf((f->y + half) / T);
-		for (int ty = max_i(ty0, 0); ty < min_i(ty1, nty); ty++)
-			for (int tx = max_i(tx0, 0); tx < min_i(tx1, ntx); tx++)
-				ink[(size_t)ty * (size_t)ntx + (size_t)tx] = -1;
-	}
-	int last = -1;
+	const int w = g->width, h = g->height;
 	const size_t stride = (size_t)g->stride;
+	int n = 0;
 	for (int y0 = 0; y0 < h; y0 += INK_BLOCK) {
 		/* Every other row: print's strokes are 2 px and more. */
 		const int y1 = min_i(h, y0 + INK_BLOCK);
-		int32_t *row_ink = ink + (size_t)(y0 / T) * (size_t)ntx;
 		for (int x = 0; x < w; x += INK_BLOCK) {
-			const size_t k = (size_t)(x / T);
-			if (row_ink[k])
-				continue;
 			const uint8_t *p = g->data + (size_t)y0 * stride + (size_t)x;
 			int lo = 255, hi = 0;
 #ifdef __SSE2__
@@ -620,8 +583,51 @@ void windows_ink(struct windows_scan *s, int gate, int radius)
 						lo = min_i(lo, p[i]);
 						hi = max_i(hi, p[i]);
 					}
-			ink_block(s, lo, hi, gate, radius, x, y0, row_ink, k, &last);
+			if (hi >= gate && 100 * (hi - lo) >= INK_PCT * hi)
+				out[n++] = (struct windows_block){x, y0, (uint8_t)lo, (uint8_t)hi};
 		}
+	}
+	return n;
+}
+
+void windows_ink(struct windows_scan *s, int radius, const struct windows_block *blocks, int n_blocks)
+{
+	s->n_ink = 0;
+	if (s->whole || !s->grey)
+		return;
+	const struct region_tree *t = s->tree;
+	const int w = t->width, h = t->height, ntx = tiles_x(w), nty = (h + T - 1) / T;
+	const size_t nt = (size_t)ntx * (size_t)nty;
+	int32_t *skip = s->scratch + nt, *ink = s->scratch + 3 * nt;
+	if (s->n_live)
+		tiles_mark(t, s->scratch + 4 * nt, LIVE, 0, skip);
+	else
+		for (size_t i = 0; i < nt; i++)
+			skip[i] = 0;
+	/* ink[k]: -1 where tile k need not be read (live, or in a decoded
+	 * symbol's box), 1 once it holds ink, else 0. */
+	for (size_t i = 0; i < nt; i++)
+		ink[i] = skip[i] ? -1 : 0;
+	for (int i = 0; i < s->d->n_fids; i++) {
+		const struct fiducial_det *f = &s->d->fids[i];
+		const float half = fid_half(f);
+		const int tx0 = (int)ceilf((f->x - half) / T), tx1 = (int)floorf((f->x + half) / T);
+		const int ty0 = (int)ceilf((f->y - half) / T), ty1 = (int)floorf((f->y + half) / T);
+		for (int ty = max_i(ty0, 0); ty < min_i(ty1, nty); ty++)
+			for (int tx = max_i(tx0, 0); tx < min_i(tx1, ntx); tx++)
+				ink[(size_t)ty * (size_t)ntx + (size_t)tx] = -1;
+	}
+	/* The blocks of ink and paper (a few in a frame) where the tile is
+	 * read: with a stroke (most of them are in symbols' boxes, not read),
+	 * where the first scale lost their paper and nothing explains them. */
+	int last = -1;
+	for (int i = 0; i < n_blocks; i++) {
+		const struct windows_block *b = &blocks[i];
+		int32_t *k = ink + (size_t)(b->y / T) * (size_t)ntx + (size_t)(b->x / T);
+		if (!*k && stroke(s->grey, b->x, b->y, b->lo, b->hi) &&
+		    paper_lost(t, s->grey, b->x, b->y, b->lo, b->hi, radius) &&
+		    !point_explained(s->d, (float)b->x + INK_BLOCK / 2.0f, (float)b->y + INK_BLOCK / 2.0f, &last))
+			*k = 1;
 	}
 	for (size_t i = 0; i < nt; i++) {
 		ink[i] = ink[i] > 0;

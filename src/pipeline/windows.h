@@ -151,10 +151,31 @@ int windows_find_small(const struct windows_scan *s, int small_px, int pad, stru
  * above. */
 int windows_find_islands(const struct windows_scan *s, int small_px, int pad, struct window *out, int cap);
 
+/* A block of windows_ink's that holds ink and paper by its extremes: its
+ * darkest grey lo at most a quarter of its brightest hi, hi at least the
+ * gate. The rest of the rule is windows_ink's. */
+struct windows_block {
+	int x, y; /* its top left pixel */
+	uint8_t lo, hi;
+};
+
+/* The most blocks windows_ink_blocks finds in a frame of width x height. */
+int windows_ink_blocks_cap(int width, int height);
+
+/* The blocks of grey (16 x 16 pixels from the top left, read on every
+ * other row; cut short at the frame's right and bottom edges) that hold
+ * ink and paper at this gate, into out (at most
+ * windows_ink_blocks_cap()), row by row from the top, each row from the
+ * left; returns their number. It reads grey only, so it may run before
+ * the frame's first scale is matched (engine.c: while the GPU thresholds
+ * the frame), and leaves windows_ink few blocks to judge. Allocates
+ * nothing. */
+int windows_ink_blocks(const struct image_u8 *grey, int gate, struct windows_block *out);
+
 /* Ink that no structure explains: tiles where a block of 16 x 16 pixels
  * of the grey (read on every other row: print's strokes are 2 px and
  * more) holds ink and paper, its darkest grey at most a quarter of its
- * brightest and that at least gate, a stroke (along a row, a pixel under
+ * brightest and that at least the gate, a stroke (along a row, a pixel under
  * the block's mid-grey with paper at least 2.5 times as bright within 4
  * px on each side) and paper that the first scale painted black with
  * brighter light within radius, with the block's centre in no decoded
@@ -169,10 +190,11 @@ int windows_find_islands(const struct windows_scan *s, int small_px, int pad, st
  * the table and a hand's dim, blurred edge beside its brighter palm (the
  * noise along it crosses the block's mid-grey, but never by 2.5 times)
  * are no ink; black shapes on white are, and cost windows.
- * Marks the scanned frame's ink tiles (none without windows_scan's grey);
+ * Marks the scanned frame's ink tiles (none without windows_scan's grey)
+ * from the n_blocks blocks that windows_ink_blocks found in that grey;
  * call once a frame, after windows_scan and before windows_find_ink.
  * Allocates nothing. */
-void windows_ink(struct windows_scan *s, int gate, int radius);
+void windows_ink(struct windows_scan *s, int radius, const struct windows_block *blocks, int n_blocks);
 
 /* The ink tiles' windows (grown by pad, joined where they overlap), each
  * of the given radius; their number (0: none) into out (at most cap), or
