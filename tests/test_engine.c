@@ -774,6 +774,67 @@ static void mask_card(struct bitmask *m, int x0, int y0, int side)
 		}
 }
 
+/* Islands (windows_scan's n_islands) that decoded symbols explain, on
+ * random symbols: white 3 px dots every 10 px on black, each an island,
+ * count where no symbol's box (its centre +- 0.85 of its size + 4 px)
+ * holds the dot's box, wherever the symbols lie (across the scan's cells
+ * of 128 px, past the frame's edges), as few small ones and as many large
+ * ones (more than the scan's index of symbols by cell holds). */
+static void test_windows_explained(void **state)
+{
+	(void)state;
+	struct bitmask m;
+	struct detections d;
+	int err = 0;
+	struct segment_config sc = {.max_width = W, .max_height = H, .adj_cap = 16};
+	struct segment *seg = segment_create(&sc, &err);
+	assert_non_null(seg);
+	assert_int_equal(bitmask_alloc(&m, W, H), 0);
+	assert_int_equal(detections_alloc(&d, 64), 0);
+	static int32_t scratch[WINDOWS_SCRATCH];
+	mask_clear(&m);
+	for (int y = 6; y + 3 <= H; y += 10)
+		for (int x = 6; x + 3 <= W; x += 10)
+			mask_rect(&m, x, y, x + 3, y + 3, true);
+	const struct region_tree *tree = NULL;
+	assert_int_equal(segment_process(seg, &m, &tree), 0);
+	uint32_t seed = 7;
+	for (int trial = 0; trial < 200; trial++) {
+		/* Every other trial, first 50 symbols far above or below the
+		 * frame whose boxes span its width (3 cells each): more than the
+		 * index has room for. */
+		const int decoys = trial % 2 ? 50 : 0;
+		d.n_fids = decoys + 1 + (int)(test_rand(&seed) % 10);
+		for (int i = 0; i < d.n_fids; i++) {
+			const float size = i < decoys ? 400.0f : 4.0f + (float)(test_rand(&seed) % 60);
+			d.fids[i] = (struct fiducial_det){.id = 1,
+							  .x = (float)(test_rand(&seed) % 4000) / 10.0f - 40.0f,
+							  .y = (float)(test_rand(&seed) % 3200) / 10.0f - 40.0f,
+							  .size_px = size};
+			if (i < decoys)
+				d.fids[i].y = i % 2 ? -400.0f : H + 400.0f;
+		}
+		int expect = 0;
+		for (int y = 6; y + 3 <= H; y += 10)
+			for (int x = 6; x + 3 <= W; x += 10) {
+				bool in = false;
+				for (int i = 0; i < d.n_fids && !in; i++) {
+					const float half = 0.85f * d.fids[i].size_px + 4.0f;
+					in = (float)x >= d.fids[i].x - half && (float)(x + 2) <= d.fids[i].x + half &&
+					     (float)y >= d.fids[i].y - half && (float)(y + 2) <= d.fids[i].y + half;
+				}
+				expect += !in;
+			}
+		struct windows_scan scan;
+		windows_scan(&scan, tree, &d, 120, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
+		assert_false(scan.whole);
+		assert_int_equal(scan.n_islands, expect);
+	}
+	detections_free(&d);
+	bitmask_free(&m);
+	segment_destroy(seg);
+}
+
 /* The third scale's windows: structure that no decoded symbol explains
  * gets a window around it, grown by the pad; a decoded symbol's box, a
  * finger's, a uniform area, a speck and a lone round region (a finger
@@ -2550,6 +2611,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_equaliser, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_third_scale_under_shadow, setup, teardown),
 		cmocka_unit_test(test_windows),
+		cmocka_unit_test(test_windows_explained),
 		cmocka_unit_test(test_windows_finger_rim),
 		cmocka_unit_test(test_small_passes_skip_noise),
 		cmocka_unit_test(test_merge_disagreement),

@@ -117,13 +117,95 @@ static float fid_half(const struct fiducial_det *f)
 	return (float)BOX_HALF_X100 / 100.0f * f->size_px + BOX_MARGIN;
 }
 
+/* The decoded symbols' boxes by place (windows_scan judges hundreds of
+ * regions against tens of symbols): the frame in cells of BOXES_CELL
+ * pixels a side, each listing the symbols whose box meets it. A region in
+ * a box has its own box's top left corner in it, so only its corner's
+ * cell's symbols are tried. */
+#define BOXES_CELL 128
+
+struct boxes {
+	const struct detections *d;
+	const int32_t *start; /* cell c's symbols: idx[start[c]] .. idx[start[c + 1] - 1] */
+	const int32_t *idx;
+	int ncx;              /* cells a row; 0: no cells (every symbol is tried) */
+};
+
+/* The cell of coordinate v among n cells, clamped to them. */
+static int cell_of(float v, int n)
+{
+	return v < 0.0f ? 0 : v >= (float)n * BOXES_CELL ? n - 1 : (int)(v / BOXES_CELL);
+}
+
+/* The cells c[0] <= x <= c[1], c[2] <= y <= c[3] of ncx x ncy that symbol
+ * f's box meets; false for none (NaN or a negative size: it holds no
+ * region). */
+static bool box_cells(const struct fiducial_det *f, int ncx, int ncy, int c[4])
+{
+	const float half = fid_half(f);
+	const float x0 = f->x - half, x1 = f->x + half, y0 = f->y - half, y1 = f->y + half;
+	if (!(x0 <= x1 && y0 <= y1))
+		return false;
+	c[0] = cell_of(x0, ncx);
+	c[1] = cell_of(x1, ncx);
+	c[2] = cell_of(y0, ncy);
+	c[3] = cell_of(y1, ncy);
+	return true;
+}
+
+/* d's boxes in cells over a w x h frame, in room (len int32); without
+ * cells where room is too short. */
+static struct boxes boxes_index(const struct detections *d, int w, int h, int32_t *room, size_t len)
+{
+	struct boxes b = {.d = d};
+	const int ncx = (w + BOXES_CELL - 1) / BOXES_CELL, ncy = (h + BOXES_CELL - 1) / BOXES_CELL;
+	const size_t nc = (size_t)ncx * (size_t)ncy;
+	if (len < nc + 1)
+		return b;
+	int32_t *start = room, *idx = room + nc + 1;
+	int c[4];
+	/* Each cell's symbols counted, the counts summed up to each cell's
+	 * end, and the symbols placed from the last back: that leaves start[c]
+	 * at cell c's first, each cell's symbols in their order. */
+	for (size_t k = 0; k <= nc; k++)
+		start[k] = 0;
+	for (int i = 0; i < d->n_fids; i++)
+		if (box_cells(&d->fids[i], ncx, ncy, c))
+			for (int cy = c[2]; cy <= c[3]; cy++)
+				for (int cx = c[0]; cx <= c[1]; cx++)
+					start[(size_t)cy * (size_t)ncx + (size_t)cx]++;
+	for (size_t k = 1; k <= nc; k++)
+		start[k] += start[k - 1];
+	if ((size_t)start[nc] > len - (nc + 1))
+		return b;
+	for (int i = d->n_fids - 1; i >= 0; i--)
+		if (box_cells(&d->fids[i], ncx, ncy, c))
+			for (int cy = c[2]; cy <= c[3]; cy++)
+				for (int cx = c[0]; cx <= c[1]; cx++)
+					idx[--start[(size_t)cy * (size_t)ncx + (size_t)cx]] = i;
+	b.start = start;
+	b.idx = idx;
+	b.ncx = ncx;
+	return b;
+}
+
 /* Whether region r lies in a decoded symbol's box or a finger's. */
-static bool explained(const struct region_tree *t, int32_t r, const struct detections *d)
+static bool explained(const struct region_tree *t, int32_t r, const struct boxes *b)
 {
 	const struct region *g = &t->regions[r];
-	for (int i = 0; i < d->n_fids; i++)
-		if (inside(g, d->fids[i].x, d->fids[i].y, fid_half(&d->fids[i])))
-			return true;
+	const struct detections *d = b->d;
+	if (b->ncx) {
+		const size_t c = (size_t)(g->y0 / BOXES_CELL) * (size_t)b->ncx + (size_t)(g->x0 / BOXES_CELL);
+		for (int32_t k = b->start[c]; k < b->start[c + 1]; k++) {
+			const struct fiducial_det *f = &d->fids[b->idx[k]];
+			if (inside(g, f->x, f->y, fid_half(f)))
+				return true;
+		}
+	} else {
+		for (int i = 0; i < d->n_fids; i++)
+			if (inside(g, d->fids[i].x, d->fids[i].y, fid_half(&d->fids[i])))
+				return true;
+	}
 	return a_finger(g, d);
 }
 
@@ -156,7 +238,7 @@ static bool a_branch(const struct region *g, const struct detections *d)
  * structure: the root of a symbol under about 30 px, whose dots are 2-5
  * px, touches its blob and its dots, but only one region of MIN_AREA. */
 static bool live_region(const struct region_tree *t, int32_t r, int max_side, int32_t min_area,
-			const struct detections *d)
+			const struct boxes *b)
 {
 	const struct region *g = &t->regions[r];
 	if (g->area < min_area || g->n_adj < MIN_BRANCHES || g->x1 - g->x0 >= max_side || g->y1 - g->y0 >= max_side)
@@ -166,11 +248,11 @@ static bool live_region(const struct region_tree *t, int32_t r, int max_side, in
 	int n = 0;
 	for (int i = 0; i < g->n_adj && n < MIN_BRANCHES; i++)
 		n += t->regions[adj[i]].area >= min_area;
-	if (n < MIN_BRANCHES || explained(t, r, d))
+	if (n < MIN_BRANCHES || explained(t, r, b))
 		return false;
 	n = 0;
 	for (int i = 0; i < g->n_adj && n < MIN_BRANCHES; i++)
-		n += t->regions[adj[i]].area >= min_area && a_branch(&t->regions[adj[i]], d);
+		n += t->regions[adj[i]].area >= min_area && a_branch(&t->regions[adj[i]], b->d);
 	return n >= MIN_BRANCHES;
 }
 
@@ -187,11 +269,11 @@ static int box_side(const struct region *g)
 
 /* Whether region r is an island (ISLAND_*) that no decoded symbol or
  * finger explains. */
-static bool island(const struct region_tree *t, int32_t r, const struct detections *d)
+static bool island(const struct region_tree *t, int32_t r, const struct boxes *b)
 {
 	const struct region *g = &t->regions[r];
 	return g->n_adj == 1 && g->area >= ISLAND_MIN_AREA && g->x1 - g->x0 < ISLAND_MAX_SIDE &&
-	       g->y1 - g->y0 < ISLAND_MAX_SIDE && !explained(t, r, d);
+	       g->y1 - g->y0 < ISLAND_MAX_SIDE && !explained(t, r, b);
 }
 
 void windows_scan(struct windows_scan *s, const struct region_tree *t, const struct detections *d, int max_symbol_px,
@@ -207,14 +289,16 @@ void windows_scan(struct windows_scan *s, const struct region_tree *t, const str
 	int32_t *islands = scratch + 2 * nt, *memo = scratch + 4 * nt;
 	for (size_t i = 0; i < nt; i++)
 		islands[i] = 0;
+	/* The finds' tiles are free until the scan is done. */
+	const struct boxes b = boxes_index(d, t->width, t->height, scratch, 2 * nt);
 	for (int32_t r = 0; r < t->n_regions; r++) {
-		memo[r] = live_region(t, r, max_symbol_px, MIN_AREA, d) ? LIVE : 0;
+		memo[r] = live_region(t, r, max_symbol_px, MIN_AREA, &b) ? LIVE : 0;
 		if (small_px > 0 &&
-		    (live_region(t, r, small_px, SMALL_MIN_AREA, d) ||
-		     (box_side(&t->regions[r]) >= SQUEEZED_MIN_PX && live_region(t, r, small_px, SQUEEZED_MIN_AREA, d))) &&
+		    (live_region(t, r, small_px, SMALL_MIN_AREA, &b) ||
+		     (box_side(&t->regions[r]) >= SQUEEZED_MIN_PX && live_region(t, r, small_px, SQUEEZED_MIN_AREA, &b))) &&
 		    (!grey || grey_varies(grey, &t->regions[r], min_sd)))
 			memo[r] |= LIVE_SMALL;
-		if (small_px > 0 && island(t, r, d)) {
+		if (small_px > 0 && island(t, r, &b)) {
 			const struct region *g = &t->regions[r];
 			islands[(g->y0 + g->y1) / 2 / T * ntx + (g->x0 + g->x1) / 2 / T]++;
 			s->n_islands++;
