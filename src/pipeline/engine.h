@@ -143,6 +143,9 @@ void engine_destroy(struct engine *e);  /* NULL-safe */
  * settings). Sizes, backend and tracker stay. */
 int engine_set_config(struct engine *e, const struct engine_config *cfg);
 
+/* Starts the frame's threshold work, then finds the third scale's ink
+ * blocks in grey (windows_ink_blocks) meanwhile; engine_detect() of the
+ * same frame (the same pixels) takes them, of another finds them again. */
 int engine_submit(struct engine *e, const struct image_u8 *grey);
 /* Waits for the first scale (and the third's whole-frame mask); the second
  * scale is collected by engine_detect() on its worker, under the first's

@@ -60,8 +60,8 @@ static int tiles_x(int width)
 }
 
 /* The scratch holds four int32 a tile (the finds' live tiles and flood
- * stack, the scan's islands a tile, the ink tiles), then a verdict a
- * region. */
+ * stack, which hold the scan's index of symbols' boxes while it runs; the
+ * scan's islands a tile, the ink tiles), then a verdict a region. */
 size_t windows_scratch_len(int width, int height, int32_t max_regions)
 {
 	return 4 * (size_t)tiles_x(width) * (size_t)((height + T - 1) / T) + (size_t)(max_regions > 0 ? max_regions : 0);
