@@ -176,7 +176,7 @@ int windows_ink_blocks(const struct image_u8 *grey, int gate, struct windows_blo
  * of the grey (read on every other row: print's strokes are 2 px and
  * more) holds ink and paper, its darkest grey at most a quarter of its
  * brightest and that at least the gate, a stroke (along a row, a pixel under
- * the block's mid-grey with paper at least 2.5 times as bright within 4
+ * the block's mid-grey with paper at least 2.5 times as bright within 6
  * px on each side) and paper that the first scale painted black with
  * brighter light within radius, with the block's centre in no decoded
  * symbol's box (as for explained regions) or finger's; tiles where
