@@ -774,6 +774,30 @@ static void mask_card(struct bitmask *m, int x0, int y0, int side)
 		}
 }
 
+struct win_fixture {
+	struct bitmask m;
+	struct detections d;
+	struct segment *seg;
+};
+
+/* A segmenter, a mask and cap detections of the test frame's size. */
+static void win_fixture_open(struct win_fixture *f, int cap)
+{
+	int err = 0;
+	struct segment_config sc = {.max_width = W, .max_height = H, .adj_cap = 16};
+	f->seg = segment_create(&sc, &err);
+	assert_non_null(f->seg);
+	assert_int_equal(bitmask_alloc(&f->m, W, H), 0);
+	assert_int_equal(detections_alloc(&f->d, cap), 0);
+}
+
+static void win_fixture_close(struct win_fixture *f)
+{
+	detections_free(&f->d);
+	bitmask_free(&f->m);
+	segment_destroy(f->seg);
+}
+
 /* Islands (windows_scan's n_islands) that decoded symbols explain, on
  * random symbols: white 3 px dots every 10 px on black, each an island,
  * count where no symbol's box (its centre +- 0.85 of its size + 4 px)
@@ -783,56 +807,48 @@ static void mask_card(struct bitmask *m, int x0, int y0, int side)
 static void test_windows_explained(void **state)
 {
 	(void)state;
-	struct bitmask m;
-	struct detections d;
-	int err = 0;
-	struct segment_config sc = {.max_width = W, .max_height = H, .adj_cap = 16};
-	struct segment *seg = segment_create(&sc, &err);
-	assert_non_null(seg);
-	assert_int_equal(bitmask_alloc(&m, W, H), 0);
-	assert_int_equal(detections_alloc(&d, 64), 0);
+	struct win_fixture f;
+	win_fixture_open(&f, 64);
 	static int32_t scratch[WINDOWS_SCRATCH];
-	mask_clear(&m);
+	mask_clear(&f.m);
 	for (int y = 6; y + 3 <= H; y += 10)
 		for (int x = 6; x + 3 <= W; x += 10)
-			mask_rect(&m, x, y, x + 3, y + 3, true);
+			mask_rect(&f.m, x, y, x + 3, y + 3, true);
 	const struct region_tree *tree = NULL;
-	assert_int_equal(segment_process(seg, &m, &tree), 0);
+	assert_int_equal(segment_process(f.seg, &f.m, &tree), 0);
 	uint32_t seed = 7;
 	for (int trial = 0; trial < 200; trial++) {
 		/* Every other trial, first 50 symbols far above or below the
 		 * frame whose boxes span its width (3 cells each): more than the
 		 * index has room for. */
 		const int decoys = trial % 2 ? 50 : 0;
-		d.n_fids = decoys + 1 + (int)(test_rand(&seed) % 10);
-		for (int i = 0; i < d.n_fids; i++) {
+		f.d.n_fids = decoys + 1 + (int)(test_rand(&seed) % 10);
+		for (int i = 0; i < f.d.n_fids; i++) {
 			const float size = i < decoys ? 400.0f : 4.0f + (float)(test_rand(&seed) % 60);
-			d.fids[i] = (struct fiducial_det){.id = 1,
+			f.d.fids[i] = (struct fiducial_det){.id = 1,
 							  .x = (float)(test_rand(&seed) % 4000) / 10.0f - 40.0f,
 							  .y = (float)(test_rand(&seed) % 3200) / 10.0f - 40.0f,
 							  .size_px = size};
 			if (i < decoys)
-				d.fids[i].y = i % 2 ? -400.0f : H + 400.0f;
+				f.d.fids[i].y = i % 2 ? -400.0f : H + 400.0f;
 		}
 		int expect = 0;
 		for (int y = 6; y + 3 <= H; y += 10)
 			for (int x = 6; x + 3 <= W; x += 10) {
 				bool in = false;
-				for (int i = 0; i < d.n_fids && !in; i++) {
-					const float half = 0.85f * d.fids[i].size_px + 4.0f;
-					in = (float)x >= d.fids[i].x - half && (float)(x + 2) <= d.fids[i].x + half &&
-					     (float)y >= d.fids[i].y - half && (float)(y + 2) <= d.fids[i].y + half;
+				for (int i = 0; i < f.d.n_fids && !in; i++) {
+					const float half = 0.85f * f.d.fids[i].size_px + 4.0f;
+					in = (float)x >= f.d.fids[i].x - half && (float)(x + 2) <= f.d.fids[i].x + half &&
+					     (float)y >= f.d.fids[i].y - half && (float)(y + 2) <= f.d.fids[i].y + half;
 				}
 				expect += !in;
 			}
 		struct windows_scan scan;
-		windows_scan(&scan, tree, &d, 120, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
+		windows_scan(&scan, tree, &f.d, 120, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
 		assert_false(scan.whole);
 		assert_int_equal(scan.n_islands, expect);
 	}
-	detections_free(&d);
-	bitmask_free(&m);
-	segment_destroy(seg);
+	win_fixture_close(&f);
 }
 
 /* The third scale's windows: structure that no decoded symbol explains
@@ -901,29 +917,6 @@ static void test_windows(void **state)
 }
 
 /* A mask, a detections list and a segmenter for the windows' tests. */
-struct win_fixture {
-	struct bitmask m;
-	struct detections d;
-	struct segment *seg;
-};
-
-static void win_fixture_open(struct win_fixture *f)
-{
-	int err = 0;
-	struct segment_config sc = {.max_width = W, .max_height = H, .adj_cap = 16};
-	f->seg = segment_create(&sc, &err);
-	assert_non_null(f->seg);
-	assert_int_equal(bitmask_alloc(&f->m, W, H), 0);
-	assert_int_equal(detections_alloc(&f->d, 8), 0);
-}
-
-static void win_fixture_close(struct win_fixture *f)
-{
-	detections_free(&f->d);
-	bitmask_free(&f->m);
-	segment_destroy(f->seg);
-}
-
 /* The longest side of the live regions in a window (windows_live_side,
  * the ratio pass's large rungs): a card of 50 px reads 50 in a window
  * that holds it (the left 100 columns hold it whole), one of 130 px 130;
@@ -934,7 +927,7 @@ static void test_windows_live_side(void **state)
 {
 	(void)state;
 	struct win_fixture f;
-	win_fixture_open(&f);
+	win_fixture_open(&f, 8);
 	static int32_t scratch[WINDOWS_SCRATCH];
 	const struct window all = {0, 0, W, H, 0}, part = {0, 0, 100, H, 0}, none = {200, 0, W, H, 0};
 	const int sides[] = {50, 130};
@@ -968,7 +961,7 @@ static void test_windows_finger_rim(void **state)
 {
 	(void)state;
 	struct win_fixture f;
-	win_fixture_open(&f);
+	win_fixture_open(&f, 8);
 	static int32_t scratch[WINDOWS_SCRATCH];
 	struct window win[4];
 	mask_clear(&f.m);
@@ -1078,7 +1071,7 @@ static void test_windows_small(void **state)
 {
 	(void)state;
 	struct win_fixture f;
-	win_fixture_open(&f);
+	win_fixture_open(&f, 8);
 	static int32_t scratch[WINDOWS_SCRATCH];
 	struct window win[4];
 	const struct region_tree *tree = NULL;
@@ -1115,7 +1108,7 @@ static void test_windows_squeezed(void **state)
 {
 	(void)state;
 	struct win_fixture f;
-	win_fixture_open(&f);
+	win_fixture_open(&f, 8);
 	static int32_t scratch[WINDOWS_SCRATCH];
 	struct window win[4];
 	const struct region_tree *tree = NULL;
@@ -1152,7 +1145,7 @@ static void test_windows_islands(void **state)
 {
 	(void)state;
 	struct win_fixture f;
-	win_fixture_open(&f);
+	win_fixture_open(&f, 8);
 	static int32_t scratch[WINDOWS_SCRATCH];
 	struct window win[4];
 	const struct region_tree *tree = NULL;
@@ -1234,7 +1227,7 @@ static void test_windows_ink(void **state)
 {
 	(void)state;
 	struct win_fixture f;
-	win_fixture_open(&f);
+	win_fixture_open(&f, 8);
 	static int32_t scratch[WINDOWS_SCRATCH];
 	struct window win[4];
 	struct image_u8 g;
@@ -1390,7 +1383,7 @@ static void test_windows_ink_unread(void **state)
 {
 	(void)state;
 	struct win_fixture f;
-	win_fixture_open(&f);
+	win_fixture_open(&f, 8);
 	static int32_t scratch[WINDOWS_SCRATCH];
 	struct window win[4];
 	struct image_u8 g;
