@@ -1442,6 +1442,11 @@ static const struct preset {
 	 PRESET_BASE "--size 648x484 --sheet 12 --fid-size 45:55 --tilt 45 --tilt-min 30 "
 		     "--shadows 1 --penumbra 3 --dark 0.55:0.75 --light 0.2 --defocus 0.4 " CAMERA_TONE "--jpeg 90",
 	 "the phone preset at 648x484, cards 45-55 px at its centre, defocus 0.4"},
+	{"gamma",
+	 PRESET_BASE "--size 648x484 --sheet 12 --fid-size 45:55 --tilt 45 --tilt-min 30 "
+		     "--shadows 1 --penumbra 3 --dark 0.55:0.75 --light 0.2 --defocus 0.4 --gamma 2.2 --jpeg 90",
+	 "the sheet-half scenes from a camera that encodes with gamma 2.2 and does not sharpen "
+	 "(read them with --camera-gamma 2.2)"},
 	{"webcam", PRESET_BASE "--fids 8 --fid-size 24:48 --shadows 2 " CAMERA_TONE,
 	 "the shadow-small scenes through a webcam's processing: gamma 2.2, unsharp mask (amount 1), "
 	 "exposure 1.2"},

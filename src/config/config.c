@@ -110,6 +110,11 @@ static const struct config_option options[] = {
                "camera controls as key=value,... (exposure=auto|N, gain, brightness, contrast, "
                "gamma, sharpness, focus=auto|N, power_line=50|60|off, white_balance=auto|off); "
                "unsupported ones are reported once"),
+    OPT_FLOAT("source", "camera_gamma", camera_gamma, "1", 1, 3, false, 0, "G",
+              "the gamma curve the camera encodes its frames with, undone (grey = 255 (v/255)^G) before "
+              "thresholding and matching: most webcams and phones encode with about 2.2, where a shadow's "
+              "paper and the ink come out brighter against the lit paper than the rules expect; 1 = the "
+              "frames are taken as linear (IR cameras set linear, or a camera's own gamma control set so)"),
 
     OPT_ENUM("threshold", "gpu", gpu, "auto", "auto|on|off", false, 'G',
              "threshold on the GPU: auto (when one works, else the CPU), on (fail without "

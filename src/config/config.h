@@ -97,6 +97,7 @@ struct tt_config {
 	int width, height; /* camera size; 0 = auto */
 	char format[16];   /* camera pixel format, "auto" */
 	char controls[256]; /* camera controls, "key=value,..." */
+	float camera_gamma; /* the camera's encoding gamma, undone before thresholding; 1 = linear */
 	/* [threshold] */
 	char gpu[8];            /* auto | on | off */
 	char threshold_mode[16]; /* bernsen | tiled | mean | gated | either | both | sauvola */

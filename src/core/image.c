@@ -36,6 +36,15 @@ void image_u8_copy(struct image_u8 *dst, const struct image_u8 *src)
 		memcpy(image_u8_row(dst, y), image_u8_row(src, y), (size_t)src->width);
 }
 
+void image_u8_map(struct image_u8 *img, const uint8_t lut[256])
+{
+	for (int y = 0; y < img->height; y++) {
+		uint8_t *row = image_u8_row(img, y);
+		for (int x = 0; x < img->width; x++)
+			row[x] = lut[row[x]];
+	}
+}
+
 double image_u8_sample(const struct image_u8 *img, double x, double y)
 {
 	if (x < 0)

@@ -38,6 +38,8 @@ int image_u8_alloc(struct image_u8 *img, int width, int height);
 void image_u8_free(struct image_u8 *img);
 /* Copies pixels of src into dst of the same size. */
 void image_u8_copy(struct image_u8 *dst, const struct image_u8 *src);
+/* Every pixel v of img becomes lut[v], in place. */
+void image_u8_map(struct image_u8 *img, const uint8_t lut[256]);
 /* The grey at (x, y) in pixels, bilinear between the four nearest pixels;
  * positions outside the image are clamped onto its border. */
 double image_u8_sample(const struct image_u8 *img, double x, double y);
