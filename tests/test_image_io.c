@@ -115,6 +115,28 @@ static void test_sample_bilinear_clamped(void **state)
 	image_u8_free(&img);
 }
 
+/* image_u8_map: every pixel of the image through the table, and nothing
+ * past a row's width (a view with a wider stride). */
+static void test_map_through_table(void **state)
+{
+	(void)state;
+	struct image_u8 img;
+	assert_int_equal(image_u8_alloc(&img, 7, 3), 0);
+	uint8_t lut[256];
+	for (int v = 0; v < 256; v++)
+		lut[v] = (uint8_t)(255 - v);
+	for (int y = 0; y < 3; y++)
+		for (int x = 0; x < 7; x++)
+			image_u8_row(&img, y)[x] = (uint8_t)(40 * y + x);
+	struct image_u8 view = img;
+	view.width = 5;
+	image_u8_map(&view, lut);
+	for (int y = 0; y < 3; y++)
+		for (int x = 0; x < 7; x++)
+			assert_int_equal(image_u8_row(&img, y)[x], x < 5 ? 255 - (40 * y + x) : 40 * y + x);
+	image_u8_free(&img);
+}
+
 static void test_png_grey8_roundtrip(void **state)
 {
 	(void)state;
@@ -428,6 +450,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 #if TT_HAVE_PNG
 		cmocka_unit_test(test_sample_bilinear_clamped),
+		cmocka_unit_test(test_map_through_table),
 		cmocka_unit_test(test_png_grey8_roundtrip),
 		cmocka_unit_test(test_png_rgb_and_rgba),
 		cmocka_unit_test(test_png_grey16_takes_high_byte),
