@@ -1123,6 +1123,31 @@ static bool speck_read(const struct match *m, const struct region_tree *t, int32
 	return false;
 }
 
+/* Whether a symbol read whole at root, canon its string, is one hole
+ * moved from another tree of the set: the tree with a plain leaf taken
+ * away and a hole given to one of the root's children whose children are
+ * all leaves (a plain leaf among them) is in the set (moved_in_set), what
+ * speck_read() asks without the speck (match_config.moved_unconfirmed). */
+static bool moved_read(const struct match *m, const struct region_tree *t, int32_t root, const char *canon)
+{
+	int32_t kid[TREES_MAX_NODES];
+	int area[TREES_MAX_NODES];
+	int n_leaf;
+	const int n = root_children(m, t, root, kid, area, &n_leaf);
+	if (n < 0 || !n_leaf)
+		return false;
+	bool tried[TREES_MAX_NODES + 1] = {false};
+	for (int q = 0; q < n; q++) {
+		const int j = leaf_holes(m, t, kid[q]);
+		if (j < 0 || tried[j])
+			continue;
+		tried[j] = true;
+		if (moved_in_set(m->cfg.trees, canon, j, 1))
+			return true;
+	}
+	return false;
+}
+
 /* How much of its moment ellipse region k fills with its holes (its
  * children in the tree being read, specks left out) taken for it: its
  * pixels over the area of the ellipse of its second moments. A filled
@@ -1569,7 +1594,9 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	/* A small-symbol read that may be another ID's with a hole closed
 	 * stands only where the enlarged frame confirms it, as one with more
 	 * specks than the share (engine.c, small_confirm). */
-	const bool doubt = id >= 0 && read_whole && m->cfg.specks_unconfirmed && closed_hole_read(m, t, root, canon);
+	const bool doubt = id >= 0 && read_whole &&
+			   ((m->cfg.specks_unconfirmed && closed_hole_read(m, t, root, canon)) ||
+			    (m->cfg.moved_unconfirmed && moved_read(m, t, root, canon)));
 	if (id >= 0) {
 		const int32_t at = out->n_fids;
 		emit(out->fids, &out->n_fids, out->cap_fids, &out->overflow, reg(m, t, root), root, id, nodes,

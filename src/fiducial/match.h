@@ -187,6 +187,16 @@
  * (sheet-half) that way, with reacTIVision's set: pockets of 12 px on a
  * 23 px leaf and 10 on 31; of the 47 other such merged reads in the
  * realistic presets at 24 frames the largest pocket was a fifth.
+ * A read one hole moved from another: with match_config.moved_unconfirmed
+ * (the engine sets it for the upsampled pass's read three times
+ * enlarged) a whole read where the tree with a plain leaf of the root
+ * taken away and a hole given to one of its children whose children are
+ * all leaves (moved_in_set) is in the set too is read with completed =
+ * FIDUCIAL_UNCONFIRMED: the caller keeps it only where another threshold
+ * reads it too (decode.c, moved_read). Enlarged three times, a 20-24 px
+ * symbol's hole closed, or cut open with the piece of wall left as a dot,
+ * while a dot-sized piece or fleck is taken for a dot, reads as that
+ * neighbour with every leaf of a dot's size.
  * A root one level out: a read whose root has a child that spans at least
  * three quarters of the root's box both ways and holds the boxes of all
  * its other children (two or more) stays fuzzy (decode.c, ring_read): the
@@ -258,6 +268,10 @@ struct match_config {
 					* third scale's ratio pass, pipeline/merge.h): the speck rule
 					* (decode.c, speck_read) leaves them be, since such a read of a
 					* damaged place still cancels another pass's read there */
+	bool moved_unconfirmed;        /* a whole read one hole moved from another tree of the set (a
+					* plain leaf of the root taken away and a hole given to one of its
+					* children) is read with completed = FIDUCIAL_UNCONFIRMED (decode.c,
+					* moved_read; the upsampled pass's read three times enlarged) */
 	bool bays;                     /* a whole read where a blob whose hole opened into a bay of its
 					* outline would take a hole from a leaf to make another tree of
 					* the set stays fuzzy, whatever that leaf's size (decode.c,

@@ -172,6 +172,20 @@ struct worker {
 #define THIRD_UP_FINE_RADIUS 1
 #define THIRD_UP_FINE_MIN_PX 28
 #define UP_FINE_MAX_PLACES 256
+/* The upsampled pass's read three times enlarged (up_triple, with
+ * sharp_up): the places of regions of its Bernsen read of
+ * UP_TRIPLE_MIN_PX up to THIRD_UP_FINE_MIN_PX, enlarged three times by
+ * Lanczos-3 and thresholded by Bernsen at radius_up and gate_up; a read
+ * one hole moved from another ID's stands only where Bernsen at
+ * UP_TRIPLE_CHECK_RADIUS enlarged pixels reads it too. Measured on the
+ * small preset with reacTIVision's set, 16 frames (docs/recognition.md,
+ * "The read three times enlarged"): seeds 40-47 at 20-24 px 347 -> 460 of
+ * 1792, seeds 40-79 at 24-28 px 7884 -> 8158 of 8960, the same wrong IDs;
+ * without the second read 570 and 8259 but 2 and 3 wrong IDs more
+ * (a hole closed or cut open and a piece of wall or noise taken for a
+ * dot); radius 1 for it 420 and 8017. */
+#define UP_TRIPLE_MIN_PX 14
+#define UP_TRIPLE_CHECK_RADIUS 3
 #define THIRD_UP_SIDE (THIRD_UP_TILE + 2 * THIRD_UP_REACH + 2 * THIRD_UP_HALO_MAX)
 
 /* The frame's gate (frame_gate): its grey range and noise are read from
@@ -420,10 +434,14 @@ struct third {
 	struct closing *up_close; /* its closing read (close_up > 0; else NULL) */
 	struct threshold *up_mean; /* the local-mean read (ink_up; else NULL): up_ink_part(), up_sharp() */
 	struct threshold *up_sauvola; /* the Lanczos read's fourth (ink_up; else NULL): up_sharp() */
+	struct match *up3_mat; /* its read three times enlarged (sharp_up; else NULL): up_triple() */
+	struct threshold *up3_check; /* that read's second threshold (UP_TRIPLE_CHECK_RADIUS) */
 	struct up_fuzzy up_fuzzy[UP_SHARP_MAX_TREES]; /* this frame's fuzzy reads of its Bernsen read */
 	int n_up_fuzzy;
 	struct fiducial_det fine[UP_FINE_MAX_PLACES]; /* this frame's places for its fine read (fine_places) */
 	int n_fine;
+	struct fiducial_det triple[UP_FINE_MAX_PLACES]; /* ... for its read three times enlarged (up_triple) */
+	int n_triple;
 	struct ratio_job ratio;   /* the ratio pass (ratio3 > 0) */
 	struct deblur_job deblur; /* the deblurring pass (deblur3, mean_scale3 > 0) */
 	struct engine_third_stats stats;
@@ -941,6 +959,10 @@ static int up_sync(struct engine *e, bool on, const struct threshold_config *tc,
 		closing_destroy(t->up_close);
 		threshold_destroy(t->up_mean);
 		threshold_destroy(t->up_sauvola);
+		match_destroy(t->up3_mat);
+		threshold_destroy(t->up3_check);
+		t->up3_mat = NULL;
+		t->up3_check = NULL;
 		t->up = NULL;
 		t->up_fine = NULL;
 		t->up_close = NULL;
@@ -963,6 +985,10 @@ static int up_sync(struct engine *e, bool on, const struct threshold_config *tc,
 	sauvola.gate = INK_UP_SAUVOLA_GATE;
 	struct threshold_config fine;
 	up_fine_config(tc, &fine);
+	struct threshold_config check3 = *tc;
+	check3.radius = UP_TRIPLE_CHECK_RADIUS;
+	struct match_config mc3 = *mc;
+	mc3.moved_unconfirmed = true;
 	if (t->up) {
 		int err = threshold_set_config(t->up, tc);
 		if (!err)
@@ -977,6 +1003,14 @@ static int up_sync(struct engine *e, bool on, const struct threshold_config *tc,
 			err = threshold_set_config(t->up_sauvola, &sauvola);
 		else if (!err && e->cfg.ink_up)
 			t->up_sauvola = threshold_create(&sauvola, "cpu", &err);
+		if (!err && t->up3_mat)
+			err = match_set_config(t->up3_mat, &mc3);
+		else if (!err && e->cfg.sharp_up)
+			t->up3_mat = match_create(&mc3, &err);
+		if (!err && t->up3_check)
+			err = threshold_set_config(t->up3_check, &check3);
+		else if (!err && e->cfg.sharp_up)
+			t->up3_check = threshold_create(&check3, "cpu", &err);
 		return err ? err : match_set_config(t->up_mat, mc);
 	}
 	int adj = tree_set_max_nodes(mc->trees);
@@ -1002,6 +1036,10 @@ static int up_sync(struct engine *e, bool on, const struct threshold_config *tc,
 		t->up_mean = threshold_create(&mean, "cpu", &err);
 	if (!err && e->cfg.ink_up)
 		t->up_sauvola = threshold_create(&sauvola, "cpu", &err);
+	if (!err && e->cfg.sharp_up)
+		t->up3_mat = match_create(&mc3, &err);
+	if (!err && e->cfg.sharp_up)
+		t->up3_check = threshold_create(&check3, "cpu", &err);
 	return err;
 }
 
@@ -1955,17 +1993,21 @@ static int windows_or_frame(struct engine *e, const struct image_u8 *grey, int n
 	return 1;
 }
 
-/* A box of the frame enlarged twice (upsample.h) in the upsampled pass's
+/* How a box of the frame is enlarged (upsample.h): twice, bilinear or
+ * by Lanczos-3, or three times by Lanczos-3. */
+enum up_kind { UP_BILINEAR, UP_LANCZOS, UP_LANCZOS3 };
+
+/* A box of the frame enlarged k times (upsample.h) in the upsampled pass's
  * buffers: the enlarged image, its mask and the box's cut of the mask,
- * and the origin of the enlarged part in the frame. */
+ * the origin of the enlarged part in the frame, and k. */
 struct up_view {
 	struct image_u8 up;
 	struct bitmask crop, win;
-	int x0, y0;
+	int x0, y0, k;
 };
 
 static bool up_enlarge(struct engine *e, const struct image_u8 *grey, const struct window *ext, int halo,
-		       bool lanczos, struct up_view *v);
+		       enum up_kind kind, struct up_view *v);
 static bool up_decode(struct engine *e, struct up_view *v, const struct window *ext, const struct region_tree **tree);
 static int up_halo(const struct engine *e);
 
@@ -1995,7 +2037,7 @@ static bool small_confirm(struct engine *e, const struct image_u8 *grey, int fro
 				square_around(grey, (int)f->x, (int)f->y, (int)f->size_px + THIRD_SMALL_CHECK_PAD);
 			struct up_view v;
 			const struct region_tree *tree = NULL;
-			if (!up_enlarge(e, grey, &w, halo, false, &v) || threshold_process(t->up, &v.up, &v.crop) ||
+			if (!up_enlarge(e, grey, &w, halo, UP_BILINEAR, &v) || threshold_process(t->up, &v.up, &v.crop) ||
 			    !up_decode(e, &v, &w, &tree))
 				return false;
 			/* Enlarged pixel x lies at x / 2 - 0.25 in the frame (upsample.h). */
@@ -2053,29 +2095,33 @@ static bool third_small(struct engine *e, const struct image_u8 *grey)
 }
 
 /* The box ext of the frame enlarged with halo pixels around it (clamped
- * to the frame) into v, bilinear or (lanczos) by Lanczos-3 (upsample.h).
- * False: the enlarging failed. */
+ * to the frame) into v, as kind says (upsample.h). False: the enlarging
+ * failed (a part past the buffers: three times only a place's window). */
 static bool up_enlarge(struct engine *e, const struct image_u8 *grey, const struct window *ext, int halo,
-		       bool lanczos, struct up_view *v)
+		       enum up_kind kind, struct up_view *v)
 {
 	struct third *t = &e->t3;
+	v->k = kind == UP_LANCZOS3 ? 3 : 2;
 	v->x0 = ext->x0 - halo > 0 ? ext->x0 - halo : 0;
 	v->y0 = ext->y0 - halo > 0 ? ext->y0 - halo : 0;
 	const int cx1 = ext->x1 + halo < grey->width ? ext->x1 + halo : grey->width;
 	const int cy1 = ext->y1 + halo < grey->height ? ext->y1 + halo : grey->height;
+	if (v->k * (cx1 - v->x0) > t->up_img.width || v->k * (cy1 - v->y0) > t->up_img.height)
+		return false;
 	v->up = t->up_img;
-	v->up.width = 2 * (cx1 - v->x0);
-	v->up.height = 2 * (cy1 - v->y0);
+	v->up.width = v->k * (cx1 - v->x0);
+	v->up.height = v->k * (cy1 - v->y0);
 	v->crop = t->up_crop;
 	v->crop.width = v->up.width;
 	v->crop.height = v->up.height;
 	v->crop.stride_words = (v->crop.width + 63) / 64;
 	v->win = t->up_win;
-	v->win.width = 2 * (ext->x1 - ext->x0);
-	v->win.height = 2 * (ext->y1 - ext->y0);
+	v->win.width = v->k * (ext->x1 - ext->x0);
+	v->win.height = v->k * (ext->y1 - ext->y0);
 	v->win.stride_words = (v->win.width + 63) / 64;
-	return (lanczos ? upsample2_lanczos_part(grey, v->x0, v->y0, cx1, cy1, &v->up, t->up_rows)
-			: upsample2_part(grey, v->x0, v->y0, cx1, cy1, &v->up)) == 0;
+	return (kind == UP_LANCZOS3  ? upsample3_lanczos_part(grey, v->x0, v->y0, cx1, cy1, &v->up, t->up_rows)
+		: kind == UP_LANCZOS ? upsample2_lanczos_part(grey, v->x0, v->y0, cx1, cy1, &v->up, t->up_rows)
+				     : upsample2_part(grey, v->x0, v->y0, cx1, cy1, &v->up)) == 0;
 }
 
 /* v's thresholded mask cut to ext, segmented and matched into e->t3.det
@@ -2083,71 +2129,136 @@ static bool up_enlarge(struct engine *e, const struct image_u8 *grey, const stru
 static bool up_decode(struct engine *e, struct up_view *v, const struct window *ext, const struct region_tree **tree)
 {
 	struct third *t = &e->t3;
-	bits_cut(&v->crop, 2 * (ext->x0 - v->x0), 2 * (ext->y0 - v->y0), &v->win);
+	bits_cut(&v->crop, v->k * (ext->x0 - v->x0), v->k * (ext->y0 - v->y0), &v->win);
 	detections_clear(&t->det);
 	return segment_process(t->up_seg, &v->win, tree) == 0 && match_process(t->up_mat, *tree, NULL, &t->det) == 0;
 }
 
-/* The places of the upsampled pass's fine read (up_fine): the regions of
- * a part's Bernsen read (tree, in ext enlarged twice) of a symbol's size
- * for that read (THIRD_UP_FINE_MIN_PX to THIRD_UP_MAX_PX frame pixels
- * across their box's longer side), with at least two regions inside,
- * off the part's edge, centred in its core, one a place (the first of
- * those at the same place, merge.h), up to UP_FINE_MAX_PLACES a frame. */
+/* The places of the upsampled pass's fine read (up_fine; fine set): the
+ * regions of a part's Bernsen read (tree, in ext enlarged twice) of a
+ * symbol's size for that read (THIRD_UP_FINE_MIN_PX to THIRD_UP_MAX_PX
+ * frame pixels across their box's longer side), with at least two regions
+ * inside, off the part's edge, centred in its core, one a place (the first
+ * of those at the same place, merge.h), up to UP_FINE_MAX_PLACES a frame;
+ * and (triple set) those of UP_TRIPLE_MIN_PX up to THIRD_UP_FINE_MIN_PX,
+ * the places of its read three times enlarged (up_triple), as many. */
 static void fine_places(struct engine *e, const struct region_tree *tree, const struct window *ext,
-			const struct window *core)
+			const struct window *core, bool fine, bool triple)
 {
 	struct third *t = &e->t3;
-	for (int32_t i = 0; i < tree->n_regions && t->n_fine < UP_FINE_MAX_PLACES; i++) {
+	for (int32_t i = 0; i < tree->n_regions; i++) {
 		const struct region *g = &tree->regions[i];
 		const int w = g->x1 - g->x0 + 1, h = g->y1 - g->y0 + 1;
 		const float size = 0.5f * (float)(w > h ? w : h);
-		if ((g->flags & REGION_BORDER) || g->n_adj < 3 || size < (float)THIRD_UP_FINE_MIN_PX ||
-		    size > (float)THIRD_UP_MAX_PX)
+		const bool small = size < (float)THIRD_UP_FINE_MIN_PX;
+		struct fiducial_det *list = small ? t->triple : t->fine;
+		int *n = small ? &t->n_triple : &t->n_fine;
+		if ((g->flags & REGION_BORDER) || g->n_adj < 3 || size < (float)UP_TRIPLE_MIN_PX ||
+		    size > (float)THIRD_UP_MAX_PX || !(small ? triple : fine) || *n >= UP_FINE_MAX_PLACES)
 			continue;
 		/* Enlarged pixel x lies at x / 2 - 0.25 in the frame (upsample.h). */
 		struct fiducial_det p = {.x = 0.25f * (float)(g->x0 + g->x1) - 0.25f + (float)ext->x0,
 					 .y = 0.25f * (float)(g->y0 + g->y1) - 0.25f + (float)ext->y0,
 					 .size_px = size};
 		if (p.x < (float)core->x0 - 0.5f || p.x >= (float)core->x1 - 0.5f || p.y < (float)core->y0 - 0.5f ||
-		    p.y >= (float)core->y1 - 0.5f || merge_near(t->fine, t->n_fine, &p) >= 0)
+		    p.y >= (float)core->y1 - 0.5f || merge_near(list, *n, &p) >= 0)
 			continue;
-		t->fine[t->n_fine++] = p;
+		list[(*n)++] = p;
 	}
 }
 
-/* The symbol of det (read in the enlargement of window w) nearest place
- * u's centre, within 0.3 of u's size, of at least min_size enlarged
- * pixels, whole (completed 0) where whole is set; -1: none. */
-static int up_nearest(const struct detections *det, const struct fiducial_det *u, const struct window *w, bool whole,
-		      float min_size)
+/* The symbol of det (read in the enlargement of window w, k times)
+ * nearest place u's centre, within 0.3 of u's size, of at least min_size
+ * enlarged pixels, whole (completed 0) where whole is set; -1: none. */
+static int up_nearest(const struct detections *det, const struct fiducial_det *u, const struct window *w, int k,
+		      bool whole, float min_size)
 {
-	/* Enlarged pixel x lies at x / 2 - 0.25 in the frame (upsample.h). */
-	const float ex = 2.0f * (u->x - (float)w->x0) + 0.5f, ey = 2.0f * (u->y - (float)w->y0) + 0.5f;
-	const float reach = 0.3f * 2.0f * u->size_px;
+	/* Enlarged pixel x lies at x / k - (k - 1) / 2k in the frame (upsample.h). */
+	const float ex = (float)k * (u->x - (float)w->x0) + 0.5f * (float)(k - 1),
+		    ey = (float)k * (u->y - (float)w->y0) + 0.5f * (float)(k - 1);
+	const float reach = 0.3f * (float)k * u->size_px;
 	float best = reach * reach;
 	int pick = -1;
-	for (int k = 0; k < det->n_fids; k++) {
-		const struct fiducial_det *g = &det->fids[k];
+	for (int i = 0; i < det->n_fids; i++) {
+		const struct fiducial_det *g = &det->fids[i];
 		const float dx = g->x - ex, dy = g->y - ey;
 		if ((!whole || g->completed == 0) && g->size_px >= min_size && dx * dx + dy * dy <= best) {
 			best = dx * dx + dy * dy;
-			pick = k;
+			pick = i;
 		}
 	}
 	return pick;
 }
 
-/* A symbol g read in the enlargement of window w, in the frame's
- * coordinates, its size halved, without its root. */
-static struct fiducial_det up_in_frame(const struct fiducial_det *g, const struct window *w)
+/* A symbol g read in the enlargement of window w, k times, in the frame's
+ * coordinates, its size divided by k, without its root. */
+static struct fiducial_det up_in_frame(const struct fiducial_det *g, const struct window *w, int k)
 {
 	struct fiducial_det f = *g;
-	f.x = 0.5f * f.x - 0.25f + (float)w->x0;
-	f.y = 0.5f * f.y - 0.25f + (float)w->y0;
-	f.size_px *= 0.5f;
+	const float s = 1.0f / (float)k;
+	f.x = s * (f.x - 0.5f * (float)(k - 1)) + (float)w->x0;
+	f.y = s * (f.y - 0.5f * (float)(k - 1)) + (float)w->y0;
+	f.size_px *= s;
 	f.root = -1;
 	return f;
+}
+
+/* The upsampled pass's read three times enlarged (with sharp_up): each of
+ * its places of UP_TRIPLE_MIN_PX to THIRD_UP_FINE_MIN_PX (fine_places)
+ * that no symbol of the first or third scale holds is enlarged three times
+ * by Lanczos-3 (upsample.h) in a window reaching its size plus
+ * THIRD_SMALL_CHECK_PAD past its centre each way, thresholded by Bernsen
+ * at radius_up and gate_up and matched with t->up3_mat (up_configs and
+ * moved_unconfirmed); the symbol read there nearest its centre (within 0.3
+ * of its size) is kept as a completed read where up_sharp_agrees(), and a
+ * FIDUCIAL_UNCONFIRMED one (a tree one hole moved from a blob to a dot
+ * away from another of the set) only where Bernsen at UP_TRIPLE_CHECK_RADIUS
+ * reads the same ID there too. A 20-24 px symbol of reacTIVision's set
+ * (holes and walls of 1-1.5 px under a blur of 0.7) enlarged twice keeps
+ * its holes only one or two pixels of their own grey, and every read of
+ * the pass and its Lanczos read leaves its tree a node or two off; three
+ * times enlarged they are three or four. There a hole closed or cut open
+ * while a piece of wall or a fleck of noise is taken for a dot reads as the
+ * neighbouring ID, and the wider window sees the hole. The pass's check
+ * (small_check) reads these as its other symbols. */
+static bool up_sharp_agrees(const struct engine *e, int32_t id, float x, float y, float size);
+static bool up_triple(struct engine *e, const struct image_u8 *grey, int halo)
+{
+	struct third *t = &e->t3;
+	struct detections *d = &e->s3.det;
+	for (int i = 0; i < t->n_triple; i++) {
+		const struct fiducial_det *u = &t->triple[i];
+		if (merge_near(e->s1.det.fids, e->s1.det.n_fids, u) >= 0 || merge_near(d->fids, d->n_fids, u) >= 0)
+			continue;
+		const struct window w = square_around(grey, (int)u->x, (int)u->y, (int)u->size_px + THIRD_SMALL_CHECK_PAD);
+		struct up_view v;
+		const struct region_tree *tree = NULL;
+		struct match *keep = t->up_mat;
+		t->up_mat = t->up3_mat;
+		bool ok = up_enlarge(e, grey, &w, halo, UP_LANCZOS3, &v) && !threshold_process(t->up, &v.up, &v.crop) &&
+			  up_decode(e, &v, &w, &tree);
+		int pick = ok ? up_nearest(&t->det, u, &w, 3, false, 0.0f) : -1;
+		const int kind = pick >= 0 ? t->det.fids[pick].completed : -1;
+		struct fiducial_det f = pick >= 0 ? t->det.fids[pick] : *u;
+		if (ok && kind == FIDUCIAL_UNCONFIRMED) {
+			ok = !threshold_process(t->up3_check, &v.up, &v.crop) && up_decode(e, &v, &w, &tree);
+			const int k = ok ? up_nearest(&t->det, u, &w, 3, false, 0.0f) : -1;
+			if (k < 0 || t->det.fids[k].id != f.id ||
+			    (t->det.fids[k].completed != 0 && t->det.fids[k].completed != FIDUCIAL_UNCONFIRMED))
+				pick = -1;
+		}
+		t->up_mat = keep;
+		if (!ok)
+			return false;
+		if (pick < 0 || (kind != 0 && kind != FIDUCIAL_UNCONFIRMED))
+			continue;
+		f = up_in_frame(&f, &w, 3);
+		if (!up_sharp_agrees(e, f.id, f.x, f.y, f.size_px))
+			continue;
+		f.completed = 1;
+		det_append(d, true, &f);
+	}
+	return true;
 }
 
 /* The upsampled pass's fine read (fine_up): each of its places
@@ -2169,13 +2280,13 @@ static bool up_fine(struct engine *e, const struct image_u8 *grey, int halo)
 		const struct window w = square_around(grey, (int)u->x, (int)u->y, (int)u->size_px + THIRD_SMALL_CHECK_PAD);
 		struct up_view v;
 		const struct region_tree *tree = NULL;
-		if (!up_enlarge(e, grey, &w, halo, true, &v) || threshold_process(t->up_fine, &v.up, &v.crop) ||
+		if (!up_enlarge(e, grey, &w, halo, UP_LANCZOS, &v) || threshold_process(t->up_fine, &v.up, &v.crop) ||
 		    !up_decode(e, &v, &w, &tree))
 			return false;
-		const int pick = up_nearest(&t->det, u, &w, false, 2.0f * (float)THIRD_UP_FINE_MIN_PX);
+		const int pick = up_nearest(&t->det, u, &w, 2, false, 2.0f * (float)THIRD_UP_FINE_MIN_PX);
 		if (pick < 0)
 			continue;
-		struct fiducial_det f = up_in_frame(&t->det.fids[pick], &w);
+		struct fiducial_det f = up_in_frame(&t->det.fids[pick], &w, 2);
 		f.completed = FIDUCIAL_FALLBACK;
 		det_append(d, true, &f);
 	}
@@ -2200,7 +2311,7 @@ static bool up_part(struct engine *e, const struct image_u8 *grey, const struct 
 		return up_ink_part(e, grey, ext, core, halo);
 	struct third *t = &e->t3;
 	struct up_view v;
-	if (!up_enlarge(e, grey, ext, halo, false, &v))
+	if (!up_enlarge(e, grey, ext, halo, UP_BILINEAR, &v))
 		return false;
 	/* Bernsen, then (close_up) the closing against the paper's own light:
 	 * where a hard shadow's edge crosses a small symbol, Bernsen's window
@@ -2219,8 +2330,8 @@ static bool up_part(struct engine *e, const struct image_u8 *grey, const struct 
 		const struct region_tree *tree = NULL;
 		if (!up_decode(e, &v, ext, &tree))
 			return false;
-		if (r == 0 && e->cfg.fine_up)
-			fine_places(e, tree, ext, core);
+		if (r == 0 && (e->cfg.fine_up || e->cfg.sharp_up))
+			fine_places(e, tree, ext, core, e->cfg.fine_up, e->cfg.sharp_up);
 		struct detections *d = &e->s3.det;
 		for (int i = 0; i < t->det.n_fids + t->det.n_fuzzy; i++) {
 			const bool fid = i < t->det.n_fids;
@@ -2274,11 +2385,11 @@ static bool up_ink_part(struct engine *e, const struct image_u8 *grey, const str
 	struct third *t = &e->t3;
 	struct up_view v;
 	const struct region_tree *tree = NULL;
-	if (!up_enlarge(e, grey, ext, halo, true, &v) || threshold_process(t->up_mean, &v.up, &v.crop) ||
+	if (!up_enlarge(e, grey, ext, halo, UP_LANCZOS, &v) || threshold_process(t->up_mean, &v.up, &v.crop) ||
 	    !up_decode(e, &v, ext, &tree))
 		return false;
 	for (int i = 0; i < t->det.n_fids; i++) {
-		struct fiducial_det f = up_in_frame(&t->det.fids[i], ext);
+		struct fiducial_det f = up_in_frame(&t->det.fids[i], ext, 2);
 		if (f.completed || f.size_px > (float)UP_SHARP_MAX_PX || f.x < (float)core->x0 - 0.5f ||
 		    f.x >= (float)core->x1 - 0.5f || f.y < (float)core->y0 - 0.5f || f.y >= (float)core->y1 - 0.5f)
 			continue;
@@ -2403,7 +2514,7 @@ static bool up_sharp(struct engine *e, const struct image_u8 *grey, int halo)
 		const struct window w = square_around(grey, (int)u->x, (int)u->y, (int)u->size_px + THIRD_SMALL_CHECK_PAD);
 		struct up_view v;
 		const struct region_tree *tree = NULL;
-		if (!up_enlarge(e, grey, &w, halo, true, &v))
+		if (!up_enlarge(e, grey, &w, halo, UP_LANCZOS, &v))
 			return false;
 		int pick = -1;
 		/* Bernsen, then where it reads nothing whole there (close_up) the
@@ -2426,11 +2537,11 @@ static bool up_sharp(struct engine *e, const struct image_u8 *grey, int halo)
 				return false;
 			if (!up_decode(e, &v, &w, &tree))
 				return false;
-			pick = up_nearest(&t->det, u, &w, true, 0.0f);
+			pick = up_nearest(&t->det, u, &w, 2, true, 0.0f);
 		}
 		if (pick < 0)
 			continue;
-		struct fiducial_det f = up_in_frame(&t->det.fids[pick], &w);
+		struct fiducial_det f = up_in_frame(&t->det.fids[pick], &w, 2);
 		if (!up_sharp_agrees(e, f.id, f.x, f.y, f.size_px))
 			continue;
 		f.completed = 1;
@@ -2466,6 +2577,7 @@ static bool third_up(struct engine *e, const struct image_u8 *grey)
 	const int from = e->s3.det.n_fids;
 	e->t3.n_up_fuzzy = 0;
 	e->t3.n_fine = 0;
+	e->t3.n_triple = 0;
 	bool ok = up_windows(e, grey, n, halo, false);
 	/* Then where only islands cluster (windows_find_islands; not after
 	 * the whole frame): reads that fill places no other read of the
@@ -2482,7 +2594,8 @@ static bool third_up(struct engine *e, const struct image_u8 *grey)
 						     THIRD_MAX_WINDOWS),
 				halo, false);
 	fallback_reads(e, own);
-	ok = ok && (!e->cfg.sharp_up || up_sharp(e, grey, halo)) && (!e->cfg.fine_up || up_fine(e, grey, halo));
+	ok = ok && (!e->cfg.sharp_up || (up_sharp(e, grey, halo) && up_triple(e, grey, halo))) &&
+	     (!e->cfg.fine_up || up_fine(e, grey, halo));
 	/* Then (ink_up) the closing pass's ink tiles (windows_find_ink: small
 	 * symbols a shadow's edge blackened in the first scale) that no symbol
 	 * of this scale holds yet, read by up_ink_part(); as fallbacks too,

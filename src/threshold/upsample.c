@@ -105,3 +105,58 @@ int upsample2_lanczos_part(const struct image_u8 *src, int x0, int y0, int x1, i
 #undef SLOT
 	return 0;
 }
+
+/* Lanczos-3 weights at d = -2.67 .. 2.33 (a sample a third of a pixel
+ * before source pixel i, over pixels i - 3 .. i + 2), scaled to sum 256. */
+static const int LZ3[6] = {3, -24, 98, 208, -37, 8};
+
+/* Source row sy (clamped) of columns x0 .. x1 - 1 enlarged three times
+ * along x, scaled by 256, into out (3 (x1 - x0) values). */
+static void lanczos3_row(const struct image_u8 *src, int sy, int x0, int x1, int32_t *out)
+{
+	const uint8_t *r = image_u8_row(src, clampi(sy, 0, src->height - 1));
+	const int w = src->width;
+	for (int x = x0; x < x1; x++) {
+		int32_t a = 0, b = 0;
+		for (int k = 0; k < 6; k++) {
+			a += LZ3[k] * r[clampi(x - 3 + k, 0, w - 1)];
+			b += LZ3[5 - k] * r[clampi(x - 2 + k, 0, w - 1)];
+		}
+		out[3 * (x - x0)] = a;
+		out[3 * (x - x0) + 1] = 256 * r[x];
+		out[3 * (x - x0) + 2] = b;
+	}
+}
+
+int upsample3_lanczos_part(const struct image_u8 *src, int x0, int y0, int x1, int y1, struct image_u8 *dst,
+			   int32_t *rows)
+{
+	if (x0 < 0 || y0 < 0 || x1 > src->width || y1 > src->height || x0 >= x1 || y0 >= y1 ||
+	    dst->width != 3 * (x1 - x0) || dst->height != 3 * (y1 - y0))
+		return ERR_RANGE;
+	const int n = dst->width;
+	/* As upsample2_lanczos_part: source rows y - 3 .. y + 3, enlarged
+	 * along x, in slots k mod 7 make output rows 3 (y - y0) .. + 2. */
+#define SLOT(k) (rows + (size_t)((((k) % UPSAMPLE2_LANCZOS_ROWS) + UPSAMPLE2_LANCZOS_ROWS) % UPSAMPLE2_LANCZOS_ROWS) * (size_t)n)
+	for (int k = y0 - 3; k < y0 + 3; k++)
+		lanczos3_row(src, k, x0, x1, SLOT(k));
+	for (int y = y0; y < y1; y++) {
+		lanczos3_row(src, y + 3, x0, x1, SLOT(y + 3));
+		const int32_t *h[7];
+		for (int k = 0; k < 7; k++)
+			h[k] = SLOT(y - 3 + k);
+		uint8_t *o = dst->data + (size_t)(3 * (y - y0)) * (size_t)dst->stride;
+		for (int j = 0; j < n; j++) {
+			int32_t a = 0, b = 0;
+			for (int k = 0; k < 6; k++) {
+				a += LZ3[k] * h[k][j];
+				b += LZ3[5 - k] * h[k + 1][j];
+			}
+			o[j] = (uint8_t)clampi((a + 32768) >> 16, 0, 255);
+			o[dst->stride + j] = (uint8_t)clampi((h[3][j] + 128) >> 8, 0, 255);
+			o[2 * (size_t)dst->stride + j] = (uint8_t)clampi((b + 32768) >> 16, 0, 255);
+		}
+	}
+#undef SLOT
+	return 0;
+}

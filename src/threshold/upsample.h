@@ -39,4 +39,20 @@ int upsample2_part(const struct image_u8 *src, int x0, int y0, int x1, int y1, s
 int upsample2_lanczos_part(const struct image_u8 *src, int x0, int y0, int x1, int y1, struct image_u8 *dst,
 			   int32_t *rows);
 
+/* The part enlarged three times by Lanczos-3 (dst: 3 (x1 - x0) x
+ * 3 (y1 - y0)): output pixel 3i + a lies (a - 1) / 3 pixel from source
+ * pixel i (output x maps to source x / 3 - 1 / 3), so the middle one of
+ * each three is the source pixel itself and the other two take the
+ * weights of each axis for a place a third of a pixel before i,
+ * (3, -24, 98, 208, -37, 8) / 256 over pixels i - 3 .. i + 2 (a third
+ * after: mirrored over i - 2 .. i + 3), rounded and clamped to 0..255;
+ * neighbours clamped to the frame, so that parts that overlap agree.
+ * For symbols whose holes and walls are about a pixel across and blurred
+ * into each other (20-24 px cards): at twice the size a 3 px hole is
+ * still one or two pixels of its own grey, at three times it is three or
+ * four. rows: scratch of UPSAMPLE2_LANCZOS_ROWS times dst's width values.
+ * Returns 0, or ERR_RANGE as upsample2_part. */
+int upsample3_lanczos_part(const struct image_u8 *src, int x0, int y0, int x1, int y1, struct image_u8 *dst,
+			   int32_t *rows);
+
 #endif
