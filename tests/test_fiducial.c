@@ -191,6 +191,7 @@ struct rig {
 static bool rig_complete; /* match_config.complete for rig_run */
 static bool rig_few_specks; /* match_config.few_specks for rig_run */
 static bool rig_unconfirmed; /* match_config.specks_unconfirmed for rig_run */
+static bool rig_moved; /* match_config.moved_unconfirmed for rig_run */
 
 static void rig_run(struct rig *r, const struct tree_set *set, const struct image_u8 *grey, float root_max)
 {
@@ -198,7 +199,8 @@ static void rig_run(struct rig *r, const struct tree_set *set, const struct imag
 	struct segment_config sc = {grey->width, grey->height, tree_set_max_nodes(set), 0, 0};
 	struct match_config mc = {.trees = set, .max_width = grey->width, .max_height = grey->height,
 				  .root_min_px = 20, .root_max_px = root_max, .complete = rig_complete,
-				  .few_specks = rig_few_specks, .specks_unconfirmed = rig_unconfirmed};
+				  .few_specks = rig_few_specks, .specks_unconfirmed = rig_unconfirmed,
+				  .moved_unconfirmed = rig_moved};
 	r->seg = segment_create(&sc, &err);
 	r->mat = match_create(&mc, &err);
 	assert_non_null(r->seg);
@@ -908,6 +910,39 @@ static void test_match_dot_veto(void **state)
 			image_u8_free(&img);
 		}
 	tree_set_free(set);
+}
+
+/* A read one hole moved from another (decode.c, moved_read;
+ * match_config.moved_unconfirmed): w012211 with its second hole filled
+ * and a 6 x 6 px leaf in the root's area, a dot's size (36 px, the dots'
+ * area, so no speck), reads w012111. With moved_unconfirmed and both trees
+ * in the set it is read as FIDUCIAL_UNCONFIRMED (the engine keeps it only
+ * where a second threshold reads it too); without it, or with w012111
+ * alone in the set, whole (completed 0). The symbol drawn whole is no
+ * such read: neither of its moves (w012221, w012212) is in the set. */
+static void test_match_moved_unconfirmed(void **state)
+{
+	(void)state;
+	struct tree_set *both = set_parse("w012211\nw012111\n");
+	struct tree_set *alone = set_parse("w012111\n");
+	for (int kind = 0; kind < 4; kind++) {
+		struct image_u8 img;
+		draw_symbol(&img, 0);
+		if (kind < 3) {
+			rect(&img, 35, 35, 40, 40, 0);
+			rect(&img, 58, 36, 63, 41, 0);
+		}
+		struct rig r;
+		rig_moved = kind != 1;
+		rig_run(&r, kind == 2 ? alone : both, &img, 100);
+		rig_moved = false;
+		rig_expect(&r, kind == 2 ? 0 : kind == 3 ? 0 : 1);
+		assert_int_equal(r.det.fids[0].completed, kind == 0 ? FIDUCIAL_UNCONFIRMED : 0);
+		rig_free(&r);
+		image_u8_free(&img);
+	}
+	tree_set_free(both);
+	tree_set_free(alone);
 }
 
 /* A blob's hole lost and a speck taken for a dot (decode.c, speck_read):
@@ -1744,6 +1779,7 @@ int main(void)
 		cmocka_unit_test(test_match_small),
 		cmocka_unit_test(test_match_few_specks),
 		cmocka_unit_test(test_match_specks_unconfirmed),
+		cmocka_unit_test(test_match_moved_unconfirmed),
 		cmocka_unit_test(test_match_closed_hole),
 		cmocka_unit_test(test_match_holds),
 		cmocka_unit_test(test_match_small_bar),

@@ -1501,6 +1501,77 @@ static void test_upsample2_lanczos(void **state)
 	image_u8_free(&lin);
 }
 
+/* upsample3_lanczos_part: the middle pixel of each three is the source
+ * pixel, the other two the 6 x 6 weighted sums of the header's weights (a
+ * third of a pixel before or after), neighbours clamped, rounded and
+ * clamped to 0..255; a part equals the whole frame at the same place; a
+ * flat frame stays flat; a 1 px hole (150) in a dark blob (60) keeps a 3 x 3
+ * core that Bernsen at radius 2 reads white where the wall beside it stays
+ * black; bad parts are refused. */
+static void test_upsample3_lanczos(void **state)
+{
+	(void)state;
+	static const int wb[3][6] = {{3, -24, 98, 208, -37, 8}, {0, 0, 0, 256, 0, 0}, {8, -37, 208, 98, -24, 3}};
+	int32_t rows[UPSAMPLE2_LANCZOS_ROWS * 27];
+	struct image_u8 src, whole, part, bin;
+	assert_int_equal(image_u8_alloc(&src, 9, 7), 0);
+	assert_int_equal(image_u8_alloc(&whole, 27, 21), 0);
+	assert_int_equal(image_u8_alloc(&part, 27, 21), 0);
+	for (int y = 0; y < 7; y++)
+		for (int x = 0; x < 9; x++)
+			image_u8_row(&src, y)[x] = (uint8_t)((37 * x + 91 * y + 11 * x * y) % 251);
+	assert_int_equal(upsample3_lanczos_part(&src, 0, 0, 9, 7, &whole, rows), 0);
+	for (int y = 0; y < 21; y++)
+		for (int x = 0; x < 27; x++) {
+			/* Taps i - 3 .. i + 2 for all three phases (the middle one
+			 * the source pixel alone, the last mirrored, shifted). */
+			long v = 0;
+			for (int ky = 0; ky < 6; ky++)
+				for (int kx = 0; kx < 6; kx++) {
+					int sy = y / 3 - 3 + ky + (y % 3 == 2), sx = x / 3 - 3 + kx + (x % 3 == 2);
+					sy = sy < 0 ? 0 : sy > 6 ? 6 : sy;
+					sx = sx < 0 ? 0 : sx > 8 ? 8 : sx;
+					v += (long)wb[y % 3][ky] * wb[x % 3][kx] * image_u8_row(&src, sy)[sx];
+				}
+			v = (v + 32768) >> 16;
+			if (x % 3 == 1 && y % 3 == 1)
+				assert_int_equal(image_u8_row(&whole, y)[x], image_u8_row(&src, y / 3)[x / 3]);
+			assert_true(abs(image_u8_row(&whole, y)[x] - (int)(v < 0 ? 0 : v > 255 ? 255 : v)) <= 1);
+		}
+	part.width = 3 * (7 - 3);
+	part.height = 3 * (5 - 2);
+	assert_int_equal(upsample3_lanczos_part(&src, 3, 2, 7, 5, &part, rows), 0);
+	for (int y = 0; y < part.height; y++)
+		assert_memory_equal(image_u8_row(&part, y), image_u8_row(&whole, y + 6) + 9, (size_t)part.width);
+	assert_int_equal(upsample3_lanczos_part(&src, 3, 2, 8, 5, &part, rows), ERR_RANGE);
+	assert_int_equal(upsample3_lanczos_part(&src, 3, 2, 3, 5, &part, rows), ERR_RANGE);
+	assert_int_equal(upsample3_lanczos_part(&src, -1, 2, 3, 5, &part, rows), ERR_RANGE);
+	part.width = 2 * (7 - 3);
+	assert_int_equal(upsample3_lanczos_part(&src, 3, 2, 7, 5, &part, rows), ERR_RANGE);
+	part.width = 27;
+	part.height = 21;
+	for (int y = 0; y < 7; y++)
+		memset(image_u8_row(&src, y), 97, 9);
+	assert_int_equal(upsample3_lanczos_part(&src, 0, 0, 9, 7, &part, rows), 0);
+	for (int y = 0; y < 21; y++)
+		for (int x = 0; x < 27; x++)
+			assert_int_equal(image_u8_row(&part, y)[x], 97);
+	for (int y = 0; y < 7; y++)
+		memset(image_u8_row(&src, y), 60, 9);
+	image_u8_row(&src, 3)[4] = 150;
+	assert_int_equal(upsample3_lanczos_part(&src, 0, 0, 9, 7, &part, rows), 0);
+	assert_int_equal(image_u8_alloc(&bin, 27, 21), 0);
+	bernsen_cpu(&part, 2, 16, &bin);
+	for (int y = 9; y <= 11; y++)
+		for (int x = 12; x <= 14; x++)
+			assert_int_not_equal(image_u8_row(&bin, y)[x], 0);
+	assert_int_equal(image_u8_row(&bin, 10)[8], 0);
+	image_u8_free(&src);
+	image_u8_free(&whole);
+	image_u8_free(&part);
+	image_u8_free(&bin);
+}
+
 static void test_object_api_errors(void **state)
 {
 	(void)state;
@@ -1633,6 +1704,7 @@ int main(void)
 		cmocka_unit_test(test_object_api_errors),
 		cmocka_unit_test(test_upsample2),
 		cmocka_unit_test(test_upsample2_lanczos),
+		cmocka_unit_test(test_upsample3_lanczos),
 		cmocka_unit_test(test_cuda_matches_cpu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
