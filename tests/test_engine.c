@@ -1727,7 +1727,8 @@ static void test_deblur_short_streak(void **state)
  * barrel lens shrinks a symbol near the frame's left or right edge
  * radially), softened by blur as in up_probe(), through an engine with
  * the third scale's passes on as by default and the upsampled pass's
- * fine read on or off (fine_up). */
+ * fine read on or off (fine_up) with its Lanczos reads (sharp_up): the read
+ * three times enlarged reads some of these symbols too. */
 static int fine_probe(const struct tree_set *set, int id, float size, float squeeze, float blur, bool fine_up)
 {
 	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
@@ -1739,7 +1740,7 @@ static int fine_probe(const struct tree_set *set, int id, float size, float sque
 					   .mean_radius = 16, .mean_bias = 16},
 				   .radius2 = 2, .median2 = 3, .scale3 = true, .mode3 = THRESHOLD_MEAN,
 				   .mean_scale3 = 0.115f, .radius_small = 1, .radius_small_check = 2,
-				   .radius_up = 2, .gate_up = 16, .close_up = 4, .close_up_pct = 80, .sharp_up = true,
+				   .radius_up = 2, .gate_up = 16, .close_up = 4, .close_up_pct = 80, .sharp_up = fine_up,
 				   .fine_up = fine_up, .match = {.trees = set, .root_min_px = 12, .root_max_px = 120},
 				   .tracker = trk, .max_detections = 64};
 	struct engine *e = engine_create(&ec, &err);
@@ -1772,7 +1773,8 @@ static int fine_probe(const struct tree_set *set, int id, float size, float sque
 /* Symbols of our set of 32-44 px squeezed across to 0.5-0.6 of their width,
  * as a barrel lens (k1 -0.35) shrinks them near the frame's edges: their
  * 1-1.5 px holes and walls across defeat every other read, the upsampled
- * pass's fine read (fine_up) reads them; over sizes, squeezes and blurs
+ * pass's fine read (fine_up) reads them (and its read three times enlarged
+ * some); over sizes, squeezes and blurs
  * it turns no read into another ID and no miss into one. */
 static void test_up_fine(void **state)
 {
