@@ -180,7 +180,7 @@ struct worker {
  * UP_TRIPLE_CHECK_RADIUS enlarged pixels reads it too. Measured on the
  * small preset with reacTIVision's set, 16 frames (docs/recognition.md,
  * "The read three times enlarged"): seeds 40-47 at 20-24 px 347 -> 460 of
- * 1792, seeds 40-79 at 24-28 px 7884 -> 8158 of 8960, the same wrong IDs;
+ * 1792, seeds 40-79 at 24-28 px 7884 -> 8159 of 8960, the same wrong IDs;
  * without the second read 570 and 8259 but 2 and 3 wrong IDs more
  * (a hole closed or cut open and a piece of wall or noise taken for a
  * dot); radius 1 for it 420 and 8017. */
