@@ -560,6 +560,12 @@ static bool dots_odd(const struct match *m, const struct region_tree *t, int32_t
  * smallest or more holds something else than a symbol's holes
  * (holes_uneven). */
 #define HOLES_UNEVEN_X 7
+/* A blob's hole of at least MERGED_AREA_X10 / 10 times the symbol's median
+ * hole, elongated at least MERGED_HOLE_ELONGATION (two touching equal
+ * discs: 5), where that median is MERGED_HOLE_MIN px or more, is taken for
+ * two holes run together (merged_hole_read). */
+#define MERGED_HOLE_ELONGATION 5.0
+#define MERGED_HOLE_MIN 4
 /* A child of the root that fills under BAY_SOLIDITY of its moment ellipse,
  * its holes taken for it, may have a hole opened into a bay (bay_read). */
 #define BAY_SOLIDITY 0.94
@@ -1269,6 +1275,76 @@ static bool holes_uneven(const struct match *m, const struct region_tree *t, int
 	return false;
 }
 
+/* Whether a symbol read whole at root, canon its string, may be another
+ * tree of the set with two holes of a blob run together and a piece taken
+ * for a dot: a blob whose children are all leaves holds a hole of at
+ * least MERGED_AREA_X10 / 10 times the symbol's median hole (median_hole)
+ * and elongated like two discs side by side or more
+ * (MERGED_HOLE_ELONGATION), and the tree with that blob given one more
+ * hole and a plain leaf taken away is in the set (moved_in_set): the same
+ * node count, so every count passes, and the leaf-size filter (§6) judges
+ * holes and dots apart. Where a hard shadow's edge crosses a symbol the
+ * wall between two holes breaks in the edge's band, and a speck of the
+ * band or a piece of a wall stays in the root's area: on the oblique
+ * preset with reacTIVision's set the upsampled pass read a 32 px 5 as 28
+ * (a hole of 34 enlarged px against holes of 12-21, elongation 7.5) and a
+ * 30 px 189 as 209 (54 px against 18-27, 9.4), nothing else reading
+ * their places. Over the whole reads of the oblique preset's 16 seeds
+ * (22 000) such a hole came with 4 wrong reads and 3 right ones (the
+ * ratio pass's, elongation 5.4 and 5.9, whose places other passes read
+ * right too). Holes are judged
+ * where their median has MERGED_HOLE_MIN px or more: smaller ones are a
+ * few pixels whose shape says nothing (1-2 px holes in a line). The sizes
+ * are tried first, then the shape, then the set. */
+static bool merged_hole_read(const struct match *m, const struct region_tree *t, int32_t root, const char *canon)
+{
+	/* The holes' smallest and largest area first: no hole has 1.6 times
+	 * the median where none has 1.6 times the smallest, and most reads
+	 * end here, nothing sorted. */
+	int lo = 0, hi = 0, n_adj;
+	const int32_t *l = adj_of(m, t, root, &n_adj);
+	for (int i = 0; i < n_adj; i++) {
+		if (!kept_child(m, l[i], root))
+			continue;
+		int n_k;
+		const int32_t *lk = adj_of(m, t, l[i], &n_k);
+		for (int z = 0; z < n_k; z++)
+			if (kept_child(m, lk[z], l[i])) {
+				const int a = reg(m, t, lk[z])->area;
+				lo = !lo || a < lo ? a : lo;
+				hi = a > hi ? a : hi;
+			}
+	}
+	if (10 * hi < MERGED_AREA_X10 * lo || hi < MERGED_HOLE_MIN)
+		return false;
+	int32_t kid[TREES_MAX_NODES];
+	int area[TREES_MAX_NODES];
+	int n_leaf;
+	const int n = root_children(m, t, root, kid, area, &n_leaf);
+	if (n < 0 || !n_leaf)
+		return false;
+	const int med = median_hole(m, t, kid, n);
+	if (med < MERGED_HOLE_MIN)
+		return false;
+	for (int q = 0; q < n; q++) {
+		const int j = leaf_holes(m, t, kid[q]);
+		if (j < 1)
+			continue;
+		int n_k;
+		const int32_t *lk = adj_of(m, t, kid[q], &n_k);
+		for (int z = 0; z < n_k; z++) {
+			const int32_t g = lk[z];
+			if (!kept_child(m, g, kid[q]))
+				continue;
+			const struct region *h = reg(m, t, g);
+			if (10 * h->area >= MERGED_AREA_X10 * med && elongated(h, MERGED_HOLE_ELONGATION) &&
+			    moved_in_set(m->cfg.trees, canon, j, 1))
+				return true;
+		}
+	}
+	return false;
+}
+
 /* Whether hole h of blob b is walled off from the outside by a single
  * pixel somewhere: a pixel of h, one of b and one of neither in a row or
  * a column. Reads the runs of b's box alone, on the stack; false where
@@ -1589,6 +1665,7 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	    ((!veto && (speck_read(m, t, root, canon) || (m->cfg.bays && bay_read(m, t, root, canon)))) ||
 	     cut_read(m, t, root, canon) ||
 	     split_read(m, t, root, canon) ||
+	     merged_hole_read(m, t, root, canon) ||
 	     (m->cfg.thin_walls && bridged_read(m, t, root, canon))))
 		id = -1;
 	/* A small-symbol read that may be another ID's with a hole closed
