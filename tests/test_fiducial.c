@@ -1116,14 +1116,17 @@ static void test_match_ring_arcs(void **state)
  * dot fewer), and no leaf is a speck. The blob fills under BAY_SOLIDITY of
  * its ellipse and a closing gives it back a pocket larger than its hole,
  * so the read stays fuzzy with both trees in the set and
- * match_config.bays. Drawn without the bay (a true w012111) it is read;
- * so is the bay where the set holds no w012211, or without bays. */
+ * match_config.bays, also with the upsampled pass's other settings
+ * (few_specks, even_leaves, thin_walls), which now takes bays too. Drawn
+ * without the bay (a true w012111) it is read; so is the bay where the
+ * set holds no w012211, or without bays (with the upsampled pass's other
+ * settings too). */
 static void test_match_bay(void **state)
 {
 	(void)state;
 	struct tree_set *both = set_parse("w012211\nw012111\n");
 	struct tree_set *alone = set_parse("w012111\n");
-	for (int kind = 0; kind < 4; kind++) {
+	for (int kind = 0; kind < 6; kind++) {
 		struct image_u8 img;
 		assert_int_equal(image_u8_alloc(&img, 80, 80), 0);
 		rect(&img, 0, 0, 79, 79, 255);
@@ -1141,12 +1144,14 @@ static void test_match_bay(void **state)
 		struct rig r;
 		const struct tree_set *set = kind == 2 ? alone : both;
 		rig_run(&r, set, &img, 100);
+		const bool up = kind >= 4;
 		struct match_config mc = {.trees = set, .max_width = 80, .max_height = 80, .root_min_px = 20,
-					  .root_max_px = 100, .bays = kind != 3};
+					  .root_max_px = 100, .bays = kind != 3 && kind != 5, .few_specks = up,
+					  .even_leaves = up, .thin_walls = up};
 		assert_int_equal(match_set_config(r.mat, &mc), 0);
 		detections_clear(&r.det);
 		assert_int_equal(match_process(r.mat, r.tree, &img, &r.det), 0);
-		rig_expect(&r, kind == 0 ? -1 : kind == 2 ? 0 : 1);
+		rig_expect(&r, kind == 0 || kind == 4 ? -1 : kind == 2 ? 0 : 1);
 		rig_free(&r);
 		image_u8_free(&img);
 	}

@@ -275,8 +275,8 @@ struct match_config {
 	bool bays;                     /* a whole read where a blob whose hole opened into a bay of its
 					* outline would take a hole from a leaf to make another tree of
 					* the set stays fuzzy, whatever that leaf's size (decode.c,
-					* bay_read; the third scale's passes but the small-symbol and
-					* upsampled ones) */
+					* bay_read; the third scale's passes but the small-symbol
+					* one) */
 };
 
 struct match;

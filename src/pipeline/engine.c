@@ -549,8 +549,12 @@ static bool small_configs(const struct engine_config *c, struct threshold_config
  * small-symbol pass's and reads only symbols whose leaves of one colour
  * are of even areas (match.h): a 23 px symbol of reacTIVision's set, one
  * blob's hole lost and a fleck of its wall taken for a hole, read as
- * another ID (the small preset, 24 frames). Sizes: a part of
- * THIRD_UP_SIDE pixels enlarged. False: off. */
+ * another ID (the small preset, 24 frames). It takes the bay rule too
+ * (match.h bays), as the third scale's larger passes: where a hard
+ * shadow's edge crosses a 32 px 1 of reacTIVision's set on the oblique
+ * preset (seed 71, frame 11), the edge's band opened a three-hole blob's
+ * hole into a bay and the pass read 48 there, nothing else reading the
+ * place. Sizes: a part of THIRD_UP_SIDE pixels enlarged. False: off. */
 static bool up_configs(const struct engine_config *c, struct threshold_config *tc, struct match_config *mc)
 {
 	*tc = c->thr;
@@ -563,6 +567,7 @@ static bool up_configs(const struct engine_config *c, struct threshold_config *t
 	mc->few_specks = true;
 	mc->even_leaves = true;
 	mc->thin_walls = true;
+	mc->bays = true;
 	mc->max_width = mc->max_height = 2 * THIRD_UP_SIDE;
 	mc->max_regions = 0;
 	return c->radius_up > 0;
