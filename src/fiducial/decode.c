@@ -543,6 +543,9 @@ static bool dots_odd(const struct match *m, const struct region_tree *t, int32_t
 /* Pixels of the root's area that the pair must enclose, its 1 px gaps
  * bridged, for the read to be taken for a cut (cut_pocket). */
 #define CUT_MIN_POCKET 2
+/* The root's specks (of at most SPECK_MAX_AREA px) in the pair's box that
+ * cut_pocket takes for walls, at most. */
+#define CUT_SPECKS 4
 /* A plain leaf of the root under 1 / SPECK_DOT_DIV of the median plain
  * leaf's area is taken for a speck, not a dot (speck_read). */
 #define SPECK_DOT_DIV 2
@@ -739,7 +742,7 @@ static void box_paint(const struct region_tree *t, int x0, int y0, int x1, int y
 	}
 }
 
-enum { CUT_ROOT, CUT_OTHER, CUT_LEAF, CUT_BLOB, CUT_BRIDGE, CUT_OUT };
+enum { CUT_ROOT, CUT_OTHER, CUT_LEAF, CUT_BLOB, CUT_SPECK, CUT_BRIDGE, CUT_OUT };
 
 /* The pixels of the root's area that leaf l and its sibling s enclose
  * once every pixel of that area touching both (8-neighbours) is taken for
@@ -753,7 +756,13 @@ enum { CUT_ROOT, CUT_OTHER, CUT_LEAF, CUT_BLOB, CUT_BRIDGE, CUT_OUT };
  * pixels that touch both, would leave a 2 px pocket to a 4-connected fill
  * (25 runs of 24 frames of the realistic presets with reacTIVision's set:
  * 1400 of 32600 pairs tried enclose a pixel or more that way, 48 this
- * way). 0 where the pair's
+ * way). A speck of the root's area in a gap is a piece of the wall that
+ * the cut left: it is a wall, and a pixel that touches it and either piece
+ * is bridged (where a hard shadow's edge crosses a gamma-encoded frame the
+ * third scale's first pass cut a 54 px 3's one-hole blob of
+ * reacTIVision's set into arcs of 20 and 9 px 3 px apart with a 1 px
+ * speck between, read as 31: sheet-half, --gamma 2.2, seed 501, frame
+ * 17). 0 where the pair's
  * box is over CUT_BOX_MAX a side or a region was rebuilt by the hairline
  * round (its runs are its members'). Reads the runs of the box alone;
  * the box and the fill's stack are on the stack. */
@@ -781,11 +790,25 @@ static int cut_pocket(const struct match *m, const struct region_tree *t, int32_
 	memset(px, CUT_OUT, (size_t)n_px);
 	for (int y = 1; y <= h; y++)
 		memset(px + y * gw + 1, CUT_OTHER, (size_t)w);
-	box_paint(t, x0, y0, x1, y1, px + gw + 1, gw, (const int32_t[]){root, l, s},
-		  (const uint8_t[]){CUT_ROOT, CUT_LEAF, CUT_BLOB}, 3);
-	/* A pixel that touches both lies within a pixel of both boxes. */
-	const int bx0 = (a->x0 > b->x0 ? a->x0 : b->x0) - 1, by0 = (a->y0 > b->y0 ? a->y0 : b->y0) - 1;
-	const int bx1 = (a->x1 < b->x1 ? a->x1 : b->x1) + 1, by1 = (a->y1 < b->y1 ? a->y1 : b->y1) + 1;
+	/* The root's specks in the box are walls too (CUT_SPECKS at most). */
+	int32_t rg[3 + CUT_SPECKS] = {root, l, s};
+	uint8_t code[3 + CUT_SPECKS] = {CUT_ROOT, CUT_LEAF, CUT_BLOB};
+	int n_rg = 3, n_adj;
+	const int32_t *ra = adj_of(m, t, root, &n_adj);
+	for (int i = 0; i < n_adj && n_rg < 3 + CUT_SPECKS; i++) {
+		const struct region *g = &t->regions[ra[i]];
+		if (m->parent[ra[i]] == root && (m->state[ra[i]] & (ST_RESOLVED | ST_SPECK)) == (ST_RESOLVED | ST_SPECK) &&
+		    g->x0 >= x0 && g->x1 <= x1 && g->y0 >= y0 && g->y1 <= y1) {
+			rg[n_rg] = ra[i];
+			code[n_rg++] = CUT_SPECK;
+		}
+	}
+	box_paint(t, x0, y0, x1, y1, px + gw + 1, gw, rg, code, n_rg);
+	/* A pixel that touches both lies within a pixel of both boxes; one
+	 * that joins a speck to either, within two. */
+	const int grow = n_rg > 3 ? 2 : 1;
+	const int bx0 = (a->x0 > b->x0 ? a->x0 : b->x0) - grow, by0 = (a->y0 > b->y0 ? a->y0 : b->y0) - grow;
+	const int bx1 = (a->x1 < b->x1 ? a->x1 : b->x1) + grow, by1 = (a->y1 < b->y1 ? a->y1 : b->y1) + grow;
 	for (int y = by0 < y0 ? y0 : by0; y <= by1 && y <= y1; y++)
 		for (int x = bx0 < x0 ? x0 : bx0; x <= bx1 && x <= x1; x++) {
 			const int i = (y - y0 + 1) * gw + x - x0 + 1;
@@ -794,9 +817,9 @@ static int cut_pocket(const struct match *m, const struct region_tree *t, int32_
 			int seen = 0;
 			for (int z = 0; z < 8; z++) {
 				const uint8_t c = px[i + nb[z]];
-				seen |= c == CUT_LEAF ? 1 : c == CUT_BLOB ? 2 : 0;
+				seen |= c == CUT_LEAF ? 1 : c == CUT_BLOB ? 2 : c == CUT_SPECK ? 4 : 0;
 			}
-			if (seen == 3)
+			if ((seen & 3) == 3 || ((seen & 4) && (seen & 3)))
 				px[i] = CUT_BRIDGE;
 		}
 	/* What the box's edge reaches through the root's area and other
