@@ -1144,6 +1144,48 @@ static void test_match_ring_arcs_speck(void **state)
 	tree_set_free(both);
 }
 
+/* A leaf of about twice the dots' area beside a blob whose hole opened into
+ * a bay (decode.c, merged_decode, blob_bay): the blob of test_match_bay
+ * (one 4 x 4 px hole, a second joined to its edge by a 2 px channel),
+ * three 36 px dots and a 66 px leaf 11 x 6 px: w0121111, one node short of
+ * w01211111 with the leaf counted twice, and of w01221111 with the hole
+ * back. With match_config.bays the read stays fuzzy; the blob drawn with
+ * no bay (a true one-hole blob) reads w01211111, and so does the bay
+ * without bays. */
+static void test_match_merged_bay(void **state)
+{
+	(void)state;
+	struct tree_set *set = set_parse("w01211111\nw01221111\n");
+	for (int kind = 0; kind < 3; kind++) {
+		struct image_u8 img;
+		assert_int_equal(image_u8_alloc(&img, 80, 80), 0);
+		rect(&img, 0, 0, 79, 79, 255);
+		rect(&img, 5, 5, 74, 74, 0);
+		rect(&img, 12, 12, 67, 67, 255);
+		rect(&img, 20, 20, 44, 44, 0);
+		rect(&img, 25, 25, 28, 28, 255);
+		if (kind != 1) {
+			rect(&img, 36, 36, 39, 39, 255);
+			rect(&img, 40, 37, 44, 38, 255);
+		}
+		rect(&img, 52, 20, 57, 25, 0);
+		rect(&img, 52, 36, 57, 41, 0);
+		rect(&img, 52, 52, 57, 57, 0);
+		rect(&img, 20, 52, 30, 57, 0);
+		struct rig r;
+		rig_run(&r, set, &img, 100);
+		struct match_config mc = {.trees = set, .max_width = 80, .max_height = 80, .root_min_px = 20,
+					  .root_max_px = 100, .bays = kind != 2};
+		assert_int_equal(match_set_config(r.mat, &mc), 0);
+		detections_clear(&r.det);
+		assert_int_equal(match_process(r.mat, r.tree, &img, &r.det), 0);
+		rig_expect(&r, kind == 0 ? -1 : 0);
+		rig_free(&r);
+		image_u8_free(&img);
+	}
+	tree_set_free(set);
+}
+
 /* A blob's hole opened into a bay while a dot-sized leaf was taken for a
  * dot (decode.c, bay_read): a 25 x 25 px blob around a 4 x 4 px hole and
  * a second 4 x 4 px hole joined to the blob's edge by a 2 px channel,
@@ -1868,6 +1910,7 @@ int main(void)
 		cmocka_unit_test(test_match_merged_hole),
 		cmocka_unit_test(test_match_ring_arcs),
 		cmocka_unit_test(test_match_ring_arcs_speck),
+		cmocka_unit_test(test_match_merged_bay),
 		cmocka_unit_test(test_match_bay),
 		cmocka_unit_test(test_match_bridged),
 		cmocka_unit_test(test_match_opened_ring),

@@ -312,6 +312,7 @@ static int colour_areas(const struct match *m, const struct region_tree *t, cons
 
 static bool moved_in_set(const struct tree_set *set, const char *canon, int j, int dh);
 static bool opened_ring(const struct match *m, const struct region_tree *t, int32_t leaf, const char *canon);
+static bool blob_bay(const struct match *m, const struct region_tree *t, int32_t root);
 
 /* A candidate `short_by` nodes (1 or 2) short of a symbol whose leaves of
  * one colour are all alike but a few outsized, elongated ones: leaves
@@ -326,8 +327,9 @@ static bool opened_ring(const struct match *m, const struct region_tree *t, int3
  * out this way nothing is guessed: which leaf went missing is then
  * unknown, and the default set has other symbols one leaf away. One leaf
  * counted twice that may be a one-hole blob whose wall a cut opened
- * (opened_ring) reads nothing and sets *ring: the caller then tries no
- * other reading. */
+ * (opened_ring), or beside a blob whose hole opened into a bay of its
+ * outline (match_config.bays, blob_bay: the node lost may be that hole),
+ * reads nothing and sets *ring: the caller then tries no other reading. */
 static bool merged_decode(struct match *m, const struct region_tree *t, int32_t root, int short_by,
 			  struct leaf_acc *a, int32_t *id, bool *ring)
 {
@@ -380,7 +382,7 @@ static bool merged_decode(struct match *m, const struct region_tree *t, int32_t 
 		if (got < 0)
 			return false;
 		if (n_big == 1 && mult == 2 && leaf_depth[big[0]] == 1 &&
-		    opened_ring(m, t, leaf[big[0]], buf)) {
+		    (opened_ring(m, t, leaf[big[0]], buf) || (m->cfg.bays && blob_bay(m, t, root)))) {
 			*ring = true;
 			return false;
 		}
@@ -572,6 +574,9 @@ static bool dots_odd(const struct match *m, const struct region_tree *t, int32_t
 /* A child of the root that fills under BAY_SOLIDITY of its moment ellipse,
  * its holes taken for it, may have a hole opened into a bay (bay_read). */
 #define BAY_SOLIDITY 0.94
+/* ... and for a merged leaf's read (blob_bay), a pocket of a
+ * 1 / BAY_MERGED_DIV of the median hole is enough. */
+#define BAY_MERGED_DIV 2
 
 /* The root's children of canon (canonical, with colour letter) as slices
  * seg[i], len[i] (each starts with its "1"; in canon's descending order).
@@ -1251,6 +1256,39 @@ static bool bay_read(const struct match *m, const struct region_tree *t, int32_t
 		if (need < 0) {
 			const int med = median_hole(m, t, kid, n);
 			need = med > CUT_MIN_POCKET ? med : CUT_MIN_POCKET;
+		}
+		if (ring_pocket(m, t, kid[q]) >= need)
+			return true;
+	}
+	return false;
+}
+
+/* Whether a child of root with holes may have lost one into a bay of its
+ * outline: it fills under BAY_SOLIDITY of its moment ellipse and a
+ * closing gives it a pocket of the root's area (ring_pocket) of at least
+ * 1 / BAY_MERGED_DIV of the symbol's median hole (and CUT_MIN_POCKET).
+ * Then a leaf of about twice the median area need not be two merged
+ * (merged_decode): where a hard shadow's edge crosses a symbol of a
+ * gamma-encoded frame, the third scale's first pass opened a 3-hole
+ * blob's hole (a 13 px pocket against holes of 17, the blob filling 0.879
+ * of its ellipse) and the edge's dark band grew a dot to 1.6 times the
+ * median (2.6 times as long as wide), which counted twice read a 61 px 6
+ * of reacTIVision's set as 63 (sheet-half, --gamma 2.2, seed 501, frame
+ * 11). Any tree: the set cannot tell which node was lost. */
+static bool blob_bay(const struct match *m, const struct region_tree *t, int32_t root)
+{
+	int32_t kid[TREES_MAX_NODES];
+	int area[TREES_MAX_NODES];
+	int n_leaf;
+	const int n = root_children(m, t, root, kid, area, &n_leaf);
+	int need = -1;
+	for (int q = 0; q < n; q++) {
+		if ((m->flags[kid[q]] & FLAG_REPAIRED) || leaf_holes(m, t, kid[q]) < 1 ||
+		    filled_solidity(m, t, kid[q]) >= BAY_SOLIDITY)
+			continue;
+		if (need < 0) {
+			const int half = median_hole(m, t, kid, n) / BAY_MERGED_DIV;
+			need = half > CUT_MIN_POCKET ? half : CUT_MIN_POCKET;
 		}
 		if (ring_pocket(m, t, kid[q]) >= need)
 			return true;

@@ -275,8 +275,9 @@ struct match_config {
 	bool bays;                     /* a whole read where a blob whose hole opened into a bay of its
 					* outline would take a hole from a leaf to make another tree of
 					* the set stays fuzzy, whatever that leaf's size (decode.c,
-					* bay_read; the third scale's passes but the small-symbol
-					* one) */
+					* bay_read), and a leaf counted as two merged ones beside a
+					* blob opened so reads nothing (blob_bay; the third scale's
+					* passes but the small-symbol one) */
 };
 
 struct match;
