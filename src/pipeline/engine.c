@@ -510,6 +510,15 @@ static void second_configs(const struct engine_config *c, struct threshold_confi
 	 * line that can join leaves into another symbol's tree; where the ring
 	 * merged with that shadow too, the other scales decide. */
 	mc->no_merged_rings = true;
+	/* Its reads with a dot more elongated than the ratio pass allows are
+	 * vetoes (merge_vetoes): the line a hard shadow's edge draws across
+	 * the root's area, read as a dot while the threshold opened blob
+	 * walls, gives another symbol's node count (sheet-half with
+	 * reacTIVision's set and --gamma 2.2, seed 501: a 53 px 6 read as 104,
+	 * its "dot" 16 times as long as wide, nothing else read there). A
+	 * streaked dot of a right read can pass it too (motion-640 frame 10:
+	 * a 65 px 40, where the third scale's completed read stands). */
+	mc->dot_max_elongation = THIRD_RATIO_DOT_ELONGATION;
 }
 
 /* The third scale thresholds the frame with its own method (the first
@@ -3145,6 +3154,10 @@ int engine_detect(struct engine *e, const struct image_u8 *grey)
 	}
 	if (err)
 		return err;
+	/* The second scale's vetoes cancel its own reads of other IDs at
+	 * their places and leave it (second_configs). */
+	if (ok2)
+		merge_vetoes(&e->s2.det);
 	/* Counted before any merge: two agreeing reads outvote a lone one. */
 	struct detections *lists[3] = {&e->s1.det};
 	int n_lists = 1;
