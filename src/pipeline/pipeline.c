@@ -190,11 +190,11 @@ static void cpu_step(struct pipeline *p, enum cpu_step step)
 /* camera_gamma: the camera's gamma curve undone, in place, before any
  * stage reads the frame (the window shows it so too). The rules were
  * measured on scenes drawn in linear light; a gamma-encoded frame lifts
- * the ink and a shadow's paper towards the lit paper, and the second
- * scale read such symbols at a shadow's edge as other IDs (sheet-half,
- * seed 501, --gamma 2.2: 0.823 and 4 wrong IDs as they are, 0.948 and 1
- * undone). The frame is the pipeline's own here (a ring slot it holds, or
- * a --once buffer). */
+ * the ink and a shadow's paper towards the lit paper, and symbols at a
+ * shadow's edge lose a hole and gain a leaf (sheet-half, seed 501,
+ * --gamma 2.2: 0.826 and 1 wrong ID as they are, 0.951 and none undone).
+ * The frame is the pipeline's own here (a ring slot it holds, or a --once
+ * buffer). */
 static void frame_linearize(const struct pipeline *p, struct frame *f)
 {
 	if (p->linearize)
