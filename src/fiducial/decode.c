@@ -967,14 +967,22 @@ static bool dot_sized(int64_t a, int64_t med)
 	return 4 * a >= 3 * med && 2 * a <= 3 * med;
 }
 
+/* A root's children, as root_children() finds them. */
+struct root_kids {
+	int32_t kid[TREES_MAX_NODES]; /* every child */
+	int area[TREES_MAX_NODES];    /* the plain leaves' areas, ascending */
+	int n_leaf;
+};
+
 /* The children of root in the tree being read (resolved, no speck left
- * out) into kid, and the areas of those that are plain leaves (no
- * children: has_kids) into area in ascending order, *n_leaf of them.
+ * out) into c->kid, and the areas of those that are plain leaves (no
+ * children: has_kids) into c->area in ascending order, c->n_leaf of them.
  * Returns the children's number, or -1 where they are more than
  * TREES_MAX_NODES. */
-static int root_children(const struct match *m, const struct region_tree *t, int32_t root, int32_t *kid, int *area,
-			 int *n_leaf)
+static int root_children(const struct match *m, const struct region_tree *t, int32_t root, struct root_kids *c)
 {
+	int32_t *kid = c->kid;
+	int *area = c->area, *n_leaf = &c->n_leaf;
 	int n = 0, n_adj;
 	const int32_t *l = adj_of(m, t, root, &n_adj);
 	*n_leaf = 0;
@@ -1035,33 +1043,31 @@ static int leaf_holes(const struct match *m, const struct region_tree *t, int32_
  * to read. */
 static bool cut_read(const struct match *m, const struct region_tree *t, int32_t root, const char *canon)
 {
-	int32_t kid[TREES_MAX_NODES];
-	int area[TREES_MAX_NODES];
-	int n_leaf;
-	const int n = root_children(m, t, root, kid, area, &n_leaf);
-	if (n < 0 || !n_leaf)
+	struct root_kids c;
+	const int n = root_children(m, t, root, &c);
+	if (n < 0 || !c.n_leaf)
 		return false;
-	const int64_t med = area[(n_leaf - 1) / 2];
+	const int64_t med = c.area[(c.n_leaf - 1) / 2];
 	/* known[j]: 0 not looked up, 1 the uncut tree is in the set, 2 not. */
 	uint8_t known[TREES_MAX_NODES + 1] = {0};
 	for (int i = 0; i < n; i++) {
 		/* A cut's plain leaf beside a blob is no dot: most reads end
 		 * here, their pixels unread. Beside another plain leaf it may be
 		 * one (a ring's arcs); each such pair is tried once. */
-		const struct region *a = reg(m, t, kid[i]);
-		if (has_kids(m, t, kid[i]))
+		const struct region *a = reg(m, t, c.kid[i]);
+		if (has_kids(m, t, c.kid[i]))
 			continue;
 		const bool dot = !m->cfg.few_specks && dot_sized(a->area, med);
 		for (int q = dot ? i + 1 : 0; q < n; q++) {
-			const struct region *b = reg(m, t, kid[q]);
+			const struct region *b = reg(m, t, c.kid[q]);
 			if (q == i || a->x0 > b->x1 + 2 || b->x0 > a->x1 + 2 || a->y0 > b->y1 + 2 || b->y0 > a->y1 + 2)
 				continue;
-			const int j = leaf_holes(m, t, kid[q]);
+			const int j = leaf_holes(m, t, c.kid[q]);
 			if (j < 0 || (dot && j > 0))
 				continue;
 			if (!known[j])
 				known[j] = moved_in_set(m->cfg.trees, canon, j, 1) ? 1 : 2;
-			if (known[j] == 1 && cut_pocket(m, t, root, kid[i], kid[q]) >= CUT_MIN_POCKET)
+			if (known[j] == 1 && cut_pocket(m, t, root, c.kid[i], c.kid[q]) >= CUT_MIN_POCKET)
 				return true;
 		}
 	}
@@ -1138,20 +1144,18 @@ static bool speck_read(const struct match *m, const struct region_tree *t, int32
 {
 	if (m->cfg.doubtful)
 		return false;
-	int32_t kid[TREES_MAX_NODES];
-	int area[TREES_MAX_NODES];
-	int n_leaf;
-	const int n = root_children(m, t, root, kid, area, &n_leaf);
-	if (n < 0 || !n_leaf || SPECK_DOT_DIV * area[0] >= area[(n_leaf - 1) / 2])
+	struct root_kids c;
+	const int n = root_children(m, t, root, &c);
+	if (n < 0 || !c.n_leaf || SPECK_DOT_DIV * c.area[0] >= c.area[(c.n_leaf - 1) / 2])
 		return false;
 	/* tried[j]: a blob of j holes (a plain leaf: 0) looked up already. */
 	bool tried[TREES_MAX_NODES + 1] = {false};
 	for (int q = 0; q < n; q++) {
-		const int j = leaf_holes(m, t, kid[q]);
+		const int j = leaf_holes(m, t, c.kid[q]);
 		if (j < 0 || tried[j])
 			continue;
 		tried[j] = true;
-		if (moved_in_set(m->cfg.trees, canon, j, 1) && (!m->cfg.few_specks || hole_opened(m, t, kid, n, j)))
+		if (moved_in_set(m->cfg.trees, canon, j, 1) && (!m->cfg.few_specks || hole_opened(m, t, c.kid, n, j)))
 			return true;
 	}
 	return false;
@@ -1164,15 +1168,13 @@ static bool speck_read(const struct match *m, const struct region_tree *t, int32
  * speck_read() asks without the speck (match_config.moved_unconfirmed). */
 static bool moved_read(const struct match *m, const struct region_tree *t, int32_t root, const char *canon)
 {
-	int32_t kid[TREES_MAX_NODES];
-	int area[TREES_MAX_NODES];
-	int n_leaf;
-	const int n = root_children(m, t, root, kid, area, &n_leaf);
-	if (n < 0 || !n_leaf)
+	struct root_kids c;
+	const int n = root_children(m, t, root, &c);
+	if (n < 0 || !c.n_leaf)
 		return false;
 	bool tried[TREES_MAX_NODES + 1] = {false};
 	for (int q = 0; q < n; q++) {
-		const int j = leaf_holes(m, t, kid[q]);
+		const int j = leaf_holes(m, t, c.kid[q]);
 		if (j < 0 || tried[j])
 			continue;
 		tried[j] = true;
@@ -1233,10 +1235,8 @@ static double filled_solidity(const struct match *m, const struct region_tree *t
  * then the pixels. */
 static bool bay_read(const struct match *m, const struct region_tree *t, int32_t root, const char *canon)
 {
-	int32_t kid[TREES_MAX_NODES];
-	int area[TREES_MAX_NODES];
-	int n_leaf;
-	const int n = root_children(m, t, root, kid, area, &n_leaf);
+	struct root_kids c;
+	const int n = root_children(m, t, root, &c);
 	if (n < 0)
 		return false;
 	/* known[j]: 0 not looked up, 1 the tree with a hole given to a child
@@ -1244,9 +1244,9 @@ static bool bay_read(const struct match *m, const struct region_tree *t, int32_t
 	uint8_t known[TREES_MAX_NODES + 1] = {0};
 	int need = -1;
 	for (int q = 0; q < n; q++) {
-		if ((m->flags[kid[q]] & FLAG_REPAIRED) || filled_solidity(m, t, kid[q]) >= BAY_SOLIDITY)
+		if ((m->flags[c.kid[q]] & FLAG_REPAIRED) || filled_solidity(m, t, c.kid[q]) >= BAY_SOLIDITY)
 			continue;
-		const int j = leaf_holes(m, t, kid[q]);
+		const int j = leaf_holes(m, t, c.kid[q]);
 		if (j < 0)
 			continue;
 		if (!known[j])
@@ -1254,10 +1254,10 @@ static bool bay_read(const struct match *m, const struct region_tree *t, int32_t
 		if (known[j] != 1)
 			continue;
 		if (need < 0) {
-			const int med = median_hole(m, t, kid, n);
+			const int med = median_hole(m, t, c.kid, n);
 			need = med > CUT_MIN_POCKET ? med : CUT_MIN_POCKET;
 		}
-		if (ring_pocket(m, t, kid[q]) >= need)
+		if (ring_pocket(m, t, c.kid[q]) >= need)
 			return true;
 	}
 	return false;
@@ -1277,20 +1277,18 @@ static bool bay_read(const struct match *m, const struct region_tree *t, int32_t
  * 11). Any tree: the set cannot tell which node was lost. */
 static bool blob_bay(const struct match *m, const struct region_tree *t, int32_t root)
 {
-	int32_t kid[TREES_MAX_NODES];
-	int area[TREES_MAX_NODES];
-	int n_leaf;
-	const int n = root_children(m, t, root, kid, area, &n_leaf);
+	struct root_kids c;
+	const int n = root_children(m, t, root, &c);
 	int need = -1;
 	for (int q = 0; q < n; q++) {
-		if ((m->flags[kid[q]] & FLAG_REPAIRED) || leaf_holes(m, t, kid[q]) < 1 ||
-		    filled_solidity(m, t, kid[q]) >= BAY_SOLIDITY)
+		if ((m->flags[c.kid[q]] & FLAG_REPAIRED) || leaf_holes(m, t, c.kid[q]) < 1 ||
+		    filled_solidity(m, t, c.kid[q]) >= BAY_SOLIDITY)
 			continue;
 		if (need < 0) {
-			const int half = median_hole(m, t, kid, n) / BAY_MERGED_DIV;
+			const int half = median_hole(m, t, c.kid, n) / BAY_MERGED_DIV;
 			need = half > CUT_MIN_POCKET ? half : CUT_MIN_POCKET;
 		}
-		if (ring_pocket(m, t, kid[q]) >= need)
+		if (ring_pocket(m, t, c.kid[q]) >= need)
 			return true;
 	}
 	return false;
@@ -1378,24 +1376,22 @@ static bool merged_hole_read(const struct match *m, const struct region_tree *t,
 	}
 	if (10 * hi < MERGED_AREA_X10 * lo || hi < MERGED_HOLE_MIN)
 		return false;
-	int32_t kid[TREES_MAX_NODES];
-	int area[TREES_MAX_NODES];
-	int n_leaf;
-	const int n = root_children(m, t, root, kid, area, &n_leaf);
-	if (n < 0 || !n_leaf)
+	struct root_kids c;
+	const int n = root_children(m, t, root, &c);
+	if (n < 0 || !c.n_leaf)
 		return false;
-	const int med = median_hole(m, t, kid, n);
+	const int med = median_hole(m, t, c.kid, n);
 	if (med < MERGED_HOLE_MIN)
 		return false;
 	for (int q = 0; q < n; q++) {
-		const int j = leaf_holes(m, t, kid[q]);
+		const int j = leaf_holes(m, t, c.kid[q]);
 		if (j < 1)
 			continue;
 		int n_k;
-		const int32_t *lk = adj_of(m, t, kid[q], &n_k);
+		const int32_t *lk = adj_of(m, t, c.kid[q], &n_k);
 		for (int z = 0; z < n_k; z++) {
 			const int32_t g = lk[z];
-			if (!kept_child(m, g, kid[q]))
+			if (!kept_child(m, g, c.kid[q]))
 				continue;
 			const struct region *h = reg(m, t, g);
 			if (10 * h->area >= MERGED_AREA_X10 * med && elongated(h, MERGED_HOLE_ELONGATION) &&
@@ -1450,28 +1446,26 @@ static bool thin_wall(const struct region_tree *t, int32_t b, int32_t h)
  * thin wall alone is common (1300 of 6000 right reads have one). */
 static bool bridged_read(const struct match *m, const struct region_tree *t, int32_t root, const char *canon)
 {
-	int32_t kid[TREES_MAX_NODES];
-	int area[TREES_MAX_NODES];
-	int n_leaf;
-	const int n = root_children(m, t, root, kid, area, &n_leaf);
+	struct root_kids c;
+	const int n = root_children(m, t, root, &c);
 	if (n < 0)
 		return false;
-	const int med = median_hole(m, t, kid, n);
+	const int med = median_hole(m, t, c.kid, n);
 	if (!med)
 		return false;
 	for (int q = 0; q < n; q++) {
-		const int j = leaf_holes(m, t, kid[q]);
-		if (j < 2 || (m->flags[kid[q]] & FLAG_REPAIRED))
+		const int j = leaf_holes(m, t, c.kid[q]);
+		if (j < 2 || (m->flags[c.kid[q]] & FLAG_REPAIRED))
 			continue;
 		int32_t small = -1;
 		int n_k;
-		const int32_t *lk = adj_of(m, t, kid[q], &n_k);
+		const int32_t *lk = adj_of(m, t, c.kid[q], &n_k);
 		for (int z = 0; z < n_k; z++) {
 			const int32_t g = lk[z];
-			if (kept_child(m, g, kid[q]) && (small < 0 || reg(m, t, g)->area < reg(m, t, small)->area))
+			if (kept_child(m, g, c.kid[q]) && (small < 0 || reg(m, t, g)->area < reg(m, t, small)->area))
 				small = g;
 		}
-		if (small >= 0 && 2 * reg(m, t, small)->area < med && thin_wall(t, kid[q], small) &&
+		if (small >= 0 && 2 * reg(m, t, small)->area < med && thin_wall(t, c.kid[q], small) &&
 		    moved_in_set(m->cfg.trees, canon, j, -1))
 			return true;
 	}
@@ -1491,23 +1485,21 @@ static bool bridged_read(const struct match *m, const struct region_tree *t, int
  * of 4-6. The sizes are tried first, so most reads end at their sort. */
 static bool closed_hole_read(const struct match *m, const struct region_tree *t, int32_t root, const char *canon)
 {
-	int32_t kid[TREES_MAX_NODES];
-	int area[TREES_MAX_NODES];
-	int n_leaf;
-	const int n = root_children(m, t, root, kid, area, &n_leaf);
-	if (n < 0 || n_leaf < 2 || area[n_leaf - 1] < HOLE_CLOSED_X * area[(n_leaf - 1) / 2])
+	struct root_kids c;
+	const int n = root_children(m, t, root, &c);
+	if (n < 0 || c.n_leaf < 2 || c.area[c.n_leaf - 1] < HOLE_CLOSED_X * c.area[(c.n_leaf - 1) / 2])
 		return false;
 	/* tried[j]: a blob of j holes looked up already. */
 	bool tried[TREES_MAX_NODES + 1] = {false};
 	for (int q = 0; q < n; q++) {
-		const int j = leaf_holes(m, t, kid[q]);
+		const int j = leaf_holes(m, t, c.kid[q]);
 		if (j < 2 || tried[j])
 			continue;
 		bool speck = false;
 		int n_k;
-		const int32_t *lk = adj_of(m, t, kid[q], &n_k);
+		const int32_t *lk = adj_of(m, t, c.kid[q], &n_k);
 		for (int z = 0; z < n_k && !speck; z++)
-			speck = kept_child(m, lk[z], kid[q]) && reg(m, t, lk[z])->area <= SPECK_MAX_AREA;
+			speck = kept_child(m, lk[z], c.kid[q]) && reg(m, t, lk[z])->area <= SPECK_MAX_AREA;
 		if (!speck)
 			continue;
 		tried[j] = true;
@@ -1561,21 +1553,20 @@ static bool opened_ring(const struct match *m, const struct region_tree *t, int3
  * without it). */
 static bool ring_read(const struct match *m, const struct region_tree *t, int32_t root)
 {
-	int32_t kid[TREES_MAX_NODES];
-	int area[TREES_MAX_NODES], n_leaf;
-	const int n = root_children(m, t, root, kid, area, &n_leaf);
+	struct root_kids c;
+	const int n = root_children(m, t, root, &c);
 	if (n < RING_MIN_HELD + 1)
 		return false;
 	const struct region *r = reg(m, t, root);
 	const int64_t rw = r->x1 - r->x0 + 1, rh = r->y1 - r->y0 + 1;
 	for (int i = 0; i < n; i++) {
-		const struct region *b = reg(m, t, kid[i]);
+		const struct region *b = reg(m, t, c.kid[i]);
 		if (RING_SPAN_DEN * (int64_t)(b->x1 - b->x0 + 1) < RING_SPAN_NUM * rw ||
 		    RING_SPAN_DEN * (int64_t)(b->y1 - b->y0 + 1) < RING_SPAN_NUM * rh)
 			continue;
 		bool held = true;
 		for (int j = 0; j < n && held; j++) {
-			const struct region *g = reg(m, t, kid[j]);
+			const struct region *g = reg(m, t, c.kid[j]);
 			held = j == i || (g->x0 >= b->x0 && g->x1 <= b->x1 && g->y0 >= b->y0 && g->y1 <= b->y1);
 		}
 		return held;
