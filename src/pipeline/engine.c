@@ -2217,6 +2217,18 @@ static struct fiducial_det up_in_frame(const struct fiducial_det *g, const struc
 	return f;
 }
 
+/* Whether place u of a small read is open to the upsampled pass's reads
+ * again (no symbol of the first or third scale holds it); then *w is the
+ * square reaching its size plus THIRD_SMALL_CHECK_PAD past its centre. */
+static bool up_place_open(const struct engine *e, const struct image_u8 *grey, const struct fiducial_det *u,
+			  struct window *w)
+{
+	if (merge_near(e->s1.det.fids, e->s1.det.n_fids, u) >= 0 || merge_near(e->s3.det.fids, e->s3.det.n_fids, u) >= 0)
+		return false;
+	*w = square_around(grey, (int)u->x, (int)u->y, (int)u->size_px + THIRD_SMALL_CHECK_PAD);
+	return true;
+}
+
 /* The upsampled pass's read three times enlarged (with sharp_up): each of
  * its places of UP_TRIPLE_MIN_PX to THIRD_UP_FINE_MIN_PX (fine_places)
  * that no symbol of the first or third scale holds is enlarged three times
@@ -2242,9 +2254,9 @@ static bool up_triple(struct engine *e, const struct image_u8 *grey, int halo)
 	struct detections *d = &e->s3.det;
 	for (int i = 0; i < t->n_triple; i++) {
 		const struct fiducial_det *u = &t->triple[i];
-		if (merge_near(e->s1.det.fids, e->s1.det.n_fids, u) >= 0 || merge_near(d->fids, d->n_fids, u) >= 0)
+		struct window w;
+		if (!up_place_open(e, grey, u, &w))
 			continue;
-		const struct window w = square_around(grey, (int)u->x, (int)u->y, (int)u->size_px + THIRD_SMALL_CHECK_PAD);
 		struct up_view v;
 		const struct region_tree *tree = NULL;
 		struct match *keep = t->up_mat;
@@ -2289,9 +2301,9 @@ static bool up_fine(struct engine *e, const struct image_u8 *grey, int halo)
 	struct detections *d = &e->s3.det;
 	for (int i = 0; i < t->n_fine; i++) {
 		const struct fiducial_det *u = &t->fine[i];
-		if (merge_near(e->s1.det.fids, e->s1.det.n_fids, u) >= 0 || merge_near(d->fids, d->n_fids, u) >= 0)
+		struct window w;
+		if (!up_place_open(e, grey, u, &w))
 			continue;
-		const struct window w = square_around(grey, (int)u->x, (int)u->y, (int)u->size_px + THIRD_SMALL_CHECK_PAD);
 		struct up_view v;
 		const struct region_tree *tree = NULL;
 		if (!up_enlarge(e, grey, &w, halo, UP_LANCZOS, &v) || threshold_process(t->up_fine, &v.up, &v.crop) ||
@@ -2522,10 +2534,9 @@ static bool up_sharp(struct engine *e, const struct image_u8 *grey, int halo)
 	const int n_fuzzy = d->n_fuzzy;
 	for (int i = 0; i < n_fuzzy; i++) {
 		const struct fiducial_det *u = &d->fuzzy[i];
-		if (u->size_px > (float)UP_SHARP_MAX_PX || merge_near(e->s1.det.fids, e->s1.det.n_fids, u) >= 0 ||
-		    merge_near(d->fids, d->n_fids, u) >= 0 || merge_near(d->fuzzy, i, u) >= 0)
+		struct window w;
+		if (u->size_px > (float)UP_SHARP_MAX_PX || merge_near(d->fuzzy, i, u) >= 0 || !up_place_open(e, grey, u, &w))
 			continue;
-		const struct window w = square_around(grey, (int)u->x, (int)u->y, (int)u->size_px + THIRD_SMALL_CHECK_PAD);
 		struct up_view v;
 		const struct region_tree *tree = NULL;
 		if (!up_enlarge(e, grey, &w, halo, UP_LANCZOS, &v))
