@@ -134,6 +134,14 @@ static void rect(struct image_u8 *img, int x0, int y0, int x1, int y1, uint8_t v
 		memset(image_u8_row(img, y) + x0, v, (size_t)(x1 - x0 + 1));
 }
 
+/* A w x h image filled with v: the paper (or the black field) a test
+ * draws its symbol on. */
+static void paper(struct image_u8 *img, int w, int h, uint8_t v)
+{
+	assert_int_equal(image_u8_alloc(img, w, h), 0);
+	rect(img, 0, 0, w - 1, h - 1, v);
+}
+
 enum {
 	DRAW_SPECKS = 1,
 	DRAW_NO_DOT = 2,
@@ -231,6 +239,15 @@ static void rig_free(struct rig *r)
 	bitmask_free(&r->mask);
 	match_destroy(r->mat);
 	segment_destroy(r->seg);
+}
+
+/* rig_run, rig_expect and rig_free: the tests that ask only what was read. */
+static void rig_check(const struct tree_set *set, const struct image_u8 *grey, float root_max, int32_t id)
+{
+	struct rig r;
+	rig_run(&r, set, grey, root_max);
+	rig_expect(&r, id);
+	rig_free(&r);
 }
 
 /* A matcher given another set derives its node-count tables again, also
@@ -526,9 +543,7 @@ static void test_match_complete(void **state)
 
 	/* Off (the default): a lost dot leaves it fuzzy. */
 	draw_big(&img, 1);
-	rig_run(&r, set, &img, 0);
-	rig_expect(&r, -1);
-	rig_free(&r);
+	rig_check(set, &img, 0, -1);
 	image_u8_free(&img);
 
 	rig_complete = true;
@@ -561,9 +576,7 @@ static void test_match_complete(void **state)
 	tree_set_free(set);
 	set = set_parse("w012221221111111111\nw012211\n");
 	draw_symbol(&img, DRAW_NO_DOT);
-	rig_run(&r, set, &img, 100);
-	rig_expect(&r, -1);
-	rig_free(&r);
+	rig_check(set, &img, 100, -1);
 	image_u8_free(&img);
 	tree_set_free(set);
 	rig_complete = false;
@@ -653,9 +666,7 @@ static void test_match_few_specks(void **state)
 	rig_free(&r);
 	/* The second hole grown to 2 x 2 px: one speck of 6 nodes. */
 	rect(&img, 17, 14, 18, 15, 255);
-	rig_run(&r, set, &img, 100);
-	rig_expect(&r, 1);
-	rig_free(&r);
+	rig_check(set, &img, 100, 1);
 	rig_few_specks = false;
 	/* Without the rule both are read. */
 	rig_run(&r, set, &img, 100);
@@ -814,9 +825,7 @@ static void test_match_small_bar(void **state)
 	/* The bar gone and the 3 x 3 dot back: read. */
 	rect(&img, 25, 16, 25, 25, 255);
 	rect(&img, 22, 22, 24, 24, 0);
-	rig_run(&r, set, &img, 100);
-	rig_expect(&r, 1);
-	rig_free(&r);
+	rig_check(set, &img, 100, 1);
 	image_u8_free(&img);
 	tree_set_free(set);
 }
@@ -1027,10 +1036,7 @@ static void test_match_holes_uneven(void **state)
 			rect(&img, 37, 36, 37, 40, 255);
 		else
 			rect(&img, 37, 37, 38 + kind, 38 + kind, 255);
-		struct rig r;
-		rig_run(&r, set, &img, 100);
-		rig_expect(&r, kind == 1 ? 0 : -1);
-		rig_free(&r);
+		rig_check(set, &img, 100, kind == 1 ? 0 : -1);
 		image_u8_free(&img);
 	}
 	tree_set_free(set);
@@ -1059,10 +1065,7 @@ static void test_match_merged_hole(void **state)
 			rect(&img, 32, 32, 41, 41, 255);
 		else
 			rect(&img, 28, 35, 41, 40, 255);
-		struct rig r;
-		rig_run(&r, kind == 3 ? alone : both, &img, 100);
-		rig_expect(&r, kind == 0 ? -1 : 0);
-		rig_free(&r);
+		rig_check(kind == 3 ? alone : both, &img, 100, kind == 0 ? -1 : 0);
 		image_u8_free(&img);
 	}
 	tree_set_free(both);
@@ -1084,8 +1087,7 @@ static void test_match_ring_arcs(void **state)
 	struct tree_set *alone = set_parse("w01111\n");
 	for (int kind = 0; kind < 3; kind++) {
 		struct image_u8 img;
-		assert_int_equal(image_u8_alloc(&img, 80, 80), 0);
-		rect(&img, 0, 0, 79, 79, 255);
+		paper(&img, 80, 80, 255);
 		rect(&img, 5, 5, 74, 74, 0);
 		rect(&img, 12, 12, 67, 67, 255);
 		rect(&img, 20, 20, 25, 25, 0);
@@ -1099,10 +1101,7 @@ static void test_match_ring_arcs(void **state)
 			rect(&img, 44, 40, 44, 42, 255);
 			rect(&img, 44, 47, 44, 49, 255);
 		}
-		struct rig r;
-		rig_run(&r, kind == 2 ? alone : both, &img, 100);
-		rig_expect(&r, kind == 0 ? -1 : kind == 1 ? 1 : 0);
-		rig_free(&r);
+		rig_check(kind == 2 ? alone : both, &img, 100, kind == 0 ? -1 : kind == 1 ? 1 : 0);
 		image_u8_free(&img);
 	}
 	tree_set_free(both);
@@ -1123,8 +1122,7 @@ static void test_match_ring_arcs_speck(void **state)
 	struct tree_set *both = set_parse("w01211\nw01111\nw011111111\n");
 	for (int kind = 0; kind < 2; kind++) {
 		struct image_u8 img;
-		assert_int_equal(image_u8_alloc(&img, 80, 80), 0);
-		rect(&img, 0, 0, 79, 79, 255);
+		paper(&img, 80, 80, 255);
 		rect(&img, 5, 5, 74, 74, 0);
 		rect(&img, 12, 12, 67, 67, 255);
 		rect(&img, 20, 20, 25, 25, 0);
@@ -1135,10 +1133,7 @@ static void test_match_ring_arcs_speck(void **state)
 		rect(&img, 44, 47, 44, 49, 255);
 		if (kind == 0)
 			rect(&img, 44, 41, 44, 41, 0);
-		struct rig r;
-		rig_run(&r, both, &img, 100);
-		rig_expect(&r, kind == 0 ? -1 : 1);
-		rig_free(&r);
+		rig_check(both, &img, 100, kind == 0 ? -1 : 1);
 		image_u8_free(&img);
 	}
 	tree_set_free(both);
@@ -1158,8 +1153,7 @@ static void test_match_merged_bay(void **state)
 	struct tree_set *set = set_parse("w01211111\nw01221111\n");
 	for (int kind = 0; kind < 3; kind++) {
 		struct image_u8 img;
-		assert_int_equal(image_u8_alloc(&img, 80, 80), 0);
-		rect(&img, 0, 0, 79, 79, 255);
+		paper(&img, 80, 80, 255);
 		rect(&img, 5, 5, 74, 74, 0);
 		rect(&img, 12, 12, 67, 67, 255);
 		rect(&img, 20, 20, 44, 44, 0);
@@ -1205,8 +1199,7 @@ static void test_match_bay(void **state)
 	struct tree_set *alone = set_parse("w012111\n");
 	for (int kind = 0; kind < 6; kind++) {
 		struct image_u8 img;
-		assert_int_equal(image_u8_alloc(&img, 80, 80), 0);
-		rect(&img, 0, 0, 79, 79, 255);
+		paper(&img, 80, 80, 255);
 		rect(&img, 5, 5, 74, 74, 0);
 		rect(&img, 12, 12, 67, 67, 255);
 		rect(&img, 20, 20, 44, 44, 0);
@@ -1360,10 +1353,7 @@ static void test_match_split_hole(void **state)
 			rect(&img, 15, 15, 15, 15, 255);
 		if (kind != 1)
 			rect(&img, 25, 18, 25, 18, 0);
-		struct rig r;
-		rig_run(&r, kind == 3 ? alone : both, &img, 100);
-		rig_expect(&r, kind == 0 ? -1 : 0);
-		rig_free(&r);
+		rig_check(kind == 3 ? alone : both, &img, 100, kind == 0 ? -1 : 0);
 		image_u8_free(&img);
 	}
 	tree_set_free(both);
@@ -1420,8 +1410,7 @@ static void test_match_margin_root(void **state)
 	struct tree_set *set = set_parse("w01222211\n");
 	for (int margin = 0; margin < 2; margin++) {
 		struct image_u8 img;
-		assert_int_equal(image_u8_alloc(&img, 100, 100), 0);
-		rect(&img, 0, 0, 99, 99, 255);
+		paper(&img, 100, 100, 255);
 		rect(&img, 5, 5, 94, 94, 0);
 		if (margin) {
 			rect(&img, 10, 10, 89, 89, 255);
@@ -1440,10 +1429,7 @@ static void test_match_margin_root(void **state)
 			rect(&img, 30, 65, 35, 70, 0);
 			rect(&img, 60, 65, 65, 70, 0);
 		}
-		struct rig r;
-		rig_run(&r, set, &img, 100);
-		rig_expect(&r, margin ? -1 : 0);
-		rig_free(&r);
+		rig_check(set, &img, 100, margin ? -1 : 0);
 		image_u8_free(&img);
 	}
 	tree_set_free(set);
@@ -1472,8 +1458,7 @@ static void test_match_merged_ring(void **state)
 	for (int notch = 0; notch < 2; notch++)
 		for (int off = 0; off < 2; off++) {
 			struct image_u8 img;
-			assert_int_equal(image_u8_alloc(&img, 96, 96), 0);
-			rect(&img, 0, 0, 95, 95, 0);
+			paper(&img, 96, 96, 0);
 			for (int i = 0; i < 12; i++) {
 				rect(&img, 3 + 7 * i, 3, 4 + 7 * i, 4, 255);
 				rect(&img, 3 + 7 * i, 90, 4 + 7 * i, 91, 255);
@@ -1513,8 +1498,7 @@ static void test_match_merged_ring_bar(void **state)
 	(void)state;
 	struct tree_set *set = set_parse("w0111111\nw012211\nb012211\n");
 	struct image_u8 img;
-	assert_int_equal(image_u8_alloc(&img, 128, 128), 0);
-	rect(&img, 0, 0, 127, 127, 0);
+	paper(&img, 128, 128, 0);
 	for (int i = 0; i < 16; i++) {
 		rect(&img, 3 + 7 * i, 3, 4 + 7 * i, 4, 255);
 		rect(&img, 3 + 7 * i, 122, 4 + 7 * i, 123, 255);
@@ -1558,8 +1542,7 @@ static void test_match_border_root(void **state)
 	for (int wide = 0; wide < 2; wide++)
 		for (int amb = 0; amb < 2; amb++) {
 			struct image_u8 img;
-			assert_int_equal(image_u8_alloc(&img, 80, 80), 0);
-			rect(&img, 0, 0, 79, 79, 255);
+			paper(&img, 80, 80, 255);
 			rect(&img, 5, 0, 74, 74, 0);
 			rect(&img, 12, 12, 67, 67, 255);
 			if (wide)
@@ -1595,8 +1578,7 @@ static void test_match_cut_leaf(void **state)
 	for (int amb = 0; amb < 2; amb++)
 		for (int hole = 0; hole < 2; hole++) {
 			struct image_u8 img;
-			assert_int_equal(image_u8_alloc(&img, 80, 80), 0);
-			rect(&img, 0, 0, 79, 79, 255);
+			paper(&img, 80, 80, 255);
 			rect(&img, 5, 0, 74, 74, 0);
 			rect(&img, 12, 0, 67, 67, 255);
 			draw_inside(&img, 12, 12);
@@ -1640,8 +1622,7 @@ static void test_match_ring_roots(void **state)
 	struct image_u8 img;
 	struct rig r;
 	for (int shape = 0; shape < 4; shape++) {
-		assert_int_equal(image_u8_alloc(&img, 100, 100), 0);
-		rect(&img, 0, 0, 99, 99, 255);
+		paper(&img, 100, 100, 255);
 		rect(&img, 10, 10, 89, 89, 0);
 		if (shape < 2) {
 			rect(&img, 16, 16, 83, 83, 255);
