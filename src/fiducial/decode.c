@@ -747,7 +747,61 @@ static void box_paint(const struct region_tree *t, int x0, int y0, int x1, int y
 	}
 }
 
-enum { CUT_ROOT, CUT_OTHER, CUT_LEAF, CUT_BLOB, CUT_SPECK, CUT_BRIDGE, CUT_OUT };
+/* The bits of v reversed (bit i to bit 63 - i). */
+static inline uint64_t bits_reversed(uint64_t v)
+{
+	v = __builtin_bswap64(v);
+	v = ((v >> 4) & 0x0f0f0f0f0f0f0f0full) | ((v & 0x0f0f0f0f0f0f0f0full) << 4);
+	v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
+	return ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
+}
+
+/* The bits of p at or above a bit of x (x within p) in the same run of
+ * p's ones: the carry of p + x runs from each bit of x up its run. */
+static inline uint64_t run_up(uint64_t x, uint64_t p)
+{
+	return x | (((p + x) ^ p ^ x) & p);
+}
+
+/* The runs of p's ones (p as a row, rp the same reversed) that hold a bit
+ * of x (within p): up from x, and down as up in the reversed row. */
+static inline uint64_t run_fill(uint64_t x, uint64_t p, uint64_t rp)
+{
+	return run_up(x, p) | bits_reversed(run_up(bits_reversed(x), rp));
+}
+
+/* A row's bits and their 8-neighbours in the row (the rows above and
+ * below are or-ed in by the caller); bits past the box are the caller's
+ * to mask. */
+static inline uint64_t bits_spread(uint64_t v)
+{
+	return v | v << 1 | v >> 1;
+}
+
+/* Row masks of a cut_pocket() box: a bit a pixel, bit x - x0 of row y - y0. */
+enum { CUT_ROOT, CUT_LEAF, CUT_BLOB, CUT_SPECK, CUT_CODES };
+_Static_assert(CUT_BOX_MAX < 64, "a cut_pocket() box's row fits a word");
+
+/* The pixels of regions reg[0..n) in the box x0..x1, y0..y1 (at most
+ * CUT_BOX_MAX a side) into rows[code[i]][y - y0], which the caller
+ * zeroed. Reads the runs of the box's rows alone. */
+static void box_bits(const struct region_tree *t, int x0, int y0, int x1, int y1,
+		     uint64_t (*rows)[CUT_BOX_MAX], const int32_t *reg, const uint8_t *code, int n)
+{
+	for (int y = y0; y <= y1; y++) {
+		const int32_t hi = t->row_first_run[y + 1];
+		for (int32_t k = segment_run_first_after(t, y, x0); k < hi && t->runs[k].x <= x1; k++) {
+			const struct run *u = &t->runs[k];
+			int i = 0;
+			while (i < n && u->region != reg[i])
+				i++;
+			if (i == n)
+				continue;
+			const int from = u->x < x0 ? x0 : u->x, to = u->x + u->len - 1 > x1 ? x1 : u->x + u->len - 1;
+			rows[code[i]][y - y0] |= ((2ull << (to - from)) - 1) << (from - x0);
+		}
+	}
+}
 
 /* The pixels of the root's area that leaf l and its sibling s enclose
  * once every pixel of that area touching both (8-neighbours) is taken for
@@ -769,8 +823,11 @@ enum { CUT_ROOT, CUT_OTHER, CUT_LEAF, CUT_BLOB, CUT_SPECK, CUT_BRIDGE, CUT_OUT }
  * speck between, read as 31: sheet-half, --gamma 2.2, seed 501, frame
  * 17). 0 where the pair's
  * box is over CUT_BOX_MAX a side or a region was rebuilt by the hairline
- * round (its runs are its members'). Reads the runs of the box alone;
- * the box and the fill's stack are on the stack. */
+ * round (its runs are its members'). Reads the runs of the box alone.
+ * The box is read as a bit a pixel, a row a word (CUT_BOX_MAX < 64): the
+ * bridges and the fill work on whole rows (a byte a pixel and a fill of
+ * a pixel a step took 35,000 instructions a pair, an eighth of
+ * std-1080's matching); the pixels reached are the same. */
 static int cut_pocket(const struct match *m, const struct region_tree *t, int32_t root, int32_t l, int32_t s)
 {
 	if ((m->flags[root] | m->flags[l] | m->flags[s]) & FLAG_REPAIRED)
@@ -785,16 +842,6 @@ static int cut_pocket(const struct match *m, const struct region_tree *t, int32_
 	const int w = x1 - x0 + 1, h = y1 - y0 + 1;
 	if (w > CUT_BOX_MAX || h > CUT_BOX_MAX || w < 3 || h < 3)
 		return 0;
-	/* The box in a frame of CUT_OUT a pixel wide: outside the box, a
-	 * pixel neither bridges nor lets the fill through, so no neighbour
-	 * needs a bounds test. */
-	enum { SIDE = CUT_BOX_MAX + 2 };
-	const int gw = w + 2, n_px = gw * (h + 2);
-	const int nb[8] = {-gw - 1, -gw, -gw + 1, -1, 1, gw - 1, gw, gw + 1};
-	uint8_t px[SIDE * SIDE];
-	memset(px, CUT_OUT, (size_t)n_px);
-	for (int y = 1; y <= h; y++)
-		memset(px + y * gw + 1, CUT_OTHER, (size_t)w);
 	/* The root's specks in the box are walls too (CUT_SPECKS at most). */
 	int32_t rg[3 + CUT_SPECKS] = {root, l, s};
 	uint8_t code[3 + CUT_SPECKS] = {CUT_ROOT, CUT_LEAF, CUT_BLOB};
@@ -808,52 +855,60 @@ static int cut_pocket(const struct match *m, const struct region_tree *t, int32_
 			code[n_rg++] = CUT_SPECK;
 		}
 	}
-	box_paint(t, x0, y0, x1, y1, px + gw + 1, gw, rg, code, n_rg);
+	uint64_t px[CUT_CODES][CUT_BOX_MAX];
+	memset(px, 0, sizeof px);
+	box_bits(t, x0, y0, x1, y1, px, rg, code, n_rg);
 	/* A pixel that touches both lies within a pixel of both boxes; one
-	 * that joins a speck to either, within two. */
+	 * that joins a speck to either, within two. Those of the root's area
+	 * there that touch a leaf and the blob, or the speck and either, are
+	 * bridged: walls. */
 	const int grow = n_rg > 3 ? 2 : 1;
 	const int bx0 = (a->x0 > b->x0 ? a->x0 : b->x0) - grow, by0 = (a->y0 > b->y0 ? a->y0 : b->y0) - grow;
 	const int bx1 = (a->x1 < b->x1 ? a->x1 : b->x1) + grow, by1 = (a->y1 < b->y1 ? a->y1 : b->y1) + grow;
-	for (int y = by0 < y0 ? y0 : by0; y <= by1 && y <= y1; y++)
-		for (int x = bx0 < x0 ? x0 : bx0; x <= bx1 && x <= x1; x++) {
-			const int i = (y - y0 + 1) * gw + x - x0 + 1;
-			if (px[i] != CUT_ROOT)
-				continue;
-			int seen = 0;
-			for (int z = 0; z < 8; z++) {
-				const uint8_t c = px[i + nb[z]];
-				seen |= c == CUT_LEAF ? 1 : c == CUT_BLOB ? 2 : c == CUT_SPECK ? 4 : 0;
-			}
-			if ((seen & 3) == 3 || ((seen & 4) && (seen & 3)))
-				px[i] = CUT_BRIDGE;
+	const int cx0 = (bx0 < x0 ? x0 : bx0) - x0, cx1 = (bx1 > x1 ? x1 : bx1) - x0;
+	const int cy0 = (by0 < y0 ? y0 : by0) - y0, cy1 = (by1 > y1 ? y1 : by1) - y0;
+	const uint64_t full = (1ull << w) - 1;
+	const uint64_t near = cx1 >= cx0 ? ((2ull << (cx1 - cx0)) - 1) << cx0 : 0;
+	/* pass: the root's area not bridged and the pixels of no region read
+	 * here, which the fill goes through; root: the root's area not bridged. */
+	uint64_t pass[CUT_BOX_MAX], rpass[CUT_BOX_MAX], root_px[CUT_BOX_MAX], reach[CUT_BOX_MAX];
+	for (int y = 0; y < h; y++) {
+		uint64_t bridge = 0;
+		if (near && y >= cy0 && y <= cy1) {
+			uint64_t d[CUT_CODES];
+			for (int c = CUT_LEAF; c < CUT_CODES; c++)
+				d[c] = bits_spread((y > 0 ? px[c][y - 1] : 0) | px[c][y] |
+						   (y < h - 1 ? px[c][y + 1] : 0));
+			bridge = px[CUT_ROOT][y] & near &
+				 ((d[CUT_LEAF] & d[CUT_BLOB]) | (d[CUT_SPECK] & (d[CUT_LEAF] | d[CUT_BLOB])));
 		}
-	/* What the box's edge reaches through the root's area and other
-	 * regions; each pixel is pushed once. */
-	int16_t stack[SIDE * SIDE];
-	int n = 0;
-	for (int y = 1; y <= h; y++) {
-		const int step = y == 1 || y == h ? 1 : w - 1; /* the first and last rows whole, else their ends */
-		for (int x = 1; x <= w; x += step) {
-			const int i = y * gw + x;
-			if (px[i] <= CUT_OTHER) {
-				px[i] = CUT_OUT;
-				stack[n++] = (int16_t)i;
-			}
-		}
+		root_px[y] = px[CUT_ROOT][y] & ~bridge;
+		pass[y] = full & ~(px[CUT_LEAF][y] | px[CUT_BLOB][y] | px[CUT_SPECK][y] | bridge);
+		rpass[y] = bits_reversed(pass[y]);
+		/* The fill starts from the box's edge: the first and last rows
+		 * whole, else their ends. */
+		const uint64_t edge = y == 0 || y == h - 1 ? full : 1ull | 1ull << (w - 1);
+		reach[y] = run_fill(edge & pass[y], pass[y], rpass[y]);
 	}
-	while (n > 0) {
-		const int i = stack[--n];
-		for (int z = 0; z < 8; z++) {
-			const int k = i + nb[z];
-			if (px[k] > CUT_OTHER)
-				continue;
-			px[k] = CUT_OUT;
-			stack[n++] = (int16_t)k;
-		}
+	/* What the edge reaches through the root's area and other regions
+	 * (8-neighbours): row by row, down and up, until a sweep adds none. */
+	for (bool more = true; more;) {
+		more = false;
+		for (int dir = 0; dir < 2; dir++)
+			for (int i = 0; i < h; i++) {
+				const int y = dir ? h - 1 - i : i;
+				const uint64_t from =
+					bits_spread((y > 0 ? reach[y - 1] : 0) | (y < h - 1 ? reach[y + 1] : 0));
+				const uint64_t add = from & pass[y] & ~reach[y];
+				if (add) {
+					reach[y] = run_fill(reach[y] | add, pass[y], rpass[y]);
+					more = true;
+				}
+			}
 	}
 	int pocket = 0;
-	for (int i = 0; i < n_px; i++)
-		pocket += px[i] == CUT_ROOT;
+	for (int y = 0; y < h; y++)
+		pocket += __builtin_popcountll(root_px[y] & ~reach[y]);
 	return pocket;
 }
 
