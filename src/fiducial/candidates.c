@@ -194,11 +194,8 @@ static bool small_candidate(struct match *m, const struct region_tree *t, int32_
 		return false;
 	const bool frag = (m->flags[p] & REGION_FRAGMENTED) != 0;
 	const int h = m->height[p], n = m->dc[p] + 1;
-	struct subtree_sum s;
-	memset(&s, 0, sizeof s);
-	subtree_sum(m, t, p, 0, &s);
-	if (s.n > SMALL_ROOT_PX * SMALL_ROOT_PX)
-		return false;
+	/* The counts first: most small regions are no symbol with or without
+	 * specks, and their moments (subtree_sum) are never needed. */
 	int sp_nodes = 0, sp_height = 0;
 	speck_count(m, t, p, 0, &sp_nodes, &sp_height);
 	const bool specks_valid = !is_valid(m, h, n) && sp_nodes > n && is_valid(m, sp_height, sp_nodes);
@@ -207,6 +204,11 @@ static bool small_candidate(struct match *m, const struct region_tree *t, int32_
 		!few && m->cfg.specks_unconfirmed && SPECK_UNCONFIRMED_DIV * (sp_nodes - n) <= sp_nodes;
 	const bool with_specks = specks_valid && (few || unconfirmed);
 	if (!with_specks && !(frag && is_valid(m, h, n)))
+		return false;
+	struct subtree_sum s;
+	memset(&s, 0, sizeof s);
+	subtree_sum(m, t, p, 0, &s);
+	if (s.n > SMALL_ROOT_PX * SMALL_ROOT_PX)
 		return false;
 	if (frag && (!fills_ellipse(&s) || has_bar_leaf(m, t, p)))
 		return false;
