@@ -1022,18 +1022,20 @@ static bool dot_sized(int64_t a, int64_t med)
 	return 4 * a >= 3 * med && 2 * a <= 3 * med;
 }
 
-/* A root's children, as root_children() finds them. */
+/* A root's children, as root_children() finds them: match_tree_decode()
+ * finds them once for its guards (the *_read() functions take them as c). */
 struct root_kids {
 	int32_t kid[TREES_MAX_NODES]; /* every child */
 	int area[TREES_MAX_NODES];    /* the plain leaves' areas, ascending */
 	int n_leaf;
+	int n;                        /* root_children()'s answer */
 };
 
 /* The children of root in the tree being read (resolved, no speck left
  * out) into c->kid, and the areas of those that are plain leaves (no
  * children: has_kids) into c->area in ascending order, c->n_leaf of them.
  * Returns the children's number, or -1 where they are more than
- * TREES_MAX_NODES. */
+ * TREES_MAX_NODES (and puts it in c->n). */
 static int root_children(const struct match *m, const struct region_tree *t, int32_t root, struct root_kids *c)
 {
 	int32_t *kid = c->kid;
@@ -1046,7 +1048,7 @@ static int root_children(const struct match *m, const struct region_tree *t, int
 		if ((m->state[k] & (ST_RESOLVED | ST_SPECK)) != ST_RESOLVED || m->parent[k] != root)
 			continue;
 		if (n >= TREES_MAX_NODES)
-			return -1;
+			return c->n = -1;
 		kid[n++] = k;
 		if (has_kids(m, t, k))
 			continue;
@@ -1057,7 +1059,7 @@ static int root_children(const struct match *m, const struct region_tree *t, int
 			area[z] = area[z - 1];
 		area[z] = v;
 	}
-	return n;
+	return c->n = n;
 }
 
 /* The holes of region k where its children (in the tree being read) are
@@ -1096,33 +1098,33 @@ static int leaf_holes(const struct match *m, const struct region_tree *t, int32_
  * by the small-symbol pass: a 5 px piece among dots of 4-5 px, a 2 px
  * pocket), and the symbols a bay's dot could cost are the first scale's
  * to read. */
-static bool cut_read(const struct match *m, const struct region_tree *t, int32_t root, const char *canon)
+static bool cut_read(const struct match *m, const struct region_tree *t, int32_t root,
+		     const struct root_kids *c, const char *canon)
 {
-	struct root_kids c;
-	const int n = root_children(m, t, root, &c);
-	if (n < 0 || !c.n_leaf)
+	const int n = c->n;
+	if (n < 0 || !c->n_leaf)
 		return false;
-	const int64_t med = c.area[(c.n_leaf - 1) / 2];
+	const int64_t med = c->area[(c->n_leaf - 1) / 2];
 	/* known[j]: 0 not looked up, 1 the uncut tree is in the set, 2 not. */
 	uint8_t known[TREES_MAX_NODES + 1] = {0};
 	for (int i = 0; i < n; i++) {
 		/* A cut's plain leaf beside a blob is no dot: most reads end
 		 * here, their pixels unread. Beside another plain leaf it may be
 		 * one (a ring's arcs); each such pair is tried once. */
-		const struct region *a = reg(m, t, c.kid[i]);
-		if (has_kids(m, t, c.kid[i]))
+		const struct region *a = reg(m, t, c->kid[i]);
+		if (has_kids(m, t, c->kid[i]))
 			continue;
 		const bool dot = !m->cfg.few_specks && dot_sized(a->area, med);
 		for (int q = dot ? i + 1 : 0; q < n; q++) {
-			const struct region *b = reg(m, t, c.kid[q]);
+			const struct region *b = reg(m, t, c->kid[q]);
 			if (q == i || a->x0 > b->x1 + 2 || b->x0 > a->x1 + 2 || a->y0 > b->y1 + 2 || b->y0 > a->y1 + 2)
 				continue;
-			const int j = leaf_holes(m, t, c.kid[q]);
+			const int j = leaf_holes(m, t, c->kid[q]);
 			if (j < 0 || (dot && j > 0))
 				continue;
 			if (!known[j])
 				known[j] = moved_in_set(m->cfg.trees, canon, j, 1) ? 1 : 2;
-			if (known[j] == 1 && cut_pocket(m, t, root, c.kid[i], c.kid[q]) >= CUT_MIN_POCKET)
+			if (known[j] == 1 && cut_pocket(m, t, root, c->kid[i], c->kid[q]) >= CUT_MIN_POCKET)
 				return true;
 		}
 	}
@@ -1195,22 +1197,23 @@ static bool hole_opened(const struct match *m, const struct region_tree *t, cons
  * against 20) cancelled the scaled pass's completed 200, which stood once
  * the 207 was fuzzy. The sizes are tried first, so most reads end at
  * their sort. */
-static bool speck_read(const struct match *m, const struct region_tree *t, int32_t root, const char *canon)
+static bool speck_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
+		       const char *canon)
 {
 	if (m->cfg.doubtful)
 		return false;
-	struct root_kids c;
-	const int n = root_children(m, t, root, &c);
-	if (n < 0 || !c.n_leaf || SPECK_DOT_DIV * c.area[0] >= c.area[(c.n_leaf - 1) / 2])
+	const int n = c->n;
+	if (n < 0 || !c->n_leaf || SPECK_DOT_DIV * c->area[0] >= c->area[(c->n_leaf - 1) / 2])
 		return false;
 	/* tried[j]: a blob of j holes (a plain leaf: 0) looked up already. */
 	bool tried[TREES_MAX_NODES + 1] = {false};
 	for (int q = 0; q < n; q++) {
-		const int j = leaf_holes(m, t, c.kid[q]);
+		const int j = leaf_holes(m, t, c->kid[q]);
 		if (j < 0 || tried[j])
 			continue;
 		tried[j] = true;
-		if (moved_in_set(m->cfg.trees, canon, j, 1) && (!m->cfg.few_specks || hole_opened(m, t, c.kid, n, j)))
+		if (moved_in_set(m->cfg.trees, canon, j, 1) &&
+		    (!m->cfg.few_specks || hole_opened(m, t, c->kid, n, j)))
 			return true;
 	}
 	return false;
@@ -1221,15 +1224,15 @@ static bool speck_read(const struct match *m, const struct region_tree *t, int32
  * away and a hole given to one of the root's children whose children are
  * all leaves (a plain leaf among them) is in the set (moved_in_set), what
  * speck_read() asks without the speck (match_config.moved_unconfirmed). */
-static bool moved_read(const struct match *m, const struct region_tree *t, int32_t root, const char *canon)
+static bool moved_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
+		       const char *canon)
 {
-	struct root_kids c;
-	const int n = root_children(m, t, root, &c);
-	if (n < 0 || !c.n_leaf)
+	const int n = c->n;
+	if (n < 0 || !c->n_leaf)
 		return false;
 	bool tried[TREES_MAX_NODES + 1] = {false};
 	for (int q = 0; q < n; q++) {
-		const int j = leaf_holes(m, t, c.kid[q]);
+		const int j = leaf_holes(m, t, c->kid[q]);
 		if (j < 0 || tried[j])
 			continue;
 		tried[j] = true;
@@ -1288,10 +1291,10 @@ static double filled_solidity(const struct match *m, const struct region_tree *t
  * 0.94 of its ellipse, while whole blobs fill 0.94-1 (a read in 60 has a
  * candidate blob under 0.94). The solidity is tried first, then the set,
  * then the pixels. */
-static bool bay_read(const struct match *m, const struct region_tree *t, int32_t root, const char *canon)
+static bool bay_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
+		     const char *canon)
 {
-	struct root_kids c;
-	const int n = root_children(m, t, root, &c);
+	const int n = c->n;
 	if (n < 0)
 		return false;
 	/* known[j]: 0 not looked up, 1 the tree with a hole given to a child
@@ -1299,9 +1302,9 @@ static bool bay_read(const struct match *m, const struct region_tree *t, int32_t
 	uint8_t known[TREES_MAX_NODES + 1] = {0};
 	int need = -1;
 	for (int q = 0; q < n; q++) {
-		if ((m->flags[c.kid[q]] & FLAG_REPAIRED) || filled_solidity(m, t, c.kid[q]) >= BAY_SOLIDITY)
+		if ((m->flags[c->kid[q]] & FLAG_REPAIRED) || filled_solidity(m, t, c->kid[q]) >= BAY_SOLIDITY)
 			continue;
-		const int j = leaf_holes(m, t, c.kid[q]);
+		const int j = leaf_holes(m, t, c->kid[q]);
 		if (j < 0)
 			continue;
 		if (!known[j])
@@ -1309,10 +1312,10 @@ static bool bay_read(const struct match *m, const struct region_tree *t, int32_t
 		if (known[j] != 1)
 			continue;
 		if (need < 0) {
-			const int med = median_hole(m, t, c.kid, n);
+			const int med = median_hole(m, t, c->kid, n);
 			need = med > CUT_MIN_POCKET ? med : CUT_MIN_POCKET;
 		}
-		if (ring_pocket(m, t, c.kid[q]) >= need)
+		if (ring_pocket(m, t, c->kid[q]) >= need)
 			return true;
 	}
 	return false;
@@ -1410,7 +1413,8 @@ static bool holes_uneven(const struct match *m, const struct region_tree *t, int
  * where their median has MERGED_HOLE_MIN px or more: smaller ones are a
  * few pixels whose shape says nothing (1-2 px holes in a line). The sizes
  * are tried first, then the shape, then the set. */
-static bool merged_hole_read(const struct match *m, const struct region_tree *t, int32_t root, const char *canon)
+static bool merged_hole_read(const struct match *m, const struct region_tree *t, int32_t root,
+			     const struct root_kids *c, const char *canon)
 {
 	/* The holes' smallest and largest area first: no hole has 1.6 times
 	 * the median where none has 1.6 times the smallest, and most reads
@@ -1431,22 +1435,21 @@ static bool merged_hole_read(const struct match *m, const struct region_tree *t,
 	}
 	if (10 * hi < MERGED_AREA_X10 * lo || hi < MERGED_HOLE_MIN)
 		return false;
-	struct root_kids c;
-	const int n = root_children(m, t, root, &c);
-	if (n < 0 || !c.n_leaf)
+	const int n = c->n;
+	if (n < 0 || !c->n_leaf)
 		return false;
-	const int med = median_hole(m, t, c.kid, n);
+	const int med = median_hole(m, t, c->kid, n);
 	if (med < MERGED_HOLE_MIN)
 		return false;
 	for (int q = 0; q < n; q++) {
-		const int j = leaf_holes(m, t, c.kid[q]);
+		const int j = leaf_holes(m, t, c->kid[q]);
 		if (j < 1)
 			continue;
 		int n_k;
-		const int32_t *lk = adj_of(m, t, c.kid[q], &n_k);
+		const int32_t *lk = adj_of(m, t, c->kid[q], &n_k);
 		for (int z = 0; z < n_k; z++) {
 			const int32_t g = lk[z];
-			if (!kept_child(m, g, c.kid[q]))
+			if (!kept_child(m, g, c->kid[q]))
 				continue;
 			const struct region *h = reg(m, t, g);
 			if (10 * h->area >= MERGED_AREA_X10 * med && elongated(h, MERGED_HOLE_ELONGATION) &&
@@ -1499,28 +1502,29 @@ static bool thin_wall(const struct region_tree *t, int32_t b, int32_t h)
  * one hole may simply have shrunk (a right 34 with a 4 px hole). Holes
  * and walls are a few enlarged pixels there, so the sizes go first; a
  * thin wall alone is common (1300 of 6000 right reads have one). */
-static bool bridged_read(const struct match *m, const struct region_tree *t, int32_t root, const char *canon)
+static bool bridged_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
+			 const char *canon)
 {
-	struct root_kids c;
-	const int n = root_children(m, t, root, &c);
+	const int n = c->n;
 	if (n < 0)
 		return false;
-	const int med = median_hole(m, t, c.kid, n);
+	const int med = median_hole(m, t, c->kid, n);
 	if (!med)
 		return false;
 	for (int q = 0; q < n; q++) {
-		const int j = leaf_holes(m, t, c.kid[q]);
-		if (j < 2 || (m->flags[c.kid[q]] & FLAG_REPAIRED))
+		const int j = leaf_holes(m, t, c->kid[q]);
+		if (j < 2 || (m->flags[c->kid[q]] & FLAG_REPAIRED))
 			continue;
 		int32_t small = -1;
 		int n_k;
-		const int32_t *lk = adj_of(m, t, c.kid[q], &n_k);
+		const int32_t *lk = adj_of(m, t, c->kid[q], &n_k);
 		for (int z = 0; z < n_k; z++) {
 			const int32_t g = lk[z];
-			if (kept_child(m, g, c.kid[q]) && (small < 0 || reg(m, t, g)->area < reg(m, t, small)->area))
+			if (kept_child(m, g, c->kid[q]) &&
+			    (small < 0 || reg(m, t, g)->area < reg(m, t, small)->area))
 				small = g;
 		}
-		if (small >= 0 && 2 * reg(m, t, small)->area < med && thin_wall(t, c.kid[q], small) &&
+		if (small >= 0 && 2 * reg(m, t, small)->area < med && thin_wall(t, c->kid[q], small) &&
 		    moved_in_set(m->cfg.trees, canon, j, -1))
 			return true;
 	}
@@ -1538,23 +1542,23 @@ static bool bridged_read(const struct match *m, const struct region_tree *t, int
  * count and the speck share. A 25 px 30 of reacTIVision's set read as 80
  * so (the small preset at 24-28 px, seed 48): a leaf of 20 px among dots
  * of 4-6. The sizes are tried first, so most reads end at their sort. */
-static bool closed_hole_read(const struct match *m, const struct region_tree *t, int32_t root, const char *canon)
+static bool closed_hole_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
+			     const char *canon)
 {
-	struct root_kids c;
-	const int n = root_children(m, t, root, &c);
-	if (n < 0 || c.n_leaf < 2 || c.area[c.n_leaf - 1] < HOLE_CLOSED_X * c.area[(c.n_leaf - 1) / 2])
+	const int n = c->n;
+	if (n < 0 || c->n_leaf < 2 || c->area[c->n_leaf - 1] < HOLE_CLOSED_X * c->area[(c->n_leaf - 1) / 2])
 		return false;
 	/* tried[j]: a blob of j holes looked up already. */
 	bool tried[TREES_MAX_NODES + 1] = {false};
 	for (int q = 0; q < n; q++) {
-		const int j = leaf_holes(m, t, c.kid[q]);
+		const int j = leaf_holes(m, t, c->kid[q]);
 		if (j < 2 || tried[j])
 			continue;
 		bool speck = false;
 		int n_k;
-		const int32_t *lk = adj_of(m, t, c.kid[q], &n_k);
+		const int32_t *lk = adj_of(m, t, c->kid[q], &n_k);
 		for (int z = 0; z < n_k && !speck; z++)
-			speck = kept_child(m, lk[z], c.kid[q]) && reg(m, t, lk[z])->area <= SPECK_MAX_AREA;
+			speck = kept_child(m, lk[z], c->kid[q]) && reg(m, t, lk[z])->area <= SPECK_MAX_AREA;
 		if (!speck)
 			continue;
 		tried[j] = true;
@@ -1606,22 +1610,22 @@ static bool opened_ring(const struct match *m, const struct region_tree *t, int3
  * roots of the mini set on small (around 22 px cards; one had hidden a
  * right read of a 22 px 3, frame 32) and blur (its recall the same
  * without it). */
-static bool ring_read(const struct match *m, const struct region_tree *t, int32_t root)
+static bool ring_read(const struct match *m, const struct region_tree *t, int32_t root,
+		      const struct root_kids *c)
 {
-	struct root_kids c;
-	const int n = root_children(m, t, root, &c);
+	const int n = c->n;
 	if (n < RING_MIN_HELD + 1)
 		return false;
 	const struct region *r = reg(m, t, root);
 	const int64_t rw = r->x1 - r->x0 + 1, rh = r->y1 - r->y0 + 1;
 	for (int i = 0; i < n; i++) {
-		const struct region *b = reg(m, t, c.kid[i]);
+		const struct region *b = reg(m, t, c->kid[i]);
 		if (RING_SPAN_DEN * (int64_t)(b->x1 - b->x0 + 1) < RING_SPAN_NUM * rw ||
 		    RING_SPAN_DEN * (int64_t)(b->y1 - b->y0 + 1) < RING_SPAN_NUM * rh)
 			continue;
 		bool held = true;
 		for (int j = 0; j < n && held; j++) {
-			const struct region *g = reg(m, t, c.kid[j]);
+			const struct region *g = reg(m, t, c->kid[j]);
 			held = j == i || (g->x0 >= b->x0 && g->x1 <= b->x1 && g->y0 >= b->y0 && g->y1 <= b->y1);
 		}
 		return held;
@@ -1759,8 +1763,13 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	}
 	if (id >= 0 && ((m->cfg.even_leaves && !leaves_even(m, t, root)) || holes_uneven(m, t, root)))
 		id = -1;
+	/* The root's children, for the guards below (each read them itself
+	 * before, up to six times a read). */
+	struct root_kids kids = {.n = -1};
+	if (id >= 0)
+		root_children(m, t, root, &kids);
 	/* A ring around the symbol's own root is no root (ring_read). */
-	if (id >= 0 && ring_read(m, t, root))
+	if (id >= 0 && ring_read(m, t, root, &kids))
 		id = -1;
 	const bool veto =
 		id >= 0 && (m->cfg.dot_max_elongation > 0 || m->cfg.dot_max_area > 0) && dots_odd(m, t, root);
@@ -1769,18 +1778,18 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	 * the dim preset, reacTIVision's set, a veto of the ratio pass so left
 	 * fuzzy let that pass's 17 stand at a 61 px 56). */
 	if (id >= 0 && read_whole &&
-	    ((!veto && (speck_read(m, t, root, canon) || (m->cfg.bays && bay_read(m, t, root, canon)))) ||
-	     cut_read(m, t, root, canon) ||
+	    ((!veto && (speck_read(m, t, &kids, canon) || (m->cfg.bays && bay_read(m, t, &kids, canon)))) ||
+	     cut_read(m, t, root, &kids, canon) ||
 	     split_read(m, t, root, canon) ||
-	     merged_hole_read(m, t, root, canon) ||
-	     (m->cfg.thin_walls && bridged_read(m, t, root, canon))))
+	     merged_hole_read(m, t, root, &kids, canon) ||
+	     (m->cfg.thin_walls && bridged_read(m, t, &kids, canon))))
 		id = -1;
 	/* A small-symbol read that may be another ID's with a hole closed
 	 * stands only where the enlarged frame confirms it, as one with more
 	 * specks than the share (engine.c, small_confirm). */
 	const bool doubt = id >= 0 && read_whole &&
-			   ((m->cfg.specks_unconfirmed && closed_hole_read(m, t, root, canon)) ||
-			    (m->cfg.moved_unconfirmed && moved_read(m, t, root, canon)));
+			   ((m->cfg.specks_unconfirmed && closed_hole_read(m, t, &kids, canon)) ||
+			    (m->cfg.moved_unconfirmed && moved_read(m, t, &kids, canon)));
 	if (id >= 0) {
 		const int32_t at = out->n_fids;
 		emit(out->fids, &out->n_fids, out->cap_fids, &out->overflow, reg(m, t, root), root, id, nodes,
