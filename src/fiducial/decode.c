@@ -59,10 +59,16 @@ static int is_child(const struct canon_ctx *c, int32_t n, int32_t from, int32_t 
 	return (c->state[k] & (ST_RESOLVED | ST_SPECK)) == ST_RESOLVED && c->parent[k] == n;
 }
 
+/* Whether string a (la bytes) sorts after b (lb bytes), as memcmp() and
+ * then the longer: byte by byte here, the strings being a few bytes (a
+ * leaf's one) and memcmp()'s call costing more than their bytes. */
 static int seg_greater(const char *a, int la, const char *b, int lb)
 {
-	int r = memcmp(a, b, (size_t)(la < lb ? la : lb));
-	return r > 0 || (r == 0 && la > lb);
+	const int n = la < lb ? la : lb;
+	for (int i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return (unsigned char)a[i] > (unsigned char)b[i];
+	return la > lb;
 }
 
 /* Writes the string of the sub-tree at n into out; returns its length or
@@ -99,6 +105,7 @@ static int canon_node(struct canon_ctx *c, int32_t n, int32_t from, int depth, c
 	}
 	if (n_child > 1) {
 		int order[TREES_MAX_NODES];
+		bool moved = false;
 		for (int i = 0; i < n_child; i++) {
 			int v = i, j = i;
 			while (j > 0 && seg_greater(out + off[v], len[v], out + off[order[j - 1]], len[order[j - 1]])) {
@@ -106,7 +113,11 @@ static int canon_node(struct canon_ctx *c, int32_t n, int32_t from, int depth, c
 				j--;
 			}
 			order[j] = v;
+			moved |= j != i;
 		}
+		/* Already in order (often: leaves, and the list's own order). */
+		if (!moved)
+			return pos;
 		char tmp[CANON_CAP];
 		int t = 0;
 		for (int i = 0; i < n_child; i++) {
