@@ -292,12 +292,18 @@ void windows_scan(struct windows_scan *s, const struct region_tree *t, const str
 	/* The finds' tiles are free until the scan is done. */
 	const struct boxes b = boxes_index(d, t->width, t->height, scratch, 2 * nt);
 	for (int32_t r = 0; r < t->n_regions; r++) {
-		memo[r] = live_region(t, r, max_symbol_px, MIN_AREA, &b) ? LIVE : 0;
-		if (small_px > 0 &&
-		    (live_region(t, r, small_px, SMALL_MIN_AREA, &b) ||
-		     (box_side(&t->regions[r]) >= SQUEEZED_MIN_PX && live_region(t, r, small_px, SQUEEZED_MIN_AREA, &b))) &&
-		    (!grey || grey_varies(grey, &t->regions[r], min_sd)))
-			memo[r] |= LIVE_SMALL;
+		memo[r] = 0;
+		/* Most regions touch one or two others (leaves, rings): no
+		 * rule's branches, and only an island to look for. */
+		if (t->regions[r].n_adj >= MIN_BRANCHES) {
+			memo[r] = live_region(t, r, max_symbol_px, MIN_AREA, &b) ? LIVE : 0;
+			if (small_px > 0 &&
+			    (live_region(t, r, small_px, SMALL_MIN_AREA, &b) ||
+			     (box_side(&t->regions[r]) >= SQUEEZED_MIN_PX &&
+			      live_region(t, r, small_px, SQUEEZED_MIN_AREA, &b))) &&
+			    (!grey || grey_varies(grey, &t->regions[r], min_sd)))
+				memo[r] |= LIVE_SMALL;
+		}
 		if (small_px > 0 && island(t, r, &b)) {
 			const struct region *g = &t->regions[r];
 			islands[(g->y0 + g->y1) / 2 / T * ntx + (g->x0 + g->x1) / 2 / T]++;
