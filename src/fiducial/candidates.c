@@ -362,14 +362,18 @@ int32_t match_candidates_find(struct match *m, const struct region_tree *t)
 	const int max_side = (t->width < t->height ? t->width : t->height) / 2;
 	if (!m->again)
 		m->n_seeds = 0;
+	/* Cleared whole, not region by region in the loop below: the loop's
+	 * stores a region cost more than these. */
+	const size_t n_reg = (size_t)t->n_regions;
+	memset(m->n_done, 0, n_reg);
+	memset(m->height, 0, n_reg);
+	memset(m->dc, 0, n_reg * sizeof *m->dc);
+	memset(m->state, 0, n_reg);
+	if (!m->again)
+		memset(m->claimed, 0, n_reg);
 	for (int32_t r = 0; r < t->n_regions; r++) {
-		m->n_done[r] = 0;
-		m->height[r] = 0;
-		m->dc[r] = 0;
-		m->state[r] = 0;
 		if (!m->again) {
 			const struct region *g = &t->regions[r];
-			m->claimed[r] = 0;
 			m->flags[r] = g->flags;
 			/* Seeds of the repair round: saturated parts, specks between regions. */
 			if (m->n_seeds < SEED_MAX &&
