@@ -202,7 +202,10 @@ void merge_majority(struct detections *const *lists, int n)
 	for (int l = 0; l < n; l++)
 		for (int i = 0; i < lists[l]->n_fids; i++) {
 			struct fiducial_det *f = &lists[l]->fids[i];
-			const int own = place_votes(lists, n, f, read_id(f), NULL);
+			/* f's own votes only where another ID could outvote it
+			 * (seldom: the scales mostly agree); marks leave the
+			 * votes as they were. */
+			int own = -1;
 			bool outvoted = false;
 			for (int m = 0; m < n && !outvoted; m++)
 				for (int k = 0; k < lists[m]->n_fids && !outvoted; k++) {
@@ -211,7 +214,11 @@ void merge_majority(struct detections *const *lists, int n)
 						continue;
 					bool firm;
 					const int other = place_votes(lists, n, f, read_id(g), &firm);
-					outvoted = firm && other >= 2 && other > own;
+					if (!firm || other < 2)
+						continue;
+					if (own < 0)
+						own = place_votes(lists, n, f, read_id(f), NULL);
+					outvoted = other > own;
 				}
 			if (outvoted)
 				mark(f);
