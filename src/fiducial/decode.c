@@ -522,31 +522,6 @@ static bool leaves_even(const struct match *m, const struct region_tree *t, int3
 	return true;
 }
 
-/* Whether one of the dots of the sub-tree at root (its leaves one level
- * under it, specks left out) is more elongated than dot_max_elongation
- * or larger than dot_max_area times the median dot (match.h). */
-static bool dots_odd(const struct match *m, const struct region_tree *t, int32_t root)
-{
-	int32_t leaf[TREES_MAX_NODES];
-	uint8_t leaf_depth[TREES_MAX_NODES];
-	const int n = leaves_list(m, t, root, 0, leaf, leaf_depth, 0);
-	if (n < 0)
-		return true;
-	int area[TREES_MAX_NODES], k = 0;
-	for (int i = 0; i < n; i++) {
-		if (leaf_depth[i] != 1)
-			continue;
-		const struct region *g = reg(m, t, leaf[i]);
-		if (m->cfg.dot_max_elongation > 0 && elongated(g, m->cfg.dot_max_elongation))
-			return true;
-		area[k++] = g->area;
-	}
-	if (m->cfg.dot_max_area <= 0 || k == 0)
-		return false;
-	qsort(area, (size_t)k, sizeof(int), cmp_int);
-	return area[k - 1] > m->cfg.dot_max_area * area[(k - 1) / 2];
-}
-
 /* ---- a blob cut in two ---------------------------------------------------- */
 
 /* The pair's box (the union of their boxes and a pixel around it) is read
@@ -1039,6 +1014,7 @@ struct root_kids {
 	int32_t kid[TREES_MAX_NODES]; /* every child */
 	int area[TREES_MAX_NODES];    /* the plain leaves' areas, ascending */
 	int n_leaf;
+	bool plain[TREES_MAX_NODES];  /* kid[i] is a plain leaf */
 	int n;                        /* root_children()'s answer */
 };
 
@@ -1060,8 +1036,9 @@ static int root_children(const struct match *m, const struct region_tree *t, int
 			continue;
 		if (n >= TREES_MAX_NODES)
 			return c->n = -1;
+		c->plain[n] = !has_kids(m, t, k);
 		kid[n++] = k;
-		if (has_kids(m, t, k))
+		if (!c->plain[n - 1])
 			continue;
 		/* Insertion: a dozen at most. */
 		const int v = reg(m, t, k)->area;
@@ -1071,6 +1048,23 @@ static int root_children(const struct match *m, const struct region_tree *t, int
 		area[z] = v;
 	}
 	return c->n = n;
+}
+
+/* Whether one of the dots of a symbol's root (its children that are
+ * plain leaves, c->plain; specks left out) is more elongated than
+ * dot_max_elongation or larger than dot_max_area times the median dot
+ * (match.h). c holds the root's children; a read (id >= 0) walked its
+ * whole tree, so they are there (c->n >= 0). */
+static bool dots_odd(const struct match *m, const struct region_tree *t, const struct root_kids *c)
+{
+	if (c->n < 0)
+		return true;
+	for (int i = 0; i < c->n && m->cfg.dot_max_elongation > 0; i++)
+		if (c->plain[i] && elongated(reg(m, t, c->kid[i]), m->cfg.dot_max_elongation))
+			return true;
+	if (m->cfg.dot_max_area <= 0 || c->n_leaf == 0)
+		return false;
+	return c->area[c->n_leaf - 1] > m->cfg.dot_max_area * c->area[(c->n_leaf - 1) / 2];
 }
 
 /* The holes of region k where its children (in the tree being read) are
@@ -1783,7 +1777,7 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	if (id >= 0 && ring_read(m, t, root, &kids))
 		id = -1;
 	const bool veto =
-		id >= 0 && (m->cfg.dot_max_elongation > 0 || m->cfg.dot_max_area > 0) && dots_odd(m, t, root);
+		id >= 0 && (m->cfg.dot_max_elongation > 0 || m->cfg.dot_max_area > 0) && dots_odd(m, t, &kids);
 	/* A veto stays one where a speck was taken for a dot too: it still
 	 * cancels its pass's reads of other IDs at its place (merge_vetoes; on
 	 * the dim preset, reacTIVision's set, a veto of the ratio pass so left
