@@ -520,6 +520,28 @@ static bool point_explained(const struct detections *d, float x, float y, int *l
 	return false;
 }
 
+/* The largest of the n bytes at p (0 for none): 16 at a time where SSE2
+ * is. */
+static int bytes_max(const uint8_t *p, int n)
+{
+	int i = 0, most = 0;
+#ifdef __SSE2__
+	if (n >= 16) {
+		__m128i v = _mm_setzero_si128();
+		for (; i + 16 <= n; i += 16)
+			v = _mm_max_epu8(v, _mm_loadu_si128((const __m128i *)(p + i)));
+		v = _mm_max_epu8(v, _mm_srli_si128(v, 8));
+		v = _mm_max_epu8(v, _mm_srli_si128(v, 4));
+		v = _mm_max_epu8(v, _mm_srli_si128(v, 2));
+		v = _mm_max_epu8(v, _mm_srli_si128(v, 1));
+		most = _mm_cvtsi128_si32(v) & 0xff;
+	}
+#endif
+	for (; i < n; i++)
+		most = max_i(most, p[i]);
+	return most;
+}
+
 /* Whether the first scale painted paper black in the block at (x, y),
  * whose darkest grey is lo and brightest hi, because its window reached
  * brighter light: a pixel of the block (read as windows_ink reads, on
@@ -534,11 +556,8 @@ static bool paper_lost(const struct region_tree *t, const struct image_u8 *g, in
 {
 	const int x0 = max_i(0, x - radius), x1 = min_i(t->width, x + INK_BLOCK + radius);
 	int light = 0;
-	for (int yy = max_i(0, y - radius); yy < min_i(t->height, y + INK_BLOCK + radius); yy += 2) {
-		const uint8_t *row = g->data + (size_t)yy * (size_t)g->stride;
-		for (int i = x0; i < x1; i++)
-			light = max_i(light, row[i]);
-	}
+	for (int yy = max_i(0, y - radius); yy < min_i(t->height, y + INK_BLOCK + radius); yy += 2)
+		light = max_i(light, bytes_max(g->data + (size_t)yy * (size_t)g->stride + x0, x1 - x0));
 	const int paper = max_i(lo + (hi - lo) / 3, 2 * lo), bx1 = min_i(t->width, x + INK_BLOCK);
 	for (int yy = y; yy < min_i(t->height, y + INK_BLOCK); yy += 2) {
 		const uint8_t *row = g->data + (size_t)yy * (size_t)g->stride;
@@ -713,7 +732,7 @@ void windows_ink(struct windows_scan *s, int radius, const struct windows_block 
 	int last = -1;
 	for (int i = 0; i < n_blocks; i++) {
 		const struct windows_block *b = &blocks[i];
-		int32_t *k = ink + (size_t)(b->y / T) * (size_t)ntx + (size_t)(b->x / T);
+		int32_t *k = ink + (size_t)((unsigned)b->y / T) * (size_t)ntx + (size_t)((unsigned)b->x / T);
 		if (!*k && stroke(s->grey, b->x, b->y, b->lo, b->hi) &&
 		    paper_lost(t, s->grey, b->x, b->y, b->lo, b->hi, radius) &&
 		    !point_explained(s->d, (float)b->x + INK_BLOCK / 2.0f, (float)b->y + INK_BLOCK / 2.0f, &last))
