@@ -316,10 +316,10 @@ static int32_t cut_walk(struct match *m, const struct region_tree *t, int32_t n_
 {
 	int32_t qt = 0;
 	for (int32_t r = 0; r < t->n_regions; r++) {
-		int n_adj;
-		const int32_t *l = adj_of(m, t, r, &n_adj);
 		if ((m->flags[r] & BAD_FLAGS) != REGION_BORDER)
 			continue;
+		int n_adj;
+		const int32_t *l = adj_of(m, t, r, &n_adj);
 		if (!(m->state[r] & (ST_RESOLVED | ST_DEAD))) {
 			if (n_adj != 1 || (m->state[l[0]] & ST_RESOLVED) || !box_within(m, t, r, l[0]))
 				continue;
