@@ -1229,6 +1229,47 @@ static void test_match_bay(void **state)
 	tree_set_free(alone);
 }
 
+/* A piece of a blob's wall taken for a dot (decode.c, arc_read): a one-hole
+ * blob of 15 x 15 px and, below it, a U of a 3 px band (75 px, the dots
+ * 36) open towards the blob, its ends 2 and 6 px from it: w012111, the
+ * node count of w012211 (the piece back in the blob's wall around a second
+ * hole). The U fills half its moment ellipse and is 3 px thin, its box
+ * within two pixels of the blob's and its pixels too far for a cut's
+ * pocket (cut_read), so with both trees in the set the read stays fuzzy.
+ * The U drawn as a 6 x 6 px dot, or the set holding no w012211, it is
+ * read. */
+static void test_match_arc(void **state)
+{
+	(void)state;
+	struct tree_set *both = set_parse("w012211\nw012111\n");
+	struct tree_set *alone = set_parse("w012111\n");
+	for (int kind = 0; kind < 3; kind++) {
+		struct image_u8 img;
+		assert_int_equal(image_u8_alloc(&img, 80, 80), 0);
+		rect(&img, 0, 0, 79, 79, 255);
+		rect(&img, 5, 5, 74, 74, 0);
+		rect(&img, 12, 12, 67, 67, 255);
+		rect(&img, 20, 20, 34, 34, 0);
+		rect(&img, 25, 25, 29, 29, 255);
+		if (kind == 1) {
+			rect(&img, 33, 40, 38, 45, 0);
+		} else {
+			rect(&img, 30, 44, 42, 46, 0);
+			rect(&img, 30, 40, 32, 43, 0);
+			rect(&img, 40, 36, 42, 43, 0);
+		}
+		rect(&img, 52, 20, 57, 25, 0);
+		rect(&img, 52, 52, 57, 57, 0);
+		struct rig r;
+		rig_run(&r, kind == 2 ? alone : both, &img, 100);
+		rig_expect(&r, kind == 0 ? -1 : kind == 2 ? 0 : 1);
+		rig_free(&r);
+		image_u8_free(&img);
+	}
+	tree_set_free(both);
+	tree_set_free(alone);
+}
+
 /* A dot bridged to a blob (decode.c, bridged_read; match_config.thin_walls,
  * the upsampled pass): w012211 with a third hole of 3 x 3 px (9 px, under
  * half the others' 36) a single pixel from the blob's edge reads
@@ -1893,6 +1934,7 @@ int main(void)
 		cmocka_unit_test(test_match_ring_arcs_speck),
 		cmocka_unit_test(test_match_merged_bay),
 		cmocka_unit_test(test_match_bay),
+		cmocka_unit_test(test_match_arc),
 		cmocka_unit_test(test_match_bridged),
 		cmocka_unit_test(test_match_opened_ring),
 		cmocka_unit_test(test_match_margin_root),

@@ -2,6 +2,7 @@
  * centre and angle (match_int.h step 2). */
 #include "match_int.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -563,6 +564,15 @@ static bool leaves_even(const struct match *m, const struct region_tree *t, int3
 /* ... and for a merged leaf's read (blob_bay), a pocket of a
  * 1 / BAY_MERGED_DIV of the median hole is enough. */
 #define BAY_MERGED_DIV 2
+/* A plain leaf of ARC_MIN_AREA pixels or more and at least 1 /
+ * ARC_MIN_DIV of the median plain leaf's area that fills under
+ * ARC_SOLIDITY of its moment ellipse (filled_solidity) and has
+ * ARC_THIN times the square of its depth (region_depth) in pixels or more
+ * is an arc, no dot (arc_read). */
+#define ARC_MIN_AREA 20
+#define ARC_MIN_DIV 2
+#define ARC_SOLIDITY 0.65
+#define ARC_THIN 12
 
 /* The root's children of canon (canonical, with colour letter) as slices
  * seg[i], len[i] (each starts with its "1"; in canon's descending order).
@@ -896,6 +906,47 @@ static int cut_pocket(const struct match *m, const struct region_tree *t, int32_
 	for (int y = 0; y < h; y++)
 		pocket += __builtin_popcountll(root_px[y] & ~reach[y]);
 	return pocket;
+}
+
+/* The depth of region k: the largest city-block distance of one of its
+ * pixels from the nearest pixel outside it (1 on its outline), or
+ * INT_MAX where its box is over CUT_BOX_MAX a side or the hairline round
+ * rebuilt it (its runs are its members'). Reads the runs of k's box
+ * alone; the grid is on the stack. */
+static int region_depth(const struct match *m, const struct region_tree *t, int32_t k)
+{
+	const struct region *g = &t->regions[k];
+	const int w = g->x1 - g->x0 + 1, h = g->y1 - g->y0 + 1;
+	if ((m->flags[k] & FLAG_REPAIRED) || w > CUT_BOX_MAX || h > CUT_BOX_MAX)
+		return INT_MAX;
+	/* The box in a frame of 0 a pixel wide; k's pixels 1, then their
+	 * distance, forward and back (two passes of the city-block metric). */
+	enum { SIDE = CUT_BOX_MAX + 2 };
+	const int gw = w + 2;
+	uint8_t px[SIDE * SIDE];
+	memset(px, 0, (size_t)(gw * (h + 2)));
+	const uint8_t one = 1;
+	box_paint(t, g->x0, g->y0, g->x1, g->y1, px + gw + 1, gw, &k, &one, 1);
+	for (int y = 1; y <= h; y++)
+		for (int x = 1; x <= w; x++) {
+			uint8_t *p = px + y * gw + x;
+			if (*p) {
+				const uint8_t u = p[-gw] < p[-1] ? p[-gw] : p[-1];
+				*p = (uint8_t)(u + 1);
+			}
+		}
+	int depth = 0;
+	for (int y = h; y >= 1; y--)
+		for (int x = w; x >= 1; x--) {
+			uint8_t *p = px + y * gw + x;
+			if (!*p)
+				continue;
+			const uint8_t u = p[gw] < p[1] ? p[gw] : p[1];
+			if (u + 1 < *p)
+				*p = (uint8_t)(u + 1);
+			depth = *p > depth ? *p : depth;
+		}
+	return depth;
 }
 
 /* One side of ring_pocket()'s square over the w x h grid src into dst,
@@ -1274,6 +1325,67 @@ static double filled_solidity(const struct match *m, const struct region_tree *t
 	const double cxx = sxx / n - mx * mx, cyy = syy / n - my * my, cxy = sxy / n - mx * my;
 	const double det = cxx * cyy - cxy * cxy;
 	return det > 0 ? n / (4 * M_PI * sqrt(det)) : 0;
+}
+
+/* Whether a symbol read whole at root, canon its string, may be another
+ * tree of the set with one blob cut in two, the piece of its wall taken
+ * for a dot, where the cut leaves no pocket for cut_read() to find: a
+ * plain leaf of ARC_MIN_AREA px or more and at least 1 / ARC_MIN_DIV of
+ * the median plain leaf's area, that fills under ARC_SOLIDITY of its
+ * moment ellipse (filled_solidity) and is thin (ARC_THIN times the square
+ * of its depth, region_depth, or more pixels), lies within two pixels of
+ * a sibling whose children are all leaves (j of them), and the tree with
+ * that leaf taken away and a hole given to a child of j holes is in the
+ * set (moved_in_set). A dot is a disc however the tilt foreshortens it:
+ * it fills its ellipse (specks of a few pixels stray, hence the size) and
+ * its area over its depth squared is pi times its elongation. A piece of
+ * a ring or of a two-hole blob's wall is a bent band, which fills little
+ * of its ellipse and is 4 times as long as wide by that measure: in a
+ * hand's hard shadow on a tilted sheet (oblique, reacTIVision's set, seed
+ * 60, frame 13) the upsampled pass read a 50 px 190 as 133, a two-hole
+ * blob broken into a one-hole blob and an arc of 79 enlarged px (dots of
+ * 42-55), 0.58 of its ellipse and 2 px deep (79 / 4 = 20), the opened
+ * hole wide open to the root's area between them. Either test alone
+ * holds for right reads too: over the realistic presets at 24 and 48
+ * frames and oblique seeds 60-75 with the set's other tests, under 0.7 of
+ * the ellipse held for 40 reads of an ID in the frame (a dot with a
+ * shadow's hairline tail, 0.68 and 4 deep), and right reads' leaves 1 px
+ * deep fill 0.69; both (0.65, 12) hold for none of them and for 3 reads
+ * of an ID not in the frame (areas over depth squared 14-20). The sizes
+ * are tried first, then the solidity, the depth, then the set. */
+static bool arc_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
+		     const char *canon)
+{
+	const int n = c->n;
+	if (n < 0 || !c->n_leaf)
+		return false;
+	const int64_t med = c->area[(c->n_leaf - 1) / 2];
+	/* known[j]: 0 not looked up, 1 the uncut tree is in the set, 2 not. */
+	uint8_t known[TREES_MAX_NODES + 1] = {0};
+	for (int i = 0; i < n; i++) {
+		const struct region *a = reg(m, t, c->kid[i]);
+		if (a->area < ARC_MIN_AREA || ARC_MIN_DIV * a->area < med || has_kids(m, t, c->kid[i]))
+			continue;
+		const double sol = filled_solidity(m, t, c->kid[i]);
+		if (sol <= 0 || sol >= ARC_SOLIDITY)
+			continue;
+		const int depth = region_depth(m, t, c->kid[i]);
+		if (depth == INT_MAX || a->area < (int64_t)ARC_THIN * depth * depth)
+			continue;
+		for (int q = 0; q < n; q++) {
+			const struct region *b = reg(m, t, c->kid[q]);
+			if (q == i || a->x0 > b->x1 + 2 || b->x0 > a->x1 + 2 || a->y0 > b->y1 + 2 || b->y0 > a->y1 + 2)
+				continue;
+			const int j = leaf_holes(m, t, c->kid[q]);
+			if (j < 0)
+				continue;
+			if (!known[j])
+				known[j] = moved_in_set(m->cfg.trees, canon, j, 1) ? 1 : 2;
+			if (known[j] == 1)
+				return true;
+		}
+	}
+	return false;
 }
 
 /* Whether a symbol read whole at root, canon its string, may be another
@@ -1785,6 +1897,7 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	if (id >= 0 && read_whole &&
 	    ((!veto && (speck_read(m, t, &kids, canon) || (m->cfg.bays && bay_read(m, t, &kids, canon)))) ||
 	     cut_read(m, t, root, &kids, canon) ||
+	     arc_read(m, t, &kids, canon) ||
 	     split_read(m, t, root, canon) ||
 	     merged_hole_read(m, t, root, &kids, canon) ||
 	     (m->cfg.thin_walls && bridged_read(m, t, &kids, canon))))

@@ -143,6 +143,14 @@
  * are bridged (decode.c, cut_read). A 1 px cut in a thin wall on the dim
  * preset read a 149 as 155 and a 59 as 106 that way. Reads whose plain
  * leaves are all dot-sized cost their sort alone.
+ * A blob's wall piece taken for a dot, apart: a whole read where a plain
+ * leaf of the root that is no speck fills under 0.65 of its moment
+ * ellipse, has 12 times its depth squared in pixels or more (a bent thin
+ * band), lies within 2 px of a sibling blob (or plain leaf) and the tree
+ * with that leaf given back to that sibling as a hole is in the set
+ * (moved_in_set) stays fuzzy (decode.c, arc_read): a two-hole blob broken
+ * in a hard shadow leaves such an arc with the hole wide open to the
+ * root's area, no pocket for cut_read.
  * A speck taken for a dot: a whole read whose smallest dot (a plain leaf
  * of the root) has under half the median dot's area, where the tree with
  * a plain leaf taken away and a hole given to one of the root's blobs
