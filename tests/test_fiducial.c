@@ -1270,6 +1270,43 @@ static void test_match_arc(void **state)
 	tree_set_free(alone);
 }
 
+/* Two blobs run together (decode.c, merged_blob_read): a blob of three
+ * 3 x 3 px holes and one of two, 4 px apart and joined across the top of
+ * the gap, so the root's area between them is a bay of the joined blob
+ * (80 px against holes of 9), which fills 0.80 of its moment ellipse:
+ * w012222211, a blob of five holes, stays fuzzy whatever the set holds.
+ * The gap filled (a whole five-hole blob) it is read, and so is the
+ * joined blob with one hole fewer (four: no run of two blobs' holes). */
+static void test_match_merged_blob(void **state)
+{
+	(void)state;
+	struct tree_set *set = set_parse("w012222211\nw01222211\n");
+	for (int kind = 0; kind < 3; kind++) {
+		struct image_u8 img;
+		assert_int_equal(image_u8_alloc(&img, 80, 80), 0);
+		rect(&img, 0, 0, 79, 79, 255);
+		rect(&img, 5, 5, 74, 74, 0);
+		rect(&img, 12, 12, 67, 67, 255);
+		rect(&img, 16, 16, 45, 40, 0);
+		if (kind != 1)
+			rect(&img, 29, 21, 32, 40, 255);
+		rect(&img, 20, 22, 22, 24, 255);
+		rect(&img, 20, 28, 22, 30, 255);
+		if (kind != 2)
+			rect(&img, 20, 34, 22, 36, 255);
+		rect(&img, 37, 24, 39, 26, 255);
+		rect(&img, 37, 32, 39, 34, 255);
+		rect(&img, 52, 20, 57, 25, 0);
+		rect(&img, 52, 52, 57, 57, 0);
+		struct rig r;
+		rig_run(&r, set, &img, 100);
+		rig_expect(&r, kind == 0 ? -1 : kind == 1 ? 0 : 1);
+		rig_free(&r);
+		image_u8_free(&img);
+	}
+	tree_set_free(set);
+}
+
 /* A dot bridged to a blob (decode.c, bridged_read; match_config.thin_walls,
  * the upsampled pass): w012211 with a third hole of 3 x 3 px (9 px, under
  * half the others' 36) a single pixel from the blob's edge reads
@@ -1935,6 +1972,7 @@ int main(void)
 		cmocka_unit_test(test_match_merged_bay),
 		cmocka_unit_test(test_match_bay),
 		cmocka_unit_test(test_match_arc),
+		cmocka_unit_test(test_match_merged_blob),
 		cmocka_unit_test(test_match_bridged),
 		cmocka_unit_test(test_match_opened_ring),
 		cmocka_unit_test(test_match_margin_root),

@@ -573,6 +573,11 @@ static bool leaves_even(const struct match *m, const struct region_tree *t, int3
 #define ARC_MIN_DIV 2
 #define ARC_SOLIDITY 0.65
 #define ARC_THIN 12
+/* A blob of MERGED_BLOB_HOLES holes or more whose outline has a bay of at
+ * least MERGED_BLOB_BAY times the symbol's median hole is two blobs run
+ * together (merged_blob_read). */
+#define MERGED_BLOB_HOLES 5
+#define MERGED_BLOB_BAY 2
 
 /* The root's children of canon (canonical, with colour letter) as slices
  * seg[i], len[i] (each starts with its "1"; in canon's descending order).
@@ -1438,6 +1443,45 @@ static bool bay_read(const struct match *m, const struct region_tree *t, const s
 	return false;
 }
 
+/* Whether a symbol read whole at root may be another tree of the set with
+ * two of its blobs run together: a child of the root whose children are
+ * all leaves, MERGED_BLOB_HOLES of them or more, fills under BAY_SOLIDITY
+ * of its moment ellipse (filled_solidity) and a closing gives it a pocket
+ * of the root's area (ring_pocket) of at least MERGED_BLOB_BAY times the
+ * symbol's median hole (and CUT_MIN_POCKET). Where two blobs of a small
+ * symbol touch, the threshold joins them across the root's area between
+ * them, which leaves a bay of that area in the joined outline and encloses
+ * pieces of it as holes, and takes a dot into the wall now and then: a
+ * blob of the two blobs' holes and more, read as the neighbouring ID with
+ * the same node count (the first scale read a 50 px 38 of reacTIVision's
+ * set in a wide-angle lens's corner as 35, a blob of 7 holes of 2-4 px
+ * with a bay of 7 px, barrel at 48 frames, frame 28; and a 37 px 61 at the
+ * frame's top edge as 54, a blob of 11 holes with a bay of 7 px: oblique,
+ * seed 63, frame 19). A whole blob of that many holes is a round or oval
+ * patch, convex where a hole opened into a bay keeps a pocket of about a
+ * hole (bay_read). Over the realistic presets at 24 and 48 frames and
+ * oblique seeds 60-75, the reads held (6) were all of an ID not in the
+ * frame, with pockets of 2-2.75 median holes, while reads of an ID in the
+ * frame with a blob of 5 holes or more under BAY_SOLIDITY had pockets of
+ * at most 1.65. Any tree: which blobs were joined the set cannot tell. */
+static bool merged_blob_read(const struct match *m, const struct region_tree *t, const struct root_kids *c)
+{
+	const int n = c->n;
+	int need = -1;
+	for (int q = 0; q < n; q++) {
+		if ((m->flags[c->kid[q]] & FLAG_REPAIRED) || leaf_holes(m, t, c->kid[q]) < MERGED_BLOB_HOLES ||
+		    filled_solidity(m, t, c->kid[q]) >= BAY_SOLIDITY)
+			continue;
+		if (need < 0) {
+			const int bay = MERGED_BLOB_BAY * median_hole(m, t, c->kid, n);
+			need = bay > CUT_MIN_POCKET ? bay : CUT_MIN_POCKET;
+		}
+		if (ring_pocket(m, t, c->kid[q]) >= need)
+			return true;
+	}
+	return false;
+}
+
 /* Whether a child of root with holes may have lost one into a bay of its
  * outline: it fills under BAY_SOLIDITY of its moment ellipse and a
  * closing gives it a pocket of the root's area (ring_pocket) of at least
@@ -1898,6 +1942,7 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	    ((!veto && (speck_read(m, t, &kids, canon) || (m->cfg.bays && bay_read(m, t, &kids, canon)))) ||
 	     cut_read(m, t, root, &kids, canon) ||
 	     arc_read(m, t, &kids, canon) ||
+	     merged_blob_read(m, t, &kids) ||
 	     split_read(m, t, root, canon) ||
 	     merged_hole_read(m, t, root, &kids, canon) ||
 	     (m->cfg.thin_walls && bridged_read(m, t, &kids, canon))))

@@ -151,6 +151,11 @@
  * (moved_in_set) stays fuzzy (decode.c, arc_read): a two-hole blob broken
  * in a hard shadow leaves such an arc with the hole wide open to the
  * root's area, no pocket for cut_read.
+ * Two blobs run together: a whole read with a blob of 5 holes or more
+ * that fills under 0.94 of its moment ellipse, whose outline a 5 x 5
+ * closing gives a pocket of at least twice the median hole, stays fuzzy
+ * whatever the set holds (decode.c, merged_blob_read): the root's area
+ * between two joined blobs is a bay of the joined one.
  * A speck taken for a dot: a whole read whose smallest dot (a plain leaf
  * of the root) has under half the median dot's area, where the tree with
  * a plain leaf taken away and a hole given to one of the root's blobs
