@@ -1707,6 +1707,85 @@ static void test_up_ink(void **state)
 	tree_set_free(set);
 }
 
+/* 1: the symbol id of set decoded alone, 0: nothing, negative: another ID;
+ * drawn size px across (card 220, ink 30) at 0.4 rad on a table of 90,
+ * squeezed across to squeeze of its width as fine_probe() does (a barrel
+ * lens near the frame's left or right edge), the light scaled by `shadow`
+ * left of a step edge px right of the symbol's centre (a 2 px ramp) as
+ * ink_probe() does, half blurred by a 3 x 3 box and given uniform noise
+ * of +-noise (a fixed LCG), through an engine with the daemon's defaults. */
+static int squeeze_probe(const struct tree_set *set, int id, float size, float squeeze, float edge, float shadow,
+			 int noise)
+{
+	struct tt_config c;
+	config_defaults(&c);
+	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
+	int err = 0;
+	struct track *trk = track_create(&tk, &err);
+	assert_non_null(trk);
+	struct engine_config ec;
+	engine_config_from(&c, set, trk, W, H, &ec);
+	ec.backend = "cpu";
+	struct engine *e = engine_create(&ec, &err);
+	assert_non_null(e);
+	struct image_u8 wide, img;
+	assert_int_equal(image_u8_alloc(&wide, W, H), 0);
+	assert_int_equal(image_u8_alloc(&img, W, H), 0);
+	for (int y = 0; y < H; y++)
+		memset(image_u8_row(&wide, y), 90, W);
+	struct render_options ro;
+	render_options_default(&ro);
+	ro.black = 30;
+	ro.white = 220;
+	assert_int_equal(render_symbol(tree_set_token(set, id), size, 0.4f, 160.3f, 120.6f, &wide, &ro), 0);
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++) {
+			const float a = 160.0f + ((float)x - 160.0f) / squeeze, b = a + 1.0f / squeeze;
+			float sum = 0.0f;
+			for (int k = (int)floorf(a); (float)k < b; k++) {
+				const float lo = (float)k > a ? (float)k : a, hi = (float)(k + 1) < b ? (float)(k + 1) : b;
+				sum += (hi - lo) * (float)(k >= 0 && k < W ? image_u8_row(&wide, y)[k] : 90);
+			}
+			const float t = ((float)x - (160.3f + edge)) / 2.0f + 0.5f;
+			const float light = t <= 0.0f ? shadow : t >= 1.0f ? 1.0f : shadow + t * (1.0f - shadow);
+			image_u8_row(&img, y)[x] = (uint8_t)(sum * squeeze * light + 0.5f);
+		}
+	soften3(&img, &wide, 0.5f);
+	unsigned r = 7u;
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++) {
+			r = r * 1103515245u + 12345u;
+			const int v = image_u8_row(&img, y)[x] + (int)((r >> 16) % (unsigned)(2 * noise + 1)) - noise;
+			image_u8_row(&img, y)[x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+		}
+	const int res = probe_read(e, trk, &img, id);
+	image_u8_free(&wide);
+	image_u8_free(&img);
+	return res;
+}
+
+/* Symbols of our set squeezed across to 0.6 (a barrel lens near the
+ * frame's edge) and half in a shadow (half the light): the ink windows'
+ * local-mean read (ink_up) reads the 48 px 4 whole with a box of 44 px,
+ * over its cap UP_SHARP_MAX_PX, and the frame enlarged twice by Bernsen
+ * (small_confirm) leaves a tree that 4's holds less a node or two, so it
+ * stands (before: capped, and nothing else read it); over sizes and edges
+ * across the symbol no read is another ID. */
+static void test_up_ink_confirmed(void **state)
+{
+	(void)state;
+	static const char text[] = "w012222222222212221212111\nw012222221222212222122111\nw012222212212212121211111\n"
+				   "w012212212212121211111111\nb012222222222221221111111\nw012222222222222222122111\n";
+	struct tree_set *set = NULL;
+	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
+	assert_int_equal(squeeze_probe(set, 4, 48.0f, 0.6f, 8.0f, 0.5f, 3), 1);
+	for (int id = 0; id < 6; id++)
+		for (int size = 40; size <= 56; size += 8)
+			for (int edge = -8; edge <= 8; edge += 8)
+				assert_true(squeeze_probe(set, id, (float)size, 0.6f, (float)edge, 0.5f, 3) >= 0);
+	tree_set_free(set);
+}
+
 /* A 24 px symbol of reacTIVision's set in a hard shadow (a third of the
  * light) with noise of +-3: the deblurring pass's streak estimate there
  * came out under 1 px (0 px: a kernel point at 0 / 0, written outside the
@@ -2635,6 +2714,7 @@ int main(void)
 		cmocka_unit_test(test_up_pass),
 		cmocka_unit_test(test_up_sharp),
 		cmocka_unit_test(test_up_ink),
+		cmocka_unit_test(test_up_ink_confirmed),
 		cmocka_unit_test(test_deblur_short_streak),
 		cmocka_unit_test(test_up_sharp_edge),
 		cmocka_unit_test(test_up_fine),

@@ -35,9 +35,11 @@ struct fiducial_det {
 			     * stands only where no other read holds the place;
 			     * FIDUCIAL_UNCONFIRMED: a small root read with more of its
 			     * holes from 1-2 px specks than match_config.few_specks allows
-			     * (match_config.specks_unconfirmed), which never leaves its
-			     * pass unless another threshold's tree at its place confirms
-			     * it (pipeline/merge.h, merge_confirm); else 0 */
+			     * (match_config.specks_unconfirmed), or an ink window's read
+			     * over its size cap (pipeline/engine.c, up_ink_part), which
+			     * never leaves its pass unless another threshold's tree at
+			     * its place confirms it (pipeline/merge.h, merge_confirm);
+			     * else 0 */
 	int32_t votes;      /* other reads of this ID at this place merged into it from other
 			     * scales and passes (pipeline/merge.h); 0 as decoded */
 };

@@ -2026,7 +2026,8 @@ static bool up_decode(struct engine *e, struct up_view *v, const struct window *
 static int up_halo(const struct engine *e);
 
 /* The small-symbol pass's unconfirmed reads (d->fids from `from` on with
- * FIDUCIAL_UNCONFIRMED, match.h specks_unconfirmed): each place is read
+ * FIDUCIAL_UNCONFIRMED, match.h specks_unconfirmed; also the ink
+ * windows' reads over UP_SHARP_MAX_PX, up_ink_part): each place is read
  * again in the frame enlarged twice by the upsampled pass's Bernsen
  * threshold and matcher, in a window reaching the read's size plus
  * THIRD_SMALL_CHECK_PAD past its centre each way (as its check), and
@@ -2393,9 +2394,18 @@ static bool up_part(struct engine *e, const struct image_u8 *grey, const struct 
  * by Lanczos-3 and thresholded by t->up_mean (INK_UP_MEAN_RADIUS), its
  * whole symbols (no completed read: third_up() marks these fallbacks,
  * which would hide that they are weaker, as up_sharp() keeps whole reads
- * alone) of at most UP_SHARP_MAX_PX centred in core appended to the
+ * alone) of at most THIRD_UP_MAX_PX centred in core appended to the
  * scale's detections as up_part() does (third_up() keeps them only where
- * no other read holds the place). Where a hard shadow's edge crosses a
+ * no other read holds the place); those over UP_SHARP_MAX_PX as
+ * FIDUCIAL_UNCONFIRMED, which third_up() keeps only where the frame
+ * enlarged twice confirms them (small_confirm). A symbol of 30-35 px
+ * turned, foreshortened by a tilt or squeezed by a barrel lens near the
+ * frame's edge spans 41-56 px; a cap of 46 or 57 alone read such symbols
+ * drawn squeezed in a hard shadow as other IDs (a one-hole blob's ring cut
+ * into two arcs), which the confirming read's tree (the ID's less a node
+ * or two) turns away. Over the cap, on room with our set (24 frames, seed
+ * 39) it read a 42 px 75 at the frame's edge that no other read held
+ * (0.927 -> 0.934). Where a hard shadow's edge crosses a
  * symbol of 24-32 px, most of it lies in the shadow at a third of the
  * light or less: its ink and paper differ by a few grey levels more than
  * the noise, and its holes and walls are 1-2 px. Bernsen's window
@@ -2416,9 +2426,11 @@ static bool up_ink_part(struct engine *e, const struct image_u8 *grey, const str
 		return false;
 	for (int i = 0; i < t->det.n_fids; i++) {
 		struct fiducial_det f = up_in_frame(&t->det.fids[i], ext, 2);
-		if (f.completed || f.size_px > (float)UP_SHARP_MAX_PX || f.x < (float)core->x0 - 0.5f ||
+		if (f.completed || f.size_px > (float)THIRD_UP_MAX_PX || f.x < (float)core->x0 - 0.5f ||
 		    f.x >= (float)core->x1 - 0.5f || f.y < (float)core->y0 - 0.5f || f.y >= (float)core->y1 - 0.5f)
 			continue;
+		if (f.size_px > (float)UP_SHARP_MAX_PX)
+			f.completed = FIDUCIAL_UNCONFIRMED;
 		det_append(&e->s3.det, true, &f);
 	}
 	return true;
@@ -2623,16 +2635,19 @@ static bool third_up(struct engine *e, const struct image_u8 *grey)
 	     (!e->cfg.fine_up || up_fine(e, grey, halo));
 	/* Then (ink_up) the closing pass's ink tiles (windows_find_ink: small
 	 * symbols a shadow's edge blackened in the first scale) that no symbol
-	 * of this scale holds yet, read by up_ink_part(); as fallbacks too,
-	 * for the same reason. Over every ink tile it read 3 symbols more of
-	 * 960 on shadow-small (seeds 44-48, reacTIVision's set) for about 12
-	 * times the instructions (sun: +27 M a frame against +0.6 M). */
+	 * of this scale holds yet, read by up_ink_part(), its reads over
+	 * UP_SHARP_MAX_PX confirmed as the small-symbol pass's unconfirmed
+	 * ones are (small_confirm); as fallbacks too, for the same reason.
+	 * Over every ink tile it read 3 symbols more of 960 on shadow-small
+	 * (seeds 44-48, reacTIVision's set) for about 12 times the
+	 * instructions (sun: +27 M a frame against +0.6 M). */
 	const int ink = e->s3.det.n_fids;
 	if (ok && e->cfg.ink_up && e->t3.up_mean)
 		ok = up_windows(e, grey,
 				windows_find_ink_unread(&e->t3.scan, &e->s3.det, INK_UP_PAD, THIRD_CLOSE_MIN_RADIUS,
 							e->t3.win, THIRD_MAX_WINDOWS),
-				halo, true);
+				halo, true) &&
+		     small_confirm(e, grey, ink);
 	fallback_reads(e, ink);
 	return ok && small_check(e, grey, from);
 }
