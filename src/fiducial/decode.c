@@ -954,27 +954,73 @@ static int region_depth(const struct match *m, const struct region_tree *t, int3
 	return depth;
 }
 
-/* One side of ring_pocket()'s square over the w x h grid src into dst,
- * along its rows where rows, else its columns: a pixel is want where any
- * pixel within RING_CLOSE of it on its row (column) is, or where that
- * reach leaves the grid and off_wins. */
-static void square_side(const uint8_t *src, uint8_t *dst, int w, int h, bool rows, uint8_t want, bool off_wins)
+/* The size of the largest 4-connected set of pixels that a closing by a
+ * square of 2 RING_CLOSE + 1 px a side adds to the w x h bit rows px (a
+ * bit a pixel, at most 64 a row): dilated, then eroded, each along the
+ * rows by shifts and along the columns by or-ing (and-ing) rows. Outside
+ * the grid nothing is dilated: it adds nothing to the dilation and takes a
+ * pixel away in the erosion. The sets are filled a run at a time. */
+static int closing_pocket(const uint64_t *px, int w, int h)
 {
-	const int len = rows ? w : h, step = rows ? 1 : w;
-	for (int y = 0; y < h; y++)
-		for (int x = 0; x < w; x++) {
-			const int at = rows ? x : y;
-			uint8_t v = !want;
-			for (int d = -RING_CLOSE; d <= RING_CLOSE; d++) {
-				const int q = at + d;
-				if (q < 0 || q >= len ? off_wins : src[y * w + x + d * step] == want) {
-					v = want;
-					break;
-				}
+	enum { R = RING_CLOSE, SIDE = CUT_BOX_MAX + 2 * RING_CLOSE };
+	const uint64_t full = w >= 64 ? ~0ull : (1ull << w) - 1;
+	uint64_t a[SIDE], b[SIDE];
+	for (int y = 0; y < h; y++) {
+		uint64_t d = px[y];
+		for (int s = 1; s <= R; s++)
+			d |= px[y] << s | px[y] >> s;
+		a[y] = d & full;
+	}
+	for (int y = 0; y < h; y++) {
+		uint64_t d = 0;
+		for (int q = y - R; q <= y + R; q++)
+			if (q >= 0 && q < h)
+				d |= a[q];
+		b[y] = d;
+	}
+	for (int y = 0; y < h; y++) {
+		uint64_t e = b[y];
+		for (int s = 1; s <= R; s++)
+			e &= b[y] << s & b[y] >> s;
+		a[y] = e & full;
+	}
+	uint64_t add[SIDE], radd[SIDE];
+	for (int y = 0; y < h; y++) {
+		uint64_t e = y >= R && y + R < h ? full : 0;
+		for (int q = y - R; q <= y + R && e; q++)
+			e &= a[q];
+		add[y] = e & ~px[y];
+		radd[y] = bits_reversed(add[y]);
+	}
+	int best = 0;
+	for (int y0 = 0; y0 < h; y0++)
+		while (add[y0]) {
+			uint64_t set[SIDE] = {0};
+			set[y0] = run_fill(add[y0] & -add[y0], add[y0], radd[y0]);
+			for (bool more = true; more;) {
+				more = false;
+				for (int dir = 0; dir < 2; dir++)
+					for (int i = 0; i < h; i++) {
+						const int y = dir ? h - 1 - i : i;
+						const uint64_t from = (y > 0 ? set[y - 1] : 0) | (y < h - 1 ? set[y + 1] : 0);
+						const uint64_t more_px = from & add[y] & ~set[y];
+						if (more_px) {
+							set[y] = run_fill(set[y] | more_px, add[y], radd[y]);
+							more = true;
+						}
+					}
 			}
-			dst[y * w + x] = v;
+			int size = 0;
+			for (int y = 0; y < h; y++) {
+				size += __builtin_popcountll(set[y]);
+				add[y] &= ~set[y];
+				radd[y] = bits_reversed(add[y]);
+			}
+			best = size > best ? size : best;
 		}
+	return best;
 }
+_Static_assert(CUT_BOX_MAX + 2 * RING_CLOSE <= 64, "a ring_pocket() grid's row fits a word");
 
 /* The largest 4-connected set of pixels that a closing by a square of
  * 2 RING_CLOSE + 1 px a side adds to region l (dilated, then eroded),
@@ -984,7 +1030,9 @@ static void square_side(const uint8_t *src, uint8_t *dst, int w, int h, bool row
  * 2 RING_CLOSE px), while two dots merged get the notches of their waist
  * and an outline its ragged pixels, each few; a blob's holes add nothing
  * (they are filled first), but one that opened into a bay of its outline
- * does. Reads the runs of l's box alone; the grids are on the stack. */
+ * does. Reads the runs of l's box alone, as a bit a pixel (closing_pocket;
+ * a byte a pixel and a closing trying each offset cost 280,000
+ * instructions a blob of a 640x480 frame). */
 static int ring_pocket(const struct match *m, const struct region_tree *t, int32_t l)
 {
 	const struct region *g = &t->regions[l];
@@ -993,53 +1041,22 @@ static int ring_pocket(const struct match *m, const struct region_tree *t, int32
 		return 0;
 	/* l and its holes, all painted as l. */
 	int32_t part[TREES_MAX_NODES + 1];
-	uint8_t code[TREES_MAX_NODES + 1];
+	uint8_t code[TREES_MAX_NODES + 1] = {0};
 	int n_part = 0, n_k;
-	part[n_part] = l;
-	code[n_part++] = 1;
+	part[n_part++] = l;
 	const int32_t *lk = adj_of(m, t, l, &n_k);
 	for (int z = 0; z < n_k && n_part <= TREES_MAX_NODES; z++)
-		if (kept_child(m, lk[z], l)) {
-			part[n_part] = lk[z];
-			code[n_part++] = 1;
-		}
+		if (kept_child(m, lk[z], l))
+			part[n_part++] = lk[z];
 	/* The box and RING_CLOSE px around it, where the dilation reaches. */
 	enum { R = RING_CLOSE, SIDE = CUT_BOX_MAX + 2 * RING_CLOSE };
-	const int w = bw + 2 * R, h = bh + 2 * R;
-	uint8_t leaf[SIDE * SIDE], a[SIDE * SIDE], b[SIDE * SIDE];
-	memset(leaf, 0, (size_t)(w * h));
-	box_paint(t, g->x0, g->y0, g->x1, g->y1, leaf + R * w + R, w, part, code, n_part);
-	/* Dilation, then erosion, each a row pass into a and a column pass
-	 * into b; want is the value any pixel of the square gives. Outside
-	 * the grid nothing is dilated: it adds nothing to the dilation and
-	 * takes a pixel away in the erosion. */
-	for (int pass = 0; pass < 2; pass++) {
-		const uint8_t want = pass ? 0 : 1; /* the value that wins */
-		square_side(pass ? b : leaf, a, w, h, true, want, pass);
-		square_side(a, b, w, h, false, want, pass);
-	}
-	/* b: the closing. The pixels it adds, component by component. */
-	int16_t stack[SIDE * SIDE];
-	int best = 0;
-	for (int i = 0; i < w * h; i++) {
-		if (!b[i] || leaf[i])
-			continue;
-		int n = 0, size = 0;
-		b[i] = 0;
-		stack[n++] = (int16_t)i;
-		while (n > 0) {
-			const int k = stack[--n], x = k % w;
-			size++;
-			const int nb[4] = {x > 0 ? k - 1 : -1, x < w - 1 ? k + 1 : -1, k - w, k + w};
-			for (int z = 0; z < 4; z++)
-				if (nb[z] >= 0 && nb[z] < w * h && b[nb[z]] && !leaf[nb[z]]) {
-					b[nb[z]] = 0;
-					stack[n++] = (int16_t)nb[z];
-				}
-		}
-		best = size > best ? size : best;
-	}
-	return best;
+	uint64_t box[1][CUT_BOX_MAX], px[SIDE];
+	memset(box, 0, sizeof box);
+	memset(px, 0, sizeof px);
+	box_bits(t, g->x0, g->y0, g->x1, g->y1, box, part, code, n_part);
+	for (int y = 0; y < bh; y++)
+		px[y + R] = box[0][y] << R;
+	return closing_pocket(px, bw + 2 * R, bh + 2 * R);
 }
 
 /* Whether region k has children in the tree being read (resolved, no
