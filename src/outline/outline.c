@@ -104,7 +104,13 @@ struct outline {
 	struct pool *pool;      /* n_tasks - 1 workers */
 	struct unit *units;     /* OUTLINE_MAX_UNITS */
 	int n_units;
+	/* A task takes units[next_unit] while next_unit < published and
+	 * stops when none is left: outline_begin() publishes the hands while
+	 * the matcher is still to find the fingers and blobs. */
+	atomic_int published;
 	atomic_int next_unit;
+	bool begun;       /* outline_begin() started the workers on the hands */
+	int n_hand_units; /* the units it published: units[0..n_hand_units) */
 	/* The frame the tasks work on. */
 	const struct region_tree *tree;
 	const struct image_u8 *grey;
@@ -272,6 +278,7 @@ void outline_destroy(struct outline *o)
 {
 	if (!o)
 		return;
+	outline_cancel(o);
 	pool_destroy(o->pool);
 	for (int i = 0; i < o->n_tasks; i++)
 		tracer_destroy(o->t[i]);
@@ -283,6 +290,7 @@ int outline_set_config(struct outline *o, const struct outline_config *cfg)
 {
 	if (!o || config_check(cfg))
 		return ERR_CONFIG;
+	outline_cancel(o);
 	o->cfg = *cfg;
 	tasks_sync(o);
 	return 0;
@@ -2347,19 +2355,39 @@ static void blob_unit(struct tracer *o, const struct region_tree *tree, const st
 		contours_of(o, tree, b->region, CONTOUR_BLOB, i, grey, out);
 }
 
-/* A bright region large enough to be a hand, not a matcher's finger and
- * not the whole table. */
-static bool hand_candidate(const struct outline_config *c, const struct region_tree *tree, int32_t r,
-			   const struct detections *det)
+/* A bright region large enough to be a hand and not the whole table:
+ * what the tree alone says (outline_begin() runs these before the
+ * matcher has found its fingers). */
+static bool hand_shape(const struct outline_config *c, const struct region_tree *tree, int32_t r)
 {
 	const struct region *g = &tree->regions[r];
 	const float fs = c->finger_size_px;
 	int w = g->x1 - g->x0 + 1, h = g->y1 - g->y0 + 1;
 	int side = w > h ? w : h;
-	if (!g->colour || side <= 2.0f * fs || (float)g->area < 3.0f * fs * fs || region_is_reported(det, r))
+	if (!g->colour || side <= 2.0f * fs || (float)g->area < 3.0f * fs * fs)
 		return false;
 	/* The table itself, lit from below, fills the frame: no hand. */
 	return w < tree->width - 2 || h < tree->height - 2;
+}
+
+/* A hand's shape that is not a matcher's finger. */
+static bool hand_candidate(const struct outline_config *c, const struct region_tree *tree, int32_t r,
+			   const struct detections *det)
+{
+	return hand_shape(c, tree, r) && !region_is_reported(det, r);
+}
+
+/* The next unit published and not yet taken, or -1. */
+static int unit_next(struct outline *s)
+{
+	int k = atomic_load_explicit(&s->next_unit, memory_order_relaxed);
+	/* acquire: the unit, and the detections it reads, were written before
+	 * it was published */
+	while (k < atomic_load_explicit(&s->published, memory_order_acquire))
+		if (atomic_compare_exchange_weak_explicit(&s->next_unit, &k, k + 1, memory_order_relaxed,
+							  memory_order_relaxed))
+			return k;
+	return -1;
 }
 
 static void units_task(void *arg, int task)
@@ -2369,8 +2397,8 @@ static void units_task(void *arg, int task)
 	struct detections *out = &o->out;
 	detections_clear(out);
 	for (;;) {
-		int k = atomic_fetch_add_explicit(&s->next_unit, 1, memory_order_relaxed);
-		if (k >= s->n_units)
+		const int k = unit_next(s);
+		if (k < 0)
 			break;
 		struct unit *u = &s->units[k];
 		const int32_t p0 = out->n_points;
@@ -2397,6 +2425,12 @@ static void units_task(void *arg, int task)
 	}
 }
 
+/* A worker's units_task(): task 0 is the calling thread's. */
+static void worker_task(void *arg, int task)
+{
+	units_task(arg, task + 1);
+}
+
 /* The units of one kind, in the order the merge visits them. */
 struct cursor {
 	int at, end;
@@ -2408,9 +2442,13 @@ static void units_add(struct outline *s, enum unit_kind kind, int32_t index)
 		s->units[s->n_units++] = (struct unit){.kind = (uint8_t)kind, .index = index};
 }
 
-/* The unit of index, when the tasks ran it. */
+/* The unit of index, when the tasks ran it; units of lower indices the
+ * merge did not ask for (hands outline_begin() ran on regions the matcher
+ * made fingers) are passed over. */
 static const struct unit *unit_take(const struct outline *s, struct cursor *cu, int32_t index)
 {
+	while (cu->at < cu->end && s->units[cu->at].index < index)
+		cu->at++;
 	if (cu->at >= cu->end || s->units[cu->at].index != index)
 		return NULL;
 	const struct unit *u = &s->units[cu->at++];
@@ -2435,16 +2473,21 @@ static void copy_contours(const struct outline *s, const struct unit *u, struct 
 }
 
 /* The units of a frame, hands (the largest) first, then blobs that can be
- * no hand, then the matcher's fingers; cursors in the merge's order. */
+ * no hand, then the matcher's fingers; cursors in the merge's order. The
+ * hands are those outline_begin() published, when it did. */
 static void units_plan(struct outline *s, const struct region_tree *tree, const struct detections *det,
 		       struct cursor *hands, struct cursor *blobs, struct cursor *fingers)
 {
 	const struct outline_config *c = &s->cfg;
-	s->n_units = 0;
 	hands->at = 0;
-	for (int32_t r = 0; c->hands && c->finger_size_px > 0 && r < tree->n_regions; r++)
-		if (hand_candidate(c, tree, r, det))
-			units_add(s, UNIT_HAND, r);
+	if (s->begun) {
+		s->n_units = s->n_hand_units;
+	} else {
+		s->n_units = 0;
+		for (int32_t r = 0; c->hands && c->finger_size_px > 0 && r < tree->n_regions; r++)
+			if (hand_candidate(c, tree, r, det))
+				units_add(s, UNIT_HAND, r);
+	}
 	hands->end = blobs->at = s->n_units;
 	for (int32_t i = 0; c->contours && i < det->n_blobs; i++) {
 		const struct blob_det *b = &det->blobs[i];
@@ -2458,14 +2501,50 @@ static void units_plan(struct outline *s, const struct region_tree *tree, const 
 	fingers->end = s->n_units;
 }
 
+static bool frame_fits(const struct outline *s, const struct region_tree *tree, const struct image_u8 *grey)
+{
+	return tree->width <= s->max_w && tree->height <= s->max_h && grey && grey->width == tree->width &&
+	       grey->height == tree->height;
+}
+
+void outline_begin(struct outline *s, const struct region_tree *tree, const struct image_u8 *grey)
+{
+	outline_cancel(s);
+	if (!s || s->n_tasks < 2 || !outline_needed(&s->cfg) || !s->cfg.hands || !(s->cfg.finger_size_px > 0) ||
+	    !frame_fits(s, tree, grey))
+		return;
+	s->n_units = 0;
+	for (int32_t r = 0; r < tree->n_regions; r++)
+		if (hand_shape(&s->cfg, tree, r))
+			units_add(s, UNIT_HAND, r);
+	if (s->n_units == 0)
+		return;
+	s->n_hand_units = s->n_units;
+	s->tree = tree;
+	s->grey = grey;
+	s->det = NULL;
+	atomic_store_explicit(&s->next_unit, 0, memory_order_relaxed);
+	atomic_store_explicit(&s->published, s->n_units, memory_order_release);
+	const int workers = s->n_tasks - 1;
+	pool_start(s->pool, worker_task, s, s->n_units < workers ? s->n_units : workers);
+	s->begun = true;
+}
+
+void outline_cancel(struct outline *s)
+{
+	if (!s || !s->begun)
+		return;
+	pool_wait(s->pool);
+	s->begun = false;
+}
+
 int outline_process(struct outline *s, const struct region_tree *tree, const struct image_u8 *grey,
 		    struct detections *det)
 {
-	if (!s || !outline_needed(&s->cfg))
-		return 0;
-	if (tree->width > s->max_w || tree->height > s->max_h || !grey || grey->width != tree->width ||
-	    grey->height != tree->height)
-		return ERR_SIZE;
+	if (!s || !outline_needed(&s->cfg) || !frame_fits(s, tree, grey)) {
+		outline_cancel(s);
+		return s && outline_needed(&s->cfg) ? ERR_SIZE : 0;
+	}
 	const struct outline_config *c = &s->cfg;
 	struct tracer *o = s->t[0];
 	const int32_t n_fingers0 = det->n_fingers;
@@ -2473,15 +2552,25 @@ int outline_process(struct outline *s, const struct region_tree *tree, const str
 
 	/* The units run on the tasks where there are two or more; the merge
 	 * below then copies their output in the order one thread makes it,
-	 * and runs there whatever they did not run. */
+	 * and runs there whatever they did not run. After outline_begin() the
+	 * workers have the hands already: the other units join them, and this
+	 * thread takes what is left. */
 	struct cursor hands = {0, 0}, blobs = {0, 0}, fingers = {0, 0};
-	if (s->n_tasks > 1) {
+	if (s->begun && s->tree == tree && s->grey == grey) {
+		units_plan(s, tree, det, &hands, &blobs, &fingers);
+		s->det = det;
+		atomic_store_explicit(&s->published, s->n_units, memory_order_release);
+		units_task(s, 0);
+		outline_cancel(s);
+	} else if (s->n_tasks > 1) {
+		outline_cancel(s);
 		units_plan(s, tree, det, &hands, &blobs, &fingers);
 		if (s->n_units >= 2) {
 			s->tree = tree;
 			s->grey = grey;
 			s->det = det;
 			atomic_store_explicit(&s->next_unit, 0, memory_order_relaxed);
+			atomic_store_explicit(&s->published, s->n_units, memory_order_relaxed);
 			pool_run(s->pool, units_task, s, s->n_units < s->n_tasks ? s->n_units : s->n_tasks);
 		} else {
 			hands.end = blobs.end = fingers.end = 0;

@@ -103,7 +103,10 @@
  * order one thread makes it, and runs there any unit the tasks could not
  * (more than OUTLINE_MAX_UNITS a frame, a task's list full, a hand whose
  * tips could overflow the frame's finger list). The result is identical
- * to one thread's, capacities and overflow included.
+ * to one thread's, capacities and overflow included. outline_begin()
+ * publishes the hands, which need the tree alone, before the caller's
+ * matcher runs: the workers wake and trace them meanwhile, and
+ * outline_process() adds the other units to the same queue.
  *
  * Memory: outline_create() allocates, for each task, the mask (max_w + 2)
  * x (max_h + 2) + OUTLINE_MASK_SLACK bytes, point scratch of
@@ -170,6 +173,19 @@ int outline_set_config(struct outline *o, const struct outline_config *cfg);
  * frame larger than the one it was created for. */
 int outline_process(struct outline *o, const struct region_tree *tree, const struct image_u8 *grey,
 		    struct detections *det);
+
+/* Optional, before outline_process() of the same tree and grey: starts
+ * the hands (bright regions of a hand's size, the matcher's fingers not yet
+ * known) on the other tasks, so they run while the caller matches; their
+ * output waits for outline_process(), which passes over those the matcher
+ * made fingers. The result is outline_process()'s alone. Nothing without
+ * two tasks or cfg.hands. tree and grey must stay as they are until
+ * outline_process() or outline_cancel() returns. */
+void outline_begin(struct outline *o, const struct region_tree *tree, const struct image_u8 *grey);
+/* Waits for what outline_begin() started and drops it (the caller will
+ * not call outline_process() this frame). NULL-safe; nothing when nothing
+ * was begun. */
+void outline_cancel(struct outline *o);
 
 /* The steps, for tests and tools. */
 

@@ -3161,9 +3161,14 @@ int engine_detect(struct engine *e, const struct image_u8 *grey)
 	int64_t t1 = clock_now_ns();
 	if (!err) {
 		detections_clear(&e->s1.det);
+		/* The hands' outlines need the tree alone: they start on the
+		 * outline stage's workers while the matcher runs. */
+		outline_begin(e->outline, tree, grey);
 		err = match_process(e->s1.mat, tree, grey, &e->s1.det);
 		if (!err)
 			err = outline_process(e->outline, tree, grey, &e->s1.det);
+		else
+			outline_cancel(e->outline);
 	}
 	int64_t t2 = clock_now_ns();
 	/* The third scale runs here while the worker still has the second. */
