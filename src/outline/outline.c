@@ -89,6 +89,14 @@ struct unit {
 	int32_t c0, c1, f0, f1; /* its contours and fingers in the task's list */
 };
 
+/* A unit's place in the order the tasks take them: its position in the
+ * frame's units and, for a hand, its region's area (the longer outline,
+ * the longer trace and profiles), larger first. */
+struct unit_key {
+	int32_t area;
+	int32_t at;
+};
+
 /* Units a frame runs in parallel; beyond them they run at the merge, one
  * after another. */
 #define OUTLINE_MAX_UNITS 1024
@@ -104,6 +112,10 @@ struct outline {
 	struct pool *pool;      /* n_tasks - 1 workers */
 	struct unit *units;     /* OUTLINE_MAX_UNITS */
 	int n_units;
+	/* The order the tasks take the units in (positions in units): the
+	 * largest hands first, so the task that starts first gets the one
+	 * that takes longest; the merge's order is the units' own. */
+	struct unit_key *order; /* OUTLINE_MAX_UNITS */
 	/* A task takes units[next_unit] while next_unit < published and
 	 * stops when none is left: outline_begin() publishes the hands while
 	 * the matcher is still to find the fingers and blobs. */
@@ -232,6 +244,8 @@ static void tasks_sync(struct outline *o)
 		ok = tracer_out_size(o->t[i]) == 0;
 	if (ok && !o->units)
 		ok = (o->units = malloc(OUTLINE_MAX_UNITS * sizeof *o->units)) != NULL;
+	if (ok && !o->order)
+		ok = (o->order = malloc(OUTLINE_MAX_UNITS * sizeof *o->order)) != NULL;
 	if (ok && !o->pool)
 		ok = (o->pool = pool_create(o->n_tasks - 1, NULL)) != NULL;
 	if (!ok) {
@@ -283,6 +297,7 @@ void outline_destroy(struct outline *o)
 	for (int i = 0; i < o->n_tasks; i++)
 		tracer_destroy(o->t[i]);
 	free(o->units);
+	free(o->order);
 	free(o);
 }
 
@@ -2400,7 +2415,7 @@ static void units_task(void *arg, int task)
 		const int k = unit_next(s);
 		if (k < 0)
 			break;
-		struct unit *u = &s->units[k];
+		struct unit *u = &s->units[s->order[k].at];
 		const int32_t p0 = out->n_points;
 		u->task = (uint8_t)task;
 		u->c0 = out->n_contours;
@@ -2436,10 +2451,21 @@ struct cursor {
 	int at, end;
 };
 
-static void units_add(struct outline *s, enum unit_kind kind, int32_t index)
+/* area: a hand's region's, else 0. */
+static void units_add(struct outline *s, enum unit_kind kind, int32_t index, int32_t area)
 {
-	if (s->n_units < OUTLINE_MAX_UNITS)
+	if (s->n_units < OUTLINE_MAX_UNITS) {
+		s->order[s->n_units] = (struct unit_key){area, s->n_units};
 		s->units[s->n_units++] = (struct unit){.kind = (uint8_t)kind, .index = index};
+	}
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	const struct unit_key *p = a, *q = b;
+	if (p->area != q->area)
+		return p->area > q->area ? -1 : 1;
+	return (p->at > q->at) - (p->at < q->at);
 }
 
 /* The unit of index, when the tasks ran it; units of lower indices the
@@ -2486,18 +2512,19 @@ static void units_plan(struct outline *s, const struct region_tree *tree, const 
 		s->n_units = 0;
 		for (int32_t r = 0; c->hands && c->finger_size_px > 0 && r < tree->n_regions; r++)
 			if (hand_candidate(c, tree, r, det))
-				units_add(s, UNIT_HAND, r);
+				units_add(s, UNIT_HAND, r, tree->regions[r].area);
+		qsort(s->order, (size_t)s->n_units, sizeof *s->order, key_cmp);
 	}
 	hands->end = blobs->at = s->n_units;
 	for (int32_t i = 0; c->contours && i < det->n_blobs; i++) {
 		const struct blob_det *b = &det->blobs[i];
 		if (b->region >= 0 && !(c->hands && c->finger_size_px > 0 && hand_candidate(c, tree, b->region, det)))
-			units_add(s, UNIT_BLOB, i);
+			units_add(s, UNIT_BLOB, i, 0);
 	}
 	blobs->end = fingers->at = s->n_units;
 	for (int32_t i = 0; (c->contours || c->touch_sharpness > 0) && i < det->n_fingers; i++)
 		if (det->fingers[i].region >= 0)
-			units_add(s, UNIT_FINGER, i);
+			units_add(s, UNIT_FINGER, i, 0);
 	fingers->end = s->n_units;
 }
 
@@ -2516,9 +2543,10 @@ void outline_begin(struct outline *s, const struct region_tree *tree, const stru
 	s->n_units = 0;
 	for (int32_t r = 0; r < tree->n_regions; r++)
 		if (hand_shape(&s->cfg, tree, r))
-			units_add(s, UNIT_HAND, r);
+			units_add(s, UNIT_HAND, r, tree->regions[r].area);
 	if (s->n_units == 0)
 		return;
+	qsort(s->order, (size_t)s->n_units, sizeof *s->order, key_cmp);
 	s->n_hand_units = s->n_units;
 	s->tree = tree;
 	s->grey = grey;

@@ -98,7 +98,7 @@
  * unit traces its region into scratch of its own). With threads > 1 the
  * stage runs a frame's units on that many tasks (the calling thread and
  * a pool's workers, each taking the next unit, hands first as they are the
- * largest), each writing into a list of its own; then, on the calling
+ * largest, the larger of them first), each writing into a list of its own; then, on the calling
  * thread, it copies every unit's output into the frame's detections in the
  * order one thread makes it, and runs there any unit the tasks could not
  * (more than OUTLINE_MAX_UNITS a frame, a task's list full, a hand whose
