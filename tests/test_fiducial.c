@@ -1270,6 +1270,49 @@ static void test_match_arc(void **state)
 	tree_set_free(alone);
 }
 
+/* A ring broken into two arcs (decode.c, arc_read): beside a one-hole
+ * blob, a C (36 px: a 3 x 8 px back and two 3 x 2 px arms) bent around a
+ * 3 x 4 px gap, a straight 2 x 8 px bar across the gap 3 px from the
+ * arms, and two 5 x 5 px dots: w0121111, the node count of w0121211 (the C
+ * and the bar one one-hole blob). The C is no thinner than ARC_THIN times
+ * its depth squared, but it fills under RING_ARC_SOLIDITY of its ellipse,
+ * a closing gives it a pocket of over a quarter of its area and it has
+ * the median dot's area or more, so with both trees in the set the read
+ * stays fuzzy. Read where the gap is filled but for a column (a pocket of
+ * 4 px), where the bar lies 4 px from the arms (over RING_ARC_GAP), or
+ * where the set holds no w0121211. */
+static void test_match_ring_arc_gap(void **state)
+{
+	(void)state;
+	struct tree_set *both = set_parse("w0121111\nw0121211\n");
+	struct tree_set *alone = set_parse("w0121111\n");
+	for (int kind = 0; kind < 4; kind++) {
+		struct image_u8 img;
+		assert_int_equal(image_u8_alloc(&img, 80, 80), 0);
+		rect(&img, 0, 0, 79, 79, 255);
+		rect(&img, 5, 5, 74, 74, 0);
+		rect(&img, 12, 12, 67, 67, 255);
+		rect(&img, 16, 16, 30, 30, 0);
+		rect(&img, 21, 21, 25, 25, 255);
+		rect(&img, 37, 42, 39, 49, 0);
+		rect(&img, 40, 42, 42, 43, 0);
+		rect(&img, 40, 48, 42, 49, 0);
+		if (kind == 1)
+			rect(&img, 40, 44, 41, 47, 0);
+		const int bar = kind == 2 ? 46 : 45;
+		rect(&img, bar, 42, bar + 1, 49, 0);
+		rect(&img, 54, 20, 58, 24, 0);
+		rect(&img, 54, 54, 58, 58, 0);
+		struct rig r;
+		rig_run(&r, kind == 3 ? alone : both, &img, 100);
+		rig_expect(&r, kind == 0 ? -1 : 0);
+		rig_free(&r);
+		image_u8_free(&img);
+	}
+	tree_set_free(both);
+	tree_set_free(alone);
+}
+
 /* Two blobs run together (decode.c, merged_blob_read): a blob of three
  * 3 x 3 px holes and one of two, 4 px apart and joined across the top of
  * the gap, so the root's area between them is a bay of the joined blob
@@ -1973,6 +2016,7 @@ int main(void)
 		cmocka_unit_test(test_match_bay),
 		cmocka_unit_test(test_match_arc),
 		cmocka_unit_test(test_match_merged_blob),
+		cmocka_unit_test(test_match_ring_arc_gap),
 		cmocka_unit_test(test_match_bridged),
 		cmocka_unit_test(test_match_opened_ring),
 		cmocka_unit_test(test_match_margin_root),
