@@ -1313,6 +1313,46 @@ static void test_match_ring_arc_gap(void **state)
 	tree_set_free(alone);
 }
 
+/* Two blobs run together with a bay of a hole or two (decode.c,
+ * merged_blob_read, MERGED_BLOB_DOUBT): a blob of five 4 x 4 px holes
+ * with a 4 x 6 px notch (24 px: over one median hole, under the
+ * MERGED_BLOB_BAY two that leave a read fuzzy) read by the small-symbol
+ * pass (few_specks, specks_unconfirmed) is FIDUCIAL_UNCONFIRMED, for the
+ * enlarged frame to confirm. Outside that pass, or with the notch filled,
+ * it is read as it is. */
+static void test_match_merged_blob_doubt(void **state)
+{
+	(void)state;
+	struct tree_set *set = set_parse("w012222211\n");
+	for (int kind = 0; kind < 3; kind++) {
+		struct image_u8 img;
+		assert_int_equal(image_u8_alloc(&img, 80, 80), 0);
+		rect(&img, 0, 0, 79, 79, 255);
+		rect(&img, 5, 5, 74, 74, 0);
+		rect(&img, 12, 12, 67, 67, 255);
+		rect(&img, 16, 16, 45, 40, 0);
+		if (kind != 2)
+			rect(&img, 29, 35, 32, 40, 255);
+		rect(&img, 19, 20, 22, 23, 255);
+		rect(&img, 19, 28, 22, 31, 255);
+		rect(&img, 19, 35, 22, 38, 255);
+		rect(&img, 38, 20, 41, 23, 255);
+		rect(&img, 38, 30, 41, 33, 255);
+		rect(&img, 52, 20, 57, 25, 0);
+		rect(&img, 52, 52, 57, 57, 0);
+		rig_few_specks = true;
+		rig_unconfirmed = kind != 1;
+		struct rig r;
+		rig_run(&r, set, &img, 100);
+		rig_expect(&r, 0);
+		assert_int_equal(r.det.fids[0].completed, kind == 0 ? FIDUCIAL_UNCONFIRMED : 0);
+		rig_free(&r);
+		rig_few_specks = rig_unconfirmed = false;
+		image_u8_free(&img);
+	}
+	tree_set_free(set);
+}
+
 /* Two blobs run together (decode.c, merged_blob_read): a blob of three
  * 3 x 3 px holes and one of two, 4 px apart and joined across the top of
  * the gap, so the root's area between them is a bay of the joined blob
@@ -2016,6 +2056,7 @@ int main(void)
 		cmocka_unit_test(test_match_bay),
 		cmocka_unit_test(test_match_arc),
 		cmocka_unit_test(test_match_merged_blob),
+		cmocka_unit_test(test_match_merged_blob_doubt),
 		cmocka_unit_test(test_match_ring_arc_gap),
 		cmocka_unit_test(test_match_bridged),
 		cmocka_unit_test(test_match_opened_ring),

@@ -585,6 +585,21 @@ static bool leaves_even(const struct match *m, const struct region_tree *t, int3
  * together (merged_blob_read). */
 #define MERGED_BLOB_HOLES 5
 #define MERGED_BLOB_BAY 2
+/* ... and a small-symbol read (match_config.specks_unconfirmed) with such
+ * a blob whose bay has MERGED_BLOB_DOUBT median holes or more stands only
+ * where the enlarged frame confirms it: that pass's threshold joins two
+ * blobs of a symbol of 30-40 px across 1-2 px of the root's area, which
+ * leaves a bay of about a hole (oblique, reacTIVision's set, seed 76,
+ * frame 10: a 36 px 107 read as 97, a 3-hole and a one-hole blob joined
+ * into a blob of 5 holes, one a 1 px piece of the root's area, filling
+ * 0.79 of its ellipse, a bay of 6 px against holes of 5). Over the
+ * realistic presets at 24 and 48 frames with the three sets and oblique
+ * seeds 60-76, 78 and 80, that pass's reads with a blob of 5 holes or
+ * more under BAY_SOLIDITY had bays of 1.2 median holes (filling 0.54 and
+ * 0.79 of the ellipse) where the ID was not in the frame (2 reads), and
+ * of 0.1-0.5 median holes (0.92-0.94) where it was (4), but for one read
+ * that another rule left fuzzy (1.1). */
+#define MERGED_BLOB_DOUBT 1
 
 /* The root's children of canon (canonical, with colour letter) as slices
  * seg[i], len[i] (each starts with its "1"; in canon's descending order).
@@ -1517,8 +1532,10 @@ static bool bay_read(const struct match *m, const struct region_tree *t, const s
  * oblique seeds 60-75, the reads held (6) were all of an ID not in the
  * frame, with pockets of 2-2.75 median holes, while reads of an ID in the
  * frame with a blob of 5 holes or more under BAY_SOLIDITY had pockets of
- * at most 1.65. Any tree: which blobs were joined the set cannot tell. */
-static bool merged_blob_read(const struct match *m, const struct region_tree *t, const struct root_kids *c)
+ * at most 1.65. Any tree: which blobs were joined the set cannot tell.
+ * bay: the pocket asked, in median holes (MERGED_BLOB_BAY; the small-symbol
+ * pass's doubt asks MERGED_BLOB_DOUBT). */
+static bool merged_blob_read(const struct match *m, const struct region_tree *t, const struct root_kids *c, int bay_x)
 {
 	const int n = c->n;
 	int need = -1;
@@ -1527,7 +1544,7 @@ static bool merged_blob_read(const struct match *m, const struct region_tree *t,
 		    filled_solidity(m, t, c->kid[q]) >= BAY_SOLIDITY)
 			continue;
 		if (need < 0) {
-			const int bay = MERGED_BLOB_BAY * median_hole(m, t, c->kid, n);
+			const int bay = bay_x * median_hole(m, t, c->kid, n);
 			need = bay > CUT_MIN_POCKET ? bay : CUT_MIN_POCKET;
 		}
 		if (ring_pocket(m, t, c->kid[q]) >= need)
@@ -1996,16 +2013,19 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	    ((!veto && (speck_read(m, t, &kids, canon) || (m->cfg.bays && bay_read(m, t, &kids, canon)))) ||
 	     cut_read(m, t, root, &kids, canon) ||
 	     arc_read(m, t, &kids, canon) ||
-	     merged_blob_read(m, t, &kids) ||
+	     merged_blob_read(m, t, &kids, MERGED_BLOB_BAY) ||
 	     split_read(m, t, root, canon) ||
 	     merged_hole_read(m, t, root, &kids, canon) ||
 	     (m->cfg.thin_walls && bridged_read(m, t, &kids, canon))))
 		id = -1;
-	/* A small-symbol read that may be another ID's with a hole closed
-	 * stands only where the enlarged frame confirms it, as one with more
-	 * specks than the share (engine.c, small_confirm). */
+	/* A small-symbol read that may be another ID's with a hole closed,
+	 * or with two blobs run together whose bay is a median hole or more
+	 * (merged_blob_read, MERGED_BLOB_DOUBT), stands only where the
+	 * enlarged frame confirms it, as one with more specks than the share
+	 * (engine.c, small_confirm). */
 	const bool doubt = id >= 0 && read_whole &&
-			   ((m->cfg.specks_unconfirmed && closed_hole_read(m, t, &kids, canon)) ||
+			   ((m->cfg.specks_unconfirmed && (closed_hole_read(m, t, &kids, canon) ||
+							   merged_blob_read(m, t, &kids, MERGED_BLOB_DOUBT))) ||
 			    (m->cfg.moved_unconfirmed && moved_read(m, t, &kids, canon)));
 	if (id >= 0) {
 		const int32_t at = out->n_fids;
