@@ -1421,6 +1421,36 @@ static void test_match_bridged(void **state)
 	tree_set_free(alone);
 }
 
+/* A dot bridged to a blob in the small-symbol pass (decode.c,
+ * bridged_read; few_specks and specks_unconfirmed, thin_walls off): the
+ * drawing of test_match_bridged is read, as FIDUCIAL_UNCONFIRMED with
+ * both trees in the set, for the enlarged frame to confirm. Read as it is
+ * where the third hole lies two pixels from the blob's edge, where the set
+ * holds w0122211 alone, or outside that pass (few_specks alone). */
+static void test_match_bridged_small(void **state)
+{
+	(void)state;
+	struct tree_set *both = set_parse("w0122211\nw0122111\n");
+	struct tree_set *alone = set_parse("w0122211\n");
+	for (int kind = 0; kind < 4; kind++) {
+		struct image_u8 img;
+		draw_symbol(&img, 0);
+		const int x0 = kind == 1 ? 40 : 41;
+		rect(&img, x0, 22, x0 + 2, 24, 255);
+		rig_few_specks = true;
+		rig_unconfirmed = kind != 2;
+		struct rig r;
+		rig_run(&r, kind == 3 ? alone : both, &img, 100);
+		rig_expect(&r, 0);
+		assert_int_equal(r.det.fids[0].completed, kind == 0 ? FIDUCIAL_UNCONFIRMED : 0);
+		rig_free(&r);
+		rig_few_specks = rig_unconfirmed = false;
+		image_u8_free(&img);
+	}
+	tree_set_free(both);
+	tree_set_free(alone);
+}
+
 /* A blob cut in two (decode.c, cut_read): w012211 with 1 px cuts of the
  * root's white through the blob's wall on two sides of its second hole
  * (left, to the blob's edge, and below): the lower left piece is a plain
@@ -2059,6 +2089,7 @@ int main(void)
 		cmocka_unit_test(test_match_merged_blob_doubt),
 		cmocka_unit_test(test_match_ring_arc_gap),
 		cmocka_unit_test(test_match_bridged),
+		cmocka_unit_test(test_match_bridged_small),
 		cmocka_unit_test(test_match_opened_ring),
 		cmocka_unit_test(test_match_margin_root),
 		cmocka_unit_test(test_match_border_root),

@@ -187,7 +187,11 @@
  * a 1-2 px speck for a hole, where the tree with one of that blob's holes
  * given to a plain leaf is in the set too, is read as FIDUCIAL_UNCONFIRMED
  * though its specks are within the fifth: the engine keeps it only where
- * the enlarged frame confirms it (decode.c, closed_hole_read).
+ * the enlarged frame confirms it (decode.c, closed_hole_read). So is one
+ * with two blobs run together around a bay of a median hole or more
+ * (decode.c, merged_blob_read, MERGED_BLOB_DOUBT), and one that
+ * bridged_read would leave fuzzy with thin_walls (a dot bridged to a
+ * blob).
  * A one-hole blob opened: a cut through a one-hole blob's wall joins its
  * hole to the root's area and leaves a plain leaf about twice a dot's
  * area, elongated enough to pass for two merged dots. Where the tree with
