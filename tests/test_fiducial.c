@@ -1451,6 +1451,43 @@ static void test_match_bridged_small(void **state)
 	tree_set_free(alone);
 }
 
+/* A one-hole blob whose hole shrank to a speck (decode.c,
+ * specked_leaf_read): beside a one-hole blob, a 9 x 9 px leaf holding a
+ * 1 px white speck (specks are left out of the tree: a plain leaf of 80
+ * px) and two 5 x 5 px dots: w012111, the node count of w012121 (the leaf
+ * a one-hole blob, a dot fewer). The leaf has over HOLE_CLOSED_X times
+ * the median dot, so with both trees in the set the read stays fuzzy.
+ * Read without the speck, with the leaf 7 x 7 px (under three times the
+ * dots), or where the set holds no w012121. */
+static void test_match_specked_leaf(void **state)
+{
+	(void)state;
+	struct tree_set *both = set_parse("w012111\nw012121\n");
+	struct tree_set *alone = set_parse("w012111\n");
+	for (int kind = 0; kind < 4; kind++) {
+		struct image_u8 img;
+		assert_int_equal(image_u8_alloc(&img, 80, 80), 0);
+		rect(&img, 0, 0, 79, 79, 255);
+		rect(&img, 5, 5, 74, 74, 0);
+		rect(&img, 12, 12, 67, 67, 255);
+		rect(&img, 16, 16, 30, 30, 0);
+		rect(&img, 21, 21, 25, 25, 255);
+		const int side = kind == 2 ? 7 : 9;
+		rect(&img, 40, 40, 39 + side, 39 + side, 0);
+		if (kind != 1)
+			rect(&img, 43, 43, 43, 43, 255);
+		rect(&img, 54, 20, 58, 24, 0);
+		rect(&img, 54, 54, 58, 58, 0);
+		struct rig r;
+		rig_run(&r, kind == 3 ? alone : both, &img, 100);
+		rig_expect(&r, kind == 0 ? -1 : 0);
+		rig_free(&r);
+		image_u8_free(&img);
+	}
+	tree_set_free(both);
+	tree_set_free(alone);
+}
+
 /* A blob cut in two (decode.c, cut_read): w012211 with 1 px cuts of the
  * root's white through the blob's wall on two sides of its second hole
  * (left, to the blob's edge, and below): the lower left piece is a plain
@@ -2090,6 +2127,7 @@ int main(void)
 		cmocka_unit_test(test_match_ring_arc_gap),
 		cmocka_unit_test(test_match_bridged),
 		cmocka_unit_test(test_match_bridged_small),
+		cmocka_unit_test(test_match_specked_leaf),
 		cmocka_unit_test(test_match_opened_ring),
 		cmocka_unit_test(test_match_margin_root),
 		cmocka_unit_test(test_match_border_root),
