@@ -748,28 +748,6 @@ static bool hole_to_leaf_in_set(const struct tree_set *set, const char *canon, i
 	return tree_set_lookup(set, buf) >= 0;
 }
 
-/* The pixels of regions reg[0..n) in the box x0..x1, y0..y1 into grid
- * (the box's top left at grid[0], stride bytes a row): code[i] where
- * reg[i] lies, the rest untouched. Reads the runs of the box's rows alone. */
-static void box_paint(const struct region_tree *t, int x0, int y0, int x1, int y1, uint8_t *grid, int stride,
-		      const int32_t *reg, const uint8_t *code, int n)
-{
-	for (int y = y0; y <= y1; y++) {
-		uint8_t *row = grid + (ptrdiff_t)(y - y0) * stride;
-		const int32_t hi = t->row_first_run[y + 1];
-		for (int32_t k = segment_run_first_after(t, y, x0); k < hi && t->runs[k].x <= x1; k++) {
-			const struct run *u = &t->runs[k];
-			int i = 0;
-			while (i < n && u->region != reg[i])
-				i++;
-			if (i == n)
-				continue;
-			const int from = u->x < x0 ? x0 : u->x, to = u->x + u->len - 1 > x1 ? x1 : u->x + u->len - 1;
-			memset(row + from - x0, code[i], (size_t)(to - from + 1));
-		}
-	}
-}
-
 /* The bits of v reversed (bit i to bit 63 - i). */
 static inline uint64_t bits_reversed(uint64_t v)
 {
@@ -824,6 +802,23 @@ static void box_bits(const struct region_tree *t, int x0, int y0, int x1, int y1
 			rows[code[i]][y - y0] |= ((2ull << (to - from)) - 1) << (from - x0);
 		}
 	}
+}
+
+/* The pixels of regions reg[0..n) in the box x0..x1, y0..y1 (at most
+ * CUT_BOX_MAX a side; each code[i] under CUT_CODES) into grid (the box's
+ * top left at grid[0], stride bytes a row): code[i] where reg[i] lies, the
+ * rest untouched. Read as box_bits() reads them, then a byte a pixel for
+ * the tests that walk pixels. */
+static void box_paint(const struct region_tree *t, int x0, int y0, int x1, int y1, uint8_t *grid, int stride,
+		      const int32_t *reg, const uint8_t *code, int n)
+{
+	uint64_t rows[CUT_CODES][CUT_BOX_MAX];
+	memset(rows, 0, sizeof rows);
+	box_bits(t, x0, y0, x1, y1, rows, reg, code, n);
+	for (int c = 0; c < CUT_CODES; c++)
+		for (int y = 0; y <= y1 - y0; y++)
+			for (uint64_t v = rows[c][y]; v; v &= v - 1)
+				grid[(ptrdiff_t)y * stride + __builtin_ctzll(v)] = (uint8_t)c;
 }
 
 /* The pixels of the root's area that leaf l and its sibling s enclose
