@@ -600,6 +600,9 @@ static bool leaves_even(const struct match *m, const struct region_tree *t, int3
  * of 0.1-0.5 median holes (0.92-0.94) where it was (4), but for one read
  * that another rule left fuzzy (1.1). */
 #define MERGED_BLOB_DOUBT 1
+/* A blob of two holes or more that fills under JOINED_SOLIDITY of its
+ * moment ellipse may be two blobs run together (joined_read). */
+#define JOINED_SOLIDITY 0.8
 
 /* The root's children of canon (canonical, with colour letter) as slices
  * seg[i], len[i] (each starts with its "1"; in canon's descending order).
@@ -746,6 +749,67 @@ static bool hole_to_leaf_in_set(const struct tree_set *set, const char *canon, i
 	}
 	buf[p] = 0;
 	return tree_set_lookup(set, buf) >= 0;
+}
+
+/* Whether the tree canon (canonical, with colour letter) is a tree of the
+ * set with two blobs run together: a child of the root that has j holes
+ * (children that are all leaves, "1" then j "2") split into two children
+ * of a and j - a holes (each one or more), and one plain leaf of the
+ * root taken away, the same node count. */
+static bool joined_in_set(const struct tree_set *set, const char *canon, int j)
+{
+	if (j < 2 || j >= TREES_MAX_NODES)
+		return false;
+	const char *seg[TREES_MAX_NODES + 1];
+	int len[TREES_MAX_NODES + 1], pick = -1, leaf = -1;
+	const int n = child_slices(canon, seg, len);
+	for (int i = 0; i < n; i++) {
+		if (pick < 0 && holes_slice(seg[i], len[i], j))
+			pick = i;
+		else if (len[i] == 1)
+			leaf = i;
+	}
+	if (pick < 0 || leaf < 0)
+		return false;
+	/* The two pieces are prefixes of one string of j "2" after a "1". */
+	char kid[TREES_MAX_NODES + 1];
+	kid[0] = '1';
+	memset(kid + 1, '2', (size_t)j);
+	for (int a = j - 1; 2 * a >= j; a--) {
+		const char *sg[TREES_MAX_NODES + 1];
+		int ln[TREES_MAX_NODES + 1], m = 0;
+		for (int i = 0; i < n; i++)
+			if (i != pick && i != leaf) {
+				sg[m] = seg[i];
+				ln[m++] = len[i];
+			}
+		sg[m] = kid;
+		ln[m++] = a + 1;
+		sg[m] = kid;
+		ln[m++] = j - a + 1;
+		/* Descending order again (insertion: a dozen children at most). */
+		for (int i = 1; i < m; i++)
+			for (int k = i; k > 0 && seg_greater(sg[k], ln[k], sg[k - 1], ln[k - 1]); k--) {
+				const char *ts = sg[k];
+				const int tl = ln[k];
+				sg[k] = sg[k - 1];
+				ln[k] = ln[k - 1];
+				sg[k - 1] = ts;
+				ln[k - 1] = tl;
+			}
+		char buf[CANON_CAP];
+		int p = 2;
+		buf[0] = canon[0];
+		buf[1] = canon[1];
+		for (int i = 0; i < m; i++) {
+			memcpy(buf + p, sg[i], (size_t)ln[i]);
+			p += ln[i];
+		}
+		buf[p] = 0;
+		if (tree_set_lookup(set, buf) >= 0)
+			return true;
+	}
+	return false;
 }
 
 /* The bits of v reversed (bit i to bit 63 - i). */
@@ -1548,6 +1612,41 @@ static bool merged_blob_read(const struct match *m, const struct region_tree *t,
 	return false;
 }
 
+/* Whether a symbol read whole at root, canon its string, may be another
+ * tree of the set with two of its blobs run together and a leaf taken for
+ * a dot: a child of the root whose children are all leaves, two of them
+ * or more, fills under JOINED_SOLIDITY of its moment ellipse
+ * (filled_solidity), and the tree with that child split in two children
+ * with holes and a plain leaf taken away is in the set (joined_in_set):
+ * the same node count. Where a hard shadow's edge crosses two blobs side
+ * by side, its dark joins them across the root's area between them and
+ * leaves a piece of its band, or a speck, about a dot's size: the
+ * upsampled pass's Lanczos read (engine.c, up_sharp) of the places of
+ * sheet-half symbols of 43-48 px of reacTIVision's set read a 2 as 18, a
+ * 3 as 19 and a 6 as 40 so, joined blobs of two and two holes (0.70 of
+ * their ellipse; the 2's, whose blob of six holes filled 0.82), three and
+ * one (0.73) and two and two (0.68), their pockets under
+ * merged_blob_read()'s or their boxes over its reach. Of the other 150
+ * reads of that read over sheet-half 501-512, room 80-91 (both sets) and
+ * oblique 60-67 at 24 frames, none had a blob under 0.84 whose split the
+ * set holds. The solidity is tried first, then the set. */
+static bool joined_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
+			const char *canon)
+{
+	const int n = c->n;
+	if (n < 0 || !c->n_leaf)
+		return false;
+	for (int q = 0; q < n; q++) {
+		if (m->flags[c->kid[q]] & FLAG_REPAIRED)
+			continue;
+		const int j = leaf_holes(m, t, c->kid[q]);
+		if (j >= 2 && filled_solidity(m, t, c->kid[q]) < JOINED_SOLIDITY &&
+		    joined_in_set(m->cfg.trees, canon, j))
+			return true;
+	}
+	return false;
+}
+
 /* Whether a child of root with holes may have lost one into a bay of its
  * outline: it fills under BAY_SOLIDITY of its moment ellipse and a
  * closing gives it a pocket of the root's area (ring_pocket) of at least
@@ -2060,6 +2159,7 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	     arc_read(m, t, &kids, canon) ||
 	     specked_leaf_read(m, t, &kids, canon) ||
 	     merged_blob_read(m, t, &kids, MERGED_BLOB_BAY) ||
+	     (m->cfg.joined_blobs && joined_read(m, t, &kids, canon)) ||
 	     split_read(m, t, root, canon) ||
 	     merged_hole_read(m, t, root, &kids, canon) ||
 	     (m->cfg.thin_walls && bridged_read(m, t, &kids, canon))))

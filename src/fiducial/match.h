@@ -295,6 +295,10 @@ struct match_config {
 					* bay_read), and a leaf counted as two merged ones beside a
 					* blob opened so reads nothing (blob_bay; the third scale's
 					* passes but the small-symbol one) */
+	bool joined_blobs;             /* a whole read with a blob of two holes or more that fills little
+					* of its moment ellipse, where the tree with that blob split in
+					* two and a plain leaf taken away is in the set, stays fuzzy
+					* (decode.c, joined_read; the upsampled pass) */
 };
 
 struct match;
