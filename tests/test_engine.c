@@ -1786,6 +1786,36 @@ static void test_up_ink_confirmed(void **state)
 	tree_set_free(set);
 }
 
+/* Symbols of 44-52 px squeezed across to 0.5-0.7 (a barrel lens near the
+ * frame's edge) and half in a shadow (half the light), whose boxes span
+ * over 40 px: the upsampled pass's Lanczos read (up_sharp) of the places
+ * of their fuzzy reads, once capped at 40 px (UP_SHARP_MAX_PX), reads
+ * these (nothing did before); over sizes, squeezes and edges across the
+ * symbol no read is another ID. */
+static void test_up_sharp_squeezed(void **state)
+{
+	(void)state;
+	static const char ours[] = "w012222222222212221212111\nw012222221222212222122111\nw012222212212212121211111\n"
+				   "w012212212212121211111111\nb012222222222221221111111\nw012222222222222222122111\n";
+	struct tree_set *rtv = NULL, *set = NULL;
+	assert_int_equal(tree_set_parse(rtv8, strlen(rtv8), "test", &rtv), 0);
+	assert_int_equal(tree_set_parse(ours, strlen(ours), "test", &set), 0);
+	static const struct {
+		int ours, id, size, squeeze, edge;
+	} gained[] = {{0, 1, 44, 6, 0}, {0, 3, 44, 5, -8}, {0, 6, 52, 5, 0}, {1, 2, 52, 5, 0}, {1, 3, 44, 6, 0}};
+	for (size_t i = 0; i < sizeof gained / sizeof gained[0]; i++)
+		assert_int_equal(squeeze_probe(gained[i].ours ? set : rtv, gained[i].id, (float)gained[i].size,
+					       0.1f * (float)gained[i].squeeze, (float)gained[i].edge, 0.5f, 3),
+				 1);
+	for (int id = 0; id < 6; id++)
+		for (int size = 44; size <= 52; size += 8)
+			for (int q = 5; q <= 7; q++)
+				for (int edge = -8; edge <= 8; edge += 8)
+					assert_true(squeeze_probe(set, id, (float)size, 0.1f * (float)q, (float)edge, 0.5f, 3) >= 0);
+	tree_set_free(rtv);
+	tree_set_free(set);
+}
+
 /* A 24 px symbol of reacTIVision's set in a hard shadow (a third of the
  * light) with noise of +-3: the deblurring pass's streak estimate there
  * came out under 1 px (0 px: a kernel point at 0 / 0, written outside the
@@ -2715,6 +2745,7 @@ int main(void)
 		cmocka_unit_test(test_up_sharp),
 		cmocka_unit_test(test_up_ink),
 		cmocka_unit_test(test_up_ink_confirmed),
+		cmocka_unit_test(test_up_sharp_squeezed),
 		cmocka_unit_test(test_deblur_short_streak),
 		cmocka_unit_test(test_up_sharp_edge),
 		cmocka_unit_test(test_up_fine),

@@ -205,7 +205,7 @@ static const struct config_option options[] = {
             "closing pass's 70 a 47 px symbol of a shadowed sheet read as another ID)"),
     OPT_BOOL("threshold", "sharp_up", sharp_up, "true", true, 0,
              "the upsampled pass (radius_up) reads the places of the third scale's fuzzy symbols of up to "
-             "40 px again on the frame enlarged by Lanczos-3 instead of bilinear, which keeps the 1-2 px "
+             "96 px again on the frame enlarged by Lanczos-3 instead of bilinear, which keeps the 1-2 px "
              "holes of a 24-28 px symbol apart; such a read stands unless the bilinear read's tree there is "
              "its ID's whole (left fuzzy by a rule of the matcher); then the places of its regions of 14-28 "
              "px that no read explains, enlarged three times (20-24 px symbols), a read one hole moved from "

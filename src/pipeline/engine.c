@@ -124,14 +124,27 @@ struct worker {
 #define THIRD_UP_MAX_RADIUS 8
 #define THIRD_UP_HALO_MAX ((THIRD_UP_MAX_RADIUS + THRESHOLD_GAUSS_MAX_RADIUS + 1) / 2 + 1)
 /* The upsampled pass's Lanczos read (up_sharp): the places of the third
- * scale's fuzzy reads of at most UP_SHARP_MAX_PX (frame pixels); the
- * trees of the first UP_SHARP_MAX_TREES fuzzy reads of a frame of the
- * pass's own Bernsen read are kept to judge its reads by. */
-#define UP_SHARP_MAX_PX 40
+ * scale's fuzzy reads of at most UP_SHARP_MAX_PX (frame pixels), the
+ * pass's own cap; the trees of the first UP_SHARP_MAX_TREES fuzzy reads
+ * of a frame of the pass's own Bernsen read (of those sizes too) are kept
+ * to judge its reads by. A box is no measure of a symbol's detail: one of
+ * 30-35 px turned, foreshortened by a tilt or squeezed by a barrel lens
+ * near the frame's edge spans 41-56 px with holes and walls of 1-1.5 px
+ * across, and a cap of 40 px (before) left the places of such symbols in
+ * room's corners and in sheet-half's shadows unread: room, 24 frames,
+ * seeds 80-85, our set 835 -> 846 of 902, reacTIVision's 869 -> 874;
+ * sheet-half (seed 41, reacTIVision's set) 0.962 -> 0.979; no wrong ID
+ * with the joined-blob rule (match.h joined_blobs), which holds the three
+ * sheet-half symbols crossed by a shadow's edge that it read as other IDs
+ * without (docs/recognition.md, "The Lanczos read of squeezed symbols"). */
+#define UP_SHARP_MAX_PX THIRD_UP_MAX_PX
 #define UP_SHARP_MAX_TREES 256
+/* The ink windows' reads (up_ink_part) of at most INK_UP_WHOLE_PX stand
+ * as read; larger ones only where another threshold confirms them. */
+#define INK_UP_WHOLE_PX 40
 /* The upsampled pass's read of the ink windows (ink_up, up_ink_part): the
  * ink tiles no third-scale symbol read yet, grown by INK_UP_PAD (a symbol
- * of up to UP_SHARP_MAX_PX whose ink tiles lie at its side), enlarged by
+ * of up to INK_UP_WHOLE_PX whose ink tiles lie at its side), enlarged by
  * Lanczos-3 and thresholded by the local mean over INK_UP_MEAN_RADIUS
  * enlarged pixels less INK_UP_MEAN_BIAS percent where Bernsen's window
  * (radius_up, gate_up) is steep, its flat rule elsewhere
@@ -2033,7 +2046,7 @@ static int up_halo(const struct engine *e);
 
 /* The small-symbol pass's unconfirmed reads (d->fids from `from` on with
  * FIDUCIAL_UNCONFIRMED, match.h specks_unconfirmed; also the ink
- * windows' reads over UP_SHARP_MAX_PX, up_ink_part): each place is read
+ * windows' reads over INK_UP_WHOLE_PX, up_ink_part): each place is read
  * again in the frame enlarged twice by the upsampled pass's Bernsen
  * threshold and matcher, in a window reaching the read's size plus
  * THIRD_SMALL_CHECK_PAD past its centre each way (as its check), and
@@ -2402,7 +2415,7 @@ static bool up_part(struct engine *e, const struct image_u8 *grey, const struct 
  * which would hide that they are weaker, as up_sharp() keeps whole reads
  * alone) of at most THIRD_UP_MAX_PX centred in core appended to the
  * scale's detections as up_part() does (third_up() keeps them only where
- * no other read holds the place); those over UP_SHARP_MAX_PX as
+ * no other read holds the place); those over INK_UP_WHOLE_PX as
  * FIDUCIAL_UNCONFIRMED, which third_up() keeps only where the frame
  * enlarged twice confirms them (small_confirm). A symbol of 30-35 px
  * turned, foreshortened by a tilt or squeezed by a barrel lens near the
@@ -2435,7 +2448,7 @@ static bool up_ink_part(struct engine *e, const struct image_u8 *grey, const str
 		if (f.completed || f.size_px > (float)THIRD_UP_MAX_PX || f.x < (float)core->x0 - 0.5f ||
 		    f.x >= (float)core->x1 - 0.5f || f.y < (float)core->y0 - 0.5f || f.y >= (float)core->y1 - 0.5f)
 			continue;
-		if (f.size_px > (float)UP_SHARP_MAX_PX)
+		if (f.size_px > (float)INK_UP_WHOLE_PX)
 			f.completed = FIDUCIAL_UNCONFIRMED;
 		det_append(&e->s3.det, true, &f);
 	}
@@ -2642,7 +2655,7 @@ static bool third_up(struct engine *e, const struct image_u8 *grey)
 	/* Then (ink_up) the closing pass's ink tiles (windows_find_ink: small
 	 * symbols a shadow's edge blackened in the first scale) that no symbol
 	 * of this scale holds yet, read by up_ink_part(), its reads over
-	 * UP_SHARP_MAX_PX confirmed as the small-symbol pass's unconfirmed
+	 * INK_UP_WHOLE_PX confirmed as the small-symbol pass's unconfirmed
 	 * ones are (small_confirm); as fallbacks too, for the same reason.
 	 * Over every ink tile it read 3 symbols more of 960 on shadow-small
 	 * (seeds 44-48, reacTIVision's set) for about 12 times the

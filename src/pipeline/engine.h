@@ -79,7 +79,7 @@ struct engine_config {
 					* (enlarged pixels, threshold/closing.h); 0 = off, at most 8 */
 	int close_up_pct;              /* that read: white above this percent of the closing, 1..100 */
 	bool sharp_up;                 /* that pass reads the places of the third scale's fuzzy symbols of up
-					* to 40 px again, enlarged by Lanczos-3 (engine.c up_sharp) */
+					* to 96 px again, enlarged by Lanczos-3 (engine.c up_sharp) */
 	bool ink_up;                   /* that pass reads the closing pass's ink windows (close_scale3) enlarged
 					* by Lanczos-3 against a small local mean (engine.c third_up), and
 					* its Lanczos read tries that threshold third and Sauvola's fourth
