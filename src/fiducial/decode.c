@@ -699,6 +699,33 @@ static bool moved_in_set(const struct tree_set *set, const char *canon, int j, i
 	return tree_set_lookup(set, buf) >= 0;
 }
 
+/* Whether the root of canon (its colour letter and its own digit) over the
+ * children seg[0..n) (slices, len[i] long, in any order; sorted here into
+ * descending order again, by insertion: a dozen children at most) is a
+ * tree of the set. */
+static bool slices_in_set(const struct tree_set *set, const char *canon, const char **seg, int *len, int n)
+{
+	for (int i = 1; i < n; i++)
+		for (int k = i; k > 0 && seg_greater(seg[k], len[k], seg[k - 1], len[k - 1]); k--) {
+			const char *ts = seg[k];
+			const int tl = len[k];
+			seg[k] = seg[k - 1];
+			len[k] = len[k - 1];
+			seg[k - 1] = ts;
+			len[k - 1] = tl;
+		}
+	char buf[CANON_CAP];
+	int p = 2;
+	buf[0] = canon[0];
+	buf[1] = canon[1];
+	for (int i = 0; i < n; i++) {
+		memcpy(buf + p, seg[i], (size_t)len[i]);
+		p += len[i];
+	}
+	buf[p] = 0;
+	return tree_set_lookup(set, buf) >= 0;
+}
+
 /* Whether the tree canon (canonical, with colour letter) is a tree of the
  * set with one hole moved from a blob to a plain leaf: a child of the root
  * that has j holes (children that are all leaves, "1" then j "2") given
@@ -729,26 +756,7 @@ static bool hole_to_leaf_in_set(const struct tree_set *set, const char *canon, i
 	len[pick] = j;
 	seg[leaf] = kid;
 	len[leaf] = 2;
-	/* Descending order again (insertion: a dozen children at most). */
-	for (int i = 1; i < n; i++)
-		for (int k = i; k > 0 && seg_greater(seg[k], len[k], seg[k - 1], len[k - 1]); k--) {
-			const char *ts = seg[k];
-			const int tl = len[k];
-			seg[k] = seg[k - 1];
-			len[k] = len[k - 1];
-			seg[k - 1] = ts;
-			len[k - 1] = tl;
-		}
-	char buf[CANON_CAP];
-	int p = 2;
-	buf[0] = canon[0];
-	buf[1] = canon[1];
-	for (int i = 0; i < n; i++) {
-		memcpy(buf + p, seg[i], (size_t)len[i]);
-		p += len[i];
-	}
-	buf[p] = 0;
-	return tree_set_lookup(set, buf) >= 0;
+	return slices_in_set(set, canon, seg, len, n);
 }
 
 /* Whether the tree canon (canonical, with colour letter) is a tree of the
@@ -787,26 +795,7 @@ static bool joined_in_set(const struct tree_set *set, const char *canon, int j)
 		ln[m++] = a + 1;
 		sg[m] = kid;
 		ln[m++] = j - a + 1;
-		/* Descending order again (insertion: a dozen children at most). */
-		for (int i = 1; i < m; i++)
-			for (int k = i; k > 0 && seg_greater(sg[k], ln[k], sg[k - 1], ln[k - 1]); k--) {
-				const char *ts = sg[k];
-				const int tl = ln[k];
-				sg[k] = sg[k - 1];
-				ln[k] = ln[k - 1];
-				sg[k - 1] = ts;
-				ln[k - 1] = tl;
-			}
-		char buf[CANON_CAP];
-		int p = 2;
-		buf[0] = canon[0];
-		buf[1] = canon[1];
-		for (int i = 0; i < m; i++) {
-			memcpy(buf + p, sg[i], (size_t)ln[i]);
-			p += ln[i];
-		}
-		buf[p] = 0;
-		if (tree_set_lookup(set, buf) >= 0)
+		if (slices_in_set(set, canon, sg, ln, m))
 			return true;
 	}
 	return false;
