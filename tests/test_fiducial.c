@@ -142,6 +142,15 @@ static void paper(struct image_u8 *img, int w, int h, uint8_t v)
 	rect(img, 0, 0, w - 1, h - 1, v);
 }
 
+/* A side x side card: white paper, a black root from 5 px in, its white
+ * area from 12 px in; the test draws the symbol's blobs and dots. */
+static void card(struct image_u8 *img, int side)
+{
+	paper(img, side, side, 255);
+	rect(img, 5, 5, side - 6, side - 6, 0);
+	rect(img, 12, 12, side - 13, side - 13, 255);
+}
+
 enum {
 	DRAW_SPECKS = 1,
 	DRAW_NO_DOT = 2,
@@ -1087,9 +1096,7 @@ static void test_match_ring_arcs(void **state)
 	struct tree_set *alone = set_parse("w01111\n");
 	for (int kind = 0; kind < 3; kind++) {
 		struct image_u8 img;
-		paper(&img, 80, 80, 255);
-		rect(&img, 5, 5, 74, 74, 0);
-		rect(&img, 12, 12, 67, 67, 255);
+		card(&img, 80);
 		rect(&img, 20, 20, 25, 25, 0);
 		rect(&img, 52, 20, 57, 25, 0);
 		if (kind == 1) {
@@ -1122,9 +1129,7 @@ static void test_match_ring_arcs_speck(void **state)
 	struct tree_set *both = set_parse("w01211\nw01111\nw011111111\n");
 	for (int kind = 0; kind < 2; kind++) {
 		struct image_u8 img;
-		paper(&img, 80, 80, 255);
-		rect(&img, 5, 5, 74, 74, 0);
-		rect(&img, 12, 12, 67, 67, 255);
+		card(&img, 80);
 		rect(&img, 20, 20, 25, 25, 0);
 		rect(&img, 52, 20, 57, 25, 0);
 		rect(&img, 40, 40, 49, 49, 0);
@@ -1153,9 +1158,7 @@ static void test_match_merged_bay(void **state)
 	struct tree_set *set = set_parse("w01211111\nw01221111\n");
 	for (int kind = 0; kind < 3; kind++) {
 		struct image_u8 img;
-		paper(&img, 80, 80, 255);
-		rect(&img, 5, 5, 74, 74, 0);
-		rect(&img, 12, 12, 67, 67, 255);
+		card(&img, 80);
 		rect(&img, 20, 20, 44, 44, 0);
 		rect(&img, 25, 25, 28, 28, 255);
 		if (kind != 1) {
@@ -1199,9 +1202,7 @@ static void test_match_bay(void **state)
 	struct tree_set *alone = set_parse("w012111\n");
 	for (int kind = 0; kind < 6; kind++) {
 		struct image_u8 img;
-		paper(&img, 80, 80, 255);
-		rect(&img, 5, 5, 74, 74, 0);
-		rect(&img, 12, 12, 67, 67, 255);
+		card(&img, 80);
 		rect(&img, 20, 20, 44, 44, 0);
 		rect(&img, 25, 25, 28, 28, 255);
 		if (kind != 1) {
@@ -1245,10 +1246,7 @@ static void test_match_arc(void **state)
 	struct tree_set *alone = set_parse("w012111\n");
 	for (int kind = 0; kind < 3; kind++) {
 		struct image_u8 img;
-		assert_int_equal(image_u8_alloc(&img, 80, 80), 0);
-		rect(&img, 0, 0, 79, 79, 255);
-		rect(&img, 5, 5, 74, 74, 0);
-		rect(&img, 12, 12, 67, 67, 255);
+		card(&img, 80);
 		rect(&img, 20, 20, 34, 34, 0);
 		rect(&img, 25, 25, 29, 29, 255);
 		if (kind == 1) {
@@ -1260,10 +1258,7 @@ static void test_match_arc(void **state)
 		}
 		rect(&img, 52, 20, 57, 25, 0);
 		rect(&img, 52, 52, 57, 57, 0);
-		struct rig r;
-		rig_run(&r, kind == 2 ? alone : both, &img, 100);
-		rig_expect(&r, kind == 0 ? -1 : kind == 2 ? 0 : 1);
-		rig_free(&r);
+		rig_check(kind == 2 ? alone : both, &img, 100, kind == 0 ? -1 : kind == 2 ? 0 : 1);
 		image_u8_free(&img);
 	}
 	tree_set_free(both);
@@ -1288,10 +1283,7 @@ static void test_match_ring_arc_gap(void **state)
 	struct tree_set *alone = set_parse("w0121111\n");
 	for (int kind = 0; kind < 4; kind++) {
 		struct image_u8 img;
-		assert_int_equal(image_u8_alloc(&img, 80, 80), 0);
-		rect(&img, 0, 0, 79, 79, 255);
-		rect(&img, 5, 5, 74, 74, 0);
-		rect(&img, 12, 12, 67, 67, 255);
+		card(&img, 80);
 		rect(&img, 16, 16, 30, 30, 0);
 		rect(&img, 21, 21, 25, 25, 255);
 		rect(&img, 37, 42, 39, 49, 0);
@@ -1303,10 +1295,7 @@ static void test_match_ring_arc_gap(void **state)
 		rect(&img, bar, 42, bar + 1, 49, 0);
 		rect(&img, 54, 20, 58, 24, 0);
 		rect(&img, 54, 54, 58, 58, 0);
-		struct rig r;
-		rig_run(&r, kind == 3 ? alone : both, &img, 100);
-		rig_expect(&r, kind == 0 ? -1 : 0);
-		rig_free(&r);
+		rig_check(kind == 3 ? alone : both, &img, 100, kind == 0 ? -1 : 0);
 		image_u8_free(&img);
 	}
 	tree_set_free(both);
@@ -1326,10 +1315,7 @@ static void test_match_merged_blob_doubt(void **state)
 	struct tree_set *set = set_parse("w012222211\n");
 	for (int kind = 0; kind < 3; kind++) {
 		struct image_u8 img;
-		assert_int_equal(image_u8_alloc(&img, 80, 80), 0);
-		rect(&img, 0, 0, 79, 79, 255);
-		rect(&img, 5, 5, 74, 74, 0);
-		rect(&img, 12, 12, 67, 67, 255);
+		card(&img, 80);
 		rect(&img, 16, 16, 45, 40, 0);
 		if (kind != 2)
 			rect(&img, 29, 35, 32, 40, 255);
@@ -1366,10 +1352,7 @@ static void test_match_merged_blob(void **state)
 	struct tree_set *set = set_parse("w012222211\nw01222211\n");
 	for (int kind = 0; kind < 3; kind++) {
 		struct image_u8 img;
-		assert_int_equal(image_u8_alloc(&img, 80, 80), 0);
-		rect(&img, 0, 0, 79, 79, 255);
-		rect(&img, 5, 5, 74, 74, 0);
-		rect(&img, 12, 12, 67, 67, 255);
+		card(&img, 80);
 		rect(&img, 16, 16, 45, 40, 0);
 		if (kind != 1)
 			rect(&img, 29, 21, 32, 40, 255);
@@ -1381,10 +1364,7 @@ static void test_match_merged_blob(void **state)
 		rect(&img, 37, 32, 39, 34, 255);
 		rect(&img, 52, 20, 57, 25, 0);
 		rect(&img, 52, 52, 57, 57, 0);
-		struct rig r;
-		rig_run(&r, set, &img, 100);
-		rig_expect(&r, kind == 0 ? -1 : kind == 1 ? 0 : 1);
-		rig_free(&r);
+		rig_check(set, &img, 100, kind == 0 ? -1 : kind == 1 ? 0 : 1);
 		image_u8_free(&img);
 	}
 	tree_set_free(set);
@@ -1406,9 +1386,7 @@ static void test_match_joined(void **state)
 	struct tree_set *alone = set_parse("w01222211\n");
 	for (int kind = 0; kind < 4; kind++) {
 		struct image_u8 img;
-		paper(&img, 80, 80, 255);
-		rect(&img, 5, 5, 74, 74, 0);
-		rect(&img, 12, 12, 67, 67, 255);
+		card(&img, 80);
 		rect(&img, 16, 16, 47, 27, 0);
 		rect(&img, 16, 16, 27, 47, 0);
 		if (kind == 1)
@@ -1511,10 +1489,7 @@ static void test_match_specked_leaf(void **state)
 	struct tree_set *alone = set_parse("w012111\n");
 	for (int kind = 0; kind < 4; kind++) {
 		struct image_u8 img;
-		assert_int_equal(image_u8_alloc(&img, 80, 80), 0);
-		rect(&img, 0, 0, 79, 79, 255);
-		rect(&img, 5, 5, 74, 74, 0);
-		rect(&img, 12, 12, 67, 67, 255);
+		card(&img, 80);
 		rect(&img, 16, 16, 30, 30, 0);
 		rect(&img, 21, 21, 25, 25, 255);
 		const int side = kind == 2 ? 7 : 9;
@@ -1523,10 +1498,7 @@ static void test_match_specked_leaf(void **state)
 			rect(&img, 43, 43, 43, 43, 255);
 		rect(&img, 54, 20, 58, 24, 0);
 		rect(&img, 54, 54, 58, 58, 0);
-		struct rig r;
-		rig_run(&r, kind == 3 ? alone : both, &img, 100);
-		rig_expect(&r, kind == 0 ? -1 : 0);
-		rig_free(&r);
+		rig_check(kind == 3 ? alone : both, &img, 100, kind == 0 ? -1 : 0);
 		image_u8_free(&img);
 	}
 	tree_set_free(both);
