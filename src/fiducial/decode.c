@@ -535,8 +535,8 @@ static bool leaves_even(const struct match *m, const struct region_tree *t, int3
 /* The root's specks (of at most SPECK_MAX_AREA px) in the pair's box that
  * cut_pocket takes for walls, at most. */
 #define CUT_SPECKS 4
-/* A plain leaf of the root under 1 / SPECK_DOT_DIV of the median plain
- * leaf's area is taken for a speck, not a dot (speck_read). */
+/* A plain leaf of the root of at most 1 / SPECK_DOT_DIV of the median
+ * plain leaf's area is taken for a speck, not a dot (speck_read). */
 #define SPECK_DOT_DIV 2
 /* An outsized leaf to which a closing by a square of 2 RING_CLOSE + 1 px
  * adds a pocket (ring_pocket) of at least 1 / RING_POCKET_DIV of its area,
@@ -1322,8 +1322,8 @@ static bool hole_opened(const struct match *m, const struct region_tree *t, cons
 
 /* Whether a symbol read whole at root, canon its string, may be another
  * tree of the set with a blob's hole lost and a speck taken for a dot:
- * its smallest plain leaf has under 1 / SPECK_DOT_DIV of the median plain
- * leaf's area, and the tree with a plain leaf taken away and a hole given
+ * its smallest plain leaf has at most 1 / SPECK_DOT_DIV of the median
+ * plain leaf's area, and the tree with a plain leaf taken away and a hole given
  * to a child of the root whose children are all leaves is in the set
  * (moved_in_set): the same node count, so the read passes every count,
  * and the leaf-size filter (§6, on box sides) passes a 2 x 2 px speck
@@ -1333,7 +1333,9 @@ static bool hole_opened(const struct match *m, const struct region_tree *t, cons
  * area: on the sheet-half preset with reacTIVision's set a 41 px 6 read as
  * 38 (a 3 px speck against dots of 11) by the scaled pass, a 39 px 11 as
  * 40 (3 px against 14) by the deblurring pass, a 52 px 5 as 28 and a 44 px
- * 6 as 63 (4 px against 11) by the scaled pass's lower rungs. A dot the
+ * 6 as 63 (4 px against 11) by the scaled pass's lower rungs, and a 43
+ * px 1 as 48 (4 px against dots of 7-10, half the median of 8: "at most",
+ * not "under", half) by the scaled pass (seed 524, frame 17). A dot the
  * light shrank can be as small (a 39 px 11 with a 4 px dot against 15,
  * left fuzzy so). In the passes whose threshold keeps noise (few_specks),
  * whose small symbols' dots are 1-2 px and vary by their pixels, the
@@ -1351,7 +1353,7 @@ static bool speck_read(const struct match *m, const struct region_tree *t, const
 	if (m->cfg.doubtful)
 		return false;
 	const int n = c->n;
-	if (n < 0 || !c->n_leaf || SPECK_DOT_DIV * c->area[0] >= c->area[(c->n_leaf - 1) / 2])
+	if (n < 0 || !c->n_leaf || SPECK_DOT_DIV * c->area[0] > c->area[(c->n_leaf - 1) / 2])
 		return false;
 	/* tried[j]: a blob of j holes (a plain leaf: 0) looked up already. */
 	bool tried[TREES_MAX_NODES + 1] = {false};
