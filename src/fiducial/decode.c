@@ -1320,6 +1320,27 @@ static bool hole_opened(const struct match *m, const struct region_tree *t, cons
 	return false;
 }
 
+/* Whether the tree canon is one hole moved from another tree of the set:
+ * with a plain leaf taken away and a hole given to one of the root's
+ * children whose children are all leaves (moved_in_set), each such
+ * child's hole count tried once; where opened, only if a blob that would
+ * get the hole back opened one into a bay of its outline (hole_opened). */
+static bool hole_moved(const struct match *m, const struct region_tree *t, const struct root_kids *c,
+		       const char *canon, bool opened)
+{
+	/* tried[j]: a blob of j holes (a plain leaf: 0) looked up already. */
+	bool tried[TREES_MAX_NODES + 1] = {false};
+	for (int q = 0; q < c->n; q++) {
+		const int j = leaf_holes(m, t, c->kid[q]);
+		if (j < 0 || tried[j])
+			continue;
+		tried[j] = true;
+		if (moved_in_set(m->cfg.trees, canon, j, 1) && (!opened || hole_opened(m, t, c->kid, c->n, j)))
+			return true;
+	}
+	return false;
+}
+
 /* Whether a symbol read whole at root, canon its string, may be another
  * tree of the set with a blob's hole lost and a speck taken for a dot:
  * its smallest plain leaf has at most 1 / SPECK_DOT_DIV of the median
@@ -1355,18 +1376,7 @@ static bool speck_read(const struct match *m, const struct region_tree *t, const
 	const int n = c->n;
 	if (n < 0 || !c->n_leaf || SPECK_DOT_DIV * c->area[0] > c->area[(c->n_leaf - 1) / 2])
 		return false;
-	/* tried[j]: a blob of j holes (a plain leaf: 0) looked up already. */
-	bool tried[TREES_MAX_NODES + 1] = {false};
-	for (int q = 0; q < n; q++) {
-		const int j = leaf_holes(m, t, c->kid[q]);
-		if (j < 0 || tried[j])
-			continue;
-		tried[j] = true;
-		if (moved_in_set(m->cfg.trees, canon, j, 1) &&
-		    (!m->cfg.few_specks || hole_opened(m, t, c->kid, n, j)))
-			return true;
-	}
-	return false;
+	return hole_moved(m, t, c, canon, m->cfg.few_specks);
 }
 
 /* Whether a symbol read whole at root, canon its string, is one hole
@@ -1377,19 +1387,9 @@ static bool speck_read(const struct match *m, const struct region_tree *t, const
 static bool moved_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
 		       const char *canon)
 {
-	const int n = c->n;
-	if (n < 0 || !c->n_leaf)
+	if (c->n < 0 || !c->n_leaf)
 		return false;
-	bool tried[TREES_MAX_NODES + 1] = {false};
-	for (int q = 0; q < n; q++) {
-		const int j = leaf_holes(m, t, c->kid[q]);
-		if (j < 0 || tried[j])
-			continue;
-		tried[j] = true;
-		if (moved_in_set(m->cfg.trees, canon, j, 1))
-			return true;
-	}
-	return false;
+	return hole_moved(m, t, c, canon, false);
 }
 
 /* How much of its moment ellipse region k fills with its holes (its
