@@ -1767,7 +1767,7 @@ static int squeeze_probe(const struct tree_set *set, int id, float size, float s
 /* Symbols of our set squeezed across to 0.6 (a barrel lens near the
  * frame's edge) and half in a shadow (half the light): the ink windows'
  * local-mean read (ink_up) reads the 48 px 4 whole with a box of 44 px,
- * over its cap UP_SHARP_MAX_PX, and the frame enlarged twice by Bernsen
+ * over its cap INK_UP_WHOLE_PX, and the frame enlarged twice by Bernsen
  * (small_confirm) leaves a tree that 4's holds less a node or two, so it
  * stands (before: capped, and nothing else read it); over sizes and edges
  * across the symbol no read is another ID. */

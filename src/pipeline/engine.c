@@ -131,10 +131,10 @@ struct worker {
  * 30-35 px turned, foreshortened by a tilt or squeezed by a barrel lens
  * near the frame's edge spans 41-56 px with holes and walls of 1-1.5 px
  * across, and a cap of 40 px (before) left the places of such symbols in
- * room's corners and in sheet-half's shadows unread: room, 24 frames,
- * seeds 80-85, our set 835 -> 846 of 902, reacTIVision's 869 -> 874;
- * sheet-half (seed 41, reacTIVision's set) 0.962 -> 0.979; no wrong ID
- * with the joined-blob rule (match.h joined_blobs), which holds the three
+ * room's corners and in sheet-half's shadows unread: 24 frames, room
+ * seeds 80-91, our set 1212 -> 1227 of 1320, reacTIVision's 1264 -> 1266;
+ * sheet-half (reacTIVision's set) seed 41 0.962 -> 0.979, seeds 501-524
+ * 6520 -> 6673 of 6912; no wrong ID added with the joined-blob rule (match.h joined_blobs), which holds the three
  * sheet-half symbols crossed by a shadow's edge that it read as other IDs
  * without (docs/recognition.md, "The Lanczos read of squeezed symbols"). */
 #define UP_SHARP_MAX_PX THIRD_UP_MAX_PX
