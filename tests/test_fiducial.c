@@ -1188,6 +1188,49 @@ static void test_match_merged_bay(void **state)
 	tree_set_free(set);
 }
 
+/* A hole of about twice the holes' area beside a blob whose hole opened
+ * into a bay (decode.c, merged_decode, blob_bay): the blob of
+ * test_match_merged_bay (one 4 x 4 px hole, a second joined to its edge
+ * by a 2 px channel), a blob of two 16 px holes and a 4 x 9 px one, and
+ * three 36 px dots: w0122212111, one node short of w01222212111 with the
+ * long hole counted twice, and of w01222122111 with the bay's hole back.
+ * With match_config.bays the read stays fuzzy, as for a dot counted
+ * twice; the first blob drawn with no bay reads w01222212111, and so does
+ * the bay without bays. */
+static void test_match_merged_hole_bay(void **state)
+{
+	(void)state;
+	struct tree_set *set = set_parse("w01222212111\nw01222122111\n");
+	for (int kind = 0; kind < 3; kind++) {
+		struct image_u8 img;
+		card(&img, 80);
+		rect(&img, 20, 20, 44, 44, 0);
+		rect(&img, 25, 25, 28, 28, 255);
+		if (kind != 1) {
+			rect(&img, 36, 36, 39, 39, 255);
+			rect(&img, 40, 37, 44, 38, 255);
+		}
+		rect(&img, 48, 20, 63, 46, 0);
+		rect(&img, 51, 23, 54, 26, 255);
+		rect(&img, 57, 23, 60, 26, 255);
+		rect(&img, 51, 31, 54, 39, 255);
+		rect(&img, 20, 52, 25, 57, 0);
+		rect(&img, 36, 52, 41, 57, 0);
+		rect(&img, 52, 52, 57, 57, 0);
+		struct rig r;
+		rig_run(&r, set, &img, 100);
+		struct match_config mc = {.trees = set, .max_width = 80, .max_height = 80, .root_min_px = 20,
+					  .root_max_px = 100, .bays = kind != 2};
+		assert_int_equal(match_set_config(r.mat, &mc), 0);
+		detections_clear(&r.det);
+		assert_int_equal(match_process(r.mat, r.tree, &img, &r.det), 0);
+		rig_expect(&r, kind == 0 ? -1 : 0);
+		rig_free(&r);
+		image_u8_free(&img);
+	}
+	tree_set_free(set);
+}
+
 /* A blob's hole opened into a bay while a dot-sized leaf was taken for a
  * dot (decode.c, bay_read): a 25 x 25 px blob around a 4 x 4 px hole and
  * a second 4 x 4 px hole joined to the blob's edge by a 2 px channel,
@@ -2142,6 +2185,7 @@ int main(void)
 		cmocka_unit_test(test_match_ring_arcs),
 		cmocka_unit_test(test_match_ring_arcs_speck),
 		cmocka_unit_test(test_match_merged_bay),
+		cmocka_unit_test(test_match_merged_hole_bay),
 		cmocka_unit_test(test_match_bay),
 		cmocka_unit_test(test_match_arc),
 		cmocka_unit_test(test_match_merged_blob),

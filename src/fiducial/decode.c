@@ -339,9 +339,10 @@ static bool blob_bay(const struct match *m, const struct region_tree *t, int32_t
  * out this way nothing is guessed: which leaf went missing is then
  * unknown, and the default set has other symbols one leaf away. One leaf
  * counted twice that may be a one-hole blob whose wall a cut opened
- * (opened_ring), or beside a blob whose hole opened into a bay of its
- * outline (match_config.bays, blob_bay: the node lost may be that hole),
- * reads nothing and sets *ring: the caller then tries no other reading. */
+ * (opened_ring, a dot), or beside a blob whose hole opened into a bay of
+ * its outline (match_config.bays, blob_bay: the node lost may be that
+ * hole; a dot or a hole counted twice alike), reads nothing and sets
+ * *ring: the caller then tries no other reading. */
 static bool merged_decode(struct match *m, const struct region_tree *t, int32_t root, int short_by,
 			  struct leaf_acc *a, int32_t *id, bool *ring)
 {
@@ -393,8 +394,9 @@ static bool merged_decode(struct match *m, const struct region_tree *t, int32_t 
 		int32_t got = tree_set_lookup(m->cfg.trees, buf);
 		if (got < 0)
 			return false;
-		if (n_big == 1 && mult == 2 && leaf_depth[big[0]] == 1 &&
-		    (opened_ring(m, t, leaf[big[0]], buf) || (m->cfg.bays && blob_bay(m, t, root)))) {
+		if (n_big == 1 && mult == 2 &&
+		    ((leaf_depth[big[0]] == 1 && opened_ring(m, t, leaf[big[0]], buf)) ||
+		     (m->cfg.bays && blob_bay(m, t, root)))) {
 			*ring = true;
 			return false;
 		}
@@ -1649,7 +1651,12 @@ static bool joined_read(const struct match *m, const struct region_tree *t, cons
  * of its ellipse) and the edge's dark band grew a dot to 1.6 times the
  * median (2.6 times as long as wide), which counted twice read a 61 px 6
  * of reacTIVision's set as 63 (sheet-half, --gamma 2.2, seed 501, frame
- * 11). Any tree: the set cannot tell which node was lost. */
+ * 11). A hole counted twice is as doubtful: the deblurring pass read a
+ * 53 px 1 as 48 so on a gamma-encoded sheet (the gamma set at 48 frames,
+ * frame 47: a three-hole blob's hole opened, an 8 px pocket against holes
+ * of 7, the blob filling 0.879; two holes of another blob run together,
+ * 16 px, 8 times as long as wide, counted twice; a 4 px speck for a dot).
+ * Any tree: the set cannot tell which node was lost. */
 static bool blob_bay(const struct match *m, const struct region_tree *t, int32_t root)
 {
 	struct root_kids c;
