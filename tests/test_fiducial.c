@@ -930,6 +930,43 @@ static void test_match_dot_veto(void **state)
 	tree_set_free(set);
 }
 
+/* A bent piece of wall taken for a dot in a read from the hairline round's
+ * lists (match_config.dot_min_fill, the ratio pass): the damaged symbol
+ * of test_match_dot_veto (w012211 with its second hole filled, read as
+ * w012111), its piece of wall an L of 2 px bands (28 px, filling half its
+ * moment ellipse, 3.5 times as long as wide in variance: no veto by
+ * elongation or area), 3 px from the blob. With the blob's hairline of
+ * specks (DRAW_HAIRLINE) the root's list is rebuilt (FLAG_REPAIRED) and
+ * with dot_min_fill the read is a FIDUCIAL_VETO; without dot_min_fill it
+ * is read from the rebuilt lists (completed 1), and without the hairline
+ * (no rebuilt root) it is read whole either way. */
+static void test_match_dot_fill_veto(void **state)
+{
+	(void)state;
+	struct tree_set *set = set_parse("w012211\nw012111\n");
+	for (int hair = 0; hair < 2; hair++)
+		for (int check = 0; check < 2; check++) {
+			struct image_u8 img;
+			draw_symbol(&img, hair ? DRAW_HAIRLINE : 0);
+			rect(&img, 35, 35, 40, 40, 0);
+			rect(&img, 47, 32, 48, 39, 0);
+			rect(&img, 49, 38, 54, 39, 0);
+			struct rig r;
+			rig_run(&r, set, &img, 100);
+			struct match_config mc = {.trees = set, .max_width = 80, .max_height = 80, .root_min_px = 20,
+						  .root_max_px = 100, .even_leaves = true,
+						  .dot_min_fill = check ? 0.75f : 0.0f};
+			assert_int_equal(match_set_config(r.mat, &mc), 0);
+			detections_clear(&r.det);
+			assert_int_equal(match_process(r.mat, r.tree, &img, &r.det), 0);
+			rig_expect(&r, 1);
+			assert_int_equal(r.det.fids[0].completed, !hair ? 0 : check ? FIDUCIAL_VETO : 1);
+			rig_free(&r);
+			image_u8_free(&img);
+		}
+	tree_set_free(set);
+}
+
 /* A read one hole moved from another (decode.c, moved_read;
  * match_config.moved_unconfirmed): w012211 with its second hole filled
  * and a 6 x 6 px leaf in the root's area, a dot's size (36 px, the dots'
@@ -2221,6 +2258,7 @@ int main(void)
 		cmocka_unit_test(test_match_merged_ring_bar),
 		cmocka_unit_test(test_match_even_leaves),
 		cmocka_unit_test(test_match_dot_veto),
+		cmocka_unit_test(test_match_dot_fill_veto),
 		cmocka_unit_test(test_match_cut_blob),
 		cmocka_unit_test(test_match_cut_dot_piece),
 		cmocka_unit_test(test_match_split_hole),

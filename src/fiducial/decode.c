@@ -602,6 +602,11 @@ static bool leaves_even(const struct match *m, const struct region_tree *t, int3
  * of 0.1-0.5 median holes (0.92-0.94) where it was (4), but for one read
  * that another rule left fuzzy (1.1). */
 #define MERGED_BLOB_DOUBT 1
+/* A dot of the hairline round's read of DOT_FILL_MIN_AREA px or more is
+ * judged by how much of its moment ellipse it fills (dots_odd,
+ * match_config.dot_min_fill); a smaller one's moments are its pixels'
+ * noise. */
+#define DOT_FILL_MIN_AREA 10
 /* A blob of two holes or more that fills under JOINED_SOLIDITY of its
  * moment ellipse may be two blobs run together (joined_read); one under
  * JOINED_BAND_SOLIDITY too where a dot-sized plain leaf is at least
@@ -1200,17 +1205,26 @@ static int root_children(const struct match *m, const struct region_tree *t, int
 	return c->n = n;
 }
 
+static double filled_solidity(const struct match *m, const struct region_tree *t, int32_t k);
+
 /* Whether one of the dots of a symbol's root (its children that are
  * plain leaves, c->plain; specks left out) is more elongated than
  * dot_max_elongation or larger than dot_max_area times the median dot
- * (match.h). c holds the root's children; a read (id >= 0) walked its
- * whole tree, so they are there (c->n >= 0). */
-static bool dots_odd(const struct match *m, const struct region_tree *t, const struct root_kids *c)
+ * (match.h), or, where the hairline round rebuilt the root (FLAG_REPAIRED),
+ * has DOT_FILL_MIN_AREA px or more and fills under dot_min_fill of its
+ * moment ellipse (filled_solidity): a bent piece of a blob's wall, no
+ * disc. c holds the root's children; a read (id >= 0) walked its whole
+ * tree, so they are there (c->n >= 0). */
+static bool dots_odd(const struct match *m, const struct region_tree *t, int32_t root, const struct root_kids *c)
 {
 	if (c->n < 0)
 		return true;
 	for (int i = 0; i < c->n && m->cfg.dot_max_elongation > 0; i++)
 		if (c->plain[i] && elongated(reg(m, t, c->kid[i]), m->cfg.dot_max_elongation))
+			return true;
+	for (int i = 0; i < c->n && m->cfg.dot_min_fill > 0 && (m->flags[root] & FLAG_REPAIRED); i++)
+		if (c->plain[i] && reg(m, t, c->kid[i])->area >= DOT_FILL_MIN_AREA &&
+		    filled_solidity(m, t, c->kid[i]) < m->cfg.dot_min_fill)
 			return true;
 	if (m->cfg.dot_max_area <= 0 || c->n_leaf == 0)
 		return false;
@@ -2177,7 +2191,8 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	if (id >= 0 && ring_read(m, t, root, &kids))
 		id = -1;
 	const bool veto =
-		id >= 0 && (m->cfg.dot_max_elongation > 0 || m->cfg.dot_max_area > 0) && dots_odd(m, t, &kids);
+		id >= 0 && (m->cfg.dot_max_elongation > 0 || m->cfg.dot_max_area > 0 || m->cfg.dot_min_fill > 0) &&
+		dots_odd(m, t, root, &kids);
 	/* A veto stays one where a speck was taken for a dot too: it still
 	 * cancels its pass's reads of other IDs at its place (merge_vetoes; on
 	 * the dim preset, reacTIVision's set, a veto of the ratio pass so left

@@ -124,7 +124,10 @@
  * (leaves that are children of the root) include one whose moment ellipse
  * is more than dot_max_elongation times as long as wide in variance (a
  * round dot seen at 45 degrees: 2), or one of more than dot_max_area
- * times the median dot's area, is emitted with completed =
+ * times the median dot's area, or (dot_min_fill, the ratio pass; a root
+ * the hairline round rebuilt, where the pixel tests of a cut see nothing)
+ * one of 10 px or more that fills under dot_min_fill of its moment
+ * ellipse (a bent piece of wall, no disc), is emitted with completed =
  * FIDUCIAL_VETO: a threshold that thins black features broke a blob's
  * wall around a hole, the hole joined the root and the piece of wall
  * became a dot, the same node count as another symbol of the set (on the
@@ -281,6 +284,8 @@ struct match_config {
 	float dot_max_elongation;      /* > 0: a dot longer than this (variance ratio) makes the read a
 					* FIDUCIAL_VETO (see above); 0 = no such check */
 	float dot_max_area;            /* > 0: so does a dot of more than this many times the median dot */
+	float dot_min_fill;            /* > 0: so does a dot of 10 px or more of a root the hairline round
+					* rebuilt that fills under this much of its moment ellipse */
 	bool doubtful;                 /* its reads are believed only where no other read disagrees (the
 					* third scale's ratio pass, pipeline/merge.h): the speck rule
 					* (decode.c, speck_read) leaves them be, since such a read of a

@@ -298,6 +298,19 @@ struct worker {
  * read 1). */
 #define THIRD_RATIO_DOT_ELONGATION 6.0f
 #define THIRD_RATIO_DOT_AREA 3.0f
+/* The ratio pass's reads whose root the hairline round rebuilt, with a dot
+ * of 10 px or more filling under THIRD_RATIO_DOT_FILL of its moment ellipse,
+ * are vetoes too (match.h dot_min_fill): there the pixel tests of a cut
+ * (decode.c, cut_read) see nothing, and a bent piece of a broken wall
+ * passes for a dot (sheet-half at 48 frames, frame 47: a 53 px 2 read as
+ * 94, three blobs one hole short each, a 12 px piece of wall filling
+ * 0.71 beside dots of 5-7 px). Over the pass's 2035 whole reads of such
+ * roots on the 24- and 48-frame sets and 54 more sets of sheet-half, the
+ * gamma-encoded sheet, phone-half and shadow-small (reacTIVision's set),
+ * such a dot came with 54 reads of another ID than the symbol's (17
+ * vetoes already) and 2 where no symbol lay, none of the symbol's ID:
+ * right reads' dots of 10 px or more filled 0.81 of it or more. */
+#define THIRD_RATIO_DOT_FILL 0.75f
 /* The deblurring pass (deblur3): its windows reach THIRD_DEBLUR_PAD pixels
  * past the structure they were found for (a streak does not hide a
  * symbol's structure as a shadow does, but smears it a few pixels), and
@@ -910,6 +923,7 @@ static int ratio_sync(struct ratio_job *j, const struct engine_config *c, const 
 	m.even_leaves = true;
 	m.dot_max_elongation = THIRD_RATIO_DOT_ELONGATION;
 	m.dot_max_area = THIRD_RATIO_DOT_AREA;
+	m.dot_min_fill = THIRD_RATIO_DOT_FILL;
 	m.doubtful = true;
 	if (j->job.mat)
 		return match_set_config(j->job.mat, &m);
