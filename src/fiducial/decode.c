@@ -1215,7 +1215,8 @@ static double filled_solidity(const struct match *m, const struct region_tree *t
  * moment ellipse (filled_solidity): a bent piece of a blob's wall, no
  * disc. c holds the root's children; a read (id >= 0) walked its whole
  * tree, so they are there (c->n >= 0). */
-static bool dots_odd(const struct match *m, const struct region_tree *t, int32_t root, const struct root_kids *c)
+static bool dots_odd(const struct match *m, const struct region_tree *t, int32_t root,
+		     const struct root_kids *c)
 {
 	if (c->n < 0)
 		return true;
@@ -1676,7 +1677,8 @@ static bool joined_read(const struct match *m, const struct region_tree *t, cons
 			band = 0;
 			for (int i = 0; i < n && !band; i++) {
 				const struct region *g = reg(m, t, c->kid[i]);
-				band = c->plain[i] && dot_sized(g->area, med) && elongated(g, JOINED_BAND_ELONGATION);
+				band = c->plain[i] && dot_sized(g->area, med) &&
+				       elongated(g, JOINED_BAND_ELONGATION);
 			}
 		}
 		if ((sol < JOINED_SOLIDITY || band > 0) && joined_in_set(m->cfg.trees, canon, j))
@@ -2191,7 +2193,8 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	if (id >= 0 && ring_read(m, t, root, &kids))
 		id = -1;
 	const bool veto =
-		id >= 0 && (m->cfg.dot_max_elongation > 0 || m->cfg.dot_max_area > 0 || m->cfg.dot_min_fill > 0) &&
+		id >= 0 &&
+		(m->cfg.dot_max_elongation > 0 || m->cfg.dot_max_area > 0 || m->cfg.dot_min_fill > 0) &&
 		dots_odd(m, t, root, &kids);
 	/* A veto stays one where a speck was taken for a dot too: it still
 	 * cancels its pass's reads of other IDs at its place (merge_vetoes; on
