@@ -1186,6 +1186,53 @@ static void test_match_ring_arcs_speck(void **state)
 	tree_set_free(both);
 }
 
+/* A ring broken into two arcs read by the hairline round (decode.c,
+ * cut_pocket, region_merged): the cut blob of test_match_ring_arcs beside
+ * a dot holding six 1 px white specks (more neighbours than the set's
+ * largest tree: saturated). The round rebuilds the dot's list and the
+ * root's without merging anything into either, so their pixels are their
+ * own and the arcs' pocket is read: no symbol (where any rebuilt region
+ * was taken for pocketless the round read w01111). Drawn whole, the blob
+ * reads w01211 through the round. */
+static void test_match_ring_arcs_relisted(void **state)
+{
+	(void)state;
+	struct tree_set *both = set_parse("w01211\nw01111\n");
+	for (int kind = 0; kind < 2; kind++) {
+		struct image_u8 img;
+		card(&img, 80);
+		rect(&img, 20, 20, 25, 25, 0);
+		rect(&img, 52, 20, 57, 25, 0);
+		static const int speck[6][2] = {{53, 21}, {55, 21}, {54, 22}, {53, 23}, {55, 23}, {54, 24}};
+		for (int i = 0; i < 6; i++)
+			rect(&img, speck[i][0], speck[i][1], speck[i][0], speck[i][1], 255);
+		rect(&img, 40, 40, 49, 49, 0);
+		rect(&img, 43, 43, 46, 46, 255);
+		if (kind == 0) {
+			rect(&img, 44, 40, 44, 42, 255);
+			rect(&img, 44, 47, 44, 49, 255);
+		}
+		struct rig r;
+		rig_run(&r, both, &img, 100);
+		int32_t dot = -1;
+		for (int32_t k = 0; k < r.tree->n_regions; k++)
+			if (r.tree->regions[k].x0 == 52 && r.tree->regions[k].y0 == 20 && r.tree->regions[k].x1 == 57)
+				dot = k;
+		assert_true(dot >= 0);
+		assert_true(r.tree->regions[dot].flags & REGION_SATURATED);
+		if (kind == 0) {
+			assert_int_equal(r.det.n_fids, 0);
+		} else {
+			assert_int_equal(r.det.n_fids, 1);
+			assert_int_equal(r.det.fids[0].id, 0);
+			assert_int_equal(r.det.fids[0].completed, 1);
+		}
+		rig_free(&r);
+		image_u8_free(&img);
+	}
+	tree_set_free(both);
+}
+
 /* A leaf of about twice the dots' area beside a blob whose hole opened into
  * a bay (decode.c, merged_decode, blob_bay): the blob of test_match_bay
  * (one 4 x 4 px hole, a second joined to its edge by a 2 px channel),
@@ -2267,6 +2314,7 @@ int main(void)
 		cmocka_unit_test(test_match_merged_hole),
 		cmocka_unit_test(test_match_ring_arcs),
 		cmocka_unit_test(test_match_ring_arcs_speck),
+		cmocka_unit_test(test_match_ring_arcs_relisted),
 		cmocka_unit_test(test_match_merged_bay),
 		cmocka_unit_test(test_match_merged_hole_bay),
 		cmocka_unit_test(test_match_bay),

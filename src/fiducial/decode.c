@@ -905,15 +905,21 @@ static void box_paint(const struct region_tree *t, int x0, int y0, int x1, int y
  * reacTIVision's set into arcs of 20 and 9 px 3 px apart with a 1 px
  * speck between, read as 31: sheet-half, --gamma 2.2, seed 501, frame
  * 17). 0 where the pair's
- * box is over CUT_BOX_MAX a side or a region was rebuilt by the hairline
- * round (its runs are its members'). Reads the runs of the box alone.
+ * box is over CUT_BOX_MAX a side or the hairline round merged other
+ * regions into one of the three (region_merged: its runs are partly its
+ * members'); a region whose list alone that round rebuilt keeps its own
+ * pixels, and its pocket is read: where a speck beside a symbol had the
+ * round rebuild its root's list, the round read the tree again and a
+ * one-hole blob's ring cut into a 19 px arc and a 4 px piece, held in the
+ * first round, stood as another ID (dim, reacTIVision's set, seed 46,
+ * frame 45: a 34 px 150 read as 189). Reads the runs of the box alone.
  * The box is read as a bit a pixel, a row a word (CUT_BOX_MAX < 64): the
  * bridges and the fill work on whole rows (a byte a pixel and a fill of
  * a pixel a step took 35,000 instructions a pair, an eighth of
  * std-1080's matching); the pixels reached are the same. */
 static int cut_pocket(const struct match *m, const struct region_tree *t, int32_t root, int32_t l, int32_t s)
 {
-	if ((m->flags[root] | m->flags[l] | m->flags[s]) & FLAG_REPAIRED)
+	if (region_merged(m, root) || region_merged(m, l) || region_merged(m, s))
 		return 0;
 	const struct region *a = &t->regions[l], *b = &t->regions[s];
 	int x0 = (a->x0 < b->x0 ? a->x0 : b->x0) - 1, y0 = (a->y0 < b->y0 ? a->y0 : b->y0) - 1;

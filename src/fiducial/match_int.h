@@ -129,6 +129,16 @@ static inline const struct region *reg(const struct match *m, const struct regio
 	return &t->regions[r];
 }
 
+/* Whether the hairline round merged other regions into region r: its
+ * statistics are then its group's (reg()) and its pixels in the tree's runs
+ * partly its members', under their labels. A region whose list alone the
+ * round rebuilt (FLAG_REPAIRED, its statistics the tree's) keeps its own
+ * pixels. */
+static inline bool region_merged(const struct match *m, int32_t r)
+{
+	return (m->flags[r] & FLAG_REPAIRED) && m->repair_pool[m->repair_at[r] + 1] >= 0;
+}
+
 /* Whether (height, nodes) is that of some tree in the set (is_valid), or
  * 1-2 nodes short of one with at least 4 left (is_fuzzy). */
 static inline int is_valid(const struct match *m, int height, int nodes)
