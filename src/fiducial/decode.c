@@ -1648,18 +1648,25 @@ static bool merged_blob_read(const struct match *m, const struct region_tree *t,
  * merged_blob_read()'s or their boxes over its reach. Of the other 150
  * reads of that read over sheet-half 501-512, room 80-91 (both sets) and
  * oblique 60-67 at 24 frames, none had a blob under 0.84 whose split the
- * set holds. A blob of up to JOINED_BAND_SOLIDITY is held too where a
- * dot-sized plain leaf (dot_sized) is as elongated as a band's piece
- * (JOINED_BAND_ELONGATION): the Lanczos read's Sauvola threshold read a
- * 41 px 2 of reacTIVision's set as 11 on the sheet (sheet-half and the
- * gamma-encoded sheet at 48 frames, frame 38), its two-hole blobs joined
- * into a blob of four filling 0.805 and a piece of the edge's band of
- * 1.2 median dots, its covariance 9.8:1, taken for a dot. Over the 24-
- * and 48-frame sets and sheet-half 501-524, the gamma sheet, phone-half
- * and shadow-small at other seeds, such reads with a blob of 0.80-0.85
- * were 7 wrong and 14 right ones; the right ones' dot-sized leaves had at
- * most 4.6:1, 5 of the wrong ones 5.1-11.7:1. The solidity is tried
- * first, then the leaves, then the set. */
+ * set holds. In every scale and pass (before, that pass's alone): the
+ * second scale read a 36 px 7 of reacTIVision's set as 10 on the
+ * phone-half preset (seed 41, frame 39: a two- and a three-hole blob
+ * joined, filling 0.76, a 7 px piece among dots of 6-12), where the first
+ * scale's hairline round read it right but weaker; over the 24- and
+ * 48-frame sets it held no read that no other read of the place made
+ * right, and 6 places more were read right (docs/recognition.md). A blob
+ * of up to JOINED_BAND_SOLIDITY is held too where a dot-sized plain leaf
+ * (dot_sized) is as elongated as a band's piece (JOINED_BAND_ELONGATION):
+ * the Lanczos read's Sauvola threshold read a 41 px 2 of reacTIVision's
+ * set as 11 on the sheet (sheet-half and the gamma-encoded sheet at 48
+ * frames, frame 38), its two-hole blobs joined into a blob of four
+ * filling 0.805 and a piece of the edge's band of 1.2 median dots, its
+ * covariance 9.8:1, taken for a dot. Over the 24- and 48-frame sets and
+ * sheet-half 501-524, the gamma sheet, phone-half and shadow-small at
+ * other seeds, such reads with a blob of 0.80-0.85 were 7 wrong and 14
+ * right ones; the right ones' dot-sized leaves had at most 4.6:1, 5 of
+ * the wrong ones 5.1-11.7:1. The solidity is tried first, then the
+ * leaves, then the set. */
 static bool joined_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
 			const char *canon)
 {
@@ -2212,7 +2219,7 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	     arc_read(m, t, &kids, canon) ||
 	     specked_leaf_read(m, t, &kids, canon) ||
 	     merged_blob_read(m, t, &kids, MERGED_BLOB_BAY) ||
-	     (m->cfg.joined_blobs && joined_read(m, t, &kids, canon)) ||
+	     joined_read(m, t, &kids, canon) ||
 	     split_read(m, t, root, canon) ||
 	     merged_hole_read(m, t, root, &kids, canon) ||
 	     (m->cfg.thin_walls && bridged_read(m, t, &kids, canon))))

@@ -158,7 +158,11 @@
  * that fills under 0.94 of its moment ellipse, whose outline a 5 x 5
  * closing gives a pocket of at least twice the median hole, stays fuzzy
  * whatever the set holds (decode.c, merged_blob_read): the root's area
- * between two joined blobs is a bay of the joined one.
+ * between two joined blobs is a bay of the joined one. So does one with
+ * a blob of two holes or more that fills under 0.8 of its ellipse, where
+ * the tree with that blob split in two blobs with holes and a plain leaf
+ * taken away is in the set (decode.c, joined_read): a shadow's edge that
+ * joined two blobs left a piece of its band for a dot.
  * A speck taken for a dot: a whole read whose smallest dot (a plain leaf
  * of the root) has under half the median dot's area, where the tree with
  * a plain leaf taken away and a hole given to one of the root's blobs
@@ -300,10 +304,6 @@ struct match_config {
 					* bay_read), and a leaf counted as two merged ones beside a
 					* blob opened so reads nothing (blob_bay; the third scale's
 					* passes but the small-symbol one) */
-	bool joined_blobs;             /* a whole read with a blob of two holes or more that fills little
-					* of its moment ellipse, where the tree with that blob split in
-					* two and a plain leaf taken away is in the set, stays fuzzy
-					* (decode.c, joined_read; the upsampled pass) */
 };
 
 struct match;

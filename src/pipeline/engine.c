@@ -134,7 +134,7 @@ struct worker {
  * room's corners and in sheet-half's shadows unread: 24 frames, room
  * seeds 80-91, our set 1212 -> 1227 of 1320, reacTIVision's 1264 -> 1266;
  * sheet-half (reacTIVision's set) seed 41 0.962 -> 0.979, seeds 501-524
- * 6520 -> 6673 of 6912; no wrong ID added with the joined-blob rule (match.h joined_blobs), which holds the three
+ * 6520 -> 6673 of 6912; no wrong ID added with the joined-blob rule (decode.c, joined_read), which holds the three
  * sheet-half symbols crossed by a shadow's edge that it read as other IDs
  * without (docs/recognition.md, "The Lanczos read of squeezed symbols"). */
 #define UP_SHARP_MAX_PX THIRD_UP_MAX_PX
@@ -589,12 +589,7 @@ static bool small_configs(const struct engine_config *c, struct threshold_config
  * shadow's edge crosses a 32 px 1 of reacTIVision's set on the oblique
  * preset (seed 71, frame 11), the edge's band opened a three-hole blob's
  * hole into a bay and the pass read 48 there, nothing else reading the
- * place. And the joined-blob rule (match.h joined_blobs): where a hard
- * shadow's edge crosses two blobs side by side of a 43-48 px symbol, the
- * Lanczos read (up_sharp) of its place read them run together, a piece of
- * the edge's band taken for a dot (sheet-half, reacTIVision's set, seed
- * 504: a 2 as 18 and a 3 as 19; seed 501: a 6 as 40). Sizes: a part of
- * THIRD_UP_SIDE pixels enlarged. False: off. */
+ * place. Sizes: a part of THIRD_UP_SIDE pixels enlarged. False: off. */
 static bool up_configs(const struct engine_config *c, struct threshold_config *tc, struct match_config *mc)
 {
 	*tc = c->thr;
@@ -608,7 +603,6 @@ static bool up_configs(const struct engine_config *c, struct threshold_config *t
 	mc->even_leaves = true;
 	mc->thin_walls = true;
 	mc->bays = true;
-	mc->joined_blobs = true;
 	mc->max_width = mc->max_height = 2 * THIRD_UP_SIDE;
 	mc->max_regions = 0;
 	return c->radius_up > 0;
