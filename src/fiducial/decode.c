@@ -340,9 +340,11 @@ static bool blob_bay(const struct match *m, const struct region_tree *t, int32_t
  * unknown, and the default set has other symbols one leaf away. One leaf
  * counted twice that may be a one-hole blob whose wall a cut opened
  * (opened_ring, a dot), or beside a blob whose hole opened into a bay of
- * its outline (match_config.bays, blob_bay: the node lost may be that
- * hole; a dot or a hole counted twice alike), reads nothing and sets
- * *ring: the caller then tries no other reading. */
+ * its outline (blob_bay: the node lost may be that hole; a dot or a hole
+ * counted twice alike; every scale and pass but the small-symbol pass,
+ * few_specks without bays, whose 1-2 px walls and holes leave ragged
+ * outlines), reads nothing and sets *ring: the caller then tries no other
+ * reading. */
 static bool merged_decode(struct match *m, const struct region_tree *t, int32_t root, int short_by,
 			  struct leaf_acc *a, int32_t *id, bool *ring)
 {
@@ -396,7 +398,7 @@ static bool merged_decode(struct match *m, const struct region_tree *t, int32_t 
 			return false;
 		if (n_big == 1 && mult == 2 &&
 		    ((leaf_depth[big[0]] == 1 && opened_ring(m, t, leaf[big[0]], buf)) ||
-		     (m->cfg.bays && blob_bay(m, t, root)))) {
+		     ((m->cfg.bays || !m->cfg.few_specks) && blob_bay(m, t, root)))) {
 			*ring = true;
 			return false;
 		}
@@ -1711,12 +1713,16 @@ static bool joined_read(const struct match *m, const struct region_tree *t, cons
  * of its ellipse) and the edge's dark band grew a dot to 1.6 times the
  * median (2.6 times as long as wide), which counted twice read a 61 px 6
  * of reacTIVision's set as 63 (sheet-half, --gamma 2.2, seed 501, frame
- * 11). A hole counted twice is as doubtful: the deblurring pass read a
- * 53 px 1 as 48 so on a gamma-encoded sheet (the gamma set at 48 frames,
- * frame 47: a three-hole blob's hole opened, an 8 px pocket against holes
- * of 7, the blob filling 0.879; two holes of another blob run together,
- * 16 px, 8 times as long as wide, counted twice; a 4 px speck for a dot).
- * Any tree: the set cannot tell which node was lost. */
+ * 11), and the first scale on the phone-half preset (seed 41, frame 42)
+ * read a 52 px 1 as 71: a three-hole blob's hole opened (a 10 px pocket
+ * against holes of 10-13, 0.87 of its ellipse) while a one-hole blob's
+ * ring broke into a 7 px and an 11 px arc, the larger counted twice. A
+ * hole counted twice is as doubtful: the deblurring pass read a 53 px 1
+ * as 48 so on a gamma-encoded sheet (the gamma set at 48 frames, frame
+ * 47: a three-hole blob's hole opened, an 8 px pocket against holes of 7,
+ * the blob filling 0.879; two holes of another blob run together, 16 px,
+ * 8 times as long as wide, counted twice; a 4 px speck for a dot). Any
+ * tree: the set cannot tell which node was lost. */
 static bool blob_bay(const struct match *m, const struct region_tree *t, int32_t root)
 {
 	struct root_kids c;

@@ -301,9 +301,10 @@ struct match_config {
 	bool bays;                     /* a whole read where a blob whose hole opened into a bay of its
 					* outline would take a hole from a leaf to make another tree of
 					* the set stays fuzzy, whatever that leaf's size (decode.c,
-					* bay_read), and a leaf counted as two merged ones beside a
-					* blob opened so reads nothing (blob_bay; the third scale's
-					* passes but the small-symbol one) */
+					* bay_read; the third scale's passes but the small-symbol
+					* one). A leaf counted as two merged ones beside a blob
+					* opened so reads nothing (blob_bay) with it, and in every
+					* matcher without few_specks (the first and second scales) */
 };
 
 struct match;
