@@ -613,10 +613,13 @@ static bool leaves_even(const struct match *m, const struct region_tree *t, int3
  * moment ellipse may be two blobs run together (joined_read); one under
  * JOINED_BAND_SOLIDITY too where a dot-sized plain leaf is at least
  * JOINED_BAND_ELONGATION as elongated (covariance eigenvalues; two
- * touching equal discs: 5), a piece of a shadow's band. */
+ * touching equal discs: 5), a piece of a shadow's band; so may one under
+ * JOINED_BAY_SOLIDITY whose outline a closing gives a bay of
+ * 1 / BAY_MERGED_DIV of the median hole. */
 #define JOINED_SOLIDITY 0.8
 #define JOINED_BAND_SOLIDITY 0.85
 #define JOINED_BAND_ELONGATION 5.0
+#define JOINED_BAY_SOLIDITY 0.86
 
 /* The root's children of canon (canonical, with colour letter) as slices
  * seg[i], len[i] (each starts with its "1"; in canon's descending order).
@@ -1667,8 +1670,17 @@ static bool merged_blob_read(const struct match *m, const struct region_tree *t,
  * sheet-half 501-524, the gamma sheet, phone-half and shadow-small at
  * other seeds, such reads with a blob of 0.80-0.85 were 7 wrong and 14
  * right ones; the right ones' dot-sized leaves had at most 4.6:1, 5 of
- * the wrong ones 5.1-11.7:1. The solidity is tried first, then the
- * leaves, then the set. */
+ * the wrong ones 5.1-11.7:1. A blob filling up to JOINED_BAY_SOLIDITY is
+ * held too where a closing gives it a bay of half the median hole
+ * (ring_pocket, as blob_bay asks): the Lanczos read took a 29 px 59 of
+ * reacTIVision's set for 88 on the shadow-small preset (seed 44, frame
+ * 30: two one-hole blobs joined, filling 0.82 of the ellipse around an
+ * 8 px bay against holes of 8-12 enlarged px, an 11 px piece among dots
+ * of 16-21). Between 0.8 and 0.86 the right reads of the 24- and
+ * 48-frame sets and phone-half 501-508 had bays of 0.2-0.33 median holes,
+ * but for a 103 px 84 whose place another read holds; the wrong ones
+ * 0.2-1.6, most over a half. The solidity is tried first, then the
+ * leaves, then the set, then the pixels. */
 static bool joined_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
 			const char *canon)
 {
@@ -1686,9 +1698,9 @@ static bool joined_read(const struct match *m, const struct region_tree *t, cons
 		if (j < 2)
 			continue;
 		const double sol = filled_solidity(m, t, c->kid[q]);
-		if (sol >= JOINED_BAND_SOLIDITY)
+		if (sol >= JOINED_BAY_SOLIDITY)
 			continue;
-		if (sol >= JOINED_SOLIDITY && band < 0) {
+		if (sol >= JOINED_SOLIDITY && sol < JOINED_BAND_SOLIDITY && band < 0) {
 			band = 0;
 			for (int i = 0; i < n && !band; i++) {
 				const struct region *g = reg(m, t, c->kid[i]);
@@ -1696,7 +1708,12 @@ static bool joined_read(const struct match *m, const struct region_tree *t, cons
 				       elongated(g, JOINED_BAND_ELONGATION);
 			}
 		}
-		if ((sol < JOINED_SOLIDITY || band > 0) && joined_in_set(m->cfg.trees, canon, j))
+		if (!joined_in_set(m->cfg.trees, canon, j))
+			continue;
+		if (sol < JOINED_SOLIDITY || (sol < JOINED_BAND_SOLIDITY && band > 0))
+			return true;
+		const int half = median_hole(m, t, c->kid, n) / BAY_MERGED_DIV;
+		if (ring_pocket(m, t, c->kid[q]) >= (half > CUT_MIN_POCKET ? half : CUT_MIN_POCKET))
 			return true;
 	}
 	return false;
