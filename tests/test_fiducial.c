@@ -1316,6 +1316,42 @@ static void test_match_merged_hole_bay(void **state)
 	tree_set_free(set);
 }
 
+/* A leaf of about twice the dots' area beside a broken blob (decode.c,
+ * merged_decode, wall_piece): a 25 x 25 px blob around a 4 x 4 px hole
+ * and a second 4 x 4 px hole joined to its edge by a 2 px channel (a bay,
+ * filling under BAY_SOLIDITY of its ellipse), a 6 x 12 px bar 1 px from
+ * it and three 36 px dots: w0121111, one node short of w01211111 with the
+ * bar counted twice, and of w01222111 with the bar taken away and two
+ * holes given back to the blob. With both trees in the set the read
+ * stays fuzzy; the blob drawn with no bay (a whole one-hole blob), the bar
+ * drawn 6 px from the blob, or the set without w01222111 read
+ * w01211111. */
+static void test_match_wall_piece(void **state)
+{
+	(void)state;
+	struct tree_set *both = set_parse("w01211111\nw01222111\n");
+	struct tree_set *alone = set_parse("w01211111\n");
+	for (int kind = 0; kind < 4; kind++) {
+		struct image_u8 img;
+		card(&img, 80);
+		rect(&img, 16, 16, 40, 40, 0);
+		rect(&img, 21, 21, 24, 24, 255);
+		if (kind != 1) {
+			rect(&img, 32, 32, 35, 35, 255);
+			rect(&img, 36, 33, 40, 34, 255);
+		}
+		const int bx = kind == 2 ? 47 : 42;
+		rect(&img, bx, 28, bx + 5, 39, 0);
+		rect(&img, 58, 16, 63, 21, 0);
+		rect(&img, 58, 50, 63, 55, 0);
+		rect(&img, 20, 52, 25, 57, 0);
+		rig_check(kind == 3 ? alone : both, &img, 100, kind == 0 ? -1 : 0);
+		image_u8_free(&img);
+	}
+	tree_set_free(both);
+	tree_set_free(alone);
+}
+
 /* A blob's hole opened into a bay while a dot-sized leaf was taken for a
  * dot (decode.c, bay_read): a 25 x 25 px blob around a 4 x 4 px hole and
  * a second 4 x 4 px hole joined to the blob's edge by a 2 px channel,
@@ -2332,6 +2368,7 @@ int main(void)
 		cmocka_unit_test(test_match_ring_arcs_relisted),
 		cmocka_unit_test(test_match_merged_bay),
 		cmocka_unit_test(test_match_merged_hole_bay),
+		cmocka_unit_test(test_match_wall_piece),
 		cmocka_unit_test(test_match_bay),
 		cmocka_unit_test(test_match_arc),
 		cmocka_unit_test(test_match_merged_blob),
