@@ -1539,6 +1539,50 @@ static void test_match_merged_blob(void **state)
 	tree_set_free(set);
 }
 
+/* Two blobs run together around a piece of the root's area (decode.c,
+ * enclosed_read; match_config.enclosed, the deblurring pass): a blob of
+ * two 3 x 3 px holes and one of one, 3 px apart, joined across the top 12
+ * rows of the gap, which encloses a 2 x 2 px piece of the root's area as
+ * a hole and leaves the gap's lower 13 rows a notch of the joined outline
+ * (filling under BAY_SOLIDITY of its ellipse): w01222211, a blob of four
+ * holes (no merged_blob_read), the node count of w01221211 (the two blobs
+ * apart, the piece gone). With both trees in the set and enclosed the
+ * read stays fuzzy; the set without w01221211, the piece drawn as large
+ * as the holes (3 x 3 px), the notch filled (a whole blob), or without
+ * enclosed it reads w01222211. */
+static void test_match_enclosed(void **state)
+{
+	(void)state;
+	struct tree_set *both = set_parse("w01222211\nw01221211\n");
+	struct tree_set *alone = set_parse("w01222211\n");
+	for (int kind = 0; kind < 5; kind++) {
+		struct image_u8 img;
+		card(&img, 80);
+		rect(&img, 16, 16, 27, 40, 0);
+		rect(&img, 31, 16, 42, 40, 0);
+		rect(&img, 28, 16, 30, kind == 3 ? 40 : 27, 0);
+		rect(&img, 28, 20, kind == 2 ? 30 : 29, kind == 2 ? 22 : 21, 255);
+		rect(&img, 20, 20, 22, 22, 255);
+		rect(&img, 20, 32, 22, 34, 255);
+		rect(&img, 35, 26, 37, 28, 255);
+		rect(&img, 52, 20, 57, 25, 0);
+		rect(&img, 52, 52, 57, 57, 0);
+		const struct tree_set *set = kind == 1 ? alone : both;
+		struct rig r;
+		rig_run(&r, set, &img, 100);
+		struct match_config mc = {.trees = set, .max_width = 80, .max_height = 80, .root_min_px = 20,
+					  .root_max_px = 100, .enclosed = kind != 4};
+		assert_int_equal(match_set_config(r.mat, &mc), 0);
+		detections_clear(&r.det);
+		assert_int_equal(match_process(r.mat, r.tree, &img, &r.det), 0);
+		rig_expect(&r, kind == 0 ? -1 : 0);
+		rig_free(&r);
+		image_u8_free(&img);
+	}
+	tree_set_free(both);
+	tree_set_free(alone);
+}
+
 /* Two blobs run together while a leaf was taken for a dot (decode.c,
  * joined_read, every scale and pass): an L of
  * two 12 px arms with two 4 x 4 px holes in each, and two 6 x 6 px dots:
@@ -2372,6 +2416,7 @@ int main(void)
 		cmocka_unit_test(test_match_bay),
 		cmocka_unit_test(test_match_arc),
 		cmocka_unit_test(test_match_merged_blob),
+		cmocka_unit_test(test_match_enclosed),
 		cmocka_unit_test(test_match_merged_blob_doubt),
 		cmocka_unit_test(test_match_ring_arc_gap),
 		cmocka_unit_test(test_match_joined),

@@ -305,6 +305,12 @@ struct match_config {
 					* one). A leaf counted as two merged ones beside a blob
 					* opened so reads nothing (blob_bay) with it, and in every
 					* matcher without few_specks (the first and second scales) */
+	bool enclosed;                 /* a whole read with a blob of three holes or more that fills
+					* little of its moment ellipse, holds a hole of at most half the
+					* median hole and has a notch in its outline, where the tree
+					* with that blob split in two, a hole fewer, is in the set,
+					* stays fuzzy (decode.c, enclosed_read: two blobs a streak ran
+					* together around a piece of the root; the deblurring pass) */
 };
 
 struct match;

@@ -889,13 +889,17 @@ static int deblur_sync(struct deblur_job *j, const struct engine_config *c, cons
 		deblur_free(j);
 		return 0;
 	}
+	/* Streaks run blobs together around pieces of the root
+	 * (match_config.enclosed). */
+	struct match_config m = *mc;
+	m.enclosed = true;
 	int err = 0;
 	if (j->job.mat) {
-		err = match_set_config(j->job.mat, mc);
+		err = match_set_config(j->job.mat, &m);
 	} else {
 		j->deblur = deblur_create(c->width, c->height, &err);
 		if (!err)
-			err = pass_job_create(&j->job, c, mc, mc);
+			err = pass_job_create(&j->job, c, &m, mc);
 	}
 	if (!err)
 		err = deblur_frame_sync(j, c, mc);
