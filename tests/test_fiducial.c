@@ -1688,6 +1688,38 @@ static void test_match_joined_bay(void **state)
 	tree_set_free(alone);
 }
 
+/* A two-hole blob whose holes closed (decode.c, closed_blob_read): a
+ * dumbbell of two 6 x 6 px squares and a 4 x 2 px neck (80 px, filling
+ * 0.78 of its moment ellipse, under CLOSED_BLOB_SOLIDITY) and three 4 x 4 px
+ * dots: w01111, the node count of w01221 (the dumbbell a two-hole blob,
+ * two dots fewer). With both trees in the set the read stays fuzzy; the
+ * dumbbell drawn as a 9 x 9 px square (a disc's fill), or the set holding
+ * no w01221, it is read. */
+static void test_match_closed_blob(void **state)
+{
+	(void)state;
+	struct tree_set *both = set_parse("w01111\nw01221\n");
+	struct tree_set *alone = set_parse("w01111\n");
+	for (int kind = 0; kind < 3; kind++) {
+		struct image_u8 img;
+		card(&img, 80);
+		if (kind == 1) {
+			rect(&img, 20, 20, 28, 28, 0);
+		} else {
+			rect(&img, 20, 20, 25, 25, 0);
+			rect(&img, 26, 22, 29, 23, 0);
+			rect(&img, 30, 20, 35, 25, 0);
+		}
+		rect(&img, 45, 20, 48, 23, 0);
+		rect(&img, 20, 45, 23, 48, 0);
+		rect(&img, 45, 45, 48, 48, 0);
+		rig_check(kind == 2 ? alone : both, &img, 100, kind == 0 ? -1 : 0);
+		image_u8_free(&img);
+	}
+	tree_set_free(both);
+	tree_set_free(alone);
+}
+
 /* A dot bridged to a blob (decode.c, bridged_read; match_config.thin_walls,
  * the upsampled pass): w012211 with a third hole of 3 x 3 px (9 px, under
  * half the others' 36) a single pixel from the blob's edge reads
@@ -2425,6 +2457,7 @@ int main(void)
 		cmocka_unit_test(test_match_joined),
 		cmocka_unit_test(test_match_joined_band),
 		cmocka_unit_test(test_match_joined_bay),
+		cmocka_unit_test(test_match_closed_blob),
 		cmocka_unit_test(test_match_bridged),
 		cmocka_unit_test(test_match_bridged_small),
 		cmocka_unit_test(test_match_specked_leaf),

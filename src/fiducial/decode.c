@@ -555,6 +555,10 @@ static bool leaves_even(const struct match *m, const struct region_tree *t, int3
  * plain leaf's area may be a one-hole blob whose hole closed
  * (closed_hole_read, specked_leaf_read). */
 #define HOLE_CLOSED_X 3
+/* A plain leaf that may be a two-hole blob whose holes closed
+ * (closed_blob_read): it fills under CLOSED_BLOB_SOLIDITY of its moment
+ * ellipse. */
+#define CLOSED_BLOB_SOLIDITY 0.85
 /* A blob whose largest hole has HOLES_UNEVEN_X times the area of its
  * smallest or more holds something else than a symbol's holes
  * (holes_uneven). */
@@ -2142,6 +2146,56 @@ static bool specked_leaf_read(const struct match *m, const struct region_tree *t
 	return false;
 }
 
+/* Whether the tree canon (canonical, with colour letter) is a tree of the
+ * set with a two-hole blob's holes closed: one of its plain leaves given
+ * two holes ("1" then "22") and two more plain leaves taken away, the same
+ * node count. */
+static bool closed_blob_in_set(const struct tree_set *set, const char *canon)
+{
+	const char *seg[TREES_MAX_NODES];
+	int len[TREES_MAX_NODES];
+	const int n = child_slices(canon, seg, len);
+	/* Plain leaves ("1") come last in canon's order. */
+	if (n < 3 || len[n - 1] != 1 || len[n - 2] != 1 || len[n - 3] != 1)
+		return false;
+	seg[n - 3] = "122";
+	len[n - 3] = 3;
+	return slices_in_set(set, canon, seg, len, n - 2);
+}
+
+/* Whether a symbol read whole at root, canon its string, may be another
+ * tree of the set with a two-hole blob's holes closed and two more leaves
+ * taken for dots: a plain leaf of the root has at least HOLE_CLOSED_X
+ * times the median plain leaf's area, fills under CLOSED_BLOB_SOLIDITY of
+ * its moment ellipse (filled_solidity), and the tree with it a two-hole
+ * blob and two plain leaves fewer is in the set (closed_blob_in_set): the
+ * same node count. specked_leaf_read's kind with two holes closed whole,
+ * no speck left: where a hard shadow's edge crosses a 35 px 6 of
+ * reacTIVision's set near the wide-angle lens's corner, the Lanczos read
+ * of its place (up_sharp) closed a two-hole blob into a 71 px leaf (7.6
+ * times as long as wide, filling 0.815) and took four pieces of the
+ * edge's band (7-11 px) for dots, reading 105 (oblique, seed 61, frame
+ * 16). Over the 24- and 48-frame sets, sheet-half 501-524 and oblique
+ * 60-75 such a leaf came with 13 reads: the two whose places changed were
+ * wrong (that 105; a 34 px 150 read as 189 on the dim preset at 48
+ * frames, frame 45), 9 were of IDs in no frame of their set, 2 of an ID
+ * in the set's frames (83, room at 48 frames and oblique 73), where the
+ * detections stayed the same. The sizes are tried first, then the
+ * solidity, then the set. */
+static bool closed_blob_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
+			     const char *canon)
+{
+	const int n = c->n;
+	if (n < 0 || c->n_leaf < 3 || c->area[c->n_leaf - 1] < HOLE_CLOSED_X * c->area[(c->n_leaf - 1) / 2])
+		return false;
+	const int64_t big = (int64_t)HOLE_CLOSED_X * c->area[(c->n_leaf - 1) / 2];
+	for (int q = 0; q < n; q++)
+		if (c->plain[q] && reg(m, t, c->kid[q])->area >= big && !(m->flags[c->kid[q]] & FLAG_REPAIRED) &&
+		    filled_solidity(m, t, c->kid[q]) < CLOSED_BLOB_SOLIDITY)
+			return closed_blob_in_set(m->cfg.trees, canon);
+	return false;
+}
+
 /* Whether leaf l, which merged_decode would count twice (canon: the tree
  * so counted), may be a one-hole blob whose wall a cut opened: the tree
  * with l a one-hole blob instead is in the set too (moved_in_set with no
@@ -2358,6 +2412,7 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	     cut_read(m, t, root, &kids, canon) ||
 	     arc_read(m, t, &kids, canon) ||
 	     specked_leaf_read(m, t, &kids, canon) ||
+	     closed_blob_read(m, t, &kids, canon) ||
 	     merged_blob_read(m, t, &kids, MERGED_BLOB_BAY) ||
 	     (m->cfg.enclosed && enclosed_read(m, t, &kids, canon)) ||
 	     joined_read(m, t, &kids, canon) ||
