@@ -1657,7 +1657,8 @@ static bool merged_blob_read(const struct match *m, const struct region_tree *t,
 
 /* Whether a symbol read whole at root, canon its string, may be another
  * tree of the set with two of its blobs run together around a piece of
- * the root's area (match_config.enclosed, the deblurring pass): a child
+ * the root's area (match_config.enclosed, the deblurring pass; in the
+ * other passes where its holes are all small, below): a child
  * of the root whose children are all leaves, three or more, fills under
  * BAY_SOLIDITY of its moment ellipse (filled_solidity), holds a hole of
  * at most 1 / ENCLOSED_DIV of the symbol's median hole, a closing gives
@@ -1678,8 +1679,21 @@ static bool merged_blob_read(const struct match *m, const struct region_tree *t,
  * BAY_SOLIDITY had holes of 0.55 of the median or more and pockets of
  * 0.4 of it at most. In every pass the rule held right reads too (4 over
  * those sets, each read by another pass as well: a three-hole blob's hole
- * shrunk in a shadow beside a bay of 0.6-3 median holes). The solidity is
- * tried first, then the hole, the set and the pixels. */
+ * shrunk in a shadow beside a bay of 0.6-3 median holes). Outside that
+ * pass (every scale and pass) the rule asks more: the blob fills under
+ * JOINED_BAY_SOLIDITY, as two blobs joined do, and every hole of it is at
+ * most 1 / ENCLOSED_DIV of the median, not its least alone. Where a hard
+ * shadow's edge darkens two blobs side by side, it joins them across the
+ * root's area between them and shrinks all their holes, the enclosed
+ * piece among them: the third scale's pass by symbol size read a 40 px 9
+ * of reacTIVision's set as 64 so (sheet-half, seed 522, frame 21: a
+ * two-hole and a one-hole blob joined into one of four holes of 1-2 px
+ * against a median hole of 5, filling 0.825 of its ellipse, a 3 px
+ * pocket). A three-hole blob one of whose holes shrank in a shadow keeps
+ * its other holes, and the one whole blob of small holes that the sets
+ * showed (a 59 px 5 in a shadow's edge, sheet-half, seed 520) filled
+ * 0.923. The solidity is tried first, then the holes, the set and the
+ * pixels. */
 static bool enclosed_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
 			  const char *canon)
 {
@@ -1689,18 +1703,24 @@ static bool enclosed_read(const struct match *m, const struct region_tree *t, co
 		if (c->plain[q] || (m->flags[c->kid[q]] & FLAG_REPAIRED))
 			continue;
 		const int j = leaf_holes(m, t, c->kid[q]);
-		if (j < 3 || filled_solidity(m, t, c->kid[q]) >= BAY_SOLIDITY)
+		if (j < 3)
 			continue;
-		int least = INT_MAX, n_k;
+		const double sol = filled_solidity(m, t, c->kid[q]);
+		if (sol >= (m->cfg.enclosed ? BAY_SOLIDITY : JOINED_BAY_SOLIDITY))
+			continue;
+		int least = INT_MAX, most = 0, n_k;
 		const int32_t *lk = adj_of(m, t, c->kid[q], &n_k);
 		for (int z = 0; z < n_k; z++)
-			if (kept_child(m, lk[z], c->kid[q]) && reg(m, t, lk[z])->area < least)
-				least = reg(m, t, lk[z])->area;
+			if (kept_child(m, lk[z], c->kid[q])) {
+				const int a = reg(m, t, lk[z])->area;
+				least = a < least ? a : least;
+				most = a > most ? a : most;
+			}
 		if (med < 0)
 			med = median_hole(m, t, c->kid, n);
 		const int need = med / BAY_MERGED_DIV > CUT_MIN_POCKET ? med / BAY_MERGED_DIV : CUT_MIN_POCKET;
-		if (ENCLOSED_DIV * least <= med && split_in_set(m->cfg.trees, canon, j, false) &&
-		    ring_pocket(m, t, c->kid[q]) >= need)
+		if (ENCLOSED_DIV * least <= med && (m->cfg.enclosed || ENCLOSED_DIV * most <= med) &&
+		    split_in_set(m->cfg.trees, canon, j, false) && ring_pocket(m, t, c->kid[q]) >= need)
 			return true;
 	}
 	return false;
@@ -2414,7 +2434,7 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	     specked_leaf_read(m, t, &kids, canon) ||
 	     closed_blob_read(m, t, &kids, canon) ||
 	     merged_blob_read(m, t, &kids, MERGED_BLOB_BAY) ||
-	     (m->cfg.enclosed && enclosed_read(m, t, &kids, canon)) ||
+	     enclosed_read(m, t, &kids, canon) ||
 	     joined_read(m, t, &kids, canon) ||
 	     split_read(m, t, root, canon) ||
 	     merged_hole_read(m, t, root, &kids, canon) ||

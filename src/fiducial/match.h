@@ -310,7 +310,10 @@ struct match_config {
 					* median hole and has a notch in its outline, where the tree
 					* with that blob split in two, a hole fewer, is in the set,
 					* stays fuzzy (decode.c, enclosed_read: two blobs a streak ran
-					* together around a piece of the root; the deblurring pass) */
+					* together around a piece of the root; the deblurring pass).
+					* Without it the rule holds such a read only where the blob
+					* fills under JOINED_BAY_SOLIDITY and all its holes are that
+					* small (a hard shadow joined two blobs) */
 };
 
 struct match;
