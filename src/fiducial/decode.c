@@ -2126,6 +2126,17 @@ static bool closed_hole_read(const struct match *m, const struct region_tree *t,
 	return false;
 }
 
+/* The area a plain leaf of a root's children c needs to be a blob whose
+ * holes closed (HOLE_CLOSED_X times the median plain leaf), where c has at
+ * least min_leaf plain leaves and its largest has that area; else -1. */
+static int64_t closed_leaf_min(const struct root_kids *c, int min_leaf)
+{
+	if (c->n < 0 || c->n_leaf < min_leaf)
+		return -1;
+	const int64_t big = (int64_t)HOLE_CLOSED_X * c->area[(c->n_leaf - 1) / 2];
+	return c->area[c->n_leaf - 1] < big ? -1 : big;
+}
+
 /* Whether a symbol read whole at root, canon its string, may be another
  * tree of the set with a one-hole blob's hole shrunk to specks and one
  * more leaf taken for a dot: a plain leaf of the root has at least
@@ -2150,9 +2161,9 @@ static bool specked_leaf_read(const struct match *m, const struct region_tree *t
 			      const char *canon)
 {
 	const int n = c->n;
-	if (n < 0 || c->n_leaf < 2 || c->area[c->n_leaf - 1] < HOLE_CLOSED_X * c->area[(c->n_leaf - 1) / 2])
+	const int64_t big = closed_leaf_min(c, 2);
+	if (big < 0)
 		return false;
-	const int64_t big = (int64_t)HOLE_CLOSED_X * c->area[(c->n_leaf - 1) / 2];
 	for (int q = 0; q < n; q++) {
 		if (!c->plain[q] || reg(m, t, c->kid[q])->area < big)
 			continue;
@@ -2206,9 +2217,9 @@ static bool closed_blob_read(const struct match *m, const struct region_tree *t,
 			     const char *canon)
 {
 	const int n = c->n;
-	if (n < 0 || c->n_leaf < 3 || c->area[c->n_leaf - 1] < HOLE_CLOSED_X * c->area[(c->n_leaf - 1) / 2])
+	const int64_t big = closed_leaf_min(c, 3);
+	if (big < 0)
 		return false;
-	const int64_t big = (int64_t)HOLE_CLOSED_X * c->area[(c->n_leaf - 1) / 2];
 	for (int q = 0; q < n; q++)
 		if (c->plain[q] && reg(m, t, c->kid[q])->area >= big && !(m->flags[c->kid[q]] & FLAG_REPAIRED) &&
 		    filled_solidity(m, t, c->kid[q]) < CLOSED_BLOB_SOLIDITY)
