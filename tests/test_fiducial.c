@@ -1937,6 +1937,32 @@ static void test_match_cut_dot_piece(void **state)
 	tree_set_free(set);
 }
 
+/* A blob cut in two where the piece has a dot's area but no dot's shape
+ * (decode.c, cut_read, CUT_DOT_FILL): draw_symbol's blob cut from its
+ * lower edge into its second hole left of it and right of it, the piece
+ * an L of 44 px around the hole's lower left corner (the dots' 36 px;
+ * filling 0.65 of its moment ellipse, a dot about 1). The read w012111
+ * stays fuzzy in the first scale's matcher too, where a dot-sized piece
+ * filling its ellipse (test_match_cut_dot_piece) is read; it is read where
+ * the set holds no tree it is a cut of. */
+static void test_match_cut_bent_piece(void **state)
+{
+	(void)state;
+	struct tree_set *set = set_parse("w012211\nw012111\n");
+	struct tree_set *alone = set_parse("w012111\n");
+	for (int kind = 0; kind < 2; kind++) {
+		struct image_u8 img;
+		draw_symbol(&img, 0);
+		rect(&img, 32, 34, 35, 34, 255);
+		rect(&img, 32, 35, 32, 44, 255);
+		rect(&img, 41, 40, 41, 44, 255);
+		rig_check(kind ? alone : set, &img, 100, kind ? 0 : -1);
+		image_u8_free(&img);
+	}
+	tree_set_free(set);
+	tree_set_free(alone);
+}
+
 /* A hole split corner to corner (decode.c, split_read): draw_small's blob
  * with a third 1 px hole diagonal to its first (one 2 x 2 px hole
  * thresholded as a checkerboard is two 4-connected holes) and a 1 px speck
@@ -2492,6 +2518,7 @@ int main(void)
 		cmocka_unit_test(test_match_dot_fill_veto),
 		cmocka_unit_test(test_match_cut_blob),
 		cmocka_unit_test(test_match_cut_dot_piece),
+		cmocka_unit_test(test_match_cut_bent_piece),
 		cmocka_unit_test(test_match_split_hole),
 		cmocka_unit_test(test_match_speck_dot),
 		cmocka_unit_test(test_match_holes_uneven),

@@ -539,6 +539,10 @@ static bool leaves_even(const struct match *m, const struct region_tree *t, int3
 /* Pixels of the root's area that the pair must enclose, its 1 px gaps
  * bridged, for the read to be taken for a cut (cut_pocket). */
 #define CUT_MIN_POCKET 2
+/* A plain leaf of a dot's area beside a blob is taken for a cut's piece
+ * too where it fills under CUT_DOT_FILL of its moment ellipse
+ * (filled_solidity): a whole dot fills about 1. */
+#define CUT_DOT_FILL 0.85
 /* The root's specks (of at most SPECK_MAX_AREA px) in the pair's box that
  * cut_pocket takes for walls, at most. */
 #define CUT_SPECKS 4
@@ -1281,10 +1285,14 @@ static int leaf_holes(const struct match *m, const struct region_tree *t, int32_
  * says so: a plain leaf of the root and a sibling, a pixel or less apart,
  * that enclose a pocket of the root's area (cut_pocket) of at least
  * CUT_MIN_POCKET pixels, the hole the cut opened, where the leaf is not
- * the size of the root's dots (dot_sized) or the sibling is a plain leaf
- * too. A whole dot in a bay of a blob's outline encloses a pocket too (a
- * 51 px 83 on the dim preset, 8 px), which its size keeps; two whole dots
- * enclose nothing or next to nothing (cut_pocket), while a one-hole
+ * the size of the root's dots (dot_sized), or is but fills under
+ * CUT_DOT_FILL of its moment ellipse (filled_solidity: a motion streak
+ * broke a two-hole blob of a 79 px 128 of reacTIVision's set into a blob
+ * and a bent 45 px piece among dots of 32-35, filling 0.754, and the first
+ * scale read 143), or the sibling is a plain leaf too. A whole dot in a
+ * bay of a blob's outline encloses a pocket too (a 51 px 83 on the dim
+ * preset, 8 px), which its size and shape keep; two whole dots enclose
+ * nothing or next to nothing (cut_pocket), while a one-hole
  * blob's ring cut twice leaves two arcs about a dot's area each, around
  * its hole (ring arcs: where a hard shadow's edge crosses a tilted sheet,
  * the closing pass read a 42 px 3 of reacTIVision's set so as 31, arcs of
@@ -1315,13 +1323,24 @@ static bool cut_read(const struct match *m, const struct region_tree *t, int32_t
 		if (has_kids(m, t, c->kid[i]))
 			continue;
 		const bool dot = !m->cfg.few_specks && dot_sized(a->area, med);
-		for (int q = dot ? i + 1 : 0; q < n; q++) {
+		/* disc: -1 not measured yet, else whether the dot-sized leaf
+		 * fills its moment ellipse as a dot does (CUT_DOT_FILL). */
+		int disc = -1;
+		for (int q = 0; q < n; q++) {
 			const struct region *b = reg(m, t, c->kid[q]);
 			if (q == i || a->x0 > b->x1 + 2 || b->x0 > a->x1 + 2 || a->y0 > b->y1 + 2 || b->y0 > a->y1 + 2)
 				continue;
 			const int j = leaf_holes(m, t, c->kid[q]);
-			if (j < 0 || (dot && j > 0))
+			/* A dot-sized leaf and a plain leaf before it were tried
+			 * from that leaf's loop. */
+			if (j < 0 || (dot && j == 0 && q < i))
 				continue;
+			if (dot && j > 0) {
+				if (disc < 0)
+					disc = filled_solidity(m, t, c->kid[i]) >= CUT_DOT_FILL;
+				if (disc)
+					continue;
+			}
 			if (!known[j])
 				known[j] = moved_in_set(m->cfg.trees, canon, j, 1) ? 1 : 2;
 			if (known[j] == 1 && cut_pocket(m, t, root, c->kid[i], c->kid[q]) >= CUT_MIN_POCKET)
