@@ -1402,6 +1402,48 @@ static void test_match_bay(void **state)
 	tree_set_free(alone);
 }
 
+/* A piece of a blob's wall broken off as a "dot" beside the blob one hole
+ * short (decode.c, chip_read): the blob of test_match_bay (a 25 x 25 px
+ * blob around a 4 x 4 px hole, a second hole opened to its edge), a
+ * 2 x 12 px bar 1 px to its right and two 36 px dots: w012111, the node
+ * count of w012211 (the bar back in the blob's wall around a second hole).
+ * The bar is 24 px, between half the median dot and the median dot, and
+ * far longer than wide; the blob fills under CHIP_BLOB_SOLIDITY of its
+ * ellipse. Without bays (no bay_read) the read stays fuzzy with both
+ * trees in the set. The bar drawn as a 5 x 5 px dot, or the set holding
+ * no w012211, it is read. */
+static void test_match_chip(void **state)
+{
+	(void)state;
+	struct tree_set *both = set_parse("w012211\nw012111\n");
+	struct tree_set *alone = set_parse("w012111\n");
+	for (int kind = 0; kind < 3; kind++) {
+		struct image_u8 img;
+		card(&img, 80);
+		rect(&img, 20, 20, 44, 44, 0);
+		rect(&img, 25, 25, 28, 28, 255);
+		if (kind == 1)
+			rect(&img, 46, 30, 50, 34, 0);
+		else
+			rect(&img, 46, 30, 47, 41, 0);
+		rect(&img, 56, 20, 61, 25, 0);
+		rect(&img, 56, 52, 61, 57, 0);
+		struct rig r;
+		const struct tree_set *set = kind == 2 ? alone : both;
+		rig_run(&r, set, &img, 100);
+		struct match_config mc = {.trees = set, .max_width = 80, .max_height = 80, .root_min_px = 20,
+					  .root_max_px = 100};
+		assert_int_equal(match_set_config(r.mat, &mc), 0);
+		detections_clear(&r.det);
+		assert_int_equal(match_process(r.mat, r.tree, &img, &r.det), 0);
+		rig_expect(&r, kind == 0 ? -1 : kind == 2 ? 0 : 1);
+		rig_free(&r);
+		image_u8_free(&img);
+	}
+	tree_set_free(both);
+	tree_set_free(alone);
+}
+
 /* A piece of a blob's wall taken for a dot (decode.c, arc_read): a one-hole
  * blob of 15 x 15 px and, below it, a U of a 3 px band (75 px, the dots
  * 36) open towards the blob, its ends 2 and 6 px from it: w012111, the
@@ -1748,7 +1790,7 @@ static void test_match_joined_bay(void **state)
  * dots: w01111, the node count of w01221 (the dumbbell a two-hole blob,
  * two dots fewer). With both trees in the set the read stays fuzzy; the
  * dumbbell drawn as a 9 x 9 px square (a disc's fill), or the set holding
- * no w01221, it is read. */
+ * no w012211, it is read. */
 static void test_match_closed_blob(void **state)
 {
 	(void)state;
@@ -2530,6 +2572,7 @@ int main(void)
 		cmocka_unit_test(test_match_merged_hole_bay),
 		cmocka_unit_test(test_match_wall_piece),
 		cmocka_unit_test(test_match_bay),
+		cmocka_unit_test(test_match_chip),
 		cmocka_unit_test(test_match_arc),
 		cmocka_unit_test(test_match_merged_blob),
 		cmocka_unit_test(test_match_enclosed),

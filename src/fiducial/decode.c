@@ -576,6 +576,17 @@ static bool leaves_even(const struct match *m, const struct region_tree *t, int3
 /* A child of the root that fills under BAY_SOLIDITY of its moment ellipse,
  * its holes taken for it, may have a hole opened into a bay (bay_read). */
 #define BAY_SOLIDITY 0.94
+/* A plain leaf of at least 1 / CHIP_MIN_DIV of the median plain leaf's
+ * area and at most that median, that fills under CHIP_SOLIDITY of its
+ * moment ellipse or is CHIP_ELONGATION times as long as wide or more
+ * (elongated), beside a child of one or two holes (CHIP_MAX_HOLES) that
+ * fills under CHIP_BLOB_SOLIDITY of its ellipse, may be a piece of that
+ * child's wall (chip_read). */
+#define CHIP_MIN_DIV 2
+#define CHIP_SOLIDITY 0.8
+#define CHIP_ELONGATION 3.5
+#define CHIP_MAX_HOLES 2
+#define CHIP_BLOB_SOLIDITY 0.96
 /* ... and for a merged leaf's read (blob_bay), a pocket of a
  * 1 / BAY_MERGED_DIV of the median hole is enough. */
 #define BAY_MERGED_DIV 2
@@ -1633,6 +1644,64 @@ static bool bay_read(const struct match *m, const struct region_tree *t, const s
 	return false;
 }
 
+/* Whether a symbol read whole at root, canon its string, may be another
+ * tree of the set with a piece of a blob's wall broken off and taken for
+ * a dot, the blob one hole short: a plain leaf of 1 / CHIP_MIN_DIV of the
+ * median plain leaf's area up to that median, not a disc (it fills under
+ * CHIP_SOLIDITY of its moment ellipse, filled_solidity, or is
+ * CHIP_ELONGATION times as long as wide, elongated), its box within two
+ * pixels of a sibling whose children are all leaves, one or two of them
+ * (j, CHIP_MAX_HOLES), that fills under CHIP_BLOB_SOLIDITY of its
+ * ellipse, where the tree with that leaf taken away and a hole given to a
+ * child of j holes is in the set (moved_in_set). Where a bright patch
+ * crosses a two-hole blob of reacTIVision's set on the sheet-half preset,
+ * the threshold opens one hole into the root's area and cuts off a bent
+ * or elongated piece of its wall about a dot's size, and the blob keeps
+ * one hole: a 52 px 6 read as 38 (seed 521 frame 5 and seed 530 frame 5;
+ * 45 px, seed 526 frame 6) by the third scale's first, closing and
+ * upsampled passes, the piece 12-14 px (0.5-1 of the median dot; 54-62
+ * upsampled), filling 0.74-0.79 of its ellipse or 3.7-5.2 times as long
+ * as wide, the blob 0.85-0.95 of its ellipse with a pocket of 0-5 px,
+ * below what bay_read asks. A dot is a disc, however the sheet's tilt
+ * foreshortens it (sheet-half dots are up to 3 times as long as wide),
+ * and a whole blob fills 0.96-1 of its ellipse. The blob's solidity and
+ * the leaf's size are tried first, then the leaf's shape, then the set. */
+static bool chip_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
+		      const char *canon)
+{
+	const int n = c->n;
+	if (n < 0 || !c->n_leaf)
+		return false;
+	const int med = c->area[c->n_leaf / 2];
+	/* known[j]: 0 not looked up, 1 the tree with a hole given to a child
+	 * of j holes is in the set, 2 not. */
+	uint8_t known[TREES_MAX_NODES + 1] = {0};
+	for (int i = 0; i < n; i++) {
+		const struct region *g = reg(m, t, c->kid[i]);
+		if (!c->plain[i] || g->area > med || CHIP_MIN_DIV * g->area < med)
+			continue;
+		/* shape: 0 not looked at, 1 a disc, 2 not. */
+		int shape = 0;
+		for (int q = 0; q < n; q++) {
+			const struct region *b = reg(m, t, c->kid[q]);
+			if (c->plain[q] || g->x0 > b->x1 + 2 || b->x0 > g->x1 + 2 || g->y0 > b->y1 + 2 || b->y0 > g->y1 + 2)
+				continue;
+			const int j = leaf_holes(m, t, c->kid[q]);
+			if (j < 1 || j > CHIP_MAX_HOLES || filled_solidity(m, t, c->kid[q]) >= CHIP_BLOB_SOLIDITY)
+				continue;
+			if (!shape)
+				shape = elongated(g, CHIP_ELONGATION) || filled_solidity(m, t, c->kid[i]) < CHIP_SOLIDITY ? 2 : 1;
+			if (shape == 1)
+				break;
+			if (!known[j])
+				known[j] = moved_in_set(m->cfg.trees, canon, j, 1) ? 1 : 2;
+			if (known[j] == 1)
+				return true;
+		}
+	}
+	return false;
+}
+
 /* Whether a symbol read whole at root may be another tree of the set with
  * two of its blobs run together: a child of the root whose children are
  * all leaves, MERGED_BLOB_HOLES of them or more, fills under BAY_SOLIDITY
@@ -2458,7 +2527,8 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	 * the dim preset, reacTIVision's set, a veto of the ratio pass so left
 	 * fuzzy let that pass's 17 stand at a 61 px 56). */
 	if (id >= 0 && read_whole &&
-	    ((!veto && (speck_read(m, t, &kids, canon) || (m->cfg.bays && bay_read(m, t, &kids, canon)))) ||
+	    ((!veto && (speck_read(m, t, &kids, canon) || (m->cfg.bays && bay_read(m, t, &kids, canon)) ||
+		       chip_read(m, t, &kids, canon))) ||
 	     cut_read(m, t, root, &kids, canon) ||
 	     arc_read(m, t, &kids, canon) ||
 	     specked_leaf_read(m, t, &kids, canon) ||
