@@ -1659,13 +1659,14 @@ static bool bay_read(const struct match *m, const struct region_tree *t, const s
  * or elongated piece of its wall about a dot's size, and the blob keeps
  * one hole: a 52 px 6 read as 38 (seed 521 frame 5 and seed 530 frame 5;
  * 45 px, seed 526 frame 6) by the third scale's first, closing and
- * upsampled passes, the piece 12-14 px (0.5-1 of the median dot; 54-62
+ * upsampled passes, the piece 7-14 px (0.5-1 of the median dot; 54-62
  * upsampled), filling 0.74-0.79 of its ellipse or 3.7-5.2 times as long
  * as wide, the blob 0.85-0.95 of its ellipse with a pocket of 0-5 px,
  * below what bay_read asks. A dot is a disc, however the sheet's tilt
  * foreshortens it (sheet-half dots are up to 3 times as long as wide),
- * and a whole blob fills 0.96-1 of its ellipse. The blob's solidity and
- * the leaf's size are tried first, then the leaf's shape, then the set. */
+ * and the blobs beside such leaves in right reads mostly fill 0.97-1 of
+ * their ellipse. The leaf's size, then the blob's holes and solidity,
+ * then the leaf's shape, then the set are tried. */
 static bool chip_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
 		      const char *canon)
 {
