@@ -442,6 +442,15 @@ static bool merged_decode(struct match *m, const struct region_tree *t, int32_t 
 	return false;
 }
 
+/* moved_in_set(set, canon, j, 1), looked up once a j: known[j] 0 not
+ * looked up yet, 1 the tree is in the set, 2 not. */
+static bool moved_memo(const struct tree_set *set, const char *canon, uint8_t *known, int j)
+{
+	if (!known[j])
+		known[j] = moved_in_set(set, canon, j, 1) ? 1 : 2;
+	return known[j] == 1;
+}
+
 /* Marks the sub-tree at n (specks included) as claimed by a fuzzy symbol. */
 static void claim_fuzzy(struct match *m, const struct region_tree *t, int32_t n, int depth)
 {
@@ -1352,9 +1361,8 @@ static bool cut_read(const struct match *m, const struct region_tree *t, int32_t
 				if (disc)
 					continue;
 			}
-			if (!known[j])
-				known[j] = moved_in_set(m->cfg.trees, canon, j, 1) ? 1 : 2;
-			if (known[j] == 1 && cut_pocket(m, t, root, c->kid[i], c->kid[q]) >= CUT_MIN_POCKET)
+			if (moved_memo(m->cfg.trees, canon, known, j) &&
+			    cut_pocket(m, t, root, c->kid[i], c->kid[q]) >= CUT_MIN_POCKET)
 				return true;
 		}
 	}
@@ -1585,9 +1593,7 @@ static bool arc_read(const struct match *m, const struct region_tree *t, const s
 			const int j = leaf_holes(m, t, c->kid[q]);
 			if (j < 0 || (ring && j > 0))
 				continue;
-			if (!known[j])
-				known[j] = moved_in_set(m->cfg.trees, canon, j, 1) ? 1 : 2;
-			if (known[j] == 1)
+			if (moved_memo(m->cfg.trees, canon, known, j))
 				return true;
 		}
 	}
@@ -1630,9 +1636,7 @@ static bool bay_read(const struct match *m, const struct region_tree *t, const s
 		const int j = leaf_holes(m, t, c->kid[q]);
 		if (j < 0)
 			continue;
-		if (!known[j])
-			known[j] = moved_in_set(m->cfg.trees, canon, j, 1) ? 1 : 2;
-		if (known[j] != 1)
+		if (!moved_memo(m->cfg.trees, canon, known, j))
 			continue;
 		if (need < 0) {
 			const int med = median_hole(m, t, c->kid, n);
@@ -1694,9 +1698,7 @@ static bool chip_read(const struct match *m, const struct region_tree *t, const 
 				shape = elongated(g, CHIP_ELONGATION) || filled_solidity(m, t, c->kid[i]) < CHIP_SOLIDITY ? 2 : 1;
 			if (shape == 1)
 				break;
-			if (!known[j])
-				known[j] = moved_in_set(m->cfg.trees, canon, j, 1) ? 1 : 2;
-			if (known[j] == 1)
+			if (moved_memo(m->cfg.trees, canon, known, j))
 				return true;
 		}
 	}
