@@ -451,6 +451,13 @@ static bool moved_memo(const struct tree_set *set, const char *canon, uint8_t *k
 	return known[j] == 1;
 }
 
+/* Whether the boxes of regions a and b lie within gap pixels of each
+ * other (0: they overlap or touch). */
+static bool boxes_near(const struct region *a, const struct region *b, int gap)
+{
+	return a->x0 <= b->x1 + gap && b->x0 <= a->x1 + gap && a->y0 <= b->y1 + gap && b->y0 <= a->y1 + gap;
+}
+
 /* Marks the sub-tree at n (specks included) as claimed by a fuzzy symbol. */
 static void claim_fuzzy(struct match *m, const struct region_tree *t, int32_t n, int depth)
 {
@@ -1348,7 +1355,7 @@ static bool cut_read(const struct match *m, const struct region_tree *t, int32_t
 		int disc = -1;
 		for (int q = 0; q < n; q++) {
 			const struct region *b = reg(m, t, c->kid[q]);
-			if (q == i || a->x0 > b->x1 + 2 || b->x0 > a->x1 + 2 || a->y0 > b->y1 + 2 || b->y0 > a->y1 + 2)
+			if (q == i || !boxes_near(a, b, 2))
 				continue;
 			const int j = leaf_holes(m, t, c->kid[q]);
 			/* A dot-sized leaf and a plain leaf before it were tried
@@ -1386,6 +1393,14 @@ static int median_hole(const struct match *m, const struct region_tree *t, const
 		return 0;
 	qsort(hole, (size_t)n_hole, sizeof(int), cmp_int);
 	return hole[(n_hole - 1) / 2];
+}
+
+/* The pocket a closing must give a blob to show a bay of its outline: 1 /
+ * BAY_MERGED_DIV of the symbol's median hole med, at least CUT_MIN_POCKET. */
+static int bay_pocket_min(int med)
+{
+	const int half = med / BAY_MERGED_DIV;
+	return half > CUT_MIN_POCKET ? half : CUT_MIN_POCKET;
 }
 
 /* Whether one of the root's n children kid[] with j holes, all leaves
@@ -1587,8 +1602,7 @@ static bool arc_read(const struct match *m, const struct region_tree *t, const s
 		}
 		for (int q = 0; q < n; q++) {
 			const struct region *b = reg(m, t, c->kid[q]);
-			if (q == i || a->x0 > b->x1 + gap || b->x0 > a->x1 + gap || a->y0 > b->y1 + gap ||
-			    b->y0 > a->y1 + gap)
+			if (q == i || !boxes_near(a, b, gap))
 				continue;
 			const int j = leaf_holes(m, t, c->kid[q]);
 			if (j < 0 || (ring && j > 0))
@@ -1689,7 +1703,7 @@ static bool chip_read(const struct match *m, const struct region_tree *t, const 
 		int shape = 0;
 		for (int q = 0; q < n; q++) {
 			const struct region *b = reg(m, t, c->kid[q]);
-			if (c->plain[q] || g->x0 > b->x1 + 2 || b->x0 > g->x1 + 2 || g->y0 > b->y1 + 2 || b->y0 > g->y1 + 2)
+			if (c->plain[q] || !boxes_near(g, b, 2))
 				continue;
 			const int j = leaf_holes(m, t, c->kid[q]);
 			if (j < 1 || j > CHIP_MAX_HOLES || filled_solidity(m, t, c->kid[q]) >= CHIP_BLOB_SOLIDITY)
@@ -1809,7 +1823,7 @@ static bool enclosed_read(const struct match *m, const struct region_tree *t, co
 			}
 		if (med < 0)
 			med = median_hole(m, t, c->kid, n);
-		const int need = med / BAY_MERGED_DIV > CUT_MIN_POCKET ? med / BAY_MERGED_DIV : CUT_MIN_POCKET;
+		const int need = bay_pocket_min(med);
 		if (ENCLOSED_DIV * least <= med && (m->cfg.enclosed || ENCLOSED_DIV * most <= med) &&
 		    split_in_set(m->cfg.trees, canon, j, false) && ring_pocket(m, t, c->kid[q]) >= need)
 			return true;
@@ -1893,8 +1907,7 @@ static bool joined_read(const struct match *m, const struct region_tree *t, cons
 			continue;
 		if (sol < JOINED_SOLIDITY || (sol < JOINED_BAND_SOLIDITY && band > 0))
 			return true;
-		const int half = median_hole(m, t, c->kid, n) / BAY_MERGED_DIV;
-		if (ring_pocket(m, t, c->kid[q]) >= (half > CUT_MIN_POCKET ? half : CUT_MIN_POCKET))
+		if (ring_pocket(m, t, c->kid[q]) >= bay_pocket_min(median_hole(m, t, c->kid, n)))
 			return true;
 	}
 	return false;
@@ -1930,10 +1943,8 @@ static bool blob_bay(const struct match *m, const struct region_tree *t, int32_t
 		if ((m->flags[c.kid[q]] & FLAG_REPAIRED) || leaf_holes(m, t, c.kid[q]) < 1 ||
 		    filled_solidity(m, t, c.kid[q]) >= BAY_SOLIDITY)
 			continue;
-		if (need < 0) {
-			const int half = median_hole(m, t, c.kid, n) / BAY_MERGED_DIV;
-			need = half > CUT_MIN_POCKET ? half : CUT_MIN_POCKET;
-		}
+		if (need < 0)
+			need = bay_pocket_min(median_hole(m, t, c.kid, n));
 		if (ring_pocket(m, t, c.kid[q]) >= need)
 			return true;
 	}
@@ -1973,8 +1984,7 @@ static bool wall_piece(const struct match *m, const struct region_tree *t, int32
 	raw[0] = 0;
 	for (int q = 0; q < n; q++) {
 		const struct region *b = reg(m, t, c.kid[q]);
-		if (c.plain[q] || (m->flags[c.kid[q]] & FLAG_REPAIRED) || l->x0 > b->x1 + 2 || b->x0 > l->x1 + 2 ||
-		    l->y0 > b->y1 + 2 || b->y0 > l->y1 + 2)
+		if (c.plain[q] || (m->flags[c.kid[q]] & FLAG_REPAIRED) || !boxes_near(l, b, 2))
 			continue;
 		const int j = leaf_holes(m, t, c.kid[q]);
 		if (j < 1 || filled_solidity(m, t, c.kid[q]) >= BAY_SOLIDITY)
@@ -2398,8 +2408,7 @@ static bool corner_touch(const struct region_tree *t, int32_t h, int32_t g)
 {
 	const struct region *a = &t->regions[h], *b = &t->regions[g];
 	if (a->x1 - a->x0 >= SPLIT_HOLE_SIDE || a->y1 - a->y0 >= SPLIT_HOLE_SIDE ||
-	    b->x1 - b->x0 >= SPLIT_HOLE_SIDE || b->y1 - b->y0 >= SPLIT_HOLE_SIDE || a->x0 > b->x1 + 1 ||
-	    b->x0 > a->x1 + 1 || a->y0 > b->y1 + 1 || b->y0 > a->y1 + 1)
+	    b->x1 - b->x0 >= SPLIT_HOLE_SIDE || b->y1 - b->y0 >= SPLIT_HOLE_SIDE || !boxes_near(a, b, 1))
 		return false;
 	const int x0 = a->x0 < b->x0 ? a->x0 : b->x0, y0 = a->y0 < b->y0 ? a->y0 : b->y0;
 	const int x1 = a->x1 > b->x1 ? a->x1 : b->x1, y1 = a->y1 > b->y1 ? a->y1 : b->y1;
