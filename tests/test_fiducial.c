@@ -1444,6 +1444,38 @@ static void test_match_chip(void **state)
 	tree_set_free(alone);
 }
 
+/* A thin piece of a blob's wall larger than the dots, beside the blob one
+ * hole short (decode.c, chip_read, chip_shape): the blob of
+ * test_match_chip, a 2 x 12 px bar 1 px to its right and two 5 x 4 px
+ * dots: w012111, the node count of w012211. The bar's 24 px are over the
+ * median dot (20) and under 3/2 of it, far longer than wide and no pixel
+ * of it two pixels inside: with both trees in the set the read stays
+ * fuzzy. Drawn 3 px wide (3 x 8 px, as many pixels, as elongated as a
+ * tilted dot may be and 2 px deep), or with the set holding no w012211,
+ * it is read. */
+static void test_match_chip_thin(void **state)
+{
+	(void)state;
+	struct tree_set *both = set_parse("w012211\nw012111\n");
+	struct tree_set *alone = set_parse("w012111\n");
+	for (int kind = 0; kind < 3; kind++) {
+		struct image_u8 img;
+		card(&img, 80);
+		rect(&img, 20, 20, 44, 44, 0);
+		rect(&img, 25, 25, 28, 28, 255);
+		if (kind == 1)
+			rect(&img, 46, 30, 48, 37, 0);
+		else
+			rect(&img, 46, 30, 47, 41, 0);
+		rect(&img, 56, 20, 60, 23, 0);
+		rect(&img, 56, 52, 60, 55, 0);
+		rig_check(kind == 2 ? alone : both, &img, 100, kind == 0 ? -1 : kind == 2 ? 0 : 1);
+		image_u8_free(&img);
+	}
+	tree_set_free(both);
+	tree_set_free(alone);
+}
+
 /* A piece of a blob's wall taken for a dot (decode.c, arc_read): a one-hole
  * blob of 15 x 15 px and, below it, a U of a 3 px band (75 px, the dots
  * 36) open towards the blob, its ends 2 and 6 px from it: w012111, the
@@ -2573,6 +2605,7 @@ int main(void)
 		cmocka_unit_test(test_match_wall_piece),
 		cmocka_unit_test(test_match_bay),
 		cmocka_unit_test(test_match_chip),
+		cmocka_unit_test(test_match_chip_thin),
 		cmocka_unit_test(test_match_arc),
 		cmocka_unit_test(test_match_merged_blob),
 		cmocka_unit_test(test_match_enclosed),

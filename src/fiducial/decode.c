@@ -595,7 +595,8 @@ static bool leaves_even(const struct match *m, const struct region_tree *t, int3
 /* A plain leaf of at least 1 / CHIP_MIN_DIV of the median plain leaf's
  * area and at most that median, that fills under CHIP_SOLIDITY of its
  * moment ellipse or is CHIP_ELONGATION times as long as wide or more
- * (elongated), beside a child of one or two holes (CHIP_MAX_HOLES) that
+ * (elongated), or over the median up to 3/2 of it, that elongated and at
+ * most 2 px across (chip_shape), beside a child of one or two holes (CHIP_MAX_HOLES) that
  * fills under CHIP_BLOB_SOLIDITY of its ellipse, may be a piece of that
  * child's wall (chip_read). */
 #define CHIP_MIN_DIV 2
@@ -1662,12 +1663,35 @@ static bool bay_read(const struct match *m, const struct region_tree *t, const s
 	return false;
 }
 
+/* Whether plain leaf k of the root is no dot but a piece of a blob's
+ * wall, as chip_read() asks: under the median plain leaf (over false)
+ * where it fills under CHIP_SOLIDITY of its moment ellipse
+ * (filled_solidity) or is CHIP_ELONGATION times as long as wide or more
+ * (elongated); over it (up to 3/2 of it) where it is that elongated and
+ * a band at most 2 px across too (region_depth 1: no pixel of it two
+ * pixels inside). A wall is 1-2 px thick: on the sheet-half preset drawn
+ * gamma-encoded and read linear (reacTIVision's set, seed 501, frame 2)
+ * the ratio pass read a 47 px 5 as 28, a 9 px sliver of a two-hole
+ * blob's wall (a 3 x 5 px box, 5.1:1, filling 0.806) among dots of 7-8
+ * px beside the blob one hole short, filling 0.905. Over the median the
+ * elongation alone lost the upsampled pass's right 4 of sheet-half (seed
+ * 509, frame 8): a dot of 65 px against 53, 5.2:1 and 4 px deep, beside a
+ * one-hole blob filling 0.798. */
+static bool chip_shape(const struct match *m, const struct region_tree *t, int32_t k, bool over)
+{
+	const struct region *g = reg(m, t, k);
+	if (over)
+		return elongated(g, CHIP_ELONGATION) && region_depth(m, t, k) <= 1;
+	return elongated(g, CHIP_ELONGATION) || filled_solidity(m, t, k) < CHIP_SOLIDITY;
+}
+
 /* Whether a symbol read whole at root, canon its string, may be another
  * tree of the set with a piece of a blob's wall broken off and taken for
  * a dot, the blob one hole short: a plain leaf of 1 / CHIP_MIN_DIV of the
- * median plain leaf's area up to that median, not a disc (it fills under
- * CHIP_SOLIDITY of its moment ellipse, filled_solidity, or is
- * CHIP_ELONGATION times as long as wide, elongated), its box within two
+ * median plain leaf's area up to 3/2 of that median, not a disc
+ * (chip_shape: under the median it fills under CHIP_SOLIDITY of its
+ * moment ellipse or is CHIP_ELONGATION times as long as wide; over it it
+ * is that elongated and at most 2 px across), its box within two
  * pixels of a sibling whose children are all leaves, one or two of them
  * (j, CHIP_MAX_HOLES), that fills under CHIP_BLOB_SOLIDITY of its
  * ellipse, where the tree with that leaf taken away and a hole given to a
@@ -1697,7 +1721,8 @@ static bool chip_read(const struct match *m, const struct region_tree *t, const 
 	uint8_t known[TREES_MAX_NODES + 1] = {0};
 	for (int i = 0; i < n; i++) {
 		const struct region *g = reg(m, t, c->kid[i]);
-		if (!c->plain[i] || g->area > med || CHIP_MIN_DIV * g->area < med)
+		const bool over = g->area > med;
+		if (!c->plain[i] || 2 * g->area > 3 * med || CHIP_MIN_DIV * g->area < med)
 			continue;
 		/* shape: 0 not looked at, 1 a disc, 2 not. */
 		int shape = 0;
@@ -1709,7 +1734,7 @@ static bool chip_read(const struct match *m, const struct region_tree *t, const 
 			if (j < 1 || j > CHIP_MAX_HOLES || filled_solidity(m, t, c->kid[q]) >= CHIP_BLOB_SOLIDITY)
 				continue;
 			if (!shape)
-				shape = elongated(g, CHIP_ELONGATION) || filled_solidity(m, t, c->kid[i]) < CHIP_SOLIDITY ? 2 : 1;
+				shape = chip_shape(m, t, c->kid[i], over) ? 2 : 1;
 			if (shape == 1)
 				break;
 			if (moved_memo(m->cfg.trees, canon, known, j))
@@ -2477,6 +2502,7 @@ static bool split_read(const struct match *m, const struct region_tree *t, int32
 	}
 	return false;
 }
+
 
 void match_tree_decode(struct match *m, const struct region_tree *t, int32_t root, int height, int nodes,
 		       struct detections *out)
