@@ -1476,6 +1476,44 @@ static void test_match_chip_thin(void **state)
 	tree_set_free(alone);
 }
 
+/* A ring broken on both sides of its hole into two arcs taken for dots
+ * (decode.c, ring_pair_read): a 10 x 12 px ring with a 3 px wall around a
+ * 4 x 6 px hole, cut by a 2 px gap on each side, one a row lower than the
+ * other, into two U's of 42 px with legs of 1 and 3 px (their boxes a row
+ * apart), and three 7 x 7 px dots: w011111, the node count of w012111 (a
+ * one-hole blob for the two arcs). The gaps are too wide for a cut's 1 px
+ * bridges (cut_read) and the U's under the dots' area and too full for
+ * arc_read; a closing of the two together gives the hole back. With both
+ * trees in the set the read stays fuzzy. Two 7 x 6 px rectangles in their
+ * place a row apart (as many pixels, filling their ellipse), or the set
+ * holding no w012111, it is read. */
+static void test_match_ring_pair(void **state)
+{
+	(void)state;
+	struct tree_set *both = set_parse("w012111\nw011111\n");
+	struct tree_set *alone = set_parse("w011111\n");
+	for (int kind = 0; kind < 3; kind++) {
+		struct image_u8 img;
+		card(&img, 80);
+		if (kind == 1) {
+			rect(&img, 21, 19, 27, 24, 0);
+			rect(&img, 21, 26, 27, 31, 0);
+		} else {
+			rect(&img, 20, 20, 29, 31, 0);
+			rect(&img, 23, 23, 26, 28, 255);
+			rect(&img, 20, 24, 22, 25, 255);
+			rect(&img, 27, 26, 29, 27, 255);
+		}
+		rect(&img, 50, 20, 56, 26, 0);
+		rect(&img, 50, 40, 56, 46, 0);
+		rect(&img, 20, 50, 26, 56, 0);
+		rig_check(kind == 2 ? alone : both, &img, 100, kind == 0 ? -1 : kind == 2 ? 0 : 1);
+		image_u8_free(&img);
+	}
+	tree_set_free(both);
+	tree_set_free(alone);
+}
+
 /* A piece of a blob's wall taken for a dot (decode.c, arc_read): a one-hole
  * blob of 15 x 15 px and, below it, a U of a 3 px band (75 px, the dots
  * 36) open towards the blob, its ends 2 and 6 px from it: w012111, the
@@ -2606,6 +2644,7 @@ int main(void)
 		cmocka_unit_test(test_match_bay),
 		cmocka_unit_test(test_match_chip),
 		cmocka_unit_test(test_match_chip_thin),
+		cmocka_unit_test(test_match_ring_pair),
 		cmocka_unit_test(test_match_arc),
 		cmocka_unit_test(test_match_merged_blob),
 		cmocka_unit_test(test_match_enclosed),
