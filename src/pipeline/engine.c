@@ -452,6 +452,7 @@ struct third {
 	struct window win[THIRD_MAX_WINDOWS];
 	bool gpu;              /* s3.thr runs on CUDA: whole frames, into full */
 	bool want_full;        /* gpu: submit the next frame's whole-frame threshold */
+	bool full_pending;     /* the collected frame's whole-frame threshold not yet waited for */
 	bool have_full;        /* full holds the collected frame's mask */
 	struct bitmask full;   /* the frame's mask, borrowed from s3.thr after a collect */
 	struct threshold *cpu; /* gpu: the same threshold on the CPU, for windows without full */
@@ -744,6 +745,20 @@ static bool scale_detect(struct scale *s, const struct image_u8 *grey)
 }
 
 static int scale_collect(struct engine *e, struct scale *s, int64_t *waited);
+
+/* The collected frame's whole-frame third-scale mask (GPU), waited for
+ * where it is first needed: the third scale, or the next submit when that
+ * comes first. Its kernels run behind both Bernsen scales' and their
+ * labelling; waited for in engine_collect(), they held the first scale's
+ * match back by their whole run. */
+static bool third_full(struct engine *e)
+{
+	if (e->t3.full_pending) {
+		e->t3.full_pending = false;
+		e->t3.have_full = threshold_collect_view(e->s3.thr, &e->t3.full) == 0;
+	}
+	return e->t3.have_full;
+}
 
 /* Collects the second scale where engine_collect() left it pending: from
  * engine_detect() (the worker, or inline) or before the next frame's
@@ -1565,6 +1580,7 @@ int engine_submit(struct engine *e, const struct image_u8 *grey)
 	 * overlaps that frame's detect), is collected before its thresholder
 	 * takes the next frame. */
 	second_collect(e);
+	third_full(e);
 	if (grey->width != e->cfg.width || grey->height != e->cfg.height)
 		return ERR_SIZE;
 	int64_t t0 = clock_now_ns();
@@ -1620,10 +1636,8 @@ int engine_collect(struct engine *e)
 	if (!e->s2_deferred)
 		e->s2.err = ERR_AGAIN;
 	e->t3.have_full = false;
-	if (e->s3.submitted) {
-		e->s3.submitted = false;
-		e->t3.have_full = threshold_collect_view(e->s3.thr, &e->t3.full) == 0;
-	}
+	e->t3.full_pending = e->s3.submitted;
+	e->s3.submitted = false;
 	/* The time the threshold holds the caller (submit + waiting in collect),
 	 * not the wall time between them, which may hold other work; waiting
 	 * for the GPU segmenters counts as segmentation (engine_detect). */
@@ -1831,6 +1845,8 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 	st->windows += n > 0 ? n : 0;
 	st->area_px += area;
 	e->t3.want_full = e->t3.gpu && 8 * area > frame_px;
+	/* Before the passes' jobs start: they read have_full. */
+	third_full(e);
 	struct threshold *thr = e->t3.cpu ? e->t3.cpu : e->s3.thr;
 	detections_clear(&e->s3.det);
 	ratio_start(e, grey, found);
