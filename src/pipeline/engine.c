@@ -2014,7 +2014,7 @@ static bool sharp_check(struct engine *e, const struct image_u8 *grey, const str
  * symbols (d->fids from `from` on) is read again in a window around it at
  * radius_small_check, and merge_check() turns it fuzzy where that read
  * gives another ID; then, with sharp_up, where its Lanczos read does
- * (sharp_check; not a fallback's). */
+ * (sharp_check; not a fallback's, nor one over THIRD_SMALL_MAX_PX). */
 static bool small_check(struct engine *e, const struct image_u8 *grey, int from)
 {
 	struct third *t = &e->t3;
@@ -2033,7 +2033,7 @@ static bool small_check(struct engine *e, const struct image_u8 *grey, int from)
 		const struct window w = square_around(grey, fx, fy, r);
 		bool ok = true;
 		if (t->up && e->cfg.sharp_up && d->fids[i].completed != FIDUCIAL_FALLBACK &&
-		    sharp_check(e, grey, &w, i, &ok))
+		    d->fids[i].size_px <= (float)THIRD_SMALL_MAX_PX && sharp_check(e, grey, &w, i, &ok))
 			continue;
 		if (!ok)
 			return false;
@@ -2614,7 +2614,10 @@ static bool up_sharp_agrees(const struct engine *e, int32_t id, float x, float y
  * A fallback (FIDUCIAL_FALLBACK: the island, ink and fine reads) is not
  * judged: it stands only where nothing else reads, and on oblique two
  * right ones (28 and 36 px, foreshortened) were read by Lanczos as
- * another ID, a hole lost and a ringing speck taken for a dot. */
+ * another ID, a hole lost and a ringing speck taken for a dot. Nor is a
+ * read over THIRD_SMALL_MAX_PX: over the realistic, oblique and
+ * sheet-half sets its Lanczos read held one right read of 54 px of
+ * 10 127 and no wrong one. */
 static bool sharp_check(struct engine *e, const struct image_u8 *grey, const struct window *w, int i, bool *ok)
 {
 	struct third *t = &e->t3;
