@@ -16,6 +16,21 @@
  * count. */
 #define MIN_AREA 16
 #define MIN_BRANCHES 3
+/* ... and whose branches other than the largest (a root's surround: the
+ * table or the card's ring) hold at least 1 / MIN_BRANCH_SHARE of its own
+ * pixels (windows_find's rule only): a symbol's root holds its blobs, a
+ * node its leaves, a few per cent of it at the least (2 % and more for
+ * every structure of symbol size on our sets). A bright hand on a DI table
+ * is a region of hundreds of pixels a side whose fingers' blurred, noisy
+ * edges leave it a few holes of 20-50 pixels: enough to branch, 0.15-0.4
+ * % of its pixels (the di preset, seed 11: frame 8, a 477 px hand with
+ * holes of 20 and 32 px, 0.15 %; frame 26, 315 px, 0.36 %), and a region
+ * that large asks for windows of its own size down the whole radius
+ * ladder (19 windows over 3.9 times the frame) and the closing pass's. At
+ * 1 / 200 no read changed on any of our sets (the lowest share of a
+ * region kept live there: 0.53 %); at 1 / 100 reads of four symbols moved
+ * (sheet-half seed 519, frame 14). */
+#define MIN_BRANCH_SHARE 200
 /* The same for small structure (windows_find_small): pixels of each
  * neighbour that counts. */
 #define SMALL_MIN_AREA 4
@@ -228,6 +243,25 @@ static bool a_branch(const struct region *g, const struct detections *d)
 	return !a_finger(g, d);
 }
 
+/* Whether region r's branches (a_branch(), of MIN_AREA pixels or more)
+ * other than the largest hold at least 1 / MIN_BRANCH_SHARE of its pixels.
+ */
+static bool branches_hold(const struct region_tree *t, int32_t r, const struct detections *d)
+{
+	const struct region *g = &t->regions[r];
+	const int32_t *adj = region_adj(t, r);
+	int64_t sum = 0;
+	int32_t largest = 0;
+	for (int i = 0; i < g->n_adj; i++) {
+		const struct region *a = &t->regions[adj[i]];
+		if (a->area < MIN_AREA || !a_branch(a, d))
+			continue;
+		sum += a->area;
+		largest = a->area > largest ? a->area : largest;
+	}
+	return MIN_BRANCH_SHARE * (sum - largest) >= (int64_t)g->area;
+}
+
 /* Whether region r is structure that no decoded symbol or finger explains
  * and that branches as a symbol's regions do: its box under max_side a
  * side, touching at least MIN_BRANCHES branches (a_branch()) of min_area
@@ -253,7 +287,7 @@ static bool live_region(const struct region_tree *t, int32_t r, int max_side, in
 	n = 0;
 	for (int i = 0; i < g->n_adj && n < MIN_BRANCHES; i++)
 		n += t->regions[adj[i]].area >= min_area && a_branch(&t->regions[adj[i]], b->d);
-	return n >= MIN_BRANCHES;
+	return n >= MIN_BRANCHES && (min_area != MIN_AREA || branches_hold(t, r, b->d));
 }
 
 /* The longer side of region g's box. */
