@@ -1173,6 +1173,104 @@ static void test_windows_islands(void **state)
 	win_fixture_close(&f);
 }
 
+/* The region of tree whose box is x0 <= x < x1, y0 <= y < y1 (-1: none). */
+static int32_t region_at(const struct region_tree *tree, int x0, int y0, int x1, int y1)
+{
+	for (int32_t r = 0; r < tree->n_regions; r++) {
+		const struct region *g = &tree->regions[r];
+		if (g->x0 == x0 && g->y0 == y0 && g->x1 == x1 - 1 && g->y1 == y1 - 1)
+			return r;
+	}
+	return -1;
+}
+
+/* Islands around a blob (windows_blobs): a bright hand 120 x 60 px on a
+ * dark table, a rim of nine 4 px white specks 23-46 px above its edge (the
+ * noise the first scale thresholds there on a DI table), all in the tile
+ * row above the hand's: without the blob, islands and a window; with it
+ * found as a blob (or a hand) they lie in what surrounds it, in tiles
+ * within the reach (30 px), taken back, no window; at a reach of 8 px
+ * their tiles are not near it and they stay. Islands nested in a blob (a
+ * card taken for a blob: white dots in its black squares, their neighbour
+ * in its box) stay. */
+static void test_windows_blobs(void **state)
+{
+	(void)state;
+	struct win_fixture f;
+	win_fixture_open(&f, 8);
+	static int32_t scratch[WINDOWS_SCRATCH];
+	struct window win[4];
+	const struct region_tree *tree = NULL;
+	struct windows_scan scan;
+	mask_clear(&f.m);
+	mask_rect(&f.m, 100, 112, 220, 172, true);
+	mask_islands(&f.m, 140, 66, 9);
+	assert_int_equal(segment_process(f.seg, &f.m, &tree), 0);
+	const int32_t hand = region_at(tree, 100, 112, 220, 172);
+	assert_true(hand >= 0);
+	windows_scan(&scan, tree, &f.d, 120, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
+	windows_blobs(&scan, 30);
+	assert_int_equal(scan.n_islands, 9);
+	assert_int_equal(windows_find_islands(&scan, 64, 8, win, 4), 1);
+	f.d.n_blobs = 1;
+	f.d.blobs[0] = (struct blob_det){.x = 160, .y = 142, .w = 120, .h = 60, .region = hand, .hand = true};
+	windows_scan(&scan, tree, &f.d, 120, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
+	windows_blobs(&scan, 8);
+	assert_int_equal(scan.n_islands, 9);
+	windows_scan(&scan, tree, &f.d, 120, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
+	windows_blobs(&scan, 30);
+	assert_int_equal(scan.n_islands, 0);
+	assert_int_equal(windows_find_islands(&scan, 64, 8, win, 4), 0);
+	/* A card of 60 px taken for a blob, 3 x 3 black squares of 8 px each
+	 * holding a white 2 x 2 dot. */
+	mask_clear(&f.m);
+	mask_card(&f.m, 100, 100, 60);
+	for (int i = 1; i <= 3; i++)
+		for (int j = 1; j <= 3; j++)
+			mask_rect(&f.m, 100 + 60 * i / 4 - 1, 100 + 60 * j / 4 - 1, 100 + 60 * i / 4 + 1,
+				  100 + 60 * j / 4 + 1, true);
+	assert_int_equal(segment_process(f.seg, &f.m, &tree), 0);
+	const int32_t card = region_at(tree, 100, 100, 160, 160);
+	assert_true(card >= 0);
+	f.d.blobs[0] = (struct blob_det){.x = 130, .y = 130, .w = 60, .h = 60, .region = card};
+	windows_scan(&scan, tree, &f.d, 120, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
+	assert_int_equal(scan.n_islands, 9);
+	windows_blobs(&scan, 30);
+	assert_int_equal(scan.n_islands, 9);
+	f.d.n_blobs = 0;
+	win_fixture_close(&f);
+}
+
+/* A hand-like region (windows_find's branch share): a bright region of
+ * 200 x 150 px on a dark table with two holes of 16 and 25 px touches
+ * three regions of 16 px or more, as a symbol's root does, but its holes
+ * hold 0.14 % of it: no window. A card of 130 px holding nine 8 px dots
+ * (7 % of it) keeps its window. */
+static void test_windows_branch_share(void **state)
+{
+	(void)state;
+	struct win_fixture f;
+	win_fixture_open(&f, 8);
+	static int32_t scratch[WINDOWS_SCRATCH];
+	struct window win[4];
+	const struct region_tree *tree = NULL;
+	mask_clear(&f.m);
+	mask_rect(&f.m, 60, 40, 260, 190, true);
+	mask_rect(&f.m, 100, 80, 104, 84, false);
+	mask_rect(&f.m, 200, 150, 205, 155, false);
+	assert_int_equal(segment_process(f.seg, &f.m, &tree), 0);
+	struct windows_scan scan;
+	windows_scan(&scan, tree, &f.d, 240, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
+	assert_int_equal(scan.n_live, 0);
+	assert_int_equal(windows_find(&scan, 16, NULL, win, 4), 0);
+	mask_clear(&f.m);
+	mask_card(&f.m, 60, 40, 130);
+	assert_int_equal(segment_process(f.seg, &f.m, &tree), 0);
+	windows_scan(&scan, tree, &f.d, 240, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
+	assert_int_equal(windows_find(&scan, 16, NULL, win, 4), 1);
+	win_fixture_close(&f);
+}
+
 /* grey's x0 <= x < x1, y0 <= y < y1 set to a checkerboard of 2 px
  * squares of grey a and b. */
 static void grey_checker(struct image_u8 *g, int x0, int y0, int x1, int y1, uint8_t a, uint8_t b)
@@ -2824,6 +2922,8 @@ int main(void)
 		cmocka_unit_test(test_windows_small),
 		cmocka_unit_test(test_windows_squeezed),
 		cmocka_unit_test(test_windows_islands),
+		cmocka_unit_test(test_windows_blobs),
+		cmocka_unit_test(test_windows_branch_share),
 		cmocka_unit_test(test_windows_ink),
 		cmocka_unit_test(test_windows_ink_blocks),
 		cmocka_unit_test(test_windows_ink_unread),

@@ -20,16 +20,18 @@
  * table or the card's ring) hold at least 1 / MIN_BRANCH_SHARE of its own
  * pixels (windows_find's rule only): a symbol's root holds its blobs, a
  * node its leaves, a few per cent of it at the least (2 % and more for
- * every structure of symbol size on our sets). A bright hand on a DI table
- * is a region of hundreds of pixels a side whose fingers' blurred, noisy
- * edges leave it a few holes of 20-50 pixels: enough to branch, 0.15-0.4
- * % of its pixels (the di preset, seed 11: frame 8, a 477 px hand with
- * holes of 20 and 32 px, 0.15 %; frame 26, 315 px, 0.36 %), and a region
- * that large asks for windows of its own size down the whole radius
- * ladder (19 windows over 3.9 times the frame) and the closing pass's. At
- * 1 / 200 no read changed on any of our sets (the lowest share of a
- * region kept live there: 0.53 %); at 1 / 100 reads of four symbols moved
- * (sheet-half seed 519, frame 14). */
+ * nearly every live region under 130 px on our sets). A bright hand on a
+ * DI table is a region of hundreds of pixels a side whose fingers' noisy,
+ * blurred edges leave it a few holes of 20-50 pixels: enough to branch,
+ * 0.15-0.4 % of its pixels (the di preset, seed 11: frame 8, a 477 px
+ * hand with holes of 20 and 32 px, 0.15 %; frame 26, 315 px, 0.36 %), and
+ * a region that large asks for windows of its own size down the whole
+ * radius ladder (19 windows over 3.9 times the frame) and the closing
+ * pass's. At 1 / 200 no read changed on any of our sets (the windows of
+ * the regions it takes there, 171-332 px at 0.18-0.44 %, added nothing
+ * that stood; the lowest share of a region kept live: 0.53 %); at 1 / 100
+ * reads moved (four symbols on sheet-half seed 519 frame 14, one each on
+ * shadow-small and phone-half). */
 #define MIN_BRANCH_SHARE 200
 /* The same for small structure (windows_find_small): pixels of each
  * neighbour that counts. */
@@ -300,6 +302,8 @@ static int box_side(const struct region *g)
  * rule, by windows_find_small's. */
 #define LIVE 1
 #define LIVE_SMALL 2
+/* ... and an island the scan counted (windows_blobs may take it back). */
+#define ISLAND 4
 
 /* Whether region r is an island (ISLAND_*) that no decoded symbol or
  * finger explains. */
@@ -342,9 +346,70 @@ void windows_scan(struct windows_scan *s, const struct region_tree *t, const str
 			const struct region *g = &t->regions[r];
 			islands[(g->y0 + g->y1) / 2 / T * ntx + (g->x0 + g->x1) / 2 / T]++;
 			s->n_islands++;
+			memo[r] |= ISLAND;
 		}
 		s->n_live += (memo[r] & LIVE) != 0;
 		s->n_small += (memo[r] & LIVE_SMALL) != 0;
+	}
+}
+
+/* Marks near[] (one int32 a tile) with 1 + the index of a blob of d whose
+ * region (in t) has a pixel within reach pixels of the tile (the last such
+ * blob where several have); 0 elsewhere. A blob's rows are walked for its
+ * region's runs, each run's box grown by reach marking the tiles it meets. */
+static void blobs_mark(const struct region_tree *t, const struct detections *d, int reach, int32_t *near)
+{
+	const int ntx = tiles_x(t->width), nty = (t->height + T - 1) / T;
+	for (int i = 0; i < ntx * nty; i++)
+		near[i] = 0;
+	for (int i = 0; i < d->n_blobs; i++) {
+		const int32_t r = d->blobs[i].region;
+		if (r < 0 || r >= t->n_regions)
+			continue;
+		const struct region *g = &t->regions[r];
+		for (int y = g->y0; y <= g->y1; y++) {
+			const int ty0 = max_i(0, y - reach) / T, ty1 = min_i(t->height - 1, y + reach) / T;
+			for (int32_t k = t->row_first_run[y]; k < t->row_first_run[y + 1]; k++) {
+				const struct run *rn = &t->runs[k];
+				if (rn->region != r)
+					continue;
+				const int tx0 = max_i(0, rn->x - reach) / T,
+					  tx1 = min_i(t->width - 1, rn->x + rn->len - 1 + reach) / T;
+				for (int ty = ty0; ty <= ty1; ty++)
+					for (int tx = tx0; tx <= tx1; tx++)
+						near[ty * ntx + tx] = i + 1;
+			}
+		}
+	}
+}
+
+void windows_blobs(struct windows_scan *s, int reach)
+{
+	if (s->whole || !s->n_islands || !s->d->n_blobs)
+		return;
+	const struct region_tree *t = s->tree;
+	const int ntx = tiles_x(t->width);
+	const size_t nt = (size_t)ntx * (size_t)((t->height + T - 1) / T);
+	/* The ink tiles' room is free until windows_ink. */
+	int32_t *islands = s->scratch + 2 * nt, *near = s->scratch + 3 * nt, *memo = s->scratch + 4 * nt;
+	blobs_mark(t, s->d, reach, near);
+	for (int32_t r = 0; r < t->n_regions; r++) {
+		if (!(memo[r] & ISLAND))
+			continue;
+		const struct region *g = &t->regions[r];
+		const size_t tile = (size_t)((g->y0 + g->y1) / 2 / T) * (size_t)ntx + (size_t)((g->x0 + g->x1) / 2 / T);
+		if (!near[tile])
+			continue;
+		/* Its one neighbour: within the blob's box, a structure the blob
+		 * holds (an unread symbol's card taken for a blob), which keeps
+		 * it; reaching past it, what surrounds the blob. */
+		const struct region *a = &t->regions[region_adj(t, r)[0]];
+		const struct region *q = &t->regions[s->d->blobs[near[tile] - 1].region];
+		if (a->x0 >= q->x0 && a->x1 <= q->x1 && a->y0 >= q->y0 && a->y1 <= q->y1)
+			continue;
+		memo[r] &= ~ISLAND;
+		islands[tile]--;
+		s->n_islands--;
 	}
 }
 

@@ -13,7 +13,11 @@
  * branches as a symbol's do (at least 16 pixels and no larger than a
  * symbol, touching at least three regions of 16 pixels or more: its
  * surround and two children; a root, or a node holding two leaves, even
- * where a shadow cut the symbol's tree) and is not explained: its box lies
+ * where a shadow cut the symbol's tree), whose branches other than the
+ * largest hold at least 1/200 of its pixels (a symbol's root holds its
+ * blobs, a few per cent of it at least; a bright hand on a DI table, a
+ * region of hundreds of pixels a side, holds only the few 20-50 px holes
+ * its blurred fingers' edges leave) and is not explained: its box lies
  * in no decoded symbol's box (its centre +- 0.85 of its size + 4 px: the
  * card's margin reaches past the root) nor a finger's. A finger (looked
  * for or not), a hand, a card's or a shadow's edge is a boundary or a
@@ -150,6 +154,20 @@ int windows_find_small(const struct windows_scan *s, int small_px, int pad, stru
  * holes and dots are still islands there. -1 for the whole frame as
  * above. */
 int windows_find_islands(const struct windows_scan *s, int small_px, int pad, struct window *out, int cap);
+
+/* Takes back from the scanned frame's islands (windows_find_islands) those
+ * that lie in what surrounds a blob or hand of its detections (d->blobs:
+ * their one neighbour's box reaches past the blob region's box), within
+ * about reach pixels of the blob's region (by tiles: an island counts in
+ * the tile of its box's centre, and a tile is near where a pixel of it
+ * lies within reach of one of the region's pixels). Where a bright hand or
+ * object on a dark DI table raises the first scale's threshold, the noise
+ * of the flat table at about the threshold's radius from its edge is
+ * thresholded into a rim of specks, hundreds of islands along it. Islands
+ * nested in the blob (an unread symbol's card taken for a blob) stay. Call
+ * once a frame, after windows_scan and before windows_ink (it uses the ink
+ * tiles' scratch); nothing without blobs. Allocates nothing. */
+void windows_blobs(struct windows_scan *s, int reach);
 
 /* A block of windows_ink's that holds ink and paper by its extremes: its
  * darkest grey lo at most a quarter of its brightest hi, hi at least the
