@@ -1823,11 +1823,15 @@ static bool third_detect(struct engine *e, const struct image_u8 *grey, const st
 	const int max_px = e->cfg.match.root_max_px > 0 ? (int)e->cfg.match.root_max_px : grey->width + grey->height;
 	windows_scan(&e->t3.scan, tree1, &e->s1.det, max_px, THIRD_UP_WIN_PX, grey, e->gate / THIRD_SMALL_SD_DIV,
 		     e->t3.scratch, e->t3.scratch_len);
-	/* The rim of specks around a bright blob or hand lies about the first
-	 * scale's window from its edge: its local mean's where that is wider. */
+	/* The rim of specks around a bright blob or hand is the local mean's
+	 * gate line, about its window from the blob's edge (windows_blobs): a
+	 * first scale that paints windows darker on average than the gate
+	 * black (threshold.h) draws it; Bernsen's flat rule draws none, and
+	 * there blobs (paper between shadows) hold symbols whose rings joined
+	 * the dark around them, which islands are for. */
 	const struct threshold_config *t1 = &e->cfg.thr;
-	const bool bernsen = t1->mode == THRESHOLD_BERNSEN || t1->mode == THRESHOLD_TILED;
-	windows_blobs(&e->t3.scan, !bernsen && t1->mean_radius > t1->radius ? t1->mean_radius : t1->radius);
+	if (t1->mode == THRESHOLD_MEAN || t1->mode == THRESHOLD_SAUVOLA)
+		windows_blobs(&e->t3.scan, t1->mean_radius);
 	if (ink_on(e)) {
 		/* Found at submit, unless the frame is not the one submitted or
 		 * the third scale came on since. */

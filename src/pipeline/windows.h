@@ -163,8 +163,10 @@ int windows_find_islands(const struct windows_scan *s, int small_px, int pad, st
  * lies within reach of one of the region's pixels). Where a bright hand or
  * object on a dark DI table raises the first scale's threshold, the noise
  * of the flat table at about the threshold's radius from its edge is
- * thresholded into a rim of specks, hundreds of islands along it. Islands
- * nested in the blob (an unread symbol's card taken for a blob) stay. Call
+ * thresholded into a rim of specks, hundreds of islands along it (the
+ * local mean's gate line: engine.c calls this only for a local-mean first
+ * scale). Islands nested in the blob (an unread symbol's card taken for a
+ * blob) stay. Call
  * once a frame, after windows_scan and before windows_ink (it uses the ink
  * tiles' scratch); nothing without blobs. Allocates nothing. */
 void windows_blobs(struct windows_scan *s, int reach);
