@@ -1515,20 +1515,58 @@ static void test_windows_ink_unread(void **state)
 }
 
 /* Softens img: each inner pixel mixed with its 3 x 3 mean, the mean's
- * share blur; copy (img's size) receives img as it was. */
-static void soften3(struct image_u8 *img, struct image_u8 *copy, float blur)
+ * share blur, and given uniform noise of +-noise (a fixed LCG from seed);
+ * copy (img's size) receives img as it was. */
+static void soften3(struct image_u8 *img, struct image_u8 *copy, float blur, int noise, unsigned seed)
 {
-	for (int y = 0; y < H; y++)
-		memcpy(image_u8_row(copy, y), image_u8_row(img, y), W);
-	for (int y = 1; y < H - 1; y++)
-		for (int x = 1; x < W - 1; x++) {
+	const int w = img->width, h = img->height;
+	for (int y = 0; y < h; y++)
+		memcpy(image_u8_row(copy, y), image_u8_row(img, y), (size_t)w);
+	unsigned r = seed;
+	for (int y = 1; y < h - 1; y++)
+		for (int x = 1; x < w - 1; x++) {
 			int sum = 0;
 			for (int dy = -1; dy <= 1; dy++)
 				for (int dx = -1; dx <= 1; dx++)
 					sum += image_u8_row(copy, y + dy)[x + dx];
-			image_u8_row(img, y)[x] =
-				(uint8_t)((1.0f - blur) * image_u8_row(copy, y)[x] + blur * (float)sum / 9.0f + 0.5f);
+			r = r * 1103515245u + 12345u;
+			const float mix = (1.0f - blur) * (float)image_u8_row(copy, y)[x] + blur * (float)sum / 9.0f;
+			const int v = (int)(mix + 0.5f) + (int)((r >> 16) % (unsigned)(2 * noise + 1)) - noise;
+			image_u8_row(img, y)[x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
 		}
+}
+
+/* An engine of the daemon's defaults as c sets them (CPU backend) for
+ * w x h frames of set, and its tracker in *trk (probe_read frees both). */
+static struct engine *probe_engine(const struct tree_set *set, const struct tt_config *c, int w, int h,
+				   struct track **trk)
+{
+	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
+	int err = 0;
+	*trk = track_create(&tk, &err);
+	assert_non_null(*trk);
+	struct engine_config ec;
+	engine_config_from(c, set, *trk, w, h, &ec);
+	ec.backend = "cpu";
+	struct engine *e = engine_create(&ec, &err);
+	assert_non_null(e);
+	return e;
+}
+
+/* img (w x h, allocated here) a table of grey `table` with symbol id of
+ * set drawn on it, size px across at angle about (cx, cy), ink 30 on a
+ * card of 220. */
+static void probe_card(struct image_u8 *img, int w, int h, uint8_t table, const struct tree_set *set, int id,
+		       float size, float angle, float cx, float cy)
+{
+	assert_int_equal(image_u8_alloc(img, w, h), 0);
+	for (int y = 0; y < h; y++)
+		memset(image_u8_row(img, y), table, (size_t)w);
+	struct render_options ro;
+	render_options_default(&ro);
+	ro.black = 30;
+	ro.white = 220;
+	assert_int_equal(render_symbol(tree_set_token(set, id), size, angle, cx, cy, img, &ro), 0);
 }
 
 /* Runs img twice through e, then destroys e and its tracker trk: 1 where
@@ -1585,7 +1623,7 @@ static int up_probe(const struct tree_set *set, int id, float size, float blur, 
 			const float k = t <= 0.0f ? 1.0f : t >= 1.0f ? 1.0f / 3.0f : 1.0f - t * 2.0f / 3.0f;
 			image_u8_row(&img, y)[x] = (uint8_t)((float)image_u8_row(&img, y)[x] * k + 0.5f);
 		}
-	soften3(&img, &copy, blur);
+	soften3(&img, &copy, blur, 0, 0);
 	const int r = probe_read(e, trk, &img, id);
 	image_u8_free(&img);
 	image_u8_free(&copy);
@@ -1726,45 +1764,18 @@ static int ink_probe(const struct tree_set *set, int id, float size, float edge,
 	struct tt_config c;
 	config_defaults(&c);
 	c.ink_up = ink_up;
-	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
-	int err = 0;
-	struct track *trk = track_create(&tk, &err);
-	assert_non_null(trk);
-	struct engine_config ec;
-	engine_config_from(&c, set, trk, W, H, &ec);
-	ec.backend = "cpu";
-	struct engine *e = engine_create(&ec, &err);
-	assert_non_null(e);
+	struct track *trk;
+	struct engine *e = probe_engine(set, &c, W, H, &trk);
 	struct image_u8 img, copy;
-	assert_int_equal(image_u8_alloc(&img, W, H), 0);
+	probe_card(&img, W, H, 150, set, id, size, 0.4f, 160.3f, 120.6f);
 	assert_int_equal(image_u8_alloc(&copy, W, H), 0);
-	for (int y = 0; y < H; y++)
-		memset(image_u8_row(&img, y), 150, W);
-	struct render_options ro;
-	render_options_default(&ro);
-	ro.black = 30;
-	ro.white = 220;
-	assert_int_equal(render_symbol(tree_set_token(set, id), size, 0.4f, 160.3f, 120.6f, &img, &ro), 0);
 	for (int y = 0; y < H; y++)
 		for (int x = 0; x < W; x++) {
 			const float t = ((float)x - (160.3f + edge)) / 2.0f + 0.5f;
 			const float k = t <= 0.0f ? shadow : t >= 1.0f ? 1.0f : shadow + t * (1.0f - shadow);
 			image_u8_row(&img, y)[x] = (uint8_t)((float)image_u8_row(&img, y)[x] * k + 0.5f);
 		}
-	for (int y = 0; y < H; y++)
-		memcpy(image_u8_row(&copy, y), image_u8_row(&img, y), W);
-	unsigned r = seed;
-	for (int y = 1; y < H - 1; y++)
-		for (int x = 1; x < W - 1; x++) {
-			int sum = 0;
-			for (int dy = -1; dy <= 1; dy++)
-				for (int dx = -1; dx <= 1; dx++)
-					sum += image_u8_row(&copy, y + dy)[x + dx];
-			r = r * 1103515245u + 12345u;
-			const int v = (int)(0.5f * (float)image_u8_row(&copy, y)[x] + 0.5f * (float)sum / 9.0f + 0.5f) +
-				      (int)((r >> 16) % (unsigned)(2 * noise + 1)) - noise;
-			image_u8_row(&img, y)[x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
-		}
+	soften3(&img, &copy, 0.5f, noise, seed);
 	const int res = probe_read(e, trk, &img, id);
 	image_u8_free(&img);
 	image_u8_free(&copy);
@@ -1817,25 +1828,11 @@ static int squeeze_probe(const struct tree_set *set, int id, float size, float s
 {
 	struct tt_config c;
 	config_defaults(&c);
-	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
-	int err = 0;
-	struct track *trk = track_create(&tk, &err);
-	assert_non_null(trk);
-	struct engine_config ec;
-	engine_config_from(&c, set, trk, W, H, &ec);
-	ec.backend = "cpu";
-	struct engine *e = engine_create(&ec, &err);
-	assert_non_null(e);
+	struct track *trk;
+	struct engine *e = probe_engine(set, &c, W, H, &trk);
 	struct image_u8 wide, img;
-	assert_int_equal(image_u8_alloc(&wide, W, H), 0);
+	probe_card(&wide, W, H, 90, set, id, size, 0.4f, 160.3f, 120.6f);
 	assert_int_equal(image_u8_alloc(&img, W, H), 0);
-	for (int y = 0; y < H; y++)
-		memset(image_u8_row(&wide, y), 90, W);
-	struct render_options ro;
-	render_options_default(&ro);
-	ro.black = 30;
-	ro.white = 220;
-	assert_int_equal(render_symbol(tree_set_token(set, id), size, 0.4f, 160.3f, 120.6f, &wide, &ro), 0);
 	for (int y = 0; y < H; y++)
 		for (int x = 0; x < W; x++) {
 			const float a = 160.0f + ((float)x - 160.0f) / squeeze, b = a + 1.0f / squeeze;
@@ -1848,7 +1845,7 @@ static int squeeze_probe(const struct tree_set *set, int id, float size, float s
 			const float light = t <= 0.0f ? shadow : t >= 1.0f ? 1.0f : shadow + t * (1.0f - shadow);
 			image_u8_row(&img, y)[x] = (uint8_t)(sum * squeeze * light + 0.5f);
 		}
-	soften3(&img, &wide, 0.5f);
+	soften3(&img, &wide, 0.5f, 0, 0);
 	unsigned r = 7u;
 	for (int y = 0; y < H; y++)
 		for (int x = 0; x < W; x++) {
@@ -1897,49 +1894,13 @@ static int lanczos_check_probe(const struct tree_set *set, int id, float size, f
 	struct tt_config c;
 	config_defaults(&c);
 	c.sharp_up = sharp_up;
-	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
-	int err = 0;
-	struct track *trk = track_create(&tk, &err);
-	assert_non_null(trk);
-	struct engine_config ec;
-	engine_config_from(&c, set, trk, LW, LH, &ec);
-	ec.backend = "cpu";
-	struct engine *e = engine_create(&ec, &err);
-	assert_non_null(e);
+	struct track *trk;
+	struct engine *e = probe_engine(set, &c, LW, LH, &trk);
 	struct image_u8 img, copy;
-	assert_int_equal(image_u8_alloc(&img, LW, LH), 0);
+	probe_card(&img, LW, LH, 150, set, id, size, angle, 80.37f, 60.23f);
 	assert_int_equal(image_u8_alloc(&copy, LW, LH), 0);
-	for (int y = 0; y < LH; y++)
-		memset(image_u8_row(&img, y), 150, LW);
-	struct render_options ro;
-	render_options_default(&ro);
-	ro.black = 30;
-	ro.white = 220;
-	assert_int_equal(render_symbol(tree_set_token(set, id), size, angle, 80.37f, 60.23f, &img, &ro), 0);
-	for (int y = 0; y < LH; y++)
-		memcpy(image_u8_row(&copy, y), image_u8_row(&img, y), LW);
-	unsigned r = 1;
-	for (int y = 1; y < LH - 1; y++)
-		for (int x = 1; x < LW - 1; x++) {
-			int sum = 0;
-			for (int dy = -1; dy <= 1; dy++)
-				for (int dx = -1; dx <= 1; dx++)
-					sum += image_u8_row(&copy, y + dy)[x + dx];
-			r = r * 1103515245u + 12345u;
-			const uint8_t px = image_u8_row(&copy, y)[x];
-			const float mix = (1.0f - blur) * (float)px + blur * (float)sum / 9.0f;
-			const int v = (int)(mix + 0.5f) + (int)((r >> 16) % 9u) - 4;
-			image_u8_row(&img, y)[x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
-		}
-	struct tracked_state st;
-	for (uint64_t i = 1; i <= 2; i++)
-		assert_int_equal(engine_process(e, &img, i, (int64_t)i * 33000000, &st), 0);
-	const struct detections *d = engine_detections(e);
-	int res = 0;
-	for (int i = 0; i < d->n_fids; i++)
-		res = d->fids[i].id == id && res == 0 ? 1 : -1;
-	engine_destroy(e);
-	track_destroy(trk);
+	soften3(&img, &copy, blur, 4, 1u);
+	const int res = probe_read(e, trk, &img, id);
 	image_u8_free(&img);
 	image_u8_free(&copy);
 	return res;
@@ -2058,7 +2019,7 @@ static int fine_probe(const struct tree_set *set, int id, float size, float sque
 			}
 			image_u8_row(&img, y)[x] = (uint8_t)(sum * squeeze + 0.5f);
 		}
-	soften3(&img, &wide, blur);
+	soften3(&img, &wide, blur, 0, 0);
 	const int r = probe_read(e, trk, &img, id);
 	image_u8_free(&wide);
 	image_u8_free(&img);
