@@ -1752,18 +1752,19 @@ static void test_up_sharp_edge(void **state)
 	tree_set_free(set);
 }
 
-/* The daemon's defaults (config_defaults) with ink_up as given, over a
- * symbol of set drawn as in a hard shadow: table 150, card 220, ink 30, at
- * 0.4 rad, the light scaled by `shadow` left of a step edge px right of
- * the symbol's centre (a 2 px ramp), half blurred by a 3 x 3 box and
- * given uniform noise of +-noise (a fixed LCG from seed). 1: read as id
- * and nothing else; 0: not read; -1: another ID read. */
-static int ink_probe(const struct tree_set *set, int id, float size, float edge, float shadow, int noise,
-			unsigned seed, bool ink_up)
+/* The daemon's defaults (config_defaults) with ink_up and mean_up as
+ * given, over a symbol of set drawn as in a hard shadow: table 150, card
+ * 220, ink 30, at 0.4 rad, the light scaled by `shadow` left of a step
+ * edge px right of the symbol's centre (a 2 px ramp), half blurred by a
+ * 3 x 3 box and given uniform noise of +-noise (a fixed LCG from seed).
+ * 1: read as id and nothing else; 0: not read; -1: another ID read. */
+static int shade_probe(const struct tree_set *set, int id, float size, float edge, float shadow, int noise,
+		       unsigned seed, bool ink_up, bool mean_up)
 {
 	struct tt_config c;
 	config_defaults(&c);
 	c.ink_up = ink_up;
+	c.mean_up = mean_up;
 	struct track *trk;
 	struct engine *e = probe_engine(set, &c, W, H, &trk);
 	struct image_u8 img, copy;
@@ -1780,6 +1781,14 @@ static int ink_probe(const struct tree_set *set, int id, float size, float edge,
 	image_u8_free(&img);
 	image_u8_free(&copy);
 	return res;
+}
+
+/* shade_probe() with the upsampled pass's local-mean reads (ink_up and
+ * mean_up) both on or both off. */
+static int ink_probe(const struct tree_set *set, int id, float size, float edge, float shadow, int noise,
+		     unsigned seed, bool ink_up)
+{
+	return shade_probe(set, id, size, edge, shadow, noise, seed, ink_up, ink_up);
 }
 
 /* reacTIVision's first eight trees, as test_up_sharp's. */
@@ -1811,6 +1820,37 @@ static void test_up_ink(void **state)
 			for (int edge = -4; edge <= 12; edge += 8) {
 				const int without = ink_probe(set, id, (float)size, (float)edge, 0.3f, 5, 7u, false);
 				const int with = ink_probe(set, id, (float)size, (float)edge, 0.3f, 5, 7u, true);
+				assert_true(with >= without);
+			}
+	tree_set_free(set);
+}
+
+/* Symbols of 24-28 px of reacTIVision's set mostly in a hard shadow (a
+ * third of the light) with noise, which no pass read (the ink windows'
+ * read on): the upsampled pass's own windows read as the ink windows are
+ * (mean_up: Lanczos-3 and the small local mean) read them. Over
+ * 24-32 px and edges across the symbol it turns no read into another ID
+ * and no miss into one. */
+static void test_up_mean(void **state)
+{
+	(void)state;
+	struct tree_set *set = NULL;
+	assert_int_equal(tree_set_parse(rtv8, strlen(rtv8), "test", &set), 0);
+	static const struct {
+		int id, size, edge, noise;
+	} gained[] = {{2, 26, -4, 3}, {5, 24, -4, 3}, {4, 28, -4, 5}};
+	for (size_t i = 0; i < sizeof gained / sizeof gained[0]; i++) {
+		const int id = gained[i].id, noise = gained[i].noise;
+		const float size = (float)gained[i].size, edge = (float)gained[i].edge;
+		assert_int_equal(shade_probe(set, id, size, edge, 0.3f, noise, 7u, true, false), 0);
+		assert_int_equal(shade_probe(set, id, size, edge, 0.3f, noise, 7u, true, true), 1);
+	}
+	for (int id = 0; id < 8; id++)
+		for (int size = 24; size <= 32; size += 4)
+			for (int edge = -4; edge <= 12; edge += 8) {
+				const float sz = (float)size, ed = (float)edge;
+				const int without = shade_probe(set, id, sz, ed, 0.3f, 5, 7u, true, false);
+				const int with = shade_probe(set, id, sz, ed, 0.3f, 5, 7u, true, true);
 				assert_true(with >= without);
 			}
 	tree_set_free(set);
@@ -2894,6 +2934,7 @@ int main(void)
 		cmocka_unit_test(test_up_sharp),
 		cmocka_unit_test(test_up_ink),
 		cmocka_unit_test(test_up_ink_confirmed),
+		cmocka_unit_test(test_up_mean),
 		cmocka_unit_test(test_up_sharp_squeezed),
 		cmocka_unit_test(test_deblur_short_streak),
 		cmocka_unit_test(test_up_sharp_edge),

@@ -216,6 +216,12 @@ static const struct config_option options[] = {
              "Lanczos-3, against the local mean of a small window where Bernsen's window is steep, keeping "
              "symbols of up to 40 px where no other read holds the place; and its Lanczos read (sharp_up) "
              "tries that threshold third and Sauvola's fourth at a small fuzzy place"),
+    OPT_BOOL("threshold", "mean_up", mean_up, "true", true, 0,
+             "the upsampled pass (radius_up) also reads its own windows as it reads the ink windows (ink_up: "
+             "the frame enlarged by Lanczos-3, the local mean of a small window), keeping symbols of up to "
+             "40 px (larger ones where the bilinear read's tree confirms them): small symbols mostly in a "
+             "hard shadow, at a third of the light or less, whose 1-2 px holes are a few grey levels from "
+             "their walls"),
     OPT_BOOL("threshold", "fine_up", fine_up, "true", true, 0,
              "the upsampled pass (radius_up) reads the places of its regions of 28-96 px that no read "
              "explains again on the frame enlarged by Lanczos-3, thresholded by Bernsen at radius 1 "

@@ -1071,11 +1071,11 @@ static int up_sync(struct engine *e, bool on, const struct threshold_config *tc,
 			t->up_close = closing_create(side, side, &err);
 		if (!err && t->up_mean)
 			err = threshold_set_config(t->up_mean, &mean);
-		else if (!err && e->cfg.ink_up)
+		else if (!err && (e->cfg.ink_up || e->cfg.mean_up))
 			t->up_mean = threshold_create(&mean, "cpu", &err);
 		if (!err && t->up_sauvola)
 			err = threshold_set_config(t->up_sauvola, &sauvola);
-		else if (!err && e->cfg.ink_up)
+		else if (!err && (e->cfg.ink_up || e->cfg.mean_up))
 			t->up_sauvola = threshold_create(&sauvola, "cpu", &err);
 		if (!err && t->up3_mat)
 			err = match_set_config(t->up3_mat, &mc3);
@@ -1106,9 +1106,9 @@ static int up_sync(struct engine *e, bool on, const struct threshold_config *tc,
 		t->up_mat = match_create(mc, &err);
 	if (!err && e->cfg.close_up > 0)
 		t->up_close = closing_create(side, side, &err);
-	if (!err && e->cfg.ink_up)
+	if (!err && (e->cfg.ink_up || e->cfg.mean_up))
 		t->up_mean = threshold_create(&mean, "cpu", &err);
-	if (!err && e->cfg.ink_up)
+	if (!err && (e->cfg.ink_up || e->cfg.mean_up))
 		t->up_sauvola = threshold_create(&sauvola, "cpu", &err);
 	if (!err && e->cfg.sharp_up)
 		t->up3_mat = match_create(&mc3, &err);
@@ -2468,42 +2468,52 @@ static bool up_part(struct engine *e, const struct image_u8 *grey, const struct 
 	}
 	if (reads == 2)
 		merge_second_read(&e->s3.det, first, second);
-	return true;
+	/* (mean_up) Then the part's read as an ink window's (up_ink_part):
+	 * most small symbols a hard shadow's edge crosses that no pass read
+	 * lie in these windows and in no ink window (too much of them still
+	 * branches in the first scale), mostly in the shadow at a third of
+	 * the light or less, where Bernsen's window and the closing set the
+	 * level by the lit side and the bilinear enlargement blends their 1-2
+	 * px holes into the walls. Where the bilinear reads read the same
+	 * symbol, the two reads are two votes. */
+	return !e->cfg.mean_up || !t->up_mean || up_ink_part(e, grey, ext, core, halo);
 }
 
-/* up_part()'s read of an ink window's part (ink_up): the part enlarged
- * by Lanczos-3 and thresholded by t->up_mean (INK_UP_MEAN_RADIUS), its
- * whole symbols (no completed read: third_up() marks these fallbacks,
- * which would hide that they are weaker, as up_sharp() keeps whole reads
- * alone) of at most THIRD_UP_MAX_PX centred in core appended to the
- * scale's detections as up_part() does (third_up() keeps them only where
- * no other read holds the place); those over INK_UP_WHOLE_PX as
+/* up_part()'s read of an ink window's part (ink_up; with mean_up, of
+ * each of its own parts too): the part enlarged by Lanczos-3 and
+ * thresholded by t->up_mean (INK_UP_MEAN_RADIUS), its whole symbols (no
+ * completed read: third_up() marks these fallbacks, which would hide
+ * that they are weaker, as up_sharp() keeps whole reads alone) of at
+ * most THIRD_UP_MAX_PX centred in core appended to the scale's
+ * detections as up_part() does (third_up() keeps them only where no
+ * other read holds the place); those over INK_UP_WHOLE_PX as
  * FIDUCIAL_UNCONFIRMED, which third_up() keeps only where the frame
  * enlarged twice confirms them (small_confirm). A symbol of 30-35 px
  * turned, foreshortened by a tilt or squeezed by a barrel lens near the
  * frame's edge spans 41-56 px; a cap of 46 or 57 alone read such symbols
- * drawn squeezed in a hard shadow as other IDs (a one-hole blob's ring cut
- * into two arcs), which the confirming read's tree (the ID's less a node
- * or two) turns away. Over the cap, on room with our set (24 frames, seed
- * 39) it read a 42 px 75 at the frame's edge that no other read held
- * (0.927 -> 0.934). Where a hard shadow's edge crosses a
+ * drawn squeezed in a hard shadow as other IDs (a one-hole blob's ring
+ * cut into two arcs), which the confirming read's tree (the ID's less a
+ * node or two) turns away. Over the cap, on room with our set (24
+ * frames, seed 39) it read a 42 px 75 at the frame's edge that no other
+ * read held (0.927 -> 0.934). Where a hard shadow's edge crosses a
  * symbol of 24-32 px, most of it lies in the shadow at a third of the
  * light or less: its ink and paper differ by a few grey levels more than
  * the noise, and its holes and walls are 1-2 px. Bernsen's window
  * (radius_up) spans the edge and the closing's running maximum the lit
- * paper beside the ink, so both set the threshold by the lit side and the
- * shadowed symbol turns black; bilinear enlargement blends its holes into
- * their walls. The local mean of a window of 7 enlarged pixels (3.5 of the
- * frame's) lies on the shadowed paper's side of the edge and between that
- * paper and its ink, and Lanczos keeps the holes apart. */
+ * paper beside the ink, so both set the threshold by the lit side and
+ * the shadowed symbol turns black; bilinear enlargement blends its holes
+ * into their walls. The local mean of a window of 7 enlarged pixels (3.5
+ * of the frame's) lies on the shadowed paper's side of the edge and
+ * between that paper and its ink, and Lanczos keeps the holes apart. */
 static bool up_ink_part(struct engine *e, const struct image_u8 *grey, const struct window *ext,
 			const struct window *core, int halo)
 {
 	struct third *t = &e->t3;
 	struct up_view v;
 	const struct region_tree *tree = NULL;
-	if (!up_enlarge(e, grey, ext, halo, UP_LANCZOS, &v) || threshold_process(t->up_mean, &v.up, &v.crop) ||
-	    !up_decode(e, &v, ext, &tree))
+	if (!up_enlarge(e, grey, ext, halo, UP_LANCZOS, &v))
+		return false;
+	if (threshold_process(t->up_mean, &v.up, &v.crop) || !up_decode(e, &v, ext, &tree))
 		return false;
 	for (int i = 0; i < t->det.n_fids; i++) {
 		struct fiducial_det f = up_in_frame(&t->det.fids[i], ext, 2);
@@ -2720,10 +2730,11 @@ static bool up_sharp(struct engine *e, const struct image_u8 *grey, int halo)
  * pixels at radius_small_check still hold it (172 read as 127). Then,
  * where nothing of a symbol branches in the first scale's tree but its
  * holes and dots cluster as islands there (windows_find_islands), it
- * fills empty places (fallback_reads). Then (sharp_up), the places of
- * small fuzzy symbols are read again enlarged by Lanczos-3 (up_sharp).
- * Last (ink_up), the ink tiles no symbol read, as up_ink_part() reads
- * them. */
+ * fills empty places (fallback_reads). With mean_up, each part of its
+ * windows is also read as an ink window is (up_part, up_ink_part). Then
+ * (sharp_up), the places of small fuzzy symbols are read again enlarged
+ * by Lanczos-3 (up_sharp). Last (ink_up), the ink tiles no symbol read,
+ * as up_ink_part() reads them. */
 static bool third_up(struct engine *e, const struct image_u8 *grey)
 {
 	if (!e->t3.up)
@@ -2737,6 +2748,10 @@ static bool third_up(struct engine *e, const struct image_u8 *grey)
 	e->t3.n_fine = 0;
 	e->t3.n_triple = 0;
 	bool ok = up_windows(e, grey, n, halo, false);
+	/* Their local-mean reads (mean_up) over INK_UP_WHOLE_PX stand only
+	 * where the frame enlarged twice confirms them, as the ink windows'. */
+	if (ok && e->cfg.mean_up)
+		ok = small_confirm(e, grey, from);
 	/* Then where only islands cluster (windows_find_islands; not after
 	 * the whole frame): reads that fill places no other read of the
 	 * first and third scales holds, as fallbacks (FIDUCIAL_FALLBACK), so
