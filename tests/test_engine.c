@@ -1752,19 +1752,21 @@ static void test_up_sharp_edge(void **state)
 	tree_set_free(set);
 }
 
-/* The daemon's defaults (config_defaults) with ink_up and mean_up as
- * given, over a symbol of set drawn as in a hard shadow: table 150, card
- * 220, ink 30, at 0.4 rad, the light scaled by `shadow` left of a step
- * edge px right of the symbol's centre (a 2 px ramp), half blurred by a
- * 3 x 3 box and given uniform noise of +-noise (a fixed LCG from seed).
- * 1: read as id and nothing else; 0: not read; -1: another ID read. */
+/* The daemon's defaults (config_defaults) with ink_up, mean_up and
+ * sauvola_up as given, over a symbol of set drawn as in a hard shadow:
+ * table 150, card 220, ink 30, at 0.4 rad, the light scaled by `shadow`
+ * left of a step edge px right of the symbol's centre (a 2 px ramp), half
+ * blurred by a 3 x 3 box and given uniform noise of +-noise (a fixed LCG
+ * from seed). 1: read as id and nothing else; 0: not read; -1: another ID
+ * read. */
 static int shade_probe(const struct tree_set *set, int id, float size, float edge, float shadow, int noise,
-		       unsigned seed, bool ink_up, bool mean_up)
+		       unsigned seed, bool ink_up, bool mean_up, bool sauvola_up)
 {
 	struct tt_config c;
 	config_defaults(&c);
 	c.ink_up = ink_up;
 	c.mean_up = mean_up;
+	c.sauvola_up = sauvola_up;
 	struct track *trk;
 	struct engine *e = probe_engine(set, &c, W, H, &trk);
 	struct image_u8 img, copy;
@@ -1784,11 +1786,11 @@ static int shade_probe(const struct tree_set *set, int id, float size, float edg
 }
 
 /* shade_probe() with the upsampled pass's local-mean reads (ink_up and
- * mean_up) both on or both off. */
+ * mean_up) both on or both off, Sauvola's after them as the defaults. */
 static int ink_probe(const struct tree_set *set, int id, float size, float edge, float shadow, int noise,
 		     unsigned seed, bool ink_up)
 {
-	return shade_probe(set, id, size, edge, shadow, noise, seed, ink_up, ink_up);
+	return shade_probe(set, id, size, edge, shadow, noise, seed, ink_up, ink_up, true);
 }
 
 /* reacTIVision's first eight trees, as test_up_sharp's. */
@@ -1827,10 +1829,10 @@ static void test_up_ink(void **state)
 
 /* Symbols of 24-28 px of reacTIVision's set mostly in a hard shadow (a
  * third of the light) with noise, which no pass read (the ink windows'
- * read on): the upsampled pass's own windows read as the ink windows are
- * (mean_up: Lanczos-3 and the small local mean) read them. Over
- * 24-32 px and edges across the symbol it turns no read into another ID
- * and no miss into one. */
+ * read on, Sauvola's read off both ways): the upsampled pass's own
+ * windows read as the ink windows are (mean_up: Lanczos-3 and the small
+ * local mean) read them. Over 24-32 px and edges across the symbol it
+ * turns no read into another ID and no miss into one. */
 static void test_up_mean(void **state)
 {
 	(void)state;
@@ -1842,17 +1844,52 @@ static void test_up_mean(void **state)
 	for (size_t i = 0; i < sizeof gained / sizeof gained[0]; i++) {
 		const int id = gained[i].id, noise = gained[i].noise;
 		const float size = (float)gained[i].size, edge = (float)gained[i].edge;
-		assert_int_equal(shade_probe(set, id, size, edge, 0.3f, noise, 7u, true, false), 0);
-		assert_int_equal(shade_probe(set, id, size, edge, 0.3f, noise, 7u, true, true), 1);
+		assert_int_equal(shade_probe(set, id, size, edge, 0.3f, noise, 7u, true, false, false), 0);
+		assert_int_equal(shade_probe(set, id, size, edge, 0.3f, noise, 7u, true, true, false), 1);
 	}
 	for (int id = 0; id < 8; id++)
 		for (int size = 24; size <= 32; size += 4)
 			for (int edge = -4; edge <= 12; edge += 8) {
 				const float sz = (float)size, ed = (float)edge;
-				const int without = shade_probe(set, id, sz, ed, 0.3f, 5, 7u, true, false);
-				const int with = shade_probe(set, id, sz, ed, 0.3f, 5, 7u, true, true);
+				const int without = shade_probe(set, id, sz, ed, 0.3f, 5, 7u, true, false, false);
+				const int with = shade_probe(set, id, sz, ed, 0.3f, 5, 7u, true, true, false);
 				assert_true(with >= without);
 			}
+	tree_set_free(set);
+}
+
+/* The same symbols where the small local mean reads nothing whole:
+ * Sauvola's rule after it on the same enlargement (sauvola_up) reads the
+ * 26 px 1 and the 28 px 6 in the ink windows (mean_up off) and the 26 px
+ * 4 and the 24 px 7 after the upsampled pass's own windows' local-mean
+ * read (mean_up on); nothing did without it. Over 24-32 px and edges
+ * across the symbol it turns no read into another ID and no miss into
+ * one, either way. */
+static void test_up_sauvola(void **state)
+{
+	(void)state;
+	struct tree_set *set = NULL;
+	assert_int_equal(tree_set_parse(rtv8, strlen(rtv8), "test", &set), 0);
+	static const struct {
+		int id, size, edge, noise;
+		bool mean_up;
+	} gained[] = {{1, 26, 12, 5, false}, {6, 28, 4, 5, false}, {4, 26, -4, 3, true}, {7, 24, 12, 3, true}};
+	for (size_t i = 0; i < sizeof gained / sizeof gained[0]; i++) {
+		const int id = gained[i].id, noise = gained[i].noise;
+		const float size = (float)gained[i].size, edge = (float)gained[i].edge;
+		const bool mean_up = gained[i].mean_up;
+		assert_int_equal(shade_probe(set, id, size, edge, 0.3f, noise, 7u, true, mean_up, false), 0);
+		assert_int_equal(shade_probe(set, id, size, edge, 0.3f, noise, 7u, true, mean_up, true), 1);
+	}
+	for (int mean_up = 0; mean_up <= 1; mean_up++)
+		for (int id = 0; id < 8; id++)
+			for (int size = 24; size <= 32; size += 4)
+				for (int edge = -4; edge <= 12; edge += 8) {
+					const float sz = (float)size, ed = (float)edge;
+					const int without = shade_probe(set, id, sz, ed, 0.3f, 5, 7u, true, mean_up, false);
+					const int with = shade_probe(set, id, sz, ed, 0.3f, 5, 7u, true, mean_up, true);
+					assert_true(with >= without);
+				}
 	tree_set_free(set);
 }
 
@@ -2935,6 +2972,7 @@ int main(void)
 		cmocka_unit_test(test_up_ink),
 		cmocka_unit_test(test_up_ink_confirmed),
 		cmocka_unit_test(test_up_mean),
+		cmocka_unit_test(test_up_sauvola),
 		cmocka_unit_test(test_up_sharp_squeezed),
 		cmocka_unit_test(test_deblur_short_streak),
 		cmocka_unit_test(test_up_sharp_edge),

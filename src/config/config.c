@@ -222,6 +222,10 @@ static const struct config_option options[] = {
              "40 px (larger ones where the bilinear read's tree confirms them): small symbols mostly in a "
              "hard shadow, at a third of the light or less, whose 1-2 px holes are a few grey levels from "
              "their walls"),
+    OPT_BOOL("threshold", "sauvola_up", sauvola_up, "true", true, 0,
+             "the upsampled pass's local-mean reads of a window (ink_up, mean_up) are followed by Sauvola's "
+             "rule over a small window of the same enlargement, its symbols kept where the local mean read "
+             "none"),
     OPT_BOOL("threshold", "fine_up", fine_up, "true", true, 0,
              "the upsampled pass (radius_up) reads the places of its regions of 28-96 px that no read "
              "explains again on the frame enlarged by Lanczos-3, thresholded by Bernsen at radius 1 "

@@ -117,6 +117,7 @@ struct tt_config {
 	bool ink_up;          /* and its Lanczos local-mean read of the ink windows (and fuzzy places) */
 	bool fine_up;         /* and its fine read of unexplained places (Lanczos-3, Bernsen radius 1) */
 	bool mean_up;         /* and its windows read as the ink windows too (Lanczos-3, local mean) */
+	bool sauvola_up;      /* and those local-mean reads followed by Sauvola's rule */
 	int radius_small;     /* third scale's small-symbol pass: Bernsen radius, 0 = off */
 	int radius_small_check; /* that pass's symbols read again at this radius; another ID: fuzzy; 0 = off */
 	float close_scale3;   /* third scale's closing pass radius, a fraction of the symbol's size; 0 = off */

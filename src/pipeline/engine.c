@@ -2481,7 +2481,8 @@ static bool up_part(struct engine *e, const struct image_u8 *grey, const struct 
 
 /* up_part()'s read of an ink window's part (ink_up; with mean_up, of
  * each of its own parts too): the part enlarged by Lanczos-3 and
- * thresholded by t->up_mean (INK_UP_MEAN_RADIUS), its whole symbols (no
+ * thresholded by t->up_mean (INK_UP_MEAN_RADIUS), then (sauvola_up) by
+ * t->up_sauvola where that read holds no symbol, its whole symbols (no
  * completed read: third_up() marks these fallbacks, which would hide
  * that they are weaker, as up_sharp() keeps whole reads alone) of at
  * most THIRD_UP_MAX_PX centred in core appended to the scale's
@@ -2513,16 +2514,32 @@ static bool up_ink_part(struct engine *e, const struct image_u8 *grey, const str
 	const struct region_tree *tree = NULL;
 	if (!up_enlarge(e, grey, ext, halo, UP_LANCZOS, &v))
 		return false;
-	if (threshold_process(t->up_mean, &v.up, &v.crop) || !up_decode(e, &v, ext, &tree))
-		return false;
-	for (int i = 0; i < t->det.n_fids; i++) {
-		struct fiducial_det f = up_in_frame(&t->det.fids[i], ext, 2);
-		if (f.completed || f.size_px > (float)THIRD_UP_MAX_PX || f.x < (float)core->x0 - 0.5f ||
-		    f.x >= (float)core->x1 - 0.5f || f.y < (float)core->y0 - 0.5f || f.y >= (float)core->y1 - 0.5f)
-			continue;
-		if (f.size_px > (float)INK_UP_WHOLE_PX)
-			f.completed = FIDUCIAL_UNCONFIRMED;
-		det_append(&e->s3.det, true, &f);
+	/* (sauvola_up) Then Sauvola's rule (t->up_sauvola, up_sharp()'s
+	 * fourth threshold) on the same enlargement, its symbols kept only
+	 * where the local mean's read holds none: in a shadow at a third of
+	 * the light or less a symbol's holes are a few grey levels above its
+	 * walls, and Sauvola's level, k under the mean where the window is
+	 * flat and nearer the mean where it is not, keeps a shallow hole that
+	 * the mean's fixed bias gives to the wall. */
+	const int reads = e->cfg.sauvola_up && t->up_sauvola ? 2 : 1;
+	const int first = e->s3.det.n_fids;
+	for (int r = 0; r < reads; r++) {
+		if (threshold_process(r == 0 ? t->up_mean : t->up_sauvola, &v.up, &v.crop) ||
+		    !up_decode(e, &v, ext, &tree))
+			return false;
+		const int held = e->s3.det.n_fids;
+		for (int i = 0; i < t->det.n_fids; i++) {
+			struct fiducial_det f = up_in_frame(&t->det.fids[i], ext, 2);
+			if (f.completed || f.size_px > (float)THIRD_UP_MAX_PX || f.x < (float)core->x0 - 0.5f ||
+			    f.x >= (float)core->x1 - 0.5f || f.y < (float)core->y0 - 0.5f ||
+			    f.y >= (float)core->y1 - 0.5f)
+				continue;
+			if (r == 1 && merge_near(e->s3.det.fids + first, held - first, &f) >= 0)
+				continue;
+			if (f.size_px > (float)INK_UP_WHOLE_PX)
+				f.completed = FIDUCIAL_UNCONFIRMED;
+			det_append(&e->s3.det, true, &f);
+		}
 	}
 	return true;
 }

@@ -88,6 +88,9 @@ struct engine_config {
 					* again, enlarged by Lanczos-3, at Bernsen radius 1 (engine.c up_fine) */
 	bool mean_up;                  /* that pass reads its own windows again as the ink windows, enlarged
 					* by Lanczos-3 against a small local mean (engine.c up_part) */
+	bool sauvola_up;               /* those local-mean reads (of ink windows and, with mean_up, its own)
+					* are followed by Sauvola's rule where they read nothing
+					* (engine.c up_ink_part) */
 	float close_scale3;            /* third scale: a pass in its windows against a grey closing of radius
 					* this fraction of the symbol's size (threshold/closing.h); 0 = off */
 	int close_pct;                 /* that pass: white above this percent of the closing, 1..100 */

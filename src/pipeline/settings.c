@@ -141,6 +141,7 @@ void engine_config_from(const struct tt_config *c, const struct tree_set *trees,
 	e->ink_up = c->ink_up;
 	e->fine_up = c->fine_up;
 	e->mean_up = c->mean_up;
+	e->sauvola_up = c->sauvola_up;
 	e->deblur3 = c->deblur3;
 	e->defocus3 = c->defocus3;
 	e->deblur3_pct = c->deblur3_pct;
