@@ -1963,14 +1963,17 @@ static void test_up_ink_confirmed(void **state)
  * in a frame of 160 x 120 (its centre moved 0.37 px right and 0.23 down),
  * mixed with its 3 x 3 mean by blur and given uniform noise of +-4 (a fixed
  * LCG from seed 1), through an engine with the daemon's defaults and
- * sharp_up as given. */
+ * sharp_up as given; the upsampled pass's local-mean and Sauvola reads
+ * (mean_up, sauvola_up) off unless ink_reads: where on, they read the
+ * same place and outvote the wrong read themselves. */
 static int lanczos_check_probe(const struct tree_set *set, int id, float size, float angle, float blur,
-			       bool sharp_up)
+			       bool sharp_up, bool ink_reads)
 {
 	enum { LW = 160, LH = 120 };
 	struct tt_config c;
 	config_defaults(&c);
 	c.sharp_up = sharp_up;
+	c.mean_up = c.sauvola_up = ink_reads;
 	struct track *trk;
 	struct engine *e = probe_engine(set, &c, LW, LH, &trk);
 	struct image_u8 img, copy;
@@ -1988,23 +1991,25 @@ static int lanczos_check_probe(const struct tree_set *set, int id, float size, f
  * piece of the root as a fifth hole: the upsampled pass reads 62's tree
  * (five-, four- and two-hole blobs), which the radius-2 check does not
  * contradict; the Lanczos check (engine.c, sharp_check) reads 5 whole
- * there and leaves the place fuzzy. Over 24-28 px and four angles of
- * either symbol, sharp_up turns no read into another ID and no miss into
- * one. */
+ * there and leaves the place fuzzy (with the daemon's defaults the
+ * upsampled pass's local-mean reads of the place also keep it from a
+ * wrong ID). Over 24-28 px and four angles of either symbol, sharp_up
+ * turns no read into another ID and no miss into one. */
 static void test_lanczos_check(void **state)
 {
 	(void)state;
 	static const char text[] = "w0122221221221221111\nw0122222122221221111\n";
 	struct tree_set *set = NULL;
 	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
-	assert_int_equal(lanczos_check_probe(set, 0, 27.5f, 5.82f, 0.8f, false), -1);
-	assert_int_equal(lanczos_check_probe(set, 0, 27.5f, 5.82f, 0.8f, true), 0);
+	assert_int_equal(lanczos_check_probe(set, 0, 27.5f, 5.82f, 0.8f, false, false), -1);
+	assert_int_equal(lanczos_check_probe(set, 0, 27.5f, 5.82f, 0.8f, true, false), 0);
+	assert_true(lanczos_check_probe(set, 0, 27.5f, 5.82f, 0.8f, true, true) >= 0);
 	for (int id = 0; id < 2; id++)
 		for (int size = 24; size <= 28; size++)
 			for (int a = 0; a < 4; a++) {
 				const float angle = 0.1f + 1.57f * (float)a;
-				const int without = lanczos_check_probe(set, id, (float)size, angle, 0.8f, false);
-				const int with = lanczos_check_probe(set, id, (float)size, angle, 0.8f, true);
+				const int without = lanczos_check_probe(set, id, (float)size, angle, 0.8f, false, false);
+				const int with = lanczos_check_probe(set, id, (float)size, angle, 0.8f, true, false);
 				assert_true(with >= without);
 			}
 	tree_set_free(set);
