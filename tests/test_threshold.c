@@ -1501,6 +1501,63 @@ static void test_upsample2_lanczos(void **state)
 	image_u8_free(&lin);
 }
 
+/* upsample2_part and upsample2_lanczos_part give the same bytes on every
+ * instruction set (upsample_set_isa): parts of every width from 1 on, at
+ * the frame's edges and inside, of a frame of noise and of one of black
+ * and white specks (Lanczos's lobes past 0 and 255, clamped). */
+static void test_upsample_isas(void **state)
+{
+	(void)state;
+	const int w = 83, h = 29;
+	int32_t rows[UPSAMPLE2_LANCZOS_ROWS * 2 * 83];
+	struct image_u8 src, a, b;
+	assert_int_equal(image_u8_alloc(&src, w, h), 0);
+	assert_int_equal(image_u8_alloc(&a, 2 * w, 2 * h), 0);
+	assert_int_equal(image_u8_alloc(&b, 2 * w, 2 * h), 0);
+	assert_int_equal(upsample_set_isa("neon9"), ERR_UNSUPPORTED);
+	assert_int_equal(upsample_set_isa("scalar"), 0);
+	assert_string_equal(upsample_isa(), "scalar");
+	if (upsample_set_isa("avx2") != 0) {
+		image_u8_free(&src);
+		image_u8_free(&a);
+		image_u8_free(&b);
+		skip();
+	}
+	assert_string_equal(upsample_isa(), "avx2");
+	uint32_t rng = 12345;
+	for (int pat = 0; pat < 2; pat++) {
+		for (int y = 0; y < h; y++)
+			for (int x = 0; x < w; x++)
+				image_u8_row(&src, y)[x] =
+					(uint8_t)(pat == 0 ? test_rand(&rng) % 256 : test_rand(&rng) % 3 ? 0 : 255);
+		for (int x0 = 0; x0 < w; x0 += 1 + x0 / 4)
+			for (int x1 = x0 + 1; x1 <= w; x1 += 1 + (x1 - x0) / 5) {
+				const int y0 = (x0 + x1) % 7, y1 = h - (x1 % 5);
+				for (int lz = 0; lz < 2; lz++) {
+					a.width = b.width = 2 * (x1 - x0);
+					a.height = b.height = 2 * (y1 - y0);
+					memset(a.data, 1, (size_t)a.stride * 2 * (size_t)h);
+					memset(b.data, 2, (size_t)b.stride * 2 * (size_t)h);
+					assert_int_equal(upsample_set_isa("scalar"), 0);
+					assert_int_equal(lz ? upsample2_lanczos_part(&src, x0, y0, x1, y1, &a, rows)
+							    : upsample2_part(&src, x0, y0, x1, y1, &a),
+							 0);
+					assert_int_equal(upsample_set_isa("avx2"), 0);
+					assert_int_equal(lz ? upsample2_lanczos_part(&src, x0, y0, x1, y1, &b, rows)
+							    : upsample2_part(&src, x0, y0, x1, y1, &b),
+							 0);
+					for (int y = 0; y < a.height; y++)
+						if (memcmp(image_u8_row(&a, y), image_u8_row(&b, y), (size_t)a.width))
+							fail_msg("%s pattern %d part %d..%d x %d..%d: row %d differs",
+								 lz ? "lanczos" : "bilinear", pat, x0, x1, y0, y1, y);
+				}
+			}
+	}
+	image_u8_free(&src);
+	image_u8_free(&a);
+	image_u8_free(&b);
+}
+
 /* upsample3_lanczos_part: the middle pixel of each three is the source
  * pixel, the other two the 6 x 6 weighted sums of the header's weights (a
  * third of a pixel before or after), neighbours clamped, rounded and
@@ -1705,6 +1762,7 @@ int main(void)
 		cmocka_unit_test(test_upsample2),
 		cmocka_unit_test(test_upsample2_lanczos),
 		cmocka_unit_test(test_upsample3_lanczos),
+		cmocka_unit_test(test_upsample_isas),
 		cmocka_unit_test(test_cuda_matches_cpu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -220,9 +220,7 @@ KFN static void KN(sauvola_row)(struct threshold_cpu *c, const struct image_u8 *
 		}
 	}
 	V(prefix)(pre, col, w);
-	qpre[0] = 0;
-	for (int x = 0; x < w; x++)
-		qpre[x + 1] = qpre[x] + qcol[x];
+	V(qprefix)(qpre, qcol, w);
 	const int ny = (y + m < h ? y + m : h - 1) - (y - m > 0 ? y - m : 0) + 1;
 	const uint8_t *restrict v = image_u8_row(in, y);
 	uint8_t *restrict mw = c->m_white;

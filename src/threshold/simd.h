@@ -51,6 +51,16 @@ static inline void prefix_u16(int32_t *pre, const uint16_t *col, int w)
 		pre[x + 1] = pre[x] + col[x];
 }
 
+/* qpre[0] = 0, qpre[x + 1] = qpre[x] + qcol[x] modulo 2^32 for x < w: the
+ * row of prefix sums of Sauvola's squares (the same integers in every
+ * family: a sum modulo 2^32 does not depend on its order). */
+static inline void prefix_u32(uint32_t *qpre, const uint32_t *qcol, int w)
+{
+	qpre[0] = 0;
+	for (int x = 0; x < w; x++)
+		qpre[x + 1] = qpre[x] + qcol[x];
+}
+
 /* ---- sc_: one lane ---- */
 #define sc_VB 1
 #define sc_VW 1
@@ -83,6 +93,10 @@ static inline sc_u8 sc_inv(sc_u8 v)
 static inline void sc_prefix(int32_t *pre, const uint16_t *col, int w)
 {
 	prefix_u16(pre, col, w);
+}
+static inline void sc_qprefix(uint32_t *qpre, const uint32_t *qcol, int w)
+{
+	prefix_u32(qpre, qcol, w);
 }
 static inline uint32_t sc_bits(sc_u8 v)
 {
@@ -194,6 +208,10 @@ static inline __m128i sse2_inv(__m128i v)
 static inline void sse2_prefix(int32_t *pre, const uint16_t *col, int w)
 {
 	prefix_u16(pre, col, w);
+}
+static inline void sse2_qprefix(uint32_t *qpre, const uint32_t *qcol, int w)
+{
+	prefix_u32(qpre, qcol, w);
 }
 static inline uint32_t sse2_bits(__m128i v)
 {
@@ -375,25 +393,41 @@ TT_AVX2 static inline __m256i avx2_w_lo8(__m256i a)
 	return _mm256_and_si256(a, _mm256_set1_epi16(255));
 }
 /* Eight sums at a time: a scan within each 128-bit half, the low half's
- * total added to the high half, the running total to all eight. */
-TT_AVX2 static inline void avx2_prefix(int32_t *pre, const uint16_t *col, int w)
+ * total added to the high half, the running total to all eight (32-bit
+ * lanes wrap as uint32_t does: prefix_u32's sums too). */
+TT_AVX2 static inline __m256i avx2_scan8(__m256i v, __m256i *carry)
 {
 	const __m256i last_lo = _mm256_set_epi32(3, 3, 3, 3, 7, 7, 7, 7), last = _mm256_set1_epi32(7);
+	v = _mm256_add_epi32(v, _mm256_slli_si256(v, 4));
+	v = _mm256_add_epi32(v, _mm256_slli_si256(v, 8));
+	v = _mm256_add_epi32(v, _mm256_blend_epi32(_mm256_setzero_si256(), _mm256_permutevar8x32_epi32(v, last_lo), 0xf0));
+	v = _mm256_add_epi32(v, *carry);
+	*carry = _mm256_permutevar8x32_epi32(v, last);
+	return v;
+}
+TT_AVX2 static inline void avx2_prefix(int32_t *pre, const uint16_t *col, int w)
+{
 	__m256i carry = _mm256_setzero_si256();
 	int x = 0;
 	pre[0] = 0;
 	for (; x + 8 <= w; x += 8) {
 		__m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(col + x)));
-		v = _mm256_add_epi32(v, _mm256_slli_si256(v, 4));
-		v = _mm256_add_epi32(v, _mm256_slli_si256(v, 8));
-		v = _mm256_add_epi32(v, _mm256_blend_epi32(_mm256_setzero_si256(),
-							   _mm256_permutevar8x32_epi32(v, last_lo), 0xf0));
-		v = _mm256_add_epi32(v, carry);
-		_mm256_storeu_si256((__m256i *)(void *)(pre + x + 1), v);
-		carry = _mm256_permutevar8x32_epi32(v, last);
+		_mm256_storeu_si256((__m256i *)(void *)(pre + x + 1), avx2_scan8(v, &carry));
 	}
 	for (; x < w; x++)
 		pre[x + 1] = pre[x] + col[x];
+}
+TT_AVX2 static inline void avx2_qprefix(uint32_t *qpre, const uint32_t *qcol, int w)
+{
+	__m256i carry = _mm256_setzero_si256();
+	int x = 0;
+	qpre[0] = 0;
+	for (; x + 8 <= w; x += 8) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(qcol + x));
+		_mm256_storeu_si256((__m256i *)(void *)(qpre + x + 1), avx2_scan8(v, &carry));
+	}
+	for (; x < w; x++)
+		qpre[x + 1] = qpre[x] + qcol[x];
 }
 #define avx2_SD 4
 TT_AVX2 static inline void avx2_sauv(const int32_t *shi, const int32_t *slo, const uint32_t *qhi, const uint32_t *qlo,
@@ -416,9 +450,12 @@ TT_AVX2 static inline void avx2_sauv(const int32_t *shi, const int32_t *slo, con
 	__m256d w = _mm256_and_pd(_mm256_and_pd(_mm256_cmp_pd(b, _mm256_setzero_pd(), _CMP_GT_OQ),
 						_mm256_cmp_pd(sv, _mm256_set1_pd(p[SAUV_MIN]), _CMP_GE_OQ)),
 				  _mm256_cmp_pd(lhs, rhs, _CMP_GT_OQ));
-	int bits = _mm256_movemask_pd(w);
-	for (int i = 0; i < 4; i++)
-		out[i] = bits >> i & 1 ? 0xff : 0;
+	/* Bit i of the mask to bit 8 i (the four shifted copies overlap
+	 * nowhere, so nothing carries), then each to a byte of 0xff: byte i
+	 * of the word (x86-64 is little-endian) is out[i]. */
+	const uint32_t bits = (uint32_t)_mm256_movemask_pd(w);
+	const uint32_t white = (bits * 0x00204081u & 0x01010101u) * 0xffu;
+	memcpy(out, &white, 4);
 }
 #endif
 

@@ -1,6 +1,113 @@
 #include "upsample.h"
 
+#include <stdbool.h>
+#include <string.h>
+
 #include "../core/err.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define UP_AVX2 1
+#define TT_UP_AVX2 __attribute__((target("avx2")))
+#else
+#define UP_AVX2 0
+#endif
+
+/* upsample_set_isa("scalar"): the plain C copies run even where the CPU
+ * has AVX2 (tests compare the two). */
+static bool scalar_forced;
+
+/* Whether the Lanczos enlargements run their avx2 copies. */
+static bool use_avx2(void)
+{
+#if UP_AVX2
+	return !scalar_forced && __builtin_cpu_supports("avx2");
+#else
+	return false;
+#endif
+}
+
+const char *upsample_isa(void)
+{
+	return use_avx2() ? "avx2" : "scalar";
+}
+
+int upsample_set_isa(const char *isa)
+{
+	if (strcmp(isa, "scalar") == 0) {
+		scalar_forced = true;
+		return 0;
+	}
+#if UP_AVX2
+	if (strcmp(isa, "avx2") == 0 && __builtin_cpu_supports("avx2")) {
+		scalar_forced = false;
+		return 0;
+	}
+#endif
+	return ERR_UNSUPPORTED;
+}
+
+/* Source pixels x0 .. x1 - 1 of row r (its neighbours ru and rd, w
+ * pixels a row) enlarged twice into output rows o0 and o1 from their
+ * pixel 0 on. */
+static void bilinear_px(const uint8_t *r, const uint8_t *ru, const uint8_t *rd, int w, int x0, int x1, int ox,
+			uint8_t *o0, uint8_t *o1)
+{
+	for (int x = x0; x < x1; x++) {
+		const int xl = x > 0 ? x - 1 : 0, xr = x + 1 < w ? x + 1 : w - 1;
+		/* Columns blended vertically first (weights 3:1), then rows. */
+		const int cu = 3 * r[x] + ru[x], cd = 3 * r[x] + rd[x];
+		const int lu = 3 * r[xl] + ru[xl], ld = 3 * r[xl] + rd[xl];
+		const int qu = 3 * r[xr] + ru[xr], qd = 3 * r[xr] + rd[xr];
+		const int o = 2 * (x - ox);
+		o0[o] = (uint8_t)((3 * cu + lu + 8) >> 4);
+		o0[o + 1] = (uint8_t)((3 * cu + qu + 8) >> 4);
+		o1[o] = (uint8_t)((3 * cd + ld + 8) >> 4);
+		o1[o + 1] = (uint8_t)((3 * cd + qd + 8) >> 4);
+	}
+}
+
+#if UP_AVX2
+/* bilinear_px, sixteen source pixels at a time where their neighbours
+ * lie in the row (x - 1 .. x + 16), one at a time elsewhere: the same
+ * integers (at most 16 times 255, so 16-bit lanes hold them). */
+TT_UP_AVX2 static void bilinear_px_avx2(const uint8_t *r, const uint8_t *ru, const uint8_t *rd, int w, int x0,
+					int x1, uint8_t *o0, uint8_t *o1)
+{
+	int x = x0;
+	if (x < x1 && x < 1) {
+		bilinear_px(r, ru, rd, w, x, 1, x0, o0, o1);
+		x = 1;
+	}
+	/* Output bytes e0..e7 f0..f7 of each half to e0 f0 e1 f1 .. e7 f7. */
+	const __m256i zip = _mm256_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15, 0, 8, 1, 9, 2, 10, 3,
+					     11, 4, 12, 5, 13, 6, 14, 7, 15);
+	const __m256i eight = _mm256_set1_epi16(8);
+#define LD(p, d) _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)((p) + x + (d))))
+	for (; x + 16 <= x1 && x + 17 <= w; x += 16) {
+		__m256i c3[3], up[3], dn[3];
+		for (int d = 0; d < 3; d++) {
+			const __m256i m = LD(r, d - 1);
+			c3[d] = _mm256_add_epi16(_mm256_add_epi16(m, m), m);
+			up[d] = _mm256_add_epi16(c3[d], LD(ru, d - 1));
+			dn[d] = _mm256_add_epi16(c3[d], LD(rd, d - 1));
+		}
+		const __m256i u3 = _mm256_add_epi16(_mm256_add_epi16(up[1], up[1]), _mm256_add_epi16(up[1], eight));
+		const __m256i d3 = _mm256_add_epi16(_mm256_add_epi16(dn[1], dn[1]), _mm256_add_epi16(dn[1], eight));
+		const __m256i ue = _mm256_srli_epi16(_mm256_add_epi16(u3, up[0]), 4);
+		const __m256i uo = _mm256_srli_epi16(_mm256_add_epi16(u3, up[2]), 4);
+		const __m256i de = _mm256_srli_epi16(_mm256_add_epi16(d3, dn[0]), 4);
+		const __m256i dd = _mm256_srli_epi16(_mm256_add_epi16(d3, dn[2]), 4);
+		/* packus: e0-7 o0-7 | e8-15 o8-15 per half, in order once zipped. */
+		const int o = 2 * (x - x0);
+		_mm256_storeu_si256((__m256i *)(void *)(o0 + o), _mm256_shuffle_epi8(_mm256_packus_epi16(ue, uo), zip));
+		_mm256_storeu_si256((__m256i *)(void *)(o1 + o), _mm256_shuffle_epi8(_mm256_packus_epi16(de, dd), zip));
+	}
+#undef LD
+	if (x < x1)
+		bilinear_px(r, ru, rd, w, x, x1, x0, o0, o1);
+}
+#endif
 
 int upsample2_part(const struct image_u8 *src, int x0, int y0, int x1, int y1, struct image_u8 *dst)
 {
@@ -8,25 +115,22 @@ int upsample2_part(const struct image_u8 *src, int x0, int y0, int x1, int y1, s
 	    dst->width != 2 * (x1 - x0) || dst->height != 2 * (y1 - y0))
 		return ERR_RANGE;
 	const int w = src->width, h = src->height;
+	const bool avx2 = use_avx2();
 	for (int y = y0; y < y1; y++) {
 		const uint8_t *r = image_u8_row(src, y);
 		const uint8_t *ru = image_u8_row(src, y > 0 ? y - 1 : 0);
 		const uint8_t *rd = image_u8_row(src, y + 1 < h ? y + 1 : h - 1);
 		uint8_t *o0 = dst->data + (size_t)(2 * (y - y0)) * (size_t)dst->stride;
 		uint8_t *o1 = o0 + dst->stride;
-		for (int x = x0; x < x1; x++) {
-			const int xl = x > 0 ? x - 1 : 0, xr = x + 1 < w ? x + 1 : w - 1;
-			/* Columns blended vertically first (weights 3:1), then rows. */
-			const int cu = 3 * r[x] + ru[x], cd = 3 * r[x] + rd[x];
-			const int lu = 3 * r[xl] + ru[xl], ld = 3 * r[xl] + rd[xl];
-			const int qu = 3 * r[xr] + ru[xr], qd = 3 * r[xr] + rd[xr];
-			const int o = 2 * (x - x0);
-			o0[o] = (uint8_t)((3 * cu + lu + 8) >> 4);
-			o0[o + 1] = (uint8_t)((3 * cu + qu + 8) >> 4);
-			o1[o] = (uint8_t)((3 * cd + ld + 8) >> 4);
-			o1[o + 1] = (uint8_t)((3 * cd + qd + 8) >> 4);
+#if UP_AVX2
+		if (avx2) {
+			bilinear_px_avx2(r, ru, rd, w, x0, x1, o0, o1);
+			continue;
 		}
+#endif
+		bilinear_px(r, ru, rd, w, x0, x1, x0, o0, o1);
 	}
+	(void)avx2;
 	return 0;
 }
 
@@ -41,29 +145,34 @@ static inline int clampi(int v, int lo, int hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
+/* Source pixel x of row r (w pixels) enlarged along x, unscaled: the
+ * samples a quarter pixel before and after it into o[0] and o[1]. */
+static inline void lanczos_px(const uint8_t *r, int w, int x, int32_t *o)
+{
+	int32_t a = 0, b = 0;
+	if (x >= 3 && x + 3 < w) {
+		const uint8_t *p = r + x - 3;
+		for (int k = 0; k < 6; k++) {
+			a += LZ[k] * p[k];
+			b += LZ[5 - k] * p[k + 1];
+		}
+	} else {
+		for (int k = 0; k < 6; k++) {
+			a += LZ[k] * r[clampi(x - 3 + k, 0, w - 1)];
+			b += LZ[5 - k] * r[clampi(x - 2 + k, 0, w - 1)];
+		}
+	}
+	o[0] = a;
+	o[1] = b;
+}
+
 /* Source row sy (clamped to the frame) of columns x0 .. x1 - 1 enlarged
  * along x, unscaled (weights' sum 256), into out (2 (x1 - x0) values). */
 static void lanczos_row(const struct image_u8 *src, int sy, int x0, int x1, int32_t *out)
 {
 	const uint8_t *r = image_u8_row(src, clampi(sy, 0, src->height - 1));
-	const int w = src->width;
-	for (int x = x0; x < x1; x++) {
-		int32_t a = 0, b = 0;
-		if (x >= 3 && x + 3 < w) {
-			const uint8_t *p = r + x - 3;
-			for (int k = 0; k < 6; k++) {
-				a += LZ[k] * p[k];
-				b += LZ[5 - k] * p[k + 1];
-			}
-		} else {
-			for (int k = 0; k < 6; k++) {
-				a += LZ[k] * r[clampi(x - 3 + k, 0, w - 1)];
-				b += LZ[5 - k] * r[clampi(x - 2 + k, 0, w - 1)];
-			}
-		}
-		out[2 * (x - x0)] = a;
-		out[2 * (x - x0) + 1] = b;
-	}
+	for (int x = x0; x < x1; x++)
+		lanczos_px(r, src->width, x, out + 2 * (x - x0));
 }
 
 /* Output rows o0 and o1 (n pixels) from the seven rows h0 .. h6 enlarged
@@ -84,6 +193,80 @@ static void lanczos_cols(const int32_t *restrict h0, const int32_t *restrict h1,
 	}
 }
 
+#if UP_AVX2
+/* lanczos_row, eight source pixels at a time where all their taps lie in
+ * the row (x - 3 .. x + 10), one at a time elsewhere: the same integer
+ * sums, so the same values. */
+TT_UP_AVX2 static void lanczos_row_avx2(const struct image_u8 *src, int sy, int x0, int x1, int32_t *out)
+{
+	const uint8_t *r = image_u8_row(src, clampi(sy, 0, src->height - 1));
+	const int w = src->width;
+	int x = x0;
+	for (; x < x1 && x < 3; x++)
+		lanczos_px(r, w, x, out + 2 * (x - x0));
+	const __m256i w0 = _mm256_set1_epi32(LZ[0]), w1 = _mm256_set1_epi32(LZ[1]), w2 = _mm256_set1_epi32(LZ[2]),
+		      w3 = _mm256_set1_epi32(LZ[3]), w4 = _mm256_set1_epi32(LZ[4]), w5 = _mm256_set1_epi32(LZ[5]);
+	for (; x + 8 <= x1 && x + 11 <= w; x += 8) {
+		const uint8_t *p = r + x - 3;
+		__m256i v[7];
+		for (int k = 0; k < 7; k++)
+			v[k] = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(p + k)));
+		const __m256i a = _mm256_add_epi32(
+			_mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(w0, v[0]), _mm256_mullo_epi32(w1, v[1])),
+					 _mm256_add_epi32(_mm256_mullo_epi32(w2, v[2]), _mm256_mullo_epi32(w3, v[3]))),
+			_mm256_add_epi32(_mm256_mullo_epi32(w4, v[4]), _mm256_mullo_epi32(w5, v[5])));
+		const __m256i b = _mm256_add_epi32(
+			_mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(w5, v[1]), _mm256_mullo_epi32(w4, v[2])),
+					 _mm256_add_epi32(_mm256_mullo_epi32(w3, v[3]), _mm256_mullo_epi32(w2, v[4]))),
+			_mm256_add_epi32(_mm256_mullo_epi32(w1, v[5]), _mm256_mullo_epi32(w0, v[6])));
+		/* a0 b0 a1 b1 | a4 b4 a5 b5 and a2 b2 a3 b3 | a6 b6 a7 b7, their
+		 * halves put in order. */
+		const __m256i lo = _mm256_unpacklo_epi32(a, b), hi = _mm256_unpackhi_epi32(a, b);
+		int32_t *o = out + 2 * (x - x0);
+		_mm256_storeu_si256((__m256i *)(void *)o, _mm256_permute2x128_si256(lo, hi, 0x20));
+		_mm256_storeu_si256((__m256i *)(void *)(o + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
+	}
+	for (; x < x1; x++)
+		lanczos_px(r, w, x, out + 2 * (x - x0));
+}
+
+/* lanczos_cols, eight output pixels of each row at a time, the rest one
+ * at a time: the same sums, shifts and clamps (the shifted sums lie
+ * within +-500, so the saturating packs clamp as clampi does). */
+TT_UP_AVX2 static void lanczos_cols_avx2(const int32_t *h0, const int32_t *h1, const int32_t *h2, const int32_t *h3,
+					 const int32_t *h4, const int32_t *h5, const int32_t *h6, int n, uint8_t *o0,
+					 uint8_t *o1)
+{
+	const __m256i w0 = _mm256_set1_epi32(LZ[0]), w1 = _mm256_set1_epi32(LZ[1]), w2 = _mm256_set1_epi32(LZ[2]),
+		      w3 = _mm256_set1_epi32(LZ[3]), w4 = _mm256_set1_epi32(LZ[4]), w5 = _mm256_set1_epi32(LZ[5]);
+	const __m256i half = _mm256_set1_epi32(32768), order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+	int j = 0;
+	for (; j + 8 <= n; j += 8) {
+#define LD(h) _mm256_loadu_si256((const __m256i *)(const void *)((h) + j))
+		const __m256i v0 = LD(h0), v1 = LD(h1), v2 = LD(h2), v3 = LD(h3), v4 = LD(h4), v5 = LD(h5), v6 = LD(h6);
+#undef LD
+		__m256i a = _mm256_add_epi32(
+			_mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(w0, v0), _mm256_mullo_epi32(w1, v1)),
+					 _mm256_add_epi32(_mm256_mullo_epi32(w2, v2), _mm256_mullo_epi32(w3, v3))),
+			_mm256_add_epi32(_mm256_mullo_epi32(w4, v4), _mm256_mullo_epi32(w5, v5)));
+		__m256i b = _mm256_add_epi32(
+			_mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(w5, v1), _mm256_mullo_epi32(w4, v2)),
+					 _mm256_add_epi32(_mm256_mullo_epi32(w3, v3), _mm256_mullo_epi32(w2, v4))),
+			_mm256_add_epi32(_mm256_mullo_epi32(w1, v5), _mm256_mullo_epi32(w0, v6)));
+		a = _mm256_srai_epi32(_mm256_add_epi32(a, half), 16);
+		b = _mm256_srai_epi32(_mm256_add_epi32(b, half), 16);
+		/* a0-3 b0-3 | a4-7 b4-7 as bytes (each half twice), then the
+		 * four-byte groups a0-3 a4-7 b0-3 b4-7 in the low 16 bytes. */
+		const __m256i t = _mm256_packs_epi32(a, b);
+		const __m128i u = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_packus_epi16(t, t), order));
+		_mm_storel_epi64((__m128i *)(void *)(o0 + j), u);
+		_mm_storel_epi64((__m128i *)(void *)(o1 + j), _mm_unpackhi_epi64(u, u));
+	}
+	if (j < n)
+		lanczos_cols(h0 + j, h1 + j, h2 + j, h3 + j, h4 + j, h5 + j, h6 + j, n - j, o0 + j, o1 + j);
+}
+#endif
+
 int upsample2_lanczos_part(const struct image_u8 *src, int x0, int y0, int x1, int y1, struct image_u8 *dst,
 			   int32_t *rows)
 {
@@ -91,17 +274,28 @@ int upsample2_lanczos_part(const struct image_u8 *src, int x0, int y0, int x1, i
 	    dst->width != 2 * (x1 - x0) || dst->height != 2 * (y1 - y0))
 		return ERR_RANGE;
 	const int n = dst->width;
+	const bool avx2 = use_avx2();
 	/* Row k of the source enlarged along x lives in slot k mod 7 of rows:
 	 * source rows y - 3 .. y + 3 make output rows 2 (y - y0) and the next. */
 #define SLOT(k) (rows + (size_t)((((k) % UPSAMPLE2_LANCZOS_ROWS) + UPSAMPLE2_LANCZOS_ROWS) % UPSAMPLE2_LANCZOS_ROWS) * (size_t)n)
+#if UP_AVX2
+#define ROW(k) (avx2 ? lanczos_row_avx2 : lanczos_row)(src, k, x0, x1, SLOT(k))
+#define COLS (avx2 ? lanczos_cols_avx2 : lanczos_cols)
+#else
+#define ROW(k) lanczos_row(src, k, x0, x1, SLOT(k))
+#define COLS lanczos_cols
+	(void)avx2;
+#endif
 	for (int k = y0 - 3; k < y0 + 3; k++)
-		lanczos_row(src, k, x0, x1, SLOT(k));
+		ROW(k);
 	for (int y = y0; y < y1; y++) {
-		lanczos_row(src, y + 3, x0, x1, SLOT(y + 3));
+		ROW(y + 3);
 		uint8_t *o0 = dst->data + (size_t)(2 * (y - y0)) * (size_t)dst->stride;
-		lanczos_cols(SLOT(y - 3), SLOT(y - 2), SLOT(y - 1), SLOT(y), SLOT(y + 1), SLOT(y + 2), SLOT(y + 3), n,
-			     o0, o0 + dst->stride);
+		COLS(SLOT(y - 3), SLOT(y - 2), SLOT(y - 1), SLOT(y), SLOT(y + 1), SLOT(y + 2), SLOT(y + 3), n, o0,
+		     o0 + dst->stride);
 	}
+#undef COLS
+#undef ROW
 #undef SLOT
 	return 0;
 }

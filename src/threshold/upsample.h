@@ -39,6 +39,15 @@ int upsample2_part(const struct image_u8 *src, int x0, int y0, int x1, int y1, s
 int upsample2_lanczos_part(const struct image_u8 *src, int x0, int y0, int x1, int y1, struct image_u8 *dst,
 			   int32_t *rows);
 
+/* The instruction set upsample2_part and upsample2_lanczos_part run on:
+ * "avx2" where the CPU has it (x86-64; 16 or 8 source pixels a vector,
+ * chosen at run time), else "scalar" (plain C). Either gives the same
+ * bits: every sum is an exact integer. upsample_set_isa("scalar") forces the plain C, ("avx2") undoes
+ * that; returns 0, or ERR_UNSUPPORTED where the CPU or build lacks the set.
+ * Process-wide, for tests: set it before any thread enlarges. */
+const char *upsample_isa(void);
+int upsample_set_isa(const char *isa);
+
 /* The part enlarged three times by Lanczos-3 (dst: 3 (x1 - x0) x
  * 3 (y1 - y0)): output pixel 3i + a lies (a - 1) / 3 pixel from source
  * pixel i (output x maps to source x / 3 - 1 / 3), so the middle one of
