@@ -1501,19 +1501,19 @@ static void test_upsample2_lanczos(void **state)
 	image_u8_free(&lin);
 }
 
-/* upsample2_part and upsample2_lanczos_part give the same bytes on every
- * instruction set (upsample_set_isa): parts of every width from 1 on, at
+/* upsample2_part, upsample2_lanczos_part and upsample3_lanczos_part give
+ * the same bytes on every instruction set (upsample_set_isa): parts of every width from 1 on, at
  * the frame's edges and inside, of a frame of noise and of one of black
  * and white specks (Lanczos's lobes past 0 and 255, clamped). */
 static void test_upsample_isas(void **state)
 {
 	(void)state;
 	const int w = 83, h = 29;
-	int32_t rows[UPSAMPLE2_LANCZOS_ROWS * 2 * 83];
+	int32_t rows[UPSAMPLE2_LANCZOS_ROWS * 3 * 83];
 	struct image_u8 src, a, b;
 	assert_int_equal(image_u8_alloc(&src, w, h), 0);
-	assert_int_equal(image_u8_alloc(&a, 2 * w, 2 * h), 0);
-	assert_int_equal(image_u8_alloc(&b, 2 * w, 2 * h), 0);
+	assert_int_equal(image_u8_alloc(&a, 3 * w, 3 * h), 0);
+	assert_int_equal(image_u8_alloc(&b, 3 * w, 3 * h), 0);
 	assert_int_equal(upsample_set_isa("neon9"), ERR_UNSUPPORTED);
 	assert_int_equal(upsample_set_isa("scalar"), 0);
 	assert_string_equal(upsample_isa(), "scalar");
@@ -1533,23 +1533,25 @@ static void test_upsample_isas(void **state)
 		for (int x0 = 0; x0 < w; x0 += 1 + x0 / 4)
 			for (int x1 = x0 + 1; x1 <= w; x1 += 1 + (x1 - x0) / 5) {
 				const int y0 = (x0 + x1) % 7, y1 = h - (x1 % 5);
-				for (int lz = 0; lz < 2; lz++) {
-					a.width = b.width = 2 * (x1 - x0);
-					a.height = b.height = 2 * (y1 - y0);
-					memset(a.data, 1, (size_t)a.stride * 2 * (size_t)h);
-					memset(b.data, 2, (size_t)b.stride * 2 * (size_t)h);
-					assert_int_equal(upsample_set_isa("scalar"), 0);
-					assert_int_equal(lz ? upsample2_lanczos_part(&src, x0, y0, x1, y1, &a, rows)
-							    : upsample2_part(&src, x0, y0, x1, y1, &a),
-							 0);
-					assert_int_equal(upsample_set_isa("avx2"), 0);
-					assert_int_equal(lz ? upsample2_lanczos_part(&src, x0, y0, x1, y1, &b, rows)
-							    : upsample2_part(&src, x0, y0, x1, y1, &b),
-							 0);
+				for (int kind = 0; kind < 3; kind++) {
+					const int k = kind == 2 ? 3 : 2;
+					a.width = b.width = k * (x1 - x0);
+					a.height = b.height = k * (y1 - y0);
+					memset(a.data, 1, (size_t)a.stride * 3 * (size_t)h);
+					memset(b.data, 2, (size_t)b.stride * 3 * (size_t)h);
+					for (int isa = 0; isa < 2; isa++) {
+						struct image_u8 *d = isa ? &b : &a;
+						assert_int_equal(upsample_set_isa(isa ? "avx2" : "scalar"), 0);
+						assert_int_equal(
+							kind == 2   ? upsample3_lanczos_part(&src, x0, y0, x1, y1, d, rows)
+							: kind == 1 ? upsample2_lanczos_part(&src, x0, y0, x1, y1, d, rows)
+								    : upsample2_part(&src, x0, y0, x1, y1, d),
+							0);
+					}
 					for (int y = 0; y < a.height; y++)
 						if (memcmp(image_u8_row(&a, y), image_u8_row(&b, y), (size_t)a.width))
-							fail_msg("%s pattern %d part %d..%d x %d..%d: row %d differs",
-								 lz ? "lanczos" : "bilinear", pat, x0, x1, y0, y1, y);
+							fail_msg("kind %d pattern %d part %d..%d x %d..%d: row %d differs",
+								 kind, pat, x0, x1, y0, y1, y);
 				}
 			}
 	}

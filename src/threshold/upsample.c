@@ -304,23 +304,133 @@ int upsample2_lanczos_part(const struct image_u8 *src, int x0, int y0, int x1, i
  * before source pixel i, over pixels i - 3 .. i + 2), scaled to sum 256. */
 static const int LZ3[6] = {3, -24, 98, 208, -37, 8};
 
-/* Source row sy (clamped) of columns x0 .. x1 - 1 enlarged three times
- * along x, scaled by 256, into out (3 (x1 - x0) values). */
-static void lanczos3_row(const struct image_u8 *src, int sy, int x0, int x1, int32_t *out)
+/* Source pixels x0 .. x1 - 1 of row r (w pixels) enlarged three times
+ * along x, scaled by 256, into out from value 3 (x - ox) on. */
+static void lanczos3_px(const uint8_t *r, int w, int x0, int x1, int ox, int32_t *out)
 {
-	const uint8_t *r = image_u8_row(src, clampi(sy, 0, src->height - 1));
-	const int w = src->width;
 	for (int x = x0; x < x1; x++) {
 		int32_t a = 0, b = 0;
 		for (int k = 0; k < 6; k++) {
 			a += LZ3[k] * r[clampi(x - 3 + k, 0, w - 1)];
 			b += LZ3[5 - k] * r[clampi(x - 2 + k, 0, w - 1)];
 		}
-		out[3 * (x - x0)] = a;
-		out[3 * (x - x0) + 1] = 256 * r[x];
-		out[3 * (x - x0) + 2] = b;
+		out[3 * (x - ox)] = a;
+		out[3 * (x - ox) + 1] = 256 * r[x];
+		out[3 * (x - ox) + 2] = b;
 	}
 }
+
+/* Source row sy (clamped) of columns x0 .. x1 - 1 enlarged three times
+ * along x, scaled by 256, into out (3 (x1 - x0) values). */
+static void lanczos3_row(const struct image_u8 *src, int sy, int x0, int x1, int32_t *out)
+{
+	lanczos3_px(image_u8_row(src, clampi(sy, 0, src->height - 1)), src->width, x0, x1, x0, out);
+}
+
+/* Output rows o[0], o[1] and o[2] (n pixels) from the seven rows h[0] ..
+ * h[6] enlarged along x: the first weighs h[0] .. h[5], the middle one
+ * is h[3] itself, the last weighs h[1] .. h[6] mirrored. */
+static void lanczos3_cols(const int32_t *const h[7], int n, uint8_t *const o[3])
+{
+	for (int j = 0; j < n; j++) {
+		int32_t a = 0, b = 0;
+		for (int k = 0; k < 6; k++) {
+			a += LZ3[k] * h[k][j];
+			b += LZ3[5 - k] * h[k + 1][j];
+		}
+		o[0][j] = (uint8_t)clampi((a + 32768) >> 16, 0, 255);
+		o[1][j] = (uint8_t)clampi((h[3][j] + 128) >> 8, 0, 255);
+		o[2][j] = (uint8_t)clampi((b + 32768) >> 16, 0, 255);
+	}
+}
+
+#if UP_AVX2
+/* lanczos3_row, eight source pixels at a time where all their taps lie
+ * in the row (x - 3 .. x + 10), one at a time elsewhere: the same sums. */
+TT_UP_AVX2 static void lanczos3_row_avx2(const struct image_u8 *src, int sy, int x0, int x1, int32_t *out)
+{
+	const uint8_t *r = image_u8_row(src, clampi(sy, 0, src->height - 1));
+	const int w = src->width;
+	int x = x0;
+	if (x < x1 && x < 3) {
+		lanczos3_px(r, w, x, x1 < 3 ? x1 : 3, x0, out);
+		x = x1 < 3 ? x1 : 3;
+	}
+	const __m256i w0 = _mm256_set1_epi32(LZ3[0]), w1 = _mm256_set1_epi32(LZ3[1]), w2 = _mm256_set1_epi32(LZ3[2]),
+		      w3 = _mm256_set1_epi32(LZ3[3]), w4 = _mm256_set1_epi32(LZ3[4]), w5 = _mm256_set1_epi32(LZ3[5]);
+	/* Values 3i, 3i + 1, 3i + 2 of eight pixels i (a, m, b) in three
+	 * vectors: each the pixels idx of a, m and b, blended by phase. */
+	const __m256i idx0 = _mm256_setr_epi32(0, 0, 0, 1, 1, 1, 2, 2), idx1 = _mm256_setr_epi32(2, 3, 3, 3, 4, 4, 4, 5),
+		      idx2 = _mm256_setr_epi32(5, 5, 6, 6, 6, 7, 7, 7);
+	for (; x + 8 <= x1 && x + 11 <= w; x += 8) {
+		const uint8_t *p = r + x - 3;
+		__m256i v[7];
+		for (int k = 0; k < 7; k++)
+			v[k] = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(p + k)));
+		const __m256i a = _mm256_add_epi32(
+			_mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(w0, v[0]), _mm256_mullo_epi32(w1, v[1])),
+					 _mm256_add_epi32(_mm256_mullo_epi32(w2, v[2]), _mm256_mullo_epi32(w3, v[3]))),
+			_mm256_add_epi32(_mm256_mullo_epi32(w4, v[4]), _mm256_mullo_epi32(w5, v[5])));
+		const __m256i b = _mm256_add_epi32(
+			_mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(w5, v[1]), _mm256_mullo_epi32(w4, v[2])),
+					 _mm256_add_epi32(_mm256_mullo_epi32(w3, v[3]), _mm256_mullo_epi32(w2, v[4]))),
+			_mm256_add_epi32(_mm256_mullo_epi32(w1, v[5]), _mm256_mullo_epi32(w0, v[6])));
+		const __m256i m = _mm256_slli_epi32(v[3], 8);
+		int32_t *o = out + 3 * (x - x0);
+#define PHASED(idx, mm, mb)                                                                                            \
+	_mm256_blend_epi32(_mm256_blend_epi32(_mm256_permutevar8x32_epi32(a, idx), _mm256_permutevar8x32_epi32(m, idx), \
+					      mm),                                                                      \
+			   _mm256_permutevar8x32_epi32(b, idx), mb)
+		_mm256_storeu_si256((__m256i *)(void *)o, PHASED(idx0, 0x92, 0x24));
+		_mm256_storeu_si256((__m256i *)(void *)(o + 8), PHASED(idx1, 0x24, 0x49));
+		_mm256_storeu_si256((__m256i *)(void *)(o + 16), PHASED(idx2, 0x49, 0x92));
+#undef PHASED
+	}
+	if (x < x1)
+		lanczos3_px(r, w, x, x1, x0, out);
+}
+
+/* lanczos3_cols, eight output pixels of each row at a time, the rest one
+ * at a time: the same sums, shifts and clamps (all within +-600 once
+ * shifted, so the saturating packs clamp as clampi does). */
+TT_UP_AVX2 static void lanczos3_cols_avx2(const int32_t *const h[7], int n, uint8_t *const o[3])
+{
+	const __m256i w0 = _mm256_set1_epi32(LZ3[0]), w1 = _mm256_set1_epi32(LZ3[1]), w2 = _mm256_set1_epi32(LZ3[2]),
+		      w3 = _mm256_set1_epi32(LZ3[3]), w4 = _mm256_set1_epi32(LZ3[4]), w5 = _mm256_set1_epi32(LZ3[5]);
+	const __m256i half = _mm256_set1_epi32(32768), half8 = _mm256_set1_epi32(128),
+		      order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+	int j = 0;
+	for (; j + 8 <= n; j += 8) {
+		__m256i v[7];
+		for (int k = 0; k < 7; k++)
+			v[k] = _mm256_loadu_si256((const __m256i *)(const void *)(h[k] + j));
+		__m256i a = _mm256_add_epi32(
+			_mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(w0, v[0]), _mm256_mullo_epi32(w1, v[1])),
+					 _mm256_add_epi32(_mm256_mullo_epi32(w2, v[2]), _mm256_mullo_epi32(w3, v[3]))),
+			_mm256_add_epi32(_mm256_mullo_epi32(w4, v[4]), _mm256_mullo_epi32(w5, v[5])));
+		__m256i b = _mm256_add_epi32(
+			_mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(w5, v[1]), _mm256_mullo_epi32(w4, v[2])),
+					 _mm256_add_epi32(_mm256_mullo_epi32(w3, v[3]), _mm256_mullo_epi32(w2, v[4]))),
+			_mm256_add_epi32(_mm256_mullo_epi32(w1, v[5]), _mm256_mullo_epi32(w0, v[6])));
+		a = _mm256_srai_epi32(_mm256_add_epi32(a, half), 16);
+		b = _mm256_srai_epi32(_mm256_add_epi32(b, half), 16);
+		const __m256i m = _mm256_srai_epi32(_mm256_add_epi32(v[3], half8), 8);
+		/* Bytes a0-3 b0-3 m0-3 m0-3 | a4-7 b4-7 m4-7 m4-7, then the
+		 * four-byte groups a0-3 a4-7 b0-3 b4-7 m0-3 m4-7 in order. */
+		const __m256i u = _mm256_permutevar8x32_epi32(
+			_mm256_packus_epi16(_mm256_packs_epi32(a, b), _mm256_packs_epi32(m, m)), order);
+		const __m128i ab = _mm256_castsi256_si128(u);
+		_mm_storel_epi64((__m128i *)(void *)(o[0] + j), ab);
+		_mm_storel_epi64((__m128i *)(void *)(o[1] + j), _mm256_extracti128_si256(u, 1));
+		_mm_storel_epi64((__m128i *)(void *)(o[2] + j), _mm_unpackhi_epi64(ab, ab));
+	}
+	if (j < n) {
+		const int32_t *const t[7] = {h[0] + j, h[1] + j, h[2] + j, h[3] + j, h[4] + j, h[5] + j, h[6] + j};
+		uint8_t *const q[3] = {o[0] + j, o[1] + j, o[2] + j};
+		lanczos3_cols(t, n - j, q);
+	}
+}
+#endif
 
 int upsample3_lanczos_part(const struct image_u8 *src, int x0, int y0, int x1, int y1, struct image_u8 *dst,
 			   int32_t *rows)
@@ -329,28 +439,30 @@ int upsample3_lanczos_part(const struct image_u8 *src, int x0, int y0, int x1, i
 	    dst->width != 3 * (x1 - x0) || dst->height != 3 * (y1 - y0))
 		return ERR_RANGE;
 	const int n = dst->width;
+	const bool avx2 = use_avx2();
 	/* As upsample2_lanczos_part: source rows y - 3 .. y + 3, enlarged
 	 * along x, in slots k mod 7 make output rows 3 (y - y0) .. + 2. */
 #define SLOT(k) (rows + (size_t)((((k) % UPSAMPLE2_LANCZOS_ROWS) + UPSAMPLE2_LANCZOS_ROWS) % UPSAMPLE2_LANCZOS_ROWS) * (size_t)n)
+#if UP_AVX2
+#define ROW(k) (avx2 ? lanczos3_row_avx2 : lanczos3_row)(src, k, x0, x1, SLOT(k))
+#define COLS (avx2 ? lanczos3_cols_avx2 : lanczos3_cols)
+#else
+#define ROW(k) lanczos3_row(src, k, x0, x1, SLOT(k))
+#define COLS lanczos3_cols
+	(void)avx2;
+#endif
 	for (int k = y0 - 3; k < y0 + 3; k++)
-		lanczos3_row(src, k, x0, x1, SLOT(k));
+		ROW(k);
 	for (int y = y0; y < y1; y++) {
-		lanczos3_row(src, y + 3, x0, x1, SLOT(y + 3));
-		const int32_t *h[7];
-		for (int k = 0; k < 7; k++)
-			h[k] = SLOT(y - 3 + k);
-		uint8_t *o = dst->data + (size_t)(3 * (y - y0)) * (size_t)dst->stride;
-		for (int j = 0; j < n; j++) {
-			int32_t a = 0, b = 0;
-			for (int k = 0; k < 6; k++) {
-				a += LZ3[k] * h[k][j];
-				b += LZ3[5 - k] * h[k + 1][j];
-			}
-			o[j] = (uint8_t)clampi((a + 32768) >> 16, 0, 255);
-			o[dst->stride + j] = (uint8_t)clampi((h[3][j] + 128) >> 8, 0, 255);
-			o[2 * (size_t)dst->stride + j] = (uint8_t)clampi((b + 32768) >> 16, 0, 255);
-		}
+		ROW(y + 3);
+		const int32_t *const h[7] = {SLOT(y - 3), SLOT(y - 2), SLOT(y - 1), SLOT(y),
+					     SLOT(y + 1), SLOT(y + 2), SLOT(y + 3)};
+		uint8_t *o0 = dst->data + (size_t)(3 * (y - y0)) * (size_t)dst->stride;
+		uint8_t *const o[3] = {o0, o0 + dst->stride, o0 + 2 * (size_t)dst->stride};
+		COLS(h, n, o);
 	}
+#undef COLS
+#undef ROW
 #undef SLOT
 	return 0;
 }

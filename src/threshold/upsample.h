@@ -39,9 +39,8 @@ int upsample2_part(const struct image_u8 *src, int x0, int y0, int x1, int y1, s
 int upsample2_lanczos_part(const struct image_u8 *src, int x0, int y0, int x1, int y1, struct image_u8 *dst,
 			   int32_t *rows);
 
-/* The instruction set upsample2_part and upsample2_lanczos_part run on:
- * "avx2" where the CPU has it (x86-64; 16 or 8 source pixels a vector,
- * chosen at run time), else "scalar" (plain C). Either gives the same
+/* The instruction set the enlargements here run on: "avx2" where the CPU
+ * has it (x86-64; 16 or 8 source pixels a vector, chosen at run time), else "scalar" (plain C). Either gives the same
  * bits: every sum is an exact integer. upsample_set_isa("scalar") forces the plain C, ("avx2") undoes
  * that; returns 0, or ERR_UNSUPPORTED where the CPU or build lacks the set.
  * Process-wide, for tests: set it before any thread enlarges. */
