@@ -14,6 +14,9 @@
  * threshold.md §1: all ones where the pixel is black), bits (one bit a lane,
  * lane 0 in bit 0). u16 lanes (half as many): ld8 widens bytes, st8 narrows
  * values <= 255, mul keeps the low 16 bits (exact where products fit).
+ * prefix and qprefix: a row of prefix sums of the local mean's 16-bit
+ * column sums and of Sauvola's 32-bit column sums of squares (wrapping
+ * modulo 2^32, as uint32_t does).
  * sauv: SD pixels of Sauvola's rule (threshold.h) from prefix-sum rows, in
  * doubles: every product and difference there is an integer below 2^53,
  * so exact, and the square root truncated is the floor (see threshold.h):
