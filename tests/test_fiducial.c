@@ -1978,6 +1978,41 @@ static void test_match_specked_leaf(void **state)
 	tree_set_free(alone);
 }
 
+/* A one-hole blob whose hole closed whole (decode.c, closed_ring_read):
+ * beside a 9 x 9 px one-hole blob (a 3 x 3 hole: a 72 px ring), an
+ * 11 x 11 px leaf with no speck (121 px, the blob filled) and two 6 x 6
+ * px dots: w012111, the node count of w012121 (the leaf a one-hole blob,
+ * a dot fewer). The leaf has over HOLE_CLOSED_X times the median dot and
+ * more than the ring, so with both trees in the set the read stays fuzzy.
+ * Read where the ring is larger than the leaf (13 x 13 px around a 5 x 5
+ * hole: 144 px), with the leaf 8 x 8 px (under three times the dots), or
+ * where the set holds no w012121. */
+static void test_match_closed_ring(void **state)
+{
+	(void)state;
+	struct tree_set *both = set_parse("w012111\nw012121\n");
+	struct tree_set *alone = set_parse("w012111\n");
+	for (int kind = 0; kind < 4; kind++) {
+		struct image_u8 img;
+		card(&img, 80);
+		if (kind == 1) {
+			rect(&img, 16, 16, 28, 28, 0);
+			rect(&img, 20, 20, 24, 24, 255);
+		} else {
+			rect(&img, 18, 18, 26, 26, 0);
+			rect(&img, 21, 21, 23, 23, 255);
+		}
+		const int side = kind == 2 ? 8 : 11;
+		rect(&img, 40, 40, 39 + side, 39 + side, 0);
+		rect(&img, 54, 20, 59, 25, 0);
+		rect(&img, 20, 54, 25, 59, 0);
+		rig_check(kind == 3 ? alone : both, &img, 100, kind == 0 ? -1 : 0);
+		image_u8_free(&img);
+	}
+	tree_set_free(both);
+	tree_set_free(alone);
+}
+
 /* A blob cut in two (decode.c, cut_read): w012211 with 1 px cuts of the
  * root's white through the blob's wall on two sides of its second hole
  * (left, to the blob's edge, and below): the lower left piece is a plain
@@ -2658,6 +2693,7 @@ int main(void)
 		cmocka_unit_test(test_match_bridged),
 		cmocka_unit_test(test_match_bridged_small),
 		cmocka_unit_test(test_match_specked_leaf),
+		cmocka_unit_test(test_match_closed_ring),
 		cmocka_unit_test(test_match_opened_ring),
 		cmocka_unit_test(test_match_margin_root),
 		cmocka_unit_test(test_match_border_root),

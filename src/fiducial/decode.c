@@ -2403,6 +2403,42 @@ static bool specked_leaf_read(const struct match *m, const struct region_tree *t
 	return false;
 }
 
+/* Whether a symbol read whole at root, canon its string, may be another
+ * tree of the set with a one-hole blob's hole closed whole and one more
+ * leaf taken for a dot: a plain leaf of the root has at least
+ * HOLE_CLOSED_X times the median plain leaf's area and more than every
+ * one-hole blob of the read (a ring's area and its hole's: the blob
+ * filled), and the tree with a plain leaf taken away and a hole given to
+ * a plain leaf is in the set (moved_in_set): the same node count.
+ * specked_leaf_read()'s kind with no speck left in the leaf, the leaf's
+ * size against the rings its cue instead: where a hard shadow's edge
+ * crosses a 26 px 33 of reacTIVision's set, the upsampled pass's local
+ * mean read of the place (mean_up) closed a one-hole blob into an 89 px
+ * leaf among dots of 19-23 and rings of 58-68, took a 57 px piece of the
+ * edge for a dot and read 69 (shadow-small, seed 91, frame 12); Sauvola's
+ * read there, kept only where the mean's read holds none, read 33. A dot that
+ * a speck or a shadow's piece joined is as large against the dots but no
+ * larger than the rings: the scaled pass's right 52 px 8 on the tilted
+ * sheet (frame 4), a 142 px leaf, 3.6 times the median, beside a 147 px
+ * ring. */
+static bool closed_ring_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
+			     const char *canon)
+{
+	const int64_t big = closed_leaf_min(c, 2);
+	if (big < 0)
+		return false;
+	const int64_t leaf = c->area[c->n_leaf - 1];
+	bool ring = false;
+	for (int q = 0; q < c->n; q++) {
+		if (c->plain[q] || leaf_holes(m, t, c->kid[q]) != 1)
+			continue;
+		if (reg(m, t, c->kid[q])->area >= leaf)
+			return false;
+		ring = true;
+	}
+	return ring && moved_in_set(m->cfg.trees, canon, 0, 1);
+}
+
 /* Whether the tree canon (canonical, with colour letter) is a tree of the
  * set with a two-hole blob's holes closed: one of its plain leaves given
  * two holes ("1" then "22") and two more plain leaves taken away, the same
@@ -2671,6 +2707,7 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	     arc_read(m, t, &kids, canon) ||
 	     ring_pair_read(m, t, &kids, canon) ||
 	     specked_leaf_read(m, t, &kids, canon) ||
+	     closed_ring_read(m, t, &kids, canon) ||
 	     closed_blob_read(m, t, &kids, canon) ||
 	     merged_blob_read(m, t, &kids, MERGED_BLOB_BAY) ||
 	     enclosed_read(m, t, &kids, canon) ||
