@@ -2139,6 +2139,48 @@ static void test_match_split_hole(void **state)
 	tree_set_free(alone);
 }
 
+/* A hole split in three (decode.c, shattered_read): a 24 px white root
+ * on the black field holding a blob with two 2 x 2 px holes and three 1
+ * px ones, two of them corner to corner (one 2 x 2 px hole thresholded as
+ * pieces), a blob with two 2 x 2 px holes and a dot, no speck in the root:
+ * w01222221221, which is w01222122111 with two dots lost and a hole split
+ * in three: it stays fuzzy while the set holds both (the pieces are at
+ * most half the median hole, 4 px). It is read with the pieces apart (no
+ * two corner to corner), where the set holds no w01222122111, or where the
+ * other holes are 1 x 2 px and one piece 2 px (the median 2: two pieces
+ * of at most half of it). */
+static void test_match_shattered_hole(void **state)
+{
+	(void)state;
+	struct tree_set *both = set_parse("w01222221221\nw01222122111\n");
+	struct tree_set *alone = set_parse("w01222221221\n");
+	for (int kind = 0; kind < 4; kind++) {
+		struct image_u8 img;
+		const int hw = kind == 3 ? 0 : 1;
+		assert_int_equal(image_u8_alloc(&img, 96, 96), 0);
+		rect(&img, 0, 0, 95, 95, 0);
+		for (int i = 0; i < 12; i++) {
+			rect(&img, 3 + 7 * i, 3, 4 + 7 * i, 4, 255);
+			rect(&img, 3 + 7 * i, 90, 4 + 7 * i, 91, 255);
+		}
+		rect(&img, 10, 10, 33, 33, 255);
+		rect(&img, 12, 12, 25, 19, 0);
+		rect(&img, 14, 14, 14 + hw, 15, 255);
+		rect(&img, 18, 14, 18 + hw, 15, 255);
+		rect(&img, 22, 14, 22, 14, 255);
+		rect(&img, kind == 1 ? 24 : 23, 15, kind == 1 ? 24 : 23, 15, 255);
+		rect(&img, 22, 17, 22, kind == 3 ? 18 : 17, 255);
+		rect(&img, 12, 22, 21, 29, 0);
+		rect(&img, 14, 24, 14 + hw, 25, 255);
+		rect(&img, 18, 24, 18 + hw, 25, 255);
+		rect(&img, 26, 24, 29, 27, 0);
+		rig_check(kind == 2 ? alone : both, &img, 100, kind == 0 ? -1 : 0);
+		image_u8_free(&img);
+	}
+	tree_set_free(both);
+	tree_set_free(alone);
+}
+
 /* A one-hole blob whose wall a cut opened (decode.c, opened_ring): three
  * 36 px dots, a one-hole blob and a 16 x 6 px blob around an 8 x 2 px hole
  * whose right wall is gone, 72 px, elongated like two dots side by side;
@@ -2667,6 +2709,7 @@ int main(void)
 		cmocka_unit_test(test_match_cut_dot_piece),
 		cmocka_unit_test(test_match_cut_bent_piece),
 		cmocka_unit_test(test_match_split_hole),
+		cmocka_unit_test(test_match_shattered_hole),
 		cmocka_unit_test(test_match_speck_dot),
 		cmocka_unit_test(test_match_holes_uneven),
 		cmocka_unit_test(test_match_merged_hole),
