@@ -649,6 +649,11 @@ static bool leaves_even(const struct match *m, const struct region_tree *t, int3
  * of 0.1-0.5 median holes (0.92-0.94) where it was (4), but for one read
  * that another rule left fuzzy (1.1). */
 #define MERGED_BLOB_DOUBT 1
+/* A blob of fewer holes, from JOINED_FEW_HOLES, is two blobs run together
+ * where it fills under JOINED_BAY_SOLIDITY of its ellipse and its bay has
+ * JOINED_FEW_BAY median holes or more (joined_few_read). */
+#define JOINED_FEW_HOLES 3
+#define JOINED_FEW_BAY 4
 /* A dot of the hairline round's read of DOT_FILL_MIN_AREA px or more is
  * judged by how much of its moment ellipse it fills (dots_odd,
  * match_config.dot_min_fill); a smaller one's moments are its pixels'
@@ -1886,6 +1891,42 @@ static bool merged_blob_read(const struct match *m, const struct region_tree *t,
 	return false;
 }
 
+/* Whether a symbol read whole, c its root's children, may be another tree
+ * of the set with two of its blobs run together, the join a blob of
+ * JOINED_FEW_HOLES holes up to MERGED_BLOB_HOLES (merged_blob_read's
+ * least) that fills under JOINED_BAY_SOLIDITY of its moment ellipse
+ * (filled_solidity) and that a closing gives a pocket of the root's area
+ * (ring_pocket) of at least JOINED_FEW_BAY times the symbol's median hole
+ * (and CUT_MIN_POCKET). Any tree, as merged_blob_read(): where the node
+ * count is made up elsewhere neither joined_read() (a leaf lost) nor
+ * enclosed_read() (a piece of the root enclosed) finds the other tree.
+ * Where a shadow's edge crosses a 30 px 192 of our set, the first scale
+ * joined a one-hole blob to the two-hole blob (a three-hole blob of 53
+ * px filling 0.78 of its ellipse, a 7 px pocket against a median hole of
+ * 1 px) while the four-hole blob took a 1 px speck for a fifth hole,
+ * reading 176 (shadow-small, seed 91, frame 2); every hole of the symbol
+ * is 1-2 px; the read's other blobs filled 1.00-1.03 of theirs. The
+ * solidity is tried first, then the pocket. */
+static bool joined_few_read(const struct match *m, const struct region_tree *t, const struct root_kids *c)
+{
+	int need = -1;
+	for (int q = 0; q < c->n; q++) {
+		const int32_t k = c->kid[q];
+		if (c->plain[q] || (m->flags[k] & FLAG_REPAIRED))
+			continue;
+		const int j = leaf_holes(m, t, k);
+		if (j < JOINED_FEW_HOLES || j >= MERGED_BLOB_HOLES || filled_solidity(m, t, k) >= JOINED_BAY_SOLIDITY)
+			continue;
+		if (need < 0) {
+			const int bay = JOINED_FEW_BAY * median_hole(m, t, c->kid, c->n);
+			need = bay > CUT_MIN_POCKET ? bay : CUT_MIN_POCKET;
+		}
+		if (ring_pocket(m, t, k) >= need)
+			return true;
+	}
+	return false;
+}
+
 /* Whether a symbol read whole at root, canon its string, may be another
  * tree of the set with two of its blobs run together around a piece of
  * the root's area (match_config.enclosed, the deblurring pass; in the
@@ -2670,15 +2711,18 @@ static bool shattered_read(const struct match *m, const struct region_tree *t, c
 		for (int z = 0; z < n_k && n < TREES_MAX_NODES; z++)
 			if (kept_child(m, lk[z], k))
 				hole[n++] = lk[z];
-		if (n < 3)
+		int pieces = 0;
+		for (int a = 0; a < n; a++)
+			pieces += reg(m, t, hole[a])->area <= SPECK_MAX_AREA;
+		if (pieces < 3)
 			continue;
+		/* The median only where three holes are a speck's size: most
+		 * reads end above. */
 		if (med < 0)
 			med = median_hole(m, t, c->kid, c->n);
-		int pieces = 0;
-		for (int a = 0; a < n; a++) {
-			const int area = reg(m, t, hole[a])->area;
-			pieces += area <= SPECK_MAX_AREA && 2 * area <= med;
-		}
+		pieces = 0;
+		for (int a = 0; a < n; a++)
+			pieces += 2 * reg(m, t, hole[a])->area <= med && reg(m, t, hole[a])->area <= SPECK_MAX_AREA;
 		if (pieces < 3)
 			continue;
 		bool split = false;
@@ -2762,6 +2806,7 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	     closed_ring_read(m, t, &kids, canon) ||
 	     closed_blob_read(m, t, &kids, canon) ||
 	     merged_blob_read(m, t, &kids, MERGED_BLOB_BAY) ||
+	     joined_few_read(m, t, &kids) ||
 	     enclosed_read(m, t, &kids, canon) ||
 	     joined_read(m, t, &kids, canon) ||
 	     split_read(m, t, root, canon) ||
