@@ -197,6 +197,28 @@ static void lanczos_cols(const int32_t *restrict h0, const int32_t *restrict h1,
 /* lanczos_row, eight source pixels at a time where all their taps lie in
  * the row (x - 3 .. x + 10), one at a time elsewhere: the same integer
  * sums, so the same values. */
+/* The two six-tap sums of eight pixels, p the row at the first one's
+ * x - 3: *a over p[i..i+5] with taps t[0..5], *b over p[i+1..i+6] with the
+ * taps reversed, lane i; *centre the pixels themselves (p[i+3]). */
+TT_UP_AVX2 static inline void lanczos_taps8_avx2(const uint8_t *p, const int t[6], __m256i *a, __m256i *b,
+						 __m256i *centre)
+{
+	const __m256i w0 = _mm256_set1_epi32(t[0]), w1 = _mm256_set1_epi32(t[1]), w2 = _mm256_set1_epi32(t[2]),
+		      w3 = _mm256_set1_epi32(t[3]), w4 = _mm256_set1_epi32(t[4]), w5 = _mm256_set1_epi32(t[5]);
+	__m256i v[7];
+	for (int k = 0; k < 7; k++)
+		v[k] = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(p + k)));
+	*a = _mm256_add_epi32(
+		_mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(w0, v[0]), _mm256_mullo_epi32(w1, v[1])),
+				 _mm256_add_epi32(_mm256_mullo_epi32(w2, v[2]), _mm256_mullo_epi32(w3, v[3]))),
+		_mm256_add_epi32(_mm256_mullo_epi32(w4, v[4]), _mm256_mullo_epi32(w5, v[5])));
+	*b = _mm256_add_epi32(
+		_mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(w5, v[1]), _mm256_mullo_epi32(w4, v[2])),
+				 _mm256_add_epi32(_mm256_mullo_epi32(w3, v[3]), _mm256_mullo_epi32(w2, v[4]))),
+		_mm256_add_epi32(_mm256_mullo_epi32(w1, v[5]), _mm256_mullo_epi32(w0, v[6])));
+	*centre = v[3];
+}
+
 TT_UP_AVX2 static void lanczos_row_avx2(const struct image_u8 *src, int sy, int x0, int x1, int32_t *out)
 {
 	const uint8_t *r = image_u8_row(src, clampi(sy, 0, src->height - 1));
@@ -204,21 +226,9 @@ TT_UP_AVX2 static void lanczos_row_avx2(const struct image_u8 *src, int sy, int 
 	int x = x0;
 	for (; x < x1 && x < 3; x++)
 		lanczos_px(r, w, x, out + 2 * (x - x0));
-	const __m256i w0 = _mm256_set1_epi32(LZ[0]), w1 = _mm256_set1_epi32(LZ[1]), w2 = _mm256_set1_epi32(LZ[2]),
-		      w3 = _mm256_set1_epi32(LZ[3]), w4 = _mm256_set1_epi32(LZ[4]), w5 = _mm256_set1_epi32(LZ[5]);
 	for (; x + 8 <= x1 && x + 11 <= w; x += 8) {
-		const uint8_t *p = r + x - 3;
-		__m256i v[7];
-		for (int k = 0; k < 7; k++)
-			v[k] = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(p + k)));
-		const __m256i a = _mm256_add_epi32(
-			_mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(w0, v[0]), _mm256_mullo_epi32(w1, v[1])),
-					 _mm256_add_epi32(_mm256_mullo_epi32(w2, v[2]), _mm256_mullo_epi32(w3, v[3]))),
-			_mm256_add_epi32(_mm256_mullo_epi32(w4, v[4]), _mm256_mullo_epi32(w5, v[5])));
-		const __m256i b = _mm256_add_epi32(
-			_mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(w5, v[1]), _mm256_mullo_epi32(w4, v[2])),
-					 _mm256_add_epi32(_mm256_mullo_epi32(w3, v[3]), _mm256_mullo_epi32(w2, v[4]))),
-			_mm256_add_epi32(_mm256_mullo_epi32(w1, v[5]), _mm256_mullo_epi32(w0, v[6])));
+		__m256i a, b, centre;
+		lanczos_taps8_avx2(r + x - 3, LZ, &a, &b, &centre);
 		/* a0 b0 a1 b1 | a4 b4 a5 b5 and a2 b2 a3 b3 | a6 b6 a7 b7, their
 		 * halves put in order. */
 		const __m256i lo = _mm256_unpacklo_epi32(a, b), hi = _mm256_unpackhi_epi32(a, b);
@@ -356,26 +366,14 @@ TT_UP_AVX2 static void lanczos3_row_avx2(const struct image_u8 *src, int sy, int
 		lanczos3_px(r, w, x, x1 < 3 ? x1 : 3, x0, out);
 		x = x1 < 3 ? x1 : 3;
 	}
-	const __m256i w0 = _mm256_set1_epi32(LZ3[0]), w1 = _mm256_set1_epi32(LZ3[1]), w2 = _mm256_set1_epi32(LZ3[2]),
-		      w3 = _mm256_set1_epi32(LZ3[3]), w4 = _mm256_set1_epi32(LZ3[4]), w5 = _mm256_set1_epi32(LZ3[5]);
 	/* Values 3i, 3i + 1, 3i + 2 of eight pixels i (a, m, b) in three
 	 * vectors: each the pixels idx of a, m and b, blended by phase. */
 	const __m256i idx0 = _mm256_setr_epi32(0, 0, 0, 1, 1, 1, 2, 2), idx1 = _mm256_setr_epi32(2, 3, 3, 3, 4, 4, 4, 5),
 		      idx2 = _mm256_setr_epi32(5, 5, 6, 6, 6, 7, 7, 7);
 	for (; x + 8 <= x1 && x + 11 <= w; x += 8) {
-		const uint8_t *p = r + x - 3;
-		__m256i v[7];
-		for (int k = 0; k < 7; k++)
-			v[k] = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(p + k)));
-		const __m256i a = _mm256_add_epi32(
-			_mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(w0, v[0]), _mm256_mullo_epi32(w1, v[1])),
-					 _mm256_add_epi32(_mm256_mullo_epi32(w2, v[2]), _mm256_mullo_epi32(w3, v[3]))),
-			_mm256_add_epi32(_mm256_mullo_epi32(w4, v[4]), _mm256_mullo_epi32(w5, v[5])));
-		const __m256i b = _mm256_add_epi32(
-			_mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(w5, v[1]), _mm256_mullo_epi32(w4, v[2])),
-					 _mm256_add_epi32(_mm256_mullo_epi32(w3, v[3]), _mm256_mullo_epi32(w2, v[4]))),
-			_mm256_add_epi32(_mm256_mullo_epi32(w1, v[5]), _mm256_mullo_epi32(w0, v[6])));
-		const __m256i m = _mm256_slli_epi32(v[3], 8);
+		__m256i a, b, centre;
+		lanczos_taps8_avx2(r + x - 3, LZ3, &a, &b, &centre);
+		const __m256i m = _mm256_slli_epi32(centre, 8);
 		int32_t *o = out + 3 * (x - x0);
 #define PHASED(idx, mm, mb)                                                                                            \
 	_mm256_blend_epi32(_mm256_blend_epi32(_mm256_permutevar8x32_epi32(a, idx), _mm256_permutevar8x32_epi32(m, idx), \
