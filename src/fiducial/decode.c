@@ -2630,6 +2630,16 @@ static bool corner_touch(const struct region_tree *t, int32_t h, int32_t g)
 	return false;
 }
 
+/* Whether two of the n holes meet corner to corner (corner_touch). */
+static bool any_corner_touch(const struct region_tree *t, const int32_t *hole, int n)
+{
+	for (int a = 0; a < n; a++)
+		for (int b = a + 1; b < n; b++)
+			if (corner_touch(t, hole[a], hole[b]))
+				return true;
+	return false;
+}
+
 /* Whether a symbol read whole at root, canon its string, may be another
  * tree of the set with a dot lost and one hole of a blob split in two:
  * the root holds a speck (a dot shrunk to 1-2 px is one: candidates.c
@@ -2671,11 +2681,7 @@ static bool split_read(const struct match *m, const struct region_tree *t, int32
 		}
 		if (n < 2)
 			continue;
-		bool split = false;
-		for (int a = 0; a < n && !split; a++)
-			for (int b = a + 1; b < n && !split; b++)
-				split = corner_touch(t, hole[a], hole[b]);
-		if (split && moved_in_set(m->cfg.trees, canon, n, -1))
+		if (any_corner_touch(t, hole, n) && moved_in_set(m->cfg.trees, canon, n, -1))
 			return true;
 	}
 	return false;
@@ -2725,11 +2731,7 @@ static bool shattered_read(const struct match *m, const struct region_tree *t, c
 			pieces += 2 * reg(m, t, hole[a])->area <= med && reg(m, t, hole[a])->area <= SPECK_MAX_AREA;
 		if (pieces < 3)
 			continue;
-		bool split = false;
-		for (int a = 0; a < n && !split; a++)
-			for (int b = a + 1; b < n && !split; b++)
-				split = corner_touch(t, hole[a], hole[b]);
-		if (split && moved_in_set(m->cfg.trees, canon, n, -2))
+		if (any_corner_touch(t, hole, n) && moved_in_set(m->cfg.trees, canon, n, -2))
 			return true;
 	}
 	return false;
