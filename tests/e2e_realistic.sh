@@ -109,7 +109,7 @@ job oblique 54 --min-recall 0.92 --min-edge-recall 0.95 --max-wrong 0 --max-fp 0
 # a sharp frame for out of focus (the shadows' soft edges) and read the
 # next whole, its tree cut short (more runs than the segmenter holds),
 # before it asked whether the print is sharp (deblur.h, sharp). 0.828, edge
-# 0.786 with the ink windows' Lanczos read (engine.c, ink_up; 0.781, edge
+# 0.786 with the ink windows' Lanczos read (third.c, ink_up; 0.781, edge
 # 0.738 before it).
 job shadow-small 44 --min-recall 0.80 --min-edge-recall 0.76 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 # The shadow-small scenes through a webcam's processing (gamma 2.2, an
@@ -145,7 +145,7 @@ if [ -f "$DEFAULT" ]; then
 	# Symbols of 24-48 px that two hard shadows cross, with this set: the
 	# closing pass's ink windows (windows_find_ink; 0.891, edge 0.833
 	# without them) and their second read 5 points under close_pct
-	# (engine.c, THIRD_INK_PCT_LESS; 0.922, edge 0.881 without it); 0.984,
+	# (third.c, THIRD_INK_PCT_LESS; 0.922, edge 0.881 without it); 0.984,
 	# edge 0.976 with their Lanczos read (ink_up; 0.953, edge 0.929 before it).
 	job shadow-small 44 --min-recall 0.96 --min-edge-recall 0.95 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 	# Out of focus with this set (0.594 without the defocus branch, 0.734
@@ -158,7 +158,7 @@ if [ -f "$DEFAULT" ]; then
 	# the ratio pass's larger radii (0.854, edge 0.781 without them).
 	job sheet-full 53 --min-recall 0.98 --min-edge-recall 0.98 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 	# 0.969 (shadow edge 0.951) before the scaled pass's ladder of radii
-	# (engine.c, third_scaled): 0.979 (0.967).
+	# (third.c, third_scaled): 0.979 (0.967).
 	job sheet-half 41 --min-recall 0.975 --min-edge-recall 0.96 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 	# The sheet seen by a phone camera (gamma 2.2, an unsharp mask,
 	# sunlit paper clipped), at 1296x968 and 648x484.
@@ -172,7 +172,7 @@ if [ -f "$DEFAULT" ]; then
 	SET_OPTS=
 	# Defocus with this set over 16 frames: frame 15 holds a blurred 40 px
 	# 172 that the upsampled pass read as 127 before its reads were checked
-	# (engine.c, third_up).
+	# (third.c, third_up).
 	frames_was=$FRAMES FRAMES=16
 	job blur 38 --min-recall 0.8 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 	FRAMES=$frames_was
@@ -198,7 +198,7 @@ frame_reads() {
 # on the table, about 60 in the frame): the walls between its blob's
 # holes are 1-1.5 px and every threshold of the frame joins the holes;
 # the upsampled pass reads it since it reads symbols of up to 96 px
-# (engine.c, THIRD_UP_MAX_PX; 64 before).
+# (third.c, THIRD_UP_MAX_PX; 64 before).
 [ -f "$DEFAULT" ] && frame_reads oblique 70 19 61
 # frame_not_read PRESET SEED FRAME ID SCENE-OPTIONS...: the frame FRAME of
 # the preset drawn with reacTIVision's set at SEED with the scene options,
@@ -235,7 +235,7 @@ fi
 # Small symbols of 24-28 px whose 1-2 px holes and walls the small-symbol
 # pass (Bernsen at radius 1) or the upsampled pass (bilinear) lost in a
 # way that makes another ID, which the radius-2 check did not contradict
-# and the Lanczos check does (engine.c, sharp_check): a 25 px 113 read as
+# and the Lanczos check does (third.c, sharp_check): a 25 px 113 read as
 # 170 by the upsampled pass (two two-hole blobs joined by a bridge that
 # encloses a piece of the root as a fifth hole), a 27 px 190 read as 133
 # by the small-symbol pass (a hole closed, a speck taken for a dot).

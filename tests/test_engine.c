@@ -341,7 +341,7 @@ static void test_ratio_pass_large_symbols(void **state)
  * of symbols 0-11 (1, 2, 4, 7, 11) with the ink windows' closing at
  * close_pct (70) alone; the ramp's lit side, carried into the shadow by
  * the closing's running maximum, turns the shadowed paper beside the ink
- * black. The same closing 5 points lower there (engine.c,
+ * black. The same closing 5 points lower there (third.c,
  * THIRD_INK_PCT_LESS) reads 0, 3, 5, 6 and 9 too, and no symbol as
  * another ID. */
 static void test_ink_windows_lower_pct(void **state)
@@ -1986,7 +1986,7 @@ static int lanczos_check_probe(const struct tree_set *set, int id, float size, f
  * whose enlarged blobs join two two-hole blobs by a bridge that encloses a
  * piece of the root as a fifth hole: the upsampled pass reads 62's tree
  * (five-, four- and two-hole blobs), which the radius-2 check does not
- * contradict; the Lanczos check (engine.c, sharp_check) reads 5 whole
+ * contradict; the Lanczos check (third.c, sharp_check) reads 5 whole
  * there and leaves the place fuzzy (with the daemon's defaults the
  * upsampled pass's local-mean reads of the place also keep it from a
  * wrong ID). Over 24-28 px and four angles of either symbol, sharp_up

@@ -31,12 +31,12 @@ struct fiducial_det {
 			     * which only cancels its own pass's reads of other IDs at its
 			     * place and never leaves that pass (merge_vetoes);
 			     * FIDUCIAL_FALLBACK: read at a radius below the one its place
-			     * asked for (the third scale's scaled pass, engine.c), which
+			     * asked for (the third scale's scaled pass, third.c), which
 			     * stands only where no other read holds the place;
 			     * FIDUCIAL_UNCONFIRMED: a small root read with more of its
 			     * holes from 1-2 px specks than match_config.few_specks allows
 			     * (match_config.specks_unconfirmed), or an ink window's read
-			     * over its size cap (pipeline/engine.c, up_ink_part), which
+			     * over its size cap (pipeline/third.c, up_ink_part), which
 			     * never leaves its pass unless another threshold's tree at
 			     * its place confirms it (pipeline/merge.h, merge_confirm);
 			     * else 0 */

@@ -2007,7 +2007,7 @@ static bool enclosed_read(const struct match *m, const struct region_tree *t, co
  * the same node count. Where a hard shadow's edge crosses two blobs side
  * by side, its dark joins them across the root's area between them and
  * leaves a piece of its band, or a speck, about a dot's size: the
- * upsampled pass's Lanczos read (engine.c, up_sharp) of the places of
+ * upsampled pass's Lanczos read (third.c, up_sharp) of the places of
  * sheet-half symbols of 43-48 px of reacTIVision's set read a 2 as 18, a
  * 3 as 19 and a 6 as 40 so, joined blobs of two and two holes (0.70 of
  * their ellipse; the 2's, whose blob of six holes filled 0.82), three and
@@ -2821,7 +2821,7 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	 * (merged_blob_read, MERGED_BLOB_DOUBT), or with a dot bridged to a
 	 * blob (bridged_read, which that pass's thin_walls leaves off), stands
 	 * only where the enlarged frame confirms it, as one with more specks
-	 * than the share (engine.c, small_confirm). */
+	 * than the share (third.c, small_confirm). */
 	const bool doubt = id >= 0 && read_whole &&
 			   ((m->cfg.specks_unconfirmed && (closed_hole_read(m, t, &kids, canon) ||
 							   merged_blob_read(m, t, &kids, MERGED_BLOB_DOUBT) ||

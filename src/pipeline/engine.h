@@ -71,7 +71,7 @@ struct engine_config {
 					* this Bernsen radius (no median, no speck share) and becomes fuzzy
 					* where that read gives another ID (merge.h); 0 = off */
 	int radius_up;                 /* third scale: a pass on windows enlarged twice, Bernsen at this radius
-					* gate_up without a median (engine.c, threshold/upsample.h); 0 = off;
+					* gate_up without a median (third.c, threshold/upsample.h); 0 = off;
 					* its threshold also confirms radius_small's reads of more specks than
 					* that pass's share (merge.h merge_confirm), which without it stand not */
 	int gate_up;                   /* that pass's Bernsen gate, 0..255 */
@@ -79,18 +79,18 @@ struct engine_config {
 					* (enlarged pixels, threshold/closing.h); 0 = off, at most 8 */
 	int close_up_pct;              /* that read: white above this percent of the closing, 1..100 */
 	bool sharp_up;                 /* that pass reads the places of the third scale's fuzzy symbols of up
-					* to 96 px again, enlarged by Lanczos-3 (engine.c up_sharp) */
+					* to 96 px again, enlarged by Lanczos-3 (third.c up_sharp) */
 	bool ink_up;                   /* that pass reads the closing pass's ink windows (close_scale3) enlarged
-					* by Lanczos-3 against a small local mean (engine.c third_up), and
+					* by Lanczos-3 against a small local mean (third.c third_up), and
 					* its Lanczos read tries that threshold third and Sauvola's fourth
 					* (up_sharp) */
 	bool fine_up;                  /* that pass reads the places of its unexplained regions of 28-96 px
-					* again, enlarged by Lanczos-3, at Bernsen radius 1 (engine.c up_fine) */
+					* again, enlarged by Lanczos-3, at Bernsen radius 1 (third.c up_fine) */
 	bool mean_up;                  /* that pass reads its own windows again as the ink windows, enlarged
-					* by Lanczos-3 against a small local mean (engine.c up_part) */
+					* by Lanczos-3 against a small local mean (third.c up_part) */
 	bool sauvola_up;               /* those local-mean reads (of ink windows and, with mean_up, its own)
 					* are followed by Sauvola's rule where they read nothing
-					* (engine.c up_ink_part) */
+					* (third.c up_ink_part) */
 	float close_scale3;            /* third scale: a pass in its windows against a grey closing of radius
 					* this fraction of the symbol's size (threshold/closing.h); 0 = off */
 	int close_pct;                 /* that pass: white above this percent of the closing, 1..100 */

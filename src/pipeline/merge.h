@@ -141,7 +141,7 @@ bool merge_check(struct detections *d, int i, const struct detections *check, co
 #define MERGE_CONFIRM_MISSING 2
 bool merge_confirm(struct detections *d, int i, const char *canon, const struct tree_set *set);
 
-/* Whether the upsampled pass's Lanczos read of ID id (engine.c up_sharp)
+/* Whether the upsampled pass's Lanczos read of ID id (third.c up_sharp)
  * stands against the pass's bilinear read at its place, whose fuzzy tree
  * has canonical string canon (colour letter first; NULL: no fuzzy read
  * there): not where canon is the ID's whole tree (match_holds, none

@@ -48,7 +48,7 @@
  * separately, each with its own radius, so their area may exceed half the
  * frame).
  *
- * A window is decoded like a frame of its own (engine.c): a symbol that
+ * A window is decoded like a frame of its own (third.c): a symbol that
  * the window's edge cuts touches the edge and is skipped, as the matcher
  * skips symbols on the frame's border.
  *
@@ -164,7 +164,7 @@ int windows_find_islands(const struct windows_scan *s, int small_px, int pad, st
  * object on a dark DI table raises the first scale's threshold, the noise
  * of the flat table at about the threshold's radius from its edge is
  * thresholded into a rim of specks, hundreds of islands along it (the
- * local mean's gate line: engine.c calls this only for a local-mean first
+ * local mean's gate line: third.c calls this only for a local-mean first
  * scale). Islands nested in the blob (an unread symbol's card taken for a
  * blob) stay. Call
  * once a frame, after windows_scan and before windows_ink (it uses the ink
