@@ -189,6 +189,11 @@ static const struct config_option options[] = {
             "the small-symbol and upsampled passes: each symbol they read is read again in a window around "
             "it, Bernsen at this radius without a median, and is kept only as a fuzzy symbol where that read "
             "gives another ID; 0 = off"),
+    OPT_BOOL("threshold", "check3", check3, "true", true, 0,
+             "the third scale's local-mean reads (its first pass and the scaled pass, mean_scale3) of symbols "
+             "of up to 40 px are checked as the small-symbol pass's are (radius_small_check, then the "
+             "Lanczos check with sharp_up): a 26 px symbol whose one-hole blob's hole closed while a speck "
+             "was taken for a dot reads as another ID there"),
     OPT_INT("threshold", "radius_up", radius_up, "2", 0, 8, true, 0, "N",
             "third scale: a pass on the frame enlarged twice (bilinear) around small structure that no "
             "decoded symbol explains, Bernsen at this radius (enlarged pixels) and gate_up without a median, "

@@ -120,6 +120,7 @@ struct tt_config {
 	bool sauvola_up;      /* and those local-mean reads followed by Sauvola's rule */
 	int radius_small;     /* third scale's small-symbol pass: Bernsen radius, 0 = off */
 	int radius_small_check; /* that pass's symbols read again at this radius; another ID: fuzzy; 0 = off */
+	bool check3;          /* and the third scale's local-mean reads of symbols of up to 40 px too */
 	float close_scale3;   /* third scale's closing pass radius, a fraction of the symbol's size; 0 = off */
 	int close_pct;        /* the closing pass: white above this percent of the closing */
 	int ratio3;           /* third scale's ratio pass: the grey's offset; 0 = off */

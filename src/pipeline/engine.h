@@ -70,6 +70,8 @@ struct engine_config {
 	int radius_small_check;        /* that pass and radius_up's: each symbol they read is read again at
 					* this Bernsen radius (no median, no speck share) and becomes fuzzy
 					* where that read gives another ID (merge.h); 0 = off */
+	bool check3;                   /* the third scale's local-mean reads (its first and scaled passes) of
+					* symbols of up to 40 px are checked so too (third.c, third_detect) */
 	int radius_up;                 /* third scale: a pass on windows enlarged twice, Bernsen at this radius
 					* gate_up without a median (third.c, threshold/upsample.h); 0 = off;
 					* its threshold also confirms radius_small's reads of more specks than

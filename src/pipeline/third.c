@@ -932,6 +932,7 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 static bool third_match_vetoes(struct engine *e, bool on);
 static void pass_vetoes(struct detections *d, int from);
 static bool third_scaled(struct engine *e, const struct image_u8 *grey, struct threshold *thr);
+static bool small_check(struct engine *e, const struct image_u8 *grey, int from, float max_px);
 static bool third_closed(struct engine *e, const struct image_u8 *grey);
 static void ratio_start(struct engine *e, const struct image_u8 *grey, int n);
 static bool ratio_finish(struct engine *e);
@@ -1001,6 +1002,11 @@ bool third_detect(struct engine *e, const struct image_u8 *grey, const struct re
 	}
 	pass_vetoes(&e->s3.det, 0);
 	ok = ok && third_scaled(e, grey, thr);
+	/* The local mean's reads of small symbols face the small-symbol
+	 * pass's doubts (check3): at 24-28 px a blob's 1-2 px hole closes
+	 * and a speck passes for a dot as readily under the local mean. */
+	if (e->cfg.check3)
+		ok = ok && small_check(e, grey, 0, (float)THIRD_SMALL_MAX_PX);
 	ok = third_match_vetoes(e, false) && ok && third_closed(e, grey);
 	/* Always waited for: the jobs read grey until done. */
 	ok = ratio_finish(e) && ok;
@@ -1146,12 +1152,14 @@ static bool reread(struct engine *e, const struct image_u8 *grey, int fx, int fy
 
 static bool sharp_check(struct engine *e, const struct image_u8 *grey, const struct window *w, int i, bool *ok);
 
-/* The check of the small-symbol and upsampled passes: each of a pass's
- * symbols (d->fids from `from` on) is read again in a window around it at
- * radius_small_check, and merge_check() turns it fuzzy where that read
- * gives another ID; then, with sharp_up, where its Lanczos read does
- * (sharp_check; not a fallback's, nor one over THIRD_SMALL_MAX_PX). */
-static bool small_check(struct engine *e, const struct image_u8 *grey, int from)
+/* The check of the small-symbol and upsampled passes (and, with check3,
+ * of the local mean's small reads): each of a pass's symbols (d->fids
+ * from `from` on; with max_px > 0 only those of at most max_px) is read
+ * again in a window around it at radius_small_check, and merge_check()
+ * turns it fuzzy where that read gives another ID; then, with sharp_up,
+ * where its Lanczos read does (sharp_check; not a fallback's, nor one
+ * over THIRD_SMALL_MAX_PX). */
+static bool small_check(struct engine *e, const struct image_u8 *grey, int from, float max_px)
 {
 	struct third *t = &e->t3;
 	if (!t->check)
@@ -1160,6 +1168,10 @@ static bool small_check(struct engine *e, const struct image_u8 *grey, int from)
 	const int halo = e->cfg.radius_small_check + threshold_gauss_taps(e->cfg.thr.gauss_sigma, taps);
 	struct detections *d = &e->s3.det;
 	for (int i = from; i < d->n_fids;) {
+		if (max_px > 0.0f && d->fids[i].size_px > max_px) {
+			i++;
+			continue;
+		}
 		const int r = (int)d->fids[i].size_px + THIRD_SMALL_CHECK_PAD, fx = (int)d->fids[i].x,
 			  fy = (int)d->fids[i].y;
 		if (!reread(e, grey, fx, fy, r, halo, t->check, t->check_mat))
@@ -1314,7 +1326,7 @@ static bool third_small(struct engine *e, const struct image_u8 *grey)
 		e->t3.stats.small_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
 		ok = third_window(e, grey, w, halo, e->t3.small, NULL, THIRD_SMALL_MAX_PX, THIRD_BY_THR);
 	}
-	return ok && small_confirm(e, grey, from) && small_check(e, grey, from);
+	return ok && small_confirm(e, grey, from) && small_check(e, grey, from, 0.0f);
 }
 
 /* The box ext of the frame enlarged with halo pixels around it (clamped
@@ -1929,7 +1941,7 @@ static bool third_up(struct engine *e, const struct image_u8 *grey)
 				halo, true) &&
 		     small_confirm(e, grey, ink);
 	fallback_reads(e, ink);
-	return ok && small_check(e, grey, from);
+	return ok && small_check(e, grey, from, 0.0f);
 }
 
 /* The third scale's matcher with match_config.even_leaves on (the
