@@ -1241,6 +1241,41 @@ static void test_windows_blobs(void **state)
 	win_fixture_close(&f);
 }
 
+/* Islands around a bright region that is no blob (windows_blobs'
+ * RIM_MIN_ISLANDS): a hand 240 px wide on a dark table, not found as a blob
+ * (with outlines off, one wider than blob_max), and a row of n 4 px white
+ * specks 21-24 px above its edge. 32 of them, a rim's count, are taken
+ * back at a reach of 30 px; 31 (a few pieces of an unread symbol) stay,
+ * and so do 32 beside a bright strip under the mean's window in area
+ * (4 x 30 x 30 px). */
+static int rim_islands_left(int n, int strip_h)
+{
+	struct win_fixture f;
+	win_fixture_open(&f, 8);
+	static int32_t scratch[WINDOWS_SCRATCH];
+	const struct region_tree *tree = NULL;
+	struct windows_scan scan;
+	mask_clear(&f.m);
+	mask_rect(&f.m, 40, 160, 280, 160 + strip_h, true);
+	for (int k = 0; k < n; k++)
+		mask_rect(&f.m, 40 + 7 * k, 136, 44 + 7 * k, 140, true);
+	assert_int_equal(segment_process(f.seg, &f.m, &tree), 0);
+	windows_scan(&scan, tree, &f.d, 120, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
+	assert_int_equal(scan.n_islands, n);
+	windows_blobs(&scan, 30);
+	const int left = scan.n_islands;
+	win_fixture_close(&f);
+	return left;
+}
+
+static void test_windows_rim_islands(void **state)
+{
+	(void)state;
+	assert_int_equal(rim_islands_left(32, 60), 0);
+	assert_int_equal(rim_islands_left(31, 60), 31);
+	assert_int_equal(rim_islands_left(32, 12), 32);
+}
+
 /* A hand-like region (windows_find's branch share): a bright region of
  * 200 x 150 px on a dark table with two holes of 16 and 25 px touches
  * three regions of 16 px or more, as a symbol's root does, but its holes
@@ -2962,6 +2997,7 @@ int main(void)
 		cmocka_unit_test(test_windows_squeezed),
 		cmocka_unit_test(test_windows_islands),
 		cmocka_unit_test(test_windows_blobs),
+		cmocka_unit_test(test_windows_rim_islands),
 		cmocka_unit_test(test_windows_branch_share),
 		cmocka_unit_test(test_windows_ink),
 		cmocka_unit_test(test_windows_ink_blocks),

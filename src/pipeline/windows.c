@@ -1,5 +1,6 @@
 #include "windows.h"
 
+
 #include <math.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -353,64 +354,118 @@ void windows_scan(struct windows_scan *s, const struct region_tree *t, const str
 	}
 }
 
-/* Marks near[] (one int32 a tile) with 1 + the index of a blob of d whose
- * region (in t) has a pixel within reach pixels of the tile (the last such
- * blob where several have); 0 elsewhere. A blob's rows are walked for its
- * region's runs, each run's box grown by reach marking the tiles it meets. */
-static void blobs_mark(const struct region_tree *t, const struct detections *d, int reach, int32_t *near)
+/* A white region of the first scale at least the local mean's window in
+ * area (four times reach squared) raises the mean around it as a found
+ * blob does, blob or not: with outlines off, a DI table's hand wider than
+ * blob_max, or with more holes than a blob may have, is no blob, and its
+ * rim opened island windows (the 1080p DI frames 0, 2 and 8: 3.3-14 ms of
+ * third scale on the 2-core build machine). Such a region counts only
+ * where at least RIM_MIN_ISLANDS islands lie in what surrounds it within
+ * reach: a rim's specks (those frames: 45-113 a hand), not the few pieces
+ * of an unread symbol beside a sheet or a card, which the local mean on
+ * front-lit scenes leaves 1-23 of (sv and the oblique and sheet-half
+ * seeds read with --threshold mean: a 21 px symbol lost without the
+ * count). */
+#define RIM_MIN_ISLANDS 32
+/* windows_blobs' marks in memo's upper bits, cleared before it returns:
+ * a found blob's region, and from RIM_ONE up the islands around a marked
+ * region. */
+#define BLOB 8
+#define RIM_ONE 16
+
+/* Marks near[] (one int32 a tile) with 1 + r for the tiles within reach
+ * pixels of region r's pixels. The region's rows are walked for its runs,
+ * each run's box grown by reach marking the tiles it meets. */
+static void region_mark(const struct region_tree *t, int32_t r, int reach, int32_t *near)
 {
-	const int ntx = tiles_x(t->width), nty = (t->height + T - 1) / T;
-	for (int i = 0; i < ntx * nty; i++)
-		near[i] = 0;
-	for (int i = 0; i < d->n_blobs; i++) {
-		const int32_t r = d->blobs[i].region;
-		if (r < 0 || r >= t->n_regions)
-			continue;
-		const struct region *g = &t->regions[r];
-		for (int y = g->y0; y <= g->y1; y++) {
-			const int ty0 = max_i(0, y - reach) / T, ty1 = min_i(t->height - 1, y + reach) / T;
-			for (int32_t k = t->row_first_run[y]; k < t->row_first_run[y + 1]; k++) {
-				const struct run *rn = &t->runs[k];
-				if (rn->region != r)
-					continue;
-				const int tx0 = max_i(0, rn->x - reach) / T,
-					  tx1 = min_i(t->width - 1, rn->x + rn->len - 1 + reach) / T;
-				for (int ty = ty0; ty <= ty1; ty++)
-					for (int tx = tx0; tx <= tx1; tx++)
-						near[ty * ntx + tx] = i + 1;
-			}
+	const int ntx = tiles_x(t->width);
+	const struct region *g = &t->regions[r];
+	for (int y = g->y0; y <= g->y1; y++) {
+		const int ty0 = max_i(0, y - reach) / T, ty1 = min_i(t->height - 1, y + reach) / T;
+		for (int32_t k = t->row_first_run[y]; k < t->row_first_run[y + 1]; k++) {
+			const struct run *rn = &t->runs[k];
+			if (rn->region != r)
+				continue;
+			const int tx0 = max_i(0, rn->x - reach) / T,
+				  tx1 = min_i(t->width - 1, rn->x + rn->len - 1 + reach) / T;
+			for (int ty = ty0; ty <= ty1; ty++)
+				for (int tx = tx0; tx <= tx1; tx++)
+					near[ty * ntx + tx] = r + 1;
 		}
 	}
 }
 
+/* near[] for windows_blobs: 1 + the region of a blob of d, or else of a
+ * white region of at least four times reach squared, within reach of the
+ * tile (a blob's where both are); 0 elsewhere. Blobs are marked BLOB in
+ * memo. False: nothing marked. */
+static bool blobs_mark(const struct region_tree *t, const struct detections *d, int reach, int32_t *memo,
+		       int32_t *near)
+{
+	const int ntx = tiles_x(t->width), nty = (t->height + T - 1) / T;
+	for (int i = 0; i < ntx * nty; i++)
+		near[i] = 0;
+	bool any = false;
+	const int64_t bright = 4 * (int64_t)reach * reach;
+	for (int32_t r = 0; r < t->n_regions; r++)
+		if (t->regions[r].colour == 255 && t->regions[r].area >= bright) {
+			region_mark(t, r, reach, near);
+			any = true;
+		}
+	for (int i = 0; i < d->n_blobs; i++) {
+		const int32_t r = d->blobs[i].region;
+		if (r < 0 || r >= t->n_regions)
+			continue;
+		region_mark(t, r, reach, near);
+		memo[r] |= BLOB;
+		any = true;
+	}
+	return any;
+}
+
 void windows_blobs(struct windows_scan *s, int reach)
 {
-	if (s->whole || !s->n_islands || !s->d->n_blobs)
+	if (s->whole || !s->n_islands)
 		return;
 	const struct region_tree *t = s->tree;
 	const int ntx = tiles_x(t->width);
 	const size_t nt = (size_t)ntx * (size_t)((t->height + T - 1) / T);
 	/* The ink tiles' room is free until windows_ink. */
 	int32_t *islands = s->scratch + 2 * nt, *near = s->scratch + 3 * nt, *memo = s->scratch + 4 * nt;
-	blobs_mark(t, s->d, reach, near);
-	for (int32_t r = 0; r < t->n_regions; r++) {
-		if (!(memo[r] & ISLAND))
-			continue;
-		const struct region *g = &t->regions[r];
-		const size_t tile = (size_t)((g->y0 + g->y1) / 2 / T) * (size_t)ntx + (size_t)((g->x0 + g->x1) / 2 / T);
-		if (!near[tile])
-			continue;
-		/* Its one neighbour: within the blob's box, a structure the blob
-		 * holds (an unread symbol's card taken for a blob), which keeps
-		 * it; reaching past it, what surrounds the blob. */
-		const struct region *a = &t->regions[region_adj(t, r)[0]];
-		const struct region *q = &t->regions[s->d->blobs[near[tile] - 1].region];
-		if (a->x0 >= q->x0 && a->x1 <= q->x1 && a->y0 >= q->y0 && a->y1 <= q->y1)
-			continue;
-		memo[r] &= ~ISLAND;
-		islands[tile]--;
-		s->n_islands--;
-	}
+	if (!blobs_mark(t, s->d, reach, memo, near))
+		return;
+	/* First each marked region's surrounding islands are counted, then
+	 * those of blobs and of regions with a rim's count are taken back. */
+	for (int pass = 0; pass < 2; pass++)
+		for (int32_t r = 0; r < t->n_regions; r++) {
+			if (!(memo[r] & ISLAND))
+				continue;
+			const struct region *g = &t->regions[r];
+			const size_t tile =
+				(size_t)((g->y0 + g->y1) / 2 / T) * (size_t)ntx + (size_t)((g->x0 + g->x1) / 2 / T);
+			if (!near[tile])
+				continue;
+			/* Its one neighbour: within the marked region's box, a
+			 * structure the region holds (an unread symbol's card taken
+			 * for a blob), which keeps it; reaching past it, what
+			 * surrounds the region. */
+			const int32_t m = near[tile] - 1;
+			const struct region *a = &t->regions[region_adj(t, r)[0]], *q = &t->regions[m];
+			if (a->x0 >= q->x0 && a->x1 <= q->x1 && a->y0 >= q->y0 && a->y1 <= q->y1)
+				continue;
+			if (pass == 0) {
+				if (memo[m] / RIM_ONE < RIM_MIN_ISLANDS)
+					memo[m] += RIM_ONE;
+				continue;
+			}
+			if (!(memo[m] & BLOB) && memo[m] / RIM_ONE < RIM_MIN_ISLANDS)
+				continue;
+			memo[r] &= ~ISLAND;
+			islands[tile]--;
+			s->n_islands--;
+		}
+	for (int32_t r = 0; r < t->n_regions; r++)
+		memo[r] &= BLOB - 1;
 }
 
 /* live[i] = the longest box side of the regions that meet tile i and whose

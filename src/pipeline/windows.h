@@ -166,9 +166,12 @@ int windows_find_islands(const struct windows_scan *s, int small_px, int pad, st
  * thresholded into a rim of specks, hundreds of islands along it (the
  * local mean's gate line: third.c calls this only for a local-mean first
  * scale). Islands nested in the blob (an unread symbol's card taken for a
- * blob) stay. Call
+ * blob) stay. A white region of the tree at least four times reach squared
+ * in area that is no blob (a hand too wide for blob_max) takes back the
+ * islands around it only where they are at least a rim's count
+ * (windows.c, RIM_MIN_ISLANDS); fewer are an unread symbol's pieces. Call
  * once a frame, after windows_scan and before windows_ink (it uses the ink
- * tiles' scratch); nothing without blobs. Allocates nothing. */
+ * tiles' scratch). Allocates nothing. */
 void windows_blobs(struct windows_scan *s, int reach);
 
 /* A block of windows_ink's that holds ink and paper by its extremes: its
