@@ -1621,6 +1621,25 @@ static int probe_read(struct engine *e, struct track *trk, struct image_u8 *img,
 	return r;
 }
 
+/* The set of the tree strings in text (one a line), parsed or the test
+ * fails. */
+static struct tree_set *test_set(const char *text)
+{
+	struct tree_set *set = NULL;
+	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
+	return set;
+}
+
+/* probe_read, then frees the probe's frame img and its other image. */
+static int probe_read_free(struct engine *e, struct track *trk, struct image_u8 *img, struct image_u8 *other, int id)
+{
+	const int res = probe_read(e, trk, img, id);
+	image_u8_free(img);
+	image_u8_free(other);
+	return res;
+}
+
+
 /* 1: the symbol id of set decoded alone, 0: nothing, negative: another ID;
  * drawn size px across on a dark table, softened by blur (the weight of a
  * 3 x 3 box mean mixed in), through an engine whose third scale has the
@@ -1684,8 +1703,7 @@ static void test_small_symbol_pass(void **state)
 {
 	(void)state;
 	static const char text[] = "w0122211\nw01222111\nw0122111\nw012211\nb0122211\nw012121\n";
-	struct tree_set *set = NULL;
-	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
+	struct tree_set *set = test_set(text);
 	assert_int_equal(small_probe(set, 2, 22, 0.6f, 0), 0);
 	assert_int_equal(small_probe(set, 2, 22, 0.6f, 1), 1);
 	assert_int_equal(small_probe(set, 3, 22, 0.6f, 0), 0);
@@ -1709,8 +1727,7 @@ static void test_up_pass(void **state)
 	(void)state;
 	static const char text[] = "w012222222222212221212111\nw012222221222212222122111\nw012222212212212121211111\n"
 				   "w012212212212121211111111\nb012222222222221221111111\nw012222222222222222122111\n";
-	struct tree_set *set = NULL;
-	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
+	struct tree_set *set = test_set(text);
 	for (int id = 0; id < 6; id++) {
 		assert_int_equal(pass_probe(set, id, 24, 0, 1, 0), 0);
 		assert_int_equal(pass_probe(set, id, 24, 0, 1, 2), 1);
@@ -1737,8 +1754,7 @@ static void test_up_sharp(void **state)
 	(void)state;
 	static const char text[] = "w0122222212212121111\nw0122212221222121111\nw0122212221221221111\nw0122212221212121111\n"
 				   "w0122222212221211111\nw0122222212212111111\nw0122222212222221111\nw0122222221212121111\n";
-	struct tree_set *set = NULL;
-	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
+	struct tree_set *set = test_set(text);
 	static const struct {
 		int id, size, blur;
 	} gained[] = {{2, 22, 2}, {4, 24, 2}, {6, 22, 0}, {6, 23, 1}};
@@ -1767,8 +1783,7 @@ static void test_up_sharp_edge(void **state)
 	(void)state;
 	static const char text[] = "w0122222212212121111\nw0122212221222121111\nw0122212221221221111\nw0122212221212121111\n"
 				   "w0122222212221211111\nw0122222212212111111\nw0122222212222221111\nw0122222221212121111\n";
-	struct tree_set *set = NULL;
-	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
+	struct tree_set *set = test_set(text);
 	static const struct {
 		int id, size, edge;
 	} gained[] = {{0, 26, -6}, {1, 28, 3}, {7, 28, 0}};
@@ -1814,10 +1829,7 @@ static int shade_probe(const struct tree_set *set, int id, float size, float edg
 			image_u8_row(&img, y)[x] = (uint8_t)((float)image_u8_row(&img, y)[x] * k + 0.5f);
 		}
 	soften3(&img, &copy, 0.5f, noise, seed);
-	const int res = probe_read(e, trk, &img, id);
-	image_u8_free(&img);
-	image_u8_free(&copy);
-	return res;
+	return probe_read_free(e, trk, &img, &copy, id);
 }
 
 /* shade_probe() with the upsampled pass's local-mean reads (ink_up and
@@ -1858,8 +1870,7 @@ static const char rtv8[] = "w0122222212212121111\nw0122212221222121111\nw0122212
 static void test_up_ink(void **state)
 {
 	(void)state;
-	struct tree_set *set = NULL;
-	assert_int_equal(tree_set_parse(rtv8, strlen(rtv8), "test", &set), 0);
+	struct tree_set *set = test_set(rtv8);
 	static const struct {
 		int id, size, edge, noise;
 	} gained[] = {{5, 24, 8, 5}, {5, 30, 0, 5}, {7, 26, -4, 3}, {7, 32, 4, 5}};
@@ -1881,8 +1892,7 @@ static void test_up_ink(void **state)
 static void test_up_mean(void **state)
 {
 	(void)state;
-	struct tree_set *set = NULL;
-	assert_int_equal(tree_set_parse(rtv8, strlen(rtv8), "test", &set), 0);
+	struct tree_set *set = test_set(rtv8);
 	static const struct {
 		int id, size, edge, noise;
 	} gained[] = {{2, 26, -4, 3}, {5, 24, -4, 3}, {4, 28, -4, 5}};
@@ -1906,8 +1916,7 @@ static void test_up_mean(void **state)
 static void test_up_sauvola(void **state)
 {
 	(void)state;
-	struct tree_set *set = NULL;
-	assert_int_equal(tree_set_parse(rtv8, strlen(rtv8), "test", &set), 0);
+	struct tree_set *set = test_set(rtv8);
 	static const struct {
 		int id, size, edge, noise;
 		bool mean_up;
@@ -1961,10 +1970,7 @@ static int squeeze_probe(const struct tree_set *set, int id, float size, float s
 			const int v = image_u8_row(&img, y)[x] + (int)((r >> 16) % (unsigned)(2 * noise + 1)) - noise;
 			image_u8_row(&img, y)[x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
 		}
-	const int res = probe_read(e, trk, &img, id);
-	image_u8_free(&wide);
-	image_u8_free(&img);
-	return res;
+	return probe_read_free(e, trk, &img, &wide, id);
 }
 
 /* Symbols of our set squeezed across to 0.6 (a barrel lens near the
@@ -1979,8 +1985,7 @@ static void test_up_ink_confirmed(void **state)
 	(void)state;
 	static const char text[] = "w012222222222212221212111\nw012222221222212222122111\nw012222212212212121211111\n"
 				   "w012212212212121211111111\nb012222222222221221111111\nw012222222222222222122111\n";
-	struct tree_set *set = NULL;
-	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
+	struct tree_set *set = test_set(text);
 	assert_int_equal(squeeze_probe(set, 4, 48.0f, 0.6f, 8.0f, 0.5f, 3), 1);
 	for (int id = 0; id < 6; id++)
 		for (int size = 40; size <= 56; size += 8)
@@ -2011,10 +2016,7 @@ static int lanczos_check_probe(const struct tree_set *set, int id, float size, f
 	probe_card(&img, LW, LH, 150, set, id, size, angle, 80.37f, 60.23f);
 	assert_int_equal(image_u8_alloc(&copy, LW, LH), 0);
 	soften3(&img, &copy, blur, 4, 1u);
-	const int res = probe_read(e, trk, &img, id);
-	image_u8_free(&img);
-	image_u8_free(&copy);
-	return res;
+	return probe_read_free(e, trk, &img, &copy, id);
 }
 
 /* A 27.5 px 5 of reacTIVision's set (a four-hole and three two-hole blobs)
@@ -2030,8 +2032,7 @@ static void test_lanczos_check(void **state)
 {
 	(void)state;
 	static const char text[] = "w0122221221221221111\nw0122222122221221111\n";
-	struct tree_set *set = NULL;
-	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
+	struct tree_set *set = test_set(text);
 	assert_int_equal(lanczos_check_probe(set, 0, 27.5f, 5.82f, 0.8f, false, false), -1);
 	assert_int_equal(lanczos_check_probe(set, 0, 27.5f, 5.82f, 0.8f, true, false), 0);
 	assert_true(lanczos_check_probe(set, 0, 27.5f, 5.82f, 0.8f, true, true) >= 0);
@@ -2083,8 +2084,7 @@ static void test_up_sharp_squeezed(void **state)
 static void test_deblur_short_streak(void **state)
 {
 	(void)state;
-	struct tree_set *set = NULL;
-	assert_int_equal(tree_set_parse(rtv8, strlen(rtv8), "test", &set), 0);
+	struct tree_set *set = test_set(rtv8);
 	assert_true(ink_probe(set, 5, 24.0f, 0.0f, 0.3f, 3, 7u, false) >= 0);
 	assert_true(ink_probe(set, 5, 24.0f, 0.0f, 0.3f, 3, 7u, true) >= 0);
 	tree_set_free(set);
@@ -2150,8 +2150,7 @@ static void test_up_fine(void **state)
 	(void)state;
 	static const char text[] = "w012222222222212221212111\nw012222221222212222122111\nw012222212212212121211111\n"
 				   "w012212212212121211111111\nb012222222222221221111111\nw012222222222222222122111\n";
-	struct tree_set *set = NULL;
-	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
+	struct tree_set *set = test_set(text);
 	static const struct {
 		int id, size, squeeze, blur;
 	} gained[] = {{0, 40, 5, 0}, {0, 44, 5, 1}, {2, 36, 6, 1}, {3, 44, 5, 0}, {4, 32, 6, 0}};
@@ -2205,8 +2204,7 @@ static void test_up_close(void **state)
 	static const char text[] = "w012222222222212221212111\nw012222221222212222122111\nw012222212212212121211111\n"
 				   "w012212212212121211111111\nb012222222222221221111111\nw012222222222222222122111\n"
 				   "w0122212111\nw01221211\nb012212111\n";
-	struct tree_set *set = NULL;
-	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
+	struct tree_set *set = test_set(text);
 	static const struct {
 		int id, size, edge;
 	} lost[] = {{1, 44, 0}, {2, 52, -4}, {3, 44, -4}, {4, 60, 0}, {5, 36, 8}};
@@ -2539,8 +2537,7 @@ static void test_merge_check(void **state)
 {
 	(void)state;
 	static const char text[] = "w0122211\nw01222111\nb0122211\n";
-	struct tree_set *set = NULL;
-	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
+	struct tree_set *set = test_set(text);
 	struct detections d, c;
 	assert_int_equal(detections_alloc(&d, 8), 0);
 	assert_int_equal(detections_alloc(&c, 8), 0);
@@ -2574,8 +2571,7 @@ static void test_merge_confirm(void **state)
 {
 	(void)state;
 	static const char text[] = "w0122211\nw012211\nb0122211\n";
-	struct tree_set *set = NULL;
-	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
+	struct tree_set *set = test_set(text);
 	struct detections d;
 	assert_int_equal(detections_alloc(&d, 8), 0);
 	static const char *const canon[] = {"w012211", "w0122211", "w0122111", NULL, "b012211"};
@@ -2612,8 +2608,7 @@ static void test_merge_sharp_stands(void **state)
 {
 	(void)state;
 	static const char text[] = "w0122211\nw012211\nb0122211\n";
-	struct tree_set *set = NULL;
-	assert_int_equal(tree_set_parse(text, strlen(text), "test", &set), 0);
+	struct tree_set *set = test_set(text);
 	assert_true(merge_sharp_stands(0, NULL, set));
 	assert_true(merge_sharp_stands(0, "w012211", set));
 	assert_true(merge_sharp_stands(0, "w0122111", set));
