@@ -1,6 +1,5 @@
 #include "windows.h"
 
-
 #include <math.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -368,37 +367,30 @@ void windows_scan(struct windows_scan *s, const struct region_tree *t, const str
  * count). */
 #define RIM_MIN_ISLANDS 32
 /* windows_blobs' marks in memo's upper bits, cleared before it returns:
- * a found blob's region, and from RIM_ONE up the islands around a marked
- * region. */
+ * a found blob's region, a bright one, and from RIM_ONE up the islands
+ * around a marked region. */
 #define BLOB 8
-#define RIM_ONE 16
+#define BRIGHT 16
+#define RIM_ONE 32
 
 /* Marks near[] (one int32 a tile) with 1 + r for the tiles within reach
- * pixels of region r's pixels. The region's rows are walked for its runs,
- * each run's box grown by reach marking the tiles it meets. */
-static void region_mark(const struct region_tree *t, int32_t r, int reach, int32_t *near)
+ * pixels of run rn (of region r). */
+static void run_mark(const struct region_tree *t, const struct run *rn, int y, int reach, int32_t *near)
 {
 	const int ntx = tiles_x(t->width);
-	const struct region *g = &t->regions[r];
-	for (int y = g->y0; y <= g->y1; y++) {
-		const int ty0 = max_i(0, y - reach) / T, ty1 = min_i(t->height - 1, y + reach) / T;
-		for (int32_t k = t->row_first_run[y]; k < t->row_first_run[y + 1]; k++) {
-			const struct run *rn = &t->runs[k];
-			if (rn->region != r)
-				continue;
-			const int tx0 = max_i(0, rn->x - reach) / T,
-				  tx1 = min_i(t->width - 1, rn->x + rn->len - 1 + reach) / T;
-			for (int ty = ty0; ty <= ty1; ty++)
-				for (int tx = tx0; tx <= tx1; tx++)
-					near[ty * ntx + tx] = r + 1;
-		}
-	}
+	const int ty0 = max_i(0, y - reach) / T, ty1 = min_i(t->height - 1, y + reach) / T;
+	const int tx0 = max_i(0, rn->x - reach) / T, tx1 = min_i(t->width - 1, rn->x + rn->len - 1 + reach) / T;
+	for (int ty = ty0; ty <= ty1; ty++)
+		for (int tx = tx0; tx <= tx1; tx++)
+			near[ty * ntx + tx] = rn->region + 1;
 }
 
 /* near[] for windows_blobs: 1 + the region of a blob of d, or else of a
- * white region of at least four times reach squared, within reach of the
- * tile (a blob's where both are); 0 elsewhere. Blobs are marked BLOB in
- * memo. False: nothing marked. */
+ * white region of at least four times reach squared (BRIGHT in memo),
+ * with a pixel within reach of the tile (a blob's where both are); 0
+ * elsewhere. The bright regions' runs are walked in one sweep of the
+ * tree's, each blob's in the rows it spans. Blobs are marked BLOB in memo.
+ * False: nothing marked. */
 static bool blobs_mark(const struct region_tree *t, const struct detections *d, int reach, int32_t *memo,
 		       int32_t *near)
 {
@@ -409,14 +401,22 @@ static bool blobs_mark(const struct region_tree *t, const struct detections *d, 
 	const int64_t bright = 4 * (int64_t)reach * reach;
 	for (int32_t r = 0; r < t->n_regions; r++)
 		if (t->regions[r].colour == 255 && t->regions[r].area >= bright) {
-			region_mark(t, r, reach, near);
+			memo[r] |= BRIGHT;
 			any = true;
 		}
+	for (int y = 0; any && y < t->height; y++)
+		for (int32_t k = t->row_first_run[y]; k < t->row_first_run[y + 1]; k++)
+			if (memo[t->runs[k].region] & BRIGHT)
+				run_mark(t, &t->runs[k], y, reach, near);
 	for (int i = 0; i < d->n_blobs; i++) {
 		const int32_t r = d->blobs[i].region;
 		if (r < 0 || r >= t->n_regions)
 			continue;
-		region_mark(t, r, reach, near);
+		const struct region *g = &t->regions[r];
+		for (int y = g->y0; y <= g->y1; y++)
+			for (int32_t k = t->row_first_run[y]; k < t->row_first_run[y + 1]; k++)
+				if (t->runs[k].region == r)
+					run_mark(t, &t->runs[k], y, reach, near);
 		memo[r] |= BLOB;
 		any = true;
 	}
