@@ -1245,7 +1245,13 @@ struct root_kids {
 	int n_leaf;
 	bool plain[TREES_MAX_NODES];  /* kid[i] is a plain leaf */
 	int n;                        /* root_children()'s answer */
+	/* kid[i]'s leaf_holes() and filled_solidity(), found when a guard
+	 * first asks (KID_UNKNOWN, a negative solidity: not yet): a whole
+	 * read meets a dozen guards, most asking them of the same blobs. */
+	int holes[TREES_MAX_NODES];
+	double solidity[TREES_MAX_NODES];
 };
+#define KID_UNKNOWN (-2)
 
 /* The children of root in the tree being read (resolved, no speck left
  * out) into c->kid, and the areas of those that are plain leaves (no
@@ -1266,6 +1272,8 @@ static int root_children(const struct match *m, const struct region_tree *t, int
 		if (n >= TREES_MAX_NODES)
 			return c->n = -1;
 		c->plain[n] = !has_kids(m, t, k);
+		c->holes[n] = KID_UNKNOWN;
+		c->solidity[n] = -1.0;
 		kid[n++] = k;
 		if (!c->plain[n - 1])
 			continue;
@@ -1279,6 +1287,24 @@ static int root_children(const struct match *m, const struct region_tree *t, int
 	return c->n = n;
 }
 
+static int leaf_holes(const struct match *m, const struct region_tree *t, int32_t k);
+static double filled_solidity(const struct match *m, const struct region_tree *t, int32_t k);
+
+/* leaf_holes() and filled_solidity() of c->kid[q], each found once a read. */
+static int kid_holes(const struct match *m, const struct region_tree *t, struct root_kids *c, int q)
+{
+	if (c->holes[q] == KID_UNKNOWN)
+		c->holes[q] = leaf_holes(m, t, c->kid[q]);
+	return c->holes[q];
+}
+
+static double kid_solidity(const struct match *m, const struct region_tree *t, struct root_kids *c, int q)
+{
+	if (c->solidity[q] < 0.0)
+		c->solidity[q] = filled_solidity(m, t, c->kid[q]);
+	return c->solidity[q];
+}
+
 static double filled_solidity(const struct match *m, const struct region_tree *t, int32_t k);
 
 /* Whether one of the dots of a symbol's root (its children that are
@@ -1290,7 +1316,7 @@ static double filled_solidity(const struct match *m, const struct region_tree *t
  * disc. c holds the root's children; a read (id >= 0) walked its whole
  * tree, so they are there (c->n >= 0). */
 static bool dots_odd(const struct match *m, const struct region_tree *t, int32_t root,
-		     const struct root_kids *c)
+		     struct root_kids *c)
 {
 	if (c->n < 0)
 		return true;
@@ -1299,7 +1325,7 @@ static bool dots_odd(const struct match *m, const struct region_tree *t, int32_t
 			return true;
 	for (int i = 0; i < c->n && m->cfg.dot_min_fill > 0 && (m->flags[root] & FLAG_REPAIRED); i++)
 		if (c->plain[i] && reg(m, t, c->kid[i])->area >= DOT_FILL_MIN_AREA &&
-		    filled_solidity(m, t, c->kid[i]) < m->cfg.dot_min_fill)
+		    kid_solidity(m, t, c, i) < m->cfg.dot_min_fill)
 			return true;
 	if (m->cfg.dot_max_area <= 0 || c->n_leaf == 0)
 		return false;
@@ -1347,7 +1373,7 @@ static int leaf_holes(const struct match *m, const struct region_tree *t, int32_
  * pocket), and the symbols a bay's dot could cost are the first scale's
  * to read. */
 static bool cut_read(const struct match *m, const struct region_tree *t, int32_t root,
-		     const struct root_kids *c, const char *canon)
+		     struct root_kids *c, const char *canon)
 {
 	const int n = c->n;
 	if (n < 0 || !c->n_leaf)
@@ -1370,14 +1396,14 @@ static bool cut_read(const struct match *m, const struct region_tree *t, int32_t
 			const struct region *b = reg(m, t, c->kid[q]);
 			if (q == i || !boxes_near(a, b, 2))
 				continue;
-			const int j = leaf_holes(m, t, c->kid[q]);
+			const int j = kid_holes(m, t, c, q);
 			/* A dot-sized leaf and a plain leaf before it were tried
 			 * from that leaf's loop. */
 			if (j < 0 || (dot && j == 0 && q < i))
 				continue;
 			if (dot && j > 0) {
 				if (disc < 0)
-					disc = filled_solidity(m, t, c->kid[i]) >= CUT_DOT_FILL;
+					disc = kid_solidity(m, t, c, i) >= CUT_DOT_FILL;
 				if (disc)
 					continue;
 			}
@@ -1443,13 +1469,13 @@ static bool hole_opened(const struct match *m, const struct region_tree *t, cons
  * children whose children are all leaves (moved_in_set), each such
  * child's hole count tried once; where opened, only if a blob that would
  * get the hole back opened one into a bay of its outline (hole_opened). */
-static bool hole_moved(const struct match *m, const struct region_tree *t, const struct root_kids *c,
+static bool hole_moved(const struct match *m, const struct region_tree *t, struct root_kids *c,
 		       const char *canon, bool opened)
 {
 	/* tried[j]: a blob of j holes (a plain leaf: 0) looked up already. */
 	bool tried[TREES_MAX_NODES + 1] = {false};
 	for (int q = 0; q < c->n; q++) {
-		const int j = leaf_holes(m, t, c->kid[q]);
+		const int j = kid_holes(m, t, c, q);
 		if (j < 0 || tried[j])
 			continue;
 		tried[j] = true;
@@ -1486,7 +1512,7 @@ static bool hole_moved(const struct match *m, const struct region_tree *t, const
  * against 20) cancelled the scaled pass's completed 200, which stood once
  * the 207 was fuzzy. The sizes are tried first, so most reads end at
  * their sort. */
-static bool speck_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
+static bool speck_read(const struct match *m, const struct region_tree *t, struct root_kids *c,
 		       const char *canon)
 {
 	if (m->cfg.doubtful)
@@ -1502,7 +1528,7 @@ static bool speck_read(const struct match *m, const struct region_tree *t, const
  * away and a hole given to one of the root's children whose children are
  * all leaves (a plain leaf among them) is in the set (moved_in_set), what
  * speck_read() asks without the speck (match_config.moved_unconfirmed). */
-static bool moved_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
+static bool moved_read(const struct match *m, const struct region_tree *t, struct root_kids *c,
 		       const char *canon)
 {
 	if (c->n < 0 || !c->n_leaf)
@@ -1583,7 +1609,7 @@ static double filled_solidity(const struct match *m, const struct region_tree *t
  * frame whose plain leaf has such a pocket have it under the median area
  * or beside a blob. The sizes are tried first, then the solidity, the
  * depth or the pocket, then the set. */
-static bool arc_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
+static bool arc_read(const struct match *m, const struct region_tree *t, struct root_kids *c,
 		     const char *canon)
 {
 	const int n = c->n;
@@ -1596,7 +1622,7 @@ static bool arc_read(const struct match *m, const struct region_tree *t, const s
 		const struct region *a = reg(m, t, c->kid[i]);
 		if (a->area < ARC_MIN_AREA || ARC_MIN_DIV * a->area < med || has_kids(m, t, c->kid[i]))
 			continue;
-		const double sol = filled_solidity(m, t, c->kid[i]);
+		const double sol = kid_solidity(m, t, c, i);
 		if (sol <= 0 || sol >= (a->area >= med ? RING_ARC_SOLIDITY : ARC_SOLIDITY))
 			continue;
 		/* gap: how far the sibling may lie; a ring's arc is paired with
@@ -1617,7 +1643,7 @@ static bool arc_read(const struct match *m, const struct region_tree *t, const s
 			const struct region *b = reg(m, t, c->kid[q]);
 			if (q == i || !boxes_near(a, b, gap))
 				continue;
-			const int j = leaf_holes(m, t, c->kid[q]);
+			const int j = kid_holes(m, t, c, q);
 			if (j < 0 || (ring && j > 0))
 				continue;
 			if (moved_memo(m->cfg.trees, canon, known, j))
@@ -1681,7 +1707,7 @@ static int pair_pocket(const struct match *m, const struct region_tree *t, int32
  * (few_specks), whose enlarged small symbols' dots are ragged: there such
  * pairs came with 6 reads of IDs in the frames. The sizes, then the
  * solidity, then the set, then the pixels are tried. */
-static bool ring_pair_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
+static bool ring_pair_read(const struct match *m, const struct region_tree *t, struct root_kids *c,
 			   const char *canon)
 {
 	const int n = c->n;
@@ -1703,7 +1729,7 @@ static bool ring_pair_read(const struct match *m, const struct region_tree *t, c
 				if (!arc[k[z]]) {
 					const int64_t a = reg(m, t, c->kid[k[z]])->area;
 					arc[k[z]] = RING_PAIR_DIV * a >= med && 2 * a <= 3 * med &&
-							    filled_solidity(m, t, c->kid[k[z]]) < RING_PAIR_SOLIDITY
+							    kid_solidity(m, t, c, k[z]) < RING_PAIR_SOLIDITY
 						    ? 1
 						    : 2;
 				}
@@ -1741,7 +1767,7 @@ static bool ring_pair_read(const struct match *m, const struct region_tree *t, c
  * 0.94 of its ellipse, while whole blobs fill 0.94-1 (a read in 60 has a
  * candidate blob under 0.94). The solidity is tried first, then the set,
  * then the pixels. */
-static bool bay_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
+static bool bay_read(const struct match *m, const struct region_tree *t, struct root_kids *c,
 		     const char *canon)
 {
 	const int n = c->n;
@@ -1752,9 +1778,9 @@ static bool bay_read(const struct match *m, const struct region_tree *t, const s
 	uint8_t known[TREES_MAX_NODES + 1] = {0};
 	int need = -1;
 	for (int q = 0; q < n; q++) {
-		if ((m->flags[c->kid[q]] & FLAG_REPAIRED) || filled_solidity(m, t, c->kid[q]) >= BAY_SOLIDITY)
+		if ((m->flags[c->kid[q]] & FLAG_REPAIRED) || kid_solidity(m, t, c, q) >= BAY_SOLIDITY)
 			continue;
-		const int j = leaf_holes(m, t, c->kid[q]);
+		const int j = kid_holes(m, t, c, q);
 		if (j < 0)
 			continue;
 		if (!moved_memo(m->cfg.trees, canon, known, j))
@@ -1815,7 +1841,7 @@ static bool chip_shape(const struct match *m, const struct region_tree *t, int32
  * and the blobs beside such leaves in right reads mostly fill 0.97-1 of
  * their ellipse. The leaf's size, then the blob's holes and solidity,
  * then the leaf's shape, then the set are tried. */
-static bool chip_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
+static bool chip_read(const struct match *m, const struct region_tree *t, struct root_kids *c,
 		      const char *canon)
 {
 	const int n = c->n;
@@ -1836,8 +1862,8 @@ static bool chip_read(const struct match *m, const struct region_tree *t, const 
 			const struct region *b = reg(m, t, c->kid[q]);
 			if (c->plain[q] || !boxes_near(g, b, 2))
 				continue;
-			const int j = leaf_holes(m, t, c->kid[q]);
-			if (j < 1 || j > CHIP_MAX_HOLES || filled_solidity(m, t, c->kid[q]) >= CHIP_BLOB_SOLIDITY)
+			const int j = kid_holes(m, t, c, q);
+			if (j < 1 || j > CHIP_MAX_HOLES || kid_solidity(m, t, c, q) >= CHIP_BLOB_SOLIDITY)
 				continue;
 			if (!shape)
 				shape = chip_shape(m, t, c->kid[i], over) ? 2 : 1;
@@ -1873,13 +1899,13 @@ static bool chip_read(const struct match *m, const struct region_tree *t, const 
  * at most 1.65. Any tree: which blobs were joined the set cannot tell.
  * bay: the pocket asked, in median holes (MERGED_BLOB_BAY; the small-symbol
  * pass's doubt asks MERGED_BLOB_DOUBT). */
-static bool merged_blob_read(const struct match *m, const struct region_tree *t, const struct root_kids *c, int bay_x)
+static bool merged_blob_read(const struct match *m, const struct region_tree *t, struct root_kids *c, int bay_x)
 {
 	const int n = c->n;
 	int need = -1;
 	for (int q = 0; q < n; q++) {
-		if ((m->flags[c->kid[q]] & FLAG_REPAIRED) || leaf_holes(m, t, c->kid[q]) < MERGED_BLOB_HOLES ||
-		    filled_solidity(m, t, c->kid[q]) >= BAY_SOLIDITY)
+		if ((m->flags[c->kid[q]] & FLAG_REPAIRED) || kid_holes(m, t, c, q) < MERGED_BLOB_HOLES ||
+		    kid_solidity(m, t, c, q) >= BAY_SOLIDITY)
 			continue;
 		if (need < 0) {
 			const int bay = bay_x * median_hole(m, t, c->kid, n);
@@ -1907,7 +1933,7 @@ static bool merged_blob_read(const struct match *m, const struct region_tree *t,
  * reading 176 (shadow-small, seed 91, frame 2); every hole of the symbol
  * is 1-2 px; the read's other blobs filled 1.00-1.03 of theirs. The
  * solidity is tried first, then the pocket. */
-static bool joined_few_read(const struct match *m, const struct region_tree *t, const struct root_kids *c)
+static bool joined_few_read(const struct match *m, const struct region_tree *t, struct root_kids *c)
 {
 	int need = -1;
 	for (int q = 0; q < c->n; q++) {
@@ -1966,7 +1992,7 @@ static bool joined_few_read(const struct match *m, const struct region_tree *t, 
  * showed (a 59 px 5 in a shadow's edge, sheet-half, seed 520) filled
  * 0.923. The solidity is tried first, then the holes, the set and the
  * pixels. */
-static bool enclosed_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
+static bool enclosed_read(const struct match *m, const struct region_tree *t, struct root_kids *c,
 			  const char *canon)
 {
 	const int n = c->n;
@@ -1974,10 +2000,10 @@ static bool enclosed_read(const struct match *m, const struct region_tree *t, co
 	for (int q = 0; q < n; q++) {
 		if (c->plain[q] || (m->flags[c->kid[q]] & FLAG_REPAIRED))
 			continue;
-		const int j = leaf_holes(m, t, c->kid[q]);
+		const int j = kid_holes(m, t, c, q);
 		if (j < 3)
 			continue;
-		const double sol = filled_solidity(m, t, c->kid[q]);
+		const double sol = kid_solidity(m, t, c, q);
 		if (sol >= (m->cfg.enclosed ? BAY_SOLIDITY : JOINED_BAY_SOLIDITY))
 			continue;
 		int least = INT_MAX, most = 0, n_k;
@@ -2043,7 +2069,7 @@ static bool enclosed_read(const struct match *m, const struct region_tree *t, co
  * but for a 103 px 84 whose place another read holds; the wrong ones
  * 0.2-1.6, most over a half. The solidity is tried first, then the
  * leaves, then the set, then the pixels. */
-static bool joined_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
+static bool joined_read(const struct match *m, const struct region_tree *t, struct root_kids *c,
 			const char *canon)
 {
 	const int n = c->n;
@@ -2056,10 +2082,10 @@ static bool joined_read(const struct match *m, const struct region_tree *t, cons
 	for (int q = 0; q < n; q++) {
 		if (m->flags[c->kid[q]] & FLAG_REPAIRED)
 			continue;
-		const int j = leaf_holes(m, t, c->kid[q]);
+		const int j = kid_holes(m, t, c, q);
 		if (j < 2)
 			continue;
-		const double sol = filled_solidity(m, t, c->kid[q]);
+		const double sol = kid_solidity(m, t, c, q);
 		if (sol >= JOINED_BAY_SOLIDITY)
 			continue;
 		if (sol >= JOINED_SOLIDITY && sol < JOINED_BAND_SOLIDITY && band < 0) {
@@ -2107,8 +2133,8 @@ static bool blob_bay(const struct match *m, const struct region_tree *t, int32_t
 	const int n = root_children(m, t, root, &c);
 	int need = -1;
 	for (int q = 0; q < n; q++) {
-		if ((m->flags[c.kid[q]] & FLAG_REPAIRED) || leaf_holes(m, t, c.kid[q]) < 1 ||
-		    filled_solidity(m, t, c.kid[q]) >= BAY_SOLIDITY)
+		if ((m->flags[c.kid[q]] & FLAG_REPAIRED) || kid_holes(m, t, &c, q) < 1 ||
+		    kid_solidity(m, t, &c, q) >= BAY_SOLIDITY)
 			continue;
 		if (need < 0)
 			need = bay_pocket_min(median_hole(m, t, c.kid, n));
@@ -2153,8 +2179,8 @@ static bool wall_piece(const struct match *m, const struct region_tree *t, int32
 		const struct region *b = reg(m, t, c.kid[q]);
 		if (c.plain[q] || (m->flags[c.kid[q]] & FLAG_REPAIRED) || !boxes_near(l, b, 2))
 			continue;
-		const int j = leaf_holes(m, t, c.kid[q]);
-		if (j < 1 || filled_solidity(m, t, c.kid[q]) >= BAY_SOLIDITY)
+		const int j = kid_holes(m, t, &c, q);
+		if (j < 1 || kid_solidity(m, t, &c, q) >= BAY_SOLIDITY)
 			continue;
 		if (!raw[0]) {
 			struct canon_ctx cc = {.m = m, .tree = t, .state = m->state, .parent = m->parent, .dup = -1,
@@ -2230,7 +2256,7 @@ static bool holes_uneven(const struct match *m, const struct region_tree *t, int
  * few pixels whose shape says nothing (1-2 px holes in a line). The sizes
  * are tried first, then the shape, then the set. */
 static bool merged_hole_read(const struct match *m, const struct region_tree *t, int32_t root,
-			     const struct root_kids *c, const char *canon)
+			     struct root_kids *c, const char *canon)
 {
 	/* The holes' smallest and largest area first: no hole has 1.6 times
 	 * the median where none has 1.6 times the smallest, and most reads
@@ -2258,7 +2284,7 @@ static bool merged_hole_read(const struct match *m, const struct region_tree *t,
 	if (med < MERGED_HOLE_MIN)
 		return false;
 	for (int q = 0; q < n; q++) {
-		const int j = leaf_holes(m, t, c->kid[q]);
+		const int j = kid_holes(m, t, c, q);
 		if (j < 1)
 			continue;
 		int n_k;
@@ -2328,7 +2354,7 @@ static bool thin_wall(const struct region_tree *t, int32_t b, int32_t h)
  * 78 and 80 and room seeds 88 and 91, the rule held in that pass for 3
  * reads of an ID not in the frame and one of an ID in it (the mini set,
  * oblique at 48 frames, frame 45), whose place is still read right. */
-static bool bridged_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
+static bool bridged_read(const struct match *m, const struct region_tree *t, struct root_kids *c,
 			 const char *canon)
 {
 	const int n = c->n;
@@ -2338,7 +2364,7 @@ static bool bridged_read(const struct match *m, const struct region_tree *t, con
 	if (!med)
 		return false;
 	for (int q = 0; q < n; q++) {
-		const int j = leaf_holes(m, t, c->kid[q]);
+		const int j = kid_holes(m, t, c, q);
 		if (j < 2 || (m->flags[c->kid[q]] & FLAG_REPAIRED))
 			continue;
 		int32_t small = -1;
@@ -2368,7 +2394,7 @@ static bool bridged_read(const struct match *m, const struct region_tree *t, con
  * count and the speck share. A 25 px 30 of reacTIVision's set read as 80
  * so (the small preset at 24-28 px, seed 48): a leaf of 20 px among dots
  * of 4-6. The sizes are tried first, so most reads end at their sort. */
-static bool closed_hole_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
+static bool closed_hole_read(const struct match *m, const struct region_tree *t, struct root_kids *c,
 			     const char *canon)
 {
 	const int n = c->n;
@@ -2377,7 +2403,7 @@ static bool closed_hole_read(const struct match *m, const struct region_tree *t,
 	/* tried[j]: a blob of j holes looked up already. */
 	bool tried[TREES_MAX_NODES + 1] = {false};
 	for (int q = 0; q < n; q++) {
-		const int j = leaf_holes(m, t, c->kid[q]);
+		const int j = kid_holes(m, t, c, q);
 		if (j < 2 || tried[j])
 			continue;
 		bool speck = false;
@@ -2397,7 +2423,7 @@ static bool closed_hole_read(const struct match *m, const struct region_tree *t,
 /* The area a plain leaf of a root's children c needs to be a blob whose
  * holes closed (HOLE_CLOSED_X times the median plain leaf), where c has at
  * least min_leaf plain leaves and its largest has that area; else -1. */
-static int64_t closed_leaf_min(const struct root_kids *c, int min_leaf)
+static int64_t closed_leaf_min(struct root_kids *c, int min_leaf)
 {
 	if (c->n < 0 || c->n_leaf < min_leaf)
 		return -1;
@@ -2425,7 +2451,7 @@ static int64_t closed_leaf_min(const struct root_kids *c, int min_leaf)
  * in the small-symbol pass); right reads' leaves with specks and the tree
  * in the set had at most 2.3 times the median. The sizes are tried first,
  * then the specks, then the set. */
-static bool specked_leaf_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
+static bool specked_leaf_read(const struct match *m, const struct region_tree *t, struct root_kids *c,
 			      const char *canon)
 {
 	const int n = c->n;
@@ -2463,7 +2489,7 @@ static bool specked_leaf_read(const struct match *m, const struct region_tree *t
  * larger than the rings: the scaled pass's right 52 px 8 on the tilted
  * sheet (frame 4), a 142 px leaf, 3.6 times the median, beside a 147 px
  * ring. */
-static bool closed_ring_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
+static bool closed_ring_read(const struct match *m, const struct region_tree *t, struct root_kids *c,
 			     const char *canon)
 {
 	const int64_t big = closed_leaf_min(c, 2);
@@ -2472,7 +2498,7 @@ static bool closed_ring_read(const struct match *m, const struct region_tree *t,
 	const int64_t leaf = c->area[c->n_leaf - 1];
 	bool ring = false;
 	for (int q = 0; q < c->n; q++) {
-		if (c->plain[q] || leaf_holes(m, t, c->kid[q]) != 1)
+		if (c->plain[q] || kid_holes(m, t, c, q) != 1)
 			continue;
 		if (reg(m, t, c->kid[q])->area >= leaf)
 			return false;
@@ -2517,7 +2543,7 @@ static bool closed_blob_in_set(const struct tree_set *set, const char *canon)
  * in the set's frames (83, room at 48 frames and oblique 73), where the
  * detections stayed the same. The sizes are tried first, then the
  * solidity, then the set. */
-static bool closed_blob_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
+static bool closed_blob_read(const struct match *m, const struct region_tree *t, struct root_kids *c,
 			     const char *canon)
 {
 	const int n = c->n;
@@ -2526,7 +2552,7 @@ static bool closed_blob_read(const struct match *m, const struct region_tree *t,
 		return false;
 	for (int q = 0; q < n; q++)
 		if (c->plain[q] && reg(m, t, c->kid[q])->area >= big && !(m->flags[c->kid[q]] & FLAG_REPAIRED) &&
-		    filled_solidity(m, t, c->kid[q]) < CLOSED_BLOB_SOLIDITY)
+		    kid_solidity(m, t, c, q) < CLOSED_BLOB_SOLIDITY)
 			return closed_blob_in_set(m->cfg.trees, canon);
 	return false;
 }
@@ -2574,7 +2600,7 @@ static bool opened_ring(const struct match *m, const struct region_tree *t, int3
  * right read of a 22 px 3, frame 32) and blur (its recall the same
  * without it). */
 static bool ring_read(const struct match *m, const struct region_tree *t, int32_t root,
-		      const struct root_kids *c)
+		      struct root_kids *c)
 {
 	const int n = c->n;
 	if (n < RING_MIN_HELD + 1)
@@ -2703,7 +2729,7 @@ static bool split_read(const struct match *m, const struct region_tree *t, int32
  * is no such blob (a 29 px 166 of shadow-small, holes of 1-4 px, median
  * 2: two pieces of at most half of it). Not in the passes whose threshold
  * keeps noise (few_specks), as split_read(). */
-static bool shattered_read(const struct match *m, const struct region_tree *t, const struct root_kids *c,
+static bool shattered_read(const struct match *m, const struct region_tree *t, struct root_kids *c,
 			   const char *canon)
 {
 	if (m->cfg.few_specks || c->n < 0)
