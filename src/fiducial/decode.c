@@ -1250,6 +1250,8 @@ struct root_kids {
 	 * read meets a dozen guards, most asking them of the same blobs. */
 	int holes[TREES_MAX_NODES];
 	double solidity[TREES_MAX_NODES];
+	int pocket[TREES_MAX_NODES]; /* ring_pocket() of kid[i] */
+	int median_hole;             /* median_hole() of the children */
 };
 #define KID_UNKNOWN (-2)
 
@@ -1265,6 +1267,7 @@ static int root_children(const struct match *m, const struct region_tree *t, int
 	int n = 0, n_adj;
 	const int32_t *l = adj_of(m, t, root, &n_adj);
 	*n_leaf = 0;
+	c->median_hole = KID_UNKNOWN;
 	for (int i = 0; i < n_adj; i++) {
 		const int32_t k = l[i];
 		if ((m->state[k] & (ST_RESOLVED | ST_SPECK)) != ST_RESOLVED || m->parent[k] != root)
@@ -1274,6 +1277,7 @@ static int root_children(const struct match *m, const struct region_tree *t, int
 		c->plain[n] = !has_kids(m, t, k);
 		c->holes[n] = KID_UNKNOWN;
 		c->solidity[n] = -1.0;
+		c->pocket[n] = KID_UNKNOWN;
 		kid[n++] = k;
 		if (!c->plain[n - 1])
 			continue;
@@ -1303,6 +1307,24 @@ static double kid_solidity(const struct match *m, const struct region_tree *t, s
 	if (c->solidity[q] < 0.0)
 		c->solidity[q] = filled_solidity(m, t, c->kid[q]);
 	return c->solidity[q];
+}
+
+static int median_hole(const struct match *m, const struct region_tree *t, const int32_t *kid, int n);
+
+/* ring_pocket() of c->kid[q], and median_hole() of c's children, each
+ * found once a read. */
+static int kid_pocket(const struct match *m, const struct region_tree *t, struct root_kids *c, int q)
+{
+	if (c->pocket[q] == KID_UNKNOWN)
+		c->pocket[q] = ring_pocket(m, t, c->kid[q]);
+	return c->pocket[q];
+}
+
+static int kids_median_hole(const struct match *m, const struct region_tree *t, struct root_kids *c)
+{
+	if (c->median_hole == KID_UNKNOWN)
+		c->median_hole = median_hole(m, t, c->kid, c->n);
+	return c->median_hole;
 }
 
 static double filled_solidity(const struct match *m, const struct region_tree *t, int32_t k);
@@ -1632,7 +1654,7 @@ static bool arc_read(const struct match *m, const struct region_tree *t, struct 
 		const int depth = sol < ARC_SOLIDITY ? region_depth(m, t, c->kid[i]) : INT_MAX;
 		if (depth == INT_MAX || a->area < (int64_t)ARC_THIN * depth * depth) {
 			const int pocket = a->area >= med && !(m->flags[c->kid[i]] & FLAG_REPAIRED)
-						   ? ring_pocket(m, t, c->kid[i])
+						   ? kid_pocket(m, t, c, i)
 						   : 0;
 			if (pocket < CUT_MIN_POCKET || RING_POCKET_DIV * pocket < a->area)
 				continue;
@@ -1738,7 +1760,7 @@ static bool ring_pair_read(const struct match *m, const struct region_tree *t, s
 			if (!both || !moved_memo(m->cfg.trees, canon, known, 0))
 				continue;
 			if (need < 0) {
-				const int mh = median_hole(m, t, c->kid, n);
+				const int mh = kids_median_hole(m, t, c);
 				need = mh > CUT_MIN_POCKET ? mh : CUT_MIN_POCKET;
 			}
 			if (pair_pocket(m, t, c->kid[i], c->kid[q]) >= need)
@@ -1786,10 +1808,10 @@ static bool bay_read(const struct match *m, const struct region_tree *t, struct 
 		if (!moved_memo(m->cfg.trees, canon, known, j))
 			continue;
 		if (need < 0) {
-			const int med = median_hole(m, t, c->kid, n);
+			const int med = kids_median_hole(m, t, c);
 			need = med > CUT_MIN_POCKET ? med : CUT_MIN_POCKET;
 		}
-		if (ring_pocket(m, t, c->kid[q]) >= need)
+		if (kid_pocket(m, t, c, q) >= need)
 			return true;
 	}
 	return false;
@@ -1908,10 +1930,10 @@ static bool merged_blob_read(const struct match *m, const struct region_tree *t,
 		    kid_solidity(m, t, c, q) >= BAY_SOLIDITY)
 			continue;
 		if (need < 0) {
-			const int bay = bay_x * median_hole(m, t, c->kid, n);
+			const int bay = bay_x * kids_median_hole(m, t, c);
 			need = bay > CUT_MIN_POCKET ? bay : CUT_MIN_POCKET;
 		}
-		if (ring_pocket(m, t, c->kid[q]) >= need)
+		if (kid_pocket(m, t, c, q) >= need)
 			return true;
 	}
 	return false;
@@ -1940,14 +1962,14 @@ static bool joined_few_read(const struct match *m, const struct region_tree *t, 
 		const int32_t k = c->kid[q];
 		if (c->plain[q] || (m->flags[k] & FLAG_REPAIRED))
 			continue;
-		const int j = leaf_holes(m, t, k);
-		if (j < JOINED_FEW_HOLES || j >= MERGED_BLOB_HOLES || filled_solidity(m, t, k) >= JOINED_BAY_SOLIDITY)
+		const int j = kid_holes(m, t, c, q);
+		if (j < JOINED_FEW_HOLES || j >= MERGED_BLOB_HOLES || kid_solidity(m, t, c, q) >= JOINED_BAY_SOLIDITY)
 			continue;
 		if (need < 0) {
-			const int bay = JOINED_FEW_BAY * median_hole(m, t, c->kid, c->n);
+			const int bay = JOINED_FEW_BAY * kids_median_hole(m, t, c);
 			need = bay > CUT_MIN_POCKET ? bay : CUT_MIN_POCKET;
 		}
-		if (ring_pocket(m, t, k) >= need)
+		if (kid_pocket(m, t, c, q) >= need)
 			return true;
 	}
 	return false;
@@ -2015,10 +2037,10 @@ static bool enclosed_read(const struct match *m, const struct region_tree *t, st
 				most = a > most ? a : most;
 			}
 		if (med < 0)
-			med = median_hole(m, t, c->kid, n);
+			med = kids_median_hole(m, t, c);
 		const int need = bay_pocket_min(med);
 		if (ENCLOSED_DIV * least <= med && (m->cfg.enclosed || ENCLOSED_DIV * most <= med) &&
-		    split_in_set(m->cfg.trees, canon, j, false) && ring_pocket(m, t, c->kid[q]) >= need)
+		    split_in_set(m->cfg.trees, canon, j, false) && kid_pocket(m, t, c, q) >= need)
 			return true;
 	}
 	return false;
@@ -2100,7 +2122,7 @@ static bool joined_read(const struct match *m, const struct region_tree *t, stru
 			continue;
 		if (sol < JOINED_SOLIDITY || (sol < JOINED_BAND_SOLIDITY && band > 0))
 			return true;
-		if (ring_pocket(m, t, c->kid[q]) >= bay_pocket_min(median_hole(m, t, c->kid, n)))
+		if (kid_pocket(m, t, c, q) >= bay_pocket_min(kids_median_hole(m, t, c)))
 			return true;
 	}
 	return false;
@@ -2137,8 +2159,8 @@ static bool blob_bay(const struct match *m, const struct region_tree *t, int32_t
 		    kid_solidity(m, t, &c, q) >= BAY_SOLIDITY)
 			continue;
 		if (need < 0)
-			need = bay_pocket_min(median_hole(m, t, c.kid, n));
-		if (ring_pocket(m, t, c.kid[q]) >= need)
+			need = bay_pocket_min(kids_median_hole(m, t, &c));
+		if (kid_pocket(m, t, &c, q) >= need)
 			return true;
 	}
 	return false;
@@ -2280,7 +2302,7 @@ static bool merged_hole_read(const struct match *m, const struct region_tree *t,
 	const int n = c->n;
 	if (n < 0 || !c->n_leaf)
 		return false;
-	const int med = median_hole(m, t, c->kid, n);
+	const int med = kids_median_hole(m, t, c);
 	if (med < MERGED_HOLE_MIN)
 		return false;
 	for (int q = 0; q < n; q++) {
@@ -2360,7 +2382,7 @@ static bool bridged_read(const struct match *m, const struct region_tree *t, str
 	const int n = c->n;
 	if (n < 0)
 		return false;
-	const int med = median_hole(m, t, c->kid, n);
+	const int med = kids_median_hole(m, t, c);
 	if (!med)
 		return false;
 	for (int q = 0; q < n; q++) {
@@ -2751,7 +2773,7 @@ static bool shattered_read(const struct match *m, const struct region_tree *t, s
 		/* The median only where three holes are a speck's size: most
 		 * reads end above. */
 		if (med < 0)
-			med = median_hole(m, t, c->kid, c->n);
+			med = kids_median_hole(m, t, c);
 		pieces = 0;
 		for (int a = 0; a < n; a++)
 			pieces += 2 * reg(m, t, hole[a])->area <= med && reg(m, t, hole[a])->area <= SPECK_MAX_AREA;
