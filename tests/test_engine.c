@@ -1860,6 +1860,25 @@ static void shade_no_worse(const struct tree_set *set, const bool without[3], co
 static const char rtv8[] = "w0122222212212121111\nw0122212221222121111\nw0122212221221221111\nw0122212221212121111\n"
 			   "w0122222212221211111\nw0122222212212111111\nw0122222212222221111\nw0122222221212121111\n";
 
+/* A symbol the upsampled pass's reads gain: id at size px with the
+ * shadow's edge edge px right of its centre (a third of the light) and
+ * noise, read as shade_probe() does with (ink_up, mean_up, sauvola_up) as
+ * off: nothing; as on: the symbol alone. */
+struct shade_gain {
+	int id, size, edge, noise;
+	bool off[3], on[3];
+};
+
+static void shade_gained(const struct tree_set *set, const struct shade_gain *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const float size = (float)g[i].size, edge = (float)g[i].edge;
+		const bool *off = g[i].off, *on = g[i].on;
+		assert_int_equal(shade_probe(set, g[i].id, size, edge, 0.3f, g[i].noise, 7u, off[0], off[1], off[2]), 0);
+		assert_int_equal(shade_probe(set, g[i].id, size, edge, 0.3f, g[i].noise, 7u, on[0], on[1], on[2]), 1);
+	}
+}
+
 /* Symbols of 24-30 px of reacTIVision's set mostly in a hard shadow (a
  * third of the light) with noise: no pass reads them, the upsampled
  * pass's local-mean read (ink_up) does: of the ink windows (noise 5), as
@@ -1871,14 +1890,12 @@ static void test_up_ink(void **state)
 {
 	(void)state;
 	struct tree_set *set = test_set(rtv8);
-	static const struct {
-		int id, size, edge, noise;
-	} gained[] = {{5, 24, 8, 5}, {5, 30, 0, 5}, {7, 26, -4, 3}, {7, 32, 4, 5}};
-	for (size_t i = 0; i < sizeof gained / sizeof gained[0]; i++) {
-		const float size = (float)gained[i].size, edge = (float)gained[i].edge;
-		assert_int_equal(ink_probe(set, gained[i].id, size, edge, 0.3f, gained[i].noise, 7u, false), 0);
-		assert_int_equal(ink_probe(set, gained[i].id, size, edge, 0.3f, gained[i].noise, 7u, true), 1);
-	}
+	/* ink_probe() without and with ink_up. */
+#define INK_GAIN {false, false, true}, {true, true, true}
+	static const struct shade_gain gained[] = {
+		{5, 24, 8, 5, INK_GAIN}, {5, 30, 0, 5, INK_GAIN}, {7, 26, -4, 3, INK_GAIN}, {7, 32, 4, 5, INK_GAIN}};
+#undef INK_GAIN
+	shade_gained(set, gained, sizeof gained / sizeof gained[0]);
 	shade_no_worse(set, (const bool[3]){false, false, true}, (const bool[3]){true, true, true});
 	tree_set_free(set);
 }
@@ -1893,15 +1910,11 @@ static void test_up_mean(void **state)
 {
 	(void)state;
 	struct tree_set *set = test_set(rtv8);
-	static const struct {
-		int id, size, edge, noise;
-	} gained[] = {{2, 26, -4, 3}, {5, 24, -4, 3}, {4, 28, -4, 5}};
-	for (size_t i = 0; i < sizeof gained / sizeof gained[0]; i++) {
-		const int id = gained[i].id, noise = gained[i].noise;
-		const float size = (float)gained[i].size, edge = (float)gained[i].edge;
-		assert_int_equal(shade_probe(set, id, size, edge, 0.3f, noise, 7u, true, false, false), 0);
-		assert_int_equal(shade_probe(set, id, size, edge, 0.3f, noise, 7u, true, true, false), 1);
-	}
+#define MEAN_GAIN {true, false, false}, {true, true, false}
+	static const struct shade_gain gained[] = {
+		{2, 26, -4, 3, MEAN_GAIN}, {5, 24, -4, 3, MEAN_GAIN}, {4, 28, -4, 5, MEAN_GAIN}};
+#undef MEAN_GAIN
+	shade_gained(set, gained, sizeof gained / sizeof gained[0]);
 	shade_no_worse(set, (const bool[3]){true, false, false}, (const bool[3]){true, true, false});
 	tree_set_free(set);
 }
@@ -1917,17 +1930,12 @@ static void test_up_sauvola(void **state)
 {
 	(void)state;
 	struct tree_set *set = test_set(rtv8);
-	static const struct {
-		int id, size, edge, noise;
-		bool mean_up;
-	} gained[] = {{1, 26, 12, 5, false}, {6, 28, 4, 5, false}, {4, 26, -4, 3, true}, {7, 24, 12, 3, true}};
-	for (size_t i = 0; i < sizeof gained / sizeof gained[0]; i++) {
-		const int id = gained[i].id, noise = gained[i].noise;
-		const float size = (float)gained[i].size, edge = (float)gained[i].edge;
-		const bool mean_up = gained[i].mean_up;
-		assert_int_equal(shade_probe(set, id, size, edge, 0.3f, noise, 7u, true, mean_up, false), 0);
-		assert_int_equal(shade_probe(set, id, size, edge, 0.3f, noise, 7u, true, mean_up, true), 1);
-	}
+	/* Sauvola's read off and on, mean_up off or on both ways. */
+#define SAUVOLA_GAIN(mean_up) {true, mean_up, false}, {true, mean_up, true}
+	static const struct shade_gain gained[] = {{1, 26, 12, 5, SAUVOLA_GAIN(false)}, {6, 28, 4, 5, SAUVOLA_GAIN(false)},
+						   {4, 26, -4, 3, SAUVOLA_GAIN(true)}, {7, 24, 12, 3, SAUVOLA_GAIN(true)}};
+#undef SAUVOLA_GAIN
+	shade_gained(set, gained, sizeof gained / sizeof gained[0]);
 	for (int mean_up = 0; mean_up <= 1; mean_up++)
 		shade_no_worse(set, (const bool[3]){true, mean_up, false}, (const bool[3]){true, mean_up, true});
 	tree_set_free(set);
