@@ -1293,8 +1293,11 @@ static int root_children(const struct match *m, const struct region_tree *t, int
 
 static int leaf_holes(const struct match *m, const struct region_tree *t, int32_t k);
 static double filled_solidity(const struct match *m, const struct region_tree *t, int32_t k);
+static int median_hole(const struct match *m, const struct region_tree *t, const int32_t *kid, int n);
 
-/* leaf_holes() and filled_solidity() of c->kid[q], each found once a read. */
+/* leaf_holes(), filled_solidity() and ring_pocket() of c->kid[q], and
+ * median_hole() of c's children: each found once a read, when a guard
+ * first asks. */
 static int kid_holes(const struct match *m, const struct region_tree *t, struct root_kids *c, int q)
 {
 	if (c->holes[q] == KID_UNKNOWN)
@@ -1309,10 +1312,6 @@ static double kid_solidity(const struct match *m, const struct region_tree *t, s
 	return c->solidity[q];
 }
 
-static int median_hole(const struct match *m, const struct region_tree *t, const int32_t *kid, int n);
-
-/* ring_pocket() of c->kid[q], and median_hole() of c's children, each
- * found once a read. */
 static int kid_pocket(const struct match *m, const struct region_tree *t, struct root_kids *c, int q)
 {
 	if (c->pocket[q] == KID_UNKNOWN)
@@ -1326,8 +1325,6 @@ static int kids_median_hole(const struct match *m, const struct region_tree *t, 
 		c->median_hole = median_hole(m, t, c->kid, c->n);
 	return c->median_hole;
 }
-
-static double filled_solidity(const struct match *m, const struct region_tree *t, int32_t k);
 
 /* Whether one of the dots of a symbol's root (its children that are
  * plain leaves, c->plain; specks left out) is more elongated than
