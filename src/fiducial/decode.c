@@ -1252,6 +1252,11 @@ struct root_kids {
 	double solidity[TREES_MAX_NODES];
 	int pocket[TREES_MAX_NODES]; /* ring_pocket() of kid[i] */
 	int median_hole;             /* median_hole() of the children */
+	/* near[i]: the children whose boxes lie within two pixels of
+	 * kid[i]'s (boxes_near), as bits over kid[], i left out; all found
+	 * at once when a guard first asks (near_known). */
+	uint64_t near[TREES_MAX_NODES];
+	bool near_known;
 };
 #define KID_UNKNOWN (-2)
 
@@ -1268,6 +1273,7 @@ static int root_children(const struct match *m, const struct region_tree *t, int
 	const int32_t *l = adj_of(m, t, root, &n_adj);
 	*n_leaf = 0;
 	c->median_hole = KID_UNKNOWN;
+	c->near_known = false;
 	for (int i = 0; i < n_adj; i++) {
 		const int32_t k = l[i];
 		if ((m->state[k] & (ST_RESOLVED | ST_SPECK)) != ST_RESOLVED || m->parent[k] != root)
@@ -1324,6 +1330,27 @@ static int kids_median_hole(const struct match *m, const struct region_tree *t, 
 	if (c->median_hole == KID_UNKNOWN)
 		c->median_hole = median_hole(m, t, c->kid, c->n);
 	return c->median_hole;
+}
+
+/* The children of c within two pixels of c->kid[i] (c->near): the cut,
+ * chip and ring-pair guards each tried every pair of a read's children,
+ * most of them far apart; the pairs are tried once a read. */
+static uint64_t kids_near(const struct match *m, const struct region_tree *t, struct root_kids *c, int i)
+{
+	if (!c->near_known) {
+		for (int a = 0; a < c->n; a++)
+			c->near[a] = 0;
+		for (int a = 0; a < c->n; a++) {
+			const struct region *ra = reg(m, t, c->kid[a]);
+			for (int b = a + 1; b < c->n; b++)
+				if (boxes_near(ra, reg(m, t, c->kid[b]), 2)) {
+					c->near[a] |= 1ull << b;
+					c->near[b] |= 1ull << a;
+				}
+		}
+		c->near_known = true;
+	}
+	return c->near[i];
 }
 
 /* Whether one of the dots of a symbol's root (its children that are
@@ -1404,17 +1431,14 @@ static bool cut_read(const struct match *m, const struct region_tree *t, int32_t
 		/* A cut's plain leaf beside a blob is no dot: most reads end
 		 * here, their pixels unread. Beside another plain leaf it may be
 		 * one (a ring's arcs); each such pair is tried once. */
-		const struct region *a = reg(m, t, c->kid[i]);
-		if (has_kids(m, t, c->kid[i]))
+		if (!c->plain[i])
 			continue;
-		const bool dot = !m->cfg.few_specks && dot_sized(a->area, med);
+		const bool dot = !m->cfg.few_specks && dot_sized(reg(m, t, c->kid[i])->area, med);
 		/* disc: -1 not measured yet, else whether the dot-sized leaf
 		 * fills its moment ellipse as a dot does (CUT_DOT_FILL). */
 		int disc = -1;
-		for (int q = 0; q < n; q++) {
-			const struct region *b = reg(m, t, c->kid[q]);
-			if (q == i || !boxes_near(a, b, 2))
-				continue;
+		for (uint64_t near = kids_near(m, t, c, i); near; near &= near - 1) {
+			const int q = __builtin_ctzll(near);
 			const int j = kid_holes(m, t, c, q);
 			/* A dot-sized leaf and a plain leaf before it were tried
 			 * from that leaf's loop. */
@@ -1738,9 +1762,10 @@ static bool ring_pair_read(const struct match *m, const struct region_tree *t, s
 	uint8_t known[TREES_MAX_NODES + 1] = {0};
 	int need = -1;
 	for (int i = 0; i < n; i++)
-		for (int q = i + 1; q < n; q++) {
-			if (!c->plain[i] || !c->plain[q] ||
-			    !boxes_near(reg(m, t, c->kid[i]), reg(m, t, c->kid[q]), 2))
+		for (uint64_t near = c->plain[i] ? kids_near(m, t, c, i) >> i >> 1 << i << 1 : 0; near;
+		     near &= near - 1) {
+			const int q = __builtin_ctzll(near);
+			if (!c->plain[q])
 				continue;
 			const int k[2] = {i, q};
 			bool both = true;
@@ -1877,9 +1902,9 @@ static bool chip_read(const struct match *m, const struct region_tree *t, struct
 			continue;
 		/* shape: 0 not looked at, 1 a disc, 2 not. */
 		int shape = 0;
-		for (int q = 0; q < n; q++) {
-			const struct region *b = reg(m, t, c->kid[q]);
-			if (c->plain[q] || !boxes_near(g, b, 2))
+		for (uint64_t near = kids_near(m, t, c, i); near; near &= near - 1) {
+			const int q = __builtin_ctzll(near);
+			if (c->plain[q])
 				continue;
 			const int j = kid_holes(m, t, c, q);
 			if (j < 1 || j > CHIP_MAX_HOLES || kid_solidity(m, t, c, q) >= CHIP_BLOB_SOLIDITY)
