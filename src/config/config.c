@@ -260,6 +260,11 @@ static const struct config_option options[] = {
              "window's steps (a Gaussian's sigma of at least 1.3) is deconvolved as a streak is, and where "
              "most windows read one (median 1.5 or more) the next frames up to 800x600 are deconvolved "
              "whole; its symbols stand only where no other read of the place disagrees"),
+    OPT_BOOL("threshold", "deblur3_high", deblur3_high, "true", true, 0,
+             "the deblur3 pass also thresholds each streak's deconvolved grey by a local mean of radius 14, "
+             "whose width smooths the ringing a narrow one turns into specks (symbols of about 60-70 px); "
+             "whole trees only, none that may be another ID with a one-hole blob closed; its symbols stand "
+             "only where no other read holds the place"),
     OPT_INT("threshold", "deblur3_pct", deblur3_pct, "50", 0, 100, true, 0, "PERCENT",
             "the deblur3 pass: its windows, in their order, until their area in a frame would pass this "
             "percent of the frame's (a bound on its cost per frame); 0 = no bound"),

@@ -127,6 +127,7 @@ struct tt_config {
 	bool ratio3_large;    /* ... also at larger radii for large symbols */
 	bool deblur3;         /* third scale's pass that undoes a motion streak in its windows */
 	bool defocus3;        /* that pass also undoes a defocus blur */
+	bool deblur3_high;    /* that pass also reads a streak's grey at a wide local mean */
 	int deblur3_pct;      /* that pass: its windows' area per frame at most this percent of the frame; 0 = any */
 	int median2;          /* second scale's median pre-filter */
 	int segment_threads;  /* per scale; 0 = auto */

@@ -2475,6 +2475,25 @@ static int64_t closed_leaf_min(struct root_kids *c, int min_leaf)
 	return c->area[c->n_leaf - 1] < big ? -1 : big;
 }
 
+/* Whether a symbol read whole, canon its string, may be another tree of
+ * the set with a one-hole blob's hole closed and one more leaf taken for
+ * a dot, whatever the leaves' sizes (match_config.closed_leaf): the tree
+ * with a plain leaf taken away and a hole given to a plain leaf is in the
+ * set (moved_in_set), the same node count. A wide local mean over a
+ * deconvolved streak closes a one-hole blob into a leaf of a dot's size
+ * and lifts a piece of the ringing to a dot: the deblurring pass's upper
+ * rung read a streaked 57 px 55 of reacTIVision's set so as 89, all eight
+ * plain leaves of 19-28 px (the motion preset, seed 37, frame 5), which
+ * closed_ring_read() holds only where the leaf outgrew a ring. The rung
+ * reads whole trees only (match_tree_decode): counting a leaf as two
+ * merged ones, it read a 46 px 57 under a 4 px streak as 34 this way
+ * too. Measured in docs/recognition.md, "The deblurring pass's upper
+ * rung". */
+static bool closed_leaf_read(const struct match *m, const char *canon)
+{
+	return moved_in_set(m->cfg.trees, canon, 0, 1);
+}
+
 /* Whether a symbol read whole at root, canon its string, may be another
  * tree of the set with a one-hole blob's hole shrunk to specks and one
  * more leaf taken for a dot: a plain leaf of the root has at least
@@ -2835,12 +2854,15 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 		}
 	} else {
 		/* A leaf that may be an opened blob leaves the symbol fuzzy: the
-		 * completion would find both trees anyway. */
+		 * completion would find both trees anyway. Matchers of whole
+		 * trees only (even_leaves, closed_leaf) count no leaf twice. */
 		bool ring = false;
-		for (int k = 1; k <= MERGED_MAX_SHORT && id < 0 && !ring && !m->cfg.even_leaves; k++)
+		for (int k = 1; k <= MERGED_MAX_SHORT && id < 0 && !ring && !m->cfg.even_leaves && !m->cfg.closed_leaf;
+		     k++)
 			if (is_valid(m, height, nodes + k) && merged_decode(m, t, root, k, &a, &id, &ring))
 				nodes += k;
-		if (id < 0 && !ring && m->cfg.complete && is_fuzzy(m, height, nodes) && leaves_uniform(&a)) {
+		if (id < 0 && !ring && m->cfg.complete && !m->cfg.closed_leaf && is_fuzzy(m, height, nodes) &&
+		    leaves_uniform(&a)) {
 			char buf[CANON_CAP];
 			struct canon_ctx c = {.m = m, .tree = t, .state = m->state, .parent = m->parent, .dup = -1, .dup2 = -1};
 			int whole = nodes;
@@ -2880,6 +2902,7 @@ void match_tree_decode(struct match *m, const struct region_tree *t, int32_t roo
 	     merged_blob_read(m, t, &kids, MERGED_BLOB_BAY) ||
 	     joined_few_read(m, t, &kids) ||
 	     enclosed_read(m, t, &kids, canon) ||
+	     (m->cfg.closed_leaf && closed_leaf_read(m, canon)) ||
 	     joined_read(m, t, &kids, canon) ||
 	     split_read(m, t, root, canon) ||
 	     shattered_read(m, t, &kids, canon) ||

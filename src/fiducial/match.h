@@ -314,6 +314,12 @@ struct match_config {
 					* Without it the rule holds such a read only where the blob
 					* fills under JOINED_BAY_SOLIDITY and all its holes are that
 					* small (a hard shadow joined two blobs) */
+	bool closed_leaf;              /* whole trees only (no leaf counted as merged ones, no
+					* completion), and a read whose tree with a plain leaf taken
+					* away and a hole given to a plain leaf is in the set stays
+					* fuzzy (decode.c, closed_leaf_read: a one-hole blob closed
+					* and a leaf more taken for a dot); the deblurring pass's
+					* upper rung, whose wide local mean closes small holes */
 };
 
 struct match;

@@ -104,6 +104,8 @@ struct engine_config {
 	bool deblur3;                  /* third scale: a pass in its windows that undoes a motion streak
 					* (threshold/deblur.h); needs mean_scale3 > 0 for its radius */
 	bool defocus3;                 /* that pass also undoes a defocus blur (deblur.h) */
+	bool deblur3_high;             /* that pass also reads a streak's deconvolved grey at
+					* THIRD_DEBLUR_HIGH_RADIUS (third.c), whole trees only */
 	int deblur3_pct;               /* that pass: windows in their order while their area stays within
 					* this percent of the frame's; 0 = all */
 	int segment_threads;           /* bands a scale is segmented in; 0 = auto */

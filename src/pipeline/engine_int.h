@@ -127,6 +127,7 @@ struct ratio_job {
  * symbols join the scale's last, where the pass stands in the order. */
 struct deblur_job {
 	struct pass_job job;
+	struct match_config mc;     /* its matcher's configuration (the upper rung's differs) */
 	struct deblur *deblur;
 	struct window win[THIRD_MAX_WINDOWS];
 	int n;                      /* windows in win: the radius rule's first, then the small ones */

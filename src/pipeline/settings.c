@@ -145,6 +145,7 @@ void engine_config_from(const struct tt_config *c, const struct tree_set *trees,
 	e->sauvola_up = c->sauvola_up;
 	e->deblur3 = c->deblur3;
 	e->defocus3 = c->defocus3;
+	e->deblur3_high = c->deblur3_high;
 	e->deblur3_pct = c->deblur3_pct;
 	e->segment_threads = c->segment_threads;
 	e->segment_backend = strcmp(c->segment_backend, "gpu") == 0   ? ENGINE_SEGMENT_GPU

@@ -257,6 +257,14 @@
  * there too (sheet-half: a window at 0.65 whose lower rung read a 49 px
  * 1 as 48). */
 #define THIRD_DEBLUR_LOW_ANISOTROPY 0.6f
+/* ... and, in those windows, at this one, above the rule's: a local mean
+ * as wide as a 60-70 px symbol's cell smooths the ringing the
+ * deconvolution leaves on the paper, which a narrow one turns into specks
+ * and bridges. Of the symbols of 60-100 px under 6 px streaks
+ * (tabletrack-scenes --motion 6 --fids 6 --fid-size 60:100 --light 0
+ * --blur 0, seeds 201-203) that no pass read, 23 of 69 read right at some
+ * radius over their window's (8-16; at 14, 20), and 3 wrong anywhere. */
+#define THIRD_DEBLUR_HIGH_RADIUS 14
 /* Where most of its windows read a defocus, the pass also reads the small
  * structure's windows (windows_find_small, under THIRD_UP_WIN_PX a side)
  * padded by THIRD_DEBLUR_SMALL_PAD, for a defocus only; the radius only
@@ -476,6 +484,7 @@ static int deblur_sync(struct deblur_job *j, const struct engine_config *c, cons
 	 * (match_config.enclosed). */
 	struct match_config m = *mc;
 	m.enclosed = true;
+	j->mc = m;
 	int err = 0;
 	if (j->job.mat) {
 		err = match_set_config(j->job.mat, &m);
@@ -2353,6 +2362,21 @@ static bool deblur_read(struct deblur_job *j)
 			if (!decode_window(j->job.seg, j->job.mat, &k, &j->job.det))
 				return false;
 		}
+		window_keep(&j->job.out, &j->job.det, w, NULL, 0, FIDUCIAL_FALLBACK);
+		/* The upper rung: fallbacks too, its matcher holding a read
+		 * whose large leaf may be a closed one-hole blob
+		 * (match_config.closed_leaf). */
+		if (!c->deblur3_high || w->radius >= THIRD_DEBLUR_HIGH_RADIUS ||
+		    deblur_rethreshold(j->deblur, THIRD_DEBLUR_HIGH_RADIUS, c->thr.mean_bias, j->job.gate, &k.crop) != 0)
+			continue;
+		cut_crop(&k, w);
+		struct match_config high = j->mc;
+		high.closed_leaf = true;
+		bool ok = match_set_config(j->job.mat, &high) == 0 &&
+			  decode_window(j->job.seg, j->job.mat, &k, &j->job.det);
+		ok = match_set_config(j->job.mat, &j->mc) == 0 && ok;
+		if (!ok)
+			return false;
 		window_keep(&j->job.out, &j->job.det, w, NULL, 0, FIDUCIAL_FALLBACK);
 	}
 	j->next = deblur_decide(sigma, sharp, n_sigma, j->n_rule);
