@@ -9,9 +9,13 @@
 #                       that took the first saw BadWindow), waiting up to
 #                       20 s (a loaded 2-core machine can be slow to map
 #                       one) while PID lives; returns 1 without
-# -displayfd lets Xvfb pick a free display and tell us which.
+# -displayfd lets Xvfb pick a free display and tell us which. -noreset:
+# without it the server resets when its last client leaves, and a client
+# that connects meanwhile (the next window of a test, started as the last
+# one quit) can lose its connection and die of SIGPIPE (CI saw
+# tabletrack-uidemo end with status 141 before its window was seen).
 xvfb_start() {
-	Xvfb -displayfd 3 -screen 0 1024x768x24 -nolisten tcp 3>"$1/display" >"$1/xvfb.log" 2>&1 &
+	Xvfb -displayfd 3 -screen 0 1024x768x24 -nolisten tcp -noreset 3>"$1/display" >"$1/xvfb.log" 2>&1 &
 	xvfb_pid=$!
 	for _ in $(seq 50); do
 		[ -s "$1/display" ] && break
