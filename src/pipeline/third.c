@@ -2363,8 +2363,9 @@ static bool deblur_read(struct deblur_job *j)
 				return false;
 		}
 		window_keep(&j->job.out, &j->job.det, w, NULL, 0, FIDUCIAL_FALLBACK);
-		/* The upper rung: fallbacks too, its matcher holding a read
-		 * whose large leaf may be a closed one-hole blob
+		/* The upper rung (THIRD_DEBLUR_HIGH_RADIUS): fallbacks too,
+		 * its matcher reading whole trees only and holding a read that
+		 * may be another ID with a one-hole blob closed
 		 * (match_config.closed_leaf). */
 		if (!c->deblur3_high || w->radius >= THIRD_DEBLUR_HIGH_RADIUS ||
 		    deblur_rethreshold(j->deblur, THIRD_DEBLUR_HIGH_RADIUS, c->thr.mean_bias, j->job.gate, &k.crop) != 0)
