@@ -1663,7 +1663,7 @@ static bool arc_read(const struct match *m, const struct region_tree *t, struct 
 	uint8_t known[TREES_MAX_NODES + 1] = {0};
 	for (int i = 0; i < n; i++) {
 		const struct region *a = reg(m, t, c->kid[i]);
-		if (a->area < ARC_MIN_AREA || ARC_MIN_DIV * a->area < med || has_kids(m, t, c->kid[i]))
+		if (a->area < ARC_MIN_AREA || ARC_MIN_DIV * a->area < med || !c->plain[i])
 			continue;
 		const double sol = kid_solidity(m, t, c, i);
 		if (sol <= 0 || sol >= (a->area >= med ? RING_ARC_SOLIDITY : ARC_SOLIDITY))
@@ -1839,7 +1839,7 @@ static bool bay_read(const struct match *m, const struct region_tree *t, struct 
 	return false;
 }
 
-/* Whether plain leaf k of the root is no dot but a piece of a blob's
+/* Whether plain leaf c->kid[i] of the root is no dot but a piece of a blob's
  * wall, as chip_read() asks: under the median plain leaf (over false)
  * where it fills under CHIP_SOLIDITY of its moment ellipse
  * (filled_solidity) or is CHIP_ELONGATION times as long as wide or more
@@ -1853,12 +1853,12 @@ static bool bay_read(const struct match *m, const struct region_tree *t, struct 
  * elongation alone lost the upsampled pass's right 4 of sheet-half (seed
  * 509, frame 8): a dot of 65 px against 53, 5.2:1 and 4 px deep, beside a
  * one-hole blob filling 0.798. */
-static bool chip_shape(const struct match *m, const struct region_tree *t, int32_t k, bool over)
+static bool chip_shape(const struct match *m, const struct region_tree *t, struct root_kids *c, int i, bool over)
 {
-	const struct region *g = reg(m, t, k);
+	const struct region *g = reg(m, t, c->kid[i]);
 	if (over)
-		return elongated(g, CHIP_ELONGATION) && region_depth(m, t, k) <= 1;
-	return elongated(g, CHIP_ELONGATION) || filled_solidity(m, t, k) < CHIP_SOLIDITY;
+		return elongated(g, CHIP_ELONGATION) && region_depth(m, t, c->kid[i]) <= 1;
+	return elongated(g, CHIP_ELONGATION) || kid_solidity(m, t, c, i) < CHIP_SOLIDITY;
 }
 
 /* Whether a symbol read whole at root, canon its string, may be another
@@ -1910,7 +1910,7 @@ static bool chip_read(const struct match *m, const struct region_tree *t, struct
 			if (j < 1 || j > CHIP_MAX_HOLES || kid_solidity(m, t, c, q) >= CHIP_BLOB_SOLIDITY)
 				continue;
 			if (!shape)
-				shape = chip_shape(m, t, c->kid[i], over) ? 2 : 1;
+				shape = chip_shape(m, t, c, i, over) ? 2 : 1;
 			if (shape == 1)
 				break;
 			if (moved_memo(m->cfg.trees, canon, known, j))
