@@ -1387,6 +1387,9 @@ static const struct preset {
 	 "IR hot spots, vignetting, uneven light"},
 	{"shadow", PRESET_BASE "--fids 8 --fid-size 32:96 --shadows 2",
 	 "two hard shadows a frame whose edges cross symbols"},
+	{"shadow-dark", PRESET_BASE "--fids 8 --fid-size 32:96 --shadows 2 --dark 0.55:0.75",
+	 "two hard shadows a frame, each of its own light and keeping 25-45 % of it, so that where they "
+	 "overlap the paper keeps 6-20 %"},
 	{"shadow-small", PRESET_BASE "--fids 8 --fid-size 24:48 --shadows 2",
 	 "two hard shadows a frame whose edges cross symbols of 24-48 px"},
 	{"shadow-large", PRESET_BASE "--size 1280x960 --fids 8 --fid-size 120:240 --shadows 2",
