@@ -221,6 +221,8 @@ static void test_third_scale_radius_follows_symbol(void **state)
  * (mean_scale3 0.115), the closing pass at close_scale3 (0: off), the
  * ratio pass at ratio3 (0: off) with its larger radii as large says, and
  * symbols of at most root_max_px. */
+static int passes_dark; /* engine_config.close_dark for passes_engine() */
+
 static struct engine *passes_engine(struct fixture *f, float close_scale3, int ratio3, bool large, int root_max_px)
 {
 	struct track_config tk = {.max_items = 64, .linger_frames = 2, .dead_band_px = 0.5f};
@@ -232,7 +234,7 @@ static struct engine *passes_engine(struct fixture *f, float close_scale3, int r
 					   .mean_radius = 16, .mean_bias = 16},
 				   .radius2 = 2, .median2 = 3, .scale3 = true, .mode3 = THRESHOLD_MEAN,
 				   .mean_scale3 = 0.115f, .close_scale3 = close_scale3, .close_pct = 70,
-				   .ratio3 = ratio3, .ratio3_large = large,
+				   .close_dark = passes_dark, .ratio3 = ratio3, .ratio3_large = large,
 				   .match = {.trees = f->trees, .root_min_px = 12, .root_max_px = (float)root_max_px},
 				   .tracker = f->trk, .max_detections = 64};
 	struct engine *e = engine_create(&ec, &err);
@@ -352,6 +354,43 @@ static void test_ink_windows_lower_pct(void **state)
 		assert_int_equal(closing_probe(f, 0.04f, 28, 152, 1.0f, 35, gained[i]), 1);
 	for (int id = 0; id < 12; id++)
 		assert_true(closing_probe(f, 0.04f, 28, 152, 1.0f, 35, id) >= 0);
+}
+
+/* 1: symbol id (size px at the frame's centre) under two hard shadows of
+ * lights of their own, each keeping dark percent of the light, their
+ * edges (2 px penumbrae) at x = a and x = b (a > b): left of b the paper
+ * keeps dark^2 of the light; read by the engine with the third scale's
+ * passes as by default and close_dark (0: off); 0: nothing decoded;
+ * negative: another ID. */
+static int dark_probe(struct fixture *f, int close_dark, int size, float a, float b, int dark, int id)
+{
+	passes_dark = close_dark;
+	struct engine *e = passes_engine(f, 0.04f, 16, true, 160);
+	passes_dark = 0;
+	struct image_u8 img;
+	assert_int_equal(image_u8_alloc(&img, W, H), 0);
+	draw_table(&img, 30);
+	assert_int_equal(render_symbol(tree_set_token(f->trees, id), (float)size, 0.4f, 160, 120, &img, NULL), 0);
+	draw_shadow(&img, a, 2.0f, dark);
+	draw_shadow(&img, b, 2.0f, dark);
+	return probe_finish(f, e, &img, id, NULL);
+}
+
+/* An 80 px symbol under two shadows of 35 %, their edges 30 px right and
+ * 10 px left of its centre: left of the second the paper keeps 12 % of
+ * the light, 31 grey levels, under the gate of 32. No pass reads any of
+ * symbols 0-11 at the gate; the closing pass read again at 62 % of it
+ * (close_dark) reads 8 of them, and none as another ID. */
+static void test_closing_dark(void **state)
+{
+	struct fixture *f = *state;
+	const int read[] = {1, 3, 4, 5, 6, 7, 10, 11};
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(dark_probe(f, 62, 80, 190, 150, 35, read[i]), 1);
+	for (int id = 0; id < 12; id++) {
+		assert_int_equal(dark_probe(f, 0, 80, 190, 150, 35, id), 0);
+		assert_true(dark_probe(f, 62, 80, 190, 150, 35, id) >= 0);
+	}
 }
 
 /* A tracker and an engine with the third scale's passes as by default,
@@ -3020,6 +3059,7 @@ int main(void)
 		cmocka_unit_test(test_windows_ink),
 		cmocka_unit_test(test_windows_ink_blocks),
 		cmocka_unit_test(test_windows_ink_unread),
+		cmocka_unit_test_setup_teardown(test_closing_dark, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ink_windows_lower_pct, setup, teardown),
 		cmocka_unit_test(test_small_symbol_pass),
 		cmocka_unit_test(test_up_pass),

@@ -123,6 +123,7 @@ struct tt_config {
 	bool check3;          /* and the third scale's local-mean reads of symbols of up to 40 px too */
 	float close_scale3;   /* third scale's closing pass radius, a fraction of the symbol's size; 0 = off */
 	int close_pct;        /* the closing pass: white above this percent of the closing */
+	int close_dark;       /* ... read again at this percent of the gate; 0 = off */
 	int ratio3;           /* third scale's ratio pass: the grey's offset; 0 = off */
 	bool ratio3_large;    /* ... also at larger radii for large symbols */
 	bool deblur3;         /* third scale's pass that undoes a motion streak in its windows */

@@ -96,6 +96,8 @@ struct engine_config {
 	float close_scale3;            /* third scale: a pass in its windows against a grey closing of radius
 					* this fraction of the symbol's size (threshold/closing.h); 0 = off */
 	int close_pct;                 /* that pass: white above this percent of the closing, 1..100 */
+	int close_dark;                /* that pass read again at this percent of the frame's gate, whole
+					* symbols only, as fallbacks (third.c, third_closed); 0 = off */
 	int ratio3;                    /* third scale: a pass in its first pass's windows by Bernsen's window
 					* against the light's ratio, the grey offset by this (closing_ratio()
 					* in threshold/closing.h); 0 = off */

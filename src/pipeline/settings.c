@@ -134,6 +134,7 @@ void engine_config_from(const struct tt_config *c, const struct tree_set *trees,
 	e->gate_range = c->gate_range;
 	e->close_scale3 = c->close_scale3;
 	e->close_pct = c->close_pct;
+	e->close_dark = c->close_dark;
 	e->ratio3 = c->ratio3;
 	e->ratio3_large = c->ratio3_large;
 	e->close_up = c->close_up;
