@@ -150,7 +150,7 @@ if [ -f "$DEFAULT" ]; then
 	job oblique 54 --min-recall 0.90 --min-edge-recall 0.93 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 	# The shadow-dark preset with this set (0.828, edge 0.750 without
 	# close_dark).
-	job shadow-dark 55 --min-recall 0.87 --min-edge-recall 0.82 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+	job shadow-dark 55 --min-recall 0.89 --min-edge-recall 0.85 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 	# Symbols of 24-48 px that two hard shadows cross, with this set: the
 	# closing pass's ink windows (windows_find_ink; 0.891, edge 0.833
 	# without them) and their second read 5 points under close_pct

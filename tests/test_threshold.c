@@ -627,6 +627,55 @@ static void test_closing_again(void **state)
 	closing_destroy(ref);
 }
 
+/* closing_median() gives closing_process()'s bits on the 3 x 3 median
+ * (median_cpu(), the reference) of its input, on every size of the list
+ * (views into a larger image), random radii, percentages and gates and
+ * random, low-contrast and gradient content; it leaves no closing for
+ * closing_again(); errors as closing_process(). */
+static void test_closing_median(void **state)
+{
+	(void)state;
+	uint32_t rng = 6262;
+	int err = 0;
+	struct closing *c = closing_create(300, 300, &err), *ref = closing_create(300, 300, &err);
+	assert_non_null(c);
+	assert_non_null(ref);
+	struct image_u8 big;
+	assert_int_equal(image_u8_alloc(&big, 300, 300), 0);
+	for (int si = 0; si < N_SIZES; si++)
+		for (int rep = 0; rep < 3; rep++) {
+			const int w = sizes[si][0], h = sizes[si][1];
+			struct image_u8 in = {.width = w, .height = h, .stride = big.stride, .data = big.data + 3 * big.stride + 4};
+			fill_frame(&in, &rng, rep);
+			struct image_u8 med;
+			assert_int_equal(image_u8_alloc(&med, w, h), 0);
+			median_cpu(&in, 3, &med);
+			const int r = 1 + (int)(test_rand(&rng) % 12), pct = (int)(test_rand(&rng) % 101);
+			const int gate = (int)(test_rand(&rng) % 256);
+			struct bitmask m, want;
+			assert_int_equal(bitmask_alloc(&m, w, h), 0);
+			assert_int_equal(bitmask_alloc(&want, w, h), 0);
+			memset(m.bits, 0xff, (size_t)m.stride_words * (size_t)h * sizeof *m.bits);
+			assert_int_equal(closing_median(c, &in, r, pct, gate, &m), 0);
+			assert_int_equal(closing_process(ref, &med, r, pct, gate, &want), 0);
+			for (int y = 0; y < h; y++) {
+				assert_memory_equal(m.bits + (size_t)y * (size_t)m.stride_words,
+						    want.bits + (size_t)y * (size_t)want.stride_words,
+						    (size_t)m.stride_words * sizeof *m.bits);
+				assert_row_tail_zero(&m, y);
+			}
+			assert_int_equal(closing_again(c, &in, pct, gate, &m), ERR_SIZE);
+			assert_int_equal(closing_median(c, &in, 0, pct, gate, &m), ERR_RANGE);
+			assert_int_equal(closing_median(c, &in, r, 101, gate, &m), ERR_RANGE);
+			bitmask_free(&m);
+			bitmask_free(&want);
+			image_u8_free(&med);
+		}
+	image_u8_free(&big);
+	closing_destroy(c);
+	closing_destroy(ref);
+}
+
 /* The ratio rule (closing_ratio(), closing.h) against its rule computed
  * the slow way: lo and hi over the square of radius r (cropped at the
  * border); under the gate Bernsen's flat-area rule, else (v + offset)^2 >
@@ -1754,6 +1803,7 @@ int main(void)
 		cmocka_unit_test(test_bitmask_packing),
 		cmocka_unit_test(test_closing_matches_brute_force),
 		cmocka_unit_test(test_closing_again),
+		cmocka_unit_test(test_closing_median),
 		cmocka_unit_test(test_ratio_matches_brute_force),
 		cmocka_unit_test(test_deblur),
 		cmocka_unit_test(test_deblur_defocus),

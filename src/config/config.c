@@ -243,11 +243,11 @@ static const struct config_option options[] = {
               "shadow's edge does not cut; 0 = off"),
     OPT_INT("threshold", "close_pct", close_pct, "70", 1, 100, true, 0, "PERCENT",
             "the close_scale3 pass: a pixel is white above this percent of the closing's grey"),
-    OPT_INT("threshold", "close_dark", close_dark, "62", 0, 100, true, 0, "PERCENT",
-            "the close_scale3 pass read once more, in the same windows, with the frame's gate at this "
-            "percent (where two hard shadows overlap the paper keeps a few percent of the light and its "
-            "print falls under the gate); whole symbols only, each standing only where no other read holds "
-            "its place; 0 = off"),
+    OPT_INT("threshold", "close_dark", close_dark, "50", 0, 100, true, 0, "PERCENT",
+            "the close_scale3 pass read once more, in the same windows, on the grey's 3x3 median with the "
+            "frame's gate at this percent (where two hard shadows overlap the paper keeps a few percent of "
+            "the light and its print falls under the gate); whole symbols only, each standing only where "
+            "no other read holds its place; 0 = off"),
     OPT_INT("threshold", "ratio3", ratio3, "16", 0, 64, true, 0, "N",
             "third scale: a pass in its windows by Bernsen's window against the light's ratio (white where "
             "(grey + N)^2 > (darkest + N) (brightest + N) there: a hard shadow scales the light, so the "

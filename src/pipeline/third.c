@@ -817,8 +817,8 @@ static void bits_cut(const struct bitmask *src, int ox, int oy, struct bitmask *
 /* How third_window() thresholds: by thr, by the closing at close_pct (at
  * the window's radius), by that closing again at THIRD_INK_PCT_LESS
  * points under close_pct (closing_again: right after the window's read
- * at close_pct), or by the closing at close_pct with the frame's gate at
- * close_dark percent. */
+ * at close_pct), or by the closing of the grey's 3 x 3 median at
+ * close_pct with the frame's gate at close_dark percent. */
 enum { THIRD_BY_THR, THIRD_BY_CLOSING, THIRD_BY_CLOSING_LESS, THIRD_BY_CLOSING_DARK };
 
 /* A window w of the frame with halo pixels around it (cut at the frame's
@@ -916,9 +916,13 @@ static bool third_window(struct engine *e, const struct image_u8 *grey, const st
 	struct window_cut k = window_cut(e, grey, w, halo);
 	/* The whole-frame mask is at the configured radius: a window of the
 	 * second pass (rule) has a radius of its own and is thresholded here. */
-	if (by == THIRD_BY_CLOSING || by == THIRD_BY_CLOSING_DARK) {
-		const int gate = by == THIRD_BY_CLOSING ? e->gate : (e->gate * e->cfg.close_dark + 50) / 100;
-		if (closing_process(t->close, &k.view, w->radius, e->cfg.close_pct, gate, &k.crop))
+	if (by == THIRD_BY_CLOSING) {
+		if (closing_process(t->close, &k.view, w->radius, e->cfg.close_pct, e->gate, &k.crop))
+			return false;
+		cut_crop(&k, w);
+	} else if (by == THIRD_BY_CLOSING_DARK) {
+		const int gate = (e->gate * e->cfg.close_dark + 50) / 100;
+		if (closing_median(t->close, &k.view, w->radius, e->cfg.close_pct, gate, &k.crop))
 			return false;
 		cut_crop(&k, w);
 	} else if (by == THIRD_BY_CLOSING_LESS) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../core/err.h"
+#include "threshold_cpu.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -17,6 +18,7 @@ struct closing {
 	uint8_t *hi;           /* the same: a third buffer for closing_ratio()'s two extremes */
 	uint8_t *gv, *hv;      /* the running passes' g and h: a padded column of whole rows */
 	int closed_w, closed_h; /* the size of the closing b holds (closing_again); 0: none */
+	struct threshold_cpu *cpu; /* closing_median()'s median */
 };
 
 struct closing *closing_create(int max_width, int max_height, int *err)
@@ -38,8 +40,9 @@ struct closing *closing_create(int max_width, int max_height, int *err)
 		c->hi = malloc(w * h);
 		c->gv = malloc(run);
 		c->hv = malloc(run);
+		c->cpu = threshold_cpu_create(max_width, max_height, err);
 	}
-	if (!c || !c->a || !c->b || !c->hi || !c->gv || !c->hv) {
+	if (!c || !c->a || !c->b || !c->hi || !c->gv || !c->hv || !c->cpu) {
 		closing_destroy(c);
 		*err = ERR_NOMEM;
 		return NULL;
@@ -57,6 +60,7 @@ void closing_destroy(struct closing *c)
 	free(c->hi);
 	free(c->gv);
 	free(c->hv);
+	threshold_cpu_destroy(c->cpu);
 	free(c);
 }
 
@@ -193,6 +197,20 @@ int closing_process(struct closing *c, const struct image_u8 *in, int radius, in
 	c->closed_w = wd;
 	c->closed_h = ht;
 	return closing_again(c, in, pct, gate, out);
+}
+
+int closing_median(struct closing *c, const struct image_u8 *in, int radius, int pct, int gate, struct bitmask *out)
+{
+	const int wd = in->width, ht = in->height;
+	if (wd < 1 || ht < 1 || wd > c->max_width || ht > c->max_height || out->width != wd || out->height != ht)
+		return ERR_SIZE;
+	if (radius < 1 || radius > CLOSING_MAX_RADIUS || pct < 0 || pct > 100 || gate < 0 || gate > 255)
+		return ERR_RANGE;
+	struct image_u8 m = {.width = wd, .height = ht, .stride = wd, .data = c->hi};
+	threshold_cpu_median(c->cpu, in, 3, &m);
+	const int e = closing_process(c, &m, radius, pct, gate, out);
+	c->closed_w = c->closed_h = 0;
+	return e;
 }
 
 int closing_again(struct closing *c, const struct image_u8 *in, int pct, int gate, struct bitmask *out)
