@@ -503,6 +503,18 @@ static void assert_row_tail_zero(const struct bitmask *m, int y)
 		assert_int_equal((int)((m->bits[(size_t)y * m->stride_words + x / 64] >> (x % 64)) & 1u), 0);
 }
 
+/* m and want hold the same bits, row by row, and m's bits past its width
+ * are zero. */
+static void assert_masks_equal(const struct bitmask *m, const struct bitmask *want)
+{
+	for (int y = 0; y < m->height; y++) {
+		assert_memory_equal(m->bits + (size_t)y * (size_t)m->stride_words,
+				    want->bits + (size_t)y * (size_t)want->stride_words,
+				    (size_t)m->stride_words * sizeof *m->bits);
+		assert_row_tail_zero(m, y);
+	}
+}
+
 /* The closing threshold (closing.h) against its rule computed the slow way:
  * D = the max over the square of radius r (cropped at the border), C = the
  * min of D over the same square, white = 100 v > pct C and C >= gate; on
@@ -568,6 +580,35 @@ static void test_closing_matches_brute_force(void **state)
 	assert_int_equal(err, ERR_RANGE);
 }
 
+/* Two closing objects (one under test, one the reference) and a 300 x 300
+ * image to take views of: the state of the closing tests that compare. */
+struct closing_pair {
+	struct closing *c, *ref;
+	struct image_u8 big;
+};
+
+static int pair_setup(void **state)
+{
+	struct closing_pair *p = calloc(1, sizeof *p);
+	int err = 0;
+	if (!p)
+		return -1;
+	p->c = closing_create(300, 300, &err);
+	p->ref = closing_create(300, 300, &err);
+	*state = p;
+	return p->c && p->ref && image_u8_alloc(&p->big, 300, 300) == 0 ? 0 : -1;
+}
+
+static int pair_teardown(void **state)
+{
+	struct closing_pair *p = *state;
+	image_u8_free(&p->big);
+	closing_destroy(p->c);
+	closing_destroy(p->ref);
+	free(p);
+	return 0;
+}
+
 /* closing_again() after closing_process() gives the bits closing_process()
  * gives at the other percentage and gate (a second closing object as the
  * reference), on every size of the list (views into a larger image),
@@ -577,14 +618,10 @@ static void test_closing_matches_brute_force(void **state)
  * out of range is ERR_RANGE. */
 static void test_closing_again(void **state)
 {
-	(void)state;
+	const struct closing_pair *pair = *state;
+	struct closing *c = pair->c, *ref = pair->ref;
+	const struct image_u8 big = pair->big;
 	uint32_t rng = 5151;
-	int err = 0;
-	struct closing *c = closing_create(300, 300, &err), *ref = closing_create(300, 300, &err);
-	assert_non_null(c);
-	assert_non_null(ref);
-	struct image_u8 big;
-	assert_int_equal(image_u8_alloc(&big, 300, 300), 0);
 	struct bitmask m0, m;
 	assert_int_equal(bitmask_alloc(&m0, 20, 20), 0);
 	struct image_u8 small = {.width = 20, .height = 20, .stride = big.stride, .data = big.data};
@@ -604,12 +641,7 @@ static void test_closing_again(void **state)
 			memset(m.bits, 0xff, (size_t)m.stride_words * (size_t)h * sizeof *m.bits);
 			assert_int_equal(closing_again(c, &in, pct2, gate2, &m), 0);
 			assert_int_equal(closing_process(ref, &in, r, pct2, gate2, &want), 0);
-			for (int y = 0; y < h; y++) {
-				assert_memory_equal(m.bits + (size_t)y * (size_t)m.stride_words,
-						    want.bits + (size_t)y * (size_t)want.stride_words,
-						    (size_t)m.stride_words * sizeof *m.bits);
-				assert_row_tail_zero(&m, y);
-			}
+			assert_masks_equal(&m, &want);
 			assert_int_equal(closing_again(c, &in, 101, gate2, &m), ERR_RANGE);
 			assert_int_equal(closing_again(c, &in, pct2, 256, &m), ERR_RANGE);
 			if (w != 20 || h != 20)
@@ -622,9 +654,6 @@ static void test_closing_again(void **state)
 	assert_int_equal(closing_ratio(c, &small, 3, 16, 32, &m0), 0);
 	assert_int_equal(closing_again(c, &small, 65, 32, &m0), ERR_SIZE);
 	bitmask_free(&m0);
-	image_u8_free(&big);
-	closing_destroy(c);
-	closing_destroy(ref);
 }
 
 /* closing_median() gives closing_process()'s bits on the 3 x 3 median
@@ -634,14 +663,10 @@ static void test_closing_again(void **state)
  * closing_again(); errors as closing_process(). */
 static void test_closing_median(void **state)
 {
-	(void)state;
+	const struct closing_pair *pair = *state;
+	struct closing *c = pair->c, *ref = pair->ref;
+	const struct image_u8 big = pair->big;
 	uint32_t rng = 6262;
-	int err = 0;
-	struct closing *c = closing_create(300, 300, &err), *ref = closing_create(300, 300, &err);
-	assert_non_null(c);
-	assert_non_null(ref);
-	struct image_u8 big;
-	assert_int_equal(image_u8_alloc(&big, 300, 300), 0);
 	for (int si = 0; si < N_SIZES; si++)
 		for (int rep = 0; rep < 3; rep++) {
 			const int w = sizes[si][0], h = sizes[si][1];
@@ -658,12 +683,7 @@ static void test_closing_median(void **state)
 			memset(m.bits, 0xff, (size_t)m.stride_words * (size_t)h * sizeof *m.bits);
 			assert_int_equal(closing_median(c, &in, r, pct, gate, &m), 0);
 			assert_int_equal(closing_process(ref, &med, r, pct, gate, &want), 0);
-			for (int y = 0; y < h; y++) {
-				assert_memory_equal(m.bits + (size_t)y * (size_t)m.stride_words,
-						    want.bits + (size_t)y * (size_t)want.stride_words,
-						    (size_t)m.stride_words * sizeof *m.bits);
-				assert_row_tail_zero(&m, y);
-			}
+			assert_masks_equal(&m, &want);
 			assert_int_equal(closing_again(c, &in, pct, gate, &m), ERR_SIZE);
 			assert_int_equal(closing_median(c, &in, 0, pct, gate, &m), ERR_RANGE);
 			assert_int_equal(closing_median(c, &in, r, 101, gate, &m), ERR_RANGE);
@@ -671,9 +691,6 @@ static void test_closing_median(void **state)
 			bitmask_free(&want);
 			image_u8_free(&med);
 		}
-	image_u8_free(&big);
-	closing_destroy(c);
-	closing_destroy(ref);
 }
 
 /* The ratio rule (closing_ratio(), closing.h) against its rule computed
@@ -1802,8 +1819,8 @@ int main(void)
 		cmocka_unit_test(test_gauss_matches_direct_sum),
 		cmocka_unit_test(test_bitmask_packing),
 		cmocka_unit_test(test_closing_matches_brute_force),
-		cmocka_unit_test(test_closing_again),
-		cmocka_unit_test(test_closing_median),
+		cmocka_unit_test_setup_teardown(test_closing_again, pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(test_closing_median, pair_setup, pair_teardown),
 		cmocka_unit_test(test_ratio_matches_brute_force),
 		cmocka_unit_test(test_deblur),
 		cmocka_unit_test(test_deblur_defocus),

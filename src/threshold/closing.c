@@ -177,13 +177,25 @@ static void threshold_row(const uint8_t *v, const uint8_t *bg, int n, int pct, i
 			o[x >> 6] |= 1ull << (x & 63);
 }
 
-int closing_process(struct closing *c, const struct image_u8 *in, int radius, int pct, int gate, struct bitmask *out)
+/* closing_process()'s and closing_median()'s errors: 0, ERR_SIZE or
+ * ERR_RANGE. */
+static int closing_args(const struct closing *c, const struct image_u8 *in, int radius, int pct, int gate,
+			const struct bitmask *out)
 {
 	const int wd = in->width, ht = in->height;
 	if (wd < 1 || ht < 1 || wd > c->max_width || ht > c->max_height || out->width != wd || out->height != ht)
 		return ERR_SIZE;
 	if (radius < 1 || radius > CLOSING_MAX_RADIUS || pct < 0 || pct > 100 || gate < 0 || gate > 255)
 		return ERR_RANGE;
+	return 0;
+}
+
+int closing_process(struct closing *c, const struct image_u8 *in, int radius, int pct, int gate, struct bitmask *out)
+{
+	const int err = closing_args(c, in, radius, pct, gate, out);
+	if (err)
+		return err;
+	const int wd = in->width, ht = in->height;
 	const size_t s = (size_t)wd;
 	/* Dilation (max) then erosion (min), each separable: columns, then
 	 * the rows as the transpose's columns (both row passes there), then
@@ -201,12 +213,10 @@ int closing_process(struct closing *c, const struct image_u8 *in, int radius, in
 
 int closing_median(struct closing *c, const struct image_u8 *in, int radius, int pct, int gate, struct bitmask *out)
 {
-	const int wd = in->width, ht = in->height;
-	if (wd < 1 || ht < 1 || wd > c->max_width || ht > c->max_height || out->width != wd || out->height != ht)
-		return ERR_SIZE;
-	if (radius < 1 || radius > CLOSING_MAX_RADIUS || pct < 0 || pct > 100 || gate < 0 || gate > 255)
-		return ERR_RANGE;
-	struct image_u8 m = {.width = wd, .height = ht, .stride = wd, .data = c->hi};
+	const int err = closing_args(c, in, radius, pct, gate, out);
+	if (err)
+		return err;
+	struct image_u8 m = {.width = in->width, .height = in->height, .stride = in->width, .data = c->hi};
 	threshold_cpu_median(c->cpu, in, 3, &m);
 	const int e = closing_process(c, &m, radius, pct, gate, out);
 	c->closed_w = c->closed_h = 0;
