@@ -667,6 +667,13 @@ static void test_closing_median(void **state)
 	struct closing *c = pair->c, *ref = pair->ref;
 	const struct image_u8 big = pair->big;
 	uint32_t rng = 6262;
+	struct bitmask m0;
+	assert_int_equal(bitmask_alloc(&m0, 20, 20), 0);
+	const struct image_u8 small = {.width = 20, .height = 20, .stride = big.stride, .data = big.data};
+	assert_int_equal(closing_median(c, &small, 3, 70, 32, &m0), ERR_UNSUPPORTED);
+	assert_int_equal(closing_median_on(c), 0);
+	assert_int_equal(closing_median_on(c), 0);
+	bitmask_free(&m0);
 	for (int si = 0; si < N_SIZES; si++)
 		for (int rep = 0; rep < 3; rep++) {
 			const int w = sizes[si][0], h = sizes[si][1];

@@ -756,6 +756,8 @@ int third_scale_sync(struct engine *e)
 		if (!err)
 			e->t3.close = closing_create(e->cfg.width, e->cfg.height, &err);
 		if (!err)
+			err = closing_median_on(e->t3.close);
+		if (!err)
 			err = ratio_sync(&e->t3.ratio, &e->cfg, &mc);
 		if (!err)
 			err = deblur_sync(&e->t3.deblur, &e->cfg, &mc);

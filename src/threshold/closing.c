@@ -18,7 +18,7 @@ struct closing {
 	uint8_t *hi;           /* the same: a third buffer for closing_ratio()'s two extremes */
 	uint8_t *gv, *hv;      /* the running passes' g and h: a padded column of whole rows */
 	int closed_w, closed_h; /* the size of the closing b holds (closing_again); 0: none */
-	struct threshold_cpu *cpu; /* closing_median()'s median */
+	struct threshold_cpu *cpu; /* closing_median()'s median (closing_median_on()); NULL: none */
 };
 
 struct closing *closing_create(int max_width, int max_height, int *err)
@@ -40,9 +40,8 @@ struct closing *closing_create(int max_width, int max_height, int *err)
 		c->hi = malloc(w * h);
 		c->gv = malloc(run);
 		c->hv = malloc(run);
-		c->cpu = threshold_cpu_create(max_width, max_height, err);
 	}
-	if (!c || !c->a || !c->b || !c->hi || !c->gv || !c->hv || !c->cpu) {
+	if (!c || !c->a || !c->b || !c->hi || !c->gv || !c->hv) {
 		closing_destroy(c);
 		*err = ERR_NOMEM;
 		return NULL;
@@ -211,11 +210,21 @@ int closing_process(struct closing *c, const struct image_u8 *in, int radius, in
 	return closing_again(c, in, pct, gate, out);
 }
 
+int closing_median_on(struct closing *c)
+{
+	int err = 0;
+	if (!c->cpu)
+		c->cpu = threshold_cpu_create(c->max_width, c->max_height, &err);
+	return err;
+}
+
 int closing_median(struct closing *c, const struct image_u8 *in, int radius, int pct, int gate, struct bitmask *out)
 {
 	const int err = closing_args(c, in, radius, pct, gate, out);
 	if (err)
 		return err;
+	if (!c->cpu)
+		return ERR_UNSUPPORTED;
 	struct image_u8 m = {.width = in->width, .height = in->height, .stride = in->width, .data = c->hi};
 	threshold_cpu_median(c->cpu, in, 3, &m);
 	const int e = closing_process(c, &m, radius, pct, gate, out);

@@ -34,8 +34,8 @@
  * engine runs it on the CPU whatever the other scales' backend.
  *
  * Memory: closing_create() allocates three max_width x max_height byte
- * images, line buffers and the CPU threshold's workspace (for
- * closing_median()); closing_process() allocates nothing.
+ * images and line buffers (closing_median_on() the median's workspace);
+ * closing_process() allocates nothing.
  */
 #ifndef TT_THRESHOLD_CLOSING_H
 #define TT_THRESHOLD_CLOSING_H
@@ -74,8 +74,14 @@ int closing_again(struct closing *c, const struct image_u8 *in, int pct, int gat
  * sensor's noise, and a single noisy pixel is a speck the closing's
  * running maximum spreads over its square; the median takes those out
  * (and 1 px holes with them). No closing is held afterwards for
- * closing_again(). Errors as closing_process(). Allocates nothing. */
+ * closing_again(). Errors as closing_process(), and ERR_UNSUPPORTED
+ * before closing_median_on(). Allocates nothing. */
 int closing_median(struct closing *c, const struct image_u8 *in, int radius, int pct, int gate, struct bitmask *out);
+
+/* Allocates closing_median()'s workspace (the CPU threshold's, for
+ * frames of c's size: about 0.75 bytes a pixel and some rows), once; a
+ * closing that never takes a median goes without. 0 or ERR_NOMEM. */
+int closing_median_on(struct closing *c);
 
 /*
  * The same running maximum and minimum give Bernsen's window against the
