@@ -1762,7 +1762,8 @@ static bool ring_pair_read(const struct match *m, const struct region_tree *t, s
 	uint8_t known[TREES_MAX_NODES + 1] = {0};
 	int need = -1;
 	for (int i = 0; i < n; i++)
-		for (uint64_t near = c->plain[i] ? kids_near(m, t, c, i) >> i >> 1 << i << 1 : 0; near;
+		/* Each pair once: only the near children after i. */
+		for (uint64_t near = c->plain[i] ? kids_near(m, t, c, i) & (~0ull << i << 1) : 0; near;
 		     near &= near - 1) {
 			const int q = __builtin_ctzll(near);
 			if (!c->plain[q])
