@@ -22,15 +22,20 @@ TREES=${REALISTIC_TREES:-fiducials/tabletrack.trees}
 fail=0
 
 # run_set PRESET SEED CHECK-OPTIONS...; SET_TREES=FILE draws and tracks
-# another symbol set for this one run (named PRESET-SET), SET_OPTS adds
-# tracker options. A frame whose tree the segmenter cut short (more regions
+# another symbol set for this one run (named PRESET-SET), SET_DRAW=DIR
+# draws its symbols from their printed pictures DIR/fid_NNN.png
+# (tabletrack-scenes --drawings; named PRESET-drawn), SET_SCENE adds scene
+# options, SET_OPTS tracker options. A frame whose tree the segmenter cut short (more regions
 # than it holds: noise let through as structure) fails the set.
 run_set() {
 	preset=$1 name=$1 seed=$2 trees=${SET_TREES:-$TREES}; shift 2
 	[ -n "${SET_TREES:-}" ] && name=$preset-$(basename "$SET_TREES" .trees)
+	draw=""
+	[ -n "${SET_DRAW:-}" ] && name=$preset-drawn draw="--drawings $SET_DRAW"
 	case " ${REALISTIC_SETS:-$name} " in *" $name "*) ;; *) return ;; esac
+	# shellcheck disable=SC2086 # option lists split on purpose
 	"$B/tabletrack-scenes" -o "$T/$name" --preset "$preset" --seed "$seed" --frames "$FRAMES" \
-		--trees "$trees" >/dev/null || { echo "FAIL: scenes $name"; fail=1; return; }
+		--trees "$trees" $draw ${SET_SCENE:-} >/dev/null || { echo "FAIL: scenes $name"; fail=1; return; }
 	e2e_scene_seq "$T/$name" "$T/$name-seq"
 	grid=""
 	[ -f "$T/$name/grid.txt" ] && grid="--grid $T/$name/grid.txt"
@@ -186,6 +191,31 @@ if [ -f "$DEFAULT" ]; then
 	job blur 38 --min-recall 0.8 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 	FRAMES=$frames_was
 	SET_TREES=
+fi
+# reacTIVision's printed drawings themselves (the shared sets' symbols, and
+# those people print: an amoeba outline with a thick wall, leaves packed
+# otherwise than by our layout), with its default set, when the shared
+# data is there.
+DRAWN=${TABLETRACK_SHARED:-../shared}/fiducials/reactivision/symbols/default
+if [ -f "$DEFAULT" ] && [ -d "$DRAWN" ]; then
+	SET_TREES=$DEFAULT SET_DRAW=$DRAWN
+	job tilt 31 --min-recall 0.98 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+	job barrel 32 --min-recall 0.95 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+	job shadow 34 --min-recall 0.98 --min-edge-recall 0.98 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+	job hands 35 --min-recall 0.98 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+	job sun 42 --min-recall 0.96 --min-edge-recall 0.95 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+	job oblique 54 --min-recall 0.93 --min-edge-recall 0.98 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+	job shadow-dark 55 --min-recall 0.88 --min-edge-recall 0.84 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+	job shadow-small 44 --min-recall 0.92 --min-edge-recall 0.91 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+	job defocus 43 --min-recall 0.65 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+	job motion 37 --min-recall 0.46 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+	job dim 46 --min-recall 0.78 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+	job room 39 --min-recall 0.89 --min-edge-recall 0.98 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+	# Symbols of 26-32 px (0.923 of 26-28 px, 1.000 of 29-40 px at seed
+	# 83, 12 frames; 0.458 of 23-25 px, 0.012 of 20-22: their 1 px holes).
+	SET_SCENE="--fid-size 26:32"
+	job small 36 --min-recall 0.97 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+	SET_TREES= SET_DRAW= SET_SCENE=
 fi
 wait
 # frame_reads PRESET SEED FRAME ID: the frame FRAME of the preset drawn

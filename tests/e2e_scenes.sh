@@ -28,4 +28,20 @@ run_set small --seed 12 --fids 10 --fid-size 40:56 --fingers 0 -- -- --min-recal
 run_set blur --seed 13 --blur 1.6 --fingers 0 -- -- --min-recall 0.8 --max-fp 0
 run_set hd --seed 14 --size 1280x720 --fids 14 --fid-size 80:130 --fingers 0 -- -- --min-recall 0.99 --max-fp 0
 run_set clutter --seed 15 --clutter 30 --fingers 0 -- -- --min-recall 0.99 --max-fp 0
+# --drawings: symbols drawn from reacTIVision's printed pictures (when the
+# shared data is there); pictures that are not the set's IDs are refused
+# with the picture named, and nothing is written.
+RV=${TABLETRACK_SHARED:-../shared}/fiducials/reactivision
+if [ -d "$RV/symbols/mini" ]; then
+	run_set drawn --seed 16 --trees "$RV/mini.trees" --drawings "$RV/symbols/mini" --fids 8 --fid-size 40:80 \
+		--fingers 0 -- --trees "$RV/mini.trees" -- --min-recall 0.99 --max-wrong 0 --max-fp 0 --max-pos-p95 1 \
+		--max-angle-p95 2
+	if "$B/tabletrack-scenes" -o "$T/refused" --trees "$RV/mini.trees" --drawings "$RV/symbols/default" \
+		>/dev/null 2>"$T/refused.err" || ! grep -q "fid_000.png: unreadable, or not read as ID 0" "$T/refused.err" ||
+		[ -e "$T/refused/truth.json" ]; then
+		echo "FAIL: --drawings with pictures of another set"; cat "$T/refused.err"; fail=1
+	else
+		echo "ok: --drawings refuses pictures of another set"
+	fi
+fi
 exit $fail

@@ -9,12 +9,14 @@
  *       [--vignette V] [--hotspots N] [--hotspot-gain G] [--shadows N]
  *       [--hands N] [--penumbra PX] [--dark MIN:MAX] [--dot-gain PX]
  *       [--paper A] [--exposure E] [--gamma G] [--sharpen A] [--seed S]
- *       [--format png|pgm]
+ *       [--format png|pgm] [--drawings DIR]
  *
  * Writes DIR/frame_NNNNN.png and DIR/truth.json in the format of
  * ../shared/spec/testing.md §2: the symbols' centres and angles are the
  * renderer's truth (amoeba.md §7), fingers are bright round blobs of radius
- * r. Everything is deterministic per seed. --help lists the presets: named
+ * r; with --drawings DIR each symbol is drawn from its printed picture,
+ * DIR/fid_NNN.png (common/drawing.h), instead of its tree's layout.
+ * Everything is deterministic per seed. --help lists the presets: named
  * option sets for harsh, real-room conditions (`tilt`, `barrel`, `uneven`,
  * `shadow`, `oblique`, `hands`, `small`, `motion`, `blur`, `room`, and `sheet`,
  * `sheet-half`, `sheet-full`: a printed sheet of IDs 0-11 photographed at
@@ -96,6 +98,8 @@
 #include "../src/core/image.h"
 #include "../src/core/image_io.h"
 #include "../src/fiducial/render.h"
+#include "../src/fiducial/trees.h"
+#include "common/drawing.h"
 #include "common/treefile.h"
 
 #define MAX_OBJECTS 512
@@ -106,7 +110,7 @@
 #define COVER_SAMPLES 20
 
 struct params {
-	const char *out, *trees, *format, *preset;
+	const char *out, *trees, *format, *preset, *drawings;
 	int w, h, frames, fids, fingers, clutter, jpeg, hotspots, shadows, hands, di, sheet, one_light;
 	float size_min, size_max, finger_r, blur, noise, light, contrast, motion, move;
 	float tilt, tilt_min, fov, k1, k2, vignette, hotspot_gain, penumbra, dark_min, dark_max;
@@ -382,6 +386,20 @@ static float symbol_pose(const struct camera *c, struct object *o)
 	return r;
 }
 
+/* What a symbol is drawn from: its tree's layout, or (--drawings) its
+ * printed picture. */
+struct art {
+	const struct render_layout *l;
+	const struct drawing *d; /* NULL: the layout */
+};
+
+static int art_draw(const struct art *a, float side, float angle, float cx, float cy, struct image_u8 *dst,
+		    const struct render_options *ro)
+{
+	return a->d ? drawing_draw(a->d, side, angle, cx, cy, dst, ro)
+		    : render_layout_draw(a->l, side, angle, cx, cy, dst, ro);
+}
+
 /* Table point of card point (lx, ly) (card units, centre 0, y down). */
 static void card_point(const struct object *o, double lx, double ly, double *tx, double *ty)
 {
@@ -390,15 +408,63 @@ static void card_point(const struct object *o, double lx, double ly, double *tx,
 	*ty = o->ty + o->ts * (lx * si + ly * co);
 }
 
+static bool leaves_centre(const struct camera *c, const struct render_layout *l, const struct object *o,
+			  double *cx, double *cy, double *a);
+
 /* Truth as a calibrated tracker measures it: see the comment at the top. */
-static void symbol_truth(const struct camera *c, const struct render_layout *l,
+static void symbol_truth(const struct camera *c, const struct art *art,
 			 const struct object *o, float *x, float *y, float *angle, float *size)
 {
+	const struct render_layout *l = art->l;
 	if (!c->tilted && !c->lens) {
-		render_layout_truth(l, o->size, o->angle, o->x, o->y, x, y, angle);
+		if (art->d)
+			drawing_truth(art->d, o->size, o->angle, o->x, o->y, x, y, angle);
+		else
+			render_layout_truth(l, o->size, o->angle, o->x, o->y, x, y, angle);
 		*size = o->size;
 		return;
 	}
+	double cx, cy, a;
+	bool black = true;
+	if (art->d) {
+		/* A picture's leaves are not known one by one: its centre and a
+		 * step towards it from the black leaves are mapped instead (over
+		 * a card the mapping is nearly affine, so the two differ by a
+		 * small fraction of a pixel). */
+		const struct drawing *d = art->d;
+		double tx, ty, px, py, qx, qy;
+		card_point(o, d->centre_x, d->centre_y, &tx, &ty);
+		camera_map(c, tx, ty, &px, &py);
+		card_point(o, d->centre_x + 0.05 * d->black_x, d->centre_y + 0.05 * d->black_y, &tx, &ty);
+		camera_map(c, tx, ty, &qx, &qy);
+		cx = px;
+		cy = py;
+		a = atan2(qy - py, qx - px) - M_PI / 2;
+	} else {
+		black = leaves_centre(c, l, o, &cx, &cy, &a);
+	}
+	double ux, uy, vx, vy;
+	lens_undistort(c, cx, cy, &ux, &uy);
+	lens_undistort(c, cx + 0.05 * sin(a), cy - 0.05 * cos(a), &vx, &vy);
+	*x = (float)ux;
+	*y = (float)uy;
+	*angle = black ? render_wrap_angle((float)atan2(vx - ux, -(vy - uy))) : 0.0f;
+	double ax, ay, ex, ey;
+	card_point(o, -0.5, 0, &ax, &ay);
+	card_point(o, 0.5, 0, &ex, &ey);
+	if (c->tilted) {
+		homography_apply(c->h, ax, ay, &ax, &ay);
+		homography_apply(c->h, ex, ey, &ex, &ey);
+	}
+	*size = (float)hypot(ex - ax, ey - ay);
+}
+
+/* The layout's leaf centres mapped into the camera image: their weighted
+ * centre there (cx, cy) and the angle a of the black leaves' centre to it
+ * (amoeba.md §7); false (a 0) without black leaves. */
+static bool leaves_centre(const struct camera *c, const struct render_layout *l, const struct object *o,
+			  double *cx, double *cy, double *a)
+{
 	double sw = 0, sx = 0, sy = 0, bw = 0, bx = 0, by = 0;
 	for (int i = 0; i < l->n_shapes; i++) {
 		const struct render_shape *s = &l->shapes[i];
@@ -416,34 +482,10 @@ static void symbol_truth(const struct camera *c, const struct render_layout *l,
 			by += w * py;
 		}
 	}
-	double cx = sx / sw, cy = sy / sw, ux, uy, vx, vy;
-	double a = bw > 0 ? atan2(cy - by / bw, cx - bx / bw) - M_PI / 2 : 0;
-	lens_undistort(c, cx, cy, &ux, &uy);
-	lens_undistort(c, cx + 0.05 * sin(a), cy - 0.05 * cos(a), &vx, &vy);
-	*x = (float)ux;
-	*y = (float)uy;
-	*angle = bw > 0 ? render_wrap_angle((float)atan2(vx - ux, -(vy - uy))) : 0.0f;
-	double ax, ay, ex, ey;
-	card_point(o, -0.5, 0, &ax, &ay);
-	card_point(o, 0.5, 0, &ex, &ey);
-	if (c->tilted) {
-		homography_apply(c->h, ax, ay, &ax, &ay);
-		homography_apply(c->h, ex, ey, &ex, &ey);
-	}
-	*size = (float)hypot(ex - ax, ey - ay);
-}
-
-static float sample_u8(const struct image_u8 *img, float x, float y)
-{
-	x = x < 0 ? 0 : x > (float)(img->width - 1) ? (float)(img->width - 1) : x;
-	y = y < 0 ? 0 : y > (float)(img->height - 1) ? (float)(img->height - 1) : y;
-	int x0 = (int)x, y0 = (int)y;
-	int x1 = x0 + 1 < img->width ? x0 + 1 : x0, y1 = y0 + 1 < img->height ? y0 + 1 : y0;
-	float fx = x - (float)x0, fy = y - (float)y0;
-	const uint8_t *r0 = image_u8_row(img, y0), *r1 = image_u8_row(img, y1);
-	float a = r0[x0] * (1 - fx) + r0[x1] * fx;
-	float b = r1[x0] * (1 - fx) + r1[x1] * fx;
-	return a * (1 - fy) + b * fy;
+	*cx = sx / sw;
+	*cy = sy / sw;
+	*a = bw > 0 ? atan2(*cy - by / bw, *cx - bx / bw) - M_PI / 2 : 0;
+	return bw > 0;
 }
 
 /* Draws a tilted symbol: the flat card is rendered into `card` (on the
@@ -451,7 +493,7 @@ static float sample_u8(const struct image_u8 *img, float x, float y)
  * card covers takes the mean of 2 x 2 samples looked up through the inverse
  * homography. */
 static void draw_tilted(struct image_u8 *s, const struct view *v, const struct camera *c,
-			const struct render_layout *l, const struct object *o,
+			const struct art *art, const struct object *o,
 			const struct render_options *ro, uint8_t table, struct image_u8 *card)
 {
 	float bx0 = 1e9f, by0 = 1e9f, bx1 = -1e9f, by1 = -1e9f, edge = 0, px[4], py[4];
@@ -474,7 +516,7 @@ static void draw_tilted(struct image_u8 *s, const struct view *v, const struct c
 	for (int y = 0; y < cv.height; y++)
 		memset(image_u8_row(&cv, y), table, (size_t)cv.width);
 	float mid = (float)(cv.width - 1) * 0.5f;
-	render_layout_draw(l, (float)side, 0, mid, mid, &cv, ro);
+	art_draw(art, (float)side, 0, mid, mid, &cv, ro);
 	int x0 = (int)floorf(bx0) - 1, y0 = (int)floorf(by0) - 1;
 	int x1 = (int)ceilf(bx1) + 1, y1 = (int)ceilf(by1) + 1;
 	image_u8_clip_box(s, &x0, &y0, &x1, &y1);
@@ -493,7 +535,7 @@ static void draw_tilted(struct image_u8 *s, const struct view *v, const struct c
 				if (fabs(lx) > lim || fabs(ly) > lim)
 					sum += row[x];
 				else
-					sum += sample_u8(&cv, mid + (float)(lx * side), mid + (float)(ly * side));
+					sum += drawing_bilinear(&cv, mid + (float)(lx * side), mid + (float)(ly * side));
 			}
 			row[x] = (uint8_t)lrintf(sum * 0.25f);
 		}
@@ -512,7 +554,7 @@ static void resample_camera(const struct image_u8 *s, const struct view *v, cons
 				double ux, uy;
 				lens_undistort(c, x + (k & 1 ? 0.25 : -0.25), y + (k & 2 ? 0.25 : -0.25),
 					       &ux, &uy);
-				sum += sample_u8(s, view_x(v, (float)ux), view_y(v, (float)uy));
+				sum += drawing_bilinear(s, view_x(v, (float)ux), view_y(v, (float)uy));
 			}
 			f[(size_t)y * (size_t)w + (size_t)x] = sum * 0.25f;
 		}
@@ -1466,6 +1508,9 @@ static void usage(FILE *f)
 		fprintf(f, "      %-10s %s\n", presets[i].name, presets[i].help);
 	fprintf(f,
 		"  --trees SET.trees     symbols to draw (default fiducials/tabletrack.trees)\n"
+		"  --drawings DIR        draw each symbol from its printed picture DIR/fid_NNN.png\n"
+		"                        (NNN its ID in SET) instead of the tree's own layout, e.g.\n"
+		"                        reacTIVision's symbols/default with its default.trees\n"
 		"  --frames N            frames (default 24)\n"
 		"  --size WxH            frame size (default 640x480)\n"
 		"  --fids N              symbols a frame (default 7)\n"
@@ -1526,6 +1571,8 @@ static int parse_option(struct params *p, const char *a, const char *v)
 		p->trees = v;
 	else if (!strcmp(a, "--format"))
 		p->format = v;
+	else if (!strcmp(a, "--drawings"))
+		p->drawings = v;
 	else if (!strcmp(a, "--size")) {
 		if (parse_pair(v, &fa, &fb) && !(sscanf(v, "%fx%f", &fa, &fb) == 2))
 			return -1;
@@ -1726,6 +1773,38 @@ struct truth {
 	bool shadow_edge;
 };
 
+/* --drawings: every symbol's picture, DIR/fid_NNN.png for ID NNN of the
+ * set, each read as its own ID (drawing.h). Returns 0, or 1 after saying
+ * what is wrong. */
+static int load_drawings(const struct params *p, const struct treefile *tf, struct tree_set **set,
+			 struct drawing **out)
+{
+	int e = tree_set_load(p->trees, set);
+	if (e || tree_set_count(*set) != tf->n) {
+		fprintf(stderr, "tabletrack-scenes: %s: %s\n", p->trees,
+			e ? err_str(e) : "the tracker's reader refuses some of its trees");
+		return 1;
+	}
+	*out = calloc((size_t)tf->n + 1, sizeof **out);
+	if (!*out)
+		return 1;
+	for (int i = 0; i < tf->n; i++) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s/fid_%03d.png", p->drawings, i);
+		e = drawing_load(path, *set, i, &(*out)[i]);
+		if (e == ERR_FORMAT) {
+			fprintf(stderr, "tabletrack-scenes: %s: unreadable, or not read as ID %d of %s\n", path, i,
+				p->trees);
+			return 1;
+		}
+		if (e) {
+			fprintf(stderr, "tabletrack-scenes: %s: %s\n", path, err_str(e));
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct params p;
@@ -1736,6 +1815,8 @@ int main(int argc, char **argv)
 		return 1;
 	int rc = 1;
 	struct render_layout *layouts = NULL;
+	struct drawing *drawings = NULL;
+	struct tree_set *set = NULL;
 	float *f = NULL, *tmp = NULL, *tmp2 = NULL;
 	struct image_u8 img = {0}, raster = {0}, card = {0};
 	FILE *truth = NULL;
@@ -1757,6 +1838,8 @@ int main(int argc, char **argv)
 			goto done;
 		}
 	}
+	if (p.drawings && load_drawings(&p, &tf, &set, &drawings))
+		goto done;
 	if (mkdir(p.out, 0777) && errno != EEXIST) {
 		fprintf(stderr, "tabletrack-scenes: %s: %s\n", p.out, strerror(errno));
 		goto done;
@@ -1854,19 +1937,18 @@ int main(int argc, char **argv)
 				ro.black = (uint8_t)lrintf(sheet.ink);
 				ro.white = (uint8_t)lrintf(sheet.paper);
 			}
-			const struct render_layout *l = &layouts[o->id];
+			const struct art art = {&layouts[o->id], drawings ? &drawings[o->id] : NULL};
 			if (p.sheet <= 0)
 				symbol_pose(&cam, o);
 			if (cam.tilted)
-				draw_tilted(&raster, &view, &cam, l, o, &ro, table, &card);
+				draw_tilted(&raster, &view, &cam, &art, o, &ro, table, &card);
 			else
-				render_layout_draw(l, view_len(&view, o->size), o->angle,
-						   view_x(&view, o->x), view_y(&view, o->y), &raster,
-						   &ro);
+				art_draw(&art, view_len(&view, o->size), o->angle, view_x(&view, o->x),
+					 view_y(&view, o->y), &raster, &ro);
 			struct truth *t = &tr[n_tr++];
 			t->id = o->id;
 			t->covered = 0;
-			symbol_truth(&cam, l, o, &t->x, &t->y, &t->angle, &t->size);
+			symbol_truth(&cam, &art, o, &t->x, &t->y, &t->angle, &t->size);
 		}
 		for (int i = 0; i < n_objs; i++) {
 			const struct object *o = &objs[i];
@@ -2011,6 +2093,10 @@ done:
 	free(tmp);
 	free(tmp2);
 	free(layouts);
+	for (int i = 0; drawings && i < tf.n; i++)
+		drawing_free(&drawings[i]);
+	free(drawings);
+	tree_set_free(set);
 	treefile_free(&tf);
 	return rc;
 }
