@@ -282,6 +282,10 @@ if [ -f "$DEFAULT" ]; then
 	frame_not_read small 50 0 170 --fid-size 24:28
 	frame_not_read small 73 10 133 --fid-size 24:28
 fi
+# Two fallbacks that disagree (third.c, fallback_reads): drawn from
+# reacTIVision's pictures, a 34 px 84 that the closing pass's ink windows
+# read as 46 and the upsampled pass's Lanczos read as 84.
+[ -f "$DEFAULT" ] && [ -d "$DRAWN" ] && frame_not_read shadow-small 83 4 46 --drawings "$DRAWN"
 # The same doubts for the third scale's local-mean reads of small symbols
 # (third.c, check3): its scaled pass read a 26 px 49 (seven one-hole blobs)
 # as 75, one blob's hole closed and a speck taken for a dot.

@@ -822,6 +822,9 @@ static void bits_cut(const struct bitmask *src, int ox, int oy, struct bitmask *
  * at close_pct), or by the closing of the grey's 3 x 3 median at
  * close_pct with the frame's gate at close_dark percent. */
 enum { THIRD_BY_THR, THIRD_BY_CLOSING, THIRD_BY_CLOSING_LESS, THIRD_BY_CLOSING_DARK };
+/* fiducial_det.completed of a fallback that a later fallback pass read as
+ * another ID, while fallback_reads() takes it out. */
+#define THIRD_CONTESTED 100
 
 /* A window w of the frame with halo pixels around it (cut at the frame's
  * edge): the grey view a threshold reads (from cx0, cy0), its mask in the
@@ -1741,17 +1744,48 @@ static bool up_windows(struct engine *e, const struct image_u8 *grey, int n, int
 /* Keeps the third scale's symbols from `from` on (the upsampled pass's
  * island windows, the closing pass's ink windows) only where no symbol of
  * the first scale's or of the third's before `from` lies at their place,
- * as fallbacks; the rest go. */
-static void fallback_reads(struct engine *e, int from)
+ * as fallbacks; the rest go. A fallback before `from` that one of them
+ * reads as another ID goes too, to the fuzzy symbols: two weak reads
+ * that disagree are neither believed (as merge_scale() has it between
+ * scales), and the place is free for a later pass's read. On
+ * shadow-small drawn from reacTIVision's pictures (seed 83, frame 4) the
+ * closing pass's ink windows read a 34 px 84 as 46, the upsampled
+ * pass's Lanczos read of the place as 84: the 46 stood alone, and now
+ * the Lanczos read of small fuzzy places (up_sharp) reads the 84 there.
+ * Nothing else changed on the guard collections but their sheet-half
+ * seeds 501-524 (24 frames), 9660 -> 9661 read. *index, an
+ * index into the list a caller holds (or NULL), follows the reads that
+ * go. */
+static void fallback_reads(struct engine *e, int from, int *index)
 {
 	struct detections *d = &e->s3.det;
 	int k = from;
 	for (int i = from; i < d->n_fids; i++) {
 		const struct fiducial_det *f = &d->fids[i];
-		if (merge_near(e->s1.det.fids, e->s1.det.n_fids, f) >= 0 || merge_near(d->fids, from, f) >= 0)
+		if (merge_near(e->s1.det.fids, e->s1.det.n_fids, f) >= 0)
+			continue;
+		const int j = merge_near(d->fids, from, f);
+		if (j >= 0 && d->fids[j].completed == FIDUCIAL_FALLBACK && d->fids[j].id != f->id)
+			d->fids[j].completed = THIRD_CONTESTED;
+		if (j >= 0)
 			continue;
 		d->fids[k] = *f;
 		d->fids[k++].completed = FIDUCIAL_FALLBACK;
+	}
+	d->n_fids = k;
+	const int held = index ? *index : 0;
+	k = 0;
+	for (int i = 0; i < d->n_fids; i++) {
+		struct fiducial_det f = d->fids[i];
+		if (f.completed != THIRD_CONTESTED) {
+			d->fids[k++] = f;
+			continue;
+		}
+		if (i < held)
+			(*index)--;
+		f.id = -1;
+		f.completed = FIDUCIAL_FALLBACK;
+		det_append(d, false, &f);
 	}
 	d->n_fids = k;
 }
@@ -1916,7 +1950,7 @@ static bool third_up(struct engine *e, const struct image_u8 *grey)
 					     THIRD_MAX_WINDOWS);
 	const int n = windows_or_frame(e, grey, found);
 	const int halo = up_halo(e);
-	const int from = e->s3.det.n_fids;
+	int from = e->s3.det.n_fids;
 	e->t3.n_up_fuzzy = 0;
 	e->t3.n_fine = 0;
 	e->t3.n_triple = 0;
@@ -1939,7 +1973,7 @@ static bool third_up(struct engine *e, const struct image_u8 *grey)
 				windows_find_islands(&e->t3.scan, THIRD_UP_WIN_PX, THIRD_SMALL_PAD, e->t3.win,
 						     THIRD_MAX_WINDOWS),
 				halo, false);
-	fallback_reads(e, own);
+	fallback_reads(e, own, &from);
 	ok = ok && (!e->cfg.sharp_up || (up_sharp(e, grey, halo) && up_triple(e, grey, halo))) &&
 	     (!e->cfg.fine_up || up_fine(e, grey, halo));
 	/* Then (ink_up) the closing pass's ink tiles (windows_find_ink: small
@@ -1957,7 +1991,7 @@ static bool third_up(struct engine *e, const struct image_u8 *grey)
 							e->t3.win, THIRD_MAX_WINDOWS),
 				halo, true) &&
 		     small_confirm(e, grey, ink);
-	fallback_reads(e, ink);
+	fallback_reads(e, ink, &from);
 	return ok && small_check(e, grey, from, 0.0f);
 }
 
@@ -2050,7 +2084,7 @@ static bool third_closed(struct engine *e, const struct image_u8 *grey)
 		ok = third_window(e, grey, w, 2 * w->radius, NULL, &rule, 0, THIRD_BY_CLOSING) &&
 		     third_window(e, grey, w, 2 * w->radius, NULL, &rule, 0, THIRD_BY_CLOSING_LESS);
 	}
-	fallback_reads(e, own);
+	fallback_reads(e, own, NULL);
 	/* Then (close_dark) the pass's windows again at a lower gate: where
 	 * two hard shadows overlap, the paper keeps 6-20 % of the light and
 	 * its print, 10-35 grey levels, falls under the gate, so the closing
@@ -2063,7 +2097,7 @@ static bool third_closed(struct engine *e, const struct image_u8 *grey)
 		const int dark = e->s3.det.n_fids;
 		ok = closed_ladders(e, grey, m2, &rule, THIRD_BY_CLOSING_DARK);
 		whole_reads(&e->s3.det, dark);
-		fallback_reads(e, dark);
+		fallback_reads(e, dark, NULL);
 	}
 	return third_even_leaves(e, false) && ok;
 }
