@@ -201,44 +201,56 @@ fi
 DRAWN=${TABLETRACK_SHARED:-../shared}/fiducials/reactivision/symbols/default
 if [ -f "$DEFAULT" ] && [ -d "$DRAWN" ]; then
 	SET_TREES=$DEFAULT SET_DRAW=$DRAWN
-	job tilt 31 --min-recall 0.98 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
-	job barrel 32 --min-recall 0.95 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
-	job shadow 34 --min-recall 0.98 --min-edge-recall 0.98 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
-	job hands 35 --min-recall 0.98 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
-	job sun 42 --min-recall 0.98 --min-edge-recall 0.97 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
-	job oblique 54 --min-recall 0.93 --min-edge-recall 0.98 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
-	job shadow-dark 55 --min-recall 0.88 --min-edge-recall 0.84 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
-	job shadow-small 44 --min-recall 0.92 --min-edge-recall 0.91 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
-	job defocus 43 --min-recall 0.65 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
-	job motion 37 --min-recall 0.46 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
-	job dim 46 --min-recall 0.78 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
-	job room 39 --min-recall 0.89 --min-edge-recall 0.98 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
-	# Symbols of 26-32 px (0.923 of 26-28 px, 1.000 of 29-40 px at seed
+	# preset, seed, floors; every one also no wrong ID or false positive
+	# and position and angle p95 under 1 px and 2 degrees. The last,
+	# symbols of 26-32 px (0.923 of 26-28 px, 1.000 of 29-40 px at seed
 	# 83, 12 frames; 0.458 of 23-25 px, 0.012 of 20-22: their 1 px holes).
-	SET_SCENE="--fid-size 26:32"
-	job small 36 --min-recall 0.97 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+	while read -r preset seed floors; do
+		[ "$preset" = small ] && SET_SCENE="--fid-size 26:32"
+		# shellcheck disable=SC2086 # the floors split on purpose
+		job "$preset" "$seed" $floors --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+	done <<-EOF
+		tilt 31 --min-recall 0.98
+		barrel 32 --min-recall 0.95
+		shadow 34 --min-recall 0.98 --min-edge-recall 0.98
+		hands 35 --min-recall 0.98
+		sun 42 --min-recall 0.98 --min-edge-recall 0.97
+		oblique 54 --min-recall 0.93 --min-edge-recall 0.98
+		shadow-dark 55 --min-recall 0.88 --min-edge-recall 0.84
+		shadow-small 44 --min-recall 0.92 --min-edge-recall 0.91
+		defocus 43 --min-recall 0.65
+		motion 37 --min-recall 0.46
+		dim 46 --min-recall 0.78
+		room 39 --min-recall 0.89 --min-edge-recall 0.98
+		small 36 --min-recall 0.97
+	EOF
 	SET_TREES= SET_DRAW= SET_SCENE=
 fi
 wait
-# frame_reads PRESET SEED FRAME ID SCENE-OPTIONS...: the frame FRAME of
-# the preset drawn with reacTIVision's set at SEED with the scene options,
-# read alone, holds symbol ID.
-frame_reads() {
+# frame_holds WANT PRESET SEED FRAME ID SCENE-OPTIONS...: the frame FRAME
+# of the preset drawn with reacTIVision's set at SEED with the scene
+# options, read alone, holds symbol ID (WANT 1) or holds none (WANT 0: a
+# wrong ID once read there).
+frame_holds() {
 	case " ${REALISTIC_SETS:-frame} " in *" frame "*) ;; *) return ;; esac
-	p=$1 s=$2 f=$3 id=$4
-	shift 4
-	d="$T/frame-$p-$s-$f-$id"
+	want=$1 p=$2 s=$3 f=$4 id=$5
+	shift 5
+	d="$T/frame-$want-$p-$s-$f-$id"
 	"$B/tabletrack-scenes" -o "$d" --preset "$p" --seed "$s" --frames $((f + 1)) --trees "$DEFAULT" "$@" \
 		>/dev/null || { echo "FAIL: scenes $p $s"; fail=1; return; }
 	"$B/tabletrack" --once --quiet --source "file:$d/$(printf frame_%05d.png "$f")" \
 		--trees "$DEFAULT" --tuio udp:127.0.0.1:9 --dump "$d/dump" 2>/dev/null
-	if grep -q "^fiducial id=$id " "$d"/dump/*-detections.txt 2>/dev/null; then
-		echo "ok: $p seed $s frame $f: $id read"
+	got=0
+	grep -q "^fiducial id=$id " "$d"/dump/*-detections.txt 2>/dev/null && got=1
+	if [ "$got" = "$want" ]; then
+		echo "ok: $p seed $s frame $f${*:+ $*}: $id $([ "$got" = 1 ] && echo read || echo "not read")"
 	else
-		echo "FAIL: $p seed $s frame $f: $id not read"
+		echo "FAIL: $p seed $s frame $f${*:+ $*}: $id $([ "$got" = 1 ] && echo read || echo "not read")"
 		fail=1
 	fi
 }
+frame_reads() { frame_holds 1 "$@"; }
+frame_not_read() { frame_holds 0 "$@"; }
 # A 61 seen at a tilt through a wide lens, a hard shadow across it (76 px
 # on the table, about 60 in the frame): the walls between its blob's
 # holes are 1-1.5 px and every threshold of the frame joins the holes;
@@ -253,25 +265,6 @@ if [ -f "$DEFAULT" ] && [ -d "$DRAWN" ]; then
 	frame_reads shadow-dark 83 17 147 --drawings "$DRAWN"
 	frame_reads shadow-dark 83 17 174 --drawings "$DRAWN"
 fi
-# frame_not_read PRESET SEED FRAME ID SCENE-OPTIONS...: the frame FRAME of
-# the preset drawn with reacTIVision's set at SEED with the scene options,
-# read alone, holds no symbol ID (a wrong ID once read there).
-frame_not_read() {
-	case " ${REALISTIC_SETS:-frame} " in *" frame "*) ;; *) return ;; esac
-	p=$1 s=$2 f=$3 id=$4
-	shift 4
-	d="$T/not-$p-$s-$f"
-	"$B/tabletrack-scenes" -o "$d" --preset "$p" --seed "$s" --frames $((f + 1)) --trees "$DEFAULT" "$@" \
-		>/dev/null || { echo "FAIL: scenes $p $s"; fail=1; return; }
-	"$B/tabletrack" --once --quiet --source "file:$d/$(printf frame_%05d.png "$f")" \
-		--trees "$DEFAULT" --tuio udp:127.0.0.1:9 --dump "$d/dump" 2>/dev/null
-	if grep -q "^fiducial id=$id " "$d"/dump/*-detections.txt 2>/dev/null; then
-		echo "FAIL: $p seed $s frame $f $*: $id read"
-		fail=1
-	else
-		echo "ok: $p seed $s frame $f $*: no $id"
-	fi
-}
 # The sheet through a camera's gamma (2.2) without sharpening, hard shadows'
 # edges across 40-60 px symbols, each a blob's hole lost and a node gained
 # in one scale alone: a 61 px 6 read as 63 by the third scale's first pass
