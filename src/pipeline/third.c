@@ -1764,20 +1764,24 @@ static bool up_windows(struct engine *e, const struct image_u8 *grey, int n, int
 static void fallback_reads(struct engine *e, int from, int *index)
 {
 	struct detections *d = &e->s3.det;
-	int k = from;
+	int k = from, contested = 0;
 	for (int i = from; i < d->n_fids; i++) {
 		const struct fiducial_det *f = &d->fids[i];
 		if (merge_near(e->s1.det.fids, e->s1.det.n_fids, f) >= 0)
 			continue;
 		const int j = merge_near(d->fids, from, f);
-		if (j >= 0 && d->fids[j].completed == FIDUCIAL_FALLBACK && d->fids[j].id != f->id)
+		if (j >= 0 && d->fids[j].completed == FIDUCIAL_FALLBACK && d->fids[j].id != f->id) {
 			d->fids[j].completed = THIRD_CONTESTED;
+			contested++;
+		}
 		if (j >= 0)
 			continue;
 		d->fids[k] = *f;
 		d->fids[k++].completed = FIDUCIAL_FALLBACK;
 	}
 	d->n_fids = k;
+	if (!contested)
+		return;
 	const int held = index ? *index : 0;
 	k = 0;
 	for (int i = 0; i < d->n_fids; i++) {
