@@ -83,11 +83,11 @@ job hands 35 --min-recall 0.97 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-an
 # of it: where they overlap the paper keeps 6-20 % and its print falls
 # under the gate; the closing pass read again at a lower gate (close_dark;
 # 0.844, edge 0.773 without it; 0.875, edge 0.818 without its read at
-# twice the windows' radius, third.c THIRD_DARK_WIDE).
+# two and three times the windows' radius, third.c THIRD_DARK_WIDE).
 job shadow-dark 55 --min-recall 0.88 --min-edge-recall 0.82 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 # Two hard shadows of one light, the shadow side a quarter to half of the
 # lit side (the third scale's ratio pass: 0.922 without it; 0.984, edge
-# 0.977 without the dark read at twice the windows' radius).
+# 0.977 without the dark read at two and three times the windows' radius).
 job sun 42 --min-recall 0.98 --min-edge-recall 0.97 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 # Symbols of 120-240 px on 1280x960 frames that two hard shadows cross (a
 # camera near the table): the ratio pass's larger radii (ratio3_large;

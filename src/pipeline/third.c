@@ -183,11 +183,11 @@
  * turned symbol 4 into 80 on the sheet-half preset. */
 #define THIRD_CLOSE_MIN_RADIUS 3
 #define THIRD_CLOSE_MAX_RADIUS CLOSING_MAX_RADIUS
-/* The closing pass's read at a lower gate (close_dark) is made once more
- * with each window's radius this many times larger (third_closed): a
- * black card's root is too wide for the closing at the symbol's own
- * radius to fill. */
-#define THIRD_DARK_WIDE 2
+/* The closing pass's read at a lower gate (close_dark) is made again with
+ * each window's radius two, then up to this many times larger
+ * (third_closed): a black card's root is too wide for the closing at the
+ * symbol's own radius to fill. */
+#define THIRD_DARK_WIDE 3
 /* The ratio pass (ratio3) reads each window at the first scale's radius
  * and again at this one: where a hand's finger casts a shadow narrower
  * than the symbol, the small window stays on one side of the stripe's
@@ -2107,9 +2107,10 @@ static bool third_closed(struct engine *e, const struct image_u8 *grey)
 		ok = closed_ladders(e, grey, m2, &rule, THIRD_BY_CLOSING_DARK);
 		whole_reads(&e->s3.det, dark);
 		fallback_reads(e, dark, NULL);
-		/* And each window once more at THIRD_DARK_WIDE times its
-		 * radius (one rung, its symbols those of about that radius
-		 * by the rule so widened): where a black card (a `b` tree)
+		/* And each window again at two, then up to THIRD_DARK_WIDE
+		 * times its radius (a rung each, its symbols those of about
+		 * that radius by the rule so widened, standing where no read
+		 * before holds the place): where a black card (a `b` tree)
 		 * lies in the overlap, its white amoeba ring keeps 20-30 grey
 		 * levels over a card of 5, under the gate, and the closing at
 		 * the symbol's radius (3 px for 90 px) cannot fill the black
@@ -2118,22 +2119,23 @@ static bool third_closed(struct engine *e, const struct image_u8 *grey)
 		 * seeds 82-83 lost 7 of 77 such cards of 64 px and more a
 		 * shadow's edge crosses, 1 of 70 white ones. Measured
 		 * (docs/recognition.md, "Black cards where two shadows
-		 * overlap"): twice the radius read most (three and four
-		 * times fewer), the closing at the full gate at twice the
-		 * radius fewer. */
-		const struct windows_radius wide = {c->close_scale3 * THIRD_DARK_WIDE, THIRD_CLOSE_MIN_RADIUS,
-						    THIRD_CLOSE_MAX_RADIUS};
-		const int wider = e->s3.det.n_fids;
-		for (int i = 0; i < m2 && ok; i++) {
-			struct window w = e->t3.win[i];
-			w.radius = w.radius * THIRD_DARK_WIDE < THIRD_CLOSE_MAX_RADIUS ? w.radius * THIRD_DARK_WIDE
-											: THIRD_CLOSE_MAX_RADIUS;
-			e->t3.stats.closed_windows++;
-			e->t3.stats.closed_area_px += (int64_t)(w.x1 - w.x0) * (w.y1 - w.y0);
-			ok = third_window(e, grey, &w, 2 * w.radius, NULL, &wide, 0, THIRD_BY_CLOSING_DARK);
+		 * overlap"): a rung at twice the radius read most, one at
+		 * three times after it a few more; three or four times
+		 * alone, or the closing at the full gate, fewer. */
+		for (int f = 2; f <= THIRD_DARK_WIDE && ok; f++) {
+			const struct windows_radius wide = {c->close_scale3 * (float)f, THIRD_CLOSE_MIN_RADIUS,
+							    THIRD_CLOSE_MAX_RADIUS};
+			const int wider = e->s3.det.n_fids;
+			for (int i = 0; i < m2 && ok; i++) {
+				struct window w = e->t3.win[i];
+				w.radius = w.radius * f < THIRD_CLOSE_MAX_RADIUS ? w.radius * f : THIRD_CLOSE_MAX_RADIUS;
+				e->t3.stats.closed_windows++;
+				e->t3.stats.closed_area_px += (int64_t)(w.x1 - w.x0) * (w.y1 - w.y0);
+				ok = third_window(e, grey, &w, 2 * w.radius, NULL, &wide, 0, THIRD_BY_CLOSING_DARK);
+			}
+			whole_reads(&e->s3.det, wider);
+			fallback_reads(e, wider, NULL);
 		}
-		whole_reads(&e->s3.det, wider);
-		fallback_reads(e, wider, NULL);
 	}
 	return third_even_leaves(e, false) && ok;
 }
