@@ -408,57 +408,6 @@ static void card_point(const struct object *o, double lx, double ly, double *tx,
 	*ty = o->ty + o->ts * (lx * si + ly * co);
 }
 
-static bool leaves_centre(const struct camera *c, const struct render_layout *l, const struct object *o,
-			  double *cx, double *cy, double *a);
-
-/* Truth as a calibrated tracker measures it: see the comment at the top. */
-static void symbol_truth(const struct camera *c, const struct art *art,
-			 const struct object *o, float *x, float *y, float *angle, float *size)
-{
-	const struct render_layout *l = art->l;
-	if (!c->tilted && !c->lens) {
-		if (art->d)
-			drawing_truth(art->d, o->size, o->angle, o->x, o->y, x, y, angle);
-		else
-			render_layout_truth(l, o->size, o->angle, o->x, o->y, x, y, angle);
-		*size = o->size;
-		return;
-	}
-	double cx, cy, a;
-	bool black = true;
-	if (art->d) {
-		/* A picture's leaves are not known one by one: its centre and a
-		 * step towards it from the black leaves are mapped instead (over
-		 * a card the mapping is nearly affine, so the two differ by a
-		 * small fraction of a pixel). */
-		const struct drawing *d = art->d;
-		double tx, ty, px, py, qx, qy;
-		card_point(o, d->centre_x, d->centre_y, &tx, &ty);
-		camera_map(c, tx, ty, &px, &py);
-		card_point(o, d->centre_x + 0.05 * d->black_x, d->centre_y + 0.05 * d->black_y, &tx, &ty);
-		camera_map(c, tx, ty, &qx, &qy);
-		cx = px;
-		cy = py;
-		a = atan2(qy - py, qx - px) - M_PI / 2;
-	} else {
-		black = leaves_centre(c, l, o, &cx, &cy, &a);
-	}
-	double ux, uy, vx, vy;
-	lens_undistort(c, cx, cy, &ux, &uy);
-	lens_undistort(c, cx + 0.05 * sin(a), cy - 0.05 * cos(a), &vx, &vy);
-	*x = (float)ux;
-	*y = (float)uy;
-	*angle = black ? render_wrap_angle((float)atan2(vx - ux, -(vy - uy))) : 0.0f;
-	double ax, ay, ex, ey;
-	card_point(o, -0.5, 0, &ax, &ay);
-	card_point(o, 0.5, 0, &ex, &ey);
-	if (c->tilted) {
-		homography_apply(c->h, ax, ay, &ax, &ay);
-		homography_apply(c->h, ex, ey, &ex, &ey);
-	}
-	*size = (float)hypot(ex - ax, ey - ay);
-}
-
 /* The layout's leaf centres mapped into the camera image: their weighted
  * centre there (cx, cy) and the angle a of the black leaves' centre to it
  * (amoeba.md §7); false (a 0) without black leaves. */
@@ -486,6 +435,54 @@ static bool leaves_centre(const struct camera *c, const struct render_layout *l,
 	*cy = sy / sw;
 	*a = bw > 0 ? atan2(*cy - by / bw, *cx - bx / bw) - M_PI / 2 : 0;
 	return bw > 0;
+}
+
+/* Truth as a calibrated tracker measures it: see the comment at the top. */
+static void symbol_truth(const struct camera *c, const struct art *art,
+			 const struct object *o, float *x, float *y, float *angle, float *size)
+{
+	const struct render_layout *l = art->l;
+	if (!c->tilted && !c->lens) {
+		if (art->d)
+			drawing_truth(art->d, o->size, o->angle, o->x, o->y, x, y, angle);
+		else
+			render_layout_truth(l, o->size, o->angle, o->x, o->y, x, y, angle);
+		*size = o->size;
+		return;
+	}
+	double cx, cy, a;
+	bool black = true;
+	if (art->d) {
+		/* A picture's leaves are not known one by one: its centre and a
+		 * step towards it from the black leaves (along angle0 + pi/2) are
+		 * mapped instead (over a card the mapping is nearly affine, so
+		 * the two differ by a small fraction of a pixel). */
+		const struct drawing *d = art->d;
+		double tx, ty, px, py, qx, qy;
+		card_point(o, d->centre_x, d->centre_y, &tx, &ty);
+		camera_map(c, tx, ty, &px, &py);
+		card_point(o, d->centre_x - 0.05 * sinf(d->angle0), d->centre_y + 0.05 * cosf(d->angle0), &tx, &ty);
+		camera_map(c, tx, ty, &qx, &qy);
+		cx = px;
+		cy = py;
+		a = atan2(qy - py, qx - px) - M_PI / 2;
+	} else {
+		black = leaves_centre(c, l, o, &cx, &cy, &a);
+	}
+	double ux, uy, vx, vy;
+	lens_undistort(c, cx, cy, &ux, &uy);
+	lens_undistort(c, cx + 0.05 * sin(a), cy - 0.05 * cos(a), &vx, &vy);
+	*x = (float)ux;
+	*y = (float)uy;
+	*angle = black ? render_wrap_angle((float)atan2(vx - ux, -(vy - uy))) : 0.0f;
+	double ax, ay, ex, ey;
+	card_point(o, -0.5, 0, &ax, &ay);
+	card_point(o, 0.5, 0, &ex, &ey);
+	if (c->tilted) {
+		homography_apply(c->h, ax, ay, &ax, &ay);
+		homography_apply(c->h, ex, ey, &ex, &ey);
+	}
+	*size = (float)hypot(ex - ax, ey - ay);
 }
 
 /* Draws a tilted symbol: the flat card is rendered into `card` (on the

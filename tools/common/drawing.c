@@ -69,8 +69,6 @@ static int read_truth(struct drawing *d, const struct tree_set *set, int id)
 		d->centre_x = (f->x + 0.5f) / (float)img->width - 0.5f;
 		d->centre_y = (f->y + 0.5f) / (float)img->height - 0.5f;
 		d->angle0 = f->angle;
-		d->black_x = -sinf(f->angle);
-		d->black_y = cosf(f->angle);
 	}
 	bitmask_free(&mask);
 	detections_free(&det);

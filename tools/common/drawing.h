@@ -49,7 +49,6 @@ struct drawing {
 	struct image_u8 level[DRAWING_LEVELS]; /* level[0] the picture, each next half the last */
 	int n_levels;
 	float centre_x, centre_y; /* truth of the unrotated card centred at (0, 0), card units */
-	float black_x, black_y;   /* a unit step from the black leaves' centre towards the centre */
 	float angle0;             /* rad, [0, 2 pi) */
 };
 
