@@ -2669,6 +2669,39 @@ static void test_merge_confirm(void **state)
 	tree_set_free(set);
 }
 
+/* Reads an unconfirmed read of another ID contradicts (merge_contradicted):
+ * a lone read of another ID at a failed read's place becomes fuzzy; one
+ * that another read of its ID backs there, one of the failed read's own
+ * ID, and one elsewhere stand. */
+static void test_merge_contradicted(void **state)
+{
+	(void)state;
+	struct detections d;
+	assert_int_equal(detections_alloc(&d, 8), 0);
+	const struct fiducial_det failed[] = {fid_at(3, 100, 100), fid_at(3, 200, 100), fid_at(4, 300, 100)};
+	d.fids[d.n_fids++] = fid_at(5, 101, 100); /* alone, another ID: leaves */
+	d.fids[d.n_fids++] = fid_at(6, 201, 101); /* backed by the next: stands */
+	d.fids[d.n_fids++] = fid_at(6, 199, 100);
+	d.fids[d.n_fids++] = fid_at(4, 301, 99);  /* the failed read's own ID: stands */
+	d.fids[d.n_fids++] = fid_at(7, 500, 500); /* elsewhere: stands */
+	d.fids[d.n_fids++] = fid_at(8, 99, 101);  /* alone at the first place too: leaves */
+	merge_contradicted(&d, failed, 3);
+	assert_int_equal(d.n_fids, 4);
+	assert_int_equal(d.n_fuzzy, 2);
+	int seen = 0;
+	for (int i = 0; i < d.n_fids; i++)
+		seen |= (d.fids[i].id == 6) << 0 | (d.fids[i].id == 4) << 1 | (d.fids[i].id == 7) << 2 |
+			(d.fids[i].id == 5 || d.fids[i].id == 8) << 3;
+	assert_int_equal(seen, 7);
+	for (int i = 0; i < d.n_fuzzy; i++) {
+		assert_int_equal(d.fuzzy[i].id, -1);
+		assert_true(fabsf(d.fuzzy[i].x - 100) < 2);
+	}
+	merge_contradicted(&d, failed, 0);
+	assert_int_equal(d.n_fids, 4);
+	detections_free(&d);
+}
+
 /* A Lanczos read of the upsampled pass (merge_sharp_stands) stands where
  * the bilinear read left no fuzzy tree at its place, or one its ID's tree
  * lacks nodes of, or another ID's, or one with a node more; not where that
@@ -3052,6 +3085,7 @@ int main(void)
 		cmocka_unit_test(test_merge_second_read),
 		cmocka_unit_test(test_merge_check),
 		cmocka_unit_test(test_merge_confirm),
+		cmocka_unit_test(test_merge_contradicted),
 		cmocka_unit_test(test_merge_sharp_stands),
 		cmocka_unit_test(test_merge_tie_break),
 		cmocka_unit_test_setup_teardown(test_third_scale_radius_follows_symbol, setup, teardown),

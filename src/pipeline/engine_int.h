@@ -70,6 +70,9 @@ struct worker {
  * judges by, the places up_fine() and up_triple() read). */
 #define UP_SHARP_MAX_TREES 256
 #define UP_FINE_MAX_PLACES 256
+/* The upsampled pass's unconfirmed reads a frame that merge_confirm()
+ * moved away, kept for merge_contradicted() (third.c, third_up). */
+#define UP_FAILED_MAX 64
 /* The ratio pass's (third.c, ratio3) reads with a dot more elongated
  * than this (variance ratio; a round
  * dot at 45 degrees is 2) or of more than THIRD_RATIO_DOT_AREA times the
@@ -206,6 +209,8 @@ struct third {
 	int n_fine;
 	struct fiducial_det triple[UP_FINE_MAX_PLACES]; /* ... for its read three times enlarged (up_triple) */
 	int n_triple;
+	struct fiducial_det failed[UP_FAILED_MAX]; /* ... its unconfirmed reads not confirmed (small_confirm) */
+	int n_failed;
 	struct ratio_job ratio;   /* the ratio pass (ratio3 > 0) */
 	struct deblur_job deblur; /* the deblurring pass (deblur3, mean_scale3 > 0) */
 	struct engine_third_stats stats;

@@ -272,6 +272,25 @@ bool merge_confirm(struct detections *d, int i, const char *canon, const struct 
 	return true;
 }
 
+void merge_contradicted(struct detections *d, const struct fiducial_det *failed, int n)
+{
+	int at[MERGE_MAX_CONTRADICTED], n_at = 0;
+	for (int j = 0; j < d->n_fids && n_at < MERGE_MAX_CONTRADICTED; j++) {
+		const struct fiducial_det *f = &d->fids[j];
+		bool contra = false;
+		for (int k = 0; k < n && !contra; k++)
+			contra = failed[k].id != f->id && same_place(&failed[k], f);
+		int same = 0;
+		for (int i = 0; contra && i < d->n_fids; i++)
+			same += d->fids[i].id == f->id && same_place(&d->fids[i], f);
+		if (contra && same == 1)
+			at[n_at++] = j;
+	}
+	/* From the last: drop() moves the list's last symbol into the gap. */
+	while (n_at > 0)
+		drop(d, at[--n_at]);
+}
+
 bool merge_sharp_stands(int32_t id, const char *canon, const struct tree_set *set)
 {
 	return !canon || !match_holds(set, id, canon, 0);

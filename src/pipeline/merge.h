@@ -141,6 +141,21 @@ bool merge_check(struct detections *d, int i, const struct detections *check, co
 #define MERGE_CONFIRM_MISSING 2
 bool merge_confirm(struct detections *d, int i, const char *canon, const struct tree_set *set);
 
+/* Reads that an unconfirmed read of another ID contradicts. The upsampled
+ * pass's local-mean reads over its size cap (third.c, INK_UP_WHOLE_PX)
+ * that merge_confirm() moved away were no symbol of theirs, but most
+ * still saw the symbol's damaged tree: on the sheet presets (a tilted
+ * sheet of 40-55 px symbols crossed by a hand's hard shadow) four such
+ * reads of the right ID lay where one pass alone of the third scale read
+ * another ID, and that read was the symbol reported. Every symbol of d
+ * at the place of one of failed's n (merge_near) with another ID, and no
+ * other symbol of d of its own ID at its place, moves to d's fuzzy list
+ * as merge_confirm() moves one; a read of the place by the first or
+ * second scale still stands in the merge of the scales. At most
+ * MERGE_MAX_CONTRADICTED symbols move a call. */
+#define MERGE_MAX_CONTRADICTED 64
+void merge_contradicted(struct detections *d, const struct fiducial_det *failed, int n);
+
 /* Whether the upsampled pass's Lanczos read of ID id (third.c up_sharp)
  * stands against the pass's bilinear read at its place, whose fuzzy tree
  * has canonical string canon (colour letter first; NULL: no fuzzy read

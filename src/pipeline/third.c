@@ -1278,8 +1278,10 @@ static int up_halo(const struct engine *e);
  * THIRD_SMALL_CHECK_PAD past its centre each way (as its check), and
  * merge_confirm() keeps the read where the tree of the symbol or fuzzy
  * symbol read there nearest its centre (within 0.3 of its size) is its
- * ID's less a node or two; without the upsampled pass none stands. */
-static bool small_confirm(struct engine *e, const struct image_u8 *grey, int from)
+ * ID's less a node or two; without the upsampled pass none stands. With
+ * record, the reads not confirmed are kept in e->t3.failed for
+ * merge_contradicted() (third_up). */
+static bool small_confirm(struct engine *e, const struct image_u8 *grey, int from, bool record)
 {
 	struct third *t = &e->t3;
 	struct detections *d = &e->s3.det;
@@ -1317,8 +1319,11 @@ static bool small_confirm(struct engine *e, const struct image_u8 *grey, int fro
 			if (root >= 0 && match_canonical_string(tree, root, -1, buf, sizeof buf) > 0)
 				canon = buf;
 		}
+		const struct fiducial_det read = *f;
 		if (!merge_confirm(d, i, canon, e->cfg.match.trees))
 			i++;
+		else if (record && t->n_failed < UP_FAILED_MAX)
+			t->failed[t->n_failed++] = read;
 	}
 	return true;
 }
@@ -1351,7 +1356,7 @@ static bool third_small(struct engine *e, const struct image_u8 *grey)
 		e->t3.stats.small_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
 		ok = third_window(e, grey, w, halo, e->t3.small, NULL, THIRD_SMALL_MAX_PX, THIRD_BY_THR);
 	}
-	return ok && small_confirm(e, grey, from) && small_check(e, grey, from, 0.0f);
+	return ok && small_confirm(e, grey, from, false) && small_check(e, grey, from, 0.0f);
 }
 
 /* The box ext of the frame enlarged with halo pixels around it (clamped
@@ -1963,11 +1968,12 @@ static bool third_up(struct engine *e, const struct image_u8 *grey)
 	e->t3.n_up_fuzzy = 0;
 	e->t3.n_fine = 0;
 	e->t3.n_triple = 0;
+	e->t3.n_failed = 0;
 	bool ok = up_windows(e, grey, n, halo, false);
 	/* Their local-mean reads (mean_up) over INK_UP_WHOLE_PX stand only
 	 * where the frame enlarged twice confirms them, as the ink windows'. */
 	if (ok && e->cfg.mean_up)
-		ok = small_confirm(e, grey, from);
+		ok = small_confirm(e, grey, from, true);
 	/* Then where only islands cluster (windows_find_islands; not after
 	 * the whole frame): reads that fill places no other read of the
 	 * first and third scales holds, as fallbacks (FIDUCIAL_FALLBACK), so
@@ -1999,8 +2005,11 @@ static bool third_up(struct engine *e, const struct image_u8 *grey)
 				windows_find_ink_unread(&e->t3.scan, &e->s3.det, INK_UP_PAD, THIRD_CLOSE_MIN_RADIUS,
 							e->t3.win, THIRD_MAX_WINDOWS),
 				halo, true) &&
-		     small_confirm(e, grey, ink);
+		     small_confirm(e, grey, ink, true);
 	fallback_reads(e, ink, &from);
+	/* A lone read of the third scale where an unconfirmed one of
+	 * another ID lies (merge.h). */
+	merge_contradicted(&e->s3.det, e->t3.failed, e->t3.n_failed);
 	return ok && small_check(e, grey, from, 0.0f);
 }
 
