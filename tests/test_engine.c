@@ -2702,6 +2702,46 @@ static void test_merge_contradicted(void **state)
 	detections_free(&d);
 }
 
+/* The first scale's whole symbol against one whole read of the third
+ * alone (merge_lone_pair): both become fuzzy; a third-scale read that
+ * agrees, is completed, has a vote, or shares its place with another
+ * third-scale read, or a second-scale read at the place, leaves both lists
+ * as they were. */
+static void test_merge_lone_pair(void **state)
+{
+	(void)state;
+	struct detections d, d2, d3;
+	three_lists(&d, &d2, &d3);
+	for (int k = 0; k < 6; k++)
+		d.fids[d.n_fids++] = fid_at(10 + k, 100.0f * (float)(k + 1), 100);
+	d3.fids[d3.n_fids++] = fid_at(20, 101, 101); /* alone, whole: both leave */
+	d3.fids[d3.n_fids++] = fid_at(11, 201, 100); /* agrees */
+	d3.fids[d3.n_fids++] = fid_at(22, 300, 101); /* completed */
+	d3.fids[d3.n_fids - 1].completed = 1;
+	d3.fids[d3.n_fids++] = fid_at(23, 401, 100); /* a vote */
+	d3.fids[d3.n_fids - 1].votes = 1;
+	d3.fids[d3.n_fids++] = fid_at(24, 500, 99); /* two reads there */
+	d3.fids[d3.n_fids++] = fid_at(14, 501, 101);
+	d3.fids[d3.n_fids++] = fid_at(25, 600, 100); /* the second scale reads there */
+	d2.fids[d2.n_fids++] = fid_at(15, 601, 100);
+	for (int i = 0; i < d3.n_fids; i++)
+		d3.fids[i].root = -1;
+	merge_lone_pair(&d, &d3, &d2);
+	assert_int_equal(d.n_fids, 5);
+	assert_int_equal(d3.n_fids, 6);
+	assert_int_equal(d.n_fuzzy, 1);
+	assert_int_equal(d3.n_fuzzy, 1);
+	assert_true(fabsf(d.fuzzy[0].x - 100) < 2 && fabsf(d3.fuzzy[0].x - 101) < 2);
+	for (int i = 0; i < d.n_fids; i++)
+		assert_true(d.fids[i].id != 10);
+	/* Without the second scale's list its read does not count. */
+	merge_lone_pair(&d, &d3, NULL);
+	assert_int_equal(d.n_fids, 4);
+	detections_free(&d);
+	detections_free(&d2);
+	detections_free(&d3);
+}
+
 /* A Lanczos read of the upsampled pass (merge_sharp_stands) stands where
  * the bilinear read left no fuzzy tree at its place, or one its ID's tree
  * lacks nodes of, or another ID's, or one with a node more; not where that
@@ -3086,6 +3126,7 @@ int main(void)
 		cmocka_unit_test(test_merge_check),
 		cmocka_unit_test(test_merge_confirm),
 		cmocka_unit_test(test_merge_contradicted),
+		cmocka_unit_test(test_merge_lone_pair),
 		cmocka_unit_test(test_merge_sharp_stands),
 		cmocka_unit_test(test_merge_tie_break),
 		cmocka_unit_test_setup_teardown(test_third_scale_radius_follows_symbol, setup, teardown),

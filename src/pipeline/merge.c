@@ -227,6 +227,26 @@ void merge_majority(struct detections *const *lists, int n)
 		drop_marked(lists[l], 0);
 }
 
+void merge_lone_pair(struct detections *d, struct detections *d3, const struct detections *d2)
+{
+	for (int j = 0; j < d->n_fids;) {
+		const struct fiducial_det *f = &d->fids[j];
+		int at = -1, n_at = 0;
+		for (int k = 0; f->root >= 0 && f->completed == 0 && f->votes == 0 && k < d3->n_fids; k++)
+			if (same_place(&d3->fids[k], f)) {
+				at = k;
+				n_at++;
+			}
+		if (n_at != 1 || d3->fids[at].id == f->id || d3->fids[at].completed != 0 || d3->fids[at].votes != 0 ||
+		    (d2 && near_any(d2->fids, d2->n_fids, f))) {
+			j++;
+			continue;
+		}
+		drop(d3, at);
+		drop(d, j);
+	}
+}
+
 void merge_second_read(struct detections *d, int first, int second)
 {
 	for (int k = second; k < d->n_fids; k++)

@@ -77,6 +77,21 @@ void merge_scale(struct detections *d, const struct detections *d2);
  * (FIDUCIAL_VETO) count for nothing. Ties change nothing. */
 void merge_majority(struct detections *const *lists, int n);
 
+/* The first scale's symbol against one read of the third, alone: where
+ * a whole symbol of d's own (root >= 0, no votes) has at its place in d3
+ * exactly one symbol, whole, with no votes and another ID, and d2 (the
+ * second scale's; NULL: none) holds no symbol there, both move to their
+ * lists' fuzzy symbols (id -1). Elsewhere the first scale's symbol stands
+ * against a later scale's (merge_scale): against the second, whose median
+ * loses detail the first keeps, it was right every time on the guard
+ * collections (12 of 12); the third reads with thresholds made for hard
+ * shadows' edges, where the first's Bernsen window is weakest, and a tie
+ * of two whole trees there says no more than that the symbol was damaged
+ * (drawn from reacTIVision's pictures, phone-half seed 41 frame 0: a
+ * 41 px 4 that a shadow's edge crosses, read as 39 by the first scale and
+ * as 4 by the closing pass). Call before merge_scale(). */
+void merge_lone_pair(struct detections *d, struct detections *d3, const struct detections *d2);
+
 /* A pass's two reads of one part of the frame: d's symbols first..second-1
  * from its first threshold, second.. from its second. Where a second read
  * disagrees with a first one at its place (within 0.3 of the larger
