@@ -715,9 +715,11 @@ static void flush_all(struct tuio *t, int64_t now)
 
 /* --- sending --------------------------------------------------------- */
 
-static void udp_send(struct tuio *t, struct sink *k, const uint8_t *p, size_t n, int64_t now)
+/* One packet of n bytes sent to UDP sink k, send()'s result r (-1 with
+ * errno set): counted as sent, dropped (a full buffer) or failed, the
+ * failure logged once until a quiet spell. */
+static void udp_sent(struct tuio *t, struct sink *k, ssize_t r, size_t n, int64_t now)
 {
-	ssize_t r = send(k->fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
 	if (r == (ssize_t)n) {
 		atomic_fetch_add_explicit(&t->packets, 1, memory_order_relaxed);
 		atomic_fetch_add_explicit(&t->bytes, n, memory_order_relaxed);
@@ -735,6 +737,37 @@ static void udp_send(struct tuio *t, struct sink *k, const uint8_t *p, size_t n,
 	k->last_err_ns = now;
 	log_once(&k->logged_err, LOG_WARN, "tuio: %s: %s (still sending; logged once)", k->name,
 	         r < 0 ? strerror(errno) : "short send");
+}
+
+/* A frame's packets to a UDP sink in one system call each UDP_BATCH
+ * (sendmmsg): each packet counted as send() would count it. */
+#define UDP_BATCH 16
+static void udp_send_packets(struct tuio *t, struct sink *k, const struct tuio_encoder *e, int n_packets, int64_t now)
+{
+	struct mmsghdr msg[UDP_BATCH];
+	struct iovec iov[UDP_BATCH];
+	for (int done = 0; done < n_packets;) {
+		const int n = n_packets - done < UDP_BATCH ? n_packets - done : UDP_BATCH;
+		for (int i = 0; i < n; i++) {
+			size_t len;
+			iov[i].iov_base = (void *)tuio_encoder_packet(e, done + i, &len);
+			iov[i].iov_len = len;
+			memset(&msg[i], 0, sizeof msg[i]);
+			msg[i].msg_hdr.msg_iov = &iov[i];
+			msg[i].msg_hdr.msg_iovlen = 1;
+		}
+		const int r = sendmmsg(k->fd, msg, (unsigned)n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (r <= 0) {
+			/* The first packet's error (none said: a short send); the
+			 * next go in the next call. */
+			udp_sent(t, k, r, iov[0].iov_len, now);
+			done++;
+			continue;
+		}
+		for (int i = 0; i < r; i++)
+			udp_sent(t, k, (ssize_t)msg[i].msg_len, iov[i].iov_len, now);
+		done += r;
+	}
 }
 
 static void stream_send(struct sink *k, const uint8_t *p, size_t n)
@@ -785,13 +818,14 @@ static void send_encoded(struct tuio *t, int which, int n_packets, int64_t now)
 			stream_send(k, t->nest, nest_len);
 			continue;
 		}
+		if (k->tg.transport == TUIO_UDP) {
+			udp_send_packets(t, k, e, n_packets, now);
+			continue;
+		}
 		for (int i = 0; i < n_packets; i++) {
 			size_t n;
 			const uint8_t *p = tuio_encoder_packet(e, i, &n);
-			if (k->tg.transport == TUIO_UDP)
-				udp_send(t, k, p, n, now);
-			else
-				stream_send(k, p, n);
+			stream_send(k, p, n);
 		}
 	}
 }
