@@ -652,10 +652,15 @@ static void track_objects(struct track *t, const struct detections *det, int64_t
 		item_measure(t, it, KIND_OBJECT, f->x, f->y, a, t_ns, dt);
 	}
 
-	/* 4. a root region of about the object's size carries it, angle kept */
+	/* 4. a root region of about the object's size carries it, angle kept;
+	 * only an object seen last frame and not matched yet can be carried
+	 * (mostly none: the roots' loop below is the step's largest) */
 	memset(t->det_used2, 0, (size_t)t->cap);
 	t->n_pairs = 0;
-	for (int32_t d = 0; d < n_roots; d++) {
+	bool carried = false;
+	for (int32_t i = 0; i < l->n && !carried; i++)
+		carried = !l->items[i].matched && l->items[i].lost == 0;
+	for (int32_t d = 0; carried && d < n_roots; d++) {
 		const struct root_det *r = &det->roots[d];
 		/* The root of a symbol read this frame, or the white card around
 		 * it, belongs to that symbol. */
