@@ -635,7 +635,10 @@ int engine_submit(struct engine *e, const struct image_u8 *grey)
 	e->s3.submitted = engine_scale_on(&e->s3) && e->t3.want_full && threshold_submit(e->s3.thr, grey) == 0;
 	/* The ink scan reads the whole grey but needs nothing of the first
 	 * scale: here the GPU's threshold runs meanwhile, where in the third
-	 * scale it would hold the frame. */
+	 * scale it would hold the frame. On a worker of its own instead, the
+	 * 1080p frame was slower on the H100 host: this thread then slept
+	 * through the GPU's work and woke later (docs/performance.md, "Where a
+	 * 1080p frame waits"). */
 	e->t3.ink_sub ^= 1;
 	e->t3.ink[e->t3.ink_sub].grey = NULL;
 	if (third_ink_on(e))
