@@ -1128,6 +1128,65 @@ static void mask_small(struct bitmask *m, int x, int y, int side, int h)
 /* Small structure (windows_find_small): a 20 px root whose two children
  * are 6 px gets a window (grown by the pad) where windows_find's 16 px
  * children find none; with 2 px children (specks), or 48 px across, none. */
+/* A black square side px a side at (x0, y0) on white, holding a white
+ * one-pixel speck every 4 px: a region with more neighbours than a list
+ * of 16 holds (saturated), as a streaked symbol's root. */
+static void mask_speckled(struct bitmask *m, int x0, int y0, int side)
+{
+	mask_rect(m, x0, y0, x0 + side, y0 + side, false);
+	for (int y = y0 + 2; y < y0 + side - 1; y += 4)
+		for (int x = x0 + 2; x < x0 + side - 1; x += 4)
+			mask_rect(m, x, y, x + 1, y + 1, true);
+}
+
+/* windows_find_saturated: a window around a saturated region of a
+ * symbol's size that no decoded symbol explains, and none where
+ * windows_find's rule sees no branches; none for one under 256 px, one
+ * as large as the scan's symbol bound (120 px), or one in a decoded
+ * symbol's box. */
+static void test_windows_saturated(void **state)
+{
+	(void)state;
+	struct bitmask m;
+	struct detections d;
+	int err = 0;
+	struct segment_config sc = {.max_width = W, .max_height = H, .adj_cap = 16};
+	struct segment *seg = segment_create(&sc, &err);
+	assert_non_null(seg);
+	assert_int_equal(bitmask_alloc(&m, W, H), 0);
+	assert_int_equal(detections_alloc(&d, 8), 0);
+	static int32_t scratch[WINDOWS_SCRATCH];
+	struct window win[4];
+	const struct region_tree *tree = NULL;
+	struct windows_scan scan;
+	/* side, decoded symbol over it, windows expected */
+	const struct {
+		int side;
+		bool decoded;
+		int windows;
+	} cases[] = {{40, false, 1}, {40, true, 0}, {14, false, 0}, {130, false, 0}};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		mask_rect(&m, 0, 0, W, H, true);
+		mask_speckled(&m, 60, 60, cases[c].side);
+		d.n_fids = 0;
+		if (cases[c].decoded) {
+			d.n_fids = 1;
+			d.fids[0] = (struct fiducial_det){.id = 1, .x = 80, .y = 80, .size_px = 40};
+		}
+		assert_int_equal(segment_process(seg, &m, &tree), 0);
+		windows_scan(&scan, tree, &d, 120, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
+		assert_int_equal(windows_find(&scan, 16, NULL, win, 4), 0);
+		assert_int_equal(windows_find_saturated(&scan, 16, NULL, win, 4), cases[c].windows);
+		if (cases[c].windows) {
+			assert_true(win[0].x0 <= 60 && win[0].y0 <= 60);
+			assert_true(win[0].x1 >= 60 + cases[c].side && win[0].y1 >= 60 + cases[c].side);
+		}
+	}
+	detections_free(&d);
+	bitmask_free(&m);
+	segment_destroy(seg);
+}
+
 static void test_windows_small(void **state)
 {
 	(void)state;
@@ -3133,6 +3192,7 @@ int main(void)
 		cmocka_unit_test(test_windows_radius),
 		cmocka_unit_test(test_windows_live_side),
 		cmocka_unit_test(test_windows_small),
+		cmocka_unit_test(test_windows_saturated),
 		cmocka_unit_test(test_windows_squeezed),
 		cmocka_unit_test(test_windows_islands),
 		cmocka_unit_test(test_windows_blobs),

@@ -135,6 +135,7 @@ struct deblur_job {
 	struct window win[THIRD_MAX_WINDOWS];
 	int n;                      /* windows in win: the radius rule's first, then the small ones */
 	int n_rule;                 /* of them, the radius rule's */
+	int n_streaked;             /* then up to here windows_find_saturated's, read for a streak at the rule's radius only */
 	int64_t budget;             /* the small windows' area at most (deblur3_pct of the frame; -1: any) */
 	int64_t streaks, defocused; /* windows deconvolved for a streak, a defocus */
 	int64_t small_read, small_area; /* small windows read */

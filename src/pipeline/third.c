@@ -2431,13 +2431,14 @@ static bool deblur_read(struct deblur_job *j)
 	for (int i = 0; i < j->n; i++) {
 		const struct window *w = &j->win[i];
 		const int64_t area = (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
-		if (i >= j->n_rule) {
+		const bool streaked = i >= j->n_rule && i < j->n_streaked;
+		if (i >= j->n_streaked) {
 			/* The small windows: only where the rule's windows
 			 * found the frame out of focus (most of them read a
 			 * defocus, and their print is not sharp, as the
 			 * whole frame asks: THIRD_DEBLUR_FRAME_SHARP), and
 			 * within a bound of their own. */
-			if (i == j->n_rule)
+			if (i == j->n_streaked)
 				out_of_focus = 2 * j->defocused > j->n_rule &&
 					       median_sorted(sharp, n_sigma) >= THIRD_DEBLUR_FRAME_SHARP;
 			if (!out_of_focus || (j->budget >= 0 && j->small_area + area > j->budget))
@@ -2453,7 +2454,7 @@ static bool deblur_read(struct deblur_job *j)
 						 c->defocus3, &k.crop, &est);
 		if (found < 0)
 			return false;
-		if (found == 0 || (i >= j->n_rule && found != DEBLUR_DEFOCUS))
+		if (found == 0 || (i >= j->n_streaked && found != DEBLUR_DEFOCUS) || (streaked && found != DEBLUR_STREAK))
 			continue;
 		if (found == DEBLUR_DEFOCUS && i < j->n_rule) {
 			sharp[n_sigma] = est.sharp;
@@ -2474,7 +2475,7 @@ static bool deblur_read(struct deblur_job *j)
 		 * loses there (it spans the streak's ghosts) is read as a
 		 * fallback. A window of that radius has just been read at it:
 		 * its reads are kept again, without the rule. */
-		if (est.anisotropy > THIRD_DEBLUR_LOW_ANISOTROPY)
+		if (streaked || est.anisotropy > THIRD_DEBLUR_LOW_ANISOTROPY)
 			continue;
 		if (w->radius != THIRD_DEBLUR_LOW_RADIUS) {
 			if (deblur_rethreshold(j->deblur, THIRD_DEBLUR_LOW_RADIUS, c->thr.mean_bias, j->job.gate,
@@ -2540,12 +2541,34 @@ static void deblur_start(struct engine *e, const struct image_u8 *grey)
 		e->t3.stats.deblur_area_px += (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
 		j->n++;
 	}
+	j->n_rule = j->n;
+	/* Streaked roots that no branching region put in a window
+	 * (windows_find_saturated), apart from the rule's windows and within
+	 * what their area left of the budget: read for a streak only, at the
+	 * rule's radius alone (deblur_read). */
+	if (n >= 0 && j->n == n && n < THIRD_MAX_WINDOWS) {
+		const int m =
+			windows_find_saturated(&e->t3.scan, THIRD_DEBLUR_PAD, &rule, j->win + n, THIRD_MAX_WINDOWS - n);
+		for (int i = n; i < n + m; i++) {
+			const struct window *w = &j->win[i];
+			const int64_t area = (int64_t)(w->x1 - w->x0) * (w->y1 - w->y0);
+			bool apart = budget < 0 || used + area <= budget;
+			for (int k = 0; k < n && apart; k++)
+				apart = !windows_overlap(&j->win[k], w);
+			if (!apart)
+				continue;
+			used += area;
+			e->t3.stats.deblur_windows++;
+			e->t3.stats.deblur_area_px += area;
+			j->win[j->n++] = *w;
+		}
+	}
+	j->n_streaked = j->n;
 	/* Small structure's windows (windows_find_small's), for a defocus
 	 * only: under a blur that erases a small symbol's leaves, its tree no
 	 * longer branches as windows_find's rule asks. */
-	j->n_rule = j->n;
 	j->budget = budget;
-	if (c->defocus3 && j->n > 0 && j->n < THIRD_MAX_WINDOWS) {
+	if (c->defocus3 && j->n_rule > 0 && j->n < THIRD_MAX_WINDOWS) {
 		const int m = windows_find_small(&e->t3.scan, THIRD_UP_WIN_PX, THIRD_DEBLUR_SMALL_PAD, j->win + j->n,
 						 THIRD_MAX_WINDOWS - j->n);
 		for (int i = 0; i < m; i++)

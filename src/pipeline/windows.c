@@ -16,6 +16,8 @@
  * count. */
 #define MIN_AREA 16
 #define MIN_BRANCHES 3
+/* saturated_live: a streaked symbol's root of about 16 px a side or more. */
+#define SATURATED_MIN_AREA 256
 /* ... and whose branches other than the largest (a root's surround: the
  * table or the card's ring) hold at least 1 / MIN_BRANCH_SHARE of its own
  * pixels (windows_find's rule only): a symbol's root holds its blobs, a
@@ -292,6 +294,18 @@ static bool live_region(const struct region_tree *t, int32_t r, int max_side, in
 	return n >= MIN_BRANCHES && (min_area != MIN_AREA || branches_hold(t, r, b->d));
 }
 
+/* Whether saturated region r (more neighbours than its list holds, none
+ * listed, so live_region() never takes it) is structure of a symbol's
+ * size that no decoded symbol explains: the root of a streaked symbol
+ * whose leaves a motion streak's hairlines shattered into specks
+ * (windows_find_saturated). */
+static bool saturated_live(const struct region_tree *t, int32_t r, int max_side, const struct boxes *b)
+{
+	const struct region *g = &t->regions[r];
+	return (g->flags & REGION_SATURATED) && g->area >= SATURATED_MIN_AREA && g->x1 - g->x0 < max_side &&
+	       g->y1 - g->y0 < max_side && !explained(t, r, b);
+}
+
 /* The longer side of region g's box. */
 static int box_side(const struct region *g)
 {
@@ -304,6 +318,8 @@ static int box_side(const struct region *g)
 #define LIVE_SMALL 2
 /* ... and an island the scan counted (windows_blobs may take it back). */
 #define ISLAND 4
+/* ... and a saturated region of a symbol's size (saturated_live). */
+#define SATURATED 8
 
 /* Whether region r is an island (ISLAND_*) that no decoded symbol or
  * finger explains. */
@@ -348,7 +364,12 @@ void windows_scan(struct windows_scan *s, const struct region_tree *t, const str
 			s->n_islands++;
 			memo[r] |= ISLAND;
 		}
+		/* A saturated region lists no neighbours (n_adj 0): judged by
+		 * its size alone. */
+		if (saturated_live(t, r, max_symbol_px, &b))
+			memo[r] |= SATURATED;
 		s->n_live += (memo[r] & LIVE) != 0;
+		s->n_saturated += (memo[r] & SATURATED) != 0;
 		s->n_small += (memo[r] & LIVE_SMALL) != 0;
 	}
 }
@@ -369,9 +390,9 @@ void windows_scan(struct windows_scan *s, const struct region_tree *t, const str
 /* windows_blobs' marks in memo's upper bits, cleared before it returns:
  * a found blob's region, a bright one, and from RIM_ONE up the islands
  * around a marked region. */
-#define BLOB 8
-#define BRIGHT 16
-#define RIM_ONE 32
+#define BLOB 16
+#define BRIGHT 32
+#define RIM_ONE 64
 
 /* Marks near[] (one int32 a tile) with 1 + r for the tiles within reach
  * pixels of run rn (of region r). */
@@ -523,7 +544,7 @@ static void islands_mark(int ntx, int nty, const int32_t *islands, int32_t *live
 		live[i] = !live[i] && sum[i] >= ISLAND_MIN_COUNT;
 }
 
-static int overlap(const struct window *a, const struct window *b)
+bool windows_overlap(const struct window *a, const struct window *b)
 {
 	return a->x0 < b->x1 && b->x0 < a->x1 && a->y0 < b->y1 && b->y0 < a->y1;
 }
@@ -572,7 +593,7 @@ static int group(int w, int h, int32_t *live, int32_t *stack, int pad, const str
 		/* Join g with every window of its radius it overlaps, until it
 		 * overlaps none. */
 		for (int j = 0; j < n;) {
-			if (!overlap(&g, &out[j]) || out[j].radius != g.radius) {
+			if (!windows_overlap(&g, &out[j]) || out[j].radius != g.radius) {
 				j++;
 				continue;
 			}
@@ -600,13 +621,14 @@ static int find(const struct windows_scan *s, int32_t bit, int small_px, bool is
 {
 	if (s->whole)
 		return -1;
-	if (islands ? s->n_islands < ISLAND_MIN_COUNT : !(bit == LIVE ? s->n_live : s->n_small))
+	if (islands ? s->n_islands < ISLAND_MIN_COUNT
+		    : !(bit == LIVE ? s->n_live : bit == LIVE_SMALL ? s->n_small : s->n_saturated))
 		return 0;
 	const struct region_tree *tree = s->tree;
 	const int w = tree->width, h = tree->height, ntx = tiles_x(w), nty = (h + T - 1) / T;
 	const size_t nt = (size_t)ntx * (size_t)nty;
 	int32_t *live = s->scratch, *stack = s->scratch + nt;
-	if (s->n_small || bit == LIVE)
+	if (s->n_small || bit != LIVE_SMALL)
 		tiles_mark(tree, s->scratch + 4 * nt, bit, small_px, live);
 	else
 		for (size_t i = 0; i < nt; i++)
@@ -635,6 +657,12 @@ int windows_live_side(const struct windows_scan *s, const struct window *w)
 int windows_find(const struct windows_scan *s, int pad, const struct windows_radius *rule, struct window *out, int cap)
 {
 	return find(s, LIVE, 0, false, pad, rule, out, cap);
+}
+
+int windows_find_saturated(const struct windows_scan *s, int pad, const struct windows_radius *rule, struct window *out,
+			   int cap)
+{
+	return find(s, SATURATED, 0, false, pad, rule, out, cap);
 }
 
 int windows_find_small(const struct windows_scan *s, int small_px, int pad, struct window *out, int cap)

@@ -83,6 +83,9 @@ struct windows_radius {
 	int min, max;
 };
 
+/* Whether windows a and b share a pixel. */
+bool windows_overlap(const struct window *a, const struct window *b);
+
 /* The rule's radius for a region whose box's longest side is side pixels. */
 int windows_radius(const struct windows_radius *rule, int side);
 
@@ -102,6 +105,7 @@ struct windows_scan {
 	size_t scratch_len;
 	int32_t n_live;        /* regions live by windows_find's rule */
 	int32_t n_small;       /* by windows_find_small's, under small_px a side */
+	int32_t n_saturated;   /* saturated regions of a symbol's size (windows_find_saturated) */
 	int32_t n_islands;     /* islands (windows_find_islands) */
 	int32_t n_ink;         /* ink tiles (windows_ink) */
 	bool whole;            /* a tree cut short, or scratch too short for its regions */
@@ -129,6 +133,14 @@ void windows_scan(struct windows_scan *s, const struct region_tree *tree, const 
  * tree cut short, more than cap windows, or scratch too short for its
  * regions). */
 int windows_find(const struct windows_scan *s, int pad, const struct windows_radius *rule, struct window *out, int cap);
+
+/* Windows around the scanned frame's regions of a symbol's size that
+ * have more neighbours than their lists hold (saturated, so never judged
+ * as branching) where no decoded symbol explains them: a motion streak's
+ * hairlines shatter a symbol's leaves into specks that saturate its root.
+ * As windows_find (-1: the whole frame). */
+int windows_find_saturated(const struct windows_scan *s, int pad, const struct windows_radius *rule, struct window *out,
+			   int cap);
 
 /* The longest box side of the scanned frame's live regions (windows_find's
  * rule) that lie in w: how large a symbol whose pieces they are may be
