@@ -1147,14 +1147,8 @@ static void mask_speckled(struct bitmask *m, int x0, int y0, int side)
 static void test_windows_saturated(void **state)
 {
 	(void)state;
-	struct bitmask m;
-	struct detections d;
-	int err = 0;
-	struct segment_config sc = {.max_width = W, .max_height = H, .adj_cap = 16};
-	struct segment *seg = segment_create(&sc, &err);
-	assert_non_null(seg);
-	assert_int_equal(bitmask_alloc(&m, W, H), 0);
-	assert_int_equal(detections_alloc(&d, 8), 0);
+	struct win_fixture f;
+	win_fixture_open(&f, 8);
 	static int32_t scratch[WINDOWS_SCRATCH];
 	struct window win[4];
 	const struct region_tree *tree = NULL;
@@ -1166,15 +1160,15 @@ static void test_windows_saturated(void **state)
 		int windows;
 	} cases[] = {{40, false, 1}, {40, true, 0}, {14, false, 0}, {130, false, 0}};
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-		mask_rect(&m, 0, 0, W, H, true);
-		mask_speckled(&m, 60, 60, cases[c].side);
-		d.n_fids = 0;
+		mask_rect(&f.m, 0, 0, W, H, true);
+		mask_speckled(&f.m, 60, 60, cases[c].side);
+		f.d.n_fids = 0;
 		if (cases[c].decoded) {
-			d.n_fids = 1;
-			d.fids[0] = (struct fiducial_det){.id = 1, .x = 80, .y = 80, .size_px = 40};
+			f.d.n_fids = 1;
+			f.d.fids[0] = (struct fiducial_det){.id = 1, .x = 80, .y = 80, .size_px = 40};
 		}
-		assert_int_equal(segment_process(seg, &m, &tree), 0);
-		windows_scan(&scan, tree, &d, 120, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
+		assert_int_equal(segment_process(f.seg, &f.m, &tree), 0);
+		windows_scan(&scan, tree, &f.d, 120, 64, NULL, 0, scratch, WINDOWS_SCRATCH);
 		assert_int_equal(windows_find(&scan, 16, NULL, win, 4), 0);
 		assert_int_equal(windows_find_saturated(&scan, 16, NULL, win, 4), cases[c].windows);
 		if (cases[c].windows) {
@@ -1182,9 +1176,7 @@ static void test_windows_saturated(void **state)
 			assert_true(win[0].x1 >= 60 + cases[c].side && win[0].y1 >= 60 + cases[c].side);
 		}
 	}
-	detections_free(&d);
-	bitmask_free(&m);
-	segment_destroy(seg);
+	win_fixture_close(&f);
 }
 
 static void test_windows_small(void **state)
