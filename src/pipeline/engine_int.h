@@ -133,7 +133,7 @@ struct deblur_job {
 	struct match_config mc;     /* its matcher's configuration (the upper rung's differs) */
 	struct deblur *deblur;
 	struct window win[THIRD_MAX_WINDOWS];
-	int n;                      /* windows in win: the radius rule's first, then the small ones */
+	int n;                      /* windows in win: the radius rule's, the saturated roots', then the small ones */
 	int n_rule;                 /* of them, the radius rule's */
 	int n_streaked;             /* then up to here windows_find_saturated's, read for a streak at the rule's radius only */
 	int64_t budget;             /* the small windows' area at most (deblur3_pct of the frame; -1: any) */
