@@ -270,7 +270,7 @@ static const struct config_option options[] = {
              "whose width smooths the ringing a narrow one turns into specks (symbols of about 60-70 px); "
              "whole trees only, none that may be another ID with a one-hole blob closed; its symbols stand "
              "only where no other read holds the place"),
-    OPT_INT("threshold", "deblur3_pct", deblur3_pct, "50", 0, 100, true, 0, "PERCENT",
+    OPT_INT("threshold", "deblur3_pct", deblur3_pct, "100", 0, 100, true, 0, "PERCENT",
             "the deblur3 pass: its windows, in their order, until their area in a frame would pass this "
             "percent of the frame's (a bound on its cost per frame); 0 = no bound"),
     OPT_INT_SET("threshold", "median2", median2, "3", 0, 5, "0|3|5", true, 0, "N",
