@@ -25,13 +25,14 @@ fail=0
 # another symbol set for this one run (named PRESET-SET), SET_DRAW=DIR
 # draws its symbols from their printed pictures DIR/fid_NNN.png
 # (tabletrack-scenes --drawings; named PRESET-SET-drawn), SET_SCENE adds scene
-# options, SET_OPTS tracker options. A frame whose tree the segmenter cut short (more regions
+# options (SET_NAME names such a set), SET_OPTS tracker options. A frame whose tree the segmenter cut short (more regions
 # than it holds: noise let through as structure) fails the set.
 run_set() {
 	preset=$1 name=$1 seed=$2 trees=${SET_TREES:-$TREES}; shift 2
 	[ -n "${SET_TREES:-}" ] && name=$preset-$(basename "$SET_TREES" .trees)
 	draw=""
 	[ -n "${SET_DRAW:-}" ] && name=$name-drawn draw="--drawings $SET_DRAW"
+	[ -n "${SET_NAME:-}" ] && name=$SET_NAME
 	case " ${REALISTIC_SETS:-$name} " in *" $name "*) ;; *) return ;; esac
 	# shellcheck disable=SC2086 # option lists split on purpose
 	"$B/tabletrack-scenes" -o "$T/$name" --preset "$preset" --seed "$seed" --frames "$FRAMES" \
@@ -99,6 +100,12 @@ job small 36 --min-recall 0 --max-wrong 0 --max-fp 0
 # Streaks: the deblurring pass's lower rung (deblur_read; 0.375 without it)
 # and its upper rung (deblur3_high; 0.406 without it).
 job motion 37 --min-recall 0.41 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+# Streaks of 8 px over symbols of 60-110 px: where the deblurring pass's
+# DEBLUR_ITERATIONS rounds read nothing, its longer read (deblur.h,
+# deblur_long_rounds; third.c, long_reads; 0.411 without it).
+SET_NAME=motion8 SET_SCENE="--motion 8 --fids 7 --fid-size 60:110 --fingers 0 --blur 0 --light 0.2"
+job motion 54 --min-recall 0.53 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+SET_NAME= SET_SCENE=
 job blur 38 --min-recall 0.77 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 # A camera out of focus (a Gaussian of 2.4 px): the deblurring pass's
 # defocus branch (defocus3; 0.531 without it, 0.609 without its small

@@ -947,6 +947,66 @@ static void test_deblur_rethreshold(void **state)
 	deblur_bench_close(&t);
 }
 
+/* deblur_continue(): a streak's deconvolution taken on from its
+ * DEBLUR_ITERATIONS rounds to more, in one step or two, gives the bits
+ * deblur_apply() gives with those rounds (in a core, the grey outside it
+ * kept), and deblur_rethreshold() then reads that grey; fewer rounds than
+ * were run, more than DEBLUR_MAX_ROUNDS, or nothing deconvolved for a
+ * streak are refused. deblur_long_rounds(): none up to DEBLUR_LONG_FROM,
+ * then DEBLUR_LONG_ROUNDS_PER_PX a pixel, capped. */
+static void test_deblur_continue(void **state)
+{
+	(void)state;
+	struct deblur_bench t;
+	deblur_bench_open(&t);
+	uint32_t rng = 11;
+	draw_symbols(&t.sharp);
+	for (int y = 0; y < 210; y++)
+		memcpy(image_u8_row(&t.img, y), image_u8_row(&t.sharp, y), 210);
+	test_streak(&t.img, 9.0f, 1.1f, 3, &rng);
+	const size_t bytes = (size_t)t.got.stride_words * 210 * sizeof *t.got.bits;
+	const struct deblur_box core = {30, 20, 180, 190};
+	struct deblur_streak s;
+	assert_int_equal(deblur_continue(t.d, 12, 8, 16, 32, &t.again), ERR_AGAIN);
+	assert_int_equal(deblur_process(t.d, &t.img, &core, 8, 16, 32, false, &t.got, &s), DEBLUR_STREAK);
+	assert_int_equal(s.rounds, 0);
+	struct deblur_streak same = s;
+	same.rounds = DEBLUR_ITERATIONS;
+	assert_int_equal(deblur_apply(t.d, &t.img, &core, 8, 16, 32, DEBLUR_STREAK, &same, &t.again), DEBLUR_STREAK);
+	assert_memory_equal(t.got.bits, t.again.bits, bytes);
+	const int rounds[] = {14, 20, DEBLUR_MAX_ROUNDS};
+	for (int i = 0; i < 3; i++) {
+		struct deblur_streak more = s;
+		more.rounds = rounds[i];
+		assert_int_equal(deblur_apply(t.d, &t.img, &core, 8, 16, 32, DEBLUR_STREAK, &more, &t.got), DEBLUR_STREAK);
+		assert_int_equal(deblur_process(t.d, &t.img, &core, 8, 16, 32, false, &t.again, NULL), DEBLUR_STREAK);
+		assert_memory_not_equal(t.got.bits, t.again.bits, bytes);
+		assert_int_equal(deblur_continue(t.d, rounds[i] - 2, 8, 16, 32, &t.again), 0);
+		assert_int_equal(deblur_continue(t.d, rounds[i], 8, 16, 32, &t.again), 0);
+		assert_memory_equal(t.got.bits, t.again.bits, bytes);
+		assert_int_equal(deblur_rethreshold(t.d, 5, 16, 32, &t.again), 0);
+		assert_int_equal(deblur_apply(t.d, &t.img, &core, 5, 16, 32, DEBLUR_STREAK, &more, &t.got), DEBLUR_STREAK);
+		assert_memory_equal(t.got.bits, t.again.bits, bytes);
+		assert_int_equal(deblur_continue(t.d, rounds[i] - 1, 8, 16, 32, &t.again), ERR_RANGE);
+	}
+	assert_int_equal(deblur_continue(t.d, DEBLUR_MAX_ROUNDS + 1, 8, 16, 32, &t.again), ERR_RANGE);
+	assert_int_equal(deblur_continue(t.d, DEBLUR_MAX_ROUNDS, 0, 16, 32, &t.again), ERR_RANGE);
+	struct deblur_streak bad = s;
+	bad.rounds = DEBLUR_MAX_ROUNDS + 1;
+	assert_int_equal(deblur_apply(t.d, &t.img, &core, 8, 16, 32, DEBLUR_STREAK, &bad, &t.got), ERR_RANGE);
+	bad.rounds = -1;
+	assert_int_equal(deblur_apply(t.d, &t.img, &core, 8, 16, 32, DEBLUR_STREAK, &bad, &t.got), ERR_RANGE);
+	const struct deblur_streak blur = {.sigma = 2.0f};
+	assert_int_equal(deblur_apply(t.d, &t.img, NULL, 8, 16, 32, DEBLUR_DEFOCUS, &blur, &t.got), DEBLUR_DEFOCUS);
+	assert_int_equal(deblur_continue(t.d, 12, 8, 16, 32, &t.again), ERR_AGAIN);
+	assert_int_equal(deblur_long_rounds(3.0f), 0);
+	assert_int_equal(deblur_long_rounds(DEBLUR_LONG_FROM), 0);
+	assert_int_equal(deblur_long_rounds(DEBLUR_LONG_FROM + 1.0f), DEBLUR_ITERATIONS + DEBLUR_LONG_ROUNDS_PER_PX);
+	assert_int_equal(deblur_long_rounds(DEBLUR_LONG_FROM + 2.0f), DEBLUR_ITERATIONS + 2 * DEBLUR_LONG_ROUNDS_PER_PX);
+	assert_int_equal(deblur_long_rounds((float)DEBLUR_MAX_LENGTH), DEBLUR_MAX_ROUNDS);
+	deblur_bench_close(&t);
+}
+
 /* Light squares of 40 px on a dark table: long steps, flat on both sides. */
 static void draw_steps(struct image_u8 *img)
 {
@@ -1833,6 +1893,7 @@ int main(void)
 		cmocka_unit_test(test_deblur_defocus),
 		cmocka_unit_test(test_deblur_defocus_sharp_print),
 		cmocka_unit_test(test_deblur_rethreshold),
+		cmocka_unit_test(test_deblur_continue),
 		cmocka_unit_test(test_object_api_cpu),
 		cmocka_unit_test(test_object_api_errors),
 		cmocka_unit_test(test_upsample2),

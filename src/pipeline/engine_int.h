@@ -139,6 +139,7 @@ struct deblur_job {
 	int64_t budget;             /* the small windows' area at most (deblur3_pct of the frame; -1: any) */
 	int64_t streaks, defocused; /* windows deconvolved for a streak, a defocus */
 	int64_t small_read, small_area; /* small windows read */
+	struct detections fewer, longer; /* a longer streak's two reads (long_reads) */
 	/* The whole out-of-focus frame (deblur_frame()) reads on a worker of
 	 * its own beside the windows, under the blur the last frame whose
 	 * windows were read decided (a camera's focus is the same from frame

@@ -270,6 +270,14 @@
  * --blur 0, seeds 201-203) that no pass read, 23 of 69 read right at some
  * radius over their window's (8-16; at 14, 20), and 3 wrong anywhere. */
 #define THIRD_DEBLUR_HIGH_RADIUS 14
+/* A window whose streak is longer than DEBLUR_LONG_FROM and whose
+ * DEBLUR_ITERATIONS rounds read no symbol is read again with
+ * deblur_long_rounds() rounds (its symbols fallbacks), a rung's read kept
+ * only where the same rungs read its ID there at this many rounds fewer:
+ * without that, 15 streaked collections (seeds 903-936) read 25 symbols
+ * more and 2 of another ID, a read that one or two round counts give and
+ * the others do not (docs/recognition.md "Longer streaks, more rounds"). */
+#define THIRD_DEBLUR_CONFIRM_ROUNDS 4
 /* Where most of its windows read a defocus, the pass also reads the small
  * structure's windows (windows_find_small, under THIRD_UP_WIN_PX a side)
  * padded by THIRD_DEBLUR_SMALL_PAD, for a defocus only; the radius only
@@ -445,6 +453,8 @@ static void deblur_free(struct deblur_job *j)
 {
 	pass_job_free(&j->job);
 	deblur_destroy(j->deblur);
+	detections_free(&j->fewer);
+	detections_free(&j->longer);
 	pass_job_free(&j->frame);
 	deblur_destroy(j->frame_deblur);
 	memset(j, 0, sizeof *j);
@@ -497,6 +507,10 @@ static int deblur_sync(struct deblur_job *j, const struct engine_config *c, cons
 		j->deblur = deblur_create(c->width, c->height, &err);
 		if (!err)
 			err = pass_job_create(&j->job, c, &m, mc);
+		if (!err)
+			err = detections_alloc(&j->fewer, c->max_detections);
+		if (!err)
+			err = detections_alloc(&j->longer, c->max_detections);
 	}
 	if (!err)
 		err = deblur_frame_sync(j, c, mc);
@@ -2402,6 +2416,88 @@ static float deblur_decide(float *sigma, float *sharp, int n, int n_rule)
 	return m >= THIRD_DEBLUR_FRAME_SIGMA && median_sorted(sharp, n) >= THIRD_DEBLUR_FRAME_SHARP ? m : 0.0f;
 }
 
+/* The reads of a streaked window whose grey k holds deconvolved (its
+ * decode in j->job.det), into d: at the window's radius by the rule
+ * (completed reads), then, where the streak is plain (not streaked: a
+ * saturated root's window), at the lower and upper rungs (fallbacks). */
+static bool streak_reads(struct deblur_job *j, struct window_cut *k, const struct window *w,
+			 const struct windows_radius *rule, float anisotropy, bool streaked, struct detections *d)
+{
+	const struct engine_config *c = j->job.cfg;
+	window_keep(d, &j->job.det, w, rule, 0, 1);
+	/* The streak's grey once more at THIRD_DEBLUR_LOW_RADIUS, where the
+	 * streak is unmistakable: a symbol the window's radius loses there
+	 * (it spans the streak's ghosts) is read as a fallback. A window of
+	 * that radius has just been read at it: its reads are kept again,
+	 * without the rule. */
+	if (streaked || anisotropy > THIRD_DEBLUR_LOW_ANISOTROPY)
+		return true;
+	if (w->radius != THIRD_DEBLUR_LOW_RADIUS) {
+		if (deblur_rethreshold(j->deblur, THIRD_DEBLUR_LOW_RADIUS, c->thr.mean_bias, j->job.gate,
+				       &k->crop) != 0)
+			return true;
+		cut_crop(k, w);
+		if (!decode_window(j->job.seg, j->job.mat, k, &j->job.det))
+			return false;
+	}
+	window_keep(d, &j->job.det, w, NULL, 0, FIDUCIAL_FALLBACK);
+	/* The upper rung (THIRD_DEBLUR_HIGH_RADIUS): fallbacks too, its
+	 * matcher reading whole trees only and holding a read that may be
+	 * another ID with a one-hole blob closed (match_config.closed_leaf). */
+	if (!c->deblur3_high || w->radius >= THIRD_DEBLUR_HIGH_RADIUS ||
+	    deblur_rethreshold(j->deblur, THIRD_DEBLUR_HIGH_RADIUS, c->thr.mean_bias, j->job.gate, &k->crop) != 0)
+		return true;
+	cut_crop(k, w);
+	struct match_config high = j->mc;
+	high.closed_leaf = true;
+	bool ok = match_set_config(j->job.mat, &high) == 0 &&
+		  decode_window(j->job.seg, j->job.mat, k, &j->job.det);
+	ok = match_set_config(j->job.mat, &j->mc) == 0 && ok;
+	if (!ok)
+		return false;
+	window_keep(d, &j->job.det, w, NULL, 0, FIDUCIAL_FALLBACK);
+	return true;
+}
+
+/* The window k again with rounds rounds, its deconvolution taken on
+ * (deblur_continue): first at THIRD_DEBLUR_CONFIRM_ROUNDS fewer (not
+ * under DEBLUR_ITERATIONS), then at rounds, each read by streak_reads();
+ * the second's symbols join the pass's as fallbacks, a rung's only where
+ * the first read its ID within 0.3 of its size. */
+static bool long_reads(struct deblur_job *j, struct window_cut *k, const struct window *w,
+		       const struct windows_radius *rule, float anisotropy, bool streaked, int rounds)
+{
+	const struct engine_config *c = j->job.cfg;
+	struct detections *fewer = &j->fewer, *longer = &j->longer;
+	detections_clear(fewer);
+	detections_clear(longer);
+	const int first = rounds - THIRD_DEBLUR_CONFIRM_ROUNDS > DEBLUR_ITERATIONS
+				  ? rounds - THIRD_DEBLUR_CONFIRM_ROUNDS
+				  : DEBLUR_ITERATIONS;
+	for (int pass = 0; pass < 2; pass++) {
+		if (deblur_continue(j->deblur, pass ? rounds : first, w->radius, c->thr.mean_bias, j->job.gate,
+				    &k->crop) != 0)
+			return true;
+		cut_crop(k, w);
+		if (!decode_window(j->job.seg, j->job.mat, k, &j->job.det) ||
+		    !streak_reads(j, k, w, rule, anisotropy, streaked, pass ? longer : fewer))
+			return false;
+	}
+	for (int q = 0; q < longer->n_fids; q++) {
+		struct fiducial_det f = longer->fids[q];
+		bool confirmed = f.completed != FIDUCIAL_FALLBACK;
+		for (int r = 0; r < fewer->n_fids && !confirmed; r++) {
+			const struct fiducial_det *g = &fewer->fids[r];
+			confirmed = g->id == f.id && hypotf(g->x - f.x, g->y - f.y) <= 0.3f * f.size_px;
+		}
+		if (!confirmed)
+			continue;
+		f.completed = FIDUCIAL_FALLBACK;
+		det_append(&j->job.out, true, &f);
+	}
+	return true;
+}
+
 /* The third scale's deblurring pass (deblur3, threshold/deblur.h): in the
  * second pass's windows (mean_scale3's radius rule, padded by
  * THIRD_DEBLUR_PAD), each window in which a streak is found is deconvolved
@@ -2410,7 +2506,8 @@ static float deblur_decide(float *sigma, float *sharp, int n, int n_rule)
  * completed (a symbol another scale or pass read whole stands against
  * them), and where the streak is plain (THIRD_DEBLUR_LOW_ANISOTROPY) once
  * more at THIRD_DEBLUR_LOW_RADIUS, keeping every symbol as a fallback (standing only where no
- * other read holds the place); with defocus3, each window with no streak
+ * other read holds the place), and where none of those reads a symbol and
+ * the streak is long, once more with more rounds (long_reads()); with defocus3, each window with no streak
  * but a defocus blur is deconvolved and thresholded by Bernsen at
  * deblur.h's radius, keeping every symbol (that threshold has no radius
  * by the symbol's size) as doubtful (any other read of another ID at the place cancels both). The
@@ -2469,39 +2566,15 @@ static bool deblur_read(struct deblur_job *j)
 			window_keep(&j->job.out, &j->job.det, w, NULL, 0, FIDUCIAL_DOUBTFUL);
 			continue;
 		}
-		window_keep(&j->job.out, &j->job.det, w, &rule, 0, 1);
-		/* The streak's grey once more at THIRD_DEBLUR_LOW_RADIUS, where
-		 * the streak is unmistakable: a symbol the window's radius
-		 * loses there (it spans the streak's ghosts) is read as a
-		 * fallback. A window of that radius has just been read at it:
-		 * its reads are kept again, without the rule. */
-		if (streaked || est.anisotropy > THIRD_DEBLUR_LOW_ANISOTROPY)
-			continue;
-		if (w->radius != THIRD_DEBLUR_LOW_RADIUS) {
-			if (deblur_rethreshold(j->deblur, THIRD_DEBLUR_LOW_RADIUS, c->thr.mean_bias, j->job.gate,
-					       &k.crop) != 0)
-				continue;
-			cut_crop(&k, w);
-			if (!decode_window(j->job.seg, j->job.mat, &k, &j->job.det))
-				return false;
-		}
-		window_keep(&j->job.out, &j->job.det, w, NULL, 0, FIDUCIAL_FALLBACK);
-		/* The upper rung (THIRD_DEBLUR_HIGH_RADIUS): fallbacks too,
-		 * its matcher reading whole trees only and holding a read that
-		 * may be another ID with a one-hole blob closed
-		 * (match_config.closed_leaf). */
-		if (!c->deblur3_high || w->radius >= THIRD_DEBLUR_HIGH_RADIUS ||
-		    deblur_rethreshold(j->deblur, THIRD_DEBLUR_HIGH_RADIUS, c->thr.mean_bias, j->job.gate, &k.crop) != 0)
-			continue;
-		cut_crop(&k, w);
-		struct match_config high = j->mc;
-		high.closed_leaf = true;
-		bool ok = match_set_config(j->job.mat, &high) == 0 &&
-			  decode_window(j->job.seg, j->job.mat, &k, &j->job.det);
-		ok = match_set_config(j->job.mat, &j->mc) == 0 && ok;
-		if (!ok)
+		const int from = j->job.out.n_fids;
+		if (!streak_reads(j, &k, w, &rule, est.anisotropy, streaked, &j->job.out))
 			return false;
-		window_keep(&j->job.out, &j->job.det, w, NULL, 0, FIDUCIAL_FALLBACK);
+		/* A longer streak: where those rounds read no symbol, more
+		 * (THIRD_DEBLUR_CONFIRM_ROUNDS). */
+		const int rounds = deblur_long_rounds(est.length);
+		if (rounds > 0 && j->job.out.n_fids == from &&
+		    !long_reads(j, &k, w, &rule, est.anisotropy, streaked, rounds))
+			return false;
 	}
 	j->next = deblur_decide(sigma, sharp, n_sigma, j->n_rule);
 	return true;

@@ -42,6 +42,15 @@ struct deblur {
 	 * sep_w[0 .. 2 sep_r] along x and then along y. */
 	int sep_r;
 	float sep_w[KSIDE];
+	/* The last streak's deconvolution, where deblur_continue() takes it
+	 * on: its estimate, the one before, the step to it and the previous
+	 * step (four of the buffers above, swapped round by round), the
+	 * momentum, the rounds run; the work area and its core in the
+	 * frame's window (in's coordinates). */
+	float *ru, *rxp, *ryk, *rgp;
+	float ralpha;
+	int rounds_done;
+	struct deblur_box rcb, rwa;
 };
 
 struct deblur *deblur_create(int max_width, int max_height, int *err)
@@ -840,10 +849,54 @@ int deblur_apply(struct deblur *d, const struct image_u8 *in, const struct deblu
 	if (e)
 		return e;
 	if ((kind != DEBLUR_STREAK && kind != DEBLUR_DEFOCUS) ||
-	    (kind == DEBLUR_STREAK && !(s->length >= 1.0f && s->length <= DEBLUR_MAX_LENGTH)) ||
+	    (kind == DEBLUR_STREAK && (!(s->length >= 1.0f && s->length <= DEBLUR_MAX_LENGTH) || s->rounds < 0 ||
+				       s->rounds > DEBLUR_MAX_ROUNDS)) ||
 	    (kind == DEBLUR_DEFOCUS && !(s->sigma > 0.0f && s->sigma <= FLT_MAX)))
 		return ERR_RANGE;
 	return deconvolve(d, in, &cb, &wa, &work, mean_radius, mean_bias, gate, kind, s, out);
+}
+
+/* Runs the deconvolution held in d (d->ru ...) on to rounds rounds in
+ * all; accelerated (Biggs-Andrews): each round from the estimate pushed
+ * along its last step by the momentum the last two steps give. */
+static void rl_rounds(struct deblur *d, int rounds)
+{
+	const int w = d->rwa.x1 - d->rwa.x0, h = d->rwa.y1 - d->rwa.y0;
+	float *u = d->ru, *xp = d->rxp, *yk = d->ryk, *gp = d->rgp;
+	float alpha = d->ralpha;
+	for (int it = d->rounds_done; it < rounds; it++) {
+		float num = 0.0f, den = 0.0f;
+		rl_round(d, u, xp, yk, gp, alpha, it > 0, &num, &den, w, h);
+		float *t = xp;
+		xp = u;
+		u = t;
+		t = gp;
+		gp = yk;
+		yk = t;
+		alpha = it > 0 && den > 0.0f ? num / den : 0.0f;
+		alpha = alpha < 0.0f ? 0.0f : alpha > DEBLUR_MAX_ALPHA ? DEBLUR_MAX_ALPHA : alpha;
+	}
+	d->ru = u;
+	d->rxp = xp;
+	d->ryk = yk;
+	d->rgp = gp;
+	d->ralpha = alpha;
+	d->rounds_done = rounds > d->rounds_done ? rounds : d->rounds_done;
+}
+
+/* Writes the held estimate's core into grey (in's coordinates), rounded
+ * and clamped to 0..255. */
+static void core_out(const struct deblur *d, struct image_u8 *grey)
+{
+	const int w = d->rwa.x1 - d->rwa.x0, wx0 = d->rwa.x0, wy0 = d->rwa.y0;
+	for (int y = d->rcb.y0; y < d->rcb.y1; y++) {
+		const float *uy = d->ru + (size_t)(y - wy0) * (size_t)w - wx0;
+		uint8_t *o = image_u8_row(grey, y);
+		for (int x = d->rcb.x0; x < d->rcb.x1; x++) {
+			const float v = uy[x] - 1.0f + 0.5f;
+			o[x] = (uint8_t)(v <= 0.0f ? 0 : v >= 255.0f ? 255 : (int)v);
+		}
+	}
 }
 
 /* Deconvolves work (the work area wa of in, around its core cb) under
@@ -858,7 +911,7 @@ static int deconvolve(struct deblur *d, const struct image_u8 *in, const struct 
 		make_kernel(d, s);
 	else
 		make_gaussian(d, DEBLUR_SIGMA_FACTOR * s->sigma);
-	const int w = work->width, h = work->height, wx0 = wa->x0, wy0 = wa->y0;
+	const int w = work->width, h = work->height;
 	const size_t n = (size_t)w * (size_t)h;
 	for (int y = 0; y < h; y++) {
 		const uint8_t *row = image_u8_row(work, y);
@@ -866,35 +919,23 @@ static int deconvolve(struct deblur *d, const struct image_u8 *in, const struct 
 		for (int x = 0; x < w; x++)
 			g[x] = (float)row[x] + 1.0f;
 	}
-	float *u = d->u, *xp = d->xp, *yk = d->y, *gp = d->gp;
-	memcpy(u, d->g, n * sizeof *u);
-	memcpy(xp, d->g, n * sizeof *xp);
-	float alpha = 0.0f;
-	for (int it = 0; it < DEBLUR_ITERATIONS; it++) {
-		float num = 0.0f, den = 0.0f;
-		rl_round(d, u, xp, yk, gp, alpha, it > 0, &num, &den, w, h);
-		float *t = xp;
-		xp = u;
-		u = t;
-		t = gp;
-		gp = yk;
-		yk = t;
-		alpha = it > 0 && den > 0.0f ? num / den : 0.0f;
-		alpha = alpha < 0.0f ? 0.0f : alpha > DEBLUR_MAX_ALPHA ? DEBLUR_MAX_ALPHA : alpha;
-	}
+	memcpy(d->u, d->g, n * sizeof *d->u);
+	memcpy(d->xp, d->g, n * sizeof *d->xp);
+	d->ru = d->u;
+	d->rxp = d->xp;
+	d->ryk = d->y;
+	d->rgp = d->gp;
+	d->ralpha = 0.0f;
+	d->rounds_done = 0;
+	d->rcb = *cb;
+	d->rwa = *wa;
+	rl_rounds(d, kind == DEBLUR_STREAK && s->rounds > 0 ? s->rounds : DEBLUR_ITERATIONS);
 	struct image_u8 grey = d->out;
 	grey.width = iw;
 	grey.height = ih;
 	for (int y = 0; y < ih; y++)
 		memcpy(image_u8_row(&grey, y), image_u8_row(in, y), (size_t)iw);
-	for (int y = cb->y0; y < cb->y1; y++) {
-		const float *uy = u + (size_t)(y - wy0) * (size_t)w - wx0;
-		uint8_t *o = image_u8_row(&grey, y);
-		for (int x = cb->x0; x < cb->x1; x++) {
-			const float v = uy[x] - 1.0f + 0.5f;
-			o[x] = (uint8_t)(v <= 0.0f ? 0 : v >= 255.0f ? 255 : (int)v);
-		}
-	}
+	core_out(d, &grey);
 	if (d->sep_r) {
 		threshold_cpu_bernsen(d->thr, &grey, DEBLUR_DEFOCUS_RADIUS, gate, NULL, out);
 	} else {
@@ -915,6 +956,30 @@ int deblur_rethreshold(struct deblur *d, int mean_radius, int mean_bias, int gat
 	int e = check_args(d, &grey, mean_radius, mean_bias, gate, out);
 	if (e)
 		return e;
+	threshold_cpu_mean(d->thr, &grey, THRESHOLD_MEAN, 1, gate, mean_radius, mean_bias, NULL, out);
+	return 0;
+}
+
+int deblur_long_rounds(float length)
+{
+	const long n = lrintf((float)DEBLUR_ITERATIONS + (float)DEBLUR_LONG_ROUNDS_PER_PX * (length - DEBLUR_LONG_FROM));
+	return n <= DEBLUR_ITERATIONS ? 0 : n > DEBLUR_MAX_ROUNDS ? DEBLUR_MAX_ROUNDS : (int)n;
+}
+
+int deblur_continue(struct deblur *d, int rounds, int mean_radius, int mean_bias, int gate, struct bitmask *out)
+{
+	if (!d->out_w)
+		return ERR_AGAIN;
+	struct image_u8 grey = d->out;
+	grey.width = d->out_w;
+	grey.height = d->out_h;
+	const int e = check_args(d, &grey, mean_radius, mean_bias, gate, out);
+	if (e)
+		return e;
+	if (rounds < d->rounds_done || rounds > DEBLUR_MAX_ROUNDS)
+		return ERR_RANGE;
+	rl_rounds(d, rounds);
+	core_out(d, &grey);
 	threshold_cpu_mean(d->thr, &grey, THRESHOLD_MEAN, 1, gate, mean_radius, mean_bias, NULL, out);
 	return 0;
 }

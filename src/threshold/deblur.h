@@ -108,8 +108,9 @@
  * defocus's, a Sobel of every pixel and 4 bilinear samples at each steep
  * maximum of the gradient, and where it reads a defocus the same Sobel
  * again with 2 * DEBLUR_SHARP_REACH samples at each for sharp); the
- * deconvolution costs DEBLUR_ITERATIONS * 2 * taps multiply-adds a pixel of
- * the work area, and runs only in windows that pass both tests. CPU only.
+ * deconvolution costs DEBLUR_ITERATIONS (a longer read: its rounds) * 2 *
+ * taps multiply-adds a pixel of the work area, and runs only in windows
+ * that pass both tests. CPU only.
  *
  * Memory: deblur_create() allocates a row, three rows of integers and seven float buffers for max_width x
  * max_height (one of them with a DEBLUR_KERNEL_RADIUS border) and a
@@ -131,6 +132,9 @@
 #define DEBLUR_STEP 3
 #define DEBLUR_CONTEXT 16
 #define DEBLUR_MAX_ALPHA 0.95f
+#define DEBLUR_LONG_FROM 6.0f
+#define DEBLUR_LONG_ROUNDS_PER_PX 6
+#define DEBLUR_MAX_ROUNDS 32
 #define DEBLUR_MIN_SIGMA 1.3f
 #define DEBLUR_MIN_SIGMA_Q1 1.15f
 #define DEBLUR_SIGMA_FACTOR 0.8f
@@ -156,6 +160,7 @@ struct deblur_streak {
 	float angle, length;
 	float anisotropy, dip;
 	float sigma, sharp;
+	int rounds; /* deblur_apply(): a streak's rounds, 0 = DEBLUR_ITERATIONS; the estimates set 0 */
 };
 
 struct deblur;
@@ -195,7 +200,8 @@ int deblur_process(struct deblur *d, const struct image_u8 *in, const struct deb
 		   int mean_bias, int gate, bool defocus, struct bitmask *out, struct deblur_streak *streak);
 
 /* deblur_process() with the estimate given instead of read from in:
- * kind DEBLUR_STREAK, the streak of s (angle, length 1..DEBLUR_MAX_LENGTH);
+ * kind DEBLUR_STREAK, the streak of s (angle, length 1..DEBLUR_MAX_LENGTH,
+ * deconvolved with s->rounds rounds, 0..DEBLUR_MAX_ROUNDS);
  * kind DEBLUR_DEFOCUS, a Gaussian of DEBLUR_SIGMA_FACTOR times s->sigma
  * (finite, over 0; radius 3 sigma, at most DEBLUR_KERNEL_RADIUS), which may come from elsewhere
  * than this work area (the blur of a frame's other windows). Deconvolves
@@ -205,6 +211,26 @@ int deblur_process(struct deblur *d, const struct image_u8 *in, const struct deb
  * where it found one, deblur_apply() with it: the same bits. */
 int deblur_apply(struct deblur *d, const struct image_u8 *in, const struct deblur_box *core, int mean_radius,
 		 int mean_bias, int gate, int kind, const struct deblur_streak *s, struct bitmask *out);
+
+/* Rounds for a streak's longer read: a streak longer than
+ * DEBLUR_LONG_FROM px erases more of the symbol's detail than
+ * DEBLUR_ITERATIONS rounds give back, DEBLUR_LONG_ROUNDS_PER_PX rounds
+ * more for every pixel of it past that, at most DEBLUR_MAX_ROUNDS (the
+ * deblurring pass reads windows that the DEBLUR_ITERATIONS rounds read no
+ * symbol in again so: pipeline/third.c). 0 where the streak is no longer
+ * than that. Measured: docs/recognition.md, "Longer streaks, more
+ * rounds". */
+int deblur_long_rounds(float length);
+
+/* Runs the last deblur_process() or deblur_apply() streak deconvolution
+ * on to rounds rounds in all (the rounds it ran, up to
+ * DEBLUR_MAX_ROUNDS: else ERR_RANGE) and thresholds its grey again as
+ * that call did (the local mean at mean_radius, mean_bias, gate) into out:
+ * the bits deblur_apply() with s->rounds = rounds gives, for the cost of
+ * the rounds added. deblur_rethreshold() then reads this grey. ERR_AGAIN
+ * where the last call deconvolved no streak; ERR_SIZE and ERR_RANGE as
+ * deblur_process(). Allocates nothing. */
+int deblur_continue(struct deblur *d, int rounds, int mean_radius, int mean_bias, int gate, struct bitmask *out);
 
 /* Thresholds the grey that the last deblur_process() or deblur_apply()
  * deconvolved for a streak once more, by the local mean at another
