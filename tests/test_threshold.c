@@ -948,11 +948,11 @@ static void test_deblur_rethreshold(void **state)
 }
 
 /* deblur_continue(): a streak's deconvolution taken on from its
- * DEBLUR_ITERATIONS rounds to more, in one step or two, gives the bits
+ * DEBLUR_ITERATIONS rounds to more, in two steps, gives the bits
  * deblur_apply() gives with those rounds (in a core, the grey outside it
- * kept), and deblur_rethreshold() then reads that grey; fewer rounds than
- * were run, more than DEBLUR_MAX_ROUNDS, or nothing deconvolved for a
- * streak are refused. deblur_long_rounds(): none up to DEBLUR_LONG_FROM,
+ * kept), and deblur_rethreshold() then reads that grey; so does a
+ * defocus's; fewer rounds than were run, more than DEBLUR_MAX_ROUNDS, or
+ * nothing deconvolved are refused. deblur_long_rounds(): none up to DEBLUR_LONG_FROM,
  * then DEBLUR_LONG_ROUNDS_PER_PX a pixel, capped. */
 static void test_deblur_continue(void **state)
 {
@@ -996,8 +996,16 @@ static void test_deblur_continue(void **state)
 	assert_int_equal(deblur_apply(t.d, &t.img, &core, 8, 16, 32, DEBLUR_STREAK, &bad, &t.got), ERR_RANGE);
 	bad.rounds = -1;
 	assert_int_equal(deblur_apply(t.d, &t.img, &core, 8, 16, 32, DEBLUR_STREAK, &bad, &t.got), ERR_RANGE);
-	const struct deblur_streak blur = {.sigma = 2.0f};
-	assert_int_equal(deblur_apply(t.d, &t.img, NULL, 8, 16, 32, DEBLUR_DEFOCUS, &blur, &t.got), DEBLUR_DEFOCUS);
+	/* A defocus's deconvolution taken on likewise, thresholded as its
+	 * kind is (Bernsen); after a window with nothing deconvolved, none. */
+	const struct deblur_streak blur = {.sigma = 2.0f}, blur12 = {.sigma = 2.0f, .rounds = 12};
+	assert_int_equal(deblur_apply(t.d, &t.img, &core, 8, 16, 32, DEBLUR_DEFOCUS, &blur12, &t.got), DEBLUR_DEFOCUS);
+	assert_int_equal(deblur_apply(t.d, &t.img, &core, 8, 16, 32, DEBLUR_DEFOCUS, &blur, &t.again), DEBLUR_DEFOCUS);
+	assert_memory_not_equal(t.got.bits, t.again.bits, bytes);
+	assert_int_equal(deblur_rethreshold(t.d, 5, 16, 32, &t.again), ERR_AGAIN);
+	assert_int_equal(deblur_continue(t.d, 12, 8, 16, 32, &t.again), 0);
+	assert_memory_equal(t.got.bits, t.again.bits, bytes);
+	assert_int_equal(deblur_process(t.d, &t.sharp, NULL, 8, 16, 32, true, &t.got, NULL), 0);
 	assert_int_equal(deblur_continue(t.d, 12, 8, 16, 32, &t.again), ERR_AGAIN);
 	assert_int_equal(deblur_long_rounds(3.0f), 0);
 	assert_int_equal(deblur_long_rounds(DEBLUR_LONG_FROM), 0);

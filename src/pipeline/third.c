@@ -278,6 +278,12 @@
  * more and 2 of another ID, a read that one or two round counts give and
  * the others do not (docs/recognition.md "Longer streaks, more rounds"). */
 #define THIRD_DEBLUR_CONFIRM_ROUNDS 4
+/* A window deconvolved for a defocus whose DEBLUR_ITERATIONS rounds read
+ * no symbol is deconvolved on to this many and read again (doubtful, as
+ * the first): Gaussians of 2.2-2.8 px over 48-72 px symbols, where 8
+ * rounds leave the holes a few grey levels from their walls
+ * (docs/recognition.md, "More rounds for a defocus"). */
+#define THIRD_DEFOCUS_MORE_ROUNDS 12
 /* Where most of its windows read a defocus, the pass also reads the small
  * structure's windows (windows_find_small, under THIRD_UP_WIN_PX a side)
  * padded by THIRD_DEBLUR_SMALL_PAD, for a defocus only; the radius only
@@ -2563,6 +2569,17 @@ static bool deblur_read(struct deblur_job *j)
 		if (!decode_window(j->job.seg, j->job.mat, &k, &j->job.det))
 			return false;
 		if (found == DEBLUR_DEFOCUS) {
+			const int from = j->job.out.n_fids;
+			window_keep(&j->job.out, &j->job.det, w, NULL, 0, FIDUCIAL_DOUBTFUL);
+			/* Where its rounds read no symbol, more
+			 * (THIRD_DEFOCUS_MORE_ROUNDS). */
+			if (j->job.out.n_fids > from ||
+			    deblur_continue(j->deblur, THIRD_DEFOCUS_MORE_ROUNDS, w->radius, c->thr.mean_bias,
+					    j->job.gate, &k.crop) != 0)
+				continue;
+			cut_crop(&k, w);
+			if (!decode_window(j->job.seg, j->job.mat, &k, &j->job.det))
+				return false;
 			window_keep(&j->job.out, &j->job.det, w, NULL, 0, FIDUCIAL_DOUBTFUL);
 			continue;
 		}

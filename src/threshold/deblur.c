@@ -33,6 +33,7 @@ struct deblur {
 	int32_t *g2;        /* 3 x max_width: three rows' squared gradients (the defocus's estimate) */
 	struct image_u8 out; /* the deconvolved grey */
 	int out_w, out_h;   /* of the last call's streak deconvolved into out; 0: none (deblur_rethreshold) */
+	int held_w, held_h; /* of the last call's deconvolution, of either kind; 0: none (deblur_continue) */
 	struct threshold_cpu *thr;
 	bool avx2;          /* the CPU has AVX2: the kernels' avx2 copies run */
 	int n_taps;
@@ -821,6 +822,7 @@ static int begin(struct deblur *d, const struct image_u8 *in, const struct deblu
 		 struct image_u8 *work)
 {
 	d->out_w = d->out_h = 0;
+	d->held_w = d->held_h = 0;
 	const int e = check_args(d, in, mean_radius, mean_bias, gate, out);
 	return e ? e : work_area(in, core, cb, wa, work);
 }
@@ -848,12 +850,23 @@ int deblur_apply(struct deblur *d, const struct image_u8 *in, const struct deblu
 	const int e = begin(d, in, core, mean_radius, mean_bias, gate, out, &cb, &wa, &work);
 	if (e)
 		return e;
-	if ((kind != DEBLUR_STREAK && kind != DEBLUR_DEFOCUS) ||
-	    (kind == DEBLUR_STREAK && (!(s->length >= 1.0f && s->length <= DEBLUR_MAX_LENGTH) || s->rounds < 0 ||
-				       s->rounds > DEBLUR_MAX_ROUNDS)) ||
+	if ((kind != DEBLUR_STREAK && kind != DEBLUR_DEFOCUS) || s->rounds < 0 || s->rounds > DEBLUR_MAX_ROUNDS ||
+	    (kind == DEBLUR_STREAK && !(s->length >= 1.0f && s->length <= DEBLUR_MAX_LENGTH)) ||
 	    (kind == DEBLUR_DEFOCUS && !(s->sigma > 0.0f && s->sigma <= FLT_MAX)))
 		return ERR_RANGE;
 	return deconvolve(d, in, &cb, &wa, &work, mean_radius, mean_bias, gate, kind, s, out);
+}
+
+/* Thresholds grey, which holds the held deconvolution's core, as its
+ * kind asks: a defocus's by Bernsen at DEBLUR_DEFOCUS_RADIUS, a streak's
+ * by the local mean at mean_radius, both with gate. */
+static void held_threshold(struct deblur *d, const struct image_u8 *grey, int mean_radius, int mean_bias, int gate,
+			   struct bitmask *out)
+{
+	if (d->sep_r)
+		threshold_cpu_bernsen(d->thr, grey, DEBLUR_DEFOCUS_RADIUS, gate, NULL, out);
+	else
+		threshold_cpu_mean(d->thr, grey, THRESHOLD_MEAN, 1, gate, mean_radius, mean_bias, NULL, out);
 }
 
 /* Runs the deconvolution held in d (d->ru ...) on to rounds rounds in
@@ -929,17 +942,17 @@ static int deconvolve(struct deblur *d, const struct image_u8 *in, const struct 
 	d->rounds_done = 0;
 	d->rcb = *cb;
 	d->rwa = *wa;
-	rl_rounds(d, kind == DEBLUR_STREAK && s->rounds > 0 ? s->rounds : DEBLUR_ITERATIONS);
+	rl_rounds(d, s->rounds > 0 ? s->rounds : DEBLUR_ITERATIONS);
 	struct image_u8 grey = d->out;
 	grey.width = iw;
 	grey.height = ih;
 	for (int y = 0; y < ih; y++)
 		memcpy(image_u8_row(&grey, y), image_u8_row(in, y), (size_t)iw);
 	core_out(d, &grey);
-	if (d->sep_r) {
-		threshold_cpu_bernsen(d->thr, &grey, DEBLUR_DEFOCUS_RADIUS, gate, NULL, out);
-	} else {
-		threshold_cpu_mean(d->thr, &grey, THRESHOLD_MEAN, 1, gate, mean_radius, mean_bias, NULL, out);
+	d->held_w = iw;
+	d->held_h = ih;
+	held_threshold(d, &grey, mean_radius, mean_bias, gate, out);
+	if (!d->sep_r) {
 		d->out_w = iw;
 		d->out_h = ih;
 	}
@@ -968,11 +981,11 @@ int deblur_long_rounds(float length)
 
 int deblur_continue(struct deblur *d, int rounds, int mean_radius, int mean_bias, int gate, struct bitmask *out)
 {
-	if (!d->out_w)
+	if (!d->held_w)
 		return ERR_AGAIN;
 	struct image_u8 grey = d->out;
-	grey.width = d->out_w;
-	grey.height = d->out_h;
+	grey.width = d->held_w;
+	grey.height = d->held_h;
 	const int e = check_args(d, &grey, mean_radius, mean_bias, gate, out);
 	if (e)
 		return e;
@@ -980,6 +993,6 @@ int deblur_continue(struct deblur *d, int rounds, int mean_radius, int mean_bias
 		return ERR_RANGE;
 	rl_rounds(d, rounds);
 	core_out(d, &grey);
-	threshold_cpu_mean(d->thr, &grey, THRESHOLD_MEAN, 1, gate, mean_radius, mean_bias, NULL, out);
+	held_threshold(d, &grey, mean_radius, mean_bias, gate, out);
 	return 0;
 }

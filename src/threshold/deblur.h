@@ -160,7 +160,7 @@ struct deblur_streak {
 	float angle, length;
 	float anisotropy, dip;
 	float sigma, sharp;
-	int rounds; /* deblur_apply(): a streak's rounds, 0 = DEBLUR_ITERATIONS; the estimates set 0 */
+	int rounds; /* deblur_apply(): the rounds, 0 = DEBLUR_ITERATIONS; the estimates set 0 */
 };
 
 struct deblur;
@@ -200,11 +200,11 @@ int deblur_process(struct deblur *d, const struct image_u8 *in, const struct deb
 		   int mean_bias, int gate, bool defocus, struct bitmask *out, struct deblur_streak *streak);
 
 /* deblur_process() with the estimate given instead of read from in:
- * kind DEBLUR_STREAK, the streak of s (angle, length 1..DEBLUR_MAX_LENGTH,
- * deconvolved with s->rounds rounds, 0..DEBLUR_MAX_ROUNDS);
+ * kind DEBLUR_STREAK, the streak of s (angle, length 1..DEBLUR_MAX_LENGTH);
  * kind DEBLUR_DEFOCUS, a Gaussian of DEBLUR_SIGMA_FACTOR times s->sigma
  * (finite, over 0; radius 3 sigma, at most DEBLUR_KERNEL_RADIUS), which may come from elsewhere
- * than this work area (the blur of a frame's other windows). Deconvolves
+ * than this work area (the blur of a frame's other windows); either with
+ * s->rounds rounds (0..DEBLUR_MAX_ROUNDS, 0: DEBLUR_ITERATIONS). Deconvolves
  * and thresholds as deblur_process() does and returns kind; ERR_SIZE and
  * ERR_RANGE as deblur_process(), ERR_RANGE also for another kind or an
  * estimate out of those ranges. deblur_process() is its estimate, then,
@@ -222,13 +222,14 @@ int deblur_apply(struct deblur *d, const struct image_u8 *in, const struct deblu
  * rounds". */
 int deblur_long_rounds(float length);
 
-/* Runs the last deblur_process() or deblur_apply() streak deconvolution
- * on to rounds rounds in all (the rounds it ran, up to
- * DEBLUR_MAX_ROUNDS: else ERR_RANGE) and thresholds its grey again as
- * that call did (the local mean at mean_radius, mean_bias, gate) into out:
- * the bits deblur_apply() with s->rounds = rounds gives, for the cost of
- * the rounds added. deblur_rethreshold() then reads this grey. ERR_AGAIN
- * where the last call deconvolved no streak; ERR_SIZE and ERR_RANGE as
+/* Runs the last deblur_process() or deblur_apply() deconvolution on to
+ * rounds rounds in all (from the rounds it ran, up to DEBLUR_MAX_ROUNDS:
+ * else ERR_RANGE) and thresholds its grey again as such a call does (a
+ * streak's by the local mean at mean_radius, mean_bias; a defocus's by
+ * Bernsen at DEBLUR_DEFOCUS_RADIUS; with gate) into out: for a streak the
+ * bits deblur_apply() with s->rounds = rounds gives, for the cost of the
+ * rounds added; deblur_rethreshold() then reads this grey. ERR_AGAIN
+ * where the last call deconvolved nothing; ERR_SIZE and ERR_RANGE as
  * deblur_process(). Allocates nothing. */
 int deblur_continue(struct deblur *d, int rounds, int mean_radius, int mean_bias, int gate, struct bitmask *out);
 
