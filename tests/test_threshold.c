@@ -828,6 +828,16 @@ static void deblur_bench_open(struct deblur_bench *t)
 	assert_int_equal(bitmask_alloc(&t->again, 210, 210), 0);
 }
 
+/* The bench's sharp image: the four symbols; its working image: them
+ * under a streak of length px at angle (noise +-3). */
+static void deblur_bench_streak(struct deblur_bench *t, float length, float angle, uint32_t *rng)
+{
+	draw_symbols(&t->sharp);
+	for (int y = 0; y < 210; y++)
+		memcpy(image_u8_row(&t->img, y), image_u8_row(&t->sharp, y), 210);
+	test_streak(&t->img, length, angle, 3, rng);
+}
+
 static void deblur_bench_close(struct deblur_bench *t)
 {
 	bitmask_free(&t->got);
@@ -921,11 +931,8 @@ static void test_deblur_rethreshold(void **state)
 	struct deblur_bench t;
 	deblur_bench_open(&t);
 	uint32_t rng = 7;
-	draw_symbols(&t.sharp);
 	assert_int_equal(deblur_rethreshold(t.d, 4, 16, 32, &t.again), ERR_AGAIN);
-	for (int y = 0; y < 210; y++)
-		memcpy(image_u8_row(&t.img, y), image_u8_row(&t.sharp, y), 210);
-	test_streak(&t.img, 6.0f, 0.7f, 3, &rng);
+	deblur_bench_streak(&t, 6.0f, 0.7f, &rng);
 	const size_t bytes = (size_t)t.got.stride_words * 210 * sizeof *t.got.bits;
 	for (int r = 3; r <= 12; r += 3) {
 		assert_int_equal(deblur_process(t.d, &t.img, NULL, r, 16, 32, false, &t.got, NULL), 1);
@@ -960,10 +967,7 @@ static void test_deblur_continue(void **state)
 	struct deblur_bench t;
 	deblur_bench_open(&t);
 	uint32_t rng = 11;
-	draw_symbols(&t.sharp);
-	for (int y = 0; y < 210; y++)
-		memcpy(image_u8_row(&t.img, y), image_u8_row(&t.sharp, y), 210);
-	test_streak(&t.img, 9.0f, 1.1f, 3, &rng);
+	deblur_bench_streak(&t, 9.0f, 1.1f, &rng);
 	const size_t bytes = (size_t)t.got.stride_words * 210 * sizeof *t.got.bits;
 	const struct deblur_box core = {30, 20, 180, 190};
 	struct deblur_streak s;
