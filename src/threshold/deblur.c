@@ -43,8 +43,8 @@ struct deblur {
 	 * sep_w[0 .. 2 sep_r] along x and then along y. */
 	int sep_r;
 	float sep_w[KSIDE];
-	/* The last streak's deconvolution, where deblur_continue() takes it
-	 * on: its estimate, the one before, the step to it and the previous
+	/* The last deconvolution, of either kind, where deblur_continue()
+	 * takes it on: its estimate, the one before, the step to it and the previous
 	 * step (four of the buffers above, swapped round by round), the
 	 * momentum, the rounds run; the work area and its core in the
 	 * frame's window (in's coordinates). */
