@@ -262,6 +262,12 @@
  * there too (sheet-half: a window at 0.65 whose lower rung read a 49 px
  * 1 as 48). */
 #define THIRD_DEBLUR_LOW_ANISOTROPY 0.6f
+/* ... and of a streak at least this long: a printed sheet under a 45 deg
+ * tilt, sharp, passed for a streak of 4.7 px at an anisotropy of 0.56
+ * (the gamma preset read with --camera-gamma 2.2, seed 982, frame 3),
+ * and its lower rung read a 46 px 9 as 13; streaks of 4 px lose 3 of 166
+ * reads without the rungs (seed 991), every other guard collection none. */
+#define THIRD_DEBLUR_RUNG_MIN_LENGTH 5.0f
 /* ... and, in those windows, at this one, above the rule's: a local mean
  * as wide as a 60-70 px symbol's cell smooths the ringing the
  * deconvolution leaves on the paper, which a narrow one turns into specks
@@ -2422,12 +2428,14 @@ static float deblur_decide(float *sigma, float *sharp, int n, int n_rule)
 	return m >= THIRD_DEBLUR_FRAME_SIGMA && median_sorted(sharp, n) >= THIRD_DEBLUR_FRAME_SHARP ? m : 0.0f;
 }
 
-/* The reads of a streaked window whose grey k holds deconvolved (its
- * decode in j->job.det), into d: at the window's radius by the rule
- * (completed reads), then, where the streak is plain (not streaked: a
- * saturated root's window), at the lower and upper rungs (fallbacks). */
+/* The reads of a streaked window whose grey k holds deconvolved under
+ * est (its decode in j->job.det), into d: at the window's radius by the
+ * rule (completed reads), then, where the streak is plain and long enough
+ * (and the window not streaked: a saturated root's), at the lower and
+ * upper rungs (fallbacks). */
 static bool streak_reads(struct deblur_job *j, struct window_cut *k, const struct window *w,
-			 const struct windows_radius *rule, float anisotropy, bool streaked, struct detections *d)
+			 const struct windows_radius *rule, const struct deblur_streak *est, bool streaked,
+			 struct detections *d)
 {
 	const struct engine_config *c = j->job.cfg;
 	window_keep(d, &j->job.det, w, rule, 0, 1);
@@ -2436,7 +2444,7 @@ static bool streak_reads(struct deblur_job *j, struct window_cut *k, const struc
 	 * (it spans the streak's ghosts) is read as a fallback. A window of
 	 * that radius has just been read at it: its reads are kept again,
 	 * without the rule. */
-	if (streaked || anisotropy > THIRD_DEBLUR_LOW_ANISOTROPY)
+	if (streaked || est->anisotropy > THIRD_DEBLUR_LOW_ANISOTROPY || est->length < THIRD_DEBLUR_RUNG_MIN_LENGTH)
 		return true;
 	if (w->radius != THIRD_DEBLUR_LOW_RADIUS) {
 		if (deblur_rethreshold(j->deblur, THIRD_DEBLUR_LOW_RADIUS, c->thr.mean_bias, j->job.gate,
@@ -2471,7 +2479,7 @@ static bool streak_reads(struct deblur_job *j, struct window_cut *k, const struc
  * the second's symbols join the pass's as fallbacks, a rung's only where
  * the first read its ID within 0.3 of its size. */
 static bool long_reads(struct deblur_job *j, struct window_cut *k, const struct window *w,
-		       const struct windows_radius *rule, float anisotropy, bool streaked, int rounds)
+		       const struct windows_radius *rule, const struct deblur_streak *est, bool streaked, int rounds)
 {
 	const struct engine_config *c = j->job.cfg;
 	struct detections *fewer = &j->fewer, *longer = &j->longer;
@@ -2486,7 +2494,7 @@ static bool long_reads(struct deblur_job *j, struct window_cut *k, const struct 
 			return true;
 		cut_crop(k, w);
 		if (!decode_window(j->job.seg, j->job.mat, k, &j->job.det) ||
-		    !streak_reads(j, k, w, rule, anisotropy, streaked, pass ? longer : fewer))
+		    !streak_reads(j, k, w, rule, est, streaked, pass ? longer : fewer))
 			return false;
 	}
 	for (int q = 0; q < longer->n_fids; q++) {
@@ -2510,7 +2518,7 @@ static bool long_reads(struct deblur_job *j, struct window_cut *k, const struct 
  * and thresholded by the local mean at the window's radius, keeping the
  * symbols whose own radius is the window's (as the second pass), marked
  * completed (a symbol another scale or pass read whole stands against
- * them), and where the streak is plain (THIRD_DEBLUR_LOW_ANISOTROPY) once
+ * them), and where the streak is plain (THIRD_DEBLUR_LOW_ANISOTROPY, THIRD_DEBLUR_RUNG_MIN_LENGTH) once
  * more at THIRD_DEBLUR_LOW_RADIUS, keeping every symbol as a fallback (standing only where no
  * other read holds the place), and where none of those reads a symbol and
  * the streak is long, once more with more rounds (long_reads()); with defocus3, each window with no streak
@@ -2584,13 +2592,13 @@ static bool deblur_read(struct deblur_job *j)
 			continue;
 		}
 		const int from = j->job.out.n_fids;
-		if (!streak_reads(j, &k, w, &rule, est.anisotropy, streaked, &j->job.out))
+		if (!streak_reads(j, &k, w, &rule, &est, streaked, &j->job.out))
 			return false;
 		/* A longer streak: where those rounds read no symbol, more
 		 * (THIRD_DEBLUR_CONFIRM_ROUNDS). */
 		const int rounds = deblur_long_rounds(est.length);
 		if (rounds > 0 && j->job.out.n_fids == from &&
-		    !long_reads(j, &k, w, &rule, est.anisotropy, streaked, rounds))
+		    !long_reads(j, &k, w, &rule, &est, streaked, rounds))
 			return false;
 	}
 	j->next = deblur_decide(sigma, sharp, n_sigma, j->n_rule);
