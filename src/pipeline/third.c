@@ -282,8 +282,9 @@
  * only where the same rungs read its ID there at this many rounds fewer:
  * without that, 15 streaked collections (seeds 903-936) read 25 symbols
  * more and 2 of another ID, a read that one or two round counts give and
- * the others do not (docs/recognition.md "Longer streaks, more rounds"). */
-#define THIRD_DEBLUR_CONFIRM_ROUNDS 4
+ * the others do not; at 1 round fewer a held-out set read one of another
+ * ID, at 2-4 none (docs/recognition.md "Longer streaks, more rounds"). */
+#define THIRD_DEBLUR_CONFIRM_ROUNDS 3
 /* A window deconvolved for a defocus whose DEBLUR_ITERATIONS rounds read
  * no symbol is deconvolved on to this many and read again (doubtful, as
  * the first): Gaussians of 2.2-2.8 px over 48-72 px symbols, where 8
