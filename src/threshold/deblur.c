@@ -32,8 +32,8 @@ struct deblur {
 	float *row;         /* max_width + 2K: one row with its border repeated (the separable kernel) */
 	int32_t *g2;        /* 3 x max_width: three rows' squared gradients (the defocus's estimate) */
 	struct image_u8 out; /* the deconvolved grey */
-	int out_w, out_h;   /* of the last call's streak deconvolved into out; 0: none (deblur_rethreshold) */
-	int held_w, held_h; /* of the last call's deconvolution, of either kind; 0: none (deblur_continue) */
+	int held_w, held_h; /* of the last call's deconvolution held in out, of either kind (sep_r tells
+			     * which); 0: none (deblur_continue, deblur_rethreshold) */
 	struct threshold_cpu *thr;
 	bool avx2;          /* the CPU has AVX2: the kernels' avx2 copies run */
 	int n_taps;
@@ -821,7 +821,6 @@ static int begin(struct deblur *d, const struct image_u8 *in, const struct deblu
 		 int mean_bias, int gate, const struct bitmask *out, struct deblur_box *cb, struct deblur_box *wa,
 		 struct image_u8 *work)
 {
-	d->out_w = d->out_h = 0;
 	d->held_w = d->held_h = 0;
 	const int e = check_args(d, in, mean_radius, mean_bias, gate, out);
 	return e ? e : work_area(in, core, cb, wa, work);
@@ -952,20 +951,16 @@ static int deconvolve(struct deblur *d, const struct image_u8 *in, const struct 
 	d->held_w = iw;
 	d->held_h = ih;
 	held_threshold(d, &grey, mean_radius, mean_bias, gate, out);
-	if (!d->sep_r) {
-		d->out_w = iw;
-		d->out_h = ih;
-	}
 	return kind;
 }
 
 int deblur_rethreshold(struct deblur *d, int mean_radius, int mean_bias, int gate, struct bitmask *out)
 {
-	if (!d->out_w)
+	if (!d->held_w || d->sep_r)
 		return ERR_AGAIN;
 	struct image_u8 grey = d->out;
-	grey.width = d->out_w;
-	grey.height = d->out_h;
+	grey.width = d->held_w;
+	grey.height = d->held_h;
 	int e = check_args(d, &grey, mean_radius, mean_bias, gate, out);
 	if (e)
 		return e;
