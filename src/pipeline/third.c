@@ -188,6 +188,9 @@
  * (third_closed): a black card's root is too wide for the closing at the
  * symbol's own radius to fill. */
 #define THIRD_DARK_WIDE 3
+/* ... and the ink windows' (at THIRD_CLOSE_MIN_RADIUS) up to this many
+ * times theirs. */
+#define THIRD_INK_DARK_WIDE 2
 /* The ratio pass (ratio3) reads each window at the first scale's radius
  * and again at this one: where a hand's finger casts a shadow narrower
  * than the symbol, the small window stays on one side of the stripe's
@@ -2086,6 +2089,30 @@ static void whole_reads(struct detections *d, int from)
 	d->n_fids = k;
 }
 
+/* The closing pass's read at a lower gate (close_dark) of the n windows in
+ * e->t3.win, at f0 up to f1 times each window's radius: a rung a factor,
+ * its symbols those of about that radius by the rule so widened, whole
+ * reads only, standing where no read before holds the place. */
+static bool dark_rungs(struct engine *e, const struct image_u8 *grey, int n, int f0, int f1)
+{
+	bool ok = true;
+	for (int f = f0; f <= f1 && ok; f++) {
+		const struct windows_radius wide = {e->cfg.close_scale3 * (float)f, THIRD_CLOSE_MIN_RADIUS,
+						    THIRD_CLOSE_MAX_RADIUS};
+		const int wider = e->s3.det.n_fids;
+		for (int i = 0; i < n && ok; i++) {
+			struct window w = e->t3.win[i];
+			w.radius = w.radius * f < THIRD_CLOSE_MAX_RADIUS ? w.radius * f : THIRD_CLOSE_MAX_RADIUS;
+			e->t3.stats.closed_windows++;
+			e->t3.stats.closed_area_px += (int64_t)(w.x1 - w.x0) * (w.y1 - w.y0);
+			ok = third_window(e, grey, &w, 2 * w.radius, NULL, &wide, 0, THIRD_BY_CLOSING_DARK);
+		}
+		whole_reads(&e->s3.det, wider);
+		fallback_reads(e, wider, NULL);
+	}
+	return ok;
+}
+
 /* The third scale's closing pass (close_scale3): in windows found as for
  * the second pass, each thresholded against the grey closing
  * (threshold/closing.h) on the CPU whatever the backend, with a halo of
@@ -2130,6 +2157,14 @@ static bool third_closed(struct engine *e, const struct image_u8 *grey)
 		     third_window(e, grey, w, 2 * w->radius, NULL, &rule, 0, THIRD_BY_CLOSING_LESS);
 	}
 	fallback_reads(e, own, NULL);
+	/* (close_dark) The ink windows at the lower gate too, at their radius
+	 * and twice it, as the rungs below: the first scale's regions of a
+	 * symbol whose black card a hard shadow's band joined reach past a
+	 * symbol's size, so no window of the rule holds it (oblique, seed 60
+	 * frame 13: a 65 px 165 half in a shadow, read at twice the ink
+	 * windows' radius). */
+	if (ok && c->close_dark > 0)
+		ok = dark_rungs(e, grey, m, 1, THIRD_INK_DARK_WIDE);
 	/* Then (close_dark) the pass's windows again at a lower gate: where
 	 * two hard shadows overlap, the paper keeps 6-20 % of the light and
 	 * its print, 10-35 grey levels, falls under the gate, so the closing
@@ -2158,20 +2193,7 @@ static bool third_closed(struct engine *e, const struct image_u8 *grey)
 		 * overlap"): a rung at twice the radius read most, one at
 		 * three times after it a few more; three or four times
 		 * alone, or the closing at the full gate, fewer. */
-		for (int f = 2; f <= THIRD_DARK_WIDE && ok; f++) {
-			const struct windows_radius wide = {c->close_scale3 * (float)f, THIRD_CLOSE_MIN_RADIUS,
-							    THIRD_CLOSE_MAX_RADIUS};
-			const int wider = e->s3.det.n_fids;
-			for (int i = 0; i < m2 && ok; i++) {
-				struct window w = e->t3.win[i];
-				w.radius = w.radius * f < THIRD_CLOSE_MAX_RADIUS ? w.radius * f : THIRD_CLOSE_MAX_RADIUS;
-				e->t3.stats.closed_windows++;
-				e->t3.stats.closed_area_px += (int64_t)(w.x1 - w.x0) * (w.y1 - w.y0);
-				ok = third_window(e, grey, &w, 2 * w.radius, NULL, &wide, 0, THIRD_BY_CLOSING_DARK);
-			}
-			whole_reads(&e->s3.det, wider);
-			fallback_reads(e, wider, NULL);
-		}
+		ok = ok && dark_rungs(e, grey, m2, 2, THIRD_DARK_WIDE);
 	}
 	return third_even_leaves(e, false) && ok;
 }
