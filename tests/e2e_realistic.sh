@@ -114,7 +114,7 @@ job blur 38 --min-recall 0.77 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-ang
 # A camera out of focus (a Gaussian of 2.4 px): the deblurring pass's
 # defocus branch (defocus3; 0.531 without it, 0.609 without its small
 # windows, 0.641 without its whole-frame read, 0.703 without its windows
-# read again with more rounds: THIRD_DEFOCUS_MORE_ROUNDS).
+# read again with more rounds: third.c, third_defocus_rounds).
 job defocus 43 --min-recall 0.71 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 # A dim camera (contrast 0.3, vignetting 0.7, JPEG 60): the frame's gate
 # (gate_range; 0.812 at the fixed gate).

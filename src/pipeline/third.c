@@ -289,11 +289,12 @@
  * ID, at 2-4 none (docs/recognition.md "Longer streaks, more rounds"). */
 #define THIRD_DEBLUR_CONFIRM_ROUNDS 3
 /* A window deconvolved for a defocus whose DEBLUR_ITERATIONS rounds read
- * no symbol is deconvolved on to this many and read again (doubtful, as
- * the first): Gaussians of 2.2-2.8 px over 48-72 px symbols, where 8
- * rounds leave the holes a few grey levels from their walls
- * (docs/recognition.md, "More rounds for a defocus"). */
-#define THIRD_DEFOCUS_MORE_ROUNDS 12
+ * no symbol is deconvolved on to the first of these and read again
+ * (doubtful, as the first), and where that reads none either, on to the
+ * second: Gaussians of 2.2-2.8 px over 48-72 px symbols, where 8 rounds
+ * leave the holes a few grey levels from their walls (docs/recognition.md,
+ * "More rounds for a defocus"). */
+static const int third_defocus_rounds[] = {12, 20};
 /* Where most of its windows read a defocus, the pass also reads the small
  * structure's windows (windows_find_small, under THIRD_UP_WIN_PX a side)
  * padded by THIRD_DEBLUR_SMALL_PAD, for a defocus only; the radius only
@@ -2603,15 +2604,17 @@ static bool deblur_read(struct deblur_job *j)
 			const int from = j->job.out.n_fids;
 			window_keep(&j->job.out, &j->job.det, w, NULL, 0, FIDUCIAL_DOUBTFUL);
 			/* Where its rounds read no symbol, more
-			 * (THIRD_DEFOCUS_MORE_ROUNDS). */
-			if (j->job.out.n_fids > from ||
-			    deblur_continue(j->deblur, THIRD_DEFOCUS_MORE_ROUNDS, w->radius, c->thr.mean_bias,
-					    j->job.gate, &k.crop) != 0)
-				continue;
-			cut_crop(&k, w);
-			if (!decode_window(j->job.seg, j->job.mat, &k, &j->job.det))
-				return false;
-			window_keep(&j->job.out, &j->job.det, w, NULL, 0, FIDUCIAL_DOUBTFUL);
+			 * (third_defocus_rounds). */
+			for (size_t r = 0; r < sizeof third_defocus_rounds / sizeof *third_defocus_rounds &&
+					   j->job.out.n_fids == from &&
+					   deblur_continue(j->deblur, third_defocus_rounds[r], w->radius,
+							   c->thr.mean_bias, j->job.gate, &k.crop) == 0;
+			     r++) {
+				cut_crop(&k, w);
+				if (!decode_window(j->job.seg, j->job.mat, &k, &j->job.det))
+					return false;
+				window_keep(&j->job.out, &j->job.det, w, NULL, 0, FIDUCIAL_DOUBTFUL);
+			}
 			continue;
 		}
 		const int from = j->job.out.n_fids;
