@@ -100,10 +100,9 @@ job shadow-large 52 --min-recall 0.95 --min-edge-recall 0.94 --max-wrong 0 --max
 # Our sets' features (holes of 0.0775 card) are 1.5-1.9 px at 20-24 px:
 # nothing is decoded; only wrong IDs and false positives are held (below).
 job small 36 --min-recall 0 --max-wrong 0 --max-fp 0
-# Streaks: the deblurring pass's lower rung (deblur_read; 0.375 without it),
-# its upper rung (deblur3_high; 0.406 without it) and its longer read of
-# 3.5-6 px streaks (deblur.h, DEBLUR_SHORT_FROM; 0.438 without it).
-job motion 37 --min-recall 0.44 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
+# Streaks: the deblurring pass's lower rung (deblur_read; 0.375 without it)
+# and its upper rung (deblur3_high; 0.406 without it).
+job motion 37 --min-recall 0.41 --max-wrong 0 --max-fp 0 --max-pos-p95 1 --max-angle-p95 2
 # Streaks of 8 px over symbols of 60-110 px: where the deblurring pass's
 # DEBLUR_ITERATIONS rounds read nothing, its longer read (deblur.h,
 # deblur_long_rounds; third.c, long_reads; 0.411 without it).
@@ -215,8 +214,7 @@ DRAWN=${TABLETRACK_SHARED:-../shared}/fiducials/reactivision/symbols/default
 if [ -f "$DEFAULT" ] && [ -d "$DRAWN" ]; then
 	SET_TREES=$DEFAULT SET_DRAW=$DRAWN
 	# preset, seed, floors; every one also no wrong ID or false positive
-	# and position and angle p95 under 1 px and 2 degrees. Motion: 0.516
-	# before the longer read of 3.5-6 px streaks (DEBLUR_SHORT_FROM). The last,
+	# and position and angle p95 under 1 px and 2 degrees. The last,
 	# symbols of 26-32 px (0.923 of 26-28 px, 1.000 of 29-40 px at seed
 	# 83, 12 frames; 0.458 of 23-25 px, 0.012 of 20-22: their 1 px holes).
 	while read -r preset seed floors; do
@@ -233,7 +231,7 @@ if [ -f "$DEFAULT" ] && [ -d "$DRAWN" ]; then
 		shadow-dark 55 --min-recall 0.88 --min-edge-recall 0.84
 		shadow-small 44 --min-recall 0.92 --min-edge-recall 0.91
 		defocus 43 --min-recall 0.69
-		motion 37 --min-recall 0.55
+		motion 37 --min-recall 0.46
 		dim 46 --min-recall 0.78
 		room 39 --min-recall 0.89 --min-edge-recall 0.98
 		small 36 --min-recall 0.97

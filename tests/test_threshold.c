@@ -959,10 +959,8 @@ static void test_deblur_rethreshold(void **state)
  * deblur_apply() gives with those rounds (in a core, the grey outside it
  * kept), and deblur_rethreshold() then reads that grey; so does a
  * defocus's; fewer rounds than were run, more than DEBLUR_MAX_ROUNDS, or
- * nothing deconvolved are refused. deblur_long_rounds(): none up to
- * DEBLUR_SHORT_FROM, then DEBLUR_LONG_ROUNDS_PER_PX a pixel past it up to
- * DEBLUR_LONG_FROM, and as many a pixel past that, at least
- * DEBLUR_LONG_MIN_ROUNDS, capped. */
+ * nothing deconvolved are refused. deblur_long_rounds(): none up to DEBLUR_LONG_FROM,
+ * then DEBLUR_LONG_ROUNDS_PER_PX a pixel, capped. */
 static void test_deblur_continue(void **state)
 {
 	(void)state;
@@ -1014,11 +1012,8 @@ static void test_deblur_continue(void **state)
 	assert_int_equal(deblur_process(t.d, &t.sharp, NULL, 8, 16, 32, true, &t.got, NULL), 0);
 	assert_int_equal(deblur_continue(t.d, 12, 8, 16, 32, &t.again), ERR_AGAIN);
 	assert_int_equal(deblur_long_rounds(3.0f), 0);
-	assert_int_equal(deblur_long_rounds(DEBLUR_SHORT_FROM), 0);
-	assert_int_equal(deblur_long_rounds(DEBLUR_SHORT_FROM + 1.0f), DEBLUR_ITERATIONS + DEBLUR_LONG_ROUNDS_PER_PX);
-	assert_int_equal(deblur_long_rounds(DEBLUR_LONG_FROM),
-			 (int)lrintf(DEBLUR_ITERATIONS + DEBLUR_LONG_ROUNDS_PER_PX * (DEBLUR_LONG_FROM - DEBLUR_SHORT_FROM)));
-	assert_int_equal(deblur_long_rounds(DEBLUR_LONG_FROM + 0.5f), DEBLUR_LONG_MIN_ROUNDS);
+	assert_int_equal(deblur_long_rounds(DEBLUR_LONG_FROM), 0);
+	assert_int_equal(deblur_long_rounds(DEBLUR_LONG_FROM + 1.0f), DEBLUR_ITERATIONS + DEBLUR_LONG_ROUNDS_PER_PX);
 	assert_int_equal(deblur_long_rounds(DEBLUR_LONG_FROM + 2.0f), DEBLUR_ITERATIONS + 2 * DEBLUR_LONG_ROUNDS_PER_PX);
 	assert_int_equal(deblur_long_rounds((float)DEBLUR_MAX_LENGTH), DEBLUR_MAX_ROUNDS);
 	deblur_bench_close(&t);

@@ -279,7 +279,7 @@
  * --blur 0, seeds 201-203) that no pass read, 23 of 69 read right at some
  * radius over their window's (8-16; at 14, 20), and 3 wrong anywhere. */
 #define THIRD_DEBLUR_HIGH_RADIUS 14
-/* A window whose streak is longer than DEBLUR_SHORT_FROM and whose
+/* A window whose streak is longer than DEBLUR_LONG_FROM and whose
  * DEBLUR_ITERATIONS rounds read no symbol is read again with
  * deblur_long_rounds() rounds (its symbols fallbacks), a rung's read kept
  * only where the same rungs read its ID there at this many rounds fewer:
@@ -2620,8 +2620,8 @@ static bool deblur_read(struct deblur_job *j)
 		const int from = j->job.out.n_fids;
 		if (!streak_reads(j, &k, w, &rule, &est, streaked, &j->job.out))
 			return false;
-		/* A streak over DEBLUR_SHORT_FROM: where those rounds read no
-		 * symbol, more (deblur_long_rounds(), THIRD_DEBLUR_CONFIRM_ROUNDS). */
+		/* A longer streak: where those rounds read no symbol, more
+		 * (THIRD_DEBLUR_CONFIRM_ROUNDS). */
 		const int rounds = deblur_long_rounds(est.length);
 		if (rounds > 0 && j->job.out.n_fids == from &&
 		    !long_reads(j, &k, w, &rule, &est, streaked, rounds))

@@ -970,13 +970,7 @@ int deblur_rethreshold(struct deblur *d, int mean_radius, int mean_bias, int gat
 
 int deblur_long_rounds(float length)
 {
-	if (!(length > DEBLUR_SHORT_FROM))
-		return 0;
-	const bool long_streak = length > DEBLUR_LONG_FROM;
-	long n = lrintf((float)DEBLUR_ITERATIONS +
-			(float)DEBLUR_LONG_ROUNDS_PER_PX * (length - (long_streak ? DEBLUR_LONG_FROM : DEBLUR_SHORT_FROM)));
-	if (long_streak && n < DEBLUR_LONG_MIN_ROUNDS)
-		n = DEBLUR_LONG_MIN_ROUNDS;
+	const long n = lrintf((float)DEBLUR_ITERATIONS + (float)DEBLUR_LONG_ROUNDS_PER_PX * (length - DEBLUR_LONG_FROM));
 	return n <= DEBLUR_ITERATIONS ? 0 : n > DEBLUR_MAX_ROUNDS ? DEBLUR_MAX_ROUNDS : (int)n;
 }
 

@@ -132,10 +132,8 @@
 #define DEBLUR_STEP 3
 #define DEBLUR_CONTEXT 16
 #define DEBLUR_MAX_ALPHA 0.95f
-#define DEBLUR_SHORT_FROM 3.5f
 #define DEBLUR_LONG_FROM 6.0f
 #define DEBLUR_LONG_ROUNDS_PER_PX 6
-#define DEBLUR_LONG_MIN_ROUNDS 14
 #define DEBLUR_MAX_ROUNDS 32
 #define DEBLUR_MIN_SIGMA 1.3f
 #define DEBLUR_MIN_SIGMA_Q1 1.15f
@@ -214,18 +212,14 @@ int deblur_process(struct deblur *d, const struct image_u8 *in, const struct deb
 int deblur_apply(struct deblur *d, const struct image_u8 *in, const struct deblur_box *core, int mean_radius,
 		 int mean_bias, int gate, int kind, const struct deblur_streak *s, struct bitmask *out);
 
-/* Rounds for a streak's longer read (the deblurring pass reads windows
- * that the DEBLUR_ITERATIONS rounds read no symbol in again so:
- * pipeline/third.c): a streak longer than DEBLUR_SHORT_FROM px erases
- * more of a small symbol's detail than DEBLUR_ITERATIONS rounds give
- * back, DEBLUR_LONG_ROUNDS_PER_PX rounds more for every pixel of it past
- * that up to DEBLUR_LONG_FROM px (23 at 6 px); past DEBLUR_LONG_FROM, as
- * many for every pixel past it, at least DEBLUR_LONG_MIN_ROUNDS; at most
- * DEBLUR_MAX_ROUNDS. 0 where the streak is no longer than
- * DEBLUR_SHORT_FROM. Not monotonic on purpose: streaks of 6-7.5 px taken
- * on past DEBLUR_LONG_MIN_ROUNDS read more symbols and more of other IDs.
- * Measured: docs/recognition.md, "Longer streaks, more rounds" and
- * "Shorter streaks, more rounds". */
+/* Rounds for a streak's longer read: a streak longer than
+ * DEBLUR_LONG_FROM px erases more of the symbol's detail than
+ * DEBLUR_ITERATIONS rounds give back, DEBLUR_LONG_ROUNDS_PER_PX rounds
+ * more for every pixel of it past that, at most DEBLUR_MAX_ROUNDS (the
+ * deblurring pass reads windows that the DEBLUR_ITERATIONS rounds read no
+ * symbol in again so: pipeline/third.c). 0 where the streak is no longer
+ * than that. Measured: docs/recognition.md, "Longer streaks, more
+ * rounds". */
 int deblur_long_rounds(float length);
 
 /* Runs the last deblur_process() or deblur_apply() deconvolution on to
