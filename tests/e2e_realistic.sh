@@ -230,7 +230,7 @@ if [ -f "$DEFAULT" ] && [ -d "$DRAWN" ]; then
 		oblique 54 --min-recall 0.93 --min-edge-recall 0.98
 		shadow-dark 55 --min-recall 0.88 --min-edge-recall 0.84
 		shadow-small 44 --min-recall 0.92 --min-edge-recall 0.91
-		defocus 43 --min-recall 0.69
+		defocus 43 --min-recall 0.71
 		motion 37 --min-recall 0.46
 		dim 46 --min-recall 0.78
 		room 39 --min-recall 0.89 --min-edge-recall 0.98

@@ -1019,6 +1019,83 @@ static void test_deblur_continue(void **state)
 	deblur_bench_close(&t);
 }
 
+/* deblur_rethreshold_encoded(): the grey a defocus's deconvolution holds,
+ * encoded with DEBLUR_ENCODE_GAMMA and thresholded by Bernsen at
+ * DEBLUR_DEFOCUS_RADIUS: outside the core, past that radius (the input's
+ * grey there), Bernsen's bits over the input encoded here; inside, other
+ * bits than the plain read's (a dim window: the midpoints differ); the
+ * held deconvolution left as it was (taken on afterwards, the bits
+ * deblur_apply() gives with those rounds, and encoded again the same as
+ * after that call); nothing after a streak's deconvolution or none; bad
+ * sizes and gates refused. */
+static void test_deblur_rethreshold_encoded(void **state)
+{
+	(void)state;
+	int err = 0;
+	struct deblur_bench t;
+	deblur_bench_open(&t);
+	uint32_t rng = 13;
+	const size_t bytes = (size_t)t.got.stride_words * 210 * sizeof *t.got.bits;
+	assert_int_equal(deblur_rethreshold_encoded(t.d, 32, &t.again), ERR_AGAIN);
+	draw_symbols(&t.sharp);
+	for (int y = 0; y < 210; y++)
+		for (int x = 0; x < 210; x++)
+			image_u8_row(&t.img, y)[x] = (uint8_t)(image_u8_row(&t.sharp, y)[x] * 2 / 5);
+	test_defocus(&t.img, 2.0f, 3, &rng);
+	const struct deblur_box core = {30, 20, 180, 190};
+	const struct deblur_streak blur = {.sigma = 2.0f}, blur12 = {.sigma = 2.0f, .rounds = 12};
+	struct bitmask enc, enc12;
+	assert_int_equal(bitmask_alloc(&enc, 210, 210), 0);
+	assert_int_equal(bitmask_alloc(&enc12, 210, 210), 0);
+	assert_int_equal(deblur_apply(t.d, &t.img, &core, 8, 16, 32, DEBLUR_DEFOCUS, &blur, &t.got), DEBLUR_DEFOCUS);
+	assert_int_equal(deblur_rethreshold_encoded(t.d, 32, &enc), 0);
+	assert_memory_not_equal(t.got.bits, enc.bits, bytes);
+	struct image_u8 coded;
+	assert_int_equal(image_u8_alloc(&coded, 210, 210), 0);
+	for (int y = 0; y < 210; y++)
+		for (int x = 0; x < 210; x++)
+			image_u8_row(&coded, y)[x] = (uint8_t)(255.0 * pow(image_u8_row(&t.img, y)[x] / 255.0,
+									     1.0 / DEBLUR_ENCODE_GAMMA) +
+								 0.5);
+	struct threshold_cpu *tc = threshold_cpu_create(210, 210, &err);
+	assert_non_null(tc);
+	threshold_cpu_bernsen(tc, &coded, DEBLUR_DEFOCUS_RADIUS, 32, NULL, &t.again);
+	const int r = DEBLUR_DEFOCUS_RADIUS;
+	int outside = 0;
+	for (int y = 0; y < 210; y++)
+		for (int x = 0; x < 210; x++) {
+			if (x >= core.x0 - r && x < core.x1 + r && y >= core.y0 - r && y < core.y1 + r)
+				continue;
+			outside++;
+			assert_int_equal((enc.bits[(size_t)y * enc.stride_words + x / 64] >> (x % 64)) & 1,
+					 (t.again.bits[(size_t)y * t.again.stride_words + x / 64] >> (x % 64)) & 1);
+		}
+	assert_true(outside > 0);
+	assert_int_equal(deblur_continue(t.d, 12, 8, 16, 32, &t.again), 0);
+	assert_int_equal(deblur_rethreshold_encoded(t.d, 32, &enc12), 0);
+	assert_int_equal(deblur_apply(t.d, &t.img, &core, 8, 16, 32, DEBLUR_DEFOCUS, &blur12, &t.got), DEBLUR_DEFOCUS);
+	assert_memory_equal(t.got.bits, t.again.bits, bytes);
+	assert_int_equal(deblur_rethreshold_encoded(t.d, 32, &t.again), 0);
+	assert_memory_equal(enc12.bits, t.again.bits, bytes);
+	assert_memory_not_equal(enc.bits, enc12.bits, bytes);
+	struct bitmask small;
+	assert_int_equal(bitmask_alloc(&small, 20, 20), 0);
+	assert_int_equal(deblur_rethreshold_encoded(t.d, 32, &small), ERR_SIZE);
+	assert_int_equal(deblur_rethreshold_encoded(t.d, 256, &t.again), ERR_RANGE);
+	assert_int_equal(deblur_rethreshold_encoded(t.d, -1, &t.again), ERR_RANGE);
+	deblur_bench_streak(&t, 6.0f, 0.7f, &rng);
+	assert_int_equal(deblur_process(t.d, &t.img, NULL, 8, 16, 32, false, &t.got, NULL), DEBLUR_STREAK);
+	assert_int_equal(deblur_rethreshold_encoded(t.d, 32, &t.again), ERR_AGAIN);
+	assert_int_equal(deblur_process(t.d, &t.sharp, NULL, 8, 16, 32, true, &t.got, NULL), 0);
+	assert_int_equal(deblur_rethreshold_encoded(t.d, 32, &t.again), ERR_AGAIN);
+	bitmask_free(&small);
+	bitmask_free(&enc);
+	bitmask_free(&enc12);
+	image_u8_free(&coded);
+	threshold_cpu_destroy(tc);
+	deblur_bench_close(&t);
+}
+
 /* Light squares of 40 px on a dark table: long steps, flat on both sides. */
 static void draw_steps(struct image_u8 *img)
 {
@@ -1906,6 +1983,7 @@ int main(void)
 		cmocka_unit_test(test_deblur_defocus_sharp_print),
 		cmocka_unit_test(test_deblur_rethreshold),
 		cmocka_unit_test(test_deblur_continue),
+		cmocka_unit_test(test_deblur_rethreshold_encoded),
 		cmocka_unit_test(test_object_api_cpu),
 		cmocka_unit_test(test_object_api_errors),
 		cmocka_unit_test(test_upsample2),

@@ -293,7 +293,8 @@
  * (doubtful, as the first), and where that reads none either, on to the
  * second: Gaussians of 2.2-2.8 px over 48-72 px symbols, where 8 rounds
  * leave the holes a few grey levels from their walls (docs/recognition.md,
- * "More rounds for a defocus"). */
+ * "More rounds for a defocus"). Each round count's grey is also read
+ * encoded (deblur_rethreshold_encoded) where its plain read has none. */
 static const int third_defocus_rounds[] = {12, 20};
 /* Where most of its windows read a defocus, the pass also reads the small
  * structure's windows (windows_find_small, under THIRD_UP_WIN_PX a side)
@@ -2536,6 +2537,35 @@ static bool long_reads(struct deblur_job *j, struct window_cut *k, const struct 
 	return true;
 }
 
+/* The reads of a window whose grey k holds deconvolved for a defocus (its
+ * decode in j->job.det), into j->job.out, all doubtful: that decode's;
+ * where it holds none, the same grey encoded (deblur_rethreshold_encoded:
+ * Bernsen's midpoint lower in linear light, where a blurred hole or wall
+ * stayed short of the plain one); where that reads none either, the same
+ * two at each of third_defocus_rounds in turn. */
+static bool defocus_reads(struct deblur_job *j, struct window_cut *k, const struct window *w)
+{
+	const struct engine_config *c = j->job.cfg;
+	const int from = j->job.out.n_fids;
+	const size_t n_more = sizeof third_defocus_rounds / sizeof *third_defocus_rounds;
+	for (size_t r = 0;; r++) {
+		window_keep(&j->job.out, &j->job.det, w, NULL, 0, FIDUCIAL_DOUBTFUL);
+		if (j->job.out.n_fids > from || deblur_rethreshold_encoded(j->deblur, j->job.gate, &k->crop) != 0)
+			return true;
+		cut_crop(k, w);
+		if (!decode_window(j->job.seg, j->job.mat, k, &j->job.det))
+			return false;
+		window_keep(&j->job.out, &j->job.det, w, NULL, 0, FIDUCIAL_DOUBTFUL);
+		if (j->job.out.n_fids > from || r == n_more ||
+		    deblur_continue(j->deblur, third_defocus_rounds[r], w->radius, c->thr.mean_bias, j->job.gate,
+				    &k->crop) != 0)
+			return true;
+		cut_crop(k, w);
+		if (!decode_window(j->job.seg, j->job.mat, k, &j->job.det))
+			return false;
+	}
+}
+
 /* The third scale's deblurring pass (deblur3, threshold/deblur.h): in the
  * second pass's windows (mean_scale3's radius rule, padded by
  * THIRD_DEBLUR_PAD), each window in which a streak is found is deconvolved
@@ -2601,20 +2631,8 @@ static bool deblur_read(struct deblur_job *j)
 		if (!decode_window(j->job.seg, j->job.mat, &k, &j->job.det))
 			return false;
 		if (found == DEBLUR_DEFOCUS) {
-			const int from = j->job.out.n_fids;
-			window_keep(&j->job.out, &j->job.det, w, NULL, 0, FIDUCIAL_DOUBTFUL);
-			/* Where its rounds read no symbol, more
-			 * (third_defocus_rounds). */
-			for (size_t r = 0; r < sizeof third_defocus_rounds / sizeof *third_defocus_rounds &&
-					   j->job.out.n_fids == from &&
-					   deblur_continue(j->deblur, third_defocus_rounds[r], w->radius,
-							   c->thr.mean_bias, j->job.gate, &k.crop) == 0;
-			     r++) {
-				cut_crop(&k, w);
-				if (!decode_window(j->job.seg, j->job.mat, &k, &j->job.det))
-					return false;
-				window_keep(&j->job.out, &j->job.det, w, NULL, 0, FIDUCIAL_DOUBTFUL);
-			}
+			if (!defocus_reads(j, &k, w))
+				return false;
 			continue;
 		}
 		const int from = j->job.out.n_fids;

@@ -32,6 +32,8 @@ struct deblur {
 	float *row;         /* max_width + 2K: one row with its border repeated (the separable kernel) */
 	int32_t *g2;        /* 3 x max_width: three rows' squared gradients (the defocus's estimate) */
 	struct image_u8 out; /* the deconvolved grey */
+	struct image_u8 enc; /* the same encoded (deblur_rethreshold_encoded) */
+	uint8_t encode[256]; /* DEBLUR_ENCODE_GAMMA's curve */
 	int held_w, held_h; /* of the last call's deconvolution held in out, of either kind (sep_r tells
 			     * which); 0: none (deblur_continue, deblur_rethreshold) */
 	struct threshold_cpu *thr;
@@ -81,9 +83,13 @@ struct deblur *deblur_create(int max_width, int max_height, int *err)
 		d->thr = threshold_cpu_create(max_width, max_height, err);
 		if (image_u8_alloc(&d->out, max_width, max_height))
 			d->out.data = NULL;
+		if (image_u8_alloc(&d->enc, max_width, max_height))
+			d->enc.data = NULL;
+		for (int v = 0; v < 256; v++)
+			d->encode[v] = (uint8_t)(255.0 * pow(v / 255.0, 1.0 / DEBLUR_ENCODE_GAMMA) + 0.5);
 	}
 	if (!d || !d->g || !d->u || !d->c || !d->xp || !d->y || !d->gp || !d->pad || !d->row || !d->g2 || !d->thr ||
-	    !d->out.data) {
+	    !d->out.data || !d->enc.data) {
 		deblur_destroy(d);
 		*err = ERR_NOMEM;
 		return NULL;
@@ -106,6 +112,7 @@ void deblur_destroy(struct deblur *d)
 	free(d->row);
 	free(d->g2);
 	image_u8_free(&d->out);
+	image_u8_free(&d->enc);
 	threshold_cpu_destroy(d->thr);
 	free(d);
 }
@@ -989,5 +996,26 @@ int deblur_continue(struct deblur *d, int rounds, int mean_radius, int mean_bias
 	rl_rounds(d, rounds);
 	core_out(d, &grey);
 	held_threshold(d, &grey, mean_radius, mean_bias, gate, out);
+	return 0;
+}
+
+int deblur_rethreshold_encoded(struct deblur *d, int gate, struct bitmask *out)
+{
+	if (!d->held_w || !d->sep_r)
+		return ERR_AGAIN;
+	if (out->width != d->held_w || out->height != d->held_h)
+		return ERR_SIZE;
+	if (gate < 0 || gate > 255)
+		return ERR_RANGE;
+	struct image_u8 grey = d->out, enc = d->enc;
+	grey.width = enc.width = d->held_w;
+	grey.height = enc.height = d->held_h;
+	for (int y = 0; y < grey.height; y++) {
+		const uint8_t *g = image_u8_row(&grey, y);
+		uint8_t *o = image_u8_row(&enc, y);
+		for (int x = 0; x < grey.width; x++)
+			o[x] = d->encode[g[x]];
+	}
+	threshold_cpu_bernsen(d->thr, &enc, DEBLUR_DEFOCUS_RADIUS, gate, NULL, out);
 	return 0;
 }

@@ -145,6 +145,17 @@
 #define DEBLUR_DEFOCUS_MIN_EDGES 16
 #define DEBLUR_DEFOCUS_MAX_SIGMA 4.0f
 #define DEBLUR_DEFOCUS_RADIUS 3
+
+/* The gamma a defocus's deconvolved grey is encoded with for its second
+ * threshold (deblur_rethreshold_encoded): 255 (v / 255)^(1 / gamma), as a
+ * camera encodes. Bernsen's midpoint in the encoded grey lies lower in
+ * linear light (towards the geometric mean of the window's extremes),
+ * which keeps white a hole or a wall between holes that the blur left
+ * short of the linear midpoint, and the gate, counted in encoded levels,
+ * reads more of a dim place's contrast. 2.2 read the most; 1.6 and 3 about
+ * as much, each with a wrong ID (docs/recognition.md, "A defocus's grey
+ * read encoded"). */
+#define DEBLUR_ENCODE_GAMMA 2.2
 #define DEBLUR_SHARP_REACH 3
 
 /* What deblur_process() undid. */
@@ -240,5 +251,16 @@ int deblur_continue(struct deblur *d, int rounds, int mean_radius, int mean_bias
  * last call deconvolved no streak (nothing, a defocus, or it failed);
  * ERR_SIZE and ERR_RANGE as deblur_process(). */
 int deblur_rethreshold(struct deblur *d, int mean_radius, int mean_bias, int gate, struct bitmask *out);
+
+/* Thresholds the grey that the last deblur_process(), deblur_apply() or
+ * deblur_continue() deconvolved for a defocus once more, encoded with
+ * DEBLUR_ENCODE_GAMMA (the pixels outside its core too), by Bernsen at
+ * DEBLUR_DEFOCUS_RADIUS with gate (in encoded levels) into out (the size
+ * of that call's in): a second threshold without a second deconvolution,
+ * whose midpoint lies lower in linear light. ERR_AGAIN where the last
+ * call deconvolved no defocus (nothing, a streak, or it failed); ERR_SIZE
+ * where out's size is not that call's in's; ERR_RANGE for a gate outside
+ * 0..255. Allocates nothing. */
+int deblur_rethreshold_encoded(struct deblur *d, int gate, struct bitmask *out);
 
 #endif
