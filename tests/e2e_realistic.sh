@@ -228,7 +228,7 @@ if [ -f "$DEFAULT" ] && [ -d "$DRAWN" ]; then
 		hands 35 --min-recall 0.98
 		sun 42 --min-recall 0.98 --min-edge-recall 0.97
 		oblique 54 --min-recall 0.93 --min-edge-recall 0.98
-		shadow-dark 55 --min-recall 0.88 --min-edge-recall 0.84
+		shadow-dark 55 --min-recall 0.91 --min-edge-recall 0.87
 		shadow-small 44 --min-recall 0.92 --min-edge-recall 0.91
 		defocus 43 --min-recall 0.71
 		motion 37 --min-recall 0.46
