@@ -1914,21 +1914,22 @@ static void test_up_sharp_edge(void **state)
 	tree_set_free(set);
 }
 
-/* The daemon's defaults (config_defaults) with ink_up, mean_up and
- * sauvola_up as given, over a symbol of set drawn as in a hard shadow:
+/* The daemon's defaults (config_defaults) with ink_up, mean_up,
+ * sauvola_up and encode_up as given, over a symbol of set drawn as in a hard shadow:
  * table 150, card 220, ink 30, at 0.4 rad, the light scaled by `shadow`
  * left of a step edge px right of the symbol's centre (a 2 px ramp), half
  * blurred by a 3 x 3 box and given uniform noise of +-noise (a fixed LCG
  * from seed). 1: read as id and nothing else; 0: not read; -1: another ID
  * read. */
 static int shade_probe(const struct tree_set *set, int id, float size, float edge, float shadow, int noise,
-		       unsigned seed, bool ink_up, bool mean_up, bool sauvola_up)
+		       unsigned seed, bool ink_up, bool mean_up, bool sauvola_up, bool encode_up)
 {
 	struct tt_config c;
 	config_defaults(&c);
 	c.ink_up = ink_up;
 	c.mean_up = mean_up;
 	c.sauvola_up = sauvola_up;
+	c.encode_up = encode_up;
 	struct track *trk;
 	struct engine *e = probe_engine(set, &c, W, H, &trk);
 	struct image_u8 img, copy;
@@ -1945,25 +1946,27 @@ static int shade_probe(const struct tree_set *set, int id, float size, float edg
 }
 
 /* shade_probe() with the upsampled pass's local-mean reads (ink_up and
- * mean_up) both on or both off, Sauvola's after them as the defaults. */
+ * mean_up) both on or both off, Sauvola's after them as the defaults, the
+ * encoded read off. */
 static int ink_probe(const struct tree_set *set, int id, float size, float edge, float shadow, int noise,
 		     unsigned seed, bool ink_up)
 {
-	return shade_probe(set, id, size, edge, shadow, noise, seed, ink_up, ink_up, true);
+	return shade_probe(set, id, size, edge, shadow, noise, seed, ink_up, ink_up, true, false);
 }
 
 /* Over the first eight symbols of set at 24-32 px with a shadow's edge
  * across them (a third of the light, noise 5), the upsampled pass's reads
- * as `with` (ink_up, mean_up, sauvola_up) turn no read of `without` into
+ * as `with` (ink_up, mean_up, sauvola_up, encode_up) turn no read of `without` into
  * another ID and no miss into one. */
-static void shade_no_worse(const struct tree_set *set, const bool without[3], const bool with[3])
+static void shade_no_worse(const struct tree_set *set, const bool without[4], const bool with[4])
 {
 	for (int id = 0; id < 8; id++)
 		for (int size = 24; size <= 32; size += 4)
 			for (int edge = -4; edge <= 12; edge += 8) {
 				const float sz = (float)size, ed = (float)edge;
-				const int before = shade_probe(set, id, sz, ed, 0.3f, 5, 7u, without[0], without[1], without[2]);
-				const int after = shade_probe(set, id, sz, ed, 0.3f, 5, 7u, with[0], with[1], with[2]);
+				const int before =
+					shade_probe(set, id, sz, ed, 0.3f, 5, 7u, without[0], without[1], without[2], without[3]);
+				const int after = shade_probe(set, id, sz, ed, 0.3f, 5, 7u, with[0], with[1], with[2], with[3]);
 				assert_true(after >= before);
 			}
 }
@@ -1974,11 +1977,12 @@ static const char rtv8[] = "w0122222212212121111\nw0122212221222121111\nw0122212
 
 /* A symbol the upsampled pass's reads gain: id at size px with the
  * shadow's edge edge px right of its centre (a third of the light) and
- * noise, read as shade_probe() does with (ink_up, mean_up, sauvola_up) as
- * off: nothing; as on: the symbol alone. */
+ * noise, read as shade_probe() does with (ink_up, mean_up, sauvola_up,
+ * encode_up; encode_up false where not given) as off: nothing; as on: the
+ * symbol alone. */
 struct shade_gain {
 	int id, size, edge, noise;
-	bool off[3], on[3];
+	bool off[4], on[4];
 };
 
 static void shade_gained(const struct tree_set *set, const struct shade_gain *g, size_t n)
@@ -1986,8 +1990,10 @@ static void shade_gained(const struct tree_set *set, const struct shade_gain *g,
 	for (size_t i = 0; i < n; i++) {
 		const float size = (float)g[i].size, edge = (float)g[i].edge;
 		const bool *off = g[i].off, *on = g[i].on;
-		assert_int_equal(shade_probe(set, g[i].id, size, edge, 0.3f, g[i].noise, 7u, off[0], off[1], off[2]), 0);
-		assert_int_equal(shade_probe(set, g[i].id, size, edge, 0.3f, g[i].noise, 7u, on[0], on[1], on[2]), 1);
+		assert_int_equal(
+			shade_probe(set, g[i].id, size, edge, 0.3f, g[i].noise, 7u, off[0], off[1], off[2], off[3]), 0);
+		assert_int_equal(shade_probe(set, g[i].id, size, edge, 0.3f, g[i].noise, 7u, on[0], on[1], on[2], on[3]),
+				 1);
 	}
 }
 
@@ -2008,7 +2014,7 @@ static void test_up_ink(void **state)
 		{5, 24, 8, 5, INK_GAIN}, {5, 30, 0, 5, INK_GAIN}, {7, 26, -4, 3, INK_GAIN}, {7, 32, 4, 5, INK_GAIN}};
 #undef INK_GAIN
 	shade_gained(set, gained, sizeof gained / sizeof gained[0]);
-	shade_no_worse(set, (const bool[3]){false, false, true}, (const bool[3]){true, true, true});
+	shade_no_worse(set, (const bool[4]){false, false, true}, (const bool[4]){true, true, true});
 	tree_set_free(set);
 }
 
@@ -2027,7 +2033,7 @@ static void test_up_mean(void **state)
 		{2, 26, -4, 3, MEAN_GAIN}, {5, 24, -4, 3, MEAN_GAIN}, {4, 28, -4, 5, MEAN_GAIN}};
 #undef MEAN_GAIN
 	shade_gained(set, gained, sizeof gained / sizeof gained[0]);
-	shade_no_worse(set, (const bool[3]){true, false, false}, (const bool[3]){true, true, false});
+	shade_no_worse(set, (const bool[4]){true, false, false}, (const bool[4]){true, true, false});
 	tree_set_free(set);
 }
 
@@ -2049,7 +2055,28 @@ static void test_up_sauvola(void **state)
 #undef SAUVOLA_GAIN
 	shade_gained(set, gained, sizeof gained / sizeof gained[0]);
 	for (int mean_up = 0; mean_up <= 1; mean_up++)
-		shade_no_worse(set, (const bool[3]){true, mean_up, false}, (const bool[3]){true, mean_up, true});
+		shade_no_worse(set, (const bool[4]){true, mean_up, false}, (const bool[4]){true, mean_up, true});
+	tree_set_free(set);
+}
+
+/* The same symbols where neither the small local mean nor Sauvola's rule
+ * reads anything whole: the local mean once more on the enlargement
+ * encoded with gamma 2.2 (encode_up) reads them (of the 720 probes of
+ * the first eight symbols at 24-32 px, edges -4..12 px, noise 3 and 5, 40
+ * more, none fewer, none as another ID when this was written). Over
+ * 24-32 px and edges across the symbol it turns no read into another ID
+ * and no miss into one. */
+static void test_up_encoded(void **state)
+{
+	(void)state;
+	struct tree_set *set = test_set(rtv8);
+#define ENCODE_GAIN {true, true, true, false}, {true, true, true, true}
+	static const struct shade_gain gained[] = {{0, 26, 0, 3, ENCODE_GAIN},  {2, 24, -4, 3, ENCODE_GAIN},
+						   {6, 28, -4, 3, ENCODE_GAIN}, {1, 32, 4, 3, ENCODE_GAIN},
+						   {7, 24, 0, 5, ENCODE_GAIN},  {4, 30, -4, 5, ENCODE_GAIN}};
+#undef ENCODE_GAIN
+	shade_gained(set, gained, sizeof gained / sizeof gained[0]);
+	shade_no_worse(set, (const bool[4]){true, true, true, false}, (const bool[4]){true, true, true, true});
 	tree_set_free(set);
 }
 
@@ -3202,6 +3229,7 @@ int main(void)
 		cmocka_unit_test(test_up_ink_confirmed),
 		cmocka_unit_test(test_up_mean),
 		cmocka_unit_test(test_up_sauvola),
+		cmocka_unit_test(test_up_encoded),
 		cmocka_unit_test(test_up_sharp_squeezed),
 		cmocka_unit_test(test_deblur_short_streak),
 		cmocka_unit_test(test_up_sharp_edge),

@@ -137,6 +137,34 @@ static void test_map_through_table(void **state)
 	image_u8_free(&img);
 }
 
+/* image_u8_gamma_lut: black and white stay; exponent 1 is the identity;
+ * 1 / 2.2 encodes (mid-grey 128 becomes 186, every level at least as
+ * bright, the table non-decreasing) and 2.2 undoes it within a level
+ * above the darkest levels, where encoding spreads each level over
+ * several. */
+static void test_gamma_lut(void **state)
+{
+	(void)state;
+	uint8_t id[256], enc[256], dec[256];
+	image_u8_gamma_lut(id, 1.0);
+	image_u8_gamma_lut(enc, 1.0 / 2.2);
+	image_u8_gamma_lut(dec, 2.2);
+	assert_int_equal(enc[0], 0);
+	assert_int_equal(enc[255], 255);
+	assert_int_equal(dec[0], 0);
+	assert_int_equal(dec[255], 255);
+	assert_int_equal(enc[128], 186);
+	for (int v = 0; v < 256; v++) {
+		assert_int_equal(id[v], v);
+		assert_true(enc[v] >= v);
+		assert_true(dec[v] <= v);
+		if (v > 0)
+			assert_true(enc[v] >= enc[v - 1]);
+		if (v >= 16)
+			assert_true(abs(dec[enc[v]] - v) <= 1);
+	}
+}
+
 static void test_png_grey8_roundtrip(void **state)
 {
 	(void)state;
@@ -451,6 +479,7 @@ int main(void)
 #if TT_HAVE_PNG
 		cmocka_unit_test(test_sample_bilinear_clamped),
 		cmocka_unit_test(test_map_through_table),
+		cmocka_unit_test(test_gamma_lut),
 		cmocka_unit_test(test_png_grey8_roundtrip),
 		cmocka_unit_test(test_png_rgb_and_rgba),
 		cmocka_unit_test(test_png_grey16_takes_high_byte),

@@ -231,6 +231,9 @@ static const struct config_option options[] = {
              "the upsampled pass's local-mean reads of a window (ink_up, mean_up) are followed by Sauvola's "
              "rule over a small window of the same enlargement, its symbols kept where the local mean read "
              "none"),
+    OPT_BOOL("threshold", "encode_up", encode_up, "true", true, 0,
+             "where neither of those reads holds a symbol, the same enlargement encoded with gamma 2.2 "
+             "(the dark levels spread apart) and read by the local mean once more"),
     OPT_BOOL("threshold", "fine_up", fine_up, "true", true, 0,
              "the upsampled pass (radius_up) reads the places of its regions of 28-96 px that no read "
              "explains again on the frame enlarged by Lanczos-3, thresholded by Bernsen at radius 1 "

@@ -118,6 +118,7 @@ struct tt_config {
 	bool fine_up;         /* and its fine read of unexplained places (Lanczos-3, Bernsen radius 1) */
 	bool mean_up;         /* and its windows read as the ink windows too (Lanczos-3, local mean) */
 	bool sauvola_up;      /* and those local-mean reads followed by Sauvola's rule */
+	bool encode_up;       /* and, where neither read, by the local mean on the grey gamma-encoded */
 	int radius_small;     /* third scale's small-symbol pass: Bernsen radius, 0 = off */
 	int radius_small_check; /* that pass's symbols read again at this radius; another ID: fuzzy; 0 = off */
 	bool check3;          /* and the third scale's local-mean reads of symbols of up to 40 px too */

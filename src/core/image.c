@@ -1,5 +1,6 @@
 #include "image.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +44,12 @@ void image_u8_map(struct image_u8 *img, const uint8_t lut[256])
 		for (int x = 0; x < img->width; x++)
 			row[x] = lut[row[x]];
 	}
+}
+
+void image_u8_gamma_lut(uint8_t lut[256], double exponent)
+{
+	for (int v = 0; v < 256; v++)
+		lut[v] = (uint8_t)lrint(255.0 * pow(v / 255.0, exponent));
 }
 
 double image_u8_sample(const struct image_u8 *img, double x, double y)

@@ -40,6 +40,10 @@ void image_u8_free(struct image_u8 *img);
 void image_u8_copy(struct image_u8 *dst, const struct image_u8 *src);
 /* Every pixel v of img becomes lut[v], in place. */
 void image_u8_map(struct image_u8 *img, const uint8_t lut[256]);
+/* A power curve for image_u8_map(): lut[v] = 255 (v / 255)^exponent,
+ * rounded. An exponent over 1 undoes a camera's gamma encoding (2.2),
+ * under 1 applies one (1 / 2.2). */
+void image_u8_gamma_lut(uint8_t lut[256], double exponent);
 /* The grey at (x, y) in pixels, bilinear between the four nearest pixels;
  * positions outside the image are clamped onto its border. */
 double image_u8_sample(const struct image_u8 *img, double x, double y);

@@ -93,6 +93,8 @@ struct engine_config {
 	bool sauvola_up;               /* those local-mean reads (of ink windows and, with mean_up, its own)
 					* are followed by Sauvola's rule where they read nothing
 					* (third.c up_ink_part) */
+	bool encode_up;                /* and then, where neither read, by the local mean on the
+					* enlargement gamma-encoded (third.c up_ink_part) */
 	float close_scale3;            /* third scale: a pass in its windows against a grey closing of radius
 					* this fraction of the symbol's size (threshold/closing.h); 0 = off */
 	int close_pct;                 /* that pass: white above this percent of the closing, 1..100 */

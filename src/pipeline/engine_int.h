@@ -203,6 +203,7 @@ struct third {
 	struct closing *up_close; /* its closing read (close_up > 0; else NULL) */
 	struct threshold *up_mean; /* the local-mean read (ink_up; else NULL): up_ink_part(), up_sharp() */
 	struct threshold *up_sauvola; /* the Lanczos read's fourth (ink_up; else NULL): up_sharp() */
+	uint8_t up_encode[256]; /* INK_UP_ENCODE_GAMMA's curve: up_ink_part()'s encoded read */
 	struct match *up3_mat; /* its read three times enlarged (sharp_up; else NULL): up_triple() */
 	struct threshold *up3_check; /* that read's second threshold (UP_TRIPLE_CHECK_RADIUS) */
 	struct up_fuzzy up_fuzzy[UP_SHARP_MAX_TREES]; /* this frame's fuzzy reads of its Bernsen read */

@@ -828,8 +828,7 @@ struct pipeline *pipeline_create(const struct tt_config *cfg, int argc, char **a
 	p->argc = argc;
 	p->argv = argv;
 	p->linearize = cfg->camera_gamma != 1.0f;
-	for (int v = 0; v < 256; v++)
-		p->lut[v] = (uint8_t)lrint(255.0 * pow(v / 255.0, (double)cfg->camera_gamma));
+	image_u8_gamma_lut(p->lut, (double)cfg->camera_gamma);
 	pthread_mutex_init(&p->cmd_lock, NULL);
 	atomic_init(&p->stop, false);
 

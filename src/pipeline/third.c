@@ -127,6 +127,12 @@
 #define INK_UP_SAUVOLA_RADIUS 4
 #define INK_UP_SAUVOLA_K 10
 #define INK_UP_SAUVOLA_GATE 8
+/* Where neither of those reads a symbol, the enlargement encoded with this
+ * gamma (255 (v / 255)^(1 / gamma)) and read by the local mean again: the
+ * encoding lifts a shadow's dark paper and ink apart and the mean's level
+ * with them. 1.6 and 3 read less (docs/recognition.md, "The ink windows'
+ * encoded read"). */
+#define INK_UP_ENCODE_GAMMA 2.2
 /* The upsampled pass's fine read (up_fine, fine_up): the places of
  * regions of its Bernsen read of THIRD_UP_FINE_MIN_PX to THIRD_UP_MAX_PX
  * that no read explains, at most UP_FINE_MAX_PLACES a frame, enlarged
@@ -647,6 +653,7 @@ static int up_sync(struct engine *e, bool on, const struct threshold_config *tc,
 		return 0;
 	}
 	const int side = 2 * THIRD_UP_SIDE;
+	image_u8_gamma_lut(t->up_encode, 1.0 / INK_UP_ENCODE_GAMMA);
 	struct threshold_config mean = *tc;
 	mean.mode = THRESHOLD_GATED;
 	mean.mean_radius = INK_UP_MEAN_RADIUS;
@@ -1724,8 +1731,16 @@ static bool up_ink_part(struct engine *e, const struct image_u8 *grey, const str
 	 * the mean's fixed bias gives to the wall. */
 	const int reads = e->cfg.sauvola_up && t->up_sauvola ? 2 : 1;
 	const int first = e->s3.det.n_fids;
-	for (int r = 0; r < reads; r++) {
-		if (threshold_process(r == 0 ? t->up_mean : t->up_sauvola, &v.up, &v.crop) ||
+	/* (encode_up) Where neither reads a symbol, the enlargement encoded
+	 * (INK_UP_ENCODE_GAMMA) and read by the local mean once more. */
+	const int all = reads + (e->cfg.encode_up ? 1 : 0);
+	for (int r = 0; r < all; r++) {
+		const bool encoded = r == reads;
+		if (encoded && e->s3.det.n_fids > first)
+			break;
+		if (encoded)
+			image_u8_map(&v.up, t->up_encode);
+		if (threshold_process(r == 0 || encoded ? t->up_mean : t->up_sauvola, &v.up, &v.crop) ||
 		    !up_decode(e, &v, ext, &tree))
 			return false;
 		const int held = e->s3.det.n_fids;

@@ -85,8 +85,7 @@ struct deblur *deblur_create(int max_width, int max_height, int *err)
 			d->out.data = NULL;
 		if (image_u8_alloc(&d->enc, max_width, max_height))
 			d->enc.data = NULL;
-		for (int v = 0; v < 256; v++)
-			d->encode[v] = (uint8_t)(255.0 * pow(v / 255.0, 1.0 / DEBLUR_ENCODE_GAMMA) + 0.5);
+		image_u8_gamma_lut(d->encode, 1.0 / DEBLUR_ENCODE_GAMMA);
 	}
 	if (!d || !d->g || !d->u || !d->c || !d->xp || !d->y || !d->gp || !d->pad || !d->row || !d->g2 || !d->thr ||
 	    !d->out.data || !d->enc.data) {
@@ -1010,12 +1009,8 @@ int deblur_rethreshold_encoded(struct deblur *d, int gate, struct bitmask *out)
 	struct image_u8 grey = d->out, enc = d->enc;
 	grey.width = enc.width = d->held_w;
 	grey.height = enc.height = d->held_h;
-	for (int y = 0; y < grey.height; y++) {
-		const uint8_t *g = image_u8_row(&grey, y);
-		uint8_t *o = image_u8_row(&enc, y);
-		for (int x = 0; x < grey.width; x++)
-			o[x] = d->encode[g[x]];
-	}
+	image_u8_copy(&enc, &grey);
+	image_u8_map(&enc, d->encode);
 	threshold_cpu_bernsen(d->thr, &enc, DEBLUR_DEFOCUS_RADIUS, gate, NULL, out);
 	return 0;
 }
