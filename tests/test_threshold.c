@@ -1096,6 +1096,53 @@ static void test_deblur_rethreshold_encoded(void **state)
 	deblur_bench_close(&t);
 }
 
+static void draw_steps(struct image_u8 *img);
+
+/* deblur_process_encoded(): the same estimate, bits and held
+ * deconvolution as deblur_process() (defocus set) over the input encoded
+ * here with DEBLUR_ENCODE_INPUT_GAMMA (defocused light squares on a dark
+ * table: then taken on to 12 rounds alike), other bits than over the
+ * input itself;
+ * an input larger than the create sizes refused. */
+static void test_deblur_process_encoded(void **state)
+{
+	(void)state;
+	struct deblur_bench t;
+	deblur_bench_open(&t);
+	uint32_t rng = 17;
+	const size_t bytes = (size_t)t.got.stride_words * 210 * sizeof *t.got.bits;
+	draw_steps(&t.img);
+	test_defocus(&t.img, 2.0f, 3, &rng);
+	struct image_u8 coded;
+	assert_int_equal(image_u8_alloc(&coded, 210, 210), 0);
+	uint8_t lut[256];
+	for (int v = 0; v < 256; v++)
+		lut[v] = (uint8_t)lrint(255.0 * pow(v / 255.0, 1.0 / DEBLUR_ENCODE_INPUT_GAMMA));
+	for (int y = 0; y < 210; y++)
+		for (int x = 0; x < 210; x++)
+			image_u8_row(&coded, y)[x] = lut[image_u8_row(&t.img, y)[x]];
+	const struct deblur_box core = {30, 20, 180, 190};
+	struct deblur_streak a, b;
+	assert_int_equal(deblur_process(t.d, &coded, &core, 8, 16, 32, true, &t.got, &a), DEBLUR_DEFOCUS);
+	assert_int_equal(deblur_continue(t.d, 12, 8, 16, 32, &t.got), 0);
+	assert_int_equal(deblur_process_encoded(t.d, &t.img, &core, 8, 16, 32, &t.again, &b), DEBLUR_DEFOCUS);
+	assert_true(a.sigma == b.sigma);
+	assert_int_equal(deblur_continue(t.d, 12, 8, 16, 32, &t.again), 0);
+	assert_memory_equal(t.got.bits, t.again.bits, bytes);
+	assert_int_equal(deblur_process(t.d, &t.img, &core, 8, 16, 32, true, &t.got, &a), DEBLUR_DEFOCUS);
+	assert_int_equal(deblur_continue(t.d, 12, 8, 16, 32, &t.got), 0);
+	assert_memory_not_equal(t.got.bits, t.again.bits, bytes);
+	struct image_u8 big;
+	struct bitmask big_out;
+	assert_int_equal(image_u8_alloc(&big, 211, 210), 0);
+	assert_int_equal(bitmask_alloc(&big_out, 211, 210), 0);
+	assert_int_equal(deblur_process_encoded(t.d, &big, NULL, 8, 16, 32, &big_out, &b), ERR_SIZE);
+	bitmask_free(&big_out);
+	image_u8_free(&big);
+	image_u8_free(&coded);
+	deblur_bench_close(&t);
+}
+
 /* Light squares of 40 px on a dark table: long steps, flat on both sides. */
 static void draw_steps(struct image_u8 *img)
 {
@@ -1984,6 +2031,7 @@ int main(void)
 		cmocka_unit_test(test_deblur_rethreshold),
 		cmocka_unit_test(test_deblur_continue),
 		cmocka_unit_test(test_deblur_rethreshold_encoded),
+		cmocka_unit_test(test_deblur_process_encoded),
 		cmocka_unit_test(test_object_api_cpu),
 		cmocka_unit_test(test_object_api_errors),
 		cmocka_unit_test(test_upsample2),

@@ -2646,7 +2646,23 @@ static bool deblur_read(struct deblur_job *j)
 		if (!decode_window(j->job.seg, j->job.mat, &k, &j->job.det))
 			return false;
 		if (found == DEBLUR_DEFOCUS) {
+			const int from = j->job.out.n_fids;
 			if (!defocus_reads(j, &k, w))
+				return false;
+			/* Where none of those read a symbol, the window's grey
+			 * encoded (DEBLUR_ENCODE_INPUT_GAMMA) is deconvolved
+			 * again and read as the first (defocus_reads). */
+			if (j->job.out.n_fids > from)
+				continue;
+			struct deblur_streak again;
+			const int kind = deblur_process_encoded(j->deblur, &k.view, &core, w->radius, c->thr.mean_bias,
+								 j->job.gate, &k.crop, &again);
+			if (kind < 0)
+				return false;
+			if (kind != DEBLUR_DEFOCUS)
+				continue;
+			cut_crop(&k, w);
+			if (!decode_window(j->job.seg, j->job.mat, &k, &j->job.det) || !defocus_reads(j, &k, w))
 				return false;
 			continue;
 		}

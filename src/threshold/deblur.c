@@ -32,8 +32,10 @@ struct deblur {
 	float *row;         /* max_width + 2K: one row with its border repeated (the separable kernel) */
 	int32_t *g2;        /* 3 x max_width: three rows' squared gradients (the defocus's estimate) */
 	struct image_u8 out; /* the deconvolved grey */
-	struct image_u8 enc; /* the same encoded (deblur_rethreshold_encoded) */
+	struct image_u8 enc; /* the same encoded (deblur_rethreshold_encoded), or an input
+			      * encoded (deblur_process_encoded: read only before out is made) */
 	uint8_t encode[256]; /* DEBLUR_ENCODE_GAMMA's curve */
+	uint8_t encode_input[256]; /* DEBLUR_ENCODE_INPUT_GAMMA's */
 	int held_w, held_h; /* of the last call's deconvolution held in out, of either kind (sep_r tells
 			     * which); 0: none (deblur_continue, deblur_rethreshold) */
 	struct threshold_cpu *thr;
@@ -86,6 +88,7 @@ struct deblur *deblur_create(int max_width, int max_height, int *err)
 		if (image_u8_alloc(&d->enc, max_width, max_height))
 			d->enc.data = NULL;
 		image_u8_gamma_lut(d->encode, 1.0 / DEBLUR_ENCODE_GAMMA);
+		image_u8_gamma_lut(d->encode_input, 1.0 / DEBLUR_ENCODE_INPUT_GAMMA);
 	}
 	if (!d || !d->g || !d->u || !d->c || !d->xp || !d->y || !d->gp || !d->pad || !d->row || !d->g2 || !d->thr ||
 	    !d->out.data || !d->enc.data) {
@@ -1013,4 +1016,17 @@ int deblur_rethreshold_encoded(struct deblur *d, int gate, struct bitmask *out)
 	image_u8_map(&enc, d->encode);
 	threshold_cpu_bernsen(d->thr, &enc, DEBLUR_DEFOCUS_RADIUS, gate, NULL, out);
 	return 0;
+}
+
+int deblur_process_encoded(struct deblur *d, const struct image_u8 *in, const struct deblur_box *core, int mean_radius,
+			   int mean_bias, int gate, struct bitmask *out, struct deblur_streak *streak)
+{
+	if (in->width < 1 || in->height < 1 || in->width > d->max_width || in->height > d->max_height)
+		return ERR_SIZE;
+	struct image_u8 enc = d->enc;
+	enc.width = in->width;
+	enc.height = in->height;
+	image_u8_copy(&enc, in);
+	image_u8_map(&enc, d->encode_input);
+	return deblur_process(d, &enc, core, mean_radius, mean_bias, gate, true, out, streak);
 }
