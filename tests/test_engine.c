@@ -416,7 +416,7 @@ static struct engine *blur_engine(struct fixture *f, int deblur, int pct, struct
 				   .radius2 = 2, .median2 = 3, .scale3 = true, .mode3 = THRESHOLD_MEAN,
 				   .mean_scale3 = 0.115f, .close_scale3 = 0.04f, .close_pct = 70, .radius_small = 1,
 				   .deblur3 = deblur > 0, .deblur3_pct = deblur == 2 ? 1 : pct, .defocus3 = deblur != 3,
-				   .deblur3_high = deblur != 4,
+				   .deblur3_high = deblur != 4, .deblur3_bias = deblur == 5 ? 16 : 7,
 				   .match = {.trees = f->trees, .root_min_px = 12, .root_max_px = 160},
 				   .tracker = f->trk, .max_detections = 64};
 	struct engine *e = engine_create(&ec, &err);
@@ -450,7 +450,8 @@ static void blur_close(struct fixture *f, struct engine *e, struct image_u8 *img
  * scale's passes as by default, the deblurring pass off (deblur 0), on
  * (1), or on with its area bound at 1% of the frame (2: less than any
  * window), on without its defocus branch (3), on without its upper rung
- * (4: THIRD_DEBLUR_HIGH_RADIUS); 0: nothing decoded;
+ * (4: THIRD_DEBLUR_HIGH_RADIUS), on with its local means' bias at
+ * mean_bias's 16 instead of deblur3_bias's 7 (5); 0: nothing decoded;
  * negative: another ID. */
 static int blur_probe(struct fixture *f, int deblur, int size, float len, float a, int id)
 {
@@ -502,16 +503,30 @@ static void test_deblur_pass_under_streak(void **state)
 	assert_true(on >= 10);
 }
 
-/* Symbols 0-11 of 64 and 68 px under a 6 px streak at 1.5 rad (noise
- * +-3): the deblurring pass's upper rung (THIRD_DEBLUR_HIGH_RADIUS) reads
- * two more of each size than the pass without it (0 -> 2 and 6 -> 8 when
- * written), loses none and reads none as another ID. */
+/* Symbols 0-11 of 68 px under a 6 px streak at 1.5 rad (noise +-3): the
+ * deblurring pass's upper rung (THIRD_DEBLUR_HIGH_RADIUS) reads at least
+ * two more than the pass without it (9 -> 12 when written), loses none
+ * and reads none as another ID. With mean_bias's 16 for the pass's local
+ * means (before deblur3_bias) it read two more at 64 px too (0 -> 2; 6 ->
+ * 8 at 68 px); with the pass's own bias 64 px reads 5 either way. */
 static void test_deblur_upper_rung(void **state)
 {
-	for (int size = 64; size <= 68; size += 4) {
+	int off, on;
+	blur_tally(*state, 4, 68, 6.0f, 1.5f, false, &off, &on);
+	assert_true(on >= off + 2);
+}
+
+/* Symbols 0-11 of 56 px under a 5 px streak and of 64 px under a 6 px
+ * one, at 0.5 rad (noise +-3): the deblurring pass's local means with its
+ * own bias (deblur3_bias, 7) read at least three more of each than with
+ * mean_bias's 16 (3 -> 7 and 4 -> 8 when written), lose none and read none
+ * as another ID. */
+static void test_deblur_bias(void **state)
+{
+	for (int size = 56; size <= 64; size += 8) {
 		int off, on;
-		blur_tally(*state, 4, size, 6.0f, 1.5f, false, &off, &on);
-		assert_true(on >= off + 2);
+		blur_tally(*state, 5, size, size == 56 ? 5.0f : 6.0f, 0.5f, false, &off, &on);
+		assert_true(on >= off + 3);
 	}
 }
 
@@ -3241,6 +3256,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_closing_pass_under_shadow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scaled_pass_dot_vetoes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ratio_pass_large_symbols, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_deblur_bias, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deblur_pass_under_streak, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deblur_upper_rung, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deblur_pass_whole_frame, setup, teardown),

@@ -851,8 +851,9 @@ static void deblur_bench_close(struct deblur_bench *t)
  * has no streak; under a streak of 6 or 9 px (which merges a quarter to
  * half of the symbols' 101 regions in the local-mean threshold), whatever
  * its direction, the direction is found within 0.08 rad and the length
- * within 1 px, and the deconvolved threshold's region count is at least
- * 1.5 times as close to the sharp window's as the streaked window's own is;
+ * within 1 px, and the deconvolved threshold's region count (at the pass's
+ * bias, deblur3_bias's 7) is at least 1.5 times as close to the sharp
+ * window's as the streaked window's own (the local mean at 16) is;
  * the same input gives the same bits; bad sizes and ranges are refused. */
 static void test_deblur(void **state)
 {
@@ -883,8 +884,8 @@ static void test_deblur(void **state)
 			da = da > 1.5708f ? 3.14159265f - da : da;
 			assert_true(da < 0.08f);
 			assert_true(fabsf(s.length - lengths[li]) < 1.0f);
-			assert_int_equal(deblur_process(t.d, &t.img, NULL, 8, 16, 32, false, &t.got, NULL), 1);
-			assert_int_equal(deblur_process(t.d, &t.img, NULL, 8, 16, 32, true, &t.again, NULL), DEBLUR_STREAK);
+			assert_int_equal(deblur_process(t.d, &t.img, NULL, 8, 7, 32, false, &t.got, NULL), 1);
+			assert_int_equal(deblur_process(t.d, &t.img, NULL, 8, 7, 32, true, &t.again, NULL), DEBLUR_STREAK);
 			assert_memory_equal(t.got.bits, t.again.bits, (size_t)t.got.stride_words * 210 * sizeof *t.got.bits);
 			threshold_cpu_mean(tc, &t.img, THRESHOLD_MEAN, 1, 32, 8, 16, NULL, &plain);
 			const int sharp_n = mask_regions(&want);
@@ -900,7 +901,9 @@ static void test_deblur(void **state)
 	assert_int_equal(deblur_process(t.d, &t.img, &outside, 8, 16, 32, false, &t.got, NULL), ERR_RANGE);
 	assert_int_equal(deblur_process(t.d, &t.img, &empty, 8, 16, 32, false, &t.got, NULL), ERR_RANGE);
 	/* The whole input as the core is the same as none; outside a core the
-	 * grey is the input's: past the mean's radius, the plain threshold. */
+	 * grey is the input's: past the mean's radius, without the hysteresis
+	 * (which joins pixels across the core's edge), the plain threshold. */
+	deblur_seed_bias(t.d, 0);
 	assert_int_equal(deblur_process(t.d, &t.img, NULL, 8, 16, 32, false, &t.got, NULL), 1);
 	assert_int_equal(deblur_process(t.d, &t.img, &all, 8, 16, 32, false, &t.again, NULL), 1);
 	assert_memory_equal(t.got.bits, t.again.bits, (size_t)t.got.stride_words * 210 * sizeof *t.got.bits);
@@ -917,6 +920,61 @@ static void test_deblur(void **state)
 	deblur_bench_close(&t);
 	assert_null(deblur_create(0, 5, &err));
 	assert_int_equal(err, ERR_RANGE);
+}
+
+/* A streak's threshold with its hysteresis (deblur_threshold), on paper of
+ * 200 at mean radius 8, bias 7: a blob of 40 (black at the seeds' bias,
+ * DEBLUR_SEED_BIAS) with a 2 px tail of 150 running 16 px from it and a
+ * pixel of 150 touching the tail's end corner to corner (black at 7 only),
+ * and three specks of 150 on the paper, alone: the blob, the tail and that
+ * pixel stay black, the specks turn white; with the seeds' bias at 0 (no
+ * hysteresis) the specks are black too, the bits the plain local mean
+ * gives. */
+static void test_deblur_hysteresis(void **state)
+{
+	(void)state;
+	int err = 0;
+	struct deblur *d = deblur_create(64, 64, &err);
+	assert_non_null(d);
+	struct image_u8 g;
+	struct bitmask got, plain;
+	assert_int_equal(image_u8_alloc(&g, 64, 64), 0);
+	assert_int_equal(bitmask_alloc(&got, 64, 64), 0);
+	assert_int_equal(bitmask_alloc(&plain, 64, 64), 0);
+	for (int y = 0; y < 64; y++)
+		for (int x = 0; x < 64; x++)
+			image_u8_row(&g, y)[x] = (x - 16) * (x - 16) + (y - 20) * (y - 20) <= 9 ? 40 : 200;
+	for (int x = 19; x < 36; x++)
+		image_u8_row(&g, 20)[x] = image_u8_row(&g, 21)[x] = 150;
+	image_u8_row(&g, 22)[36] = 150;
+	const int specks[3][2] = {{50, 50}, {12, 48}, {40, 8}};
+	for (int k = 0; k < 3; k++)
+		image_u8_row(&g, specks[k][1])[specks[k][0]] = 150;
+	assert_int_equal(deblur_threshold(d, &g, 8, 7, 32, &got), 0);
+	assert_int_equal(bitmask_get(&got, 16, 20), 0);
+	for (int x = 19; x < 36; x++)
+		assert_int_equal(bitmask_get(&got, x, 20) | bitmask_get(&got, x, 21), 0);
+	assert_int_equal(bitmask_get(&got, 36, 22), 0);
+	for (int k = 0; k < 3; k++)
+		assert_int_equal(bitmask_get(&got, specks[k][0], specks[k][1]), 1);
+	deblur_seed_bias(d, 0);
+	assert_int_equal(deblur_threshold(d, &g, 8, 7, 32, &got), 0);
+	for (int k = 0; k < 3; k++)
+		assert_int_equal(bitmask_get(&got, specks[k][0], specks[k][1]), 0);
+	struct threshold_cpu *tc = threshold_cpu_create(64, 64, &err);
+	assert_non_null(tc);
+	threshold_cpu_mean(tc, &g, THRESHOLD_MEAN, 1, 32, 8, 7, NULL, &plain);
+	assert_memory_equal(got.bits, plain.bits, (size_t)got.stride_words * 64 * sizeof *got.bits);
+	struct bitmask big;
+	assert_int_equal(bitmask_alloc(&big, 65, 64), 0);
+	assert_int_equal(deblur_threshold(d, &g, 8, 7, 32, &big), ERR_SIZE);
+	assert_int_equal(deblur_threshold(d, &g, 8, 51, 32, &got), ERR_RANGE);
+	bitmask_free(&big);
+	threshold_cpu_destroy(tc);
+	bitmask_free(&got);
+	bitmask_free(&plain);
+	image_u8_free(&g);
+	deblur_destroy(d);
 }
 
 /* deblur_rethreshold(): the last streak's deconvolved grey thresholded
@@ -2026,6 +2084,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_closing_median, pair_setup, pair_teardown),
 		cmocka_unit_test(test_ratio_matches_brute_force),
 		cmocka_unit_test(test_deblur),
+		cmocka_unit_test(test_deblur_hysteresis),
 		cmocka_unit_test(test_deblur_defocus),
 		cmocka_unit_test(test_deblur_defocus_sharp_print),
 		cmocka_unit_test(test_deblur_rethreshold),

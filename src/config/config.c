@@ -276,6 +276,10 @@ static const struct config_option options[] = {
     OPT_INT("threshold", "deblur3_pct", deblur3_pct, "100", 0, 100, true, 0, "PERCENT",
             "the deblur3 pass: its windows, in their order, until their area in a frame would pass this "
             "percent of the frame's (a bound on its cost per frame); 0 = no bound"),
+    OPT_INT("threshold", "deblur3_bias", deblur3_bias, "7", 0, 50, true, 0, "PERCENT",
+            "the deblur3 pass: the bias of its local means over the deconvolved grey, as mean_bias (percent "
+            "below the mean that is still black); its own, nearer the mean than mean_bias's 16: a wall "
+            "between leaves that the deconvolution brings back only part way to the ink's grey stays black"),
     OPT_INT_SET("threshold", "median2", median2, "3", 0, 5, "0|3|5", true, 0, "N",
                 "median pre-filter of the second scale (radius2): 0 (off), 3 or 5"),
     OPT_FLOAT("threshold", "gauss", gauss_sigma, "0", 0, 4, true, 0, "SIGMA",

@@ -131,6 +131,7 @@ struct tt_config {
 	bool defocus3;        /* that pass also undoes a defocus blur */
 	bool deblur3_high;    /* that pass also reads a streak's grey at a wide local mean */
 	int deblur3_pct;      /* that pass: its windows' area per frame at most this percent of the frame; 0 = any */
+	int deblur3_bias;     /* that pass: its local means' bias, percent (mean_bias for the deconvolved grey) */
 	int median2;          /* second scale's median pre-filter */
 	int segment_threads;  /* per scale; 0 = auto */
 	char segment_backend[8]; /* auto | cpu | gpu */

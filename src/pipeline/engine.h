@@ -112,6 +112,8 @@ struct engine_config {
 					* THIRD_DEBLUR_HIGH_RADIUS (third.c), whole trees only */
 	int deblur3_pct;               /* that pass: windows in their order while their area stays within
 					* this percent of the frame's; 0 = all */
+	int deblur3_bias;              /* that pass: the bias of its local means over the deconvolved grey,
+					* percent below the mean that is still black (0..50) */
 	int segment_threads;           /* bands a scale is segmented in; 0 = auto */
 	int segment_backend;           /* enum engine_segment_backend */
 	int32_t max_runs, max_regions; /* per scale and frame; 0 = from the frame size (core/regions.h) */

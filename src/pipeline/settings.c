@@ -149,6 +149,7 @@ void engine_config_from(const struct tt_config *c, const struct tree_set *trees,
 	e->defocus3 = c->defocus3;
 	e->deblur3_high = c->deblur3_high;
 	e->deblur3_pct = c->deblur3_pct;
+	e->deblur3_bias = c->deblur3_bias;
 	e->segment_threads = c->segment_threads;
 	e->segment_backend = strcmp(c->segment_backend, "gpu") == 0   ? ENGINE_SEGMENT_GPU
 			     : strcmp(c->segment_backend, "cpu") == 0 ? ENGINE_SEGMENT_CPU

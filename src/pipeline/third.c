@@ -2426,7 +2426,7 @@ static bool deblur_frame(struct deblur_job *j)
 	const struct deblur_streak est = {.sigma = j->sigma};
 	struct window_cut k = window_cut_into(g, &all, 0, &j->frame.crop, &j->frame.mask);
 	/* A defocus is thresholded by Bernsen: the mean's radius (1) is unused. */
-	if (deblur_apply(j->frame_deblur, &k.view, NULL, 1, j->frame.cfg->thr.mean_bias, j->frame.gate,
+	if (deblur_apply(j->frame_deblur, &k.view, NULL, 1, j->frame.cfg->deblur3_bias, j->frame.gate,
 			 DEBLUR_DEFOCUS, &est, &k.crop) < 0)
 		return false;
 	cut_crop(&k, &all);
@@ -2487,7 +2487,7 @@ static bool streak_reads(struct deblur_job *j, struct window_cut *k, const struc
 	if (streaked || est->anisotropy > THIRD_DEBLUR_LOW_ANISOTROPY || est->length < THIRD_DEBLUR_RUNG_MIN_LENGTH)
 		return true;
 	if (w->radius != THIRD_DEBLUR_LOW_RADIUS) {
-		if (deblur_rethreshold(j->deblur, THIRD_DEBLUR_LOW_RADIUS, c->thr.mean_bias, j->job.gate,
+		if (deblur_rethreshold(j->deblur, THIRD_DEBLUR_LOW_RADIUS, c->deblur3_bias, j->job.gate,
 				       &k->crop) != 0)
 			return true;
 		cut_crop(k, w);
@@ -2499,7 +2499,7 @@ static bool streak_reads(struct deblur_job *j, struct window_cut *k, const struc
 	 * matcher reading whole trees only and holding a read that may be
 	 * another ID with a one-hole blob closed (match_config.closed_leaf). */
 	if (!c->deblur3_high || w->radius >= THIRD_DEBLUR_HIGH_RADIUS ||
-	    deblur_rethreshold(j->deblur, THIRD_DEBLUR_HIGH_RADIUS, c->thr.mean_bias, j->job.gate, &k->crop) != 0)
+	    deblur_rethreshold(j->deblur, THIRD_DEBLUR_HIGH_RADIUS, c->deblur3_bias, j->job.gate, &k->crop) != 0)
 		return true;
 	cut_crop(k, w);
 	struct match_config high = j->mc;
@@ -2529,7 +2529,7 @@ static bool long_reads(struct deblur_job *j, struct window_cut *k, const struct 
 				  ? rounds - THIRD_DEBLUR_CONFIRM_ROUNDS
 				  : DEBLUR_ITERATIONS;
 	for (int pass = 0; pass < 2; pass++) {
-		if (deblur_continue(j->deblur, pass ? rounds : first, w->radius, c->thr.mean_bias, j->job.gate,
+		if (deblur_continue(j->deblur, pass ? rounds : first, w->radius, c->deblur3_bias, j->job.gate,
 				    &k->crop) != 0)
 			return true;
 		cut_crop(k, w);
@@ -2572,7 +2572,7 @@ static bool defocus_reads(struct deblur_job *j, struct window_cut *k, const stru
 			return false;
 		window_keep(&j->job.out, &j->job.det, w, NULL, 0, FIDUCIAL_DOUBTFUL);
 		if (j->job.out.n_fids > from || r == n_more ||
-		    deblur_continue(j->deblur, third_defocus_rounds[r], w->radius, c->thr.mean_bias, j->job.gate,
+		    deblur_continue(j->deblur, third_defocus_rounds[r], w->radius, c->deblur3_bias, j->job.gate,
 				    &k->crop) != 0)
 			return true;
 		cut_crop(k, w);
@@ -2630,7 +2630,7 @@ static bool deblur_read(struct deblur_job *j)
 			window_cut_into(j->job.grey, w, w->radius + THIRD_DEBLUR_HALO, &j->job.crop, &j->job.mask);
 		const struct deblur_box core = {w->x0 - k.cx0, w->y0 - k.cy0, w->x1 - k.cx0, w->y1 - k.cy0};
 		struct deblur_streak est;
-		const int found = deblur_process(j->deblur, &k.view, &core, w->radius, c->thr.mean_bias, j->job.gate,
+		const int found = deblur_process(j->deblur, &k.view, &core, w->radius, c->deblur3_bias, j->job.gate,
 						 c->defocus3, &k.crop, &est);
 		if (found < 0)
 			return false;
@@ -2655,7 +2655,7 @@ static bool deblur_read(struct deblur_job *j)
 			if (j->job.out.n_fids > from)
 				continue;
 			struct deblur_streak again;
-			const int kind = deblur_process_encoded(j->deblur, &k.view, &core, w->radius, c->thr.mean_bias,
+			const int kind = deblur_process_encoded(j->deblur, &k.view, &core, w->radius, c->deblur3_bias,
 								 j->job.gate, &k.crop, &again);
 			if (kind < 0)
 				return false;

@@ -31,6 +31,9 @@ struct deblur {
 	float *pad;         /* (max_width + 2K) x (max_height + 2K): a buffer with its border repeated */
 	float *row;         /* max_width + 2K: one row with its border repeated (the separable kernel) */
 	int32_t *g2;        /* 3 x max_width: three rows' squared gradients (the defocus's estimate) */
+	struct bitmask seed; /* max_width x max_height: the threshold's seeds, then what stays black */
+	int32_t *stack;     /* max_width x max_height: pixels whose neighbours the hysteresis has to visit */
+	int seed_bias;      /* the hysteresis's seeds (deblur_seed_bias) */
 	struct image_u8 out; /* the deconvolved grey */
 	struct image_u8 enc; /* the same encoded (deblur_rethreshold_encoded), or an input
 			      * encoded (deblur_process_encoded: read only before out is made) */
@@ -70,6 +73,7 @@ struct deblur *deblur_create(int max_width, int max_height, int *err)
 	if (d) {
 		d->max_width = max_width;
 		d->max_height = max_height;
+		d->seed_bias = DEBLUR_SEED_BIAS;
 #if DEBLUR_AVX2
 		d->avx2 = __builtin_cpu_supports("avx2");
 #endif
@@ -82,6 +86,9 @@ struct deblur *deblur_create(int max_width, int max_height, int *err)
 		d->pad = malloc(np * sizeof *d->pad);
 		d->row = malloc((size_t)(max_width + 2 * DEBLUR_KERNEL_RADIUS) * sizeof *d->row);
 		d->g2 = malloc(3 * (size_t)max_width * sizeof *d->g2);
+		d->stack = malloc(n * sizeof *d->stack);
+		if (bitmask_alloc(&d->seed, max_width, max_height))
+			d->seed.bits = NULL;
 		d->thr = threshold_cpu_create(max_width, max_height, err);
 		if (image_u8_alloc(&d->out, max_width, max_height))
 			d->out.data = NULL;
@@ -91,13 +98,18 @@ struct deblur *deblur_create(int max_width, int max_height, int *err)
 		image_u8_gamma_lut(d->encode_input, 1.0 / DEBLUR_ENCODE_INPUT_GAMMA);
 	}
 	if (!d || !d->g || !d->u || !d->c || !d->xp || !d->y || !d->gp || !d->pad || !d->row || !d->g2 || !d->thr ||
-	    !d->out.data || !d->enc.data) {
+	    !d->stack || !d->seed.bits || !d->out.data || !d->enc.data) {
 		deblur_destroy(d);
 		*err = ERR_NOMEM;
 		return NULL;
 	}
 	*err = 0;
 	return d;
+}
+
+void deblur_seed_bias(struct deblur *d, int bias)
+{
+	d->seed_bias = bias < 0 ? 0 : bias > THRESHOLD_MAX_MEAN_BIAS ? THRESHOLD_MAX_MEAN_BIAS : bias;
 }
 
 void deblur_destroy(struct deblur *d)
@@ -113,6 +125,8 @@ void deblur_destroy(struct deblur *d)
 	free(d->pad);
 	free(d->row);
 	free(d->g2);
+	free(d->stack);
+	bitmask_free(&d->seed);
 	image_u8_free(&d->out);
 	image_u8_free(&d->enc);
 	threshold_cpu_destroy(d->thr);
@@ -865,6 +879,89 @@ int deblur_apply(struct deblur *d, const struct image_u8 *in, const struct deblu
 	return deconvolve(d, in, &cb, &wa, &work, mean_radius, mean_bias, gate, kind, s, out);
 }
 
+/* The pixels of word i of keep's row y (bit j: pixel 64 i + j) with a
+ * black pixel of keep among their 8 neighbours or at their place; last:
+ * the mask of the row's last word's pixels, words: the words a row. */
+static uint64_t black_near(const struct bitmask *keep, int y, int i, int words, uint64_t last)
+{
+	uint64_t near = 0;
+	for (int yy = y > 0 ? y - 1 : 0; yy <= y + 1 && yy < keep->height; yy++) {
+		const uint64_t *k = bitmask_row(keep, yy);
+		const uint64_t b = ~k[i] & (i == words - 1 ? last : ~0ull);
+		const uint64_t before = i > 0 ? ~k[i - 1] >> 63 : 0;
+		const uint64_t after = i < words - 1 ? (~k[i + 1] & (i + 1 == words - 1 ? last : ~0ull)) << 63 : 0;
+		near |= b | b << 1 | before | b >> 1 | after;
+	}
+	return near;
+}
+
+/* A streak's threshold (deblur.h): grey by the local mean at mean_radius,
+ * less mean_bias percent, with gate, into out, with hysteresis against the
+ * same rule at d->seed_bias. Every pixel black at the seed's bias is black
+ * at mean_bias too, so keep (the seeds' threshold) starts as what stays
+ * black; each pixel black in out only (a candidate) that touches a black
+ * one of keep joins it, and from it every candidate its chain reaches (a
+ * candidate skipped earlier in the scan joins from a later one). A word's
+ * candidates are found, and those that touch black, 64 at a time; only
+ * candidates are pushed, each once, so the stack holds at most the
+ * window. */
+static void mean_hysteresis(struct deblur *d, const struct image_u8 *grey, int mean_radius, int mean_bias, int gate,
+			    struct bitmask *out)
+{
+	threshold_cpu_mean(d->thr, grey, THRESHOLD_MEAN, 1, gate, mean_radius, mean_bias, NULL, out);
+	if (mean_bias >= d->seed_bias)
+		return;
+	const int w = grey->width, h = grey->height, words = (w + 63) / 64;
+	const uint64_t last = w % 64 ? (1ull << (w % 64)) - 1 : ~0ull;
+	struct bitmask keep = {.width = w, .height = h, .stride_words = d->seed.stride_words, .bits = d->seed.bits};
+	threshold_cpu_mean(d->thr, grey, THRESHOLD_MEAN, 1, gate, mean_radius, d->seed_bias, NULL, &keep);
+	int32_t *stack = d->stack;
+	for (int y = 0; y < h; y++) {
+		const uint64_t *o = bitmask_row(out, y);
+		uint64_t *k = keep.bits + (size_t)y * (size_t)keep.stride_words;
+		for (int i = 0; i < words; i++) {
+			/* Bits past the width are zero in both: no candidate. */
+			const uint64_t cand = ~o[i] & k[i];
+			for (uint64_t c = cand ? cand & black_near(&keep, y, i, words, last) : 0; c; c &= c - 1) {
+				const int x = i * 64 + __builtin_ctzll(c);
+				if (!(k[i] >> (x & 63) & 1))
+					continue;
+				k[i] &= ~(1ull << (x & 63));
+				size_t n = 0;
+				stack[n++] = y * w + x;
+				while (n > 0) {
+					const int32_t p = stack[--n];
+					const int px = p % w, py = p / w;
+					for (int yy = py > 0 ? py - 1 : 0; yy <= py + 1 && yy < h; yy++) {
+						const uint64_t *oo = bitmask_row(out, yy);
+						uint64_t *kk = keep.bits + (size_t)yy * (size_t)keep.stride_words;
+						for (int xx = px > 0 ? px - 1 : 0; xx <= px + 1 && xx < w; xx++) {
+							const uint64_t bit = 1ull << (xx & 63);
+							if ((kk[xx >> 6] & bit) && !(oo[xx >> 6] & bit)) {
+								kk[xx >> 6] &= ~bit;
+								stack[n++] = yy * w + xx;
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	for (int y = 0; y < h; y++)
+		memcpy(out->bits + (size_t)y * (size_t)out->stride_words, bitmask_row(&keep, y),
+		       (size_t)words * sizeof *out->bits);
+}
+
+int deblur_threshold(struct deblur *d, const struct image_u8 *grey, int mean_radius, int mean_bias, int gate,
+		     struct bitmask *out)
+{
+	const int e = check_args(d, grey, mean_radius, mean_bias, gate, out);
+	if (e)
+		return e;
+	mean_hysteresis(d, grey, mean_radius, mean_bias, gate, out);
+	return 0;
+}
+
 /* Thresholds grey, which holds the held deconvolution's core, as its
  * kind asks: a defocus's by Bernsen at DEBLUR_DEFOCUS_RADIUS, a streak's
  * by the local mean at mean_radius, both with gate. */
@@ -874,7 +971,7 @@ static void held_threshold(struct deblur *d, const struct image_u8 *grey, int me
 	if (d->sep_r)
 		threshold_cpu_bernsen(d->thr, grey, DEBLUR_DEFOCUS_RADIUS, gate, NULL, out);
 	else
-		threshold_cpu_mean(d->thr, grey, THRESHOLD_MEAN, 1, gate, mean_radius, mean_bias, NULL, out);
+		mean_hysteresis(d, grey, mean_radius, mean_bias, gate, out);
 }
 
 /* Runs the deconvolution held in d (d->ru ...) on to rounds rounds in
@@ -973,7 +1070,7 @@ int deblur_rethreshold(struct deblur *d, int mean_radius, int mean_bias, int gat
 	int e = check_args(d, &grey, mean_radius, mean_bias, gate, out);
 	if (e)
 		return e;
-	threshold_cpu_mean(d->thr, &grey, THRESHOLD_MEAN, 1, gate, mean_radius, mean_bias, NULL, out);
+	mean_hysteresis(d, &grey, mean_radius, mean_bias, gate, out);
 	return 0;
 }
 

@@ -52,10 +52,13 @@
  * grey, the deconvolved core rounded and clamped to 0..255, is thresholded
  * by the local mean (threshold.h, THRESHOLD_MEAN: white above the mean of
  * the (2 * mean_radius + 1)^2 window less mean_bias percent, black where
- * that mean is below gate). Single-precision float, eight lanes at a time
- * (an AVX2 copy of the loops where the CPU has it), every pixel's sums in
- * the same order and no fused multiply-add: the same bits whichever copy
- * runs, on every run.
+ * that mean is below gate) with hysteresis: a pixel black by that rule
+ * stays black only where a chain of such pixels (8-connected) reaches one
+ * black by the same rule at DEBLUR_SEED_BIAS percent (deblur_seed_bias; a
+ * mean_bias of at least that: the plain rule). Single-precision float,
+ * eight lanes at a time (an AVX2 copy of the loops where the CPU has it),
+ * every pixel's sums in the same order and no fused multiply-add: the same
+ * bits whichever copy runs, on every run.
  *
  * Defocus. A window with no streak whose gradient runs every way (its
  * anisotropy above DEBLUR_MAX_ANISOTROPY) may be out of focus: every
@@ -156,6 +159,17 @@
  * as much, each with a wrong ID (docs/recognition.md, "A defocus's grey
  * read encoded"). */
 #define DEBLUR_ENCODE_GAMMA 2.2
+/* The hysteresis of a streak's threshold (above): the bias, percent below
+ * the local mean, of the pixels that keep black the chains of pixels black
+ * at mean_bias. The deconvolution brings a thin wall between two leaves
+ * back only part way to the ink's grey, and a threshold near the mean keeps
+ * it black (the pass's mean_bias, deblur3_bias: 7); but it also amplifies
+ * the noise, and on paper such a threshold turns that noise into specks by
+ * the thousand. Specks reach no ink; a wall runs into the blob it belongs
+ * to, whose core is far darker than its mean. The streaked scenes of
+ * docs/recognition.md ("The deblurring pass's threshold") read most with
+ * 36-42. */
+#define DEBLUR_SEED_BIAS 40
 /* The gamma a window's input is encoded with before its second
  * deconvolution (deblur_process_encoded): the encoded grey's steps are
  * others, so the blur read from them and the estimate the rounds reach
@@ -185,6 +199,16 @@ struct deblur;
 /* Returns NULL with *err = ERR_RANGE (sizes < 1) or ERR_NOMEM. */
 struct deblur *deblur_create(int max_width, int max_height, int *err);
 void deblur_destroy(struct deblur *d); /* NULL-safe */
+/* The bias of the hysteresis's seeds in a streak's threshold (above),
+ * DEBLUR_SEED_BIAS unless set; at most a call's mean_bias (0: any call's)
+ * it thresholds by the plain rule. Clamped to 0..THRESHOLD_MAX_MEAN_BIAS. */
+void deblur_seed_bias(struct deblur *d, int bias);
+/* A streak's threshold (above: the local mean at mean_radius less
+ * mean_bias percent, gate, with the hysteresis) of any grey, into out (its
+ * size, at most the deblur's): what the pass reads the deconvolved grey
+ * with. 0, or ERR_SIZE / ERR_RANGE as deblur_process(). */
+int deblur_threshold(struct deblur *d, const struct image_u8 *grey, int mean_radius, int mean_bias, int gate,
+		     struct bitmask *out);
 
 /* Estimates the streak of in (into *streak where streak is not NULL).
  * Returns 1 when it is one, 0 when not (the window is sharp, or too small
