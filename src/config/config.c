@@ -269,7 +269,7 @@ static const struct config_option options[] = {
              "most windows read one (median 1.5 or more) the next frames up to 800x600 are deconvolved "
              "whole; its symbols stand only where no other read of the place disagrees"),
     OPT_BOOL("threshold", "deblur3_high", deblur3_high, "true", true, 0,
-             "the deblur3 pass also thresholds each streak's deconvolved grey by a local mean of radius 14, "
+             "the deblur3 pass also thresholds each streak's deconvolved grey by a local mean of radius 28, "
              "whose width smooths the ringing a narrow one turns into specks (symbols of about 60-70 px); "
              "whole trees only, none that may be another ID with a one-hole blob closed; its symbols stand "
              "only where no other read holds the place"),

@@ -283,8 +283,11 @@
  * and bridges. Of the symbols of 60-100 px under 6 px streaks
  * (tabletrack-scenes --motion 6 --fids 6 --fid-size 60:100 --light 0
  * --blur 0, seeds 201-203) that no pass read, 23 of 69 read right at some
- * radius over their window's (8-16; at 14, 20), and 3 wrong anywhere. */
-#define THIRD_DEBLUR_HIGH_RADIUS 14
+ * radius over their window's (8-16; at 14, 20), and 3 wrong anywhere.
+ * Once the pass's threshold kept specks off the paper by its hysteresis
+ * (deblur.h, DEBLUR_SEED_BIAS), wider read more: the guard survey 11,735
+ * at 14, 11,787 at 20, 11,822 at 28, 11,830 at 32 (a wrong ID more). */
+#define THIRD_DEBLUR_HIGH_RADIUS 28
 /* A window whose streak is longer than DEBLUR_LONG_FROM and whose
  * DEBLUR_ITERATIONS rounds read no symbol is read again with
  * deblur_long_rounds() rounds (its symbols fallbacks), a rung's read kept
