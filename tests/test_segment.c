@@ -238,6 +238,8 @@ static void test_random_vs_flood(void **state)
 			struct segment *s = seg_new(256, 64, 64);
 			const struct region_tree *t;
 			assert_int_equal(segment_process(s, &m, &t), 0);
+			assert_false(t->overflow);
+			assert_int_equal(segment_count_runs(s, &m), t->n_runs);
 			int32_t *lab = malloc((size_t)w * h * sizeof *lab), *stack = malloc((size_t)w * h * 4 * sizeof *stack);
 			int n = flood(&m, lab, stack);
 			assert_int_equal(t->n_regions, n);
@@ -784,11 +786,14 @@ static void test_configured_caps(void **state)
 		segment_destroy(par);
 		segment_destroy(ser);
 	}
-	/* Caps that hold the frame change nothing. */
+	/* Caps that hold the frame change nothing; the count of runs alone
+	 * (segment_count_runs) is the tree's, and the capacity the config's. */
 	struct segment_config roomy = {.max_width = n, .max_height = n, .adj_cap = 8,
 				       .max_runs = n * n / 8, .max_regions = n * n / 64};
 	struct segment *s = segment_create(&roomy, NULL);
 	const struct region_tree *t;
+	assert_int_equal(segment_run_capacity(s), n * n / 8);
+	assert_int_equal(segment_count_runs(s, &m), n * n / 8);
 	assert_int_equal(segment_process(s, &m, &t), 0);
 	assert_false(t->overflow);
 	assert_int_equal(t->n_runs, n * n / 8);

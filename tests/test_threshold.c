@@ -1887,6 +1887,69 @@ static void test_upsample_isas(void **state)
 	image_u8_free(&b);
 }
 
+/* upsample_sharpen_part: every pixel p + (p - b) / 2 of its 5 x 5 blur b
+ * by the header's weights, neighbours clamped to the frame, rounded and
+ * clamped to 0..255 (computed here directly); a part equals the whole
+ * frame at the same place; a flat frame stays flat; a 1 px hole (110) in
+ * a dark wall (60), blurred by a camera, stands out from the wall by
+ * more after it (the point of it); bad parts are refused. */
+static void test_upsample_sharpen(void **state)
+{
+	(void)state;
+	static const int wt[5] = {2, 53, 146, 53, 2};
+	int32_t rows[UPSAMPLE_SHARPEN_ROWS * 11];
+	struct image_u8 src, whole, part;
+	assert_int_equal(image_u8_alloc(&src, 11, 9), 0);
+	assert_int_equal(image_u8_alloc(&whole, 11, 9), 0);
+	assert_int_equal(image_u8_alloc(&part, 11, 9), 0);
+	for (int y = 0; y < 9; y++)
+		for (int x = 0; x < 11; x++)
+			image_u8_row(&src, y)[x] = (uint8_t)((37 * x + 91 * y + 11 * x * y) % 251);
+	assert_int_equal(upsample_sharpen_part(&src, 0, 0, 11, 9, &whole, rows), 0);
+	for (int y = 0; y < 9; y++)
+		for (int x = 0; x < 11; x++) {
+			long b = 0;
+			for (int ky = 0; ky < 5; ky++)
+				for (int kx = 0; kx < 5; kx++) {
+					int sy = y - 2 + ky, sx = x - 2 + kx;
+					sy = sy < 0 ? 0 : sy > 8 ? 8 : sy;
+					sx = sx < 0 ? 0 : sx > 10 ? 10 : sx;
+					b += (long)wt[ky] * wt[kx] * image_u8_row(&src, sy)[sx];
+				}
+			b = (b + 32768) >> 16;
+			const long d = 3L * image_u8_row(&src, y)[x] - b + 1;
+			assert_int_equal(image_u8_row(&whole, y)[x], d <= 0 ? 0 : d >= 512 ? 255 : d >> 1);
+		}
+	part.width = 7 - 3;
+	part.height = 6 - 2;
+	assert_int_equal(upsample_sharpen_part(&src, 3, 2, 7, 6, &part, rows), 0);
+	for (int y = 0; y < part.height; y++)
+		assert_memory_equal(image_u8_row(&part, y), image_u8_row(&whole, y + 2) + 3, (size_t)part.width);
+	assert_int_equal(upsample_sharpen_part(&src, 3, 2, 8, 6, &part, rows), ERR_RANGE);
+	assert_int_equal(upsample_sharpen_part(&src, 3, 2, 3, 6, &part, rows), ERR_RANGE);
+	assert_int_equal(upsample_sharpen_part(&src, -1, 2, 3, 6, &part, rows), ERR_RANGE);
+	assert_int_equal(upsample_sharpen_part(&src, 8, 2, 12, 6, &part, rows), ERR_RANGE);
+	part.width = 11;
+	part.height = 9;
+	for (int y = 0; y < 9; y++)
+		memset(image_u8_row(&src, y), 97, 11);
+	assert_int_equal(upsample_sharpen_part(&src, 0, 0, 11, 9, &part, rows), 0);
+	for (int y = 0; y < 9; y++)
+		for (int x = 0; x < 11; x++)
+			assert_int_equal(image_u8_row(&part, y)[x], 97);
+	/* A blurred hole: 110 at the centre, 85 beside it, the wall 60. */
+	for (int y = 0; y < 9; y++)
+		memset(image_u8_row(&src, y), 60, 11);
+	image_u8_row(&src, 4)[5] = 110;
+	image_u8_row(&src, 4)[4] = image_u8_row(&src, 4)[6] = image_u8_row(&src, 3)[5] = image_u8_row(&src, 5)[5] = 85;
+	assert_int_equal(upsample_sharpen_part(&src, 0, 0, 11, 9, &part, rows), 0);
+	assert_true(image_u8_row(&part, 4)[5] - image_u8_row(&part, 4)[1] > 110 - 60);
+	assert_true(image_u8_row(&part, 4)[5] > 110);
+	image_u8_free(&src);
+	image_u8_free(&whole);
+	image_u8_free(&part);
+}
+
 /* upsample3_lanczos_part: the middle pixel of each three is the source
  * pixel, the other two the 6 x 6 weighted sums of the header's weights (a
  * third of a pixel before or after), neighbours clamped, rounded and
@@ -2096,6 +2159,7 @@ int main(void)
 		cmocka_unit_test(test_upsample2),
 		cmocka_unit_test(test_upsample2_lanczos),
 		cmocka_unit_test(test_upsample3_lanczos),
+		cmocka_unit_test(test_upsample_sharpen),
 		cmocka_unit_test(test_upsample_isas),
 		cmocka_unit_test(test_cuda_matches_cpu),
 	};

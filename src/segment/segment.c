@@ -575,6 +575,26 @@ static void segment_serial(struct segment *s, const struct bitmask *mask)
  * touches flags with atomic operations only.
  */
 
+int64_t segment_count_runs(const struct segment *s, const struct bitmask *mask)
+{
+	int64_t n = 0;
+#if defined(__x86_64__) && !defined(__POPCNT__)
+	if (s->has_popcnt) {
+		for (int y = 0; y < mask->height; y++)
+			n += row_count_runs_popcnt(bitmask_row(mask, y), mask->width);
+		return n;
+	}
+#endif
+	for (int y = 0; y < mask->height; y++)
+		n += row_count_runs(bitmask_row(mask, y), mask->width);
+	return n;
+}
+
+int32_t segment_run_capacity(const struct segment *s)
+{
+	return s->cap_runs;
+}
+
 static void band_count(struct segment *s, struct band *bd)
 {
 	const int width = s->mask->width;

@@ -126,6 +126,14 @@ int segment_set_band_min_rows(struct segment *s, int rows);
 /* Frames cut short for want of run or region slots since create. */
 int64_t segment_overflows(const struct segment *s);
 
+/* The runs (of either colour) segment_process() would cut mask into, by
+ * counting alone: a caller can leave a mask too noisy for its purpose
+ * unsegmented. mask: at least 1 x 1. */
+int64_t segment_count_runs(const struct segment *s, const struct bitmask *mask);
+
+/* The runs a frame the segmenter holds (segment_config.max_runs). */
+int32_t segment_run_capacity(const struct segment *s);
+
 /* Segments `mask`. *out points into the segmenter's arrays, valid until the
  * next call or destroy. Returns 0, or ERR_SIZE when mask exceeds the max. */
 int segment_process(struct segment *s, const struct bitmask *mask, const struct region_tree **out);

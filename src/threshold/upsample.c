@@ -464,3 +464,56 @@ int upsample3_lanczos_part(const struct image_u8 *src, int x0, int y0, int x1, i
 #undef SLOT
 	return 0;
 }
+
+/* A Gaussian of 0.7 px, each axis's weights / 256 (its tails, under half
+ * a 256th, dropped). */
+static const int32_t SHARPEN[5] = {2, 53, 146, 53, 2};
+#define SHARPEN_R 2
+
+/* Row sy of src (clamped to it), its pixels x0 <= x < x1 blurred along x
+ * by SHARPEN, neighbours clamped to src, into out. */
+static void sharpen_row(const struct image_u8 *src, int sy, int x0, int x1, int32_t *out)
+{
+	const uint8_t *p = src->data + (size_t)clampi(sy, 0, src->height - 1) * (size_t)src->stride;
+	const int w = src->width;
+	for (int x = x0; x < x1; x++) {
+		int32_t s;
+		if (x >= SHARPEN_R && x + SHARPEN_R < w)
+			s = SHARPEN[0] * (p[x - 2] + p[x + 2]) + SHARPEN[1] * (p[x - 1] + p[x + 1]) + SHARPEN[2] * p[x];
+		else {
+			s = 0;
+			for (int i = -SHARPEN_R; i <= SHARPEN_R; i++)
+				s += SHARPEN[i + SHARPEN_R] * p[clampi(x + i, 0, w - 1)];
+		}
+		out[x - x0] = s;
+	}
+}
+
+int upsample_sharpen_part(const struct image_u8 *src, int x0, int y0, int x1, int y1, struct image_u8 *dst,
+			  int32_t *rows)
+{
+	if (x0 < 0 || y0 < 0 || x1 > src->width || y1 > src->height || x1 <= x0 || y1 <= y0 ||
+	    dst->width != x1 - x0 || dst->height != y1 - y0)
+		return ERR_RANGE;
+	const int w = x1 - x0, n = 2 * SHARPEN_R + 1;
+	/* rows holds rows y - 2 .. y + 2 (clamped) blurred along x, row v in
+	 * slot (v - y0 + n) mod n. */
+	for (int v = y0 - SHARPEN_R; v < y0 + SHARPEN_R; v++)
+		sharpen_row(src, v, x0, x1, rows + (size_t)((v - y0 + n) % n) * (size_t)w);
+	for (int y = y0; y < y1; y++) {
+		sharpen_row(src, y + SHARPEN_R, x0, x1, rows + (size_t)((y + SHARPEN_R - y0) % n) * (size_t)w);
+		const int32_t *r0 = rows + (size_t)((y - 2 - y0 + n) % n) * (size_t)w;
+		const int32_t *r1 = rows + (size_t)((y - 1 - y0 + n) % n) * (size_t)w;
+		const int32_t *r2 = rows + (size_t)((y - y0) % n) * (size_t)w;
+		const int32_t *r3 = rows + (size_t)((y + 1 - y0) % n) * (size_t)w;
+		const int32_t *r4 = rows + (size_t)((y + 2 - y0) % n) * (size_t)w;
+		const uint8_t *p = src->data + (size_t)y * (size_t)src->stride + x0;
+		uint8_t *o = dst->data + (size_t)(y - y0) * (size_t)dst->stride;
+		for (int x = 0; x < w; x++) {
+			const int32_t s = SHARPEN[0] * (r0[x] + r4[x]) + SHARPEN[1] * (r1[x] + r3[x]) + SHARPEN[2] * r2[x];
+			const int32_t d = 3 * p[x] - ((s + 32768) >> 16) + 1;
+			o[x] = (uint8_t)(d <= 0 ? 0 : d >= 512 ? 255 : d >> 1);
+		}
+	}
+	return 0;
+}
