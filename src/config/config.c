@@ -234,6 +234,11 @@ static const struct config_option options[] = {
     OPT_BOOL("threshold", "encode_up", encode_up, "true", true, 0,
              "where neither of those reads holds a symbol, the same enlargement encoded with gamma 2.2 "
              "(the dark levels spread apart) and read by the local mean once more"),
+    OPT_BOOL("threshold", "sharpen_up", sharpen_up, "true", true, 0,
+             "the upsampled pass's local-mean reads of a window (ink_up, mean_up) and its read three times "
+             "enlarged (sharp_up) are followed by the same read of the enlargement sharpened (an unsharp "
+             "mask of 0.7 px), its symbols kept where those read none: small symbols seen by a slightly "
+             "soft camera, whose 1-1.5 px holes blur into their walls"),
     OPT_BOOL("threshold", "fine_up", fine_up, "true", true, 0,
              "the upsampled pass (radius_up) reads the places of its regions of 28-96 px that no read "
              "explains again on the frame enlarged by Lanczos-3, thresholded by Bernsen at radius 1 "

@@ -119,6 +119,7 @@ struct tt_config {
 	bool mean_up;         /* and its windows read as the ink windows too (Lanczos-3, local mean) */
 	bool sauvola_up;      /* and those local-mean reads followed by Sauvola's rule */
 	bool encode_up;       /* and, where neither read, by the local mean on the grey gamma-encoded */
+	bool sharpen_up;      /* and those reads and the read three times enlarged again, sharpened */
 	int radius_small;     /* third scale's small-symbol pass: Bernsen radius, 0 = off */
 	int radius_small_check; /* that pass's symbols read again at this radius; another ID: fuzzy; 0 = off */
 	bool check3;          /* and the third scale's local-mean reads of symbols of up to 40 px too */

@@ -95,6 +95,9 @@ struct engine_config {
 					* (third.c up_ink_part) */
 	bool encode_up;                /* and then, where neither read, by the local mean on the
 					* enlargement gamma-encoded (third.c up_ink_part) */
+	bool sharpen_up;               /* and last, where none read, the enlargement sharpened
+					* (upsample_sharpen) by the local mean; the read three times
+					* enlarged too (third.c up_ink_part, up_triple) */
 	float close_scale3;            /* third scale: a pass in its windows against a grey closing of radius
 					* this fraction of the symbol's size (threshold/closing.h); 0 = off */
 	int close_pct;                 /* that pass: white above this percent of the closing, 1..100 */

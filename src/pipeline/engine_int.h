@@ -199,7 +199,8 @@ struct third {
 	struct match *up_mat;
 	struct image_u8 up_img;
 	struct bitmask up_crop, up_win;
-	int32_t *up_rows; /* upsample2_lanczos_part's scratch for an enlarged part's width */
+	struct image_u8 up_src; /* a part of the frame sharpened (sharpen_up): up_enlarge_sharpened() */
+	int32_t *up_rows; /* the enlargements' scratch for an enlarged part's width, the sharpening's too */
 	struct closing *up_close; /* its closing read (close_up > 0; else NULL) */
 	struct threshold *up_mean; /* the local-mean read (ink_up; else NULL): up_ink_part(), up_sharp() */
 	struct threshold *up_sauvola; /* the Lanczos read's fourth (ink_up; else NULL): up_sharp() */

@@ -145,6 +145,7 @@ void engine_config_from(const struct tt_config *c, const struct tree_set *trees,
 	e->mean_up = c->mean_up;
 	e->sauvola_up = c->sauvola_up;
 	e->encode_up = c->encode_up;
+	e->sharpen_up = c->sharpen_up;
 	e->deblur3 = c->deblur3;
 	e->defocus3 = c->defocus3;
 	e->deblur3_high = c->deblur3_high;

@@ -82,6 +82,14 @@
 #define THIRD_UP_WIN_PX 96
 #define THIRD_UP_TILE 192
 #define THIRD_UP_REACH 56
+/* The pixels past an enlarged part that the enlargements read (Lanczos-3's
+ * taps), which up_enlarge_sharpened() sharpens with the part. */
+#define UP_SHARPEN_MARGIN 3
+/* The most runs the sharpened read of a window segments, a share of what
+ * the upsampled pass's segmenter holds (up_ink_part()). */
+#define UP_SHARPEN_RUNS_SHARE 0.5f
+/* inside_larger()'s reach, a fraction of the larger symbol's size. */
+#define UP_INSIDE_LARGER 0.6f
 #define THIRD_UP_MAX_PX 96
 #define THIRD_UP_MAX_RADIUS 8
 #define THIRD_UP_HALO_MAX ((THIRD_UP_MAX_RADIUS + THRESHOLD_GAUSS_MAX_RADIUS + 1) / 2 + 1)
@@ -586,6 +594,7 @@ void third_free(struct engine *e)
 	segment_destroy(e->t3.up_seg);
 	match_destroy(e->t3.up_mat);
 	image_u8_free(&e->t3.up_img);
+	image_u8_free(&e->t3.up_src);
 	free(e->t3.up_rows);
 	bitmask_free(&e->t3.up_crop);
 	bitmask_free(&e->t3.up_win);
@@ -635,6 +644,7 @@ static int up_sync(struct engine *e, bool on, const struct threshold_config *tc,
 		segment_destroy(t->up_seg);
 		match_destroy(t->up_mat);
 		image_u8_free(&t->up_img);
+		image_u8_free(&t->up_src);
 		free(t->up_rows);
 		t->up_rows = NULL;
 		bitmask_free(&t->up_crop);
@@ -700,7 +710,10 @@ static int up_sync(struct engine *e, bool on, const struct threshold_config *tc,
 	int adj = tree_set_max_nodes(mc->trees);
 	struct segment_config sc = {.max_width = side, .max_height = side, .adj_cap = adj < 8 ? 8 : adj};
 	int err = image_u8_alloc(&t->up_img, side, side);
-	if (!err && !(t->up_rows = malloc((size_t)UPSAMPLE2_LANCZOS_ROWS * (size_t)side * sizeof *t->up_rows)))
+	if (!err)
+		err = image_u8_alloc(&t->up_src, side / 2 + 2 * UP_SHARPEN_MARGIN, side / 2 + 2 * UP_SHARPEN_MARGIN);
+	const int rows = UPSAMPLE2_LANCZOS_ROWS > UPSAMPLE_SHARPEN_ROWS ? UPSAMPLE2_LANCZOS_ROWS : UPSAMPLE_SHARPEN_ROWS;
+	if (!err && !(t->up_rows = malloc((size_t)rows * (size_t)side * sizeof *t->up_rows)))
 		err = ERR_NOMEM;
 	if (!err)
 		err = bitmask_alloc(&t->up_crop, side, side);
@@ -1310,6 +1323,8 @@ struct up_view {
 static bool up_enlarge(struct engine *e, const struct image_u8 *grey, const struct window *ext, int halo,
 		       enum up_kind kind, struct up_view *v);
 static bool up_decode(struct engine *e, struct up_view *v, const struct window *ext, const struct region_tree **tree);
+static bool up_decode_runs(struct engine *e, struct up_view *v, const struct window *ext, int64_t max_runs,
+			   const struct region_tree **tree, bool *read);
 static int up_halo(const struct engine *e);
 
 /* The small-symbol pass's unconfirmed reads (d->fids from `from` on with
@@ -1402,10 +1417,13 @@ static bool third_small(struct engine *e, const struct image_u8 *grey)
 }
 
 /* The box ext of the frame enlarged with halo pixels around it (clamped
- * to the frame) into v, as kind says (upsample.h). False: the enlarging
- * failed (a part past the buffers: three times only a place's window). */
-static bool up_enlarge(struct engine *e, const struct image_u8 *grey, const struct window *ext, int halo,
-		       enum up_kind kind, struct up_view *v)
+ * to the frame) into v, as kind says (upsample.h), from src, whose pixel
+ * (0, 0) is the frame's (ox, oy) and which holds every pixel the
+ * enlargement reads (the frame itself, or its part up_enlarge_sharpened()
+ * sharpened). False: the enlarging failed (a part past the buffers: three
+ * times only a place's window). */
+static bool up_enlarge_from(struct engine *e, const struct image_u8 *grey, const struct image_u8 *src, int ox,
+			    int oy, const struct window *ext, int halo, enum up_kind kind, struct up_view *v)
 {
 	struct third *t = &e->t3;
 	v->k = kind == UP_LANCZOS3 ? 3 : 2;
@@ -1426,19 +1444,60 @@ static bool up_enlarge(struct engine *e, const struct image_u8 *grey, const stru
 	v->win.width = v->k * (ext->x1 - ext->x0);
 	v->win.height = v->k * (ext->y1 - ext->y0);
 	v->win.stride_words = (v->win.width + 63) / 64;
-	return (kind == UP_LANCZOS3  ? upsample3_lanczos_part(grey, v->x0, v->y0, cx1, cy1, &v->up, t->up_rows)
-		: kind == UP_LANCZOS ? upsample2_lanczos_part(grey, v->x0, v->y0, cx1, cy1, &v->up, t->up_rows)
-				     : upsample2_part(grey, v->x0, v->y0, cx1, cy1, &v->up)) == 0;
+	const int x0 = v->x0 - ox, y0 = v->y0 - oy, x1 = cx1 - ox, y1 = cy1 - oy;
+	return (kind == UP_LANCZOS3  ? upsample3_lanczos_part(src, x0, y0, x1, y1, &v->up, t->up_rows)
+		: kind == UP_LANCZOS ? upsample2_lanczos_part(src, x0, y0, x1, y1, &v->up, t->up_rows)
+				     : upsample2_part(src, x0, y0, x1, y1, &v->up)) == 0;
+}
+
+static bool up_enlarge(struct engine *e, const struct image_u8 *grey, const struct window *ext, int halo,
+		       enum up_kind kind, struct up_view *v)
+{
+	return up_enlarge_from(e, grey, grey, 0, 0, ext, halo, kind, v);
+}
+
+/* As up_enlarge(), from the frame sharpened (upsample_sharpen_part) over
+ * the part the enlargement reads (UP_SHARPEN_MARGIN past the box and its
+ * halo, clamped to the frame, so that the enlargement's neighbours
+ * clamped to the sharpened part are those clamped to the frame): the
+ * sharpened reads of sharpen_up (up_triple(), up_ink_part()). */
+static bool up_enlarge_sharpened(struct engine *e, const struct image_u8 *grey, const struct window *ext, int halo,
+				 enum up_kind kind, struct up_view *v)
+{
+	struct third *t = &e->t3;
+	const int reach = halo + UP_SHARPEN_MARGIN;
+	const int x0 = ext->x0 - reach > 0 ? ext->x0 - reach : 0;
+	const int y0 = ext->y0 - reach > 0 ? ext->y0 - reach : 0;
+	const int x1 = ext->x1 + reach < grey->width ? ext->x1 + reach : grey->width;
+	const int y1 = ext->y1 + reach < grey->height ? ext->y1 + reach : grey->height;
+	if (x1 - x0 > t->up_src.width || y1 - y0 > t->up_src.height)
+		return false;
+	struct image_u8 src = t->up_src;
+	src.width = x1 - x0;
+	src.height = y1 - y0;
+	return upsample_sharpen_part(grey, x0, y0, x1, y1, &src, t->up_rows) == 0 &&
+	       up_enlarge_from(e, grey, &src, x0, y0, ext, halo, kind, v);
 }
 
 /* v's thresholded mask cut to ext, segmented and matched into e->t3.det
  * (enlarged coordinates within ext); *tree: the segmenter's tree. */
 static bool up_decode(struct engine *e, struct up_view *v, const struct window *ext, const struct region_tree **tree)
 {
+	bool read;
+	return up_decode_runs(e, v, ext, INT64_MAX, tree, &read);
+}
+
+/* As up_decode(), but where the mask cut to ext holds more than max_runs
+ * runs nothing is segmented or read (*read false, e->t3.det empty). */
+static bool up_decode_runs(struct engine *e, struct up_view *v, const struct window *ext, int64_t max_runs,
+			   const struct region_tree **tree, bool *read)
+{
 	struct third *t = &e->t3;
 	bits_cut(&v->crop, v->k * (ext->x0 - v->x0), v->k * (ext->y0 - v->y0), &v->win);
 	detections_clear(&t->det);
-	return segment_process(t->up_seg, &v->win, tree) == 0 && match_process(t->up_mat, *tree, NULL, &t->det) == 0;
+	*read = max_runs == INT64_MAX || segment_count_runs(t->up_seg, &v->win) <= max_runs;
+	return !*read ||
+	       (segment_process(t->up_seg, &v->win, tree) == 0 && match_process(t->up_mat, *tree, NULL, &t->det) == 0);
 }
 
 /* The places of the upsampled pass's fine read (up_fine; fine set): the
@@ -1557,6 +1616,13 @@ static bool up_triple(struct engine *e, const struct image_u8 *grey, int halo)
 		bool ok = up_enlarge(e, grey, &w, halo, UP_LANCZOS3, &v) && !threshold_process(t->up, &v.up, &v.crop) &&
 			  up_decode(e, &v, &w, &tree);
 		int pick = ok ? up_nearest(&t->det, u, &w, 3, false, 0.0f) : -1;
+		/* (sharpen_up) Where it reads nothing there, the enlargement
+		 * sharpened and read the same way: a slightly soft camera. */
+		if (ok && pick < 0 && e->cfg.sharpen_up) {
+			ok = up_enlarge_sharpened(e, grey, &w, halo, UP_LANCZOS3, &v) &&
+			     !threshold_process(t->up, &v.up, &v.crop) && up_decode(e, &v, &w, &tree);
+			pick = ok ? up_nearest(&t->det, u, &w, 3, false, 0.0f) : -1;
+		}
 		const int kind = pick >= 0 ? t->det.fids[pick].completed : -1;
 		struct fiducial_det f = pick >= 0 ? t->det.fids[pick] : *u;
 		if (ok && kind == FIDUCIAL_UNCONFIRMED) {
@@ -1717,6 +1783,21 @@ static bool up_part(struct engine *e, const struct image_u8 *grey, const struct 
  * into their walls. The local mean of a window of 7 enlarged pixels (3.5
  * of the frame's) lies on the shadowed paper's side of the edge and
  * between that paper and its ink, and Lanczos keeps the holes apart. */
+/* Whether f's centre lies within UP_INSIDE_LARGER of the size of a larger
+ * symbol of list (n), inside that symbol's card: no symbol of the set lies
+ * there (cards do not overlap; a card is about 1.3 times the size read).
+ * On a noisy frame (noise 9) the sharpened read took a corner of a 75 px
+ * symbol's root, its ring and three dots for a 36 px symbol, 41 px from
+ * the larger one's centre. */
+static bool inside_larger(const struct fiducial_det *list, int n, const struct fiducial_det *f)
+{
+	for (int i = 0; i < n; i++)
+		if (list[i].size_px > f->size_px &&
+		    hypotf(list[i].x - f->x, list[i].y - f->y) < UP_INSIDE_LARGER * list[i].size_px)
+			return true;
+	return false;
+}
+
 static bool up_ink_part(struct engine *e, const struct image_u8 *grey, const struct window *ext,
 			const struct window *core, int halo)
 {
@@ -1736,16 +1817,36 @@ static bool up_ink_part(struct engine *e, const struct image_u8 *grey, const str
 	const int first = e->s3.det.n_fids;
 	/* (encode_up) Where neither reads a symbol, the enlargement encoded
 	 * (INK_UP_ENCODE_GAMMA) and read by the local mean once more. */
-	const int all = reads + (e->cfg.encode_up ? 1 : 0);
+	const int encoded_at = e->cfg.encode_up ? reads : -1;
+	/* (sharpen_up) Last, the enlargement sharpened (upsample_sharpen) and
+	 * read by the local mean, its symbols kept where none of the reads
+	 * before holds one: a slightly soft camera blurs a small symbol's
+	 * 1-1.5 px holes into their walls. */
+	const int sharpened = e->cfg.sharpen_up ? reads + (e->cfg.encode_up ? 1 : 0) : -1;
+	const int all = reads + (e->cfg.encode_up ? 1 : 0) + (e->cfg.sharpen_up ? 1 : 0);
 	for (int r = 0; r < all; r++) {
-		const bool encoded = r == reads;
+		const bool encoded = r == encoded_at;
 		if (encoded && e->s3.det.n_fids > first)
-			break;
+			continue;
 		if (encoded)
 			image_u8_map(&v.up, t->up_encode);
-		if (threshold_process(r == 0 || encoded ? t->up_mean : t->up_sauvola, &v.up, &v.crop) ||
-		    !up_decode(e, &v, ext, &tree))
+		if (r == sharpened && !up_enlarge_sharpened(e, grey, ext, halo, UP_LANCZOS, &v))
 			return false;
+		/* The sharpened read stops where its mask holds more runs than
+		 * UP_SHARPEN_RUNS_SHARE of what the segmenter holds: the mask
+		 * raises the paper's noise into specks (a part of 304 px
+		 * square of drawn small or streaked symbols: the local mean's
+		 * 15-30 thousand runs became 40-58 thousand, the segmenter
+		 * holding 58.5), and such a part's tree, cut short, reads
+		 * nothing of its symbols. */
+		const int64_t max_runs =
+			r == sharpened ? (int64_t)(UP_SHARPEN_RUNS_SHARE * (float)segment_run_capacity(t->up_seg)) : INT64_MAX;
+		bool read;
+		if (threshold_process(r == 0 || encoded || r == sharpened ? t->up_mean : t->up_sauvola, &v.up, &v.crop) ||
+		    !up_decode_runs(e, &v, ext, max_runs, &tree, &read))
+			return false;
+		if (!read)
+			break;
 		const int held = e->s3.det.n_fids;
 		for (int i = 0; i < t->det.n_fids; i++) {
 			struct fiducial_det f = up_in_frame(&t->det.fids[i], ext, 2);
@@ -1753,7 +1854,10 @@ static bool up_ink_part(struct engine *e, const struct image_u8 *grey, const str
 			    f.x >= (float)core->x1 - 0.5f || f.y < (float)core->y0 - 0.5f ||
 			    f.y >= (float)core->y1 - 0.5f)
 				continue;
-			if (r == 1 && merge_near(e->s3.det.fids + first, held - first, &f) >= 0)
+			if ((r == 1 || r == sharpened) && merge_near(e->s3.det.fids + first, held - first, &f) >= 0)
+				continue;
+			if (r == sharpened && (inside_larger(e->s1.det.fids, e->s1.det.n_fids, &f) ||
+					       inside_larger(e->s3.det.fids, e->s3.det.n_fids, &f)))
 				continue;
 			if (f.size_px > (float)INK_UP_WHOLE_PX)
 				f.completed = FIDUCIAL_UNCONFIRMED;
