@@ -2152,13 +2152,14 @@ static int soft_probe(const struct tree_set *set, int id, float size, float angl
 	return probe_read_free(e, trk, &img, &copy, id);
 }
 
-/* Symbols of 26-32 px of reacTIVision's set seen by a slightly soft camera
- * (a Gaussian of 0.9-1.1 px, noise 3) on a dark table: no read holds
- * them, the upsampled pass's sharpened reads (sharpen_up) do. Over the
- * first eight symbols at 26 and 30 px and blurs of 0.9 and 1.1 px they
- * turn no read into another ID and no miss into one (of 384 probes at
- * 24-34 px, blurs 0.7-1.3 px and two angles, 3 more read, none fewer,
- * none as another ID when this was written). */
+/* Symbols of 26-34 px of reacTIVision's set seen by a slightly soft camera
+ * (a Gaussian of 0.9-1.3 px, noise 3) on a dark table: no read holds
+ * them, the upsampled pass's sharpened reads (sharpen_up) do (the last
+ * four only the stronger mask, UP_SHARPEN_STRONG). Over the first eight
+ * symbols at 26 and 30 px and blurs of 0.9 and 1.1 px they turn no read
+ * into another ID and no miss into one (of 384 probes at 24-34 px, blurs
+ * 0.7-1.3 px and two angles, 7 more read, none fewer, none as another ID
+ * when this was written). */
 static void test_up_sharpened(void **state)
 {
 	(void)state;
@@ -2166,7 +2167,8 @@ static void test_up_sharpened(void **state)
 	static const struct {
 		int id, size;
 		float sigma, angle;
-	} gained[] = {{1, 26, 0.9f, 0.9f}, {6, 32, 1.1f, 0.4f}, {7, 28, 0.9f, 0.4f}};
+	} gained[] = {{1, 26, 0.9f, 0.9f}, {6, 32, 1.1f, 0.4f}, {7, 28, 0.9f, 0.4f}, {3, 32, 1.3f, 0.9f},
+		      {3, 34, 1.3f, 0.4f},  {7, 30, 1.1f, 0.4f}, {7, 32, 1.1f, 0.4f}};
 	for (size_t i = 0; i < sizeof gained / sizeof gained[0]; i++) {
 		const float size = (float)gained[i].size;
 		assert_int_equal(soft_probe(set, gained[i].id, size, gained[i].angle, gained[i].sigma, 3, false), 0);

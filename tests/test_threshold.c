@@ -1887,7 +1887,7 @@ static void test_upsample_isas(void **state)
 	image_u8_free(&b);
 }
 
-/* upsample_sharpen_part: every pixel p + (p - b) / 2 of its 5 x 5 blur b
+/* upsample_sharpen_part: every pixel p + halves (p - b) / 2 of its 5 x 5 blur b
  * by the header's weights, neighbours clamped to the frame, rounded and
  * clamped to 0..255 (computed here directly); a part equals the whole
  * frame at the same place; a flat frame stays flat; a 1 px hole (110) in
@@ -1905,35 +1905,39 @@ static void test_upsample_sharpen(void **state)
 	for (int y = 0; y < 9; y++)
 		for (int x = 0; x < 11; x++)
 			image_u8_row(&src, y)[x] = (uint8_t)((37 * x + 91 * y + 11 * x * y) % 251);
-	assert_int_equal(upsample_sharpen_part(&src, 0, 0, 11, 9, &whole, rows), 0);
-	for (int y = 0; y < 9; y++)
-		for (int x = 0; x < 11; x++) {
-			long b = 0;
-			for (int ky = 0; ky < 5; ky++)
-				for (int kx = 0; kx < 5; kx++) {
-					int sy = y - 2 + ky, sx = x - 2 + kx;
-					sy = sy < 0 ? 0 : sy > 8 ? 8 : sy;
-					sx = sx < 0 ? 0 : sx > 10 ? 10 : sx;
-					b += (long)wt[ky] * wt[kx] * image_u8_row(&src, sy)[sx];
-				}
-			b = (b + 32768) >> 16;
-			const long d = 3L * image_u8_row(&src, y)[x] - b + 1;
-			assert_int_equal(image_u8_row(&whole, y)[x], d <= 0 ? 0 : d >= 512 ? 255 : d >> 1);
-		}
-	part.width = 7 - 3;
-	part.height = 6 - 2;
-	assert_int_equal(upsample_sharpen_part(&src, 3, 2, 7, 6, &part, rows), 0);
-	for (int y = 0; y < part.height; y++)
-		assert_memory_equal(image_u8_row(&part, y), image_u8_row(&whole, y + 2) + 3, (size_t)part.width);
-	assert_int_equal(upsample_sharpen_part(&src, 3, 2, 8, 6, &part, rows), ERR_RANGE);
-	assert_int_equal(upsample_sharpen_part(&src, 3, 2, 3, 6, &part, rows), ERR_RANGE);
-	assert_int_equal(upsample_sharpen_part(&src, -1, 2, 3, 6, &part, rows), ERR_RANGE);
-	assert_int_equal(upsample_sharpen_part(&src, 8, 2, 12, 6, &part, rows), ERR_RANGE);
+	for (int halves = 1; halves <= 4; halves++) {
+		assert_int_equal(upsample_sharpen_part(&src, 0, 0, 11, 9, halves, &whole, rows), 0);
+		for (int y = 0; y < 9; y++)
+			for (int x = 0; x < 11; x++) {
+				long b = 0;
+				for (int ky = 0; ky < 5; ky++)
+					for (int kx = 0; kx < 5; kx++) {
+						int sy = y - 2 + ky, sx = x - 2 + kx;
+						sy = sy < 0 ? 0 : sy > 8 ? 8 : sy;
+						sx = sx < 0 ? 0 : sx > 10 ? 10 : sx;
+						b += (long)wt[ky] * wt[kx] * image_u8_row(&src, sy)[sx];
+					}
+				b = (b + 32768) >> 16;
+				const long d = (2L + halves) * image_u8_row(&src, y)[x] - halves * b + 1;
+				assert_int_equal(image_u8_row(&whole, y)[x], d <= 0 ? 0 : d >= 512 ? 255 : d >> 1);
+			}
+		part.width = 7 - 3;
+		part.height = 6 - 2;
+		assert_int_equal(upsample_sharpen_part(&src, 3, 2, 7, 6, halves, &part, rows), 0);
+		for (int y = 0; y < part.height; y++)
+			assert_memory_equal(image_u8_row(&part, y), image_u8_row(&whole, y + 2) + 3, (size_t)part.width);
+	}
+	assert_int_equal(upsample_sharpen_part(&src, 3, 2, 7, 6, 0, &part, rows), ERR_RANGE);
+	assert_int_equal(upsample_sharpen_part(&src, 3, 2, 7, 6, 5, &part, rows), ERR_RANGE);
+	assert_int_equal(upsample_sharpen_part(&src, 3, 2, 8, 6, 1, &part, rows), ERR_RANGE);
+	assert_int_equal(upsample_sharpen_part(&src, 3, 2, 3, 6, 1, &part, rows), ERR_RANGE);
+	assert_int_equal(upsample_sharpen_part(&src, -1, 2, 3, 6, 1, &part, rows), ERR_RANGE);
+	assert_int_equal(upsample_sharpen_part(&src, 8, 2, 12, 6, 1, &part, rows), ERR_RANGE);
 	part.width = 11;
 	part.height = 9;
 	for (int y = 0; y < 9; y++)
 		memset(image_u8_row(&src, y), 97, 11);
-	assert_int_equal(upsample_sharpen_part(&src, 0, 0, 11, 9, &part, rows), 0);
+	assert_int_equal(upsample_sharpen_part(&src, 0, 0, 11, 9, 1, &part, rows), 0);
 	for (int y = 0; y < 9; y++)
 		for (int x = 0; x < 11; x++)
 			assert_int_equal(image_u8_row(&part, y)[x], 97);
@@ -1942,7 +1946,7 @@ static void test_upsample_sharpen(void **state)
 		memset(image_u8_row(&src, y), 60, 11);
 	image_u8_row(&src, 4)[5] = 110;
 	image_u8_row(&src, 4)[4] = image_u8_row(&src, 4)[6] = image_u8_row(&src, 3)[5] = image_u8_row(&src, 5)[5] = 85;
-	assert_int_equal(upsample_sharpen_part(&src, 0, 0, 11, 9, &part, rows), 0);
+	assert_int_equal(upsample_sharpen_part(&src, 0, 0, 11, 9, 1, &part, rows), 0);
 	assert_true(image_u8_row(&part, 4)[5] - image_u8_row(&part, 4)[1] > 110 - 60);
 	assert_true(image_u8_row(&part, 4)[5] > 110);
 	image_u8_free(&src);

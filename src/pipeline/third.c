@@ -88,6 +88,8 @@
 /* The most runs the sharpened read of a window segments, a share of what
  * the upsampled pass's segmenter holds (up_ink_part()). */
 #define UP_SHARPEN_RUNS_SHARE 0.5f
+/* The stronger sharpened read's amount, in halves (up_ink_part()). */
+#define UP_SHARPEN_STRONG 3
 /* inside_larger()'s reach, a fraction of the larger symbol's size. */
 #define UP_INSIDE_LARGER 0.6f
 #define THIRD_UP_MAX_PX 96
@@ -1456,13 +1458,14 @@ static bool up_enlarge(struct engine *e, const struct image_u8 *grey, const stru
 	return up_enlarge_from(e, grey, grey, 0, 0, ext, halo, kind, v);
 }
 
-/* As up_enlarge(), from the frame sharpened (upsample_sharpen_part) over
- * the part the enlargement reads (UP_SHARPEN_MARGIN past the box and its
- * halo, clamped to the frame, so that the enlargement's neighbours
- * clamped to the sharpened part are those clamped to the frame): the
- * sharpened reads of sharpen_up (up_triple(), up_ink_part()). */
+/* As up_enlarge(), from the frame sharpened (upsample_sharpen_part, its
+ * amount halves / 2) over the part the enlargement reads
+ * (UP_SHARPEN_MARGIN past the box and its halo, clamped to the frame, so
+ * that the enlargement's neighbours clamped to the sharpened part are
+ * those clamped to the frame): the sharpened reads of sharpen_up
+ * (up_triple(), up_ink_part()). */
 static bool up_enlarge_sharpened(struct engine *e, const struct image_u8 *grey, const struct window *ext, int halo,
-				 enum up_kind kind, struct up_view *v)
+				 enum up_kind kind, int halves, struct up_view *v)
 {
 	struct third *t = &e->t3;
 	const int reach = halo + UP_SHARPEN_MARGIN;
@@ -1475,7 +1478,7 @@ static bool up_enlarge_sharpened(struct engine *e, const struct image_u8 *grey, 
 	struct image_u8 src = t->up_src;
 	src.width = x1 - x0;
 	src.height = y1 - y0;
-	return upsample_sharpen_part(grey, x0, y0, x1, y1, &src, t->up_rows) == 0 &&
+	return upsample_sharpen_part(grey, x0, y0, x1, y1, halves, &src, t->up_rows) == 0 &&
 	       up_enlarge_from(e, grey, &src, x0, y0, ext, halo, kind, v);
 }
 
@@ -1619,7 +1622,7 @@ static bool up_triple(struct engine *e, const struct image_u8 *grey, int halo)
 		/* (sharpen_up) Where it reads nothing there, the enlargement
 		 * sharpened and read the same way: a slightly soft camera. */
 		if (ok && pick < 0 && e->cfg.sharpen_up) {
-			ok = up_enlarge_sharpened(e, grey, &w, halo, UP_LANCZOS3, &v) &&
+			ok = up_enlarge_sharpened(e, grey, &w, halo, UP_LANCZOS3, 1, &v) &&
 			     !threshold_process(t->up, &v.up, &v.crop) && up_decode(e, &v, &w, &tree);
 			pick = ok ? up_nearest(&t->det, u, &w, 3, false, 0.0f) : -1;
 		}
@@ -1825,9 +1828,13 @@ static bool up_ink_part(struct engine *e, const struct image_u8 *grey, const str
 	 * their walls. Parts without such a tree read nothing more there (on
 	 * the survey 2 symbols in 15,398 less) and cost a seventh as much
 	 * (shadowed 640x480 frames +1-5 % instructions where every part read
-	 * again cost +17 %). */
+	 * again cost +17 %). Where that read adds no symbol and the tree is
+	 * still open, once more with a mask three times as strong (amount
+	 * 3/2, UP_SHARPEN_STRONG): a blur of 1-1.5 px. */
 	const int sharpened = e->cfg.sharpen_up ? reads + (e->cfg.encode_up ? 1 : 0) : -1;
-	const int all = reads + (e->cfg.encode_up ? 1 : 0) + (e->cfg.sharpen_up ? 1 : 0);
+	const int strong = sharpened >= 0 ? sharpened + 1 : -1;
+	const int all = reads + (e->cfg.encode_up ? 1 : 0) + (e->cfg.sharpen_up ? 2 : 0);
+	int before_sharpened = 0;
 	/* Whether a read before left a fuzzy tree at a place no symbol of the
 	 * first or third scale holds: the sharpened read runs only then. */
 	bool open_fuzzy = false;
@@ -1835,11 +1842,14 @@ static bool up_ink_part(struct engine *e, const struct image_u8 *grey, const str
 		const bool encoded = r == encoded_at;
 		if (encoded && e->s3.det.n_fids > first)
 			continue;
-		if (r == sharpened && !open_fuzzy)
+		if ((r == sharpened && !open_fuzzy) || (r == strong && e->s3.det.n_fids > before_sharpened))
 			break;
+		if (r == sharpened)
+			before_sharpened = e->s3.det.n_fids;
 		if (encoded)
 			image_u8_map(&v.up, t->up_encode);
-		if (r == sharpened && !up_enlarge_sharpened(e, grey, ext, halo, UP_LANCZOS, &v))
+		if ((r == sharpened || r == strong) &&
+		    !up_enlarge_sharpened(e, grey, ext, halo, UP_LANCZOS, r == strong ? UP_SHARPEN_STRONG : 1, &v))
 			return false;
 		/* The sharpened read stops where its mask holds more runs than
 		 * UP_SHARPEN_RUNS_SHARE of what the segmenter holds: the mask
@@ -1848,10 +1858,11 @@ static bool up_ink_part(struct engine *e, const struct image_u8 *grey, const str
 		 * 15-30 thousand runs became 40-58 thousand, the segmenter
 		 * holding 58.5), and such a part's tree, cut short, reads
 		 * nothing of its symbols. */
+		const bool sharp = r == sharpened || r == strong;
 		const int64_t max_runs =
-			r == sharpened ? (int64_t)(UP_SHARPEN_RUNS_SHARE * (float)segment_run_capacity(t->up_seg)) : INT64_MAX;
+			sharp ? (int64_t)(UP_SHARPEN_RUNS_SHARE * (float)segment_run_capacity(t->up_seg)) : INT64_MAX;
 		bool read;
-		if (threshold_process(r == 0 || encoded || r == sharpened ? t->up_mean : t->up_sauvola, &v.up, &v.crop) ||
+		if (threshold_process(r == 0 || encoded || sharp ? t->up_mean : t->up_sauvola, &v.up, &v.crop) ||
 		    !up_decode_runs(e, &v, ext, max_runs, &tree, &read))
 			return false;
 		if (!read)
@@ -1868,9 +1879,9 @@ static bool up_ink_part(struct engine *e, const struct image_u8 *grey, const str
 			    f.x >= (float)core->x1 - 0.5f || f.y < (float)core->y0 - 0.5f ||
 			    f.y >= (float)core->y1 - 0.5f)
 				continue;
-			if ((r == 1 || r == sharpened) && merge_near(e->s3.det.fids + first, held - first, &f) >= 0)
+			if ((r == 1 || sharp) && merge_near(e->s3.det.fids + first, held - first, &f) >= 0)
 				continue;
-			if (r == sharpened && (inside_larger(e->s1.det.fids, e->s1.det.n_fids, &f) ||
+			if (sharp && (inside_larger(e->s1.det.fids, e->s1.det.n_fids, &f) ||
 					       inside_larger(e->s3.det.fids, e->s3.det.n_fids, &f)))
 				continue;
 			if (f.size_px > (float)INK_UP_WHOLE_PX)

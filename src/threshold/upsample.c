@@ -489,11 +489,11 @@ static void sharpen_row(const struct image_u8 *src, int sy, int x0, int x1, int3
 	}
 }
 
-int upsample_sharpen_part(const struct image_u8 *src, int x0, int y0, int x1, int y1, struct image_u8 *dst,
-			  int32_t *rows)
+int upsample_sharpen_part(const struct image_u8 *src, int x0, int y0, int x1, int y1, int halves,
+			  struct image_u8 *dst, int32_t *rows)
 {
 	if (x0 < 0 || y0 < 0 || x1 > src->width || y1 > src->height || x1 <= x0 || y1 <= y0 ||
-	    dst->width != x1 - x0 || dst->height != y1 - y0)
+	    dst->width != x1 - x0 || dst->height != y1 - y0 || halves < 1 || halves > 4)
 		return ERR_RANGE;
 	const int w = x1 - x0, n = 2 * SHARPEN_R + 1;
 	/* rows holds rows y - 2 .. y + 2 (clamped) blurred along x, row v in
@@ -511,7 +511,7 @@ int upsample_sharpen_part(const struct image_u8 *src, int x0, int y0, int x1, in
 		uint8_t *o = dst->data + (size_t)(y - y0) * (size_t)dst->stride;
 		for (int x = 0; x < w; x++) {
 			const int32_t s = SHARPEN[0] * (r0[x] + r4[x]) + SHARPEN[1] * (r1[x] + r3[x]) + SHARPEN[2] * r2[x];
-			const int32_t d = 3 * p[x] - ((s + 32768) >> 16) + 1;
+			const int32_t d = (2 + halves) * p[x] - halves * ((s + 32768) >> 16) + 1;
 			o[x] = (uint8_t)(d <= 0 ? 0 : d >= 512 ? 255 : d >> 1);
 		}
 	}

@@ -65,18 +65,18 @@ int upsample3_lanczos_part(const struct image_u8 *src, int x0, int y0, int x1, i
 
 /* dst (its size set by the caller to (x1 - x0) x (y1 - y0)) = the part
  * x0 <= x < x1, y0 <= y < y1 of src sharpened by an unsharp mask: each
- * pixel p becomes p + (p - b) / 2 (rounded, clamped to 0..255), b its
- * Gaussian blur of 0.7 px (integer weights (2, 53, 146, 53, 2) / 256
- * along each axis, neighbours clamped to src, not to the part: a pixel's
- * value does not depend on the part). For the enlargements above of a
+ * pixel p becomes p + halves (p - b) / 2 (halves 1..4; rounded, clamped
+ * to 0..255), b its Gaussian blur of 0.7 px (integer weights (2, 53, 146,
+ * 53, 2) / 256 along each axis, neighbours clamped to src, not to the
+ * part: a pixel's value does not depend on the part). For the enlargements above of a
  * part 3 px inside it. A camera's slight defocus (0.9-1.2 px) blurs a
  * 24-36 px symbol's 1-1.5 px holes into their walls; the mask takes back
  * part of that, and raises the noise as much. rows: scratch of
  * UPSAMPLE_SHARPEN_ROWS times the part's width values. Deterministic;
  * no allocation. Returns 0, or ERR_RANGE where the part is empty, outside
- * src, or dst's size differs. */
+ * src, dst's size differs or halves is outside 1..4. */
 #define UPSAMPLE_SHARPEN_ROWS 5
-int upsample_sharpen_part(const struct image_u8 *src, int x0, int y0, int x1, int y1, struct image_u8 *dst,
-			  int32_t *rows);
+int upsample_sharpen_part(const struct image_u8 *src, int x0, int y0, int x1, int y1, int halves,
+			  struct image_u8 *dst, int32_t *rows);
 
 #endif
