@@ -1838,6 +1838,13 @@ static bool up_ink_part(struct engine *e, const struct image_u8 *grey, const str
 	/* Whether a read before left a fuzzy tree at a place no symbol of the
 	 * first or third scale holds: the sharpened read runs only then. */
 	bool open_fuzzy = false;
+	/* The sharpened reads stop where their mask holds more runs than
+	 * UP_SHARPEN_RUNS_SHARE of what the segmenter holds: the mask raises
+	 * the paper's noise into specks (a part of 304 px square of drawn
+	 * small or streaked symbols: the local mean's 15-30 thousand runs
+	 * became 40-58 thousand, the segmenter holding 58.5), and such a
+	 * part's tree, cut short, reads nothing of its symbols. */
+	const int64_t sharp_runs = (int64_t)(UP_SHARPEN_RUNS_SHARE * (float)segment_run_capacity(t->up_seg));
 	for (int r = 0; r < all; r++) {
 		const bool encoded = r == encoded_at;
 		if (encoded && e->s3.det.n_fids > first)
@@ -1851,23 +1858,14 @@ static bool up_ink_part(struct engine *e, const struct image_u8 *grey, const str
 		if ((r == sharpened || r == strong) &&
 		    !up_enlarge_sharpened(e, grey, ext, halo, UP_LANCZOS, r == strong ? UP_SHARPEN_STRONG : 1, &v))
 			return false;
-		/* The sharpened read stops where its mask holds more runs than
-		 * UP_SHARPEN_RUNS_SHARE of what the segmenter holds: the mask
-		 * raises the paper's noise into specks (a part of 304 px
-		 * square of drawn small or streaked symbols: the local mean's
-		 * 15-30 thousand runs became 40-58 thousand, the segmenter
-		 * holding 58.5), and such a part's tree, cut short, reads
-		 * nothing of its symbols. */
 		const bool sharp = r == sharpened || r == strong;
-		const int64_t max_runs =
-			sharp ? (int64_t)(UP_SHARPEN_RUNS_SHARE * (float)segment_run_capacity(t->up_seg)) : INT64_MAX;
 		bool read;
 		if (threshold_process(r == 0 || encoded || sharp ? t->up_mean : t->up_sauvola, &v.up, &v.crop) ||
-		    !up_decode_runs(e, &v, ext, max_runs, &tree, &read))
+		    !up_decode_runs(e, &v, ext, sharp ? sharp_runs : INT64_MAX, &tree, &read))
 			return false;
 		if (!read)
 			break;
-		for (int i = 0; i < t->det.n_fuzzy && !open_fuzzy; i++) {
+		for (int i = 0; sharpened >= 0 && i < t->det.n_fuzzy && !open_fuzzy; i++) {
 			struct fiducial_det f = up_in_frame(&t->det.fuzzy[i], ext, 2);
 			open_fuzzy = merge_near(e->s3.det.fids, e->s3.det.n_fids, &f) < 0 &&
 				     merge_near(e->s1.det.fids, e->s1.det.n_fids, &f) < 0;
@@ -1882,7 +1880,7 @@ static bool up_ink_part(struct engine *e, const struct image_u8 *grey, const str
 			if ((r == 1 || sharp) && merge_near(e->s3.det.fids + first, held - first, &f) >= 0)
 				continue;
 			if (sharp && (inside_larger(e->s1.det.fids, e->s1.det.n_fids, &f) ||
-					       inside_larger(e->s3.det.fids, e->s3.det.n_fids, &f)))
+				      inside_larger(e->s3.det.fids, e->s3.det.n_fids, &f)))
 				continue;
 			if (f.size_px > (float)INK_UP_WHOLE_PX)
 				f.completed = FIDUCIAL_UNCONFIRMED;
