@@ -50,7 +50,7 @@ struct registered {
 struct thr_graph {
 	const uint8_t *src;
 	int src_stride, width, height, cur;
-	bool download;
+	bool download, extremes;
 	struct cuda_threshold_config cfg; /* gate zero where gate_node carries it */
 	cudaGraph_t graph;
 	cudaGraphExec_t exec;
@@ -88,6 +88,16 @@ struct cuda_threshold {
 	int cur;
 	bool skip_download; /* cuda_threshold_set_download(t, 0): submits leave the mask on the GPU */
 	bool download;      /* the frame in flight's mask is queued for the host */
+	/* Block extremes (cuda_threshold_set_extremes): computed from the
+	 * uploaded grey on s_ext, a branch beside the threshold's kernels
+	 * (forked after the upload, joined before ev_done), into d_ext and
+	 * back into h_ext[cur], which alternate like the masks. */
+	bool want_extremes, extremes;
+	cudaStream_t s_ext;
+	cudaEvent_t ev_fork, ev_join;
+	uint8_t *d_ext, *h_ext[2];
+	const uint8_t *done_ext; /* the frame last collected's, or NULL */
+	int done_width, done_height_px;
 	/* The frame last collected, for cuda_threshold_fetch_mask. */
 	const uint32_t *done_d;
 	uint64_t *done_h;
@@ -660,6 +670,31 @@ __global__ void __launch_bounds__(THREADS) mean_rows_kernel(const uint8_t *__res
 	}
 }
 
+/* Block extremes (bernsen_cuda.h): one thread a block of
+ * CUDA_EXTREMES_BLOCK pixels a side, its darkest and brightest grey over
+ * every other row from its top, cut short at the frame's edges. */
+__global__ void extremes_kernel(const uint8_t *__restrict__ d_in, int pitch, int w, int h, int cols,
+				uint8_t *__restrict__ d_out)
+{
+	const int bx = blockIdx.x * blockDim.x + threadIdx.x, by = blockIdx.y;
+	if (bx >= cols)
+		return;
+	const int x0 = bx * CUDA_EXTREMES_BLOCK, x1 = min(w, x0 + CUDA_EXTREMES_BLOCK);
+	const int y0 = by * CUDA_EXTREMES_BLOCK, y1 = min(h, y0 + CUDA_EXTREMES_BLOCK);
+	int lo = 255, hi = 0;
+	for (int y = y0; y < y1; y += 2) {
+		const uint8_t *p = d_in + (size_t)y * pitch;
+		for (int x = x0; x < x1; x++) {
+			const int v = p[x];
+			lo = min(lo, v);
+			hi = max(hi, v);
+		}
+	}
+	const size_t i = 2 * ((size_t)by * cols + bx);
+	d_out[i] = (uint8_t)lo;
+	d_out[i + 1] = (uint8_t)hi;
+}
+
 __global__ void probe_kernel(int *d_out) { *d_out = 42; }
 
 typedef void (*bernsen_fn)(const uint8_t *, int, int, int, int, int, uint32_t *, int, int, const uint32_t *, int);
@@ -803,7 +838,7 @@ static cudaError_t frame_stream(cudaStream_t *s)
 struct cuda_threshold *cuda_threshold_create(const struct cuda_threshold_config *cfg, int *err)
 {
 	struct cuda_threshold *t = NULL;
-	size_t px, tiles, words;
+	size_t px, tiles, words, blocks;
 	if (!config_ok(cfg)) {
 		*err = ERR_RANGE;
 		return NULL;
@@ -823,6 +858,9 @@ struct cuda_threshold *cuda_threshold_create(const struct cuda_threshold_config 
 	CUDA_CHECK(frame_stream(&t->s_up));
 	CUDA_CHECK(frame_stream(&t->s_down));
 	CUDA_CHECK(cudaStreamCreateWithFlags(&t->s_fetch, cudaStreamNonBlocking));
+	CUDA_CHECK(frame_stream(&t->s_ext));
+	CUDA_CHECK(cudaEventCreateWithFlags(&t->ev_fork, cudaEventDisableTiming));
+	CUDA_CHECK(cudaEventCreateWithFlags(&t->ev_join, cudaEventDisableTiming));
 	CUDA_CHECK(cudaEventCreateWithFlags(&t->ev_done, cudaEventDisableTiming));
 	for (int i = 0; i < MAX_BANDS; i++) {
 		CUDA_CHECK(cudaEventCreateWithFlags(&t->ev_up[i], cudaEventDisableTiming));
@@ -841,6 +879,11 @@ struct cuda_threshold *cuda_threshold_create(const struct cuda_threshold_config 
 	CUDA_CHECK(cudaMalloc(&t->d_mean_col, px * sizeof(uint16_t)));
 	CUDA_CHECK(cudaMalloc(&t->d_sq_col, px * sizeof(uint32_t)));
 	CUDA_CHECK(cudaMalloc(&t->d_mean_mask, words * sizeof(uint64_t)));
+	blocks = (size_t)2 * ((cfg->max_width + CUDA_EXTREMES_BLOCK - 1) / CUDA_EXTREMES_BLOCK) *
+		 ((cfg->max_height + CUDA_EXTREMES_BLOCK - 1) / CUDA_EXTREMES_BLOCK);
+	CUDA_CHECK(cudaMalloc(&t->d_ext, blocks));
+	for (int i = 0; i < 2; i++)
+		CUDA_CHECK(cudaHostAlloc(&t->h_ext[i], blocks, cudaHostAllocDefault));
 	CUDA_CHECK(cudaHostAlloc(&t->h_grey, px, cudaHostAllocDefault));
 	/* Not mapped memory for the kernels to write into: measured on an H100,
 	 * 4-byte writes across PCIe cost 30-60 us a 1080p frame, the download
@@ -870,8 +913,8 @@ void cuda_threshold_destroy(struct cuda_threshold *t)
 		return;
 	/* Only this stage's streams: another stage (the second scale) may have
 	 * a frame in flight on the same device. */
-	cudaStream_t streams[4] = {t->stream, t->s_up, t->s_down, t->s_fetch};
-	for (int i = 0; i < 4; i++)
+	cudaStream_t streams[5] = {t->stream, t->s_up, t->s_down, t->s_fetch, t->s_ext};
+	for (int i = 0; i < 5; i++)
 		if (streams[i])
 			cudaStreamSynchronize(streams[i]);
 	for (int i = 0; i < t->n_reg; i++)
@@ -892,6 +935,13 @@ void cuda_threshold_destroy(struct cuda_threshold *t)
 	cudaFreeHost(t->h_grey);
 	cudaFreeHost(t->h_masks[0]);
 	cudaFreeHost(t->h_masks[1]);
+	cudaFree(t->d_ext);
+	cudaFreeHost(t->h_ext[0]);
+	cudaFreeHost(t->h_ext[1]);
+	if (t->ev_fork)
+		cudaEventDestroy(t->ev_fork);
+	if (t->ev_join)
+		cudaEventDestroy(t->ev_join);
 	for (int i = 0; i < 4; i++)
 		if (t->ev[i])
 			cudaEventDestroy(t->ev[i]);
@@ -910,6 +960,8 @@ void cuda_threshold_destroy(struct cuda_threshold *t)
 		cudaStreamDestroy(t->s_down);
 	if (t->s_fetch)
 		cudaStreamDestroy(t->s_fetch);
+	if (t->s_ext)
+		cudaStreamDestroy(t->s_ext);
 	if (t->stream)
 		cudaStreamDestroy(t->stream);
 	free(t);
@@ -991,6 +1043,38 @@ static int bands_for(const struct cuda_threshold_config *c, int width, int heigh
 /* Band i covers rows [i * bh, min((i + 1) * bh, h)). */
 static int band_end(int i, int bh, int h) { return min((i + 1) * bh, h); }
 
+/* The block extremes' branch, queued on `up` (the stream that uploaded
+ * the frame) once the whole grey is on the GPU: s_ext waits for that
+ * point, runs the kernel and brings the extremes back, and the frame's
+ * last stream waits for it at the end of launch() (extremes_join). */
+static int extremes_fork(struct cuda_threshold *t, cudaStream_t up, int width, int height)
+{
+	if (!t->extremes)
+		return 0;
+	const int cols = (width + CUDA_EXTREMES_BLOCK - 1) / CUDA_EXTREMES_BLOCK;
+	const int rows = (height + CUDA_EXTREMES_BLOCK - 1) / CUDA_EXTREMES_BLOCK;
+	CUDA_CHECK(cudaEventRecord(t->ev_fork, up));
+	CUDA_CHECK(cudaStreamWaitEvent(t->s_ext, t->ev_fork, 0));
+	extremes_kernel<<<dim3((cols + 63) / 64, rows), 64, 0, t->s_ext>>>(t->d_grey, width, width, height, cols,
+									  t->d_ext);
+	CUDA_CHECK(cudaGetLastError());
+	CUDA_CHECK(cudaMemcpyAsync(t->h_ext[t->cur], t->d_ext, (size_t)2 * cols * rows, cudaMemcpyDeviceToHost,
+				   t->s_ext));
+	CUDA_CHECK(cudaEventRecord(t->ev_join, t->s_ext));
+	return 0;
+fail:
+	return ERR_DEVICE;
+}
+
+static int extremes_join(struct cuda_threshold *t)
+{
+	if (t->extremes)
+		CUDA_CHECK(cudaStreamWaitEvent(t->last, t->ev_join, 0));
+	return 0;
+fail:
+	return ERR_DEVICE;
+}
+
 /*
  * Banded path (the Bernsen kernel, with or without a median): rows are cut
  * into bands whose height is a multiple of the kernel's tile height. The
@@ -1027,6 +1111,8 @@ static int launch_bernsen(struct cuda_threshold *t, const uint8_t *src, int widt
 	}
 	if (c->profile)
 		CUDA_CHECK(cudaEventRecord(t->ev[1], su));
+	if (extremes_fork(t, su, width, height))
+		goto fail;
 	if (m)
 		d_src = t->d_pre_a;
 	for (int j = 0; j < nb; j++) {
@@ -1089,6 +1175,8 @@ static int launch_whole(struct cuda_threshold *t, const uint8_t *src, int width,
 				     t->stream));
 	if (c->profile)
 		CUDA_CHECK(cudaEventRecord(t->ev[1], t->stream));
+	if (extremes_fork(t, t->stream, width, height))
+		goto fail;
 	d_src = t->d_grey;
 	if (c->median) {
 		if (c->median == 3)
@@ -1156,9 +1244,9 @@ fail:
 /* The frame's launch sequence, queued call by call. */
 static int launch(struct cuda_threshold *t, const uint8_t *src, int width, int height)
 {
-	if (per_pixel_bernsen(&t->cfg))
-		return launch_bernsen(t, src, width, height, 2 * t->words);
-	return launch_whole(t, src, width, height, 2 * t->words);
+	const int e = per_pixel_bernsen(&t->cfg) ? launch_bernsen(t, src, width, height, 2 * t->words)
+						 : launch_whole(t, src, width, height, 2 * t->words);
+	return e ? e : extremes_join(t);
 }
 
 /* Whether the frame goes as a graph: one stream (one band), no profiling
@@ -1228,7 +1316,7 @@ static struct thr_graph *thr_graph_for(struct cuda_threshold *t, const uint8_t *
 	for (int i = 0; i < t->n_graphs && !tg; i++) {
 		struct thr_graph *g = &t->graphs[i];
 		if (g->src == src && g->src_stride == t->src_stride && g->width == width && g->height == height &&
-		    g->cur == t->cur && g->download == t->download && memcmp(&g->cfg, &key, sizeof key) == 0)
+		    g->cur == t->cur && g->download == t->download && g->extremes == t->extremes && memcmp(&g->cfg, &key, sizeof key) == 0)
 			tg = g;
 	}
 	if (tg && in_node && tg->gate != t->cfg.gate && thr_graph_gate(tg, t->cfg.gate) != cudaSuccess) {
@@ -1273,7 +1361,7 @@ static struct thr_graph *thr_graph_for(struct cuda_threshold *t, const uint8_t *
 		cudaGraphDestroy(tg->graph);
 	}
 	*tg = (struct thr_graph){.src = src, .src_stride = t->src_stride, .width = width, .height = height,
-				 .cur = t->cur, .download = t->download, .cfg = key, .graph = graph, .exec = exec,
+				 .cur = t->cur, .download = t->download, .extremes = t->extremes, .cfg = key, .graph = graph, .exec = exec,
 				 .gate_node = gate_node, .gate = t->cfg.gate, .used = ++t->n_launch};
 	return tg;
 }
@@ -1293,6 +1381,7 @@ int cuda_threshold_submit(struct cuda_threshold *t, const uint8_t *grey, int wid
 	t->h_mask = t->h_masks[t->cur];
 	t->d_mask = t->d_masks[t->cur];
 	t->download = !t->skip_download;
+	t->extremes = t->want_extremes;
 	span = (size_t)stride * (height - 1) + width;
 	if (!is_registered(t, grey, span)) {
 		/* pageable memory: the DMA engine needs a pinned copy */
@@ -1343,6 +1432,9 @@ int cuda_threshold_collect_view(struct cuda_threshold *t, const uint64_t **bits,
 	t->done_down = t->download;
 	t->done_words = t->words;
 	t->done_height = t->height;
+	t->done_ext = t->extremes ? t->h_ext[t->cur] : NULL;
+	t->done_width = t->width;
+	t->done_height_px = t->height;
 	*bits = t->download ? t->h_mask : NULL;
 	*stride_words = t->words;
 	return 0;
@@ -1353,6 +1445,21 @@ fail:
 void cuda_threshold_set_download(struct cuda_threshold *t, int on)
 {
 	t->skip_download = !on;
+}
+
+void cuda_threshold_set_extremes(struct cuda_threshold *t, int on)
+{
+	t->want_extremes = on != 0;
+}
+
+int cuda_threshold_extremes(struct cuda_threshold *t, const uint8_t **lohi, int *width, int *height)
+{
+	if (!t->done_ext)
+		return ERR_AGAIN;
+	*lohi = t->done_ext;
+	*width = t->done_width;
+	*height = t->done_height_px;
+	return 0;
 }
 
 int cuda_threshold_fetch_mask(struct cuda_threshold *t, const uint64_t **bits, int *stride_words)

@@ -139,6 +139,23 @@ int cuda_threshold_fetch_mask(struct cuda_threshold *t, const uint64_t **bits, i
  * one, so the mask stays unchanged until the submit after next.
  * ERR_AGAIN before the first submit. */
 int cuda_threshold_device_mask(struct cuda_threshold *t, const void **dev_bits, int *stride_words, void **stream);
+/* Block extremes: the darkest and brightest grey of each block of
+ * CUDA_EXTREMES_BLOCK pixels a side of the frame as submitted (before any
+ * prefilter), over every other row from the block's top, blocks cut short
+ * at the right and bottom edges; ((width + 15) / 16) x ((height + 15) / 16)
+ * blocks row by row, two bytes each (darkest, brightest). The pipeline's
+ * ink scan reads them (src/pipeline/windows.h), which on the CPU took
+ * 0.28 ms of a 1080p frame's submit; here they run beside the threshold's
+ * kernels and come back with the frame. Identical to
+ * threshold_block_extremes_cpu() (src/threshold/threshold.h). Whether the
+ * following submits compute them (off: the default): */
+#define CUDA_EXTREMES_BLOCK 16
+void cuda_threshold_set_extremes(struct cuda_threshold *t, int on);
+/* The extremes of the frame last collected (collect or collect_view), in
+ * pinned memory valid as long as that frame's host mask (the buffers
+ * alternate per submit); *width x *height the frame's size. ERR_AGAIN when
+ * that frame was submitted without them. */
+int cuda_threshold_extremes(struct cuda_threshold *t, const uint8_t **lohi, int *width, int *height);
 /* Page-locks a long-lived host buffer (a capture ring slot) so that frames
  * inside it are copied to the GPU by DMA with no staging memcpy. At most 16;
  * the buffer must stay allocated until unregistered or t is destroyed. */

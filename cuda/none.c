@@ -61,6 +61,21 @@ void cuda_threshold_set_download(struct cuda_threshold *t, int on)
 	(void)on;
 }
 
+void cuda_threshold_set_extremes(struct cuda_threshold *t, int on)
+{
+	(void)t;
+	(void)on;
+}
+
+int cuda_threshold_extremes(struct cuda_threshold *t, const uint8_t **lohi, int *width, int *height)
+{
+	(void)t;
+	(void)lohi;
+	(void)width;
+	(void)height;
+	return ERR_UNSUPPORTED;
+}
+
 int cuda_threshold_fetch_mask(struct cuda_threshold *t, const uint64_t **bits, int *stride_words)
 {
 	(void)t;

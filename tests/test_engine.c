@@ -20,6 +20,7 @@
 #include "../src/pipeline/settings.h"
 #include "../src/pipeline/windows.h"
 #include "../src/segment/segment.h"
+#include "../src/threshold/threshold.h"
 #include "common/testutil.h"
 
 #define W 320
@@ -1448,8 +1449,10 @@ static void grey_checker(struct image_u8 *g, int x0, int y0, int x1, int y1, uin
 static void ink_mark(struct windows_scan *scan, const struct image_u8 *g)
 {
 	static struct windows_block blocks[((W + 15) / 16) * ((H + 15) / 16)];
+	static uint8_t lohi[2 * ((W + 15) / 16) * ((H + 15) / 16)];
 	assert_true(windows_ink_blocks_cap(g->width, g->height) <= (int)(sizeof blocks / sizeof *blocks));
-	windows_ink(scan, 8, blocks, windows_ink_blocks(g, 32, blocks));
+	threshold_block_extremes_cpu(g, lohi);
+	windows_ink(scan, 8, blocks, windows_ink_blocks(lohi, g->width, g->height, 32, blocks));
 }
 
 /* Ink windows of grey (w x h) over mask m's tree, gate 32, pad 32. */
@@ -1581,8 +1584,9 @@ static bool ink_block_ref(const struct image_u8 *g, int x, int y, int gate, int 
 	return *hi >= gate && 100 * (*hi - *lo) >= 75 * *hi;
 }
 
-/* The grey's blocks of ink and paper (windows_ink_blocks) on random
- * frames of 200 x 150 (cut blocks at the right and the bottom): patches
+/* The grey's blocks of ink and paper (windows_ink_blocks of the grey's
+ * threshold_block_extremes_cpu) on random frames of 200 x 150 (cut
+ * blocks at the right and the bottom): patches
  * of random grey and noise with random bars, at random gates; the blocks
  * are the rule's (ink_block_ref), in order, with their extremes, and the
  * frames hold blocks of both kinds. */
@@ -1592,6 +1596,7 @@ static void test_windows_ink_blocks(void **state)
 	struct image_u8 g;
 	assert_int_equal(image_u8_alloc(&g, 200, 150), 0);
 	static struct windows_block blocks[13 * 10];
+	static uint8_t lohi[2 * 13 * 10];
 	assert_int_equal(windows_ink_blocks_cap(200, 150), 13 * 10);
 	uint32_t seed = 14;
 	int n_ink = 0, n_none = 0;
@@ -1612,7 +1617,8 @@ static void test_windows_ink_blocks(void **state)
 			grey_fill(&g, x0, y0, x0 + w < 200 ? x0 + w : 200, y0 + h < 150 ? y0 + h : 150, (uint8_t)v);
 		}
 		const int gate = (int)(test_rand(&seed) % 64);
-		const int n = windows_ink_blocks(&g, gate, blocks);
+		threshold_block_extremes_cpu(&g, lohi);
+		const int n = windows_ink_blocks(lohi, 200, 150, gate, blocks);
 		int k = 0;
 		for (int y = 0; y < 150; y += 16)
 			for (int x = 0; x < 200; x += 16) {

@@ -624,6 +624,20 @@ int engine_submit(struct engine *e, const struct image_u8 *grey)
 		gate_submit_side(e, e->gate_submitted);
 	mask_download(e, &e->s1);
 	mask_download(e, &e->s2);
+	/* The ink scan reads the camera's grey whole but needs nothing of the
+	 * first scale. A GPU threshold finds its block extremes beside the
+	 * mask (the grey is on the GPU anyway; their read took the pipeline
+	 * thread 0.28 ms a 1080p frame on the H100 host), else they are found
+	 * here while the threshold runs: on a worker of its own instead, the
+	 * 1080p frame was slower on that host, this thread then sleeping
+	 * through the GPU's work and waking later (docs/performance.md,
+	 * "Where a 1080p frame waits"). */
+	e->t3.ink_sub ^= 1;
+	struct ink_blocks *ink = &e->t3.ink[e->t3.ink_sub];
+	ink->grey = ink->gpu_grey = NULL;
+	const bool ink_on = third_ink_on(e);
+	if (threshold_set_extremes(e->s1.thr, ink_on && camera == grey))
+		ink->gpu_grey = camera->data;
 	int err = threshold_submit(e->s1.thr, grey);
 	e->s1.submitted = err == 0;
 	if (err)
@@ -633,16 +647,8 @@ int engine_submit(struct engine *e, const struct image_u8 *grey)
 	e->s2.submitted = engine_scale_on(&e->s2) && threshold_submit(e->s2.thr, grey) == 0;
 	label_submit(e, &e->s2, grey);
 	e->s3.submitted = engine_scale_on(&e->s3) && e->t3.want_full && threshold_submit(e->s3.thr, grey) == 0;
-	/* The ink scan reads the whole grey but needs nothing of the first
-	 * scale: here the GPU's threshold runs meanwhile, where in the third
-	 * scale it would hold the frame. On a worker of its own instead, the
-	 * 1080p frame was slower on the H100 host: this thread then slept
-	 * through the GPU's work and woke later (docs/performance.md, "Where a
-	 * 1080p frame waits"). */
-	e->t3.ink_sub ^= 1;
-	e->t3.ink[e->t3.ink_sub].grey = NULL;
-	if (third_ink_on(e))
-		third_ink_find(&e->t3.ink[e->t3.ink_sub], camera, e->gate_submitted);
+	if (ink_on && !ink->gpu_grey)
+		third_ink_find(ink, camera, e->gate_submitted);
 	e->submit_ns = clock_now_ns() - t0;
 	return 0;
 }
@@ -666,6 +672,7 @@ int engine_collect(struct engine *e)
 		gs->highest = e->gate;
 	e->s1.err = scale_collect(e, &e->s1, &e->label_ns);
 	e->t3.ink_cur = e->t3.ink_sub;
+	third_ink_collect(e, &e->t3.ink[e->t3.ink_cur]);
 	/* The second scale stays pending: engine_detect() collects it on the
 	 * worker, under the first scale's matching. */
 	e->s2_deferred = e->s2.submitted;

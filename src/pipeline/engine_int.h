@@ -160,9 +160,13 @@ struct up_fuzzy {
 /* A submitted frame's ink blocks (windows_ink_blocks). */
 struct ink_blocks {
 	struct windows_block *b; /* windows_ink_blocks_cap() for the frame size */
+	uint8_t *lohi;           /* the grey's block extremes, found on the CPU */
 	int n;
 	const uint8_t *grey;     /* the pixels they were found in (NULL: none) */
 	int gate;                /* and at that gate */
+	/* Submitted to the first scale's thresholder, whose collect brings
+	 * the extremes of these pixels (NULL: none asked for). */
+	const uint8_t *gpu_grey;
 };
 
 struct third {
@@ -272,6 +276,7 @@ bool third_full(struct engine *e);
 /* Whether the frame's ink blocks are wanted; finding them. */
 bool third_ink_on(const struct engine *e);
 void third_ink_find(struct ink_blocks *k, const struct image_u8 *grey, int gate);
+void third_ink_collect(struct engine *e, struct ink_blocks *k);
 /* The third scale over the collected frame, in the windows the first
  * scale's tree leaves; the tie-break where the scales disagree. */
 bool third_detect(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1);

@@ -602,8 +602,10 @@ void third_free(struct engine *e)
 	bitmask_free(&e->t3.up_win);
 	closing_destroy(e->t3.up_close);
 	free(e->t3.scratch);
-	free(e->t3.ink[0].b);
-	free(e->t3.ink[1].b);
+	for (int i = 0; i < 2; i++) {
+		free(e->t3.ink[i].b);
+		free(e->t3.ink[i].lohi);
+	}
 	bitmask_free(&e->t3.crop);
 	detections_free(&e->t3.det);
 	ratio_free(&e->t3.ratio);
@@ -807,10 +809,12 @@ int third_scale_sync(struct engine *e)
 		e->t3.scratch_len = windows_scratch_len(e->cfg.width, e->cfg.height, regs);
 		e->t3.scratch = malloc(e->t3.scratch_len * sizeof *e->t3.scratch);
 		const size_t blocks = (size_t)windows_ink_blocks_cap(e->cfg.width, e->cfg.height);
-		for (int i = 0; i < 2; i++)
+		for (int i = 0; i < 2; i++) {
 			e->t3.ink[i].b = malloc(blocks * sizeof *e->t3.ink[i].b);
+			e->t3.ink[i].lohi = malloc(2 * blocks);
+		}
 		if (!err)
-			err = e->t3.scratch && e->t3.ink[0].b && e->t3.ink[1].b
+			err = e->t3.scratch && e->t3.ink[0].b && e->t3.ink[1].b && e->t3.ink[0].lohi && e->t3.ink[1].lohi
 				      ? bitmask_alloc(&e->t3.crop, e->cfg.width, e->cfg.height)
 				      : ERR_NOMEM;
 		if (!err)
@@ -840,9 +844,27 @@ bool third_ink_on(const struct engine *e)
 /* k = grey's ink blocks at gate. */
 void third_ink_find(struct ink_blocks *k, const struct image_u8 *grey, int gate)
 {
-	k->n = windows_ink_blocks(grey, gate, k->b);
+	threshold_block_extremes_cpu(grey, k->lohi);
+	k->n = windows_ink_blocks(k->lohi, grey->width, grey->height, gate, k->b);
 	k->grey = grey->data;
 	k->gate = gate;
+}
+
+/* k = the ink blocks of the frame just collected, from the extremes its
+ * first scale's GPU threshold found beside the mask (asked for at
+ * submit); where they did not come (the GPU fell back to the CPU), k
+ * stays empty and the third scale scans the grey itself. */
+void third_ink_collect(struct engine *e, struct ink_blocks *k)
+{
+	const uint8_t *lohi;
+	if (!k->gpu_grey)
+		return;
+	if (threshold_extremes(e->s1.thr, &lohi) == 0) {
+		k->n = windows_ink_blocks(lohi, e->cfg.width, e->cfg.height, e->gate_submitted, k->b);
+		k->grey = k->gpu_grey;
+		k->gate = e->gate_submitted;
+	}
+	k->gpu_grey = NULL;
 }
 
 /* Pixels around a window that its threshold reads at local-mean radius

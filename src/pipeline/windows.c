@@ -1,5 +1,7 @@
 #include "windows.h"
 
+#include "../threshold/threshold.h"
+
 #include <math.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -822,62 +824,23 @@ static bool stroke(const struct image_u8 *g, int x, int y, int lo, int hi)
 	return false;
 }
 
+_Static_assert(INK_BLOCK == THRESHOLD_BLOCK, "the ink blocks are the threshold's block extremes");
+
 int windows_ink_blocks_cap(int width, int height)
 {
-	return ((width + INK_BLOCK - 1) / INK_BLOCK) * ((height + INK_BLOCK - 1) / INK_BLOCK);
+	return threshold_blocks_x(width) * threshold_blocks_y(height);
 }
 
-int windows_ink_blocks(const struct image_u8 *g, int gate, struct windows_block *out)
+int windows_ink_blocks(const uint8_t *lohi, int width, int height, int gate, struct windows_block *out)
 {
-	const int w = g->width, h = g->height;
-	const size_t stride = (size_t)g->stride;
+	const int nbx = threshold_blocks_x(width), nby = threshold_blocks_y(height);
 	int n = 0;
-	for (int y0 = 0; y0 < h; y0 += INK_BLOCK) {
-		/* Every other row: print's strokes are 2 px and more. */
-		const int y1 = min_i(h, y0 + INK_BLOCK);
-		for (int x = 0; x < w; x += INK_BLOCK) {
-			const uint8_t *p = g->data + (size_t)y0 * stride + (size_t)x;
-			int lo = 255, hi = 0;
-#ifdef __SSE2__
-			if (x + INK_BLOCK <= w) {
-				__m128i vlo = _mm_set1_epi8((char)0xff), vhi = _mm_setzero_si128();
-				if (y1 - y0 == INK_BLOCK) {
-					/* A whole block (most of them): its eight rows
-					 * unrolled. */
-#pragma GCC unroll 8
-					for (int r = 0; r < INK_BLOCK / 2; r++) {
-						const __m128i v = _mm_loadu_si128((const __m128i *)(p + 2 * (size_t)r * stride));
-						vlo = _mm_min_epu8(vlo, v);
-						vhi = _mm_max_epu8(vhi, v);
-					}
-				} else {
-					for (int y = y0; y < y1; y += 2, p += 2 * stride) {
-						const __m128i v = _mm_loadu_si128((const __m128i *)p);
-						vlo = _mm_min_epu8(vlo, v);
-						vhi = _mm_max_epu8(vhi, v);
-					}
-				}
-				/* Both reduced at once: the brightest in bytes 0-7
-				 * and the inverted darkest in bytes 8-15, folded
-				 * within each half. */
-				const __m128i nlo = _mm_xor_si128(vlo, _mm_set1_epi8((char)0xff));
-				__m128i m = _mm_max_epu8(_mm_unpacklo_epi64(vhi, nlo), _mm_unpackhi_epi64(vhi, nlo));
-				m = _mm_max_epu8(m, _mm_srli_epi64(m, 32));
-				m = _mm_max_epu8(m, _mm_srli_epi64(m, 16));
-				m = _mm_max_epu8(m, _mm_srli_epi64(m, 8));
-				hi = _mm_cvtsi128_si32(m) & 0xff;
-				lo = 255 - (_mm_extract_epi16(m, 4) & 0xff);
-			} else
-#endif
-				for (int y = y0; y < y1; y += 2, p += 2 * stride)
-					for (int i = 0; i < min_i(w - x, INK_BLOCK); i++) {
-						lo = min_i(lo, p[i]);
-						hi = max_i(hi, p[i]);
-					}
+	for (int by = 0; by < nby; by++)
+		for (int bx = 0; bx < nbx; bx++, lohi += 2) {
+			const int lo = lohi[0], hi = lohi[1];
 			if (hi >= gate && 100 * (hi - lo) >= INK_PCT * hi)
-				out[n++] = (struct windows_block){x, y0, (uint8_t)lo, (uint8_t)hi};
+				out[n++] = (struct windows_block){bx * INK_BLOCK, by * INK_BLOCK, (uint8_t)lo, (uint8_t)hi};
 		}
-	}
 	return n;
 }
 

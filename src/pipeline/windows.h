@@ -197,15 +197,17 @@ struct windows_block {
 /* The most blocks windows_ink_blocks finds in a frame of width x height. */
 int windows_ink_blocks_cap(int width, int height);
 
-/* The blocks of grey (16 x 16 pixels from the top left, read on every
- * other row; cut short at the frame's right and bottom edges) that hold
- * ink and paper at this gate, into out (at most
- * windows_ink_blocks_cap()), row by row from the top, each row from the
- * left; returns their number. It reads grey only, so it may run before
- * the frame's first scale is matched (engine.c: while the GPU thresholds
- * the frame), and leaves windows_ink few blocks to judge. Allocates
- * nothing. */
-int windows_ink_blocks(const struct image_u8 *grey, int gate, struct windows_block *out);
+/* The blocks of a width x height grey (16 x 16 pixels from the top left,
+ * read on every other row; cut short at the frame's right and bottom
+ * edges) that hold ink and paper at this gate, from the grey's block
+ * extremes lohi (threshold.h: threshold_block_extremes_cpu(), or the GPU's
+ * beside its threshold), into out (at most windows_ink_blocks_cap()), row
+ * by row from the top, each row from the left; returns their number. The
+ * extremes read grey only, so they are found before the frame's first
+ * scale is matched (engine.c: at submit, on the GPU or while it
+ * thresholds the frame), and leave windows_ink few blocks to judge.
+ * Allocates nothing. */
+int windows_ink_blocks(const uint8_t *lohi, int width, int height, int gate, struct windows_block *out);
 
 /* Ink that no structure explains: tiles where a block of 16 x 16 pixels
  * of the grey (read on every other row: print's strokes are 2 px and

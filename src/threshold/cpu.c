@@ -424,3 +424,54 @@ void gauss_cpu(const struct image_u8 *in, float sigma, struct image_u8 *out)
 	threshold_cpu_gauss(c, in, sigma, out);
 	threshold_cpu_destroy(c);
 }
+
+void threshold_block_extremes_cpu(const struct image_u8 *g, uint8_t *lohi)
+{
+	const int w = g->width, h = g->height;
+	const size_t stride = (size_t)g->stride;
+	for (int y0 = 0; y0 < h; y0 += THRESHOLD_BLOCK) {
+		const int y1 = y0 + THRESHOLD_BLOCK < h ? y0 + THRESHOLD_BLOCK : h;
+		for (int x = 0; x < w; x += THRESHOLD_BLOCK, lohi += 2) {
+			const uint8_t *p = g->data + (size_t)y0 * stride + (size_t)x;
+			int lo = 255, hi = 0;
+#ifdef __SSE2__
+			if (x + THRESHOLD_BLOCK <= w) {
+				__m128i vlo = _mm_set1_epi8((char)0xff), vhi = _mm_setzero_si128();
+				if (y1 - y0 == THRESHOLD_BLOCK) {
+					/* A whole block (most of them): its eight rows
+					 * unrolled. */
+#pragma GCC unroll 8
+					for (int r = 0; r < THRESHOLD_BLOCK / 2; r++) {
+						const __m128i v = _mm_loadu_si128((const __m128i *)(p + 2 * (size_t)r * stride));
+						vlo = _mm_min_epu8(vlo, v);
+						vhi = _mm_max_epu8(vhi, v);
+					}
+				} else {
+					for (int y = y0; y < y1; y += 2, p += 2 * stride) {
+						const __m128i v = _mm_loadu_si128((const __m128i *)p);
+						vlo = _mm_min_epu8(vlo, v);
+						vhi = _mm_max_epu8(vhi, v);
+					}
+				}
+				/* Both reduced at once: the brightest in bytes 0-7
+				 * and the inverted darkest in bytes 8-15, folded
+				 * within each half. */
+				const __m128i nlo = _mm_xor_si128(vlo, _mm_set1_epi8((char)0xff));
+				__m128i m = _mm_max_epu8(_mm_unpacklo_epi64(vhi, nlo), _mm_unpackhi_epi64(vhi, nlo));
+				m = _mm_max_epu8(m, _mm_srli_epi64(m, 32));
+				m = _mm_max_epu8(m, _mm_srli_epi64(m, 16));
+				m = _mm_max_epu8(m, _mm_srli_epi64(m, 8));
+				hi = _mm_cvtsi128_si32(m) & 0xff;
+				lo = 255 - (_mm_extract_epi16(m, 4) & 0xff);
+			} else
+#endif
+				for (int y = y0; y < y1; y += 2, p += 2 * stride)
+					for (int i = 0; i < THRESHOLD_BLOCK && x + i < w; i++) {
+						lo = p[i] < lo ? p[i] : lo;
+						hi = p[i] > hi ? p[i] : hi;
+					}
+			lohi[0] = (uint8_t)lo;
+			lohi[1] = (uint8_t)hi;
+		}
+	}
+}

@@ -429,6 +429,23 @@ void threshold_set_mask_download(struct threshold *t, bool on)
 		cuda_threshold_set_download(t->gpu, on);
 }
 
+bool threshold_set_extremes(struct threshold *t, bool on)
+{
+	const bool gpu = t->ops == ops_by_name("cuda");
+	if (gpu)
+		cuda_threshold_set_extremes(t->gpu, on);
+	return gpu && on;
+}
+
+int threshold_extremes(struct threshold *t, const uint8_t **lohi)
+{
+	int w, h;
+	if (t->ops != ops_by_name("cuda") || !t->done_w)
+		return ERR_AGAIN;
+	const int e = cuda_threshold_extremes(t->gpu, lohi, &w, &h);
+	return e ? e : w == t->done_w && h == t->done_h ? 0 : ERR_AGAIN;
+}
+
 int threshold_fetch_view(struct threshold *t, struct bitmask *view)
 {
 	if (!t->done_w)

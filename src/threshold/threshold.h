@@ -165,6 +165,29 @@ struct threshold_device_mask {
 };
 int threshold_device_mask(struct threshold *t, struct threshold_device_mask *out);
 
+/* Block extremes of the grey as submitted (before any prefilter): the
+ * darkest and brightest grey of each block of THRESHOLD_BLOCK pixels a
+ * side, read on every other row from the block's top (print's strokes are
+ * 2 px and more), blocks cut short at the right and bottom edges;
+ * threshold_blocks_x(width) x threshold_blocks_y(height) blocks row by row
+ * from the top, two bytes each (darkest, brightest). For the pipeline's
+ * ink scan (src/pipeline/windows.h). */
+#define THRESHOLD_BLOCK 16
+static inline int threshold_blocks_x(int width) { return (width + THRESHOLD_BLOCK - 1) / THRESHOLD_BLOCK; }
+static inline int threshold_blocks_y(int height) { return (height + THRESHOLD_BLOCK - 1) / THRESHOLD_BLOCK; }
+/* The reference: in's block extremes into lohi (2 * blocks bytes). */
+void threshold_block_extremes_cpu(const struct image_u8 *in, uint8_t *lohi);
+/* Whether the following submits compute the block extremes beside the
+ * threshold (on the GPU, where the CPU would hold the submitting thread
+ * for a whole read of the frame); returns whether this backend does (the
+ * CPU backend does not: its caller computes them itself). */
+bool threshold_set_extremes(struct threshold *t, bool on);
+/* The block extremes of the frame last collected, identical to
+ * threshold_block_extremes_cpu() of its grey, borrowed until the second
+ * submit after that frame's. ERR_AGAIN when that frame was submitted
+ * without them (or the CPU backend ran it). */
+int threshold_extremes(struct threshold *t, const uint8_t **lohi);
+
 /* Optional, for the GPU: page-locks a long-lived frame buffer (a capture ring
  * slot) so frames inside it reach the GPU by DMA with no staging memcpy (at
  * 1080p that memcpy costs more than the whole GPU stage). 0 and nothing done

@@ -121,9 +121,30 @@ static int masks_equal(const struct bitmask *a, const struct bitmask *b, int w, 
 	return 1;
 }
 
+/* Whether the GPU's block extremes of the frame last collected are the
+ * reference's (threshold_block_extremes_cpu) of in. */
+static int extremes_equal(const struct image_u8 *in, char *where, size_t cap)
+{
+	static uint8_t ref[2 * 240 * 135];
+	const uint8_t *lohi;
+	const int n = threshold_blocks_x(in->width) * threshold_blocks_y(in->height);
+	if (threshold_extremes(gpu, &lohi) != 0) {
+		snprintf(where, cap, "no extremes");
+		return 0;
+	}
+	threshold_block_extremes_cpu(in, ref);
+	for (int i = 0; i < 2 * n; i++)
+		if (lohi[i] != ref[i]) {
+			snprintf(where, cap, "extremes of block %d: cpu %d gpu %d", i / 2, ref[i], lohi[i]);
+			return 0;
+		}
+	return 1;
+}
+
 /* The GPU twice against one CPU run: with the band count asked for (0 = the
  * stage's own choice) and with a forced one (2..8 in turn), so that every
- * case also checks the banded upload/kernel/download overlap. */
+ * case also checks the banded upload/kernel/download overlap. The block
+ * extremes are asked for on the second run and checked too. */
 static void compare(const struct threshold_config *cfg, const struct image_u8 *in, const char *label)
 {
 	static int turn;
@@ -139,9 +160,12 @@ static void compare(const struct threshold_config *cfg, const struct image_u8 *i
 		g.gpu_bands = pass == 0 ? cfg->gpu_bands : 2 + turn++ % 7;
 		one = one && threshold_set_config(gpu, &g) == 0;
 		memset(m_gpu.bits, 0xa5, (size_t)m_gpu.stride_words * 2160 * 8); /* poison */
+		one = one && threshold_set_extremes(gpu, pass == 1) == (pass == 1);
 		one = one && threshold_process(gpu, in, &m_gpu) == 0;
 		one = one && strcmp(threshold_backend_name(gpu), "cuda") == 0; /* no silent fallback */
 		one = one && masks_equal(&m_cpu, &m_gpu, in->width, in->height, where, sizeof where);
+		one = one && (pass == 1 ? extremes_equal(in, where, sizeof where)
+					: threshold_extremes(gpu, &(const uint8_t *){NULL}) == ERR_AGAIN);
 		snprintf(what, sizeof what,
 			 "%s %dx%d mode=%d r=%d gate=%d tile=%d mean_radius=%d mean_bias=%d sauvola_k=%d "
 			 "sauvola_range=%d median=%d sigma=%.2f bands=%d %s",
@@ -518,6 +542,19 @@ static void test_api(void)
 	}
 	ok = ok && threshold_collect_view(gpu, &view) == 0;
 	check(ok, "collect_view N stays N through submit N+1");
+	/* the block extremes in the same order: N's stay N's through the
+	 * submit of N+1 (registered and staged frames alike) */
+	ok = threshold_set_extremes(gpu, true) && threshold_register_buffer(gpu, b.data, (size_t)b.stride * 720) == 0 &&
+	     threshold_submit(gpu, &a) == 0;
+	for (int i = 0; i < 20 && ok; i++) {
+		ok = threshold_collect_view(gpu, &view) == 0 && threshold_submit(gpu, i % 2 ? &a : &b) == 0 &&
+		     settle() && extremes_equal(i % 2 ? &b : &a, where, sizeof where);
+	}
+	ok = ok && threshold_collect_view(gpu, &view) == 0 && threshold_unregister_buffer(gpu, b.data) == 0;
+	check(ok, "extremes of N stay N's through submit N+1");
+	threshold_set_extremes(gpu, false);
+	ok = threshold_submit(gpu, &a) == 0 && threshold_collect_view(gpu, &view) == 0;
+	check(ok && threshold_extremes(gpu, &(const uint8_t *){NULL}) == ERR_AGAIN, "no extremes when not asked for");
 	image_u8_free(&a);
 	image_u8_free(&b);
 	bitmask_free(&ref);
