@@ -1781,6 +1781,21 @@ static bool up_part(struct engine *e, const struct image_u8 *grey, const struct 
 	return !e->cfg.mean_up || !t->up_mean || up_ink_part(e, grey, ext, core, halo);
 }
 
+/* Whether f's centre lies within UP_INSIDE_LARGER of the size of a larger
+ * symbol of list (n), inside that symbol's card: no symbol of the set lies
+ * there (cards do not overlap; a card is about 1.3 times the size read).
+ * On a noisy frame (noise 9) the sharpened read took a corner of a 75 px
+ * symbol's root, its ring and three dots for a 36 px symbol, 41 px from
+ * the larger one's centre. */
+static bool inside_larger(const struct fiducial_det *list, int n, const struct fiducial_det *f)
+{
+	for (int i = 0; i < n; i++)
+		if (list[i].size_px > f->size_px &&
+		    hypotf(list[i].x - f->x, list[i].y - f->y) < UP_INSIDE_LARGER * list[i].size_px)
+			return true;
+	return false;
+}
+
 /* up_part()'s read of an ink window's part (ink_up; with mean_up, of
  * each of its own parts too): the part enlarged by Lanczos-3 and
  * thresholded by t->up_mean (INK_UP_MEAN_RADIUS), then (sauvola_up) by
@@ -1808,21 +1823,6 @@ static bool up_part(struct engine *e, const struct image_u8 *grey, const struct 
  * into their walls. The local mean of a window of 7 enlarged pixels (3.5
  * of the frame's) lies on the shadowed paper's side of the edge and
  * between that paper and its ink, and Lanczos keeps the holes apart. */
-/* Whether f's centre lies within UP_INSIDE_LARGER of the size of a larger
- * symbol of list (n), inside that symbol's card: no symbol of the set lies
- * there (cards do not overlap; a card is about 1.3 times the size read).
- * On a noisy frame (noise 9) the sharpened read took a corner of a 75 px
- * symbol's root, its ring and three dots for a 36 px symbol, 41 px from
- * the larger one's centre. */
-static bool inside_larger(const struct fiducial_det *list, int n, const struct fiducial_det *f)
-{
-	for (int i = 0; i < n; i++)
-		if (list[i].size_px > f->size_px &&
-		    hypotf(list[i].x - f->x, list[i].y - f->y) < UP_INSIDE_LARGER * list[i].size_px)
-			return true;
-	return false;
-}
-
 static bool up_ink_part(struct engine *e, const struct image_u8 *grey, const struct window *ext,
 			const struct window *core, int halo)
 {
@@ -1831,31 +1831,43 @@ static bool up_ink_part(struct engine *e, const struct image_u8 *grey, const str
 	const struct region_tree *tree = NULL;
 	if (!up_enlarge(e, grey, ext, halo, UP_LANCZOS, &v))
 		return false;
-	/* (sauvola_up) Then Sauvola's rule (t->up_sauvola, up_sharp()'s
-	 * fourth threshold) on the same enlargement, its symbols kept only
-	 * where the local mean's read holds none: in a shadow at a third of
-	 * the light or less a symbol's holes are a few grey levels above its
-	 * walls, and Sauvola's level, k under the mean where the window is
-	 * flat and nearer the mean where it is not, keeps a shallow hole that
-	 * the mean's fixed bias gives to the wall. */
-	const int reads = e->cfg.sauvola_up && t->up_sauvola ? 2 : 1;
+	/* The reads, in this order, each on the same part:
+	 * - UP_READ_MEAN: the local mean (t->up_mean).
+	 * - UP_READ_SAUVOLA (sauvola_up): Sauvola's rule (t->up_sauvola,
+	 *   up_sharp()'s fourth threshold) on the same enlargement, its
+	 *   symbols kept only where the local mean's read holds none: in a
+	 *   shadow at a third of the light or less a symbol's holes are a few
+	 *   grey levels above its walls, and Sauvola's level, k under the mean
+	 *   where the window is flat and nearer the mean where it is not,
+	 *   keeps a shallow hole that the mean's fixed bias gives to the wall.
+	 * - UP_READ_ENCODED (encode_up): where neither read a symbol, the
+	 *   enlargement encoded (INK_UP_ENCODE_GAMMA) and read by the local
+	 *   mean once more.
+	 * - UP_READ_SHARPENED (sharpen_up): last, where those reads left a
+	 *   fuzzy tree open, the frame sharpened (up_enlarge_sharpened) and
+	 *   read by the local mean, its symbols kept where none of the reads
+	 *   before holds one: a slightly soft camera blurs a small symbol's
+	 *   1-1.5 px holes into their walls. Parts without such a tree read
+	 *   nothing more there (on the survey 2 symbols in 15,398 less) and
+	 *   cost a seventh as much (shadowed 640x480 frames +1-5 %
+	 *   instructions where every part read again cost +17 %).
+	 * - UP_READ_STRONG (sharpen_up): where that read adds no symbol and the
+	 *   tree is still open, once more with a mask three times as strong
+	 *   (amount 3/2, UP_SHARPEN_STRONG): a blur of 1-1.5 px.
+	 * A read that segments nothing (its tree cut short) ends the part. */
+	enum up_read { UP_READ_MEAN, UP_READ_SAUVOLA, UP_READ_ENCODED, UP_READ_SHARPENED, UP_READ_STRONG };
+	enum up_read order[5];
+	int n_reads = 0;
+	order[n_reads++] = UP_READ_MEAN;
+	if (e->cfg.sauvola_up && t->up_sauvola)
+		order[n_reads++] = UP_READ_SAUVOLA;
+	if (e->cfg.encode_up)
+		order[n_reads++] = UP_READ_ENCODED;
+	if (e->cfg.sharpen_up) {
+		order[n_reads++] = UP_READ_SHARPENED;
+		order[n_reads++] = UP_READ_STRONG;
+	}
 	const int first = e->s3.det.n_fids;
-	/* (encode_up) Where neither reads a symbol, the enlargement encoded
-	 * (INK_UP_ENCODE_GAMMA) and read by the local mean once more. */
-	const int encoded_at = e->cfg.encode_up ? reads : -1;
-	/* (sharpen_up) Last, where those reads left a fuzzy tree open, the
-	 * frame sharpened (up_enlarge_sharpened) and read by the local mean,
-	 * its symbols kept where none of the reads before holds one: a
-	 * slightly soft camera blurs a small symbol's 1-1.5 px holes into
-	 * their walls. Parts without such a tree read nothing more there (on
-	 * the survey 2 symbols in 15,398 less) and cost a seventh as much
-	 * (shadowed 640x480 frames +1-5 % instructions where every part read
-	 * again cost +17 %). Where that read adds no symbol and the tree is
-	 * still open, once more with a mask three times as strong (amount
-	 * 3/2, UP_SHARPEN_STRONG): a blur of 1-1.5 px. */
-	const int sharpened = e->cfg.sharpen_up ? reads + (e->cfg.encode_up ? 1 : 0) : -1;
-	const int strong = sharpened >= 0 ? sharpened + 1 : -1;
-	const int all = reads + (e->cfg.encode_up ? 1 : 0) + (e->cfg.sharpen_up ? 2 : 0);
 	int before_sharpened = 0;
 	/* Whether a read before left a fuzzy tree at a place no symbol of the
 	 * first or third scale holds: the sharpened read runs only then. */
@@ -1867,27 +1879,28 @@ static bool up_ink_part(struct engine *e, const struct image_u8 *grey, const str
 	 * became 40-58 thousand, the segmenter holding 58.5), and such a
 	 * part's tree, cut short, reads nothing of its symbols. */
 	const int64_t sharp_runs = (int64_t)(UP_SHARPEN_RUNS_SHARE * (float)segment_run_capacity(t->up_seg));
-	for (int r = 0; r < all; r++) {
-		const bool encoded = r == encoded_at;
-		if (encoded && e->s3.det.n_fids > first)
+	for (int k = 0; k < n_reads; k++) {
+		const enum up_read r = order[k];
+		const bool sharp = r == UP_READ_SHARPENED || r == UP_READ_STRONG;
+		if (r == UP_READ_ENCODED && e->s3.det.n_fids > first)
 			continue;
-		if ((r == sharpened && !open_fuzzy) || (r == strong && e->s3.det.n_fids > before_sharpened))
+		if ((r == UP_READ_SHARPENED && !open_fuzzy) ||
+		    (r == UP_READ_STRONG && e->s3.det.n_fids > before_sharpened))
 			break;
-		if (r == sharpened)
+		if (r == UP_READ_SHARPENED)
 			before_sharpened = e->s3.det.n_fids;
-		if (encoded)
+		if (r == UP_READ_ENCODED)
 			image_u8_map(&v.up, t->up_encode);
-		if ((r == sharpened || r == strong) &&
-		    !up_enlarge_sharpened(e, grey, ext, halo, UP_LANCZOS, r == strong ? UP_SHARPEN_STRONG : 1, &v))
+		if (sharp && !up_enlarge_sharpened(e, grey, ext, halo, UP_LANCZOS,
+						   r == UP_READ_STRONG ? UP_SHARPEN_STRONG : 1, &v))
 			return false;
-		const bool sharp = r == sharpened || r == strong;
 		bool read;
-		if (threshold_process(r == 0 || encoded || sharp ? t->up_mean : t->up_sauvola, &v.up, &v.crop) ||
+		if (threshold_process(r == UP_READ_SAUVOLA ? t->up_sauvola : t->up_mean, &v.up, &v.crop) ||
 		    !up_decode_runs(e, &v, ext, sharp ? sharp_runs : INT64_MAX, &tree, &read))
 			return false;
 		if (!read)
 			break;
-		for (int i = 0; sharpened >= 0 && i < t->det.n_fuzzy && !open_fuzzy; i++) {
+		for (int i = 0; e->cfg.sharpen_up && i < t->det.n_fuzzy && !open_fuzzy; i++) {
 			struct fiducial_det f = up_in_frame(&t->det.fuzzy[i], ext, 2);
 			open_fuzzy = merge_near(e->s3.det.fids, e->s3.det.n_fids, &f) < 0 &&
 				     merge_near(e->s1.det.fids, e->s1.det.n_fids, &f) < 0;
@@ -1899,7 +1912,7 @@ static bool up_ink_part(struct engine *e, const struct image_u8 *grey, const str
 			    f.x >= (float)core->x1 - 0.5f || f.y < (float)core->y0 - 0.5f ||
 			    f.y >= (float)core->y1 - 0.5f)
 				continue;
-			if ((r == 1 || sharp) && merge_near(e->s3.det.fids + first, held - first, &f) >= 0)
+			if (r != UP_READ_MEAN && merge_near(e->s3.det.fids + first, held - first, &f) >= 0)
 				continue;
 			if (sharp && (inside_larger(e->s1.det.fids, e->s1.det.n_fids, &f) ||
 				      inside_larger(e->s3.det.fids, e->s3.det.n_fids, &f)))
