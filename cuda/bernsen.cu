@@ -1316,7 +1316,8 @@ static struct thr_graph *thr_graph_for(struct cuda_threshold *t, const uint8_t *
 	for (int i = 0; i < t->n_graphs && !tg; i++) {
 		struct thr_graph *g = &t->graphs[i];
 		if (g->src == src && g->src_stride == t->src_stride && g->width == width && g->height == height &&
-		    g->cur == t->cur && g->download == t->download && g->extremes == t->extremes && memcmp(&g->cfg, &key, sizeof key) == 0)
+		    g->cur == t->cur && g->download == t->download && g->extremes == t->extremes &&
+		    memcmp(&g->cfg, &key, sizeof key) == 0)
 			tg = g;
 	}
 	if (tg && in_node && tg->gate != t->cfg.gate && thr_graph_gate(tg, t->cfg.gate) != cudaSuccess) {
@@ -1361,8 +1362,9 @@ static struct thr_graph *thr_graph_for(struct cuda_threshold *t, const uint8_t *
 		cudaGraphDestroy(tg->graph);
 	}
 	*tg = (struct thr_graph){.src = src, .src_stride = t->src_stride, .width = width, .height = height,
-				 .cur = t->cur, .download = t->download, .extremes = t->extremes, .cfg = key, .graph = graph, .exec = exec,
-				 .gate_node = gate_node, .gate = t->cfg.gate, .used = ++t->n_launch};
+				 .cur = t->cur, .download = t->download, .extremes = t->extremes, .cfg = key,
+				 .graph = graph, .exec = exec, .gate_node = gate_node, .gate = t->cfg.gate,
+				 .used = ++t->n_launch};
 	return tg;
 }
 
