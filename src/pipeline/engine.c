@@ -626,12 +626,12 @@ int engine_submit(struct engine *e, const struct image_u8 *grey)
 	mask_download(e, &e->s2);
 	/* The ink scan reads the camera's grey whole but needs nothing of the
 	 * first scale. A GPU threshold finds its block extremes beside the
-	 * mask (the grey is on the GPU anyway; their read took the pipeline
-	 * thread 0.28 ms a 1080p frame on the H100 host), else they are found
-	 * here while the threshold runs: on a worker of its own instead, the
-	 * 1080p frame was slower on that host, this thread then sleeping
-	 * through the GPU's work and waking later (docs/performance.md,
-	 * "Where a 1080p frame waits"). */
+	 * mask (the grey is on the GPU anyway): their read had taken this
+	 * thread 0.28 ms a 1080p frame on the H100 host, and the process's CPU
+	 * a frame fell by a fifth with the wall time the same. Else they are
+	 * found here while the threshold runs (on a worker of its own
+	 * instead, the 1080p frame was slower on that host). See
+	 * docs/performance.md, "Where a 1080p frame waits". */
 	e->t3.ink_sub ^= 1;
 	struct ink_blocks *ink = &e->t3.ink[e->t3.ink_sub];
 	ink->grey = ink->gpu_grey = NULL;
