@@ -97,7 +97,6 @@ struct cuda_threshold {
 	cudaEvent_t ev_fork, ev_join;
 	uint8_t *d_ext, *h_ext[2];
 	const uint8_t *done_ext; /* the frame last collected's, or NULL */
-	int done_width, done_height_px;
 	/* The frame last collected, for cuda_threshold_fetch_mask. */
 	const uint32_t *done_d;
 	uint64_t *done_h;
@@ -1435,8 +1434,6 @@ int cuda_threshold_collect_view(struct cuda_threshold *t, const uint64_t **bits,
 	t->done_words = t->words;
 	t->done_height = t->height;
 	t->done_ext = t->extremes ? t->h_ext[t->cur] : NULL;
-	t->done_width = t->width;
-	t->done_height_px = t->height;
 	*bits = t->download ? t->h_mask : NULL;
 	*stride_words = t->words;
 	return 0;
@@ -1454,13 +1451,11 @@ void cuda_threshold_set_extremes(struct cuda_threshold *t, int on)
 	t->want_extremes = on != 0;
 }
 
-int cuda_threshold_extremes(struct cuda_threshold *t, const uint8_t **lohi, int *width, int *height)
+int cuda_threshold_extremes(struct cuda_threshold *t, const uint8_t **lohi)
 {
 	if (!t->done_ext)
 		return ERR_AGAIN;
 	*lohi = t->done_ext;
-	*width = t->done_width;
-	*height = t->done_height_px;
 	return 0;
 }
 

@@ -153,9 +153,9 @@ int cuda_threshold_device_mask(struct cuda_threshold *t, const void **dev_bits, 
 void cuda_threshold_set_extremes(struct cuda_threshold *t, int on);
 /* The extremes of the frame last collected (collect or collect_view), in
  * pinned memory valid as long as that frame's host mask (the buffers
- * alternate per submit); *width x *height the frame's size. ERR_AGAIN when
- * that frame was submitted without them. */
-int cuda_threshold_extremes(struct cuda_threshold *t, const uint8_t **lohi, int *width, int *height);
+ * alternate per submit). ERR_AGAIN when that frame was submitted without
+ * them. */
+int cuda_threshold_extremes(struct cuda_threshold *t, const uint8_t **lohi);
 /* Page-locks a long-lived host buffer (a capture ring slot) so that frames
  * inside it are copied to the GPU by DMA with no staging memcpy. At most 16;
  * the buffer must stay allocated until unregistered or t is destroyed. */

@@ -67,12 +67,10 @@ void cuda_threshold_set_extremes(struct cuda_threshold *t, int on)
 	(void)on;
 }
 
-int cuda_threshold_extremes(struct cuda_threshold *t, const uint8_t **lohi, int *width, int *height)
+int cuda_threshold_extremes(struct cuda_threshold *t, const uint8_t **lohi)
 {
 	(void)t;
 	(void)lohi;
-	(void)width;
-	(void)height;
 	return ERR_UNSUPPORTED;
 }
 

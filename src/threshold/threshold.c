@@ -439,10 +439,9 @@ bool threshold_set_extremes(struct threshold *t, bool on)
 
 int threshold_extremes(struct threshold *t, const uint8_t **lohi)
 {
-	int w, h;
 	if (t->ops != ops_by_name("cuda"))
 		return ERR_AGAIN;
-	return cuda_threshold_extremes(t->gpu, lohi, &w, &h);
+	return cuda_threshold_extremes(t->gpu, lohi);
 }
 
 int threshold_fetch_view(struct threshold *t, struct bitmask *view)
