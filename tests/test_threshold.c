@@ -1219,6 +1219,63 @@ static void draw_steps(struct image_u8 *img)
  * and the same input gives the same bits, as does deblur_apply() with
  * the estimate given; an estimate out of range is refused. (What the deconvolution buys,
  * symbols decoded, is test_engine's.) */
+/* deblur_set_isa: the avx2 and the scalar copies of the kernels give the
+ * same streak estimate, the same defocus reading and the same bits, on
+ * windows of every width mod 16 (the copies' tails), sharp, streaked,
+ * defocused and noise. */
+static void test_deblur_isas(void **state)
+{
+	(void)state;
+	struct deblur_bench t;
+	deblur_bench_open(&t);
+	assert_int_equal(deblur_set_isa(t.d, "neon9"), ERR_UNSUPPORTED);
+	assert_int_equal(deblur_set_isa(t.d, "scalar"), 0);
+	if (deblur_set_isa(t.d, "avx2") != 0) {
+		deblur_bench_close(&t);
+		skip();
+	}
+	uint32_t rng = 31;
+	for (int pat = 0; pat < 4; pat++) {
+		draw_symbols(&t.img);
+		if (pat == 1)
+			test_streak(&t.img, 7.0f, 0.7f, 3, &rng);
+		else if (pat == 2) {
+			draw_steps(&t.img);
+			test_defocus(&t.img, 2.2f, 3, &rng);
+		} else if (pat == 3)
+			for (int y = 0; y < 210; y++)
+				for (int x = 0; x < 210; x++)
+					image_u8_row(&t.img, y)[x] = (uint8_t)(test_rand(&rng) % 256);
+		for (int w = 194; w <= 210; w++) {
+			const struct image_u8 win = {.width = w, .height = 210 - (w % 5), .stride = t.img.stride,
+						     .data = t.img.data};
+			struct deblur_streak s[2];
+			float sigma[2], sharp[2];
+			int kind[2], found[2];
+			for (int isa = 0; isa < 2; isa++) {
+				assert_int_equal(deblur_set_isa(t.d, isa ? "avx2" : "scalar"), 0);
+				struct bitmask *out = isa ? &t.again : &t.got;
+				out->width = win.width;
+				out->height = win.height;
+				memset(out->bits, 0, (size_t)out->stride_words * 210 * sizeof *out->bits);
+				found[isa] = deblur_defocus(t.d, &win, &sigma[isa], &sharp[isa]);
+				kind[isa] = deblur_process(t.d, &win, NULL, 8, 7, 32, true, out, &s[isa]);
+			}
+			assert_int_equal(found[0], found[1]);
+			assert_true(sigma[0] == sigma[1] && sharp[0] == sharp[1]);
+			assert_int_equal(kind[0], kind[1]);
+			assert_memory_equal(&s[0], &s[1], sizeof s[0]);
+			assert_memory_equal(t.got.bits, t.again.bits, (size_t)t.got.stride_words * 210 * sizeof *t.got.bits);
+			if (pat == 1)
+				assert_int_equal(kind[0], DEBLUR_STREAK);
+			if (pat == 2)
+				assert_int_equal(kind[0], DEBLUR_DEFOCUS);
+		}
+	}
+	t.got.width = t.again.width = t.got.height = t.again.height = 210;
+	deblur_bench_close(&t);
+}
+
 static void test_deblur_defocus(void **state)
 {
 	(void)state;
@@ -2153,6 +2210,7 @@ int main(void)
 		cmocka_unit_test(test_deblur),
 		cmocka_unit_test(test_deblur_hysteresis),
 		cmocka_unit_test(test_deblur_defocus),
+		cmocka_unit_test(test_deblur_isas),
 		cmocka_unit_test(test_deblur_defocus_sharp_print),
 		cmocka_unit_test(test_deblur_rethreshold),
 		cmocka_unit_test(test_deblur_continue),

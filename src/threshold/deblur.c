@@ -107,6 +107,21 @@ struct deblur *deblur_create(int max_width, int max_height, int *err)
 	return d;
 }
 
+int deblur_set_isa(struct deblur *d, const char *isa)
+{
+	if (!strcmp(isa, "scalar")) {
+		d->avx2 = false;
+		return 0;
+	}
+#if DEBLUR_AVX2
+	if (!strcmp(isa, "avx2") && __builtin_cpu_supports("avx2")) {
+		d->avx2 = true;
+		return 0;
+	}
+#endif
+	return ERR_UNSUPPORTED;
+}
+
 void deblur_seed_bias(struct deblur *d, int bias)
 {
 	d->seed_bias = bias < 0 ? 0 : bias > THRESHOLD_MAX_MEAN_BIAS ? THRESHOLD_MAX_MEAN_BIAS : bias;
@@ -133,6 +148,59 @@ void deblur_destroy(struct deblur *d)
 	free(d);
 }
 
+/* Row y's sums of gx * gx, gx * gy and gy * gy over x from x0 to w - 2
+ * (central differences), added into j[0 .. 2]: plain, or sixteen pixels
+ * at a time and then on (avx2; the same integers: |gx|, |gy| <= 255, so
+ * every product and a row's sum of them (w * 2 * 255^2 < 2^31) is exact in
+ * int32 whatever the order of the adds). */
+static void tensor_row_plain(const struct image_u8 *in, int y, int x0, int64_t j[3])
+{
+	const uint8_t *up = image_u8_row(in, y - 1), *row = image_u8_row(in, y), *dn = image_u8_row(in, y + 1);
+	int32_t sxx = 0, sxy = 0, syy = 0;
+	for (int x = x0; x < in->width - 1; x++) {
+		const int32_t gx = (int32_t)row[x + 1] - row[x - 1], gy = (int32_t)dn[x] - up[x];
+		sxx += gx * gx;
+		sxy += gx * gy;
+		syy += gy * gy;
+	}
+	j[0] += sxx;
+	j[1] += sxy;
+	j[2] += syy;
+}
+
+#if DEBLUR_AVX2
+__attribute__((target("avx2"))) static inline __m256i load16_avx2(const uint8_t *p)
+{
+	return _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)p));
+}
+
+__attribute__((target("avx2"))) static inline int32_t hsum8_avx2(__m256i v)
+{
+	__m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+	s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
+	s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
+	return _mm_cvtsi128_si32(s);
+}
+
+__attribute__((target("avx2"))) static void tensor_row_avx2(const struct image_u8 *in, int y, int64_t j[3])
+{
+	const uint8_t *up = image_u8_row(in, y - 1), *row = image_u8_row(in, y), *dn = image_u8_row(in, y + 1);
+	__m256i axx = _mm256_setzero_si256(), axy = axx, ayy = axx;
+	int x = 1;
+	for (; x + 16 <= in->width - 1; x += 16) {
+		const __m256i gx = _mm256_sub_epi16(load16_avx2(row + x + 1), load16_avx2(row + x - 1));
+		const __m256i gy = _mm256_sub_epi16(load16_avx2(dn + x), load16_avx2(up + x));
+		axx = _mm256_add_epi32(axx, _mm256_madd_epi16(gx, gx));
+		axy = _mm256_add_epi32(axy, _mm256_madd_epi16(gx, gy));
+		ayy = _mm256_add_epi32(ayy, _mm256_madd_epi16(gy, gy));
+	}
+	int64_t t[3] = {hsum8_avx2(axx), hsum8_avx2(axy), hsum8_avx2(ayy)};
+	tensor_row_plain(in, y, x, t);
+	for (int k = 0; k < 3; k++)
+		j[k] += (int32_t)t[k];
+}
+#endif
+
 int deblur_estimate(struct deblur *d, const struct image_u8 *in, struct deblur_streak *streak)
 {
 	(void)d;
@@ -143,20 +211,17 @@ int deblur_estimate(struct deblur *d, const struct image_u8 *in, struct deblur_s
 	if (w < 4 * m || h < 4 * m)
 		return 0;
 	/* The structure tensor, exactly in integers. */
-	int64_t jxx = 0, jxy = 0, jyy = 0;
+	int64_t j[3] = {0, 0, 0};
 	for (int y = 1; y < h - 1; y++) {
-		const uint8_t *up = image_u8_row(in, y - 1), *row = image_u8_row(in, y), *dn = image_u8_row(in, y + 1);
-		int32_t sxx = 0, sxy = 0, syy = 0;
-		for (int x = 1; x < w - 1; x++) {
-			const int32_t gx = (int32_t)row[x + 1] - row[x - 1], gy = (int32_t)dn[x] - up[x];
-			sxx += gx * gx;
-			sxy += gx * gy;
-			syy += gy * gy;
+#if DEBLUR_AVX2
+		if (d->avx2) {
+			tensor_row_avx2(in, y, j);
+			continue;
 		}
-		jxx += sxx;
-		jxy += sxy;
-		jyy += syy;
+#endif
+		tensor_row_plain(in, y, 1, j);
 	}
+	const int64_t jxx = j[0], jxy = j[1], jyy = j[2];
 	const double a = (double)jxx, b = (double)jxy, c = (double)jyy;
 	const double half = 0.5 * (a + c), disc = sqrt(0.25 * (a - c) * (a - c) + b * b);
 	const double lmax = half + disc, lmin = half - disc;
@@ -404,7 +469,7 @@ static inline void sobel(const struct image_u8 *in, int x, int y, int32_t *gx, i
 }
 
 /* Row y's squared Sobel gradients (exact integers) into g2[1 .. w - 2]:
- * from x0 on (plain), or eight pixels at a time and then on (avx2). */
+ * from x0 on (plain), or sixteen pixels at a time and then on (avx2). */
 static void sobel_row_plain(const struct image_u8 *in, int y, int x0, int32_t *g2)
 {
 	const uint8_t *up = image_u8_row(in, y - 1), *row = image_u8_row(in, y), *dn = image_u8_row(in, y + 1);
@@ -416,30 +481,64 @@ static void sobel_row_plain(const struct image_u8 *in, int y, int x0, int32_t *g
 }
 
 #if DEBLUR_AVX2
-__attribute__((target("avx2"))) static inline __m256i load8_avx2(const uint8_t *p)
-{
-	return _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)p));
-}
-
 __attribute__((target("avx2"))) static void sobel_row_avx2(const struct image_u8 *in, int y, int32_t *g2)
 {
 	const uint8_t *up = image_u8_row(in, y - 1), *row = image_u8_row(in, y), *dn = image_u8_row(in, y + 1);
 	int x = 1;
-	for (; x + 8 <= in->width - 1; x += 8) {
-		const __m256i ul = load8_avx2(up + x - 1), uc = load8_avx2(up + x), ur = load8_avx2(up + x + 1);
-		const __m256i rl = load8_avx2(row + x - 1), rr = load8_avx2(row + x + 1);
-		const __m256i dl = load8_avx2(dn + x - 1), dc = load8_avx2(dn + x), dr = load8_avx2(dn + x + 1);
-		const __m256i xr = _mm256_add_epi32(_mm256_add_epi32(ur, dr), _mm256_add_epi32(rr, rr));
-		const __m256i xl = _mm256_add_epi32(_mm256_add_epi32(ul, dl), _mm256_add_epi32(rl, rl));
-		const __m256i yd = _mm256_add_epi32(_mm256_add_epi32(dl, dr), _mm256_add_epi32(dc, dc));
-		const __m256i yu = _mm256_add_epi32(_mm256_add_epi32(ul, ur), _mm256_add_epi32(uc, uc));
-		const __m256i gx = _mm256_sub_epi32(xr, xl), gy = _mm256_sub_epi32(yd, yu);
-		const __m256i m = _mm256_add_epi32(_mm256_mullo_epi32(gx, gx), _mm256_mullo_epi32(gy, gy));
-		_mm256_storeu_si256((__m256i *)(void *)(g2 + x), m);
+	/* Sixteen pixels a step in 16-bit lanes (|gx|, |gy| <= 1020); gx * gx
+	 * + gy * gy of each pixel by one multiply-add of its interleaved pair,
+	 * exact in 32 bits. The unpacks work within 128-bit halves: lo holds
+	 * pixels 0-3 and 8-11, hi 4-7 and 12-15. */
+	for (; x + 16 <= in->width - 1; x += 16) {
+		const __m256i ul = load16_avx2(up + x - 1), uc = load16_avx2(up + x), ur = load16_avx2(up + x + 1);
+		const __m256i rl = load16_avx2(row + x - 1), rr = load16_avx2(row + x + 1);
+		const __m256i dl = load16_avx2(dn + x - 1), dc = load16_avx2(dn + x), dr = load16_avx2(dn + x + 1);
+		const __m256i xr = _mm256_add_epi16(_mm256_add_epi16(ur, dr), _mm256_add_epi16(rr, rr));
+		const __m256i xl = _mm256_add_epi16(_mm256_add_epi16(ul, dl), _mm256_add_epi16(rl, rl));
+		const __m256i yd = _mm256_add_epi16(_mm256_add_epi16(dl, dr), _mm256_add_epi16(dc, dc));
+		const __m256i yu = _mm256_add_epi16(_mm256_add_epi16(ul, ur), _mm256_add_epi16(uc, uc));
+		const __m256i gx = _mm256_sub_epi16(xr, xl), gy = _mm256_sub_epi16(yd, yu);
+		const __m256i lo = _mm256_unpacklo_epi16(gx, gy), hi = _mm256_unpackhi_epi16(gx, gy);
+		const __m256i mlo = _mm256_madd_epi16(lo, lo), mhi = _mm256_madd_epi16(hi, hi);
+		_mm256_storeu_si256((__m256i *)(void *)(g2 + x), _mm256_permute2x128_si256(mlo, mhi, 0x20));
+		_mm256_storeu_si256((__m256i *)(void *)(g2 + x + 8), _mm256_permute2x128_si256(mlo, mhi, 0x31));
 	}
 	sobel_row_plain(in, y, x, g2);
 }
 #endif
+
+/* The first x from x0 on, before x1, where g2[x] >= min_g2 (min_g2 >= 0);
+ * x1 where none: plain, or eight at a time (avx2). */
+static int first_at_least_plain(const int32_t *g2, int x0, int x1, int32_t min_g2)
+{
+	while (x0 < x1 && g2[x0] < min_g2)
+		x0++;
+	return x0;
+}
+
+#if DEBLUR_AVX2
+__attribute__((target("avx2"))) static int first_at_least_avx2(const int32_t *g2, int x0, int x1, int32_t min_g2)
+{
+	const __m256i below = _mm256_set1_epi32(min_g2 - 1);
+	for (; x0 + 8 <= x1; x0 += 8) {
+		const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(g2 + x0));
+		const int hit = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(v, below)));
+		if (hit)
+			return x0 + __builtin_ctz((unsigned)hit);
+	}
+	return first_at_least_plain(g2, x0, x1, min_g2);
+}
+#endif
+
+static int first_at_least(const struct deblur *d, const int32_t *g2, int x0, int x1, int32_t min_g2)
+{
+#if DEBLUR_AVX2
+	if (d->avx2)
+		return first_at_least_avx2(g2, x0, x1, min_g2);
+#endif
+	(void)d;
+	return first_at_least_plain(g2, x0, x1, min_g2);
+}
 
 static void sobel_row(const struct deblur *d, const struct image_u8 *in, int y, int32_t *g2)
 {
@@ -477,7 +576,7 @@ static inline float bilinear(const struct image_u8 *in, float qx, float qy)
 static int defocus_steps(struct deblur *d, const struct image_u8 *in, bool sharp, int32_t min_g2, float min_step,
 			 float *s)
 {
-	const int w = in->width, h = in->height, L = DEBLUR_DEFOCUS_REACH;
+	const int w = in->width, h = in->height, L = DEBLUR_DEFOCUS_REACH, xe = w - L - 1;
 	const float root2pi = 2.5066283f;
 	const ptrdiff_t st = in->stride;
 	int ns = 0;
@@ -487,10 +586,9 @@ static int defocus_steps(struct deblur *d, const struct image_u8 *in, bool sharp
 	for (int y = L + 1; y < h - L - 1; y++) {
 		sobel_row(d, in, y + 1, rows[(y + 1) % 3]);
 		const int32_t *g2 = rows[y % 3];
-		for (int x = L + 1; x < w - L - 1; x++) {
+		/* Most pixels are below min_g2: skipped eight at a time. */
+		for (int x = L + 1; (x = first_at_least(d, g2, x, xe, min_g2)) < xe; x++) {
 			const int32_t gv = g2[x];
-			if (gv < min_g2)
-				continue;
 			int32_t gx, gy;
 			sobel(in, x, y, &gx, &gy);
 			/* The neighbour across the edge: the gradient's direction

@@ -199,6 +199,11 @@ struct deblur;
 /* Returns NULL with *err = ERR_RANGE (sizes < 1) or ERR_NOMEM. */
 struct deblur *deblur_create(int max_width, int max_height, int *err);
 void deblur_destroy(struct deblur *d); /* NULL-safe */
+/* Which copy of the kernels d runs: "avx2" (the default where the CPU has
+ * it) or "scalar" (plain C); every result is the same bits either way.
+ * Returns 0, or ERR_UNSUPPORTED where the CPU or build lacks the set. For
+ * tests. */
+int deblur_set_isa(struct deblur *d, const char *isa);
 /* The bias of the hysteresis's seeds in a streak's threshold (above),
  * DEBLUR_SEED_BIAS unless set; at most a call's mean_bias (0: any call's)
  * it thresholds by the plain rule. Clamped to 0..THRESHOLD_MAX_MEAN_BIAS. */
