@@ -1211,14 +1211,6 @@ static void draw_steps(struct image_u8 *img)
 		}
 }
 
-/* The defocus branch (deblur.h): on sharp squares and on the four
- * symbols, and under a Gaussian of 1 px, the blur read is under
- * DEBLUR_MIN_SIGMA and nothing is done; under 1.8, 2.2 or 2.6 px (noise
- * +-3) the blur is read within 0.25 px, the window is deconvolved
- * (DEBLUR_DEFOCUS) where defocus is asked for and left alone where not,
- * and the same input gives the same bits, as does deblur_apply() with
- * the estimate given; an estimate out of range is refused. (What the deconvolution buys,
- * symbols decoded, is test_engine's.) */
 /* deblur_set_isa: the avx2 and the scalar copies of the kernels give the
  * same streak estimate, the same defocus reading and the same bits, on
  * windows of every width mod 16 (the copies' tails), sharp, streaked,
@@ -1276,6 +1268,14 @@ static void test_deblur_isas(void **state)
 	deblur_bench_close(&t);
 }
 
+/* The defocus branch (deblur.h): on sharp squares and on the four
+ * symbols, and under a Gaussian of 1 px, the blur read is under
+ * DEBLUR_MIN_SIGMA and nothing is done; under 1.8, 2.2 or 2.6 px (noise
+ * +-3) the blur is read within 0.25 px, the window is deconvolved
+ * (DEBLUR_DEFOCUS) where defocus is asked for and left alone where not,
+ * and the same input gives the same bits, as does deblur_apply() with
+ * the estimate given; an estimate out of range is refused. (What the deconvolution buys,
+ * symbols decoded, is test_engine's.) */
 static void test_deblur_defocus(void **state)
 {
 	(void)state;
