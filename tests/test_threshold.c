@@ -520,14 +520,20 @@ static void assert_masks_equal(const struct bitmask *m, const struct bitmask *wa
  * min of D over the same square, white = 100 v > pct C and C >= gate; on
  * every size of the list (a view into a larger image, so the stride
  * differs from the width), random radii, percentages and gates, and
- * random, low-contrast and gradient content; bits past the width zero. */
+ * random, low-contrast and gradient content; bits past the width zero.
+ * Run once for each copy of the row loops (*state: closing_set_isa's
+ * name), skipped where this CPU lacks it. */
 static void test_closing_matches_brute_force(void **state)
 {
-	(void)state;
 	uint32_t rng = 4242;
 	int err = 0;
 	struct closing *c = closing_create(300, 300, &err);
 	assert_non_null(c);
+	assert_int_equal(closing_set_isa(c, "neon9"), ERR_UNSUPPORTED);
+	if (closing_set_isa(c, *state) != 0) {
+		closing_destroy(c);
+		skip();
+	}
 	struct image_u8 big, dil;
 	assert_int_equal(image_u8_alloc(&big, 300, 300), 0);
 	assert_int_equal(image_u8_alloc(&dil, 300, 300), 0);
@@ -705,14 +711,18 @@ static void test_closing_median(void **state)
  * border); under the gate Bernsen's flat-area rule, else (v + offset)^2 >
  * (lo + offset) (hi + offset); on every size of the list (a view into a
  * larger image), random radii, offsets and gates (the extremes too), and
- * random, low-contrast and gradient content; bits past the width zero. */
+ * random, low-contrast and gradient content; bits past the width zero.
+ * Once for each copy of the row loops, as above. */
 static void test_ratio_matches_brute_force(void **state)
 {
-	(void)state;
 	uint32_t rng = 777;
 	int err = 0;
 	struct closing *c = closing_create(300, 300, &err);
 	assert_non_null(c);
+	if (closing_set_isa(c, *state) != 0) {
+		closing_destroy(c);
+		skip();
+	}
 	struct image_u8 big;
 	assert_int_equal(image_u8_alloc(&big, 300, 300), 0);
 	for (int si = 0; si < N_SIZES; si++)
@@ -2203,10 +2213,12 @@ int main(void)
 		cmocka_unit_test(test_median_matches_sort),
 		cmocka_unit_test(test_gauss_matches_direct_sum),
 		cmocka_unit_test(test_bitmask_packing),
-		cmocka_unit_test(test_closing_matches_brute_force),
+		{"test_closing_matches_brute_force avx2", test_closing_matches_brute_force, NULL, NULL, (void *)"avx2"},
+		{"test_closing_matches_brute_force sse2", test_closing_matches_brute_force, NULL, NULL, (void *)"sse2"},
 		cmocka_unit_test_setup_teardown(test_closing_again, pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(test_closing_median, pair_setup, pair_teardown),
-		cmocka_unit_test(test_ratio_matches_brute_force),
+		{"test_ratio_matches_brute_force avx2", test_ratio_matches_brute_force, NULL, NULL, (void *)"avx2"},
+		{"test_ratio_matches_brute_force sse2", test_ratio_matches_brute_force, NULL, NULL, (void *)"sse2"},
 		cmocka_unit_test(test_deblur),
 		cmocka_unit_test(test_deblur_hysteresis),
 		cmocka_unit_test(test_deblur_defocus),

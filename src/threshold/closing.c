@@ -11,6 +11,12 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define CLOSING_AVX2 1
+#else
+#define CLOSING_AVX2 0
+#endif
 
 struct closing {
 	int max_width, max_height;
@@ -19,6 +25,7 @@ struct closing {
 	uint8_t *gv, *hv;      /* the running passes' g and h: a padded column of whole rows */
 	int closed_w, closed_h; /* the size of the closing b holds (closing_again); 0: none */
 	struct threshold_cpu *cpu; /* closing_median()'s median (closing_median_on()); NULL: none */
+	bool avx2;             /* the CPU has AVX2: the row loops' avx2 copies run first */
 };
 
 struct closing *closing_create(int max_width, int max_height, int *err)
@@ -35,6 +42,9 @@ struct closing *closing_create(int max_width, int max_height, int *err)
 	if (c) {
 		c->max_width = max_width;
 		c->max_height = max_height;
+#if CLOSING_AVX2
+		c->avx2 = __builtin_cpu_supports("avx2");
+#endif
 		c->a = malloc(w * h);
 		c->b = malloc(w * h);
 		c->hi = malloc(w * h);
@@ -68,12 +78,40 @@ static inline __attribute__((always_inline)) uint8_t pick(bool max, uint8_t x, u
 	return max ? (x > y ? x : y) : (x < y ? x : y);
 }
 
-/* o[x] = max (or min) of a[x] and b[x], 16 bytes at a time where SSE2 is
- * there (every x86-64). */
-static inline __attribute__((always_inline)) void rows_pick(bool max, uint8_t *o, const uint8_t *a,
+int closing_set_isa(struct closing *c, const char *isa)
+{
+	return threshold_cpu_pick_avx2(isa, "sse2", &c->avx2);
+}
+
+#if CLOSING_AVX2
+/* The avx2 copies of the row loops below: 32 pixels a step, each the same
+ * operation as the SSE2 copy's on its 16 (unpacks and packs work within
+ * 128-bit halves, so each half is one SSE2 step); they return where they
+ * stopped, and the SSE2 and scalar loops finish the row. */
+__attribute__((target("avx2"))) static int rows_pick_avx2(bool max, uint8_t *o, const uint8_t *a, const uint8_t *b,
+							   int n)
+{
+	int x = 0;
+	for (; x + 32 <= n; x += 32) {
+		const __m256i va = _mm256_loadu_si256((const __m256i *)(const void *)(a + x));
+		const __m256i vb = _mm256_loadu_si256((const __m256i *)(const void *)(b + x));
+		_mm256_storeu_si256((__m256i *)(void *)(o + x), max ? _mm256_max_epu8(va, vb) : _mm256_min_epu8(va, vb));
+	}
+	return x;
+}
+#endif
+
+/* o[x] = max (or min) of a[x] and b[x], 32 bytes at a time with avx2, 16
+ * with SSE2 (every x86-64). */
+static inline __attribute__((always_inline)) void rows_pick(bool avx2, bool max, uint8_t *o, const uint8_t *a,
 							    const uint8_t *b, int n)
 {
 	int x = 0;
+#if CLOSING_AVX2
+	if (avx2)
+		x = rows_pick_avx2(max, o, a, b, n);
+#endif
+	(void)avx2;
 #ifdef __SSE2__
 	for (; x + 16 <= n; x += 16) {
 		const __m128i va = _mm_loadu_si128((const __m128i *)(a + x)), vb = _mm_loadu_si128((const __m128i *)(b + x));
@@ -101,24 +139,82 @@ static inline __attribute__((always_inline)) void col_run(struct closing *c, con
 	for (int b = 0; b < len; b += w) {
 		memcpy(g + (size_t)b * s, ROW(b), s);
 		for (int j = b + 1; j < b + w; j++)
-			rows_pick(max, g + (size_t)j * s, g + (size_t)(j - 1) * s, ROW(j), wd);
+			rows_pick(c->avx2, max, g + (size_t)j * s, g + (size_t)(j - 1) * s, ROW(j), wd);
 		memcpy(h + (size_t)(b + w - 1) * s, ROW(b + w - 1), s);
 		for (int j = b + w - 2; j >= b; j--)
-			rows_pick(max, h + (size_t)j * s, h + (size_t)(j + 1) * s, ROW(j), wd);
+			rows_pick(c->avx2, max, h + (size_t)j * s, h + (size_t)(j + 1) * s, ROW(j), wd);
 	}
 #undef ROW
 	for (int i = 0; i < ht; i++)
-		rows_pick(max, dst + (size_t)i * s, h + (size_t)i * s, g + (size_t)(i + w - 1) * s, wd);
+		rows_pick(c->avx2, max, dst + (size_t)i * s, h + (size_t)i * s, g + (size_t)(i + w - 1) * s, wd);
 }
 
-/* dst (ht x wd, stride ht) = the transpose of src (wd x ht, stride ss):
- * so that the row passes run down columns too. 16 x 16 blocks with SSE2:
+/* dst[x * ht + y] = src[y * ss + x] for rows y0 <= y < y1 and columns
+ * x0 <= x < wd, a byte at a time: what the blocks below leave. */
+static void transpose_plain(const uint8_t *src, size_t ss, int wd, int ht, uint8_t *dst, int y0, int y1, int x0)
+{
+	for (int y = y0; y < y1; y++)
+		for (int x = x0; x < wd; x++)
+			dst[(size_t)x * (size_t)ht + (size_t)y] = src[(size_t)y * ss + (size_t)x];
+}
+
+/* The transpose's network on v[16], rows in, columns out, through t[16]:
  * four rounds of interleaving register i with register i + 8 rotate each
  * byte's 8-bit (row, column) address by one bit, four of them swap row and
- * column. */
-static void transpose(const uint8_t *src, size_t ss, int wd, int ht, uint8_t *dst)
+ * column; two rounds a step, from v into t and back (no copies). lo, hi:
+ * the vector type's byte unpacks. */
+#define TRANSPOSE_ROUNDS(v, t, lo, hi)                                      \
+	for (int round_ = 0; round_ < 4; round_ += 2) {                     \
+		for (int i_ = 0; i_ < 8; i_++) {                            \
+			t[2 * i_] = lo(v[i_], v[i_ + 8]);                   \
+			t[2 * i_ + 1] = hi(v[i_], v[i_ + 8]);               \
+		}                                                           \
+		for (int i_ = 0; i_ < 8; i_++) {                            \
+			v[2 * i_] = lo(t[i_], t[i_ + 8]);                   \
+			v[2 * i_ + 1] = hi(t[i_], t[i_ + 8]);               \
+		}                                                           \
+	}
+
+#if CLOSING_AVX2
+/* 32 rows by 16 columns a step: the network on two 16 x 16 blocks at once
+ * (rows y0 .. y0 + 15 in the low halves, the 16 below in the high halves:
+ * the unpacks work within halves), so each column's 32 bytes go out in
+ * one store. Returns the rows done. */
+__attribute__((target("avx2"))) static int transpose_avx2(const uint8_t *src, size_t ss, int wd, int ht,
+							  uint8_t *dst)
 {
 	int y0 = 0;
+	for (; y0 + 32 <= ht; y0 += 32) {
+		int x0 = 0;
+		for (; x0 + 16 <= wd; x0 += 16) {
+			__m256i v[16], t[16];
+			for (int i = 0; i < 16; i++) {
+				const uint8_t *p = src + (size_t)(y0 + i) * ss + (size_t)x0;
+				const __m128i top = _mm_loadu_si128((const __m128i *)(const void *)p);
+				const __m128i low = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * ss));
+				v[i] = _mm256_inserti128_si256(_mm256_castsi128_si256(top), low, 1);
+			}
+			TRANSPOSE_ROUNDS(v, t, _mm256_unpacklo_epi8, _mm256_unpackhi_epi8)
+			for (int i = 0; i < 16; i++)
+				_mm256_storeu_si256((__m256i *)(void *)(dst + (size_t)(x0 + i) * (size_t)ht + (size_t)y0), v[i]);
+		}
+		transpose_plain(src, ss, wd, ht, dst, y0, y0 + 32, x0);
+	}
+	return y0;
+}
+#endif
+
+/* dst (ht x wd, stride ht) = the transpose of src (wd x ht, stride ss):
+ * so that the row passes run down columns too. 32 x 16 blocks with avx2,
+ * then 16 x 16 blocks with SSE2, then a byte at a time. */
+static void transpose(bool avx2, const uint8_t *src, size_t ss, int wd, int ht, uint8_t *dst)
+{
+	int y0 = 0;
+#if CLOSING_AVX2
+	if (avx2)
+		y0 = transpose_avx2(src, ss, wd, ht, dst);
+#endif
+	(void)avx2;
 #ifdef __SSE2__
 	for (; y0 + 16 <= ht; y0 += 16) {
 		int x0 = 0;
@@ -126,37 +222,50 @@ static void transpose(const uint8_t *src, size_t ss, int wd, int ht, uint8_t *ds
 			__m128i v[16], t[16];
 			for (int i = 0; i < 16; i++)
 				v[i] = _mm_loadu_si128((const __m128i *)(src + (size_t)(y0 + i) * ss + (size_t)x0));
-			/* Two rounds a step, from v into t and back: no copies. */
-			for (int round = 0; round < 4; round += 2) {
-				for (int i = 0; i < 8; i++) {
-					t[2 * i] = _mm_unpacklo_epi8(v[i], v[i + 8]);
-					t[2 * i + 1] = _mm_unpackhi_epi8(v[i], v[i + 8]);
-				}
-				for (int i = 0; i < 8; i++) {
-					v[2 * i] = _mm_unpacklo_epi8(t[i], t[i + 8]);
-					v[2 * i + 1] = _mm_unpackhi_epi8(t[i], t[i + 8]);
-				}
-			}
+			TRANSPOSE_ROUNDS(v, t, _mm_unpacklo_epi8, _mm_unpackhi_epi8)
 			for (int i = 0; i < 16; i++)
 				_mm_storeu_si128((__m128i *)(dst + (size_t)(x0 + i) * (size_t)ht + (size_t)y0), v[i]);
 		}
-		for (int y = y0; y < y0 + 16; y++)
-			for (int x = x0; x < wd; x++)
-				dst[(size_t)x * (size_t)ht + (size_t)y] = src[(size_t)y * ss + (size_t)x];
+		transpose_plain(src, ss, wd, ht, dst, y0, y0 + 16, x0);
 	}
 #endif
-	for (int y = y0; y < ht; y++)
-		for (int x = 0; x < wd; x++)
-			dst[(size_t)x * (size_t)ht + (size_t)y] = src[(size_t)y * ss + (size_t)x];
+	transpose_plain(src, ss, wd, ht, dst, y0, ht, 0);
 }
 
 /* o's bits 0..n-1 = 100 v > pct bg and bg >= gate; o zeroed first (n
  * rounded up to whole words). Sixteen pixels at a time with SSE2: the
  * products fit a signed 16-bit lane (at most 25500). */
-static void threshold_row(const uint8_t *v, const uint8_t *bg, int n, int pct, int gate, uint64_t *o)
+#if CLOSING_AVX2
+__attribute__((target("avx2"))) static int threshold_row_avx2(const uint8_t *v, const uint8_t *bg, int n, int pct,
+							       int gate, uint64_t *o)
+{
+	const __m256i zero = _mm256_setzero_si256(), k100 = _mm256_set1_epi16(100), kp = _mm256_set1_epi16((short)pct);
+	const __m256i kg = _mm256_set1_epi8((char)gate);
+	int x = 0;
+	for (; x + 32 <= n; x += 32) {
+		const __m256i vv = _mm256_loadu_si256((const __m256i *)(const void *)(v + x));
+		const __m256i vb = _mm256_loadu_si256((const __m256i *)(const void *)(bg + x));
+		const __m256i lo = _mm256_cmpgt_epi16(_mm256_mullo_epi16(_mm256_unpacklo_epi8(vv, zero), k100),
+						      _mm256_mullo_epi16(_mm256_unpacklo_epi8(vb, zero), kp));
+		const __m256i hi = _mm256_cmpgt_epi16(_mm256_mullo_epi16(_mm256_unpackhi_epi8(vv, zero), k100),
+						      _mm256_mullo_epi16(_mm256_unpackhi_epi8(vb, zero), kp));
+		const __m256i lit = _mm256_cmpeq_epi8(_mm256_max_epu8(vb, kg), vb);
+		const uint32_t m = (uint32_t)_mm256_movemask_epi8(_mm256_and_si256(_mm256_packs_epi16(lo, hi), lit));
+		o[x >> 6] |= (uint64_t)m << (x & 63);
+	}
+	return x;
+}
+#endif
+
+static void threshold_row(bool avx2, const uint8_t *v, const uint8_t *bg, int n, int pct, int gate, uint64_t *o)
 {
 	memset(o, 0, (size_t)(n + 63) / 64 * sizeof *o);
 	int x = 0;
+#if CLOSING_AVX2
+	if (avx2)
+		x = threshold_row_avx2(v, bg, n, pct, gate, o);
+#endif
+	(void)avx2;
 #ifdef __SSE2__
 	const __m128i zero = _mm_setzero_si128(), k100 = _mm_set1_epi16(100), kp = _mm_set1_epi16((short)pct);
 	const __m128i kg = _mm_set1_epi8((char)gate);
@@ -200,10 +309,10 @@ int closing_process(struct closing *c, const struct image_u8 *in, int radius, in
 	 * the rows as the transpose's columns (both row passes there), then
 	 * the erosion's columns. */
 	col_run(c, in->data, (size_t)in->stride, wd, ht, radius, true, c->a);
-	transpose(c->a, (size_t)wd, wd, ht, c->b);
+	transpose(c->avx2, c->a, (size_t)wd, wd, ht, c->b);
 	col_run(c, c->b, (size_t)ht, ht, wd, radius, true, c->a);
 	col_run(c, c->a, (size_t)ht, ht, wd, radius, false, c->b);
-	transpose(c->b, (size_t)ht, ht, wd, c->a);
+	transpose(c->avx2, c->b, (size_t)ht, ht, wd, c->a);
 	col_run(c, c->a, s, wd, ht, radius, false, c->b);
 	c->closed_w = wd;
 	c->closed_h = ht;
@@ -240,7 +349,7 @@ int closing_again(struct closing *c, const struct image_u8 *in, int pct, int gat
 	if (pct < 0 || pct > 100 || gate < 0 || gate > 255)
 		return ERR_RANGE;
 	for (int y = 0; y < ht; y++)
-		threshold_row(image_u8_row(in, y), c->b + (size_t)y * (size_t)wd, wd, pct, gate,
+		threshold_row(c->avx2, image_u8_row(in, y), c->b + (size_t)y * (size_t)wd, wd, pct, gate,
 			      out->bits + (size_t)y * (size_t)out->stride_words);
 	return 0;
 }
@@ -270,11 +379,60 @@ static inline __attribute__((always_inline)) __m128i ratio_lanes(__m128i v, __m1
 /* o's bits 0..n-1 by closing_ratio()'s rule; o zeroed first. Sixteen
  * pixels at a time with SSE2: the grey plus offset fits a 16-bit lane and
  * the products 32 bits. */
-static void ratio_row(const uint8_t *v, const uint8_t *lo, const uint8_t *hi, int n, int offset, int gate,
-		      uint64_t *o)
+#if CLOSING_AVX2
+__attribute__((target("avx2"))) static inline __m256i mul32_avx2(__m256i a, __m256i b, __m256i *p1)
+{
+	const __m256i l = _mm256_mullo_epi16(a, b), h = _mm256_mulhi_epu16(a, b);
+	*p1 = _mm256_unpackhi_epi16(l, h);
+	return _mm256_unpacklo_epi16(l, h);
+}
+
+__attribute__((target("avx2"))) static inline __m256i ratio_lanes_avx2(__m256i v, __m256i lo, __m256i hi, __m256i k)
+{
+	__m256i a1, b1;
+	const __m256i a = _mm256_add_epi16(v, k);
+	const __m256i a0 = mul32_avx2(a, a, &a1);
+	const __m256i b0 = mul32_avx2(_mm256_add_epi16(lo, k), _mm256_add_epi16(hi, k), &b1);
+	return _mm256_packs_epi32(_mm256_cmpgt_epi32(a0, b0), _mm256_cmpgt_epi32(a1, b1));
+}
+
+__attribute__((target("avx2"))) static int ratio_row_avx2(const uint8_t *v, const uint8_t *lo, const uint8_t *hi,
+							   int n, int offset, int gate, uint64_t *o)
+{
+	const __m256i zero = _mm256_setzero_si256(), k = _mm256_set1_epi16((short)offset);
+	const __m256i kg = _mm256_set1_epi8((char)gate), k255 = _mm256_set1_epi16(255);
+	int x = 0;
+	for (; x + 32 <= n; x += 32) {
+		const __m256i vv = _mm256_loadu_si256((const __m256i *)(const void *)(v + x));
+		const __m256i vl = _mm256_loadu_si256((const __m256i *)(const void *)(lo + x));
+		const __m256i vh = _mm256_loadu_si256((const __m256i *)(const void *)(hi + x));
+		const __m256i v0 = _mm256_unpacklo_epi8(vv, zero), v1 = _mm256_unpackhi_epi8(vv, zero);
+		const __m256i l0 = _mm256_unpacklo_epi8(vl, zero), l1 = _mm256_unpackhi_epi8(vl, zero);
+		const __m256i h0 = _mm256_unpacklo_epi8(vh, zero), h1 = _mm256_unpackhi_epi8(vh, zero);
+		const __m256i ratio =
+			_mm256_packs_epi16(ratio_lanes_avx2(v0, l0, h0, k), ratio_lanes_avx2(v1, l1, h1, k));
+		const __m256i bright = _mm256_packs_epi16(_mm256_cmpgt_epi16(_mm256_add_epi16(l0, h0), k255),
+							  _mm256_cmpgt_epi16(_mm256_add_epi16(l1, h1), k255));
+		const __m256i flat_white = _mm256_andnot_si256(_mm256_cmpeq_epi8(vv, zero), bright);
+		const __m256i d = _mm256_subs_epu8(vh, vl), contrast = _mm256_cmpeq_epi8(_mm256_max_epu8(d, kg), d);
+		const __m256i white =
+			_mm256_or_si256(_mm256_and_si256(contrast, ratio), _mm256_andnot_si256(contrast, flat_white));
+		o[x >> 6] |= (uint64_t)(uint32_t)_mm256_movemask_epi8(white) << (x & 63);
+	}
+	return x;
+}
+#endif
+
+static void ratio_row(bool avx2, const uint8_t *v, const uint8_t *lo, const uint8_t *hi, int n, int offset,
+		      int gate, uint64_t *o)
 {
 	memset(o, 0, (size_t)(n + 63) / 64 * sizeof *o);
 	int x = 0;
+#if CLOSING_AVX2
+	if (avx2)
+		x = ratio_row_avx2(v, lo, hi, n, offset, gate, o);
+#endif
+	(void)avx2;
 #ifdef __SSE2__
 	const __m128i zero = _mm_setzero_si128(), k = _mm_set1_epi16((short)offset), kg = _mm_set1_epi8((char)gate);
 	const __m128i k255 = _mm_set1_epi16(255);
@@ -310,11 +468,11 @@ static void ratio_row(const uint8_t *v, const uint8_t *lo, const uint8_t *hi, in
 static void window_extremes(struct closing *c, const struct image_u8 *in, int r, uint8_t **lo, uint8_t **hi)
 {
 	const int wd = in->width, ht = in->height;
-	transpose(in->data, (size_t)in->stride, wd, ht, c->a);
+	transpose(c->avx2, in->data, (size_t)in->stride, wd, ht, c->a);
 	col_run(c, c->a, (size_t)ht, ht, wd, r, true, c->b);
-	transpose(c->b, (size_t)ht, ht, wd, c->hi);
+	transpose(c->avx2, c->b, (size_t)ht, ht, wd, c->hi);
 	col_run(c, c->a, (size_t)ht, ht, wd, r, false, c->b);
-	transpose(c->b, (size_t)ht, ht, wd, c->a);
+	transpose(c->avx2, c->b, (size_t)ht, ht, wd, c->a);
 	/* a: the rows' minima, hi: their maxima */
 	col_run(c, c->hi, (size_t)wd, wd, ht, r, true, c->b);
 	col_run(c, c->a, (size_t)wd, wd, ht, r, false, c->hi);
@@ -335,7 +493,7 @@ int closing_ratio(struct closing *c, const struct image_u8 *in, int radius, int 
 	window_extremes(c, in, radius, &lo, &hi);
 	const size_t s = (size_t)wd;
 	for (int y = 0; y < ht; y++)
-		ratio_row(image_u8_row(in, y), lo + (size_t)y * s, hi + (size_t)y * s, wd, offset, gate,
+		ratio_row(c->avx2, image_u8_row(in, y), lo + (size_t)y * s, hi + (size_t)y * s, wd, offset, gate,
 			  out->bits + (size_t)y * (size_t)out->stride_words);
 	return 0;
 }

@@ -50,6 +50,11 @@ struct closing;
 /* Returns NULL with *err = ERR_RANGE (sizes < 1) or ERR_NOMEM. */
 struct closing *closing_create(int max_width, int max_height, int *err);
 void closing_destroy(struct closing *c); /* NULL-safe */
+/* Which copy of the row loops c runs: "avx2" (the default where the CPU
+ * has it: 32 pixels a step, the rest as with "sse2") or "sse2" (16 a
+ * step on x86-64, plain C elsewhere); the same bits either way. Returns
+ * 0, or ERR_UNSUPPORTED where the CPU or build lacks the set. For tests. */
+int closing_set_isa(struct closing *c, const char *isa);
 
 /* Thresholds in into out (out's width and height must equal in's, at most
  * the create sizes: else ERR_SIZE; radius 1..CLOSING_MAX_RADIUS, pct

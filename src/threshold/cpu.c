@@ -164,6 +164,19 @@ int threshold_cpu_set_isa(struct threshold_cpu *c, const char *isa)
 	return ERR_UNSUPPORTED;
 }
 
+int threshold_cpu_pick_avx2(const char *isa, const char *plain, bool *avx2)
+{
+	if (!strcmp(isa, plain)) {
+		*avx2 = false;
+		return 0;
+	}
+	if (!strcmp(isa, "avx2") && best_isa() == ISA_AVX2) {
+		*avx2 = true;
+		return 0;
+	}
+	return ERR_UNSUPPORTED;
+}
+
 /* The kernels, once per instruction set (cpu_kernels.h). */
 #define KP sc
 #define KFN

@@ -109,17 +109,7 @@ struct deblur *deblur_create(int max_width, int max_height, int *err)
 
 int deblur_set_isa(struct deblur *d, const char *isa)
 {
-	if (!strcmp(isa, "scalar")) {
-		d->avx2 = false;
-		return 0;
-	}
-#if DEBLUR_AVX2
-	if (!strcmp(isa, "avx2") && __builtin_cpu_supports("avx2")) {
-		d->avx2 = true;
-		return 0;
-	}
-#endif
-	return ERR_UNSUPPORTED;
+	return threshold_cpu_pick_avx2(isa, "scalar", &d->avx2);
 }
 
 void deblur_seed_bias(struct deblur *d, int bias)

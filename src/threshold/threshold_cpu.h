@@ -14,6 +14,7 @@
 #ifndef TT_THRESHOLD_CPU_H
 #define TT_THRESHOLD_CPU_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../core/image.h"
@@ -38,6 +39,11 @@ void threshold_cpu_destroy(struct threshold_cpu *c); /* NULL-safe */
  * Every set gives the same bits. The name is static. */
 const char *threshold_cpu_isa(const struct threshold_cpu *c);
 int threshold_cpu_set_isa(struct threshold_cpu *c, const char *isa);
+/* The set_isa of this module's other kernels that have an avx2 copy beside
+ * a plain one (deblur.h, closing.h): *avx2 from isa, "avx2" where this CPU
+ * has it (as above), or plain, the other copy's name. 0, or
+ * ERR_UNSUPPORTED. */
+int threshold_cpu_pick_avx2(const char *isa, const char *plain, bool *avx2);
 
 /* in must fit the workspace; radius 1..THRESHOLD_MAX_RADIUS, gate 0..255. */
 void threshold_cpu_bernsen(struct threshold_cpu *c, const struct image_u8 *in, int radius, int gate,
