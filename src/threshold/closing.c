@@ -83,41 +83,34 @@ int closing_set_isa(struct closing *c, const char *isa)
 	return threshold_cpu_pick_avx2(isa, "sse2", &c->avx2);
 }
 
+/* The row loops' vector copies (closing_rows.h): SSE2, and AVX2 where the
+ * compiler can target it; the loops below run the widest the CPU has, then
+ * the narrower, then a pixel at a time. */
+#ifdef __SSE2__
+#define CR_W 16
+#include "closing_rows.h"
+#endif
 #if CLOSING_AVX2
-/* The avx2 copies of the row loops below: 32 pixels a step, each the same
- * operation as the SSE2 copy's on its 16 (unpacks and packs work within
- * 128-bit halves, so each half is one SSE2 step); they return where they
- * stopped, and the SSE2 and scalar loops finish the row. */
-__attribute__((target("avx2"))) static int rows_pick_avx2(bool max, uint8_t *o, const uint8_t *a, const uint8_t *b,
-							   int n)
-{
-	int x = 0;
-	for (; x + 32 <= n; x += 32) {
-		const __m256i va = _mm256_loadu_si256((const __m256i *)(const void *)(a + x));
-		const __m256i vb = _mm256_loadu_si256((const __m256i *)(const void *)(b + x));
-		_mm256_storeu_si256((__m256i *)(void *)(o + x), max ? _mm256_max_epu8(va, vb) : _mm256_min_epu8(va, vb));
-	}
-	return x;
-}
+#define CR_W 32
+#include "closing_rows.h"
 #endif
 
-/* o[x] = max (or min) of a[x] and b[x], 32 bytes at a time with avx2, 16
+/* Where row loop f's vector copies stopped, from pixel 0: the AVX2 copy
+ * where the CPU has it (avx2), then the SSE2 copy. */
+#if CLOSING_AVX2
+#define VECTOR_STEPS(avx2, f, ...) f##_sse2((avx2) ? f##_avx2(0, __VA_ARGS__) : 0, __VA_ARGS__)
+#elif defined(__SSE2__)
+#define VECTOR_STEPS(avx2, f, ...) ((void)(avx2), f##_sse2(0, __VA_ARGS__))
+#else
+#define VECTOR_STEPS(avx2, f, ...) ((void)(avx2), 0)
+#endif
+
+/* o[x] = max (or min) of a[x] and b[x], 32 bytes at a time with AVX2, 16
  * with SSE2 (every x86-64). */
 static inline __attribute__((always_inline)) void rows_pick(bool avx2, bool max, uint8_t *o, const uint8_t *a,
 							    const uint8_t *b, int n)
 {
-	int x = 0;
-#if CLOSING_AVX2
-	if (avx2)
-		x = rows_pick_avx2(max, o, a, b, n);
-#endif
-	(void)avx2;
-#ifdef __SSE2__
-	for (; x + 16 <= n; x += 16) {
-		const __m128i va = _mm_loadu_si128((const __m128i *)(a + x)), vb = _mm_loadu_si128((const __m128i *)(b + x));
-		_mm_storeu_si128((__m128i *)(o + x), max ? _mm_max_epu8(va, vb) : _mm_min_epu8(va, vb));
-	}
-#endif
+	int x = VECTOR_STEPS(avx2, rows_pick, max, o, a, b, n);
 	for (; x < n; x++)
 		o[x] = pick(max, a[x], b[x]);
 }
@@ -233,53 +226,11 @@ static void transpose(bool avx2, const uint8_t *src, size_t ss, int wd, int ht, 
 }
 
 /* o's bits 0..n-1 = 100 v > pct bg and bg >= gate; o zeroed first (n
- * rounded up to whole words). Sixteen pixels at a time with SSE2: the
- * products fit a signed 16-bit lane (at most 25500). */
-#if CLOSING_AVX2
-__attribute__((target("avx2"))) static int threshold_row_avx2(const uint8_t *v, const uint8_t *bg, int n, int pct,
-							       int gate, uint64_t *o)
-{
-	const __m256i zero = _mm256_setzero_si256(), k100 = _mm256_set1_epi16(100), kp = _mm256_set1_epi16((short)pct);
-	const __m256i kg = _mm256_set1_epi8((char)gate);
-	int x = 0;
-	for (; x + 32 <= n; x += 32) {
-		const __m256i vv = _mm256_loadu_si256((const __m256i *)(const void *)(v + x));
-		const __m256i vb = _mm256_loadu_si256((const __m256i *)(const void *)(bg + x));
-		const __m256i lo = _mm256_cmpgt_epi16(_mm256_mullo_epi16(_mm256_unpacklo_epi8(vv, zero), k100),
-						      _mm256_mullo_epi16(_mm256_unpacklo_epi8(vb, zero), kp));
-		const __m256i hi = _mm256_cmpgt_epi16(_mm256_mullo_epi16(_mm256_unpackhi_epi8(vv, zero), k100),
-						      _mm256_mullo_epi16(_mm256_unpackhi_epi8(vb, zero), kp));
-		const __m256i lit = _mm256_cmpeq_epi8(_mm256_max_epu8(vb, kg), vb);
-		const uint32_t m = (uint32_t)_mm256_movemask_epi8(_mm256_and_si256(_mm256_packs_epi16(lo, hi), lit));
-		o[x >> 6] |= (uint64_t)m << (x & 63);
-	}
-	return x;
-}
-#endif
-
+ * rounded up to whole words). */
 static void threshold_row(bool avx2, const uint8_t *v, const uint8_t *bg, int n, int pct, int gate, uint64_t *o)
 {
 	memset(o, 0, (size_t)(n + 63) / 64 * sizeof *o);
-	int x = 0;
-#if CLOSING_AVX2
-	if (avx2)
-		x = threshold_row_avx2(v, bg, n, pct, gate, o);
-#endif
-	(void)avx2;
-#ifdef __SSE2__
-	const __m128i zero = _mm_setzero_si128(), k100 = _mm_set1_epi16(100), kp = _mm_set1_epi16((short)pct);
-	const __m128i kg = _mm_set1_epi8((char)gate);
-	for (; x + 16 <= n; x += 16) {
-		const __m128i vv = _mm_loadu_si128((const __m128i *)(v + x)), vb = _mm_loadu_si128((const __m128i *)(bg + x));
-		const __m128i lo = _mm_cmpgt_epi16(_mm_mullo_epi16(_mm_unpacklo_epi8(vv, zero), k100),
-						   _mm_mullo_epi16(_mm_unpacklo_epi8(vb, zero), kp));
-		const __m128i hi = _mm_cmpgt_epi16(_mm_mullo_epi16(_mm_unpackhi_epi8(vv, zero), k100),
-						   _mm_mullo_epi16(_mm_unpackhi_epi8(vb, zero), kp));
-		const __m128i lit = _mm_cmpeq_epi8(_mm_max_epu8(vb, kg), vb);
-		const unsigned m = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_packs_epi16(lo, hi), lit));
-		o[x >> 6] |= (uint64_t)m << (x & 63);
-	}
-#endif
+	int x = VECTOR_STEPS(avx2, threshold_row, v, bg, n, pct, gate, o);
 	for (; x < n; x++)
 		if (100 * v[x] > pct * bg[x] && bg[x] >= gate)
 			o[x >> 6] |= 1ull << (x & 63);
@@ -354,104 +305,12 @@ int closing_again(struct closing *c, const struct image_u8 *in, int pct, int gat
 	return 0;
 }
 
-#ifdef __SSE2__
-/* a x b for eight 16-bit lanes of at most 319 each, as two vectors of four
- * 32-bit products (lanes 0-3, 4-7). */
-static inline __attribute__((always_inline)) void mul32(__m128i a, __m128i b, __m128i *p0, __m128i *p1)
-{
-	const __m128i l = _mm_mullo_epi16(a, b), h = _mm_mulhi_epu16(a, b);
-	*p0 = _mm_unpacklo_epi16(l, h);
-	*p1 = _mm_unpackhi_epi16(l, h);
-}
-
-/* closing_ratio()'s rule for eight pixels (16-bit lanes of v, lo, hi):
- * 0xffff where white, as eight 16-bit lanes. */
-static inline __attribute__((always_inline)) __m128i ratio_lanes(__m128i v, __m128i lo, __m128i hi, __m128i k)
-{
-	__m128i a0, a1, b0, b1;
-	const __m128i a = _mm_add_epi16(v, k);
-	mul32(a, a, &a0, &a1);
-	mul32(_mm_add_epi16(lo, k), _mm_add_epi16(hi, k), &b0, &b1);
-	return _mm_packs_epi32(_mm_cmpgt_epi32(a0, b0), _mm_cmpgt_epi32(a1, b1));
-}
-#endif
-
-/* o's bits 0..n-1 by closing_ratio()'s rule; o zeroed first. Sixteen
- * pixels at a time with SSE2: the grey plus offset fits a 16-bit lane and
- * the products 32 bits. */
-#if CLOSING_AVX2
-__attribute__((target("avx2"))) static inline __m256i mul32_avx2(__m256i a, __m256i b, __m256i *p1)
-{
-	const __m256i l = _mm256_mullo_epi16(a, b), h = _mm256_mulhi_epu16(a, b);
-	*p1 = _mm256_unpackhi_epi16(l, h);
-	return _mm256_unpacklo_epi16(l, h);
-}
-
-__attribute__((target("avx2"))) static inline __m256i ratio_lanes_avx2(__m256i v, __m256i lo, __m256i hi, __m256i k)
-{
-	__m256i a1, b1;
-	const __m256i a = _mm256_add_epi16(v, k);
-	const __m256i a0 = mul32_avx2(a, a, &a1);
-	const __m256i b0 = mul32_avx2(_mm256_add_epi16(lo, k), _mm256_add_epi16(hi, k), &b1);
-	return _mm256_packs_epi32(_mm256_cmpgt_epi32(a0, b0), _mm256_cmpgt_epi32(a1, b1));
-}
-
-__attribute__((target("avx2"))) static int ratio_row_avx2(const uint8_t *v, const uint8_t *lo, const uint8_t *hi,
-							   int n, int offset, int gate, uint64_t *o)
-{
-	const __m256i zero = _mm256_setzero_si256(), k = _mm256_set1_epi16((short)offset);
-	const __m256i kg = _mm256_set1_epi8((char)gate), k255 = _mm256_set1_epi16(255);
-	int x = 0;
-	for (; x + 32 <= n; x += 32) {
-		const __m256i vv = _mm256_loadu_si256((const __m256i *)(const void *)(v + x));
-		const __m256i vl = _mm256_loadu_si256((const __m256i *)(const void *)(lo + x));
-		const __m256i vh = _mm256_loadu_si256((const __m256i *)(const void *)(hi + x));
-		const __m256i v0 = _mm256_unpacklo_epi8(vv, zero), v1 = _mm256_unpackhi_epi8(vv, zero);
-		const __m256i l0 = _mm256_unpacklo_epi8(vl, zero), l1 = _mm256_unpackhi_epi8(vl, zero);
-		const __m256i h0 = _mm256_unpacklo_epi8(vh, zero), h1 = _mm256_unpackhi_epi8(vh, zero);
-		const __m256i ratio =
-			_mm256_packs_epi16(ratio_lanes_avx2(v0, l0, h0, k), ratio_lanes_avx2(v1, l1, h1, k));
-		const __m256i bright = _mm256_packs_epi16(_mm256_cmpgt_epi16(_mm256_add_epi16(l0, h0), k255),
-							  _mm256_cmpgt_epi16(_mm256_add_epi16(l1, h1), k255));
-		const __m256i flat_white = _mm256_andnot_si256(_mm256_cmpeq_epi8(vv, zero), bright);
-		const __m256i d = _mm256_subs_epu8(vh, vl), contrast = _mm256_cmpeq_epi8(_mm256_max_epu8(d, kg), d);
-		const __m256i white =
-			_mm256_or_si256(_mm256_and_si256(contrast, ratio), _mm256_andnot_si256(contrast, flat_white));
-		o[x >> 6] |= (uint64_t)(uint32_t)_mm256_movemask_epi8(white) << (x & 63);
-	}
-	return x;
-}
-#endif
-
+/* o's bits 0..n-1 by closing_ratio()'s rule; o zeroed first. */
 static void ratio_row(bool avx2, const uint8_t *v, const uint8_t *lo, const uint8_t *hi, int n, int offset,
 		      int gate, uint64_t *o)
 {
 	memset(o, 0, (size_t)(n + 63) / 64 * sizeof *o);
-	int x = 0;
-#if CLOSING_AVX2
-	if (avx2)
-		x = ratio_row_avx2(v, lo, hi, n, offset, gate, o);
-#endif
-	(void)avx2;
-#ifdef __SSE2__
-	const __m128i zero = _mm_setzero_si128(), k = _mm_set1_epi16((short)offset), kg = _mm_set1_epi8((char)gate);
-	const __m128i k255 = _mm_set1_epi16(255);
-	for (; x + 16 <= n; x += 16) {
-		const __m128i vv = _mm_loadu_si128((const __m128i *)(v + x));
-		const __m128i vl = _mm_loadu_si128((const __m128i *)(lo + x)), vh = _mm_loadu_si128((const __m128i *)(hi + x));
-		const __m128i v0 = _mm_unpacklo_epi8(vv, zero), v1 = _mm_unpackhi_epi8(vv, zero);
-		const __m128i l0 = _mm_unpacklo_epi8(vl, zero), l1 = _mm_unpackhi_epi8(vl, zero);
-		const __m128i h0 = _mm_unpacklo_epi8(vh, zero), h1 = _mm_unpackhi_epi8(vh, zero);
-		const __m128i ratio = _mm_packs_epi16(ratio_lanes(v0, l0, h0, k), ratio_lanes(v1, l1, h1, k));
-		/* the flat-area rule: lo + hi >= 256 and v > 0 */
-		const __m128i bright = _mm_packs_epi16(_mm_cmpgt_epi16(_mm_add_epi16(l0, h0), k255),
-						       _mm_cmpgt_epi16(_mm_add_epi16(l1, h1), k255));
-		const __m128i flat_white = _mm_andnot_si128(_mm_cmpeq_epi8(vv, zero), bright);
-		const __m128i d = _mm_subs_epu8(vh, vl), contrast = _mm_cmpeq_epi8(_mm_max_epu8(d, kg), d);
-		const __m128i white = _mm_or_si128(_mm_and_si128(contrast, ratio), _mm_andnot_si128(contrast, flat_white));
-		o[x >> 6] |= (uint64_t)(unsigned)_mm_movemask_epi8(white) << (x & 63);
-	}
-#endif
+	int x = VECTOR_STEPS(avx2, ratio_row, v, lo, hi, n, offset, gate, o);
 	for (; x < n; x++) {
 		const int32_t l = lo[x], h = hi[x], p = v[x];
 		const bool white = h - l < gate ? l + h >= 256 && p > 0
