@@ -120,7 +120,7 @@ static inline __attribute__((always_inline)) void rows_pick(bool avx2, bool max,
  * same for max and min). van Herk / Gil-Werman: the padded column in
  * blocks of w = 2r + 1, the running value from each block's start (g) and
  * to its end (h); the window at i spans the end of one block and the start
- * of the next. Each step combines two whole rows sixteen bytes at a time
+ * of the next. Each step combines two whole rows a vector at a time
  * (rows_pick). src: wd x ht at stride ss; dst: stride wd. */
 static inline __attribute__((always_inline)) void col_run(struct closing *c, const uint8_t *src, size_t ss, int wd,
 							  int ht, int r, bool max, uint8_t *dst)
