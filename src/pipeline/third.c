@@ -582,6 +582,37 @@ static int ratio_sync(struct ratio_job *j, const struct engine_config *c, const 
 	return err;
 }
 
+/* Frees the upsampled pass's thresholds, segmenter, matchers and buffers,
+ * leaving their pointers NULL: up_sync() when the pass goes off, and
+ * third_free(). */
+static void up_free(struct third *t)
+{
+	threshold_destroy(t->up);
+	threshold_destroy(t->up_fine);
+	segment_destroy(t->up_seg);
+	match_destroy(t->up_mat);
+	image_u8_free(&t->up_img);
+	image_u8_free(&t->up_src);
+	free(t->up_rows);
+	t->up_rows = NULL;
+	bitmask_free(&t->up_crop);
+	bitmask_free(&t->up_win);
+	closing_destroy(t->up_close);
+	threshold_destroy(t->up_mean);
+	threshold_destroy(t->up_sauvola);
+	match_destroy(t->up3_mat);
+	threshold_destroy(t->up3_check);
+	t->up3_mat = NULL;
+	t->up3_check = NULL;
+	t->up = NULL;
+	t->up_fine = NULL;
+	t->up_close = NULL;
+	t->up_mean = NULL;
+	t->up_sauvola = NULL;
+	t->up_seg = NULL;
+	t->up_mat = NULL;
+}
+
 void third_free(struct engine *e)
 {
 	bitmask_free(&e->s3.mask);
@@ -592,15 +623,7 @@ void third_free(struct engine *e)
 	threshold_destroy(e->t3.check);
 	match_destroy(e->t3.check_mat);
 	closing_destroy(e->t3.close);
-	threshold_destroy(e->t3.up);
-	segment_destroy(e->t3.up_seg);
-	match_destroy(e->t3.up_mat);
-	image_u8_free(&e->t3.up_img);
-	image_u8_free(&e->t3.up_src);
-	free(e->t3.up_rows);
-	bitmask_free(&e->t3.up_crop);
-	bitmask_free(&e->t3.up_win);
-	closing_destroy(e->t3.up_close);
+	up_free(&e->t3);
 	free(e->t3.scratch);
 	for (int i = 0; i < 2; i++) {
 		free(e->t3.ink[i].b);
@@ -643,30 +666,7 @@ static int up_sync(struct engine *e, bool on, const struct threshold_config *tc,
 {
 	struct third *t = &e->t3;
 	if (!on) {
-		threshold_destroy(t->up);
-		threshold_destroy(t->up_fine);
-		segment_destroy(t->up_seg);
-		match_destroy(t->up_mat);
-		image_u8_free(&t->up_img);
-		image_u8_free(&t->up_src);
-		free(t->up_rows);
-		t->up_rows = NULL;
-		bitmask_free(&t->up_crop);
-		bitmask_free(&t->up_win);
-		closing_destroy(t->up_close);
-		threshold_destroy(t->up_mean);
-		threshold_destroy(t->up_sauvola);
-		match_destroy(t->up3_mat);
-		threshold_destroy(t->up3_check);
-		t->up3_mat = NULL;
-		t->up3_check = NULL;
-		t->up = NULL;
-		t->up_fine = NULL;
-		t->up_close = NULL;
-		t->up_mean = NULL;
-		t->up_sauvola = NULL;
-		t->up_seg = NULL;
-		t->up_mat = NULL;
+		up_free(t);
 		return 0;
 	}
 	const int side = 2 * THIRD_UP_SIDE;
