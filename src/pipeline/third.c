@@ -588,29 +588,29 @@ static int ratio_sync(struct ratio_job *j, const struct engine_config *c, const 
 static void up_free(struct third *t)
 {
 	threshold_destroy(t->up);
+	t->up = NULL;
 	threshold_destroy(t->up_fine);
+	t->up_fine = NULL;
 	segment_destroy(t->up_seg);
+	t->up_seg = NULL;
 	match_destroy(t->up_mat);
-	image_u8_free(&t->up_img);
-	image_u8_free(&t->up_src);
+	t->up_mat = NULL;
+	closing_destroy(t->up_close);
+	t->up_close = NULL;
+	threshold_destroy(t->up_mean);
+	t->up_mean = NULL;
+	threshold_destroy(t->up_sauvola);
+	t->up_sauvola = NULL;
+	match_destroy(t->up3_mat);
+	t->up3_mat = NULL;
+	threshold_destroy(t->up3_check);
+	t->up3_check = NULL;
 	free(t->up_rows);
 	t->up_rows = NULL;
+	image_u8_free(&t->up_img);
+	image_u8_free(&t->up_src);
 	bitmask_free(&t->up_crop);
 	bitmask_free(&t->up_win);
-	closing_destroy(t->up_close);
-	threshold_destroy(t->up_mean);
-	threshold_destroy(t->up_sauvola);
-	match_destroy(t->up3_mat);
-	threshold_destroy(t->up3_check);
-	t->up3_mat = NULL;
-	t->up3_check = NULL;
-	t->up = NULL;
-	t->up_fine = NULL;
-	t->up_close = NULL;
-	t->up_mean = NULL;
-	t->up_sauvola = NULL;
-	t->up_seg = NULL;
-	t->up_mat = NULL;
 }
 
 void third_free(struct engine *e)
