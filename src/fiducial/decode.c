@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../core/err.h"
+#include "../core/sort.h"
 #include "../segment/segment.h"
 
 #define CANON_CAP (TREES_MAX_NODES + 2)
@@ -318,7 +319,7 @@ static int colour_areas(const struct match *m, const struct region_tree *t, cons
 	for (int i = 0; i < n; i++)
 		if ((reg(m, t, leaf[i])->colour ? 1 : 0) == c)
 			area[k++] = reg(m, t, leaf[i])->area;
-	qsort(area, (size_t)k, sizeof(int), cmp_int);
+	sort_inplace(area, (size_t)k, sizeof(int), cmp_int);
 	return k;
 }
 
@@ -1473,7 +1474,7 @@ static int median_hole(const struct match *m, const struct region_tree *t, const
 	}
 	if (!n_hole)
 		return 0;
-	qsort(hole, (size_t)n_hole, sizeof(int), cmp_int);
+	sort_inplace(hole, (size_t)n_hole, sizeof(int), cmp_int);
 	return hole[(n_hole - 1) / 2];
 }
 
@@ -2985,7 +2986,7 @@ static void over_decode(struct match *m, const struct region_tree *t, int32_t ro
 		int median[2] = {0, 0};
 		for (int c = 0; c < 2; c++)
 			if (n_sz[c]) {
-				qsort(sizes[c], (size_t)n_sz[c], sizeof(int), cmp_int);
+				sort_inplace(sizes[c], (size_t)n_sz[c], sizeof(int), cmp_int);
 				median[c] = sizes[c][n_sz[c] / 2];
 			}
 		int pruned = 0;

@@ -16,6 +16,7 @@
 #include "../core/err.h"
 #include "../core/log.h"
 #include "../core/pool.h"
+#include "../core/sort.h"
 
 #define PROFILE_STEPS (4 * OUTLINE_PROFILE_PX + 1)
 /* A profile's buffer: samples_avx2() stores whole vectors of eight, up to
@@ -2513,7 +2514,7 @@ static void units_plan(struct outline *s, const struct region_tree *tree, const 
 		for (int32_t r = 0; c->hands && c->finger_size_px > 0 && r < tree->n_regions; r++)
 			if (hand_candidate(c, tree, r, det))
 				units_add(s, UNIT_HAND, r, tree->regions[r].area);
-		qsort(s->order, (size_t)s->n_units, sizeof *s->order, key_cmp);
+		sort_inplace(s->order, (size_t)s->n_units, sizeof *s->order, key_cmp);
 	}
 	hands->end = blobs->at = s->n_units;
 	for (int32_t i = 0; c->contours && i < det->n_blobs; i++) {
@@ -2546,7 +2547,7 @@ void outline_begin(struct outline *s, const struct region_tree *tree, const stru
 			units_add(s, UNIT_HAND, r, tree->regions[r].area);
 	if (s->n_units == 0)
 		return;
-	qsort(s->order, (size_t)s->n_units, sizeof *s->order, key_cmp);
+	sort_inplace(s->order, (size_t)s->n_units, sizeof *s->order, key_cmp);
 	s->n_hand_units = s->n_units;
 	s->tree = tree;
 	s->grey = grey;

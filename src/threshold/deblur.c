@@ -415,12 +415,6 @@ static inline __attribute__((always_inline)) void convolve_body(struct deblur *d
 	}
 }
 
-static int cmp_float(const void *a, const void *b)
-{
-	const float x = *(const float *)a, y = *(const float *)b;
-	return (x > y) - (x < y);
-}
-
 /* The k-th smallest of v[0 .. n) (from 0), v reordered: Hoare's
  * selection, the middle element the pivot. */
 static float select_kth(float *v, int n, int k)
@@ -659,9 +653,10 @@ int deblur_defocus(struct deblur *d, const struct image_u8 *in, float *sigma, fl
 	const int ns = defocus_steps(d, in, false, min_g2, min_step, s);
 	if (ns < DEBLUR_DEFOCUS_MIN_EDGES)
 		return 0;
-	qsort(s, (size_t)ns, sizeof *s, cmp_float);
-	*sigma = s[(ns - 1) / 2];
-	if (*sigma < DEBLUR_MIN_SIGMA || s[(ns - 1) / 4] < DEBLUR_MIN_SIGMA_Q1)
+	/* The median and the first quartile, selected (a sort of these
+	 * thousands would allocate: core/sort.h). */
+	*sigma = select_kth(s, ns, (ns - 1) / 2);
+	if (*sigma < DEBLUR_MIN_SIGMA || select_kth(s, ns, (ns - 1) / 4) < DEBLUR_MIN_SIGMA_Q1)
 		return 0;
 	/* The short steps, read again at the same maxima only where the
 	 * window reads a defocus (they are many: every steep maximum); their

@@ -6,6 +6,7 @@
 
 #include "../core/err.h"
 #include "../core/log.h"
+#include "../core/sort.h"
 
 #define TWO_PI 6.28318530717958647692f
 #define PI_F 3.14159265358979323846f
@@ -167,7 +168,7 @@ static void pairs_add(struct track *t, int32_t det, int32_t item, float d)
  * t->pairs; returns their count. */
 static int32_t pairs_assign(struct track *t, struct list *l, uint8_t *det_used)
 {
-	qsort(t->pairs, (size_t)t->n_pairs, sizeof(*t->pairs), pair_cmp);
+	sort_inplace(t->pairs, (size_t)t->n_pairs, sizeof(*t->pairs), pair_cmp);
 	int32_t kept = 0;
 	for (int32_t k = 0; k < t->n_pairs; k++) {
 		struct pair p = t->pairs[k];
