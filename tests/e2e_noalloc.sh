@@ -1,0 +1,84 @@
+#!/bin/sh
+# Nothing allocates on the frame path (issue 14: flat tails): the daemon
+# runs a folder of frames once, then a folder holding each of those frames
+# three times, under tests/lib/alloc_count.c (LD_PRELOAD: heap allocations
+# counted by thread name); every thread must allocate as often in the
+# second run as in the first, so the frames themselves allocate nothing.
+# The frames are drawn at test time by tabletrack-scenes as PGM (a PNG
+# folder decodes each file with libpng, which allocates: the file source's
+# own cost, not a camera's) from presets that open every pass of the
+# third scale (closing, ratio, deblurring, small-symbol, upsampled) and
+# carry fingers, hands and outlines, sent as TUIO 1.1 over UDP and as
+# TUIO 2.0 with contours over TCP to a connected client. On a machine with
+# a GPU the daemon's default path is the GPU's and that path is checked.
+# ALLOC_COUNT_TRACE=THREAD prints the stacks of that thread's allocations.
+B=${BUILD:-build}
+. "$(dirname "$0")/lib/e2e.sh"
+command -v python3 >/dev/null 2>&1 || { echo "python3 missing: skipped"; exit 77; }
+[ -x "$B/tabletrack" ] && [ -x "$B/tabletrack-scenes" ] || { echo "FAIL: $B/tabletrack or tabletrack-scenes not built"; exit 1; }
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+CC=${CC:-cc}
+"$CC" -O1 -shared -fPIC -o "$T/alloc_count.so" tests/lib/alloc_count.c -lpthread 2>"$T/cc.log" ||
+	{ cat "$T/cc.log"; echo "cannot build the counting library: skipped"; exit 77; }
+
+mkdir -p "$T/once" "$T/thrice"
+seed=70
+for preset in shadow-dark sun oblique motion defocus hands small uneven di; do
+	seed=$((seed + 1))
+	"$B/tabletrack-scenes" -o "$T/$preset" --preset "$preset" --seed "$seed" --frames 3 --format pgm >/dev/null ||
+		{ echo "FAIL: tabletrack-scenes --preset $preset"; exit 1; }
+	for f in "$T/$preset"/frame_*.pgm; do
+		n=$preset-$(basename "$f")
+		cp "$f" "$T/once/$n"
+		for r in 1 2 3; do ln "$T/once/$n" "$T/thrice/$r-$n"; done
+	done
+done
+
+# run NAME FOLDER: the daemon under the counter, a TCP client connected to
+# its TUIO 2.0 stream for the whole run.
+run() {
+	port=$(e2e_free_port tcp)
+	python3 -c "
+import socket, sys, time
+end = time.time() + 120
+while time.time() < end:
+    try:
+        s = socket.create_connection(('127.0.0.1', int(sys.argv[1])), timeout=1); break
+    except OSError:
+        time.sleep(0.02)
+else:
+    sys.exit(1)
+n = 0
+s.settimeout(5)
+try:
+    while True:
+        b = s.recv(65536)
+        if not b: break
+        n += len(b)
+except OSError:
+    pass
+print(n)" "$port" >"$T/$1.client" 2>&1 &
+	client=$!
+	sleep 0.2
+	ALLOC_COUNT_OUT="$T/$1.count" LD_PRELOAD="$T/alloc_count.so" "$B/tabletrack" --once --quiet --stats \
+		--source "folder:$2" --tuio udp:127.0.0.1:9 --tuio "tcp:listen:127.0.0.1:$port,tuio2" --contours \
+		>"$T/$1.out" 2>"$T/$1.err" || { echo "FAIL: the daemon exited with $? on $1"; cat "$T/$1.err"; exit 1; }
+	wait "$client"
+}
+run once "$T/once"
+run thrice "$T/thrice"
+frames() { sed -n 's/^tabletrack --stats: \([0-9]*\) frames.*, \([a-z]*\) path.*/\1 frames (\2 path)/p' "$T/$1.out"; }
+echo "one pass: $(frames once), TUIO 2.0 bytes to the TCP client: $(cat "$T/once.client")"
+echo "three passes: $(frames thrice), TUIO 2.0 bytes to the TCP client: $(cat "$T/thrice.client")"
+[ -s "$T/once.count" ] && [ -s "$T/thrice.count" ] || { echo "FAIL: no counts written"; exit 1; }
+[ "$(cat "$T/thrice.client")" -gt "$(cat "$T/once.client")" ] 2>/dev/null ||
+	{ echo "FAIL: the TCP client did not receive the stream"; exit 1; }
+fail=0
+for name in $(cut -d' ' -f1 "$T/once.count" "$T/thrice.count" | sort -u); do
+	a=$(awk -v n="$name" '$1 == n { print $2 }' "$T/once.count")
+	b=$(awk -v n="$name" '$1 == n { print $2 }' "$T/thrice.count")
+	echo "thread $name: ${a:-0} allocations over one pass, ${b:-0} over three"
+	[ "${a:-0}" = "${b:-0}" ] || { echo "FAIL: thread $name allocates on the frame path"; fail=1; }
+done
+[ "$fail" = 0 ] && echo "ok: no thread allocates a frame"
+exit $fail
