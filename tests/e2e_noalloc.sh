@@ -9,7 +9,9 @@
 # own cost, not a camera's) from presets that open every pass of the
 # third scale (closing, ratio, deblurring, small-symbol, upsampled) and
 # carry fingers, hands and outlines, sent as TUIO 1.1 over UDP and as
-# TUIO 2.0 with contours over TCP to a connected client. On a machine with
+# TUIO 2.0 with contours over TCP to a connected client; then live (the
+# capture and pipeline threads of a camera's run, looping the folder at
+# 60 fps) for 2 and for 5 seconds, the same. On a machine with
 # a GPU the daemon's default path is the GPU's and that path is checked.
 # ALLOC_COUNT_TRACE=THREAD prints the stacks of that thread's allocations.
 B=${BUILD:-build}
@@ -67,6 +69,16 @@ print(n)" "$port" >"$T/$1.client" 2>&1 &
 }
 run once "$T/once"
 run thrice "$T/thrice"
+# live SECONDS: the daemon as a camera runs it (a capture thread, the
+# pipeline thread, paced at 60 fps, looping the frames, --stats sampling
+# every thread's CPU time each second), stopped by SIGTERM.
+live() {
+	timeout -s TERM "$1" env ALLOC_COUNT_OUT="$T/live$1.count" LD_PRELOAD="$T/alloc_count.so" "$B/tabletrack" \
+		--source "folder:$T/once" --loop --fps 60 --stats --tuio udp:127.0.0.1:9 >"$T/live$1.out" 2>"$T/live$1.err"
+	[ $? = 124 ] || { echo "FAIL: the live daemon ended before SIGTERM"; cat "$T/live$1.err"; exit 1; }
+}
+live 2
+live 5
 frames() { sed -n 's/^tabletrack --stats: \([0-9]*\) frames.*, \([a-z]*\) path.*/\1 frames (\2 path)/p' "$T/$1.out"; }
 echo "one pass: $(frames once), TUIO 2.0 bytes to the TCP client: $(cat "$T/once.client")"
 echo "three passes: $(frames thrice), TUIO 2.0 bytes to the TCP client: $(cat "$T/thrice.client")"
@@ -74,11 +86,18 @@ echo "three passes: $(frames thrice), TUIO 2.0 bytes to the TCP client: $(cat "$
 [ "$(cat "$T/thrice.client")" -gt "$(cat "$T/once.client")" ] 2>/dev/null ||
 	{ echo "FAIL: the TCP client did not receive the stream"; exit 1; }
 fail=0
-for name in $(cut -d' ' -f1 "$T/once.count" "$T/thrice.count" | sort -u); do
-	a=$(awk -v n="$name" '$1 == n { print $2 }' "$T/once.count")
-	b=$(awk -v n="$name" '$1 == n { print $2 }' "$T/thrice.count")
-	echo "thread $name: ${a:-0} allocations over one pass, ${b:-0} over three"
-	[ "${a:-0}" = "${b:-0}" ] || { echo "FAIL: thread $name allocates on the frame path"; fail=1; }
-done
+# same A B WHAT-A WHAT-B: every thread's count in A equal to B's.
+same() {
+	for name in $(cut -d' ' -f1 "$T/$1.count" "$T/$2.count" | sort -u); do
+		a=$(awk -v n="$name" '$1 == n { print $2 }' "$T/$1.count")
+		b=$(awk -v n="$name" '$1 == n { print $2 }' "$T/$2.count")
+		echo "thread $name: ${a:-0} allocations $3, ${b:-0} $4"
+		[ "${a:-0}" = "${b:-0}" ] || { echo "FAIL: thread $name allocates on the frame path"; fail=1; }
+	done
+}
+same once thrice "over one pass" "over three"
+[ -s "$T/live2.count" ] && [ -s "$T/live5.count" ] || { echo "FAIL: no counts from the live runs"; exit 1; }
+echo "live: $(frames live2) in 2 s, $(frames live5) in 5 s"
+same live2 live5 "live for 2 s" "for 5 s"
 [ "$fail" = 0 ] && echo "ok: no thread allocates a frame"
 exit $fail

@@ -1,8 +1,6 @@
 #include "clock.h"
 
 #include <errno.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -28,10 +26,27 @@ void timing_add(struct timing *t, int64_t ns)
 	t->n_total++;
 }
 
-static int cmp_i64(const void *a, const void *b)
+/* The k-th smallest (from 0) of v[0 .. n), n > k, found by bisecting the
+ * range of values: what a sorted copy holds at k, without the copy (a
+ * copy of 8192 samples, or qsort's own buffer, came from malloc). */
+static int64_t kth_smallest(const int64_t *v, size_t n, size_t k)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
+	int64_t lo = v[0], hi = v[0];
+	for (size_t i = 1; i < n; i++) {
+		lo = v[i] < lo ? v[i] : lo;
+		hi = v[i] > hi ? v[i] : hi;
+	}
+	while (lo < hi) {
+		const int64_t mid = lo + (int64_t)(((uint64_t)hi - (uint64_t)lo) / 2);
+		size_t at_most = 0;
+		for (size_t i = 0; i < n; i++)
+			at_most += v[i] <= mid;
+		if (at_most > k)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
 }
 
 void timing_summary(const struct timing *t, int64_t *median_ns, int64_t *p99_ns)
@@ -40,15 +55,8 @@ void timing_summary(const struct timing *t, int64_t *median_ns, int64_t *p99_ns)
 	*median_ns = *p99_ns = 0;
 	if (n == 0)
 		return;
-	int64_t *tmp = malloc(n * sizeof *tmp);
-	if (!tmp)
-		return;
-	memcpy(tmp, t->samples, n * sizeof *tmp);
-	qsort(tmp, n, sizeof *tmp, cmp_i64);
-	*median_ns = tmp[n / 2];
-	size_t k = (size_t)((double)(n - 1) * 0.99 + 0.5);
-	*p99_ns = tmp[k];
-	free(tmp);
+	*median_ns = kth_smallest(t->samples, n, n / 2);
+	*p99_ns = kth_smallest(t->samples, n, (size_t)((double)(n - 1) * 0.99 + 0.5));
 }
 
 int64_t timing_recent_median(const struct timing *t, int n)

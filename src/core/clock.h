@@ -38,7 +38,8 @@ struct timing {
 
 void timing_add(struct timing *t, int64_t ns);
 /* Median and 99th percentile (ns) of the kept samples; 0 when empty.
- * Sorts a copy; call at exit or from the UI, not per frame. */
+ * Allocates nothing (a selection by bisection of the values, 64 passes
+ * at most): call at exit or from the UI, not per frame. */
 void timing_summary(const struct timing *t, int64_t *median_ns, int64_t *p99_ns);
 
 /* Median (ns) of the last min(n, TIMING_RECENT_MAX) samples; 0 when empty.

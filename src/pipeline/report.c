@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,9 @@ struct report {
 	} threads[REPORT_MAX_THREADS];
 	int n_threads;
 	bool threads_base;
+	/* /proc/self/task, opened at the first sample and rewound at each
+	 * (an opendir a sample would allocate its buffer every second). */
+	DIR *task_dir;
 	pthread_mutex_t threads_lock;
 };
 
@@ -147,6 +151,8 @@ void report_destroy(struct report *r)
 	image_u8_free(&r->dump_img);
 	snaps_free(r);
 	pthread_mutex_destroy(&r->summary_lock);
+	if (r->task_dir)
+		closedir(r->task_dir);
 	pthread_mutex_destroy(&r->threads_lock);
 	pthread_mutex_destroy(&r->snap_lock);
 	free(r);
@@ -343,23 +349,25 @@ static void update_fps(struct report *r, uint64_t fseq, int64_t now)
 }
 
 /* The name and user + system CPU time of thread tid of this process, from
- * /proc (Linux); false when it cannot be read (it has ended). */
+ * /proc (Linux); false when it cannot be read (it has ended). Read by
+ * open and read, which allocate nothing (fopen allocates its buffer). */
 static bool thread_read(int tid, char *name, size_t cap, int64_t *ns)
 {
 	char path[64], line[512];
 	snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
-	FILE *f = fopen(path, "r");
-	if (!f)
+	const int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return false;
-	bool ok = fgets(line, sizeof line, f) != NULL;
-	fclose(f);
-	char *open = ok ? strchr(line, '(') : NULL, *close = ok ? strrchr(line, ')') : NULL;
-	if (!open || !close || close < open)
+	const ssize_t n = read(fd, line, sizeof line - 1);
+	close(fd);
+	line[n > 0 ? n : 0] = 0;
+	char *lp = n > 0 ? strchr(line, '(') : NULL, *rp = n > 0 ? strrchr(line, ')') : NULL;
+	if (!lp || !rp || rp < lp || !rp[1])
 		return false;
-	snprintf(name, cap, "%.*s", (int)(close - open - 1), open + 1);
+	snprintf(name, cap, "%.*s", (int)(rp - lp - 1), lp + 1);
 	/* After the name: state (field 3) ... utime (14), stime (15), in ticks. */
 	unsigned long long ut = 0, st = 0;
-	if (sscanf(close + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+	if (sscanf(rp + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
 		return false;
 	long hz = sysconf(_SC_CLK_TCK);
 	*ns = (int64_t)(ut + st) * (1000000000LL / (hz > 0 ? hz : 100));
@@ -369,13 +377,18 @@ static bool thread_read(int tid, char *name, size_t cap, int64_t *ns)
 /* Reads every thread's CPU time; base: as the first frame's baseline. */
 static void threads_sample(struct report *r, bool base)
 {
-	DIR *d = opendir("/proc/self/task");
-	if (!d)
-		return;
 	pthread_mutex_lock(&r->threads_lock);
 	if (!base && !r->threads_base) { /* no frame yet: no baseline to count from */
 		pthread_mutex_unlock(&r->threads_lock);
-		closedir(d);
+		return;
+	}
+	if (r->task_dir)
+		rewinddir(r->task_dir);
+	else
+		r->task_dir = opendir("/proc/self/task");
+	DIR *d = r->task_dir;
+	if (!d) {
+		pthread_mutex_unlock(&r->threads_lock);
 		return;
 	}
 	struct dirent *e;
@@ -402,7 +415,6 @@ static void threads_sample(struct report *r, bool base)
 	if (base)
 		r->threads_base = true;
 	pthread_mutex_unlock(&r->threads_lock);
-	closedir(d);
 }
 
 void report_sample_threads(struct report *r)
