@@ -582,31 +582,24 @@ static int ratio_sync(struct ratio_job *j, const struct engine_config *c, const 
 	return err;
 }
 
+/* Calls DESTROY on the pointer P and leaves P NULL. */
+#define CLEAR(destroy, p) ((destroy)(p), (p) = NULL)
+
 /* Frees the upsampled pass's thresholds, segmenter, matchers and buffers,
  * leaving their pointers NULL: up_sync() when the pass goes off, and
  * third_free(). */
 static void up_free(struct third *t)
 {
-	threshold_destroy(t->up);
-	t->up = NULL;
-	threshold_destroy(t->up_fine);
-	t->up_fine = NULL;
-	segment_destroy(t->up_seg);
-	t->up_seg = NULL;
-	match_destroy(t->up_mat);
-	t->up_mat = NULL;
-	closing_destroy(t->up_close);
-	t->up_close = NULL;
-	threshold_destroy(t->up_mean);
-	t->up_mean = NULL;
-	threshold_destroy(t->up_sauvola);
-	t->up_sauvola = NULL;
-	match_destroy(t->up3_mat);
-	t->up3_mat = NULL;
-	threshold_destroy(t->up3_check);
-	t->up3_check = NULL;
-	free(t->up_rows);
-	t->up_rows = NULL;
+	CLEAR(threshold_destroy, t->up);
+	CLEAR(threshold_destroy, t->up_fine);
+	CLEAR(segment_destroy, t->up_seg);
+	CLEAR(match_destroy, t->up_mat);
+	CLEAR(closing_destroy, t->up_close);
+	CLEAR(threshold_destroy, t->up_mean);
+	CLEAR(threshold_destroy, t->up_sauvola);
+	CLEAR(match_destroy, t->up3_mat);
+	CLEAR(threshold_destroy, t->up3_check);
+	CLEAR(free, t->up_rows);
 	image_u8_free(&t->up_img);
 	image_u8_free(&t->up_src);
 	bitmask_free(&t->up_crop);
