@@ -12,7 +12,9 @@
 # TUIO 2.0 with contours over TCP to a connected client; then live (the
 # capture and pipeline threads of a camera's run, looping the folder at
 # 60 fps) for 2 and for 5 seconds, the same. On a machine with
-# a GPU the daemon's default path is the GPU's and that path is checked.
+# a GPU the daemon's default path is the GPU's and that path is checked;
+# allocations made inside the CUDA driver (libcuda, closed source: its
+# waits and its own threads) are counted apart and reported, not failed.
 # ALLOC_COUNT_TRACE=THREAD prints the stacks of that thread's allocations.
 B=${BUILD:-build}
 . "$(dirname "$0")/lib/e2e.sh"
@@ -20,7 +22,7 @@ command -v python3 >/dev/null 2>&1 || { echo "python3 missing: skipped"; exit 77
 [ -x "$B/tabletrack" ] && [ -x "$B/tabletrack-scenes" ] || { echo "FAIL: $B/tabletrack or tabletrack-scenes not built"; exit 1; }
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 CC=${CC:-cc}
-"$CC" -O1 -shared -fPIC -o "$T/alloc_count.so" tests/lib/alloc_count.c -lpthread 2>"$T/cc.log" ||
+"$CC" -O1 -shared -fPIC -o "$T/alloc_count.so" tests/lib/alloc_count.c -lpthread -ldl 2>"$T/cc.log" ||
 	{ cat "$T/cc.log"; echo "cannot build the counting library: skipped"; exit 77; }
 
 mkdir -p "$T/once" "$T/thrice"
@@ -97,6 +99,11 @@ same() {
 	for name in $(cut -d' ' -f1 "$T/$1.count" "$T/$2.count" | sort -u); do
 		a=$(awk -v n="$name" '$1 == n { print $2 }' "$T/$1.count")
 		b=$(awk -v n="$name" '$1 == n { print $2 }' "$T/$2.count")
+		case $name in
+		*"[libcuda]") # inside the CUDA driver, at our calls or on its own threads: reported
+			echo "thread ${name%\[libcuda\]}, inside the CUDA driver: ${a:-0} allocations $3, ${b:-0} $4"
+			continue ;;
+		esac
 		echo "thread $name: ${a:-0} allocations $3, ${b:-0} $4"
 		[ "${a:-0}" = "${b:-0}" ] || { echo "FAIL: thread $name allocates on the frame path"; fail=1; }
 	done

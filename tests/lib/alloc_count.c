@@ -5,11 +5,15 @@
  * malloc, calloc, realloc, posix_memalign, aligned_alloc and memalign are
  * counted and passed to glibc's own (__libc_*); free is not counted. At
  * exit the counts go to the file ALLOC_COUNT_OUT names, a line a thread
- * name: "NAME COUNT" (threads of one name summed). ALLOC_COUNT_TRACE=NAME
- * also writes the stack of every allocation of the threads so named to
- * standard error, for finding where a count comes from.
+ * name: "NAME COUNT" (threads of one name summed). An allocation with the
+ * CUDA driver (libcuda.so, closed source) on its stack counts apart, as
+ * "NAME[libcuda] COUNT". ALLOC_COUNT_TRACE=NAME also writes the stack of
+ * every allocation of the threads so named to standard error, after the
+ * first ALLOC_COUNT_TRACE_SKIP of them, for finding where a count comes
+ * from.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <execinfo.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -25,19 +29,35 @@ extern void __libc_free(void *p);
 
 #define NAMES 128
 
-static char names[NAMES][16];
+static char names[NAMES][32];
 static long counts[NAMES];
 static int n_names;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread int busy; /* no counting of what counting itself allocates */
+static long traced;
+
+/* Whether a frame of the stack lies in the CUDA driver. */
+static int in_driver(void *const *frames, int n)
+{
+	for (int i = 0; i < n; i++) {
+		Dl_info info;
+		if (dladdr(frames[i], &info) && info.dli_fname && strstr(info.dli_fname, "libcuda.so"))
+			return 1;
+	}
+	return 0;
+}
 
 static void count(void)
 {
 	if (busy)
 		return;
 	busy = 1;
-	char name[16] = {0};
+	char name[32] = {0};
 	prctl(PR_GET_NAME, name);
+	void *frames[48];
+	const int depth = backtrace(frames, 48);
+	if (in_driver(frames, depth))
+		strcat(name, "[libcuda]");
 	pthread_mutex_lock(&lock);
 	int i = 0;
 	while (i < n_names && strcmp(names[i], name) != 0)
@@ -47,11 +67,11 @@ static void count(void)
 	if (i < NAMES)
 		counts[i]++;
 	pthread_mutex_unlock(&lock);
-	const char *trace = getenv("ALLOC_COUNT_TRACE");
-	if (trace && strcmp(trace, name) == 0) {
-		void *frames[32];
+	const char *trace = getenv("ALLOC_COUNT_TRACE"), *skip = getenv("ALLOC_COUNT_TRACE_SKIP");
+	if (trace && strncmp(trace, name, strlen(trace)) == 0 && (name[strlen(trace)] == 0 || name[strlen(trace)] == '[') &&
+	    __atomic_add_fetch(&traced, 1, __ATOMIC_RELAXED) > (skip ? atol(skip) : 0)) {
 		dprintf(2, "alloc_count: allocation in %s\n", name);
-		backtrace_symbols_fd(frames, backtrace(frames, 32), 2);
+		backtrace_symbols_fd(frames, depth, 2);
 	}
 	busy = 0;
 }
