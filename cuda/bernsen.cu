@@ -820,6 +820,15 @@ fail:
 	return ERR_DEVICE;
 }
 
+int cuda_device_memory_used(size_t *bytes)
+{
+	size_t free_b = 0, total_b = 0;
+	if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess)
+		return ERR_DEVICE;
+	*bytes = total_b - free_b;
+	return 0;
+}
+
 /* A stream of the frame path, at the device's highest priority: the
  * objects stage's GPU SIFT (default priority, the lowest) shares the GPU,
  * and a frame's threshold and labelling kernels (the labelling graph runs

@@ -103,6 +103,10 @@ struct cuda_threshold;
 
 /* 0 when a usable GPU is present; else a negative ERR_* and why (a sentence). */
 int cuda_threshold_probe(char *why, size_t cap);
+/* The current device's memory in use, in bytes (every process's, as the
+ * driver counts it: pages of 2 MB); 0 or ERR_DEVICE. For tests that check
+ * that what an object took comes back. */
+int cuda_device_memory_used(size_t *bytes);
 struct cuda_threshold *cuda_threshold_create(const struct cuda_threshold_config *cfg, int *err);
 void cuda_threshold_destroy(struct cuda_threshold *t);
 int cuda_threshold_set_config(struct cuda_threshold *t, const struct cuda_threshold_config *cfg);
