@@ -315,7 +315,8 @@ FUZZ_LIB_SRC := src/config/config.c src/core/err.c src/core/file.c src/core/imag
 FUZZ_LIB := $(OBJ)/libfuzz.a
 fuzz:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fuzz CC=clang CUDA=0 UI=0 OPENCV=0 \
-		SAN=fuzzer-no-link,address,undefined CFLAGS='-O1 -gline-tables-only' fuzz-targets
+		SAN=fuzzer-no-link,address,undefined CFLAGS='-O1 -gline-tables-only -fno-sanitize-recover=undefined' \
+		fuzz-targets
 fuzz-targets: $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/%)
 $(FUZZ_LIB): $(FUZZ_LIB_SRC:%.c=$(OBJ)/%.o)
 	@rm -f $@

@@ -27,6 +27,8 @@ printf '\000\201\205abcdhello\211\200abcd' >"$T/ws/frames"
 { printf 'tabletrack-objects 1\nobject 1000 20 10 2 card\n'
   printf 'k 1.5 2 3.25 90 0.01 %s\n' "$(printf '0123456789abcdef%.0s' 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)"
   printf 'k 19.5 9.5 12 359.5 0 %s\n' "$(printf 'ff00%.0s' $(seq 64))"; } >"$T/objects/lib"
+# A library of objects without a keypoint (no keypoint array at all).
+printf 'tabletrack-objects 1\nobject 1000 20 10 0 card\nobject 1001 20 10 0 tile\n' >"$T/objects/lib0"
 
 # One fuzzer a CPU at a time (each is single-threaded), reported in order.
 J=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)

@@ -41,6 +41,30 @@ static void random_keypoints(struct objects_keypoint *kp, int n, int w, int h, u
 	}
 }
 
+/* A library whose objects hold no keypoint at all has no keypoint array
+ * (NULL): an object read from it has none and no pointer into that array
+ * (NULL + 0 is undefined: fuzz_objects found it under UBSan), and one
+ * removed leaves the rest as they were. */
+static void test_no_keypoints(void **state)
+{
+	(void)state;
+	struct objects_library *lib = objects_library_new();
+	assert_non_null(lib);
+	assert_int_equal(objects_library_add(lib, 1000, "card", 20, 10, NULL, 0), 0);
+	assert_int_equal(objects_library_add(lib, 1001, "tile", 20, 10, NULL, 0), 0);
+	struct objects_object o;
+	assert_int_equal(objects_library_get(lib, 1, &o), 0);
+	assert_int_equal(o.id, 1001);
+	assert_int_equal(o.n_keypoints, 0);
+	assert_null(o.kp);
+	assert_int_equal(objects_library_remove(lib, 0), 0);
+	assert_int_equal(objects_library_count(lib), 1);
+	assert_int_equal(objects_library_get(lib, 0, &o), 0);
+	assert_int_equal(o.id, 1001);
+	assert_string_equal(o.name, "tile");
+	objects_library_free(lib);
+}
+
 static void test_round_trip(void **state)
 {
 	(void)state;
@@ -691,6 +715,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_no_keypoints),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_recognise_known_pose),
 		cmocka_unit_test(test_nearest_reference),

@@ -58,7 +58,9 @@ int objects_library_get(const struct objects_library *lib, int i, struct objects
 	out->width = e->width;
 	out->height = e->height;
 	out->n_keypoints = e->n;
-	out->kp = lib->kp + e->first;
+	/* No keypoint in the whole library leaves lib->kp NULL, and NULL + 0
+	 * is undefined. */
+	out->kp = lib->kp ? lib->kp + e->first : NULL;
 	return 0;
 }
 
@@ -187,7 +189,9 @@ int objects_library_remove(struct objects_library *lib, int i)
 	if (!lib || i < 0 || i >= lib->n_obj)
 		return ERR_RANGE;
 	struct entry e = lib->obj[i];
-	memmove(lib->kp + e.first, lib->kp + e.first + e.n, (size_t)(lib->n_kp - e.first - e.n) * sizeof *lib->kp);
+	if (lib->kp)
+		memmove(lib->kp + e.first, lib->kp + e.first + e.n,
+			(size_t)(lib->n_kp - e.first - e.n) * sizeof *lib->kp);
 	lib->n_kp -= e.n;
 	memmove(lib->obj + i, lib->obj + i + 1, (size_t)(lib->n_obj - i - 1) * sizeof *lib->obj);
 	lib->n_obj--;
