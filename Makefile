@@ -153,8 +153,12 @@ TT_CFLAGS = -std=c11 $(WARN) -D_GNU_SOURCE -DTT_VERSION=\"$(VERSION)\" -MMD -MP 
             -DTT_HAVE_CUDA=$(CUDA) $(LO_CFLAGS) $(PKG_CFLAGS)
 LDLIBS   += $(LO_LIBS) $(PKG_LIBS) $(OPENCV_LIBS) -lpthread -lm
 
+# Undefined behaviour stops the program (UBSan only prints and goes on by
+# default, so a run with a report still passed).
+SAN_FLAGS := $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -O1 \
+	$(if $(findstring undefined,$(SAN)),-fno-sanitize-recover=undefined))
 ifneq ($(SAN),)
-TT_CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer -O1
+TT_CFLAGS += $(SAN_FLAGS)
 LDFLAGS   += -fsanitize=$(SAN)
 endif
 
@@ -242,7 +246,7 @@ $(OBJ)/%.o: %.c
 $(OBJ)/src/%.o: src/%.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 $(filter-out -Wmissing-prototypes,$(WARN)) -MMD -MP $(HAVE) $(OPENCV_CFLAGS) \
-		$(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -O1) $(CFLAGS) -c $< -o $@
+		$(SAN_FLAGS) $(CFLAGS) -c $< -o $@
 
 $(OBJ)/cuda/%.o: cuda/%.cu $(wildcard cuda/*.h)
 	@mkdir -p $(dir $@)
@@ -315,8 +319,7 @@ FUZZ_LIB_SRC := src/config/config.c src/core/err.c src/core/file.c src/core/imag
 FUZZ_LIB := $(OBJ)/libfuzz.a
 fuzz:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fuzz CC=clang CUDA=0 UI=0 OPENCV=0 \
-		SAN=fuzzer-no-link,address,undefined CFLAGS='-O1 -gline-tables-only -fno-sanitize-recover=undefined' \
-		fuzz-targets
+		SAN=fuzzer-no-link,address,undefined CFLAGS='-O1 -gline-tables-only' fuzz-targets
 fuzz-targets: $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/%)
 $(FUZZ_LIB): $(FUZZ_LIB_SRC:%.c=$(OBJ)/%.o)
 	@rm -f $@
