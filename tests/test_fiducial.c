@@ -1541,6 +1541,41 @@ static void test_match_ring_pair(void **state)
 	tree_set_free(alone);
 }
 
+/* The two arcs of test_match_ring_pair beside a two-hole blob whose holes
+ * are larger than the ring's (decode.c, RING_PAIR_POCKET_NUM): w012211111,
+ * the node count of w012212111 (the arcs one one-hole blob). A one-hole
+ * blob's hole may be drawn smaller than the other blobs' holes, so the
+ * pair's pocket need reach only three quarters of the median hole: with
+ * 7 x 7 px holes (49 px) the read stays fuzzy, as it did not when the
+ * pocket had to reach the whole median hole. With 8 x 8 px holes the
+ * pocket falls under three quarters of 64 and it is read, as it is where
+ * the set holds no w012212111. */
+static void test_match_ring_pair_small_hole(void **state)
+{
+	(void)state;
+	struct tree_set *both = set_parse("w012212111\nw012211111\n");
+	struct tree_set *alone = set_parse("w012211111\n");
+	for (int kind = 0; kind < 3; kind++) {
+		const int h = kind == 1 ? 8 : 7;
+		struct image_u8 img;
+		card(&img, 80);
+		rect(&img, 20, 20, 29, 31, 0);
+		rect(&img, 23, 23, 26, 28, 255);
+		rect(&img, 20, 24, 22, 25, 255);
+		rect(&img, 27, 26, 29, 27, 255);
+		rect(&img, 36, 40, 36 + 2 * h + 8, 40 + h + 5, 0);
+		rect(&img, 39, 43, 38 + h, 42 + h, 255);
+		rect(&img, 42 + h, 43, 41 + 2 * h, 42 + h, 255);
+		rect(&img, 44, 16, 50, 22, 0);
+		rect(&img, 56, 16, 62, 22, 0);
+		rect(&img, 20, 54, 26, 60, 0);
+		rig_check(kind == 2 ? alone : both, &img, 100, kind == 0 ? -1 : kind == 2 ? 0 : 1);
+		image_u8_free(&img);
+	}
+	tree_set_free(both);
+	tree_set_free(alone);
+}
+
 /* A piece of a blob's wall taken for a dot (decode.c, arc_read): a one-hole
  * blob of 15 x 15 px and, below it, a U of a 3 px band (75 px, the dots
  * 36) open towards the blob, its ends 2 and 6 px from it: w012111, the
@@ -2784,6 +2819,7 @@ int main(void)
 		cmocka_unit_test(test_match_chip),
 		cmocka_unit_test(test_match_chip_thin),
 		cmocka_unit_test(test_match_ring_pair),
+		cmocka_unit_test(test_match_ring_pair_small_hole),
 		cmocka_unit_test(test_match_arc),
 		cmocka_unit_test(test_match_merged_blob),
 		cmocka_unit_test(test_match_enclosed),
