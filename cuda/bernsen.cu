@@ -51,11 +51,13 @@ struct thr_graph {
 	const uint8_t *src;
 	int src_stride, width, height, cur;
 	bool download, extremes;
-	struct cuda_threshold_config cfg; /* gate zero where gate_node carries it */
+	struct cuda_threshold_config cfg; /* gate zero where gate_nodes carry it */
 	cudaGraph_t graph;
 	cudaGraphExec_t exec;
-	cudaGraphNode_t gate_node; /* the Bernsen kernel's node, or NULL: the gate is part of the key */
-	int gate;                  /* the gate the exec's kernel node holds */
+	/* The Bernsen kernel's nodes, one a band (none: the gate is part of the key). */
+	cudaGraphNode_t gate_nodes[MAX_BANDS];
+	int n_gate_nodes;
+	int gate; /* the gate the exec's kernel nodes hold */
 	uint64_t used;             /* for replacing the least recently used */
 };
 /* Three capture ring slots x two mask slots make six in a steady stream. */
@@ -68,6 +70,9 @@ struct cuda_threshold {
 	 * upload and band i-1's download; events order the three. */
 	cudaStream_t stream, s_up, s_down;
 	cudaEvent_t ev_up[MAX_BANDS], ev_k[MAX_BANDS];
+	/* A banded frame forks s_up and s_down from `stream` and joins them
+	 * back, so that the whole of it can be captured into one graph. */
+	cudaEvent_t ev_split, ev_merge;
 	uint8_t *d_grey, *d_pre_a, *d_pre_b;
 	uint16_t *d_gauss_tmp;
 	uint8_t *d_tile_lo, *d_tile_hi, *d_tile_t;
@@ -869,6 +874,8 @@ struct cuda_threshold *cuda_threshold_create(const struct cuda_threshold_config 
 	CUDA_CHECK(frame_stream(&t->s_ext));
 	CUDA_CHECK(cudaEventCreateWithFlags(&t->ev_fork, cudaEventDisableTiming));
 	CUDA_CHECK(cudaEventCreateWithFlags(&t->ev_join, cudaEventDisableTiming));
+	CUDA_CHECK(cudaEventCreateWithFlags(&t->ev_split, cudaEventDisableTiming));
+	CUDA_CHECK(cudaEventCreateWithFlags(&t->ev_merge, cudaEventDisableTiming));
 	CUDA_CHECK(cudaEventCreateWithFlags(&t->ev_done, cudaEventDisableTiming));
 	for (int i = 0; i < MAX_BANDS; i++) {
 		CUDA_CHECK(cudaEventCreateWithFlags(&t->ev_up[i], cudaEventDisableTiming));
@@ -950,6 +957,10 @@ void cuda_threshold_destroy(struct cuda_threshold *t)
 		cudaEventDestroy(t->ev_fork);
 	if (t->ev_join)
 		cudaEventDestroy(t->ev_join);
+	if (t->ev_split)
+		cudaEventDestroy(t->ev_split);
+	if (t->ev_merge)
+		cudaEventDestroy(t->ev_merge);
 	for (int i = 0; i < 4; i++)
 		if (t->ev[i])
 			cudaEventDestroy(t->ev[i]);
@@ -1038,7 +1049,11 @@ static bool is_registered(const struct cuda_threshold *t, const uint8_t *p, size
  * H100 (registered frame -> mask, r = 6, median us by band count, two runs):
  * 640x480 33.7 (1), 37.8 (2); 1280x720 52-54 (1), 56-60 (2); 1920x1080 88-89
  * (1), 85-96 (3), 86-87 (4), with a p99 of 100 us in one band and 190-340
- * in 2-4; 3840x2160 263-267 (1), 238 (3), 222 (6), 232 (8). */
+ * in 2-4; 3840x2160 263-267 (1), 238 (3), 222 (6), 232 (8). Those were
+ * queued call by call; as one graph (two rounds, 2026-12-07): 640x480
+ * 32.0-32.1 (1), 32.6-37.9 (2), 45-47 (6); 1920x1080 77.8-82.1 (1),
+ * 89.7-92.4 (2), 85.9-87.2 (3), 89-90 (4); 3840x2160 253.6-254.6 (1),
+ * 218.9-231.4 (6). Bands still lose below 4K. */
 static int bands_for(const struct cuda_threshold_config *c, int width, int height)
 {
 	if (!per_pixel_bernsen(c))
@@ -1108,6 +1123,11 @@ static int launch_bernsen(struct cuda_threshold *t, const uint8_t *src, int widt
 	dim3 b2(32, 8);
 	bernsen_fn fn = bernsen_by_radius[kr];
 
+	if (split) {
+		CUDA_CHECK(cudaEventRecord(t->ev_split, sk));
+		CUDA_CHECK(cudaStreamWaitEvent(su, t->ev_split, 0));
+		CUDA_CHECK(cudaStreamWaitEvent(sd, t->ev_split, 0));
+	}
 	if (c->profile)
 		CUDA_CHECK(cudaEventRecord(t->ev[0], su));
 	for (int i = 0; i < nb; i++) {
@@ -1165,7 +1185,11 @@ static int launch_bernsen(struct cuda_threshold *t, const uint8_t *src, int widt
 	}
 	if (c->profile)
 		CUDA_CHECK(cudaEventRecord(t->ev[3], sd));
-	t->last = sd;
+	if (split) {
+		CUDA_CHECK(cudaEventRecord(t->ev_merge, sd));
+		CUDA_CHECK(cudaStreamWaitEvent(sk, t->ev_merge, 0));
+	}
+	t->last = sk;
 	return 0;
 fail:
 	return ERR_DEVICE;
@@ -1257,11 +1281,12 @@ static int launch(struct cuda_threshold *t, const uint8_t *src, int width, int h
 	return e ? e : extremes_join(t);
 }
 
-/* Whether the frame goes as a graph: one stream (one band), no profiling
- * events between its steps. */
-static bool graph_ok(const struct cuda_threshold *t, int width, int height)
+/* Whether the frame goes as a graph: no profiling events between its
+ * steps. A banded frame's streams fork from and join the kernel stream
+ * (launch_bernsen), so its graph has a branch a stream. */
+static bool graph_ok(const struct cuda_threshold *t)
 {
-	return !t->no_graph && !t->cfg.profile && bands_for(&t->cfg, width, height) == 1;
+	return !t->no_graph && !t->cfg.profile;
 }
 
 /* Destroys the graphs that upload from [p, p + n) (every one when p is
@@ -1280,34 +1305,42 @@ static void thr_graphs_drop(struct cuda_threshold *t, const uint8_t *p, size_t n
 	}
 }
 
-/* Sets the gate in a graph's Bernsen kernel node (the other arguments as
+/* Sets the gate in a graph's Bernsen kernel nodes (the other arguments as
  * captured). */
 static cudaError_t thr_graph_gate(struct thr_graph *tg, int gate)
 {
-	cudaKernelNodeParams kp;
-	cudaError_t e = cudaGraphKernelNodeGetParams(tg->gate_node, &kp);
-	if (e != cudaSuccess)
-		return e;
-	if (!kp.kernelParams)
-		return cudaErrorInvalidValue;
-	void *args[BERNSEN_ARGS];
-	for (int i = 0; i < BERNSEN_ARGS; i++)
-		args[i] = kp.kernelParams[i];
-	args[BERNSEN_GATE_ARG] = &gate;
-	kp.kernelParams = args;
-	e = cudaGraphExecKernelNodeSetParams(tg->exec, tg->gate_node, &kp);
-	if (e == cudaSuccess)
-		tg->gate = gate;
-	return e;
+	for (int k = 0; k < tg->n_gate_nodes; k++) {
+		cudaKernelNodeParams kp;
+		cudaError_t e = cudaGraphKernelNodeGetParams(tg->gate_nodes[k], &kp);
+		if (e != cudaSuccess)
+			return e;
+		if (!kp.kernelParams)
+			return cudaErrorInvalidValue;
+		void *args[BERNSEN_ARGS];
+		for (int i = 0; i < BERNSEN_ARGS; i++)
+			args[i] = kp.kernelParams[i];
+		args[BERNSEN_GATE_ARG] = &gate;
+		kp.kernelParams = args;
+		e = cudaGraphExecKernelNodeSetParams(tg->exec, tg->gate_nodes[k], &kp);
+		if (e != cudaSuccess)
+			return e;
+	}
+	tg->gate = gate;
+	return cudaSuccess;
 }
 
-/* The node of kernel fn in a captured graph, or NULL. */
-static cudaGraphNode_t kernel_node(cudaGraph_t graph, const void *fn)
+/* The nodes of kernel fn in a captured graph, at most MAX_BANDS: how many
+ * (0 when there are more). */
+static int kernel_nodes(cudaGraph_t graph, const void *fn, cudaGraphNode_t nodes[MAX_BANDS])
 {
-	return cuda_graph_node(graph, cudaGraphNodeTypeKernel, [fn](cudaGraphNode_t n) {
+	int n = 0;
+	cuda_graph_node(graph, cudaGraphNodeTypeKernel, [fn, nodes, &n](cudaGraphNode_t node) {
 		cudaKernelNodeParams kp;
-		return cudaGraphKernelNodeGetParams(n, &kp) == cudaSuccess && kp.func == fn;
+		if (cudaGraphKernelNodeGetParams(node, &kp) == cudaSuccess && kp.func == fn)
+			n = n < MAX_BANDS ? (nodes[n] = node, n + 1) : MAX_BANDS + 1;
+		return false;
 	});
+	return n <= MAX_BANDS ? n : 0;
 }
 
 /* The graph of this frame's source buffer, size, mask slot and
@@ -1347,11 +1380,12 @@ static struct thr_graph *thr_graph_for(struct cuda_threshold *t, const uint8_t *
 		t->no_graph = true;
 		return NULL;
 	}
-	cudaGraphNode_t gate_node = NULL;
+	cudaGraphNode_t gate_nodes[MAX_BANDS];
+	int n_gate_nodes = 0;
 	if (in_node) {
 		const int kr = key.kernel_variant == 1 ? 0 : key.radius;
-		gate_node = kernel_node(graph, (const void *)bernsen_by_radius[kr]);
-		if (!gate_node) {
+		n_gate_nodes = kernel_nodes(graph, (const void *)bernsen_by_radius[kr], gate_nodes);
+		if (!n_gate_nodes) {
 			log_warn("cuda threshold: no Bernsen kernel in the captured graph; launching kernel by kernel");
 			cudaGraphExecDestroy(exec);
 			cudaGraphDestroy(graph);
@@ -1371,8 +1405,9 @@ static struct thr_graph *thr_graph_for(struct cuda_threshold *t, const uint8_t *
 	}
 	*tg = (struct thr_graph){.src = src, .src_stride = t->src_stride, .width = width, .height = height,
 				 .cur = t->cur, .download = t->download, .extremes = t->extremes, .cfg = key,
-				 .graph = graph, .exec = exec, .gate_node = gate_node, .gate = t->cfg.gate,
+				 .graph = graph, .exec = exec, .gate_nodes = {}, .n_gate_nodes = n_gate_nodes, .gate = t->cfg.gate,
 				 .used = ++t->n_launch};
+	memcpy(tg->gate_nodes, gate_nodes, sizeof gate_nodes);
 	return tg;
 }
 
@@ -1403,7 +1438,7 @@ int cuda_threshold_submit(struct cuda_threshold *t, const uint8_t *grey, int wid
 	t->src_stride = stride;
 	t->words = (width + 63) / 64;
 	{
-		struct thr_graph *tg = graph_ok(t, width, height) ? thr_graph_for(t, src, width, height) : NULL;
+		struct thr_graph *tg = graph_ok(t) ? thr_graph_for(t, src, width, height) : NULL;
 		if (tg) {
 			CUDA_CHECK(cudaGraphLaunch(tg->exec, t->stream));
 			t->last = t->stream;
