@@ -1201,14 +1201,16 @@ static long rss_kb(void)
  * pages) and the heap in use (glibc's count over every arena, the CUDA
  * driver's own allocations included) within 1 MB of what they were
  * after the first four; a leak of one 1080p device buffer a cycle is
- * 40 MB over those 20. The resident set is printed, before and after
- * malloc_trim(), not checked: on the H100 host it grew 306, 360, 367 MB
- * while device memory (650.8 MB) and the heap in use (62.27 MB) stayed
- * the same at all three points (memory glibc and the driver keep for
- * reuse), which hides a leak of pinned host memory (cudaHostAlloc,
- * counted in neither). Under compute-sanitizer (which loads itself
- * through CUDA_INJECTION64_PATH and keeps its own records in the
- * process) only device memory is checked. */
+ * 40 MB over those 20. The resident set after malloc_trim() within 16 MB
+ * too: pinned host memory (cudaHostAlloc) is counted in neither of the
+ * others, and a probe on the H100 host that leaked 2 MB of it a cycle
+ * grew the resident set by 2 MB a cycle. Before malloc_trim() the
+ * resident set includes what glibc's arenas keep of the engines' freed
+ * memory (about 210 MB there): one lease read it growing 306, 360, 367
+ * MB, another 311.6, 303.8, 304.9 MB and after the trim 165.5, 165.5,
+ * 165.6; it is printed, not checked. Under compute-sanitizer (which
+ * loads itself through CUDA_INJECTION64_PATH and keeps its own records
+ * in the process) only device memory is checked. */
 #define MB(bytes) ((double)(bytes) / 1048576.0)
 
 static void test_engine_frees(const char *dir)
@@ -1284,7 +1286,12 @@ static void test_engine_frees(const char *dir)
 		 rss_pre[1] / 1024.0, rss_pre[2] / 1024.0, rss[0] / 1024.0,
 		 rss[1] / 1024.0, rss[2] / 1024.0, tool ? " (under a CUDA tool: device memory alone checked)" : "");
 	printf("%s\n", msg);
-	check(ok && dev[2] <= dev[0] + 2 * 1048576 && (tool || heap[2] <= heap[0] + 1048576), msg);
+	/* The resident set after malloc_trim: before it, glibc's arenas hold
+	 * what the engines freed (about 210 MB on the H100 host), which a
+	 * lease's allocation pattern makes grow or not. */
+	check(ok && dev[2] <= dev[0] + 2 * 1048576 &&
+		      (tool || (heap[2] <= heap[0] + 1048576 && rss[2] <= rss[0] + 16 * 1024)),
+	      msg);
 	image_u8_free(&img);
 	tree_set_free(trees);
 	printf("%s: the GPU engine gives back its device and host memory\n", n_fail == fail0 ? "PASS" : "FAIL");
