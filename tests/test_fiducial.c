@@ -1503,6 +1503,17 @@ static void test_match_chip_thin(void **state)
 	tree_set_free(alone);
 }
 
+/* The ring of test_match_ring_pair: 10 x 12 px with a 3 px wall around a
+ * 4 x 6 px hole, cut by a 2 px gap on each side, one a row lower than the
+ * other, into two U's of 42 px. */
+static void broken_ring(struct image_u8 *img)
+{
+	rect(img, 20, 20, 29, 31, 0);
+	rect(img, 23, 23, 26, 28, 255);
+	rect(img, 20, 24, 22, 25, 255);
+	rect(img, 27, 26, 29, 27, 255);
+}
+
 /* A ring broken on both sides of its hole into two arcs taken for dots
  * (decode.c, ring_pair_read): a 10 x 12 px ring with a 3 px wall around a
  * 4 x 6 px hole, cut by a 2 px gap on each side, one a row lower than the
@@ -1526,10 +1537,7 @@ static void test_match_ring_pair(void **state)
 			rect(&img, 21, 19, 27, 24, 0);
 			rect(&img, 21, 26, 27, 31, 0);
 		} else {
-			rect(&img, 20, 20, 29, 31, 0);
-			rect(&img, 23, 23, 26, 28, 255);
-			rect(&img, 20, 24, 22, 25, 255);
-			rect(&img, 27, 26, 29, 27, 255);
+			broken_ring(&img);
 		}
 		rect(&img, 50, 20, 56, 26, 0);
 		rect(&img, 50, 40, 56, 46, 0);
@@ -1559,10 +1567,7 @@ static void test_match_ring_pair_small_hole(void **state)
 		const int h = kind == 1 ? 8 : 7;
 		struct image_u8 img;
 		card(&img, 80);
-		rect(&img, 20, 20, 29, 31, 0);
-		rect(&img, 23, 23, 26, 28, 255);
-		rect(&img, 20, 24, 22, 25, 255);
-		rect(&img, 27, 26, 29, 27, 255);
+		broken_ring(&img);
 		rect(&img, 36, 40, 36 + 2 * h + 8, 40 + h + 5, 0);
 		rect(&img, 39, 43, 38 + h, 42 + h, 255);
 		rect(&img, 42 + h, 43, 41 + 2 * h, 42 + h, 255);
