@@ -2389,7 +2389,7 @@ static bool thin_wall(const struct region_tree *t, int32_t b, int32_t h)
 
 /* Whether a read whole at root, canon its string, may be another tree of
  * the set with a dot bridged to a blob (match_config.thin_walls, the
- * upsampled pass): the smallest of a blob's two or more holes (its
+ * upsampled pass and the deblurring pass's windows): the smallest of a blob's two or more holes (its
  * children all leaves) has under half the symbol's median hole (the
  * leaves under the root's children) and is walled off from the root's
  * area by a single pixel

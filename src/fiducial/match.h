@@ -182,7 +182,7 @@
  * card's white margin taken for a root holds the whole symbol as a
  * "blob" whose holes are the symbol's holes and pieces of its root.
  * A dot bridged to a blob: with match_config.thin_walls (the engine sets
- * it for the upsampled pass) a whole read where the smallest of a blob's
+ * it for the upsampled pass and the deblurring pass's windows) a whole read where the smallest of a blob's
  * two or more holes has under half the symbol's median hole and is walled
  * off from the root's area by a single pixel somewhere, and the tree with
  * that hole a dot instead is in the set, stays fuzzy (decode.c,
@@ -284,7 +284,8 @@ struct match_config {
 	bool thin_walls;               /* a whole read whose blob's smallest hole is walled off from the
 					* root's area by 1 px and has under half the symbol's median hole,
 					* where the tree with that hole a dot instead is in the set, stays
-					* fuzzy (decode.c, bridged_read; the upsampled pass) */
+					* fuzzy (decode.c, bridged_read; the upsampled pass and the
+					* deblurring pass's windows) */
 	float dot_max_elongation;      /* > 0: a dot longer than this (variance ratio) makes the read a
 					* FIDUCIAL_VETO (see above); 0 = no such check */
 	float dot_max_area;            /* > 0: so does a dot of more than this many times the median dot */
