@@ -1759,7 +1759,7 @@ static int pair_pocket(const struct match *m, const struct region_tree *t, int32
  * whole median hole: the first scale read a 36 px 4 of reacTIVision's set
  * on a phone's view of the sheet (seed 409, frame 17) as 80, its one-hole
  * blob cut by a shadow's edge into arcs of 14 and 7 px whose pocket, 12
- * px, fell short of the two- and three-hole blobs' median hole of 14;
+ * px, fell short of the three- and six-hole blobs' median hole of 14;
  * over 58 sets of 24 frames of the realistic presets at fresh seeds and
  * 39 more (about 20,000 symbols) no other read changed. The sizes, then
  * the solidity, then the set, then the pixels are tried. */
@@ -2389,11 +2389,11 @@ static bool thin_wall(const struct region_tree *t, int32_t b, int32_t h)
 
 /* Whether a read whole at root, canon its string, may be another tree of
  * the set with a dot bridged to a blob (match_config.thin_walls, the
- * upsampled pass and the deblurring pass's windows): the smallest of a blob's two or more holes (its
- * children all leaves) has under half the symbol's median hole (the
- * leaves under the root's children) and is walled off from the root's
- * area by a single pixel
- * somewhere (thin_wall), and the tree with that blob one hole short and
+ * upsampled pass and the deblurring pass's windows): the smallest of a
+ * blob's two or more holes (its children all leaves) has under half the
+ * symbol's median hole (the leaves under the root's children) and is
+ * walled off from the root's area by a single pixel somewhere
+ * (thin_wall), and the tree with that blob one hole short and
  * one more plain leaf is in the set (moved_in_set): the same node count.
  * Enlarged, a dot a pixel from a blob is joined to it by a 1 px bridge
  * that encloses a piece of the root's area as a small hole: the pass read
