@@ -186,8 +186,9 @@
  * read where the smallest of a blob's two or more holes has under half
  * the symbol's median hole and is walled off from the root's area by a
  * single pixel somewhere, and the tree with that hole a dot instead is in
- * the set, stays fuzzy (decode.c, bridged_read): enlarged, a dot a pixel from a blob joins it by a 1 px
- * bridge that encloses a piece of the root's area as a small hole.
+ * the set, stays fuzzy (decode.c, bridged_read): enlarged, a dot a
+ * pixel from a blob joins it by a 1 px bridge that encloses a piece of
+ * the root's area as a small hole.
  * A hole closed while a speck was taken for another: a small-symbol read
  * (specks_unconfirmed) with a plain leaf of at least three times the
  * median plain leaf's area (a one-hole blob, filled) and a blob that keeps
