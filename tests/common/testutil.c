@@ -1,9 +1,11 @@
 #include "testutil.h"
 
+#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 const char *test_shared_path(const char *rel)
 {
@@ -38,12 +40,48 @@ void test_fill_random(struct image_u8 *img, uint32_t *state, int lo, int hi)
 	}
 }
 
+#define TMPDIRS_MAX 64
+
+/* The directories test_tmpdir() made, removed with what the test left in
+ * them when the test program exits: a run of the suite used to leave ten
+ * behind in /tmp. */
+static char tmpdirs[TMPDIRS_MAX][512];
+static int n_tmpdirs;
+static pid_t tmpdirs_owner; /* a forked child that exits leaves them to its parent */
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	(void)remove(path); /* keep going: remove what can be removed */
+	return 0;
+}
+
+static void tmpdirs_remove(void)
+{
+	if (getpid() != tmpdirs_owner)
+		return;
+	for (int i = 0; i < n_tmpdirs; i++)
+		nftw(tmpdirs[i], remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	n_tmpdirs = 0;
+}
+
 const char *test_tmpdir(void)
 {
 	static char buf[512];
 	const char *t = getenv("TMPDIR");
 	snprintf(buf, sizeof buf, "%s/tabletrack-test-XXXXXX", t ? t : "/tmp");
-	return mkdtemp(buf);
+	if (!mkdtemp(buf))
+		return NULL;
+	if (n_tmpdirs < TMPDIRS_MAX) {
+		if (n_tmpdirs == 0) {
+			tmpdirs_owner = getpid();
+			atexit(tmpdirs_remove);
+		}
+		snprintf(tmpdirs[n_tmpdirs++], sizeof tmpdirs[0], "%s", buf);
+	}
+	return buf;
 }
 
 void test_streak(struct image_u8 *img, float len, float a, int noise, uint32_t *state)
