@@ -361,6 +361,15 @@ fi
 # (third.c, check3): its scaled pass read a 26 px 49 (seven one-hole blobs)
 # as 75, one blob's hole closed and a speck taken for a dot.
 [ -f "$DEFAULT" ] && frame_not_read small 83 14 75 --fid-size 24:28
+# Two symbols of 41 and 45 px that a shadow's edge crosses where two
+# hard shadows overlap: their shadowed part averages under the gate and
+# came out black; the third scale's scaled pass reads them at its first
+# rung, whose local mean keeps a floor of 8 (third.c,
+# THIRD_SCALED_DARK_FLOOR).
+if [ -f "$DEFAULT" ]; then
+	frame_reads shadow-dark 701 9 8
+	frame_reads shadow-dark 701 9 118
+fi
 wait
 # The dim set's frames are read at a lower gate of their own, which
 # --stats reports.
