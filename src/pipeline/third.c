@@ -1210,8 +1210,8 @@ static bool third_scaled(struct engine *e, const struct image_u8 *grey, struct t
 	struct threshold_config tc = c->thr;
 	tc.mode = c->mode3;
 	const int gate = engine_gate_of_mode(tc.mode, c->thr.gate, e->gate);
-	const bool floor = tc.mode == THRESHOLD_MEAN || tc.mode == THRESHOLD_SAUVOLA;
-	const int first_gate = floor && gate > THIRD_SCALED_DARK_FLOOR ? THIRD_SCALED_DARK_FLOOR : gate;
+	const bool gate_is_floor = tc.mode == THRESHOLD_MEAN || tc.mode == THRESHOLD_SAUVOLA;
+	const int first_gate = gate_is_floor && gate > THIRD_SCALED_DARK_FLOOR ? THIRD_SCALED_DARK_FLOOR : gate;
 	bool ok = true;
 	for (int i = 0; i < n && ok; i++) {
 		struct window w = e->t3.win[i];
