@@ -90,6 +90,9 @@ enum threshold_mode {
 	 * bit, threshold_sauvola_cpu() Sauvola's. */
 };
 #define THRESHOLD_MODES 7
+/* The largest Bernsen and local-mean radii a configuration takes. */
+#define THRESHOLD_MAX_RADIUS 32
+#define THRESHOLD_MAX_MEAN_RADIUS 63
 
 struct threshold_config {
 	int max_width, max_height;
