@@ -327,6 +327,14 @@ if [ -f "$DEFAULT" ]; then
 	frame_not_read small 50 0 170 --fid-size 24:28
 	frame_not_read small 73 10 133 --fid-size 24:28
 fi
+# The first scale's lone reads that its threshold at radius 9 reads as
+# another ID (third.c, third_lone_check): a 63 px 78 streaked by motion
+# read as 84 (a leaf counted twice where two merged), and a 36 px 136
+# under JPEG read as 186; nothing else read either place.
+if [ -f "$DEFAULT" ]; then
+	frame_not_read motion 532 1 84
+	frame_not_read dim 701 22 186
+fi
 # Two fallbacks that disagree (third.c, fallback_reads): drawn from
 # reacTIVision's pictures, a 34 px 84 that the closing pass's ink windows
 # read as 46 and the upsampled pass's Lanczos read as 84.

@@ -123,6 +123,7 @@ struct tt_config {
 	int radius_small;     /* third scale's small-symbol pass: Bernsen radius, 0 = off */
 	int radius_small_check; /* that pass's symbols read again at this radius; another ID: fuzzy; 0 = off */
 	bool check3;          /* and the third scale's local-mean reads of symbols of up to 40 px too */
+	bool check1;          /* the first scale's lone reads read again at its radius + 1; another ID: fuzzy */
 	float close_scale3;   /* third scale's closing pass radius, a fraction of the symbol's size; 0 = off */
 	int close_pct;        /* the closing pass: white above this percent of the closing */
 	int close_dark;       /* ... read again at this percent of the gate; 0 = off */

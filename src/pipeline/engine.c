@@ -749,6 +749,8 @@ int engine_detect(struct engine *e, const struct image_u8 *grey)
 	if (ok2 && ok3)
 		ok3 = third_tie_break(e, grey);
 	if (ok3)
+		ok3 = third_lone_check(e, grey, ok2 ? &e->s2.det : NULL);
+	if (ok3)
 		merge_lone_pair(&e->s1.det, &e->s3.det, ok2 ? &e->s2.det : NULL);
 	if (ok2)
 		merge_scale(&e->s1.det, &e->s2.det);

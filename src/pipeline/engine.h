@@ -72,6 +72,8 @@ struct engine_config {
 					* where that read gives another ID (merge.h); 0 = off */
 	bool check3;                   /* the third scale's local-mean reads (its first and scaled passes) of
 					* symbols of up to 40 px are checked so too (third.c, third_detect) */
+	bool check1;                   /* the first scale's lone symbols read again at its radius + 1, on
+					* the CPU; another ID there: fuzzy (third.c, third_lone_check) */
 	int radius_up;                 /* third scale: a pass on windows enlarged twice, Bernsen at this radius
 					* gate_up without a median (third.c, threshold/upsample.h); 0 = off;
 					* its threshold also confirms radius_small's reads of more specks than

@@ -281,5 +281,7 @@ void third_ink_collect(struct engine *e, struct ink_blocks *k);
  * scale's tree leaves; the tie-break where the scales disagree. */
 bool third_detect(struct engine *e, const struct image_u8 *grey, const struct region_tree *tree1);
 bool third_tie_break(struct engine *e, const struct image_u8 *grey);
+/* The first scale's lone symbols read again (check1; third.c). */
+bool third_lone_check(struct engine *e, const struct image_u8 *grey, const struct detections *d2);
 
 #endif

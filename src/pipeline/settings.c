@@ -129,6 +129,7 @@ void engine_config_from(const struct tt_config *c, const struct tree_set *trees,
 	e->radius_small = c->radius_small;
 	e->radius_small_check = c->radius_small_check;
 	e->check3 = c->check3;
+	e->check1 = c->check1;
 	e->radius_up = c->radius_up;
 	e->gate_up = c->gate_up;
 	e->gate_range = c->gate_range;

@@ -881,18 +881,27 @@ void third_ink_collect(struct engine *e, struct ink_blocks *k)
 	k->gpu_grey = NULL;
 }
 
-/* Pixels around a window that its threshold reads at local-mean radius
- * mean_radius: the windows of the method and of the prefilters. Tiled
- * thresholds depend on the tile grid's origin: -1, whole frames only. */
-static int third_halo(const struct engine_config *c, int mean_radius)
+/* Pixels around a window that threshold configuration tc reads: the
+ * windows of the method and of the prefilters. Tiled thresholds depend on
+ * the tile grid's origin: -1, whole frames only. */
+static int halo_of(const struct threshold_config *tc)
 {
-	if (c->mode3 == THRESHOLD_TILED)
+	if (tc->mode == THRESHOLD_TILED)
 		return -1;
 	int taps[THRESHOLD_GAUSS_MAX_RADIUS + 1];
-	int r = c->mode3 == THRESHOLD_BERNSEN ? c->thr.radius
-	      : c->mode3 == THRESHOLD_MEAN || c->mode3 == THRESHOLD_SAUVOLA ? mean_radius
-	      : c->thr.radius > mean_radius ? c->thr.radius : mean_radius;
-	return r + c->thr.median / 2 + threshold_gauss_taps(c->thr.gauss_sigma, taps);
+	int r = tc->mode == THRESHOLD_BERNSEN ? tc->radius
+	      : tc->mode == THRESHOLD_MEAN || tc->mode == THRESHOLD_SAUVOLA ? tc->mean_radius
+	      : tc->radius > tc->mean_radius ? tc->radius : tc->mean_radius;
+	return r + tc->median / 2 + threshold_gauss_taps(tc->gauss_sigma, taps);
+}
+
+/* The third scale's halo at local-mean radius mean_radius. */
+static int third_halo(const struct engine_config *c, int mean_radius)
+{
+	struct threshold_config tc = c->thr;
+	tc.mode = c->mode3;
+	tc.mean_radius = mean_radius;
+	return halo_of(&tc);
 }
 
 /* dst (its size set) = the bits of src from column ox, row oy on. */
@@ -1337,6 +1346,61 @@ bool third_tie_break(struct engine *e, const struct image_u8 *grey)
 		merge_tie_break(d, i, other, &t->det);
 	}
 	return true;
+}
+
+/* Whether no symbol of d reads f's ID at f's place (within 0.3 of the
+ * larger size of the two). */
+static bool lone_in(const struct detections *d, const struct fiducial_det *f)
+{
+	for (int j = 0; d && j < d->n_fids; j++)
+		if (d->fids[j].id == f->id && merge_near(&d->fids[j], 1, f) == 0)
+			return false;
+	return true;
+}
+
+/* check1: each whole symbol of the first scale's that no other scale or
+ * pass reads at its place (lone in d2, the second scale's, and in the
+ * third's) is read again around it, its size each way plus TIE_PAD, with
+ * the first scale's threshold at its radius + 1 and the frame's gate (on
+ * the third scale's CPU threshold, set back after), and becomes fuzzy
+ * where that read gives another ID there (merge_check). A wrong ID of the
+ * first scale is most often such a lone read: on motion streaks a blob's
+ * hole that moved, under JPEG two holes moved at once; one radius more
+ * reads the damage as another tree. On the survey and held-out
+ * collections (docs/recognition.md, "The first scale's lone reads") no
+ * right read was so contradicted. */
+bool third_lone_check(struct engine *e, const struct image_u8 *grey, const struct detections *d2)
+{
+	const struct engine_config *c = &e->cfg;
+	struct third *t = &e->t3;
+	struct threshold *thr = t->cpu ? t->cpu : e->s3.thr;
+	if (!c->check1 || c->thr.mode == THRESHOLD_TILED || strcmp(threshold_backend_name(thr), "cpu") != 0)
+		return true;
+	struct threshold_config tc = c->thr;
+	tc.radius = tc.radius < THRESHOLD_MAX_RADIUS ? tc.radius + 1 : tc.radius;
+	tc.mean_radius = tc.mean_radius < THRESHOLD_MAX_MEAN_RADIUS ? tc.mean_radius + 1 : tc.mean_radius;
+	tc.gate = engine_gate_of_mode(tc.mode, c->thr.gate, e->gate);
+	const int halo = halo_of(&tc);
+	bool set = false, ok = true;
+	struct detections *d = &e->s1.det;
+	for (int i = 0; i < d->n_fids && ok;) {
+		const struct fiducial_det *f = &d->fids[i];
+		if (f->root < 0 || f->completed || !lone_in(d2, f) || !lone_in(&e->s3.det, f)) {
+			i++;
+			continue;
+		}
+		ok = (set || threshold_set_config(thr, &tc) == 0) &&
+		     reread(e, grey, (int)f->x, (int)f->y, (int)f->size_px + TIE_PAD, halo, thr, e->s3.mat);
+		set = true;
+		if (ok && !merge_check(d, i, &t->det, c->match.trees))
+			i++;
+	}
+	if (!set)
+		return ok;
+	struct match_config mc;
+	third_configs(c, &tc, &mc);
+	tc.gate = engine_gate_of_mode(tc.mode, c->thr.gate, e->gate);
+	return threshold_set_config(thr, &tc) == 0 && ok;
 }
 
 /* The n windows a find put into e->t3.win, or (n < 0) the whole frame
