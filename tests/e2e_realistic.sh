@@ -335,6 +335,10 @@ if [ -f "$DEFAULT" ]; then
 	frame_not_read motion 532 1 84
 	frame_not_read dim 701 22 186
 fi
+# The first scale's lone read against the third's one read of another ID,
+# completed (merge.h, merge_lone_pair): a 52 px 9 under a hand's shadow
+# read as 78 by the first scale and as 9 from a fuzzy tree by the third.
+[ -f "$DEFAULT" ] && frame_not_read phone-half 829 1 78
 # Two fallbacks that disagree (third.c, fallback_reads): drawn from
 # reacTIVision's pictures, a 34 px 84 that the closing pass's ink windows
 # read as 46 and the upsampled pass's Lanczos read as 84.

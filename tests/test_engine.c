@@ -2934,21 +2934,23 @@ static void test_merge_contradicted(void **state)
 	detections_free(&d);
 }
 
-/* The first scale's whole symbol against one whole read of the third
- * alone (merge_lone_pair): both become fuzzy; a third-scale read that
- * agrees, is completed, has a vote, or shares its place with another
- * third-scale read, or a second-scale read at the place, leaves both lists
- * as they were. */
+/* The first scale's whole symbol against one read of the third alone
+ * (merge_lone_pair): both become fuzzy, the third's read whole or
+ * completed; a third-scale read that agrees, has a vote, is a veto or
+ * unconfirmed, or shares its place with another third-scale read, or a
+ * second-scale read at the place, leaves both lists as they were. */
 static void test_merge_lone_pair(void **state)
 {
 	(void)state;
 	struct detections d, d2, d3;
-	three_lists(&d, &d2, &d3);
-	for (int k = 0; k < 6; k++)
+	assert_int_equal(detections_alloc(&d, 16), 0);
+	assert_int_equal(detections_alloc(&d2, 16), 0);
+	assert_int_equal(detections_alloc(&d3, 16), 0);
+	for (int k = 0; k < 8; k++)
 		d.fids[d.n_fids++] = fid_at(10 + k, 100.0f * (float)(k + 1), 100);
 	d3.fids[d3.n_fids++] = fid_at(20, 101, 101); /* alone, whole: both leave */
 	d3.fids[d3.n_fids++] = fid_at(11, 201, 100); /* agrees */
-	d3.fids[d3.n_fids++] = fid_at(22, 300, 101); /* completed */
+	d3.fids[d3.n_fids++] = fid_at(22, 300, 101); /* completed: both leave */
 	d3.fids[d3.n_fids - 1].completed = 1;
 	d3.fids[d3.n_fids++] = fid_at(23, 401, 100); /* a vote */
 	d3.fids[d3.n_fids - 1].votes = 1;
@@ -2956,19 +2958,26 @@ static void test_merge_lone_pair(void **state)
 	d3.fids[d3.n_fids++] = fid_at(14, 501, 101);
 	d3.fids[d3.n_fids++] = fid_at(25, 600, 100); /* the second scale reads there */
 	d2.fids[d2.n_fids++] = fid_at(15, 601, 100);
+	d3.fids[d3.n_fids++] = fid_at(26, 700, 101); /* a veto */
+	d3.fids[d3.n_fids - 1].completed = FIDUCIAL_VETO;
+	d3.fids[d3.n_fids++] = fid_at(27, 801, 100); /* unconfirmed */
+	d3.fids[d3.n_fids - 1].completed = FIDUCIAL_UNCONFIRMED;
 	for (int i = 0; i < d3.n_fids; i++)
 		d3.fids[i].root = -1;
 	merge_lone_pair(&d, &d3, &d2);
-	assert_int_equal(d.n_fids, 5);
-	assert_int_equal(d3.n_fids, 6);
-	assert_int_equal(d.n_fuzzy, 1);
-	assert_int_equal(d3.n_fuzzy, 1);
-	assert_true(fabsf(d.fuzzy[0].x - 100) < 2 && fabsf(d3.fuzzy[0].x - 101) < 2);
+	assert_int_equal(d.n_fids, 6);
+	assert_int_equal(d3.n_fids, 7);
+	assert_int_equal(d.n_fuzzy, 2);
+	assert_int_equal(d3.n_fuzzy, 2);
+	for (int i = 0; i < 2; i++) {
+		const float x = 100.0f * (float)(2 * i + 1);
+		assert_true(fabsf(d.fuzzy[i].x - x) < 2 && fabsf(d3.fuzzy[i].x - x) < 2);
+	}
 	for (int i = 0; i < d.n_fids; i++)
-		assert_true(d.fids[i].id != 10);
+		assert_true(d.fids[i].id != 10 && d.fids[i].id != 12);
 	/* Without the second scale's list its read does not count. */
 	merge_lone_pair(&d, &d3, NULL);
-	assert_int_equal(d.n_fids, 4);
+	assert_int_equal(d.n_fids, 5);
 	detections_free(&d);
 	detections_free(&d2);
 	detections_free(&d3);

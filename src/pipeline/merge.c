@@ -237,7 +237,8 @@ void merge_lone_pair(struct detections *d, struct detections *d3, const struct d
 				at = k;
 				n_at++;
 			}
-		if (n_at != 1 || d3->fids[at].id == f->id || d3->fids[at].completed != 0 || d3->fids[at].votes != 0 ||
+		if (n_at != 1 || d3->fids[at].id == f->id || d3->fids[at].completed == FIDUCIAL_VETO ||
+		    d3->fids[at].completed == FIDUCIAL_UNCONFIRMED || d3->fids[at].votes != 0 ||
 		    (d2 && near_any(d2->fids, d2->n_fids, f))) {
 			j++;
 			continue;

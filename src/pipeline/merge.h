@@ -79,7 +79,8 @@ void merge_majority(struct detections *const *lists, int n);
 
 /* The first scale's symbol against one read of the third, alone: where
  * a whole symbol of d's own (root >= 0, no votes) has at its place in d3
- * exactly one symbol, whole, with no votes and another ID, and d2 (the
+ * exactly one symbol, with no votes and another ID, whole, completed,
+ * doubtful or a fallback (not a veto, not unconfirmed), and d2 (the
  * second scale's; NULL: none) holds no symbol there, both move to their
  * lists' fuzzy symbols (id -1). Elsewhere the first scale's symbol stands
  * against a later scale's (merge_scale): against the second, whose median
@@ -89,7 +90,9 @@ void merge_majority(struct detections *const *lists, int n);
  * of two whole trees there says no more than that the symbol was damaged
  * (drawn from reacTIVision's pictures, phone-half seed 41 frame 0: a
  * 41 px 4 that a shadow's edge crosses, read as 39 by the first scale and
- * as 4 by the closing pass). Call before merge_scale(). */
+ * as 4 by the closing pass; phone-half seed 829 frame 1: a 52 px 9 read
+ * as 78 by the first scale and as 9, completed, by the third). Call
+ * before merge_scale(). */
 void merge_lone_pair(struct detections *d, struct detections *d3, const struct detections *d2);
 
 /* A pass's two reads of one part of the frame: d's symbols first..second-1
