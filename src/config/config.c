@@ -197,9 +197,8 @@ static const struct config_option options[] = {
     OPT_BOOL("threshold", "check1", check1, "true", true, 0,
              "the first scale's lone symbols (no other scale or pass reads that ID at the place) are read "
              "again around them with the first scale's threshold at its radius + 1 (with threshold3 on), "
-             "and are kept only as "
-             "fuzzy symbols where that read gives another ID: on motion streaks and JPEG a blob's hole "
-             "that moved reads as another ID at one radius alone"),
+             "and are kept only as fuzzy symbols where that read gives another ID: on motion streaks and "
+             "JPEG a blob's hole that moved reads as another ID at one radius alone"),
     OPT_INT("threshold", "radius_up", radius_up, "2", 0, 8, true, 0, "N",
             "third scale: a pass on the frame enlarged twice (bilinear) around small structure that no "
             "decoded symbol explains, Bernsen at this radius (enlarged pixels) and gate_up without a median, "

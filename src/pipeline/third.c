@@ -1374,13 +1374,15 @@ bool third_lone_check(struct engine *e, const struct image_u8 *grey, const struc
 	const struct engine_config *c = &e->cfg;
 	struct third *t = &e->t3;
 	struct threshold *thr = t->cpu ? t->cpu : e->s3.thr;
-	if (!c->check1 || c->thr.mode == THRESHOLD_TILED || strcmp(threshold_backend_name(thr), "cpu") != 0)
+	if (!c->check1 || strcmp(threshold_backend_name(thr), "cpu") != 0)
 		return true;
 	struct threshold_config tc = c->thr;
 	tc.radius = tc.radius < THRESHOLD_MAX_RADIUS ? tc.radius + 1 : tc.radius;
 	tc.mean_radius = tc.mean_radius < THRESHOLD_MAX_MEAN_RADIUS ? tc.mean_radius + 1 : tc.mean_radius;
 	tc.gate = engine_gate_of_mode(tc.mode, c->thr.gate, e->gate);
 	const int halo = halo_of(&tc);
+	if (halo < 0)
+		return true;
 	bool set = false, ok = true;
 	struct detections *d = &e->s1.det;
 	for (int i = 0; i < d->n_fids && ok;) {
