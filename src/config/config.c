@@ -185,7 +185,7 @@ static const struct config_option options[] = {
     OPT_INT("threshold", "radius_small", radius_small, "1", 0, 4, true, 0, "N",
             "third scale: a pass for symbols under about 40 px, Bernsen at this radius without a median, in "
             "windows around small structure that no decoded symbol explains; 0 = off"),
-    OPT_INT("threshold", "radius_small_check", radius_small_check, "2", 0, 4, true, 0, "N",
+    OPT_INT("threshold", "radius_small_check", radius_small_check, "3", 0, 4, true, 0, "N",
             "the small-symbol and upsampled passes: each symbol they read is read again in a window around "
             "it, Bernsen at this radius without a median, and is kept only as a fuzzy symbol where that read "
             "gives another ID; 0 = off"),

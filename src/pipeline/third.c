@@ -2136,14 +2136,14 @@ static bool up_sharp_agrees(const struct engine *e, int32_t id, float x, float y
  * around it, enlarged twice by Lanczos-3 and thresholded by the upsampled
  * pass's Bernsen (radius_up, gate_up), as up_sharp() reads fuzzy places;
  * its whole symbols (completed 0), in frame coordinates, judge symbol i as
- * the radius-2 check's do (merge_check): where one of another ID with a
+ * the radius_small_check read's do (merge_check): where one of another ID with a
  * root of the same colour lies at its place, symbol i moves to the fuzzy
  * list and it returns true. *ok: false where the read failed. Bernsen at
  * radius 1 and the bilinear enlargement lose a 24-28 px symbol's 1-2 px
  * holes and walls in their own ways (two blobs joined by a bridge that
  * encloses a piece of the root as a hole, a dot bridged to a blob as its
  * hole, a hole closed while a speck is taken for another), which the
- * radius-2 check does not contradict; Lanczos keeps them apart. On
+ * check at radius 2 did not contradict; Lanczos keeps them apart. On
  * reacTIVision's set at 24-28 px (small, seeds 40-79, 16 frames) the
  * Lanczos read gave another ID whole at 13 of the two passes' 14 wrong
  * reads, each time the true one, and at none of their 11 264 right reads.
