@@ -373,6 +373,16 @@ fi
 # (third.c, check3): its scaled pass read a 26 px 49 (seven one-hole blobs)
 # as 75, one blob's hole closed and a speck taken for a dot.
 [ -f "$DEFAULT" ] && frame_not_read small 83 14 75 --fid-size 24:28
+# Cards of 24-40 px: under a hard shadow (seed 1512, frame 23) the ratio
+# pass read a 29 px 7 as 2, where the small-symbol passes' check at radius
+# 3 reads another ID (at radius 2 it read nothing there: third.c,
+# small_check); in a frame of 7 grey levels of noise (seed 1531, frame 21)
+# the upsampled pass read a 29 px 169 as 194 at gate_up 16, not at the
+# gate raised in proportion to the frame's (third.c, third_up_gate).
+if [ -f "$DEFAULT" ]; then
+	frame_not_read shadow 1512 23 2 --fid-size 24:40
+	frame_not_read noisy 1531 21 194 --fid-size 24:40
+fi
 # Two symbols of 41 and 45 px that a shadow's edge crosses where two
 # hard shadows overlap: their shadowed part averages under the gate and
 # came out black; the third scale's scaled pass reads them at its first

@@ -314,6 +314,7 @@ static void gate_detect_side(struct engine *e, int gate)
 		gate_set(e->t3.small, &tc, gate);
 	if (third_check_configs(&e->cfg, &tc, &mc))
 		gate_set(e->t3.check, &tc, gate);
+	third_up_gate(e, gate);
 	mc = e->cfg.match;
 	if (engine_gate_of_mode(e->cfg.thr.mode, e->cfg.thr.gate, gate) < e->cfg.thr.gate)
 		mc.finger_min_contrast = (mc.finger_min_contrast * gate + e->cfg.thr.gate / 2) / e->cfg.thr.gate;

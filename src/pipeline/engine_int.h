@@ -270,6 +270,14 @@ bool third_small_configs(const struct engine_config *c, struct threshold_config 
 bool third_check_configs(const struct engine_config *c, struct threshold_config *tc, struct match_config *mc);
 /* Creates, updates or frees the third scale to follow scale3; frees it. */
 int third_scale_sync(struct engine *e);
+/* The upsampled pass's Bernsen thresholds (its own read, the fine read's
+ * and the triple read's check) at gate_up, raised in proportion to the
+ * frame's gate where the frame's noise raised that over the configured
+ * gate (engine.c, frame_gate): in frames of 5-10 grey levels of sensor
+ * noise, cards of 24-60 px read more and read as other IDs less
+ * (docs/recognition.md, "The upsampled pass in noisy frames"). 0 or an
+ * error code. */
+int third_up_gate(struct engine *e, int gate);
 void third_free(struct engine *e);
 /* The collected frame's whole-frame GPU mask, waited for (false: none). */
 bool third_full(struct engine *e);

@@ -427,6 +427,34 @@ static void up_fine_config(const struct threshold_config *tc, struct threshold_c
 	fine->radius = THIRD_UP_FINE_RADIUS;
 }
 
+/* The check of the read three times enlarged (up_triple): its Bernsen
+ * threshold (tc, up_configs) at UP_TRIPLE_CHECK_RADIUS. */
+static void up_check3_config(const struct threshold_config *tc, struct threshold_config *check3)
+{
+	*check3 = *tc;
+	check3->radius = UP_TRIPLE_CHECK_RADIUS;
+}
+
+int third_up_gate(struct engine *e, int gate)
+{
+	struct third *t = &e->t3;
+	struct threshold_config tc, fine, check3;
+	struct match_config mc;
+	if (!t->up || !up_configs(&e->cfg, &tc, &mc))
+		return 0;
+	const int configured = e->cfg.thr.gate;
+	if (configured > 0 && gate > configured)
+		tc.gate = (tc.gate * gate + configured / 2) / configured;
+	up_fine_config(&tc, &fine);
+	up_check3_config(&tc, &check3);
+	int err = threshold_set_config(t->up, &tc);
+	if (!err)
+		err = threshold_set_config(t->up_fine, &fine);
+	if (!err && t->up3_check)
+		err = threshold_set_config(t->up3_check, &check3);
+	return err;
+}
+
 /* The small-symbol and upsampled passes' symbols are read again
  * (small_check) at radius_small_check, Bernsen without a median, and
  * without the speck share: this read only vetoes, so what it may take for
@@ -697,8 +725,8 @@ static int up_sync(struct engine *e, bool on, const struct threshold_config *tc,
 	sauvola.gate = INK_UP_SAUVOLA_GATE;
 	struct threshold_config fine;
 	up_fine_config(tc, &fine);
-	struct threshold_config check3 = *tc;
-	check3.radius = UP_TRIPLE_CHECK_RADIUS;
+	struct threshold_config check3;
+	up_check3_config(tc, &check3);
 	struct match_config mc3 = *mc;
 	mc3.moved_unconfirmed = true;
 	if (t->up) {
