@@ -378,10 +378,12 @@ fi
 # 3 reads another ID (at radius 2 it read nothing there: third.c,
 # small_check); in a frame of 7 grey levels of noise (seed 1531, frame 21)
 # the upsampled pass read a 29 px 169 as 194 at gate_up 16, not at the
-# gate raised in proportion to the frame's (third.c, third_up_gate).
+# gate raised in proportion to the frame's (third.c, third_up_gate), and
+# its local mean at that gate reads a 26 px 85 there, which nothing read.
 if [ -f "$DEFAULT" ]; then
 	frame_not_read shadow 1512 23 2 --fid-size 24:40
 	frame_not_read noisy 1531 21 194 --fid-size 24:40
+	frame_reads noisy 1531 21 85 --fid-size 24:40
 fi
 # Two symbols of 41 and 45 px that a shadow's edge crosses where two
 # hard shadows overlap: their shadowed part averages under the gate and

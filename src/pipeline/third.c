@@ -427,6 +427,17 @@ static void up_fine_config(const struct threshold_config *tc, struct threshold_c
 	fine->radius = THIRD_UP_FINE_RADIUS;
 }
 
+/* The ink windows' and mean_up's small local mean (up_ink_part): Bernsen
+ * gated by the local mean (tc, up_configs) at INK_UP_MEAN_RADIUS and
+ * INK_UP_MEAN_BIAS. */
+static void up_mean_config(const struct threshold_config *tc, struct threshold_config *mean)
+{
+	*mean = *tc;
+	mean->mode = THRESHOLD_GATED;
+	mean->mean_radius = INK_UP_MEAN_RADIUS;
+	mean->mean_bias = INK_UP_MEAN_BIAS;
+}
+
 /* The check of the read three times enlarged (up_triple): its Bernsen
  * threshold (tc, up_configs) at UP_TRIPLE_CHECK_RADIUS. */
 static void up_check3_config(const struct threshold_config *tc, struct threshold_config *check3)
@@ -438,7 +449,7 @@ static void up_check3_config(const struct threshold_config *tc, struct threshold
 int third_up_gate(struct engine *e, int gate)
 {
 	struct third *t = &e->t3;
-	struct threshold_config tc, fine, check3;
+	struct threshold_config tc, fine, check3, mean;
 	struct match_config mc;
 	if (!t->up || !up_configs(&e->cfg, &tc, &mc))
 		return 0;
@@ -447,11 +458,14 @@ int third_up_gate(struct engine *e, int gate)
 		tc.gate = (tc.gate * gate + configured / 2) / configured;
 	up_fine_config(&tc, &fine);
 	up_check3_config(&tc, &check3);
+	up_mean_config(&tc, &mean);
 	int err = threshold_set_config(t->up, &tc);
 	if (!err)
 		err = threshold_set_config(t->up_fine, &fine);
 	if (!err && t->up3_check)
 		err = threshold_set_config(t->up3_check, &check3);
+	if (!err && t->up_mean)
+		err = threshold_set_config(t->up_mean, &mean);
 	return err;
 }
 
@@ -713,10 +727,8 @@ static int up_sync(struct engine *e, bool on, const struct threshold_config *tc,
 	}
 	const int side = 2 * THIRD_UP_SIDE;
 	image_u8_gamma_lut(t->up_encode, 1.0 / INK_UP_ENCODE_GAMMA);
-	struct threshold_config mean = *tc;
-	mean.mode = THRESHOLD_GATED;
-	mean.mean_radius = INK_UP_MEAN_RADIUS;
-	mean.mean_bias = INK_UP_MEAN_BIAS;
+	struct threshold_config mean;
+	up_mean_config(tc, &mean);
 	struct threshold_config sauvola = *tc;
 	sauvola.mode = THRESHOLD_SAUVOLA;
 	sauvola.mean_radius = INK_UP_SAUVOLA_RADIUS;
