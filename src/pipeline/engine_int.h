@@ -270,12 +270,12 @@ bool third_small_configs(const struct engine_config *c, struct threshold_config 
 bool third_check_configs(const struct engine_config *c, struct threshold_config *tc, struct match_config *mc);
 /* Creates, updates or frees the third scale to follow scale3; frees it. */
 int third_scale_sync(struct engine *e);
-/* The upsampled pass's Bernsen thresholds (its own read, the fine read's,
- * the triple read's check and the gated local mean of its ink and mean
- * reads) at gate_up, raised in proportion to the
- * frame's gate where the frame's noise raised that over the configured
- * gate (engine.c, frame_gate): in frames of 5-10 grey levels of sensor
- * noise, cards of 24-60 px read more and read as other IDs less
+/* The upsampled pass's thresholds that read at gate_up (its Bernsen read,
+ * the fine read's, the triple read's check, and the gated local mean of
+ * its ink and mean reads) at gate_up raised in proportion to the frame's
+ * gate where the frame's noise raised that over the configured gate
+ * (engine.c, frame_gate): in frames of 5-10 grey levels of sensor noise,
+ * cards of 24-60 px read more and read as other IDs less
  * (docs/recognition.md, "The upsampled pass in noisy frames"). 0 or an
  * error code. */
 int third_up_gate(struct engine *e, int gate);
