@@ -385,6 +385,11 @@ if [ -f "$DEFAULT" ]; then
 	frame_not_read noisy 1531 21 194 --fid-size 24:40
 	frame_reads noisy 1531 21 85 --fid-size 24:40
 fi
+# A 189 of 24-40 px on the far side of a tilted camera (seed 1512, frame
+# 1), foreshortened to about half its width: its holes are 1 px across one
+# way, and only the upsampled pass's rectified read (third.c, up_rectify:
+# stretched back along its short axis and deconvolved) reads it.
+[ -f "$DEFAULT" ] && frame_reads tilt 1512 1 189 --fid-size 24:40
 # Two symbols of 41 and 45 px that a shadow's edge crosses where two
 # hard shadows overlap: their shadowed part averages under the gate and
 # came out black; the third scale's scaled pass reads them at its first

@@ -2021,6 +2021,53 @@ static void test_upsample_sharpen(void **state)
 	image_u8_free(&part);
 }
 
+/* upsample_affine_lanczos: the identity map copies the frame; the map of
+ * a twofold enlargement (x / 2 - 0.25) gives upsample2_lanczos_part's
+ * bytes (its weights are the table's rows 48 and 16); a turned and
+ * stretched map of a flat frame stays flat, and one far outside the
+ * frame takes its edge; a coefficient that is not finite or an empty
+ * output is refused. */
+static void test_upsample_affine_lanczos(void **state)
+{
+	(void)state;
+	int32_t rows[UPSAMPLE2_LANCZOS_ROWS * 18];
+	struct image_u8 src, out, two;
+	assert_int_equal(image_u8_alloc(&src, 9, 7), 0);
+	assert_int_equal(image_u8_alloc(&out, 40, 40), 0);
+	assert_int_equal(image_u8_alloc(&two, 18, 14), 0);
+	for (int y = 0; y < 7; y++)
+		for (int x = 0; x < 9; x++)
+			image_u8_row(&src, y)[x] = (uint8_t)((37 * x + 91 * y + 11 * x * y) % 251);
+	const float identity[6] = {1, 0, 0, 0, 1, 0};
+	out.width = 9;
+	out.height = 7;
+	assert_int_equal(upsample_affine_lanczos(&src, identity, &out), 0);
+	for (int y = 0; y < 7; y++)
+		assert_memory_equal(image_u8_row(&out, y), image_u8_row(&src, y), 9);
+	const float twice[6] = {0.5f, 0, -0.25f, 0, 0.5f, -0.25f};
+	out.width = 18;
+	out.height = 14;
+	assert_int_equal(upsample_affine_lanczos(&src, twice, &out), 0);
+	assert_int_equal(upsample2_lanczos_part(&src, 0, 0, 9, 7, &two, rows), 0);
+	for (int y = 0; y < 14; y++)
+		assert_memory_equal(image_u8_row(&out, y), image_u8_row(&two, y), 18);
+	for (int y = 0; y < 7; y++)
+		memset(image_u8_row(&src, y), 97, 9);
+	const float turned[6] = {0.3f, -0.2f, 4.1f, 0.12f, 0.45f, -1.3f};
+	out.width = out.height = 40;
+	assert_int_equal(upsample_affine_lanczos(&src, turned, &out), 0);
+	for (int y = 0; y < 40; y++)
+		for (int x = 0; x < 40; x++)
+			assert_int_equal(image_u8_row(&out, y)[x], 97);
+	const float nan_map[6] = {NAN, 0, 0, 0, 1, 0};
+	assert_int_equal(upsample_affine_lanczos(&src, nan_map, &out), ERR_RANGE);
+	out.width = 0;
+	assert_int_equal(upsample_affine_lanczos(&src, identity, &out), ERR_RANGE);
+	image_u8_free(&src);
+	image_u8_free(&out);
+	image_u8_free(&two);
+}
+
 /* upsample3_lanczos_part: the middle pixel of each three is the source
  * pixel, the other two the 6 x 6 weighted sums of the header's weights (a
  * third of a pixel before or after), neighbours clamped, rounded and
@@ -2233,6 +2280,7 @@ int main(void)
 		cmocka_unit_test(test_upsample2),
 		cmocka_unit_test(test_upsample2_lanczos),
 		cmocka_unit_test(test_upsample3_lanczos),
+		cmocka_unit_test(test_upsample_affine_lanczos),
 		cmocka_unit_test(test_upsample_sharpen),
 		cmocka_unit_test(test_upsample_isas),
 		cmocka_unit_test(test_cuda_matches_cpu),

@@ -249,6 +249,11 @@ static const struct config_option options[] = {
              "explains again on the frame enlarged by Lanczos-3, thresholded by Bernsen at radius 1 "
              "(enlarged pixels), keeping a symbol of 28 px or more: symbols squeezed by a barrel lens "
              "near the frame's edges, whose 1-1.5 px holes the bilinear read joins"),
+    OPT_BOOL("threshold", "rectify_up", rectify_up, "true", true, 0,
+             "the upsampled pass reads the places of its regions of 14-48 px that no read explains and "
+             "whose grey is squeezed one way again, stretched back along the short axis by Lanczos-3 and "
+             "deconvolved as a streak: small symbols on a tilted camera's far side or near a barrel "
+             "lens's edge, whose holes are 1 px across one way"),
     OPT_FLOAT("threshold", "close_scale3", close_scale3, "0.04", 0, 1, true, 0, "RATIO",
               "third scale: a pass in its windows against the paper's own light (a grey closing whose "
               "radius is this fraction of a symbol's size, clamped to 3..63, tried down from the largest "

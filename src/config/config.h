@@ -116,6 +116,7 @@ struct tt_config {
 	bool sharp_up;        /* and its Lanczos read of small fuzzy symbols' places */
 	bool ink_up;          /* and its Lanczos local-mean read of the ink windows (and fuzzy places) */
 	bool fine_up;         /* and its fine read of unexplained places (Lanczos-3, Bernsen radius 1) */
+	bool rectify_up;      /* and its rectified read of squeezed symbols' places */
 	bool mean_up;         /* and its windows read as the ink windows too (Lanczos-3, local mean) */
 	bool sauvola_up;      /* and those local-mean reads followed by Sauvola's rule */
 	bool encode_up;       /* and, where neither read, by the local mean on the grey gamma-encoded */

@@ -90,6 +90,8 @@ struct engine_config {
 					* (up_sharp) */
 	bool fine_up;                  /* that pass reads the places of its unexplained regions of 28-96 px
 					* again, enlarged by Lanczos-3, at Bernsen radius 1 (third.c up_fine) */
+	bool rectify_up;               /* that pass reads its places of squeezed symbols again, stretched
+					* back along their short axis and deconvolved (third.c up_rectify) */
 	bool mean_up;                  /* that pass reads its own windows again as the ink windows, enlarged
 					* by Lanczos-3 against a small local mean (third.c up_part) */
 	bool sauvola_up;               /* those local-mean reads (of ink windows and, with mean_up, its own)

@@ -199,6 +199,7 @@ struct third {
 	 * enlarged twice, the enlarged part, its mask and a tile's cut. */
 	struct threshold *up;
 	struct threshold *up_fine; /* its fine read's (up_fine_config), on Lanczos enlargements */
+	struct deblur *up_deblur; /* its rectified read's (rectify_up; else NULL): up_rectify() */
 	struct segment *up_seg;
 	struct match *up_mat;
 	struct image_u8 up_img;

@@ -143,6 +143,7 @@ void engine_config_from(const struct tt_config *c, const struct tree_set *trees,
 	e->sharp_up = c->sharp_up;
 	e->ink_up = c->ink_up;
 	e->fine_up = c->fine_up;
+	e->rectify_up = c->rectify_up;
 	e->mean_up = c->mean_up;
 	e->sauvola_up = c->sauvola_up;
 	e->encode_up = c->encode_up;

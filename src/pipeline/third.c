@@ -188,6 +188,27 @@
  * (a hole closed or cut open and a piece of wall or noise taken for a
  * dot); radius 1 for it 420 and 8017. */
 #define UP_TRIPLE_MIN_PX 14
+/* The rectified read (up_rectify): places of at most RECT_MAX_PX; the
+ * squeeze read (rect_shape) within RECT_REACH of a place's size from its
+ * centre, of pixels over RECT_INK of the most any differs from the paper
+ * of the square reaching RECT_CROP of its size; read where the squeeze is
+ * at least RECT_MIN_ASPECT, undone up to RECT_MAX_ASPECT, and the place
+ * enlarged RECT_ENLARGE times along its long axis. */
+#define RECT_MAX_PX 48
+#define RECT_REACH 1.1f
+#define RECT_INK 0.35f
+#define RECT_CROP 1.25f
+#define RECT_MIN_ASPECT 1.25f
+#define RECT_MAX_ASPECT 3.0f
+#define RECT_ENLARGE 2
+/* The rectified square reaches RECT_OUT of a place's size (and
+ * THIRD_SMALL_CHECK_PAD) past its centre, enlarged; at most
+ * RECT_MAX_PLACES places a frame are read so. */
+#define RECT_OUT 0.8f
+#define RECT_MAX_PLACES 8
+/* The rectified read's rungs where the rule's radius reads nothing there:
+ * the deblurring pass's lower one, then this. */
+#define RECT_HIGH_RADIUS 16
 #define UP_TRIPLE_CHECK_RADIUS 3
 #define THIRD_UP_SIDE (THIRD_UP_TILE + 2 * THIRD_UP_REACH + 2 * THIRD_UP_HALO_MAX)
 
@@ -658,6 +679,7 @@ static void up_free(struct third *t)
 	CLEAR(segment_destroy, t->up_seg);
 	CLEAR(match_destroy, t->up_mat);
 	CLEAR(closing_destroy, t->up_close);
+	CLEAR(deblur_destroy, t->up_deblur);
 	CLEAR(threshold_destroy, t->up_mean);
 	CLEAR(threshold_destroy, t->up_sauvola);
 	CLEAR(match_destroy, t->up3_mat);
@@ -763,6 +785,8 @@ static int up_sync(struct engine *e, bool on, const struct threshold_config *tc,
 			err = threshold_set_config(t->up3_check, &check3);
 		else if (!err && e->cfg.sharp_up)
 			t->up3_check = threshold_create(&check3, "cpu", &err);
+		if (!err && e->cfg.rectify_up && !t->up_deblur)
+			t->up_deblur = deblur_create(side, side, &err);
 		return err ? err : match_set_config(t->up_mat, mc);
 	}
 	int adj = tree_set_max_nodes(mc->trees);
@@ -795,6 +819,8 @@ static int up_sync(struct engine *e, bool on, const struct threshold_config *tc,
 		t->up3_mat = match_create(&mc3, &err);
 	if (!err && e->cfg.sharp_up)
 		t->up3_check = threshold_create(&check3, "cpu", &err);
+	if (!err && e->cfg.rectify_up)
+		t->up_deblur = deblur_create(side, side, &err);
 	return err;
 }
 
@@ -1682,16 +1708,10 @@ static void fine_places(struct engine *e, const struct region_tree *tree, const 
 	}
 }
 
-/* The symbol of det (read in the enlargement of window w, k times)
- * nearest place u's centre, within 0.3 of u's size, of at least min_size
- * enlarged pixels, whole (completed 0) where whole is set; -1: none. */
-static int up_nearest(const struct detections *det, const struct fiducial_det *u, const struct window *w, int k,
-		      bool whole, float min_size)
+/* The symbol of det nearest (ex, ey) within reach, of at least min_size,
+ * whole (completed 0) where whole is set; -1: none. */
+static int nearest_read(const struct detections *det, float ex, float ey, float reach, bool whole, float min_size)
 {
-	/* Enlarged pixel x lies at x / k - (k - 1) / 2k in the frame (upsample.h). */
-	const float ex = (float)k * (u->x - (float)w->x0) + 0.5f * (float)(k - 1),
-		    ey = (float)k * (u->y - (float)w->y0) + 0.5f * (float)(k - 1);
-	const float reach = 0.3f * (float)k * u->size_px;
 	float best = reach * reach;
 	int pick = -1;
 	for (int i = 0; i < det->n_fids; i++) {
@@ -1703,6 +1723,18 @@ static int up_nearest(const struct detections *det, const struct fiducial_det *u
 		}
 	}
 	return pick;
+}
+
+/* The symbol of det (read in the enlargement of window w, k times)
+ * nearest place u's centre, within 0.3 of u's size, of at least min_size
+ * enlarged pixels, whole (completed 0) where whole is set; -1: none. */
+static int up_nearest(const struct detections *det, const struct fiducial_det *u, const struct window *w, int k,
+		      bool whole, float min_size)
+{
+	/* Enlarged pixel x lies at x / k - (k - 1) / 2k in the frame (upsample.h). */
+	return nearest_read(det, (float)k * (u->x - (float)w->x0) + 0.5f * (float)(k - 1),
+			    (float)k * (u->y - (float)w->y0) + 0.5f * (float)(k - 1), 0.3f * (float)k * u->size_px,
+			    whole, min_size);
 }
 
 /* A symbol g read in the enlargement of window w, k times, in the frame's
@@ -1823,6 +1855,177 @@ static bool up_fine(struct engine *e, const struct image_u8 *grey, int halo)
 		struct fiducial_det f = up_in_frame(&t->det.fids[pick], &w, 2);
 		f.completed = FIDUCIAL_FALLBACK;
 		det_append(d, true, &f);
+	}
+	return true;
+}
+
+/* The squeeze of the symbol at place u (rectify_up): the grey's second
+ * moments, within RECT_REACH of u's size around its centre, of the pixels
+ * that differ from the paper (the median of the square's border, RECT_CROP
+ * of u's size from its centre) by over RECT_INK of the most any does. Its
+ * long axis into (ux, uy); returns the square root of the moments' ratio
+ * (1 or more), 0 where nothing differs. A square card seen at a slant or
+ * near a barrel lens's edge is a parallelogram whose long and short axes
+ * these are. */
+static float rect_shape(const struct image_u8 *grey, const struct fiducial_det *u, float *ux, float *uy)
+{
+	const int r = (int)(RECT_CROP * u->size_px + 0.5f), cx = (int)(u->x + 0.5f), cy = (int)(u->y + 0.5f);
+	const int x0 = cx - r > 0 ? cx - r : 0, y0 = cy - r > 0 ? cy - r : 0;
+	const int x1 = cx + r < grey->width - 1 ? cx + r : grey->width - 1;
+	const int y1 = cy + r < grey->height - 1 ? cy + r : grey->height - 1;
+	if (x1 - x0 < 4 || y1 - y0 < 4)
+		return 0.0f;
+	int hist[256] = {0}, n = 0;
+	for (int x = x0; x <= x1; x++) {
+		hist[image_u8_row(grey, y0)[x]]++;
+		hist[image_u8_row(grey, y1)[x]]++;
+		n += 2;
+	}
+	for (int y = y0 + 1; y < y1; y++) {
+		hist[image_u8_row(grey, y)[x0]]++;
+		hist[image_u8_row(grey, y)[x1]]++;
+		n += 2;
+	}
+	int paper = 0;
+	for (int c = hist[0]; c <= n / 2 && paper < 255;)
+		c += hist[++paper];
+	const float reach = RECT_REACH * u->size_px, reach2 = reach * reach;
+	int most = 0;
+	for (int y = y0; y <= y1; y++) {
+		const uint8_t *row = image_u8_row(grey, y);
+		for (int x = x0; x <= x1; x++) {
+			const float dx = (float)x - u->x, dy = (float)y - u->y;
+			const int d = abs((int)row[x] - paper);
+			if (dx * dx + dy * dy <= reach2 && d > most)
+				most = d;
+		}
+	}
+	const float floor_d = RECT_INK * (float)most;
+	double m = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+	for (int y = y0; y <= y1; y++) {
+		const uint8_t *row = image_u8_row(grey, y);
+		for (int x = x0; x <= x1; x++) {
+			const float dx = (float)x - u->x, dy = (float)y - u->y;
+			if (dx * dx + dy * dy > reach2 || (float)abs((int)row[x] - paper) <= floor_d)
+				continue;
+			m += 1;
+			sx += dx;
+			sy += dy;
+			sxx += (double)dx * dx;
+			syy += (double)dy * dy;
+			sxy += (double)dx * dy;
+		}
+	}
+	if (m < 16)
+		return 0.0f;
+	const double mx = sx / m, my = sy / m;
+	const double a = sxx / m - mx * mx, b = sxy / m - mx * my, c = syy / m - my * my;
+	const double half = 0.5 * (a + c), root = sqrt(0.25 * (a - c) * (a - c) + b * b);
+	const double l1 = half + root, l2 = half - root;
+	if (!(l2 > 0.0))
+		return 0.0f;
+	const double th = 0.5 * atan2(2.0 * b, a - c);
+	*ux = (float)cos(th);
+	*uy = (float)sin(th);
+	return (float)sqrt(l1 / l2);
+}
+
+/* The upsampled pass's rectified read (rectify_up): each of its places
+ * (fine_places, both lists) of at most RECT_MAX_PX that no symbol of the
+ * first or third scale holds and whose symbol is squeezed (rect_shape, at
+ * least RECT_MIN_ASPECT) is enlarged RECT_ENLARGE times along its long
+ * axis and as many more times along its short axis as it is squeezed (at
+ * most RECT_MAX_ASPECT) by Lanczos-3 (upsample_affine_lanczos), a square
+ * reaching RECT_CROP of its size past its centre; that enlargement's
+ * streak (the stretched axis's blur) is undone and thresholded as the
+ * deblurring pass does a window's (deblur_process, the rule's radius for
+ * the place enlarged; where that reads nothing there, again at
+ * THIRD_DEBLUR_LOW_RADIUS, then at RECT_HIGH_RADIUS), segmented and
+ * matched by the pass's matcher; the symbol read nearest the place's
+ * centre (within 0.3 of its size) is mapped back to the frame and stands
+ * as a fallback (FIDUCIAL_FALLBACK). At most RECT_MAX_PLACES places a
+ * frame: each costs about 11 M instructions (a square of about 140 px,
+ * eight rounds of Richardson-Lucy). The pass's check (small_check) reads
+ * these as its other symbols. A symbol of 24-40 px foreshortened by a
+ * tilted camera, or squeezed near a barrel lens's edge, keeps holes and
+ * walls of about 1 px across its short axis: every isotropic enlargement
+ * blends them there while they are 2-3 px along the other. Stretched back
+ * they are as wide both ways, and the stretch's blur along that axis is a
+ * streak's, which the deconvolution takes back. */
+static bool up_rectify(struct engine *e, const struct image_u8 *grey)
+{
+	struct third *t = &e->t3;
+	struct detections *d = &e->s3.det;
+	const struct windows_radius rule = {e->cfg.mean_scale3, THIRD_SCALED_MIN_RADIUS, THIRD_SCALED_MAX_RADIUS};
+	const float k = (float)RECT_ENLARGE;
+	int read = 0;
+	for (int list = 0; list < 2; list++) {
+		const int n = list ? t->n_triple : t->n_fine;
+		for (int i = 0; i < n && read < RECT_MAX_PLACES; i++) {
+			const struct fiducial_det *u = list ? &t->triple[i] : &t->fine[i];
+			struct window w;
+			float ux = 1.0f, uy = 0.0f;
+			if (u->size_px > (float)RECT_MAX_PX || !up_place_open(e, grey, u, &w))
+				continue;
+			float aspect = rect_shape(grey, u, &ux, &uy);
+			if (aspect < RECT_MIN_ASPECT)
+				continue;
+			aspect = aspect < RECT_MAX_ASPECT ? aspect : RECT_MAX_ASPECT;
+			/* The enlargement k (u u' + aspect v v'), v = (-uy, ux) the
+			 * short axis, maps the frame to the square; its inverse
+			 * (u u' + v v' / aspect) / k maps the square back. */
+			const float i00 = (ux * ux + uy * uy / aspect) / k, i01 = (ux * uy - ux * uy / aspect) / k,
+				    i11 = (uy * uy + ux * ux / aspect) / k;
+			const int side = 2 * (int)ceilf(k * (RECT_OUT * u->size_px + (float)THIRD_SMALL_CHECK_PAD)) + 1;
+			if (side > t->up_img.width || side > t->up_img.height)
+				continue;
+			read++;
+			struct image_u8 img = t->up_img;
+			img.width = img.height = side;
+			struct bitmask crop = t->up_crop;
+			crop.width = crop.height = side;
+			crop.stride_words = (side + 63) / 64;
+			const float o = 0.5f * (float)(side - 1);
+			const float map[6] = {i00, i01, u->x - (i00 + i01) * o, i01, i11, u->y - (i01 + i11) * o};
+			struct deblur_streak est;
+			if (upsample_affine_lanczos(grey, map, &img) != 0)
+				return false;
+			const int rungs[3] = {windows_radius(&rule, (int)(k * u->size_px + 0.5f)), THIRD_DEBLUR_LOW_RADIUS,
+					      RECT_HIGH_RADIUS};
+			const int found = deblur_process(t->up_deblur, &img, NULL, rungs[0], e->cfg.deblur3_bias, e->gate,
+							 false, &crop, &est);
+			if (found < 0)
+				return false;
+			if (found != DEBLUR_STREAK)
+				continue;
+			int pick = -1;
+			for (int r = 0; r < 3 && pick < 0; r++) {
+				if (r > 0 && (rungs[r] == rungs[0] ||
+					      deblur_rethreshold(t->up_deblur, rungs[r], e->cfg.deblur3_bias, e->gate, &crop) != 0))
+					continue;
+				const struct region_tree *tree = NULL;
+				detections_clear(&t->det);
+				if (segment_process(t->up_seg, &crop, &tree) != 0 ||
+				    match_process(t->up_mat, tree, NULL, &t->det) != 0)
+					return false;
+				pick = nearest_read(&t->det, o, o, 0.3f * k * u->size_px, false, 0.0f);
+			}
+			if (pick < 0)
+				continue;
+			struct fiducial_det f = t->det.fids[pick];
+			const float dx = f.x - o, dy = f.y - o;
+			f.x = u->x + i00 * dx + i01 * dy;
+			f.y = u->y + i01 * dx + i11 * dy;
+			f.size_px /= k * sqrtf(aspect);
+			/* The angle is that of the vector at angle + pi/2
+			 * (decode.c), mapped back as any vector is. */
+			const float ca = cosf(f.angle + (float)M_PI_2), sa = sinf(f.angle + (float)M_PI_2);
+			float angle = atan2f(i01 * ca + i11 * sa, i00 * ca + i01 * sa) - (float)M_PI_2;
+			f.angle = angle < 0.0f ? angle + 2.0f * (float)M_PI : angle;
+			f.root = -1;
+			f.completed = FIDUCIAL_FALLBACK;
+			det_append(d, true, &f);
+		}
 	}
 	return true;
 }
@@ -2327,6 +2530,7 @@ static bool third_up(struct engine *e, const struct image_u8 *grey)
 	fallback_reads(e, own, &from);
 	ok = ok && (!e->cfg.sharp_up || (up_sharp(e, grey, halo) && up_triple(e, grey, halo))) &&
 	     (!e->cfg.fine_up || up_fine(e, grey, halo));
+	ok = ok && (!e->cfg.rectify_up || !e->t3.up_deblur || up_rectify(e, grey));
 	/* Then (ink_up) the closing pass's ink tiles (windows_find_ink: small
 	 * symbols a shadow's edge blackened in the first scale) that no symbol
 	 * of this scale holds yet, read by up_ink_part(), its reads over

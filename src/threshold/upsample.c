@@ -1,6 +1,8 @@
 #include "upsample.h"
 
+#include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "../core/err.h"
@@ -513,6 +515,118 @@ int upsample_sharpen_part(const struct image_u8 *src, int x0, int y0, int x1, in
 			const int32_t s = SHARPEN[0] * (r0[x] + r4[x]) + SHARPEN[1] * (r1[x] + r3[x]) + SHARPEN[2] * r2[x];
 			const int32_t d = (2 + halves) * p[x] - halves * ((s + 32768) >> 16) + 1;
 			o[x] = (uint8_t)(d <= 0 ? 0 : d >= 512 ? 255 : d >> 1);
+		}
+	}
+	return 0;
+}
+
+/* Lanczos-3 weights, L(d) = sinc(d) sinc(d / 3), of the six source pixels
+ * i - 2 .. i + 3 for a place p / 64 past pixel i (d = p / 64 + 2 .. p / 64
+ * - 3), rounded to sum 256 (the rounding's rest on the largest). Row 48 is
+ * LZ's (a place a quarter pixel before i + 1). */
+static const int16_t LZ64[64][6] = {
+	{0, 0, 256, 0, 0, 0},
+	{1, -3, 256, 3, -1, 0},
+	{2, -6, 255, 7, -2, 0},
+	{2, -9, 255, 11, -3, 0},
+	{3, -12, 255, 14, -4, 0},
+	{4, -15, 254, 18, -5, 0},
+	{4, -17, 253, 22, -6, 0},
+	{5, -20, 251, 27, -7, 0},
+	{5, -22, 250, 31, -8, 0},
+	{6, -24, 247, 35, -9, 1},
+	{6, -26, 245, 40, -10, 1},
+	{6, -27, 242, 45, -11, 1},
+	{7, -29, 240, 49, -12, 1},
+	{7, -31, 239, 54, -14, 1},
+	{7, -32, 236, 59, -15, 1},
+	{8, -33, 231, 64, -16, 2},
+	{8, -34, 228, 69, -17, 2},
+	{8, -35, 225, 75, -19, 2},
+	{8, -36, 222, 80, -20, 2},
+	{8, -36, 217, 85, -21, 3},
+	{8, -37, 213, 91, -22, 3},
+	{8, -37, 210, 96, -24, 3},
+	{8, -38, 206, 102, -25, 3},
+	{8, -38, 201, 107, -26, 4},
+	{8, -38, 196, 113, -27, 4},
+	{8, -38, 192, 118, -28, 4},
+	{8, -38, 186, 124, -29, 5},
+	{7, -37, 182, 129, -30, 5},
+	{7, -37, 177, 135, -31, 5},
+	{7, -37, 173, 140, -32, 5},
+	{7, -36, 166, 146, -33, 6},
+	{7, -35, 161, 151, -34, 6},
+	{6, -35, 157, 157, -35, 6},
+	{6, -34, 151, 161, -35, 7},
+	{6, -33, 146, 166, -36, 7},
+	{5, -32, 140, 173, -37, 7},
+	{5, -31, 135, 177, -37, 7},
+	{5, -30, 129, 182, -37, 7},
+	{5, -29, 124, 186, -38, 8},
+	{4, -28, 118, 192, -38, 8},
+	{4, -27, 113, 196, -38, 8},
+	{4, -26, 107, 201, -38, 8},
+	{3, -25, 102, 206, -38, 8},
+	{3, -24, 96, 210, -37, 8},
+	{3, -22, 91, 213, -37, 8},
+	{3, -21, 85, 217, -36, 8},
+	{2, -20, 80, 222, -36, 8},
+	{2, -19, 75, 225, -35, 8},
+	{2, -17, 69, 228, -34, 8},
+	{2, -16, 64, 231, -33, 8},
+	{1, -15, 59, 236, -32, 7},
+	{1, -14, 54, 239, -31, 7},
+	{1, -12, 49, 240, -29, 7},
+	{1, -11, 45, 242, -27, 6},
+	{1, -10, 40, 245, -26, 6},
+	{1, -9, 35, 247, -24, 6},
+	{0, -8, 31, 250, -22, 5},
+	{0, -7, 27, 251, -20, 5},
+	{0, -6, 22, 253, -17, 4},
+	{0, -5, 18, 254, -15, 4},
+	{0, -4, 14, 255, -12, 3},
+	{0, -3, 11, 255, -9, 2},
+	{0, -2, 7, 255, -6, 2},
+	{0, -1, 3, 256, -3, 1}
+};
+
+int upsample_affine_lanczos(const struct image_u8 *src, const float m[6], struct image_u8 *dst)
+{
+	if (dst->width < 1 || dst->height < 1 || src->width < 1 || src->height < 1)
+		return ERR_RANGE;
+	for (int k = 0; k < 6; k++)
+		if (!(m[k] > -1e6f && m[k] < 1e6f))
+			return ERR_RANGE;
+	const int w = src->width, h = src->height;
+	for (int j = 0; j < dst->height; j++) {
+		uint8_t *o = image_u8_row(dst, j);
+		for (int i = 0; i < dst->width; i++) {
+			/* The place in 1/64 px, clamped well outside the frame
+			 * (its taps clamp to the edge anyway). */
+			const float sx = m[0] * (float)i + m[1] * (float)j + m[2];
+			const float sy = m[3] * (float)i + m[4] * (float)j + m[5];
+			const int qx = (int)floorf(64.0f * fminf(fmaxf(sx, -8.0f), (float)w + 8.0f) + 0.5f);
+			const int qy = (int)floorf(64.0f * fminf(fmaxf(sy, -8.0f), (float)h + 8.0f) + 0.5f);
+			const int ix = qx >> 6, iy = qy >> 6;
+			const int16_t *wx = LZ64[qx & 63], *wy = LZ64[qy & 63];
+			int32_t v = 0;
+			if (ix >= 2 && ix + 3 < w && iy >= 2 && iy + 3 < h) {
+				/* Inside: no clamping (most of a place). */
+				const uint8_t *r = image_u8_row(src, iy - 2) + ix - 2;
+				for (int b = 0; b < 6; b++, r += src->stride)
+					v += wy[b] * (wx[0] * r[0] + wx[1] * r[1] + wx[2] * r[2] + wx[3] * r[3] +
+						      wx[4] * r[4] + wx[5] * r[5]);
+			} else {
+				for (int b = 0; b < 6; b++) {
+					const uint8_t *r = image_u8_row(src, clampi(iy - 2 + b, 0, h - 1));
+					int32_t s = 0;
+					for (int a = 0; a < 6; a++)
+						s += wx[a] * r[clampi(ix - 2 + a, 0, w - 1)];
+					v += wy[b] * s;
+				}
+			}
+			o[i] = (uint8_t)clampi((v + 32768) >> 16, 0, 255);
 		}
 	}
 	return 0;

@@ -79,4 +79,16 @@ int upsample3_lanczos_part(const struct image_u8 *src, int x0, int y0, int x1, i
 int upsample_sharpen_part(const struct image_u8 *src, int x0, int y0, int x1, int y1, int halves,
 			  struct image_u8 *dst, int32_t *rows);
 
+/* dst (its size set by the caller) = src under an affine map: output pixel
+ * (i, j) is src's grey at (m[0] i + m[1] j + m[2], m[3] i + m[4] j + m[5])
+ * (pixel centres at integers), Lanczos-3 along each axis over the 6 x 6
+ * source pixels around that place, taken to 1/64 px (integer weights
+ * summing to 256 along each axis), rounded and clamped to 0..255;
+ * neighbours clamped to src. For a symbol squeezed one way (a tilted
+ * camera's far side, a barrel lens's edge): stretched back along its short
+ * axis, its 1 px holes and walls are as wide as its others. Deterministic;
+ * no allocation. Returns 0, or ERR_RANGE where src or dst is empty or a
+ * coefficient is not finite. */
+int upsample_affine_lanczos(const struct image_u8 *src, const float m[6], struct image_u8 *dst);
+
 #endif
